@@ -1,0 +1,1 @@
+//! dyno-cache: write-through caching for dyno stores.

@@ -1,0 +1,80 @@
+//! The `Entity` trait: what `#[derive(Entity)]` implements, and what hand-written entities
+//! implement for odd cases.
+
+use crate::error::Result;
+use crate::key::Template;
+use crate::table::Table;
+use crate::value::{AttributeValue, Item};
+
+/// The key templates of one index for one entity.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexTemplate {
+    /// Index name, as declared on the table.
+    pub index: &'static str,
+    /// Partition key template.
+    pub pk: Template,
+    /// Sort key template.
+    pub sk: Option<Template>,
+}
+
+/// A type stored as items of one table.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a dyno entity",
+    label = "no `Entity` impl",
+    note = "add `#[derive(Entity)]` with `#[dyno(table = ..., pk = \"...\")]` to the struct"
+)]
+pub trait Entity: Sized + Send + Sync + 'static {
+    /// The table the entity lives in.
+    type Table: Table;
+
+    /// The entity type name, written to the table's entity-type attribute.
+    const ENTITY_TYPE: &'static str;
+
+    /// Partition key template (`USER#{user_id}`).
+    const PK: Template;
+
+    /// Sort key template (`ORDER#{order_id}`), when the table has a sort key.
+    const SK: Option<Template>;
+
+    /// Index key templates, one per index the entity appears in.
+    const INDEXES: &'static [IndexTemplate] = &[];
+
+    /// The optimistic-locking version attribute, when the entity has one.
+    const VERSION_ATTRIBUTE: Option<&'static str> = None;
+
+    /// The TTL attribute (epoch seconds), when the entity has one.
+    const TTL_ATTRIBUTE: Option<&'static str> = None;
+
+    /// The primary key of this value: the table's partition (and sort) key attributes only.
+    fn key(&self) -> Result<Item>;
+
+    /// The whole item: fields, primary key, index keys and the entity-type attribute.
+    fn to_item(&self) -> Result<Item>;
+
+    /// Decodes an item; errors name the entity and the attribute.
+    fn from_item(item: &Item) -> Result<Self>;
+
+    /// The current version, when the entity has a version field.
+    fn version(&self) -> Option<u64> {
+        None
+    }
+
+    /// Sets the version field (after a successful versioned write).
+    fn set_version(&mut self, _version: u64) {}
+
+    /// True when `item` is one of this entity's: by the entity-type attribute when present,
+    /// otherwise (items written by other clients) by the shape of its primary key.
+    fn is_entity(item: &Item) -> bool {
+        let def = <Self::Table as Table>::definition();
+        if let Some(AttributeValue::S(t)) = item.get(<Self::Table as Table>::ENTITY_ATTRIBUTE) {
+            return t == Self::ENTITY_TYPE;
+        }
+        let key_matches = |name: Option<&str>, template: Option<Template>| match (name, template) {
+            (Some(name), Some(t)) => matches!(item.get(name), Some(AttributeValue::S(k)) if t.matches(k)),
+            (None, None) => true,
+            _ => false,
+        };
+        key_matches(Some(&def.partition_key.name), Some(Self::PK))
+            && key_matches(def.sort_key.as_ref().map(|k| k.name.as_str()), Self::SK)
+    }
+}

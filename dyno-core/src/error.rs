@@ -1,0 +1,304 @@
+//! The one error type of dyno.
+
+use std::fmt;
+
+use crate::value::Item;
+
+/// A boxed error from a lower layer (the SDK, serde_dynamo), kept as the `source`.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// `Result` with dyno's [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in dyno.
+///
+/// Messages say what was expected, what was found and where; lower-level errors are kept as
+/// [`std::error::Error::source`] and never repeated in the message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A condition expression evaluated to false. `item` holds the item as it was when the request
+    /// asked for it (`ReturnValuesOnConditionCheckFailure = ALL_OLD`) and it existed.
+    #[error("condition check failed{}", entity_suffix(.entity))]
+    ConditionFailed {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// The item as it was, when asked for and present.
+        item: Option<Item>,
+    },
+
+    /// A transaction was cancelled; `reasons` has one entry per action, in order.
+    #[error("transaction cancelled: {}", CancellationSummary(.reasons))]
+    TransactionCanceled {
+        /// One reason per action, in the order of the request.
+        reasons: Vec<CancellationReason>,
+    },
+
+    /// The request was throttled (provisioned throughput or request rate exceeded).
+    #[error("request throttled: {message}")]
+    Throttled {
+        /// What the service said.
+        message: String,
+        /// The service error, when there was one.
+        #[source]
+        source: Option<BoxError>,
+    },
+
+    /// The request was invalid (a DynamoDB `ValidationException` or a check dyno made before sending).
+    #[error("validation error: {message}")]
+    Validation {
+        /// What is wrong, and where.
+        message: String,
+    },
+
+    /// The named table or index does not exist.
+    #[error("resource not found: {message}")]
+    ResourceNotFound {
+        /// What the service said.
+        message: String,
+    },
+
+    /// The table already exists (from `CreateTable`).
+    #[error("resource in use: {message}")]
+    ResourceInUse {
+        /// What the service said.
+        message: String,
+    },
+
+    /// An item is larger than DynamoDB's 400 KB limit, detected before sending.
+    #[error("item of {} is {size} bytes, over DynamoDB's limit of {limit} bytes", entity.unwrap_or("unknown entity"))]
+    ItemTooLarge {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// The size computed with DynamoDB's formula.
+        size: usize,
+        /// The limit (409,600 bytes).
+        limit: usize,
+    },
+
+    /// A value could not be encoded into an attribute (NaN, an infinite float, an empty set...).
+    #[error("cannot encode {}: {message}", Location(.entity, .attribute))]
+    Encode {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// Attribute name, when known.
+        attribute: Option<String>,
+        /// What is wrong with the value.
+        message: String,
+        /// A lower-level error, such as serde_dynamo's.
+        #[source]
+        source: Option<BoxError>,
+    },
+
+    /// An attribute could not be decoded into the field's type.
+    #[error("cannot decode {}: expected {expected}, found {found}", Location(.entity, .attribute))]
+    Decode {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// Attribute name, when known.
+        attribute: Option<String>,
+        /// What the field's type needs.
+        expected: String,
+        /// What the item held.
+        found: String,
+        /// A lower-level error, such as serde_dynamo's.
+        #[source]
+        source: Option<BoxError>,
+    },
+
+    /// A key value or key string is invalid: an empty key part, a key that does not match its
+    /// template, a key over DynamoDB's size limits.
+    #[error("invalid key{}: {message}", entity_suffix(.entity))]
+    Key {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A pagination cursor was malformed, or belongs to another query.
+    #[error("invalid cursor: {message}")]
+    InvalidCursor {
+        /// What is wrong.
+        message: String,
+    },
+
+    /// A batch finished its bounded retries with items it could not process; they are returned,
+    /// never dropped.
+    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts", .unprocessed_writes.len(), .unprocessed_keys.len())]
+    BatchIncomplete {
+        /// Writes that were not applied.
+        unprocessed_writes: Vec<crate::store::WriteRequest>,
+        /// Keys that were not read.
+        unprocessed_keys: Vec<crate::store::TableKey>,
+        /// Attempts made per chunk.
+        attempts: u32,
+    },
+
+    /// The request timed out or the connection failed: the write may or may not have happened.
+    #[error("outcome unknown: {message}")]
+    OutcomeUnknown {
+        /// What happened.
+        message: String,
+        /// The transport or service error.
+        #[source]
+        source: Option<BoxError>,
+    },
+
+    /// Any other service error.
+    #[error("service error{}: {message}", code_suffix(.code))]
+    Service {
+        /// The service's error code, when there was one.
+        code: Option<String>,
+        /// What the service said.
+        message: String,
+        /// The SDK error.
+        #[source]
+        source: Option<BoxError>,
+    },
+}
+
+impl Error {
+    /// A [`Error::Validation`] with `message`.
+    pub fn validation(message: impl Into<String>) -> Self {
+        Error::Validation { message: message.into() }
+    }
+
+    /// A [`Error::Key`] with `message`.
+    pub fn key(entity: Option<&'static str>, message: impl Into<String>) -> Self {
+        Error::Key { entity, message: message.into() }
+    }
+
+    /// A [`Error::Decode`] without a location; see [`Error::at`].
+    pub fn decode(expected: impl Into<String>, found: impl Into<String>) -> Self {
+        Error::Decode {
+            entity: None,
+            attribute: None,
+            expected: expected.into(),
+            found: found.into(),
+            source: None,
+        }
+    }
+
+    /// A [`Error::Encode`] without a location; see [`Error::at`].
+    pub fn encode(message: impl Into<String>) -> Self {
+        Error::Encode { entity: None, attribute: None, message: message.into(), source: None }
+    }
+
+    /// Fills in the entity and attribute of an encode, decode or key error where still unknown.
+    #[must_use]
+    pub fn at(mut self, at_entity: &'static str, at_attribute: &str) -> Self {
+        match &mut self {
+            Error::Decode { entity, attribute, .. } | Error::Encode { entity, attribute, .. } => {
+                entity.get_or_insert(at_entity);
+                if attribute.is_none() {
+                    *attribute = Some(at_attribute.to_owned());
+                }
+            }
+            Error::Key { entity, .. }
+            | Error::ItemTooLarge { entity, .. }
+            | Error::ConditionFailed { entity, .. } => {
+                entity.get_or_insert(at_entity);
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// Fills in the entity of errors that carry one, where still unknown.
+    #[must_use]
+    pub fn for_entity(mut self, at_entity: &'static str) -> Self {
+        match &mut self {
+            Error::Decode { entity, .. }
+            | Error::Encode { entity, .. }
+            | Error::Key { entity, .. }
+            | Error::ItemTooLarge { entity, .. }
+            | Error::ConditionFailed { entity, .. } => {
+                entity.get_or_insert(at_entity);
+            }
+            _ => {}
+        }
+        self
+    }
+
+    /// True for errors worth retrying with backoff (throttling).
+    pub fn is_throttled(&self) -> bool {
+        matches!(self, Error::Throttled { .. })
+    }
+
+    /// True when a write may or may not have been applied (timeouts, transport failures, 5xx).
+    pub fn is_outcome_unknown(&self) -> bool {
+        matches!(self, Error::OutcomeUnknown { .. })
+    }
+
+    /// True when a condition expression failed.
+    pub fn is_condition_failed(&self) -> bool {
+        matches!(self, Error::ConditionFailed { .. })
+    }
+}
+
+/// Why one action of a cancelled transaction failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CancellationReason {
+    /// `None` (the action was fine), `ConditionalCheckFailed`, `TransactionConflict`,
+    /// `ValidationError`, `ThrottlingError`, `ItemCollectionSizeLimitExceeded`...
+    pub code: Option<String>,
+    /// The service's message, when any.
+    pub message: Option<String>,
+    /// The item as it was, when `ReturnValuesOnConditionCheckFailure = ALL_OLD` was asked.
+    pub item: Option<Item>,
+}
+
+impl CancellationReason {
+    /// A reason with only a code (`None` means the action itself was fine).
+    pub fn code(code: Option<&str>) -> Self {
+        CancellationReason { code: code.map(str::to_owned), message: None, item: None }
+    }
+
+    /// True when this action's condition failed.
+    pub fn is_condition_failed(&self) -> bool {
+        self.code.as_deref() == Some("ConditionalCheckFailed")
+    }
+}
+
+fn entity_suffix(entity: &Option<&'static str>) -> String {
+    entity.map(|e| format!(" for {e}")).unwrap_or_default()
+}
+
+fn code_suffix(code: &Option<String>) -> String {
+    code.as_ref().map(|c| format!(" ({c})")).unwrap_or_default()
+}
+
+struct Location<'a>(&'a Option<&'static str>, &'a Option<String>);
+
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.0, self.1) {
+            (Some(e), Some(a)) => write!(f, "{e}.{a}"),
+            (Some(e), None) => write!(f, "{e}"),
+            (None, Some(a)) => write!(f, "attribute {a}"),
+            (None, None) => write!(f, "value"),
+        }
+    }
+}
+
+struct CancellationSummary<'a>(&'a [CancellationReason]);
+
+impl fmt::Display for CancellationSummary<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (i, r) in self.0.iter().enumerate() {
+            if let Some(code) = r.code.as_deref().filter(|c| *c != "None") {
+                if !first {
+                    f.write_str(", ")?;
+                }
+                first = false;
+                write!(f, "action {i}: {code}")?;
+            }
+        }
+        if first {
+            f.write_str("no reason given")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! `KeyPart` for strings, integers, bools and, behind features, uuid, dates and timestamps.
+
+use super::{escape_into, unescape, KeyPart};
+use crate::error::{Error, Result};
+
+impl KeyPart for String {
+    fn encode_key(&self, out: &mut String) -> Result<()> {
+        if self.is_empty() {
+            return Err(Error::key(None, "key value is empty"));
+        }
+        escape_into(self, out);
+        Ok(())
+    }
+    fn encode_prefix(&self, out: &mut String) -> Result<()> {
+        escape_into(self, out);
+        Ok(())
+    }
+    fn decode_key(segment: &str) -> Result<Self> {
+        if segment.is_empty() {
+            return Err(Error::key(None, "key segment is empty"));
+        }
+        unescape(segment)
+    }
+}
+
+impl KeyPart for bool {
+    fn encode_key(&self, out: &mut String) -> Result<()> {
+        out.push_str(if *self { "true" } else { "false" });
+        Ok(())
+    }
+    fn decode_key(segment: &str) -> Result<Self> {
+        match segment {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            other => Err(Error::key(None, format!("expected true or false, found {other:?}"))),
+        }
+    }
+}
+
+// Unsigned integers: zero-padded to the width of the type's maximum, so string order is numeric
+// order. Unpadded decimals (conventional keys from other clients) also parse.
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl KeyPart for $t {
+            fn encode_key(&self, out: &mut String) -> Result<()> {
+                use std::fmt::Write;
+                const WIDTH: usize = <$t>::MAX.ilog10() as usize + 1;
+                let _ = write!(out, "{:0width$}", self, width = WIDTH);
+                Ok(())
+            }
+            fn decode_key(segment: &str) -> Result<Self> {
+                if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(Error::key(None, format!(
+                        concat!("expected a ", stringify!($t), " key segment, found {:?}"), segment
+                    )));
+                }
+                segment.parse().map_err(|_| Error::key(None, format!(
+                    concat!("key segment {:?} does not fit ", stringify!($t)), segment
+                )))
+            }
+        }
+    )*};
+}
+unsigned!(u8, u16, u32, u64, u128, usize);
+
+// Signed integers: offset by the type's minimum into the unsigned range, then padded like
+// unsigned ones. A segment of another width is read as a plain decimal (conventional keys).
+macro_rules! signed {
+    ($($t:ty => $u:ty),*) => {$(
+        impl KeyPart for $t {
+            fn encode_key(&self, out: &mut String) -> Result<()> {
+                let shifted = (*self as $u) ^ (1 << (<$u>::BITS - 1));
+                shifted.encode_key(out)
+            }
+            fn decode_key(segment: &str) -> Result<Self> {
+                const WIDTH: usize = <$u>::MAX.ilog10() as usize + 1;
+                if segment.len() == WIDTH && segment.bytes().all(|b| b.is_ascii_digit()) {
+                    let shifted = <$u>::decode_key(segment)?;
+                    return Ok((shifted ^ (1 << (<$u>::BITS - 1))) as $t);
+                }
+                segment.parse().map_err(|_| Error::key(None, format!(
+                    concat!("expected a ", stringify!($t), " key segment, found {:?}"), segment
+                )))
+            }
+        }
+    )*};
+}
+signed!(i8 => u8, i16 => u16, i32 => u32, i64 => u64, i128 => u128, isize => usize);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::encode_part;
+
+    #[test]
+    fn delimiter_and_escape_char_are_escaped() {
+        assert_eq!(encode_part(&"1#ORDER#2".to_owned()).unwrap(), "1%23ORDER%232");
+        assert_eq!(encode_part(&"50%".to_owned()).unwrap(), "50%25");
+        assert_eq!(String::decode_key("1%23ORDER%232").unwrap(), "1#ORDER#2");
+    }
+
+    #[test]
+    fn empty_string_is_refused() {
+        assert!(encode_part(&String::new()).is_err());
+    }
+
+    #[test]
+    fn integers_are_fixed_width_and_ordered() {
+        assert_eq!(encode_part(&7u32).unwrap(), "0000000007");
+        assert!(encode_part(&-1i32).unwrap() < encode_part(&0i32).unwrap());
+        assert_eq!(i64::decode_key(&encode_part(&i64::MIN).unwrap()).unwrap(), i64::MIN);
+        assert_eq!(u64::decode_key("456").unwrap(), 456);
+        assert_eq!(i64::decode_key("-12").unwrap(), -12);
+    }
+}

@@ -1,0 +1,88 @@
+//! Keys: how one value becomes one key segment (`KeyPart`), and how key templates such as
+//! `USER#{user_id}` are encoded and parsed.
+//!
+//! Rules (see DESIGN.md):
+//! - a string segment never contains the delimiter `#`: `#` is written `%23` and `%` is written
+//!   `%25`. The escape works character by character, so `escape(a + b) = escape(a) + escape(b)`
+//!   and `begins_with` on an escaped prefix matches exactly the values with that prefix;
+//! - integers are fixed width, signed ones offset, so string order is numeric order;
+//! - decoding is exact for everything dyno writes, and conventional keys written by other clients
+//!   (`USER#123`) parse too;
+//! - no case folding.
+
+mod impls;
+mod template;
+
+pub use self::template::{Segment, Template};
+use crate::error::{Error, Result};
+
+/// The delimiter between key segments.
+pub const DELIMITER: char = '#';
+
+/// A value that can be one segment of a key.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used in a key template",
+    label = "this field's type has no `KeyPart` impl",
+    note = "key fields need `KeyPart`: strings, integers, bools, dates and timestamps have it; derive it with `#[derive(KeyPart)]` on unit enums and newtypes"
+)]
+pub trait KeyPart: Sized {
+    /// Appends this value's segment to `out`. The segment never contains [`DELIMITER`].
+    /// Empty values are refused: an empty segment would make `USER#` match every user.
+    fn encode_key(&self, out: &mut String) -> Result<()>;
+
+    /// Appends a prefix of a segment for `begins_with` queries (a partial value). For strings this
+    /// is the escape without the emptiness check; other types default to their full encoding.
+    fn encode_prefix(&self, out: &mut String) -> Result<()> {
+        self.encode_key(out)
+    }
+
+    /// Parses one whole segment.
+    fn decode_key(segment: &str) -> Result<Self>;
+}
+
+/// Escapes `value` into `out` so that it contains no [`DELIMITER`].
+pub fn escape_into(value: &str, out: &mut String) {
+    for c in value.chars() {
+        match c {
+            '#' => out.push_str("%23"),
+            '%' => out.push_str("%25"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Reverses [`escape_into`]. A `%` not followed by `23` or `25` is kept as it is, so keys written
+/// by other clients parse.
+pub fn unescape(segment: &str) -> Result<String> {
+    if segment.contains(DELIMITER) {
+        return Err(Error::key(None, format!("key segment {segment:?} contains the delimiter '#'")));
+    }
+    if !segment.contains('%') {
+        return Ok(segment.to_owned());
+    }
+    let mut out = String::with_capacity(segment.len());
+    let mut rest = segment;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("%23") {
+            out.push('#');
+            rest = &tail[3..];
+        } else if tail.starts_with("%25") {
+            out.push('%');
+            rest = &tail[3..];
+        } else {
+            out.push('%');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Encodes one value as a standalone segment.
+pub fn encode_part<T: KeyPart + ?Sized>(value: &T) -> Result<String> {
+    let mut out = String::new();
+    value.encode_key(&mut out)?;
+    Ok(out)
+}

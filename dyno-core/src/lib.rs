@@ -1,0 +1,26 @@
+//! dyno-core: the runtime of dyno, a type-safe single-table ORM for Amazon DynamoDB.
+//!
+//! - [`value`]: the codec between Rust values and DynamoDB attribute values;
+//! - [`key`]: key segments and key templates (`USER#{user_id}`);
+//! - [`expr`]: expressions as a typed tree, rendered with placeholders;
+//! - [`table`] and [`entity`]: the traits the derives implement;
+//! - [`store`]: the `Store` trait, `DynamoStore` and `MemoryStore`;
+//! - [`ops`]: typed operations, pagination and the batch engine.
+
+extern crate self as dyno_core;
+
+pub mod entity;
+pub mod error;
+pub mod expr;
+pub mod key;
+pub mod ops;
+pub mod store;
+pub mod table;
+pub mod value;
+
+pub use crate::entity::Entity;
+pub use crate::error::{Error, Result};
+pub use crate::key::KeyPart;
+pub use crate::store::{DynamoStore, MemoryStore, Store};
+pub use crate::table::{Table, TableDef};
+pub use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};

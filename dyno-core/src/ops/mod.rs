@@ -1,0 +1,75 @@
+//! Typed operations over any `S: Store + ?Sized`: get, put, create, replace, update, delete,
+//! query, scan, batches and transactions, with pagination as a `futures::Stream` and as pages with
+//! an opaque cursor bound to its query.
+//!
+//! SKELETON: signatures are the contract used by dyno-derive; bodies are being written.
+
+use std::marker::PhantomData;
+
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::value::Item;
+
+/// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
+pub struct Key<E> {
+    item: Item,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Key<E> {
+    /// Wraps key attributes already encoded for `E` (generated code and hand-written entities).
+    pub fn from_item(item: Item) -> Self {
+        Key { item, _entity: PhantomData }
+    }
+
+    /// The key attributes.
+    pub fn as_item(&self) -> &Item {
+        &self.item
+    }
+
+    /// The key attributes, owned.
+    pub fn into_item(self) -> Item {
+        self.item
+    }
+}
+
+impl<E> Clone for Key<E> {
+    fn clone(&self) -> Self {
+        Key::from_item(self.item.clone())
+    }
+}
+
+impl<E> std::fmt::Debug for Key<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Key").field(&self.item).finish()
+    }
+}
+
+impl<E> PartialEq for Key<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.item == other.item
+    }
+}
+
+/// What a query or scan decodes its items into: an entity, a projection of one, or a collection
+/// of several entities sharing a partition.
+pub trait FromItem: Sized + Send + 'static {
+    /// True when `item` is one of ours; others (other entities on an overloaded index) are
+    /// skipped, never mis-decoded.
+    fn accepts(item: &Item) -> bool;
+    /// Decodes an accepted item.
+    fn from_item(item: &Item) -> Result<Self>;
+    /// The attributes to project, when only some are needed (`None`: all).
+    fn projection() -> Option<&'static [&'static str]> {
+        None
+    }
+}
+
+impl<E: Entity> FromItem for E {
+    fn accepts(item: &Item) -> bool {
+        E::is_entity(item)
+    }
+    fn from_item(item: &Item) -> Result<Self> {
+        <E as Entity>::from_item(item)
+    }
+}

@@ -1,0 +1,427 @@
+//! The `Store` trait and its requests and responses, as plain Rust data so that wrappers (the
+//! cache, a fault injector, a metrics layer) can read them.
+//!
+//! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
+
+mod dynamo;
+mod memory;
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+
+pub use self::dynamo::DynamoStore;
+pub use self::memory::MemoryStore;
+use crate::error::Result;
+use crate::expr::{Condition, KeyCondition, Path, Update};
+use crate::table::TableDef;
+use crate::value::{Item, SharedItem};
+
+/// What a write returns of the item (`ReturnValues`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ReturnValues {
+    /// Nothing.
+    #[default]
+    None,
+    /// The whole item as it was.
+    AllOld,
+    /// The updated attributes as they were (update only).
+    UpdatedOld,
+    /// The whole item as it is now (update only).
+    AllNew,
+    /// The updated attributes as they are now (update only).
+    UpdatedNew,
+}
+
+/// GetItem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GetRequest {
+    /// Table name.
+    pub table: String,
+    /// The primary key.
+    pub key: Item,
+    /// Strongly consistent read.
+    pub consistent_read: bool,
+    /// Attributes to return (all when `None`).
+    pub projection: Option<Vec<Path>>,
+}
+
+/// GetItem's result.
+#[derive(Debug, Clone, Default)]
+pub struct GetOutput {
+    /// The item, when it exists.
+    pub item: Option<SharedItem>,
+    /// Capacity units consumed, when the backend reports them.
+    pub consumed_capacity: Option<f64>,
+}
+
+/// PutItem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PutRequest {
+    /// Table name.
+    pub table: String,
+    /// The whole item, keys included.
+    pub item: Item,
+    /// Condition that must hold on the existing item.
+    pub condition: Option<Condition>,
+    /// `None` or `AllOld`.
+    pub return_values: ReturnValues,
+    /// Return the existing item when the condition fails (`ALL_OLD`).
+    pub return_old_on_condition_failure: bool,
+}
+
+/// UpdateItem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpdateRequest {
+    /// Table name.
+    pub table: String,
+    /// The primary key.
+    pub key: Item,
+    /// The actions.
+    pub update: Update,
+    /// Condition that must hold on the existing item.
+    pub condition: Option<Condition>,
+    /// What to return.
+    pub return_values: ReturnValues,
+    /// Return the existing item when the condition fails.
+    pub return_old_on_condition_failure: bool,
+}
+
+/// DeleteItem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeleteRequest {
+    /// Table name.
+    pub table: String,
+    /// The primary key.
+    pub key: Item,
+    /// Condition that must hold on the existing item.
+    pub condition: Option<Condition>,
+    /// `None` or `AllOld`.
+    pub return_values: ReturnValues,
+    /// Return the existing item when the condition fails.
+    pub return_old_on_condition_failure: bool,
+}
+
+/// The result of a put, update or delete.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOutput {
+    /// The attributes asked for with [`ReturnValues`].
+    pub attributes: Option<Item>,
+    /// Capacity units consumed, when the backend reports them.
+    pub consumed_capacity: Option<f64>,
+}
+
+/// Query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryRequest {
+    /// Table name.
+    pub table: String,
+    /// Index name, or `None` for the table.
+    pub index: Option<String>,
+    /// The key condition.
+    pub key_condition: KeyCondition,
+    /// Filter applied after reading (it does not reduce capacity or the 1 MB page).
+    pub filter: Option<Condition>,
+    /// Attributes to return.
+    pub projection: Option<Vec<Path>>,
+    /// Maximum items to evaluate (before the filter).
+    pub limit: Option<u32>,
+    /// Ascending sort-key order when true (`ScanIndexForward`).
+    pub scan_forward: bool,
+    /// Where to resume (a previous page's `last_evaluated_key`).
+    pub exclusive_start_key: Option<Item>,
+    /// Strongly consistent read (not allowed on a GSI).
+    pub consistent_read: bool,
+    /// Count only (`Select = COUNT`): no items are returned.
+    pub count_only: bool,
+}
+
+impl QueryRequest {
+    /// A query on `table` (or one of its indexes) with defaults: forward, no limit, eventual
+    /// consistency.
+    pub fn new(table: impl Into<String>, index: Option<&str>, key_condition: KeyCondition) -> Self {
+        QueryRequest {
+            table: table.into(),
+            index: index.map(str::to_owned),
+            key_condition,
+            filter: None,
+            projection: None,
+            limit: None,
+            scan_forward: true,
+            exclusive_start_key: None,
+            consistent_read: false,
+            count_only: false,
+        }
+    }
+}
+
+/// Scan.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ScanRequest {
+    /// Table name.
+    pub table: String,
+    /// Index name, or `None` for the table.
+    pub index: Option<String>,
+    /// Filter applied after reading.
+    pub filter: Option<Condition>,
+    /// Attributes to return.
+    pub projection: Option<Vec<Path>>,
+    /// Maximum items to evaluate.
+    pub limit: Option<u32>,
+    /// Where to resume.
+    pub exclusive_start_key: Option<Item>,
+    /// Strongly consistent read.
+    pub consistent_read: bool,
+    /// Parallel scan: this segment and the total (`Segment`, `TotalSegments`).
+    pub segment: Option<(u32, u32)>,
+    /// Count only.
+    pub count_only: bool,
+}
+
+/// One page of a query or scan.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// Items, after the filter.
+    pub items: Vec<SharedItem>,
+    /// Items returned (after the filter).
+    pub count: usize,
+    /// Items evaluated (before the filter).
+    pub scanned_count: usize,
+    /// Where the next page starts; `None` on the last page.
+    pub last_evaluated_key: Option<Item>,
+    /// Capacity units consumed, when the backend reports them.
+    pub consumed_capacity: Option<f64>,
+}
+
+/// A key in a named table (batch and transactional reads).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableKey {
+    /// Table name.
+    pub table: String,
+    /// The primary key.
+    pub key: Item,
+}
+
+/// BatchGetItem: up to 100 keys, no duplicates.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BatchGetRequest {
+    /// The keys to read.
+    pub keys: Vec<TableKey>,
+    /// Strongly consistent reads.
+    pub consistent_read: bool,
+}
+
+/// BatchGetItem's result. Items come back in no particular order.
+#[derive(Debug, Clone, Default)]
+pub struct BatchGetOutput {
+    /// Items found, with their table.
+    pub items: Vec<(String, SharedItem)>,
+    /// Keys the service did not process; retry them.
+    pub unprocessed_keys: Vec<TableKey>,
+}
+
+/// One write of a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WriteRequest {
+    /// Put a whole item.
+    Put {
+        /// Table name.
+        table: String,
+        /// The item.
+        item: Item,
+    },
+    /// Delete by key.
+    Delete {
+        /// Table name.
+        table: String,
+        /// The primary key.
+        key: Item,
+    },
+}
+
+impl WriteRequest {
+    /// The table written.
+    pub fn table(&self) -> &str {
+        match self {
+            WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => table,
+        }
+    }
+}
+
+/// BatchWriteItem: up to 25 writes, no two on one key.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BatchWriteRequest {
+    /// The writes.
+    pub writes: Vec<WriteRequest>,
+}
+
+/// BatchWriteItem's result.
+#[derive(Debug, Clone, Default)]
+pub struct BatchWriteOutput {
+    /// Writes the service did not process; retry them.
+    pub unprocessed: Vec<WriteRequest>,
+}
+
+/// One read of a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransactGetItem {
+    /// Table name.
+    pub table: String,
+    /// The primary key.
+    pub key: Item,
+    /// Attributes to return.
+    pub projection: Option<Vec<Path>>,
+}
+
+/// TransactGetItems: up to 100 reads, isolated from concurrent transactions.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TransactGetRequest {
+    /// The reads.
+    pub gets: Vec<TransactGetItem>,
+}
+
+/// TransactGetItems' result: one entry per read, in order.
+#[derive(Debug, Clone, Default)]
+pub struct TransactGetOutput {
+    /// The items, `None` where absent.
+    pub items: Vec<Option<SharedItem>>,
+}
+
+/// One action of a write transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransactWriteItem {
+    /// Put a whole item.
+    Put {
+        /// Table name.
+        table: String,
+        /// The item.
+        item: Item,
+        /// Condition on the existing item.
+        condition: Option<Condition>,
+        /// Return the existing item in the cancellation reason when the condition fails.
+        return_old_on_condition_failure: bool,
+    },
+    /// Update an item.
+    Update {
+        /// Table name.
+        table: String,
+        /// The primary key.
+        key: Item,
+        /// The actions.
+        update: Update,
+        /// Condition on the existing item.
+        condition: Option<Condition>,
+        /// Return the existing item in the cancellation reason when the condition fails.
+        return_old_on_condition_failure: bool,
+    },
+    /// Delete an item.
+    Delete {
+        /// Table name.
+        table: String,
+        /// The primary key.
+        key: Item,
+        /// Condition on the existing item.
+        condition: Option<Condition>,
+        /// Return the existing item in the cancellation reason when the condition fails.
+        return_old_on_condition_failure: bool,
+    },
+    /// Check a condition on an item without writing it.
+    ConditionCheck {
+        /// Table name.
+        table: String,
+        /// The primary key.
+        key: Item,
+        /// The condition.
+        condition: Condition,
+        /// Return the existing item in the cancellation reason when the condition fails.
+        return_old_on_condition_failure: bool,
+    },
+}
+
+impl TransactWriteItem {
+    /// The table the action touches.
+    pub fn table(&self) -> &str {
+        match self {
+            TransactWriteItem::Put { table, .. }
+            | TransactWriteItem::Update { table, .. }
+            | TransactWriteItem::Delete { table, .. }
+            | TransactWriteItem::ConditionCheck { table, .. } => table,
+        }
+    }
+}
+
+/// TransactWriteItems: up to 100 actions, all or nothing, one action per item.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TransactWriteRequest {
+    /// The actions.
+    pub actions: Vec<TransactWriteItem>,
+    /// Idempotency token: a retry with the same token within 10 minutes is not applied twice.
+    pub client_request_token: Option<String>,
+}
+
+/// A table's description.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableDescription {
+    /// The definition (TTL attribute included when TTL is enabled).
+    pub definition: TableDef,
+    /// Approximate number of items.
+    pub item_count: Option<u64>,
+}
+
+/// A DynamoDB-compatible store: the one trait dyno's typed operations, the cache and test
+/// wrappers are written against. Object safe: `Arc<dyn Store>` works.
+#[async_trait]
+pub trait Store: Send + Sync + Debug {
+    /// GetItem.
+    async fn get_item(&self, request: GetRequest) -> Result<GetOutput>;
+    /// PutItem.
+    async fn put_item(&self, request: PutRequest) -> Result<WriteOutput>;
+    /// UpdateItem.
+    async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput>;
+    /// DeleteItem.
+    async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput>;
+    /// Query: one page.
+    async fn query(&self, request: QueryRequest) -> Result<Page>;
+    /// Scan: one page.
+    async fn scan(&self, request: ScanRequest) -> Result<Page>;
+    /// BatchGetItem: one request (at most 100 keys); unprocessed keys are returned, not retried.
+    async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput>;
+    /// BatchWriteItem: one request (at most 25 writes); unprocessed writes are returned.
+    async fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput>;
+    /// TransactGetItems.
+    async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput>;
+    /// TransactWriteItems.
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()>;
+    /// CreateTable (waits until the table is active).
+    async fn create_table(&self, definition: &TableDef) -> Result<()>;
+    /// DeleteTable.
+    async fn delete_table(&self, name: &str) -> Result<()>;
+    /// DescribeTable (with DescribeTimeToLive).
+    async fn describe_table(&self, name: &str) -> Result<TableDescription>;
+    /// UpdateTimeToLive: enables TTL on `attribute`, or disables it.
+    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()>;
+}
+
+macro_rules! forward_store {
+    ($($ptr:ident)::+) => {
+        #[async_trait]
+        impl<S: Store + ?Sized> Store for $($ptr)::+<S> {
+            async fn get_item(&self, r: GetRequest) -> Result<GetOutput> { (**self).get_item(r).await }
+            async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> { (**self).put_item(r).await }
+            async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> { (**self).update_item(r).await }
+            async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> { (**self).delete_item(r).await }
+            async fn query(&self, r: QueryRequest) -> Result<Page> { (**self).query(r).await }
+            async fn scan(&self, r: ScanRequest) -> Result<Page> { (**self).scan(r).await }
+            async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> { (**self).batch_get(r).await }
+            async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> { (**self).batch_write(r).await }
+            async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> { (**self).transact_get(r).await }
+            async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> { (**self).transact_write(r).await }
+            async fn create_table(&self, d: &TableDef) -> Result<()> { (**self).create_table(d).await }
+            async fn delete_table(&self, n: &str) -> Result<()> { (**self).delete_table(n).await }
+            async fn describe_table(&self, n: &str) -> Result<TableDescription> { (**self).describe_table(n).await }
+            async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> { (**self).update_ttl(t, a, e).await }
+        }
+    };
+}
+forward_store!(std::sync::Arc);
+forward_store!(Box);

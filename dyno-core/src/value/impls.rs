@@ -1,0 +1,439 @@
+//! `ToAttribute`/`FromAttribute` for std types and, behind features, uuid, time, chrono and
+//! rust_decimal.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::{BuildHasher, Hash};
+
+use aws_sdk_dynamodb::primitives::Blob;
+
+use super::{describe, AttributeValue, FromAttribute, ToAttribute};
+use crate::error::{Error, Result};
+
+fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
+    Err(Error::decode(expected, describe(found)))
+}
+
+impl<T: ToAttribute + ?Sized> ToAttribute for &T {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        (**self).to_attribute()
+    }
+}
+
+impl<T: ToAttribute + ?Sized> ToAttribute for Box<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        (**self).to_attribute()
+    }
+}
+
+impl<T: FromAttribute> FromAttribute for Box<T> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        T::from_attribute(value).map(Box::new)
+    }
+    fn from_missing() -> Result<Self> {
+        T::from_missing().map(Box::new)
+    }
+}
+
+impl ToAttribute for str {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::S(self.to_owned())))
+    }
+}
+
+impl ToAttribute for String {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::S(self.clone())))
+    }
+}
+
+impl FromAttribute for String {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            AttributeValue::S(s) => Ok(s.clone()),
+            other => mismatch("S (string)", other),
+        }
+    }
+}
+
+impl ToAttribute for bool {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::Bool(*self)))
+    }
+}
+
+impl FromAttribute for bool {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            AttributeValue::Bool(b) => Ok(*b),
+            other => mismatch("BOOL", other),
+        }
+    }
+}
+
+/// A type stored as a DynamoDB number (`N`), and so also usable in number sets (`NS`).
+pub trait NumberValue: Sized {
+    /// The number's decimal text.
+    fn to_number(&self) -> Result<String>;
+    /// Parses the number's decimal text.
+    fn from_number(text: &str) -> Result<Self>;
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl NumberValue for $t {
+            fn to_number(&self) -> Result<String> {
+                Ok(self.to_string())
+            }
+            fn from_number(text: &str) -> Result<Self> {
+                text.parse().map_err(|_| {
+                    Error::decode(concat!("N fitting ", stringify!($t)), format!("N {text}"))
+                })
+            }
+        }
+    )*};
+}
+integer!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+macro_rules! float {
+    ($($t:ty),*) => {$(
+        impl NumberValue for $t {
+            fn to_number(&self) -> Result<String> {
+                if !self.is_finite() {
+                    return Err(Error::encode(format!(
+                        "DynamoDB numbers must be finite, found {self}"
+                    )));
+                }
+                Ok(self.to_string())
+            }
+            fn from_number(text: &str) -> Result<Self> {
+                text.parse().map_err(|_| {
+                    Error::decode(concat!("N fitting ", stringify!($t)), format!("N {text}"))
+                })
+            }
+        }
+    )*};
+}
+float!(f32, f64);
+
+macro_rules! number_attribute {
+    ($($t:ty),*) => {$(
+        impl ToAttribute for $t {
+            fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+                Ok(Some(AttributeValue::N(self.to_number()?)))
+            }
+        }
+        impl FromAttribute for $t {
+            fn from_attribute(value: &AttributeValue) -> Result<Self> {
+                match value {
+                    AttributeValue::N(n) => <$t>::from_number(n),
+                    other => mismatch(concat!("N (", stringify!($t), ")"), other),
+                }
+            }
+        }
+    )*};
+}
+number_attribute!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+
+impl<T: ToAttribute> ToAttribute for Option<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        match self {
+            Some(v) => v.to_attribute(),
+            None => Ok(None),
+        }
+    }
+}
+
+impl<T: FromAttribute> FromAttribute for Option<T> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            // Other clients write NULL for "no value"; read it as absent.
+            AttributeValue::Null(true) => Ok(None),
+            v => T::from_attribute(v).map(Some),
+        }
+    }
+    fn from_missing() -> Result<Self> {
+        Ok(None)
+    }
+}
+
+/// Bytes, stored as `B`. `Vec<u8>` is a list of numbers like any `Vec`; wrap bytes in `Bytes`
+/// (or use `Blob`) to store them as binary.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Bytes(pub Vec<u8>);
+
+impl ToAttribute for Bytes {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::B(Blob::new(self.0.clone()))))
+    }
+}
+
+impl FromAttribute for Bytes {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            AttributeValue::B(b) => Ok(Bytes(b.as_ref().to_vec())),
+            other => mismatch("B (binary)", other),
+        }
+    }
+}
+
+impl ToAttribute for Blob {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::B(self.clone())))
+    }
+}
+
+impl FromAttribute for Blob {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            AttributeValue::B(b) => Ok(b.clone()),
+            other => mismatch("B (binary)", other),
+        }
+    }
+}
+
+impl<T: ToAttribute> ToAttribute for Vec<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        let mut out = Vec::with_capacity(self.len());
+        for (i, v) in self.iter().enumerate() {
+            // A list cannot hold an absent element; store None inside a list as NULL.
+            out.push(v.to_attribute().map_err(|e| nested(e, i))?.unwrap_or(AttributeValue::Null(true)));
+        }
+        Ok(Some(AttributeValue::L(out)))
+    }
+}
+
+impl<T: FromAttribute> FromAttribute for Vec<T> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        match value {
+            AttributeValue::L(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| T::from_attribute(v).map_err(|e| nested(e, i)))
+                .collect(),
+            other => mismatch("L (list)", other),
+        }
+    }
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode("L (list)", "no attribute"))
+    }
+}
+
+fn nested(err: Error, index: impl std::fmt::Display) -> Error {
+    match err {
+        Error::Decode { entity, attribute, expected, found, source } => Error::Decode {
+            entity,
+            attribute,
+            expected: format!("[{index}]: {expected}"),
+            found,
+            source,
+        },
+        Error::Encode { entity, attribute, message, source } => {
+            Error::Encode { entity, attribute, message: format!("[{index}]: {message}"), source }
+        }
+        other => other,
+    }
+}
+
+/// An element type of a DynamoDB set: strings (`SS`), numbers (`NS`) or binaries (`BS`).
+pub trait SetElement: Sized {
+    /// Builds the set attribute; DynamoDB rejects empty sets, so callers leave those out.
+    fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue>
+    where
+        Self: 'a;
+    /// Reads a set attribute.
+    fn from_set(value: &AttributeValue) -> Result<Vec<Self>>;
+}
+
+impl SetElement for String {
+    fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
+        Ok(AttributeValue::Ss(items.cloned().collect()))
+    }
+    fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
+        match value {
+            AttributeValue::Ss(v) => Ok(v.clone()),
+            other => mismatch("SS (string set)", other),
+        }
+    }
+}
+
+impl SetElement for Bytes {
+    fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
+        Ok(AttributeValue::Bs(items.map(|b| Blob::new(b.0.clone())).collect()))
+    }
+    fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
+        match value {
+            AttributeValue::Bs(v) => Ok(v.iter().map(|b| Bytes(b.as_ref().to_vec())).collect()),
+            other => mismatch("BS (binary set)", other),
+        }
+    }
+}
+
+macro_rules! number_set {
+    ($($t:ty),*) => {$(
+        impl SetElement for $t {
+            fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
+                Ok(AttributeValue::Ns(items.map(NumberValue::to_number).collect::<Result<_>>()?))
+            }
+            fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
+                match value {
+                    AttributeValue::Ns(v) => v.iter().map(|n| <$t>::from_number(n)).collect(),
+                    other => mismatch("NS (number set)", other),
+                }
+            }
+        }
+    )*};
+}
+number_set!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+// Empty sets cannot be stored in DynamoDB: an empty set is an absent attribute, and an absent
+// attribute reads back as an empty set.
+macro_rules! set {
+    ($set:ident, $($bound:tt)*) => {
+        impl<T: SetElement + $($bound)*, H: BuildHasherBound> ToAttribute for $set<T, H> {
+            fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+                if self.is_empty() {
+                    return Ok(None);
+                }
+                T::to_set(self.iter()).map(Some)
+            }
+        }
+        impl<T: SetElement + $($bound)*, H: BuildHasherBound> FromAttribute for $set<T, H> {
+            fn from_attribute(value: &AttributeValue) -> Result<Self> {
+                Ok(T::from_set(value)?.into_iter().collect())
+            }
+            fn from_missing() -> Result<Self> {
+                Ok(Self::default())
+            }
+        }
+    };
+}
+
+/// `HashSet`'s hasher bound; `BTreeSet` has no hasher, so it gets its own impls below.
+pub trait BuildHasherBound: BuildHasher + Default {}
+impl<H: BuildHasher + Default> BuildHasherBound for H {}
+
+set!(HashSet, Eq + Hash);
+
+impl<T: SetElement + Ord> ToAttribute for BTreeSet<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        T::to_set(self.iter()).map(Some)
+    }
+}
+
+impl<T: SetElement + Ord> FromAttribute for BTreeSet<T> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        Ok(T::from_set(value)?.into_iter().collect())
+    }
+    fn from_missing() -> Result<Self> {
+        Ok(BTreeSet::new())
+    }
+}
+
+fn map_to_attribute<'a, V: ToAttribute + 'a>(
+    entries: impl Iterator<Item = (&'a String, &'a V)>,
+) -> Result<Option<AttributeValue>> {
+    let mut out = HashMap::new();
+    for (k, v) in entries {
+        if let Some(a) = v.to_attribute().map_err(|e| nested(e, format_args!("{k:?}")))? {
+            out.insert(k.clone(), a);
+        }
+    }
+    Ok(Some(AttributeValue::M(out)))
+}
+
+fn map_from_attribute<V: FromAttribute, M: FromIterator<(String, V)>>(
+    value: &AttributeValue,
+) -> Result<M> {
+    match value {
+        AttributeValue::M(m) => m
+            .iter()
+            .map(|(k, v)| {
+                V::from_attribute(v)
+                    .map(|v| (k.clone(), v))
+                    .map_err(|e| nested(e, format_args!("{k:?}")))
+            })
+            .collect(),
+        other => mismatch("M (map)", other),
+    }
+}
+
+impl<V: ToAttribute, H: BuildHasherBound> ToAttribute for HashMap<String, V, H> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        map_to_attribute(self.iter())
+    }
+}
+
+impl<V: FromAttribute, H: BuildHasherBound> FromAttribute for HashMap<String, V, H> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        map_from_attribute(value)
+    }
+    fn from_missing() -> Result<Self> {
+        Ok(Self::default())
+    }
+}
+
+impl<V: ToAttribute> ToAttribute for BTreeMap<String, V> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        map_to_attribute(self.iter())
+    }
+}
+
+impl<V: FromAttribute> FromAttribute for BTreeMap<String, V> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        map_from_attribute(value)
+    }
+    fn from_missing() -> Result<Self> {
+        Ok(Self::default())
+    }
+}
+
+impl ToAttribute for AttributeValue {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        Ok(Some(self.clone()))
+    }
+}
+
+impl FromAttribute for AttributeValue {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        Ok(value.clone())
+    }
+}
+
+/// A value stored through serde_dynamo: what `#[dyno(serde)]` fields use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Serde<T>(pub T);
+
+impl<T: serde::Serialize> ToAttribute for Serde<T> {
+    fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+        serde_dynamo::to_attribute_value::<_, AttributeValue>(&self.0)
+            .map(Some)
+            .map_err(|e| Error::Encode {
+                entity: None,
+                attribute: None,
+                message: "serde_dynamo could not serialize the value".into(),
+                source: Some(Box::new(e)),
+            })
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
+    fn from_attribute(value: &AttributeValue) -> Result<Self> {
+        serde_dynamo::from_attribute_value::<AttributeValue, T>(value.clone()).map(Serde).map_err(
+            |e| Error::Decode {
+                entity: None,
+                attribute: None,
+                expected: std::any::type_name::<T>().to_owned(),
+                found: describe(value),
+                source: Some(Box::new(e)),
+            },
+        )
+    }
+    fn from_missing() -> Result<Self> {
+        serde_dynamo::from_attribute_value::<AttributeValue, T>(AttributeValue::Null(true))
+            .map(Serde)
+            .map_err(|_| Error::decode(std::any::type_name::<T>(), "no attribute"))
+    }
+}

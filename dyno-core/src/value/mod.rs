@@ -1,0 +1,114 @@
+//! The codec: Rust values to and from DynamoDB's [`AttributeValue`], field by field.
+//!
+//! Items are the SDK's own `HashMap<String, AttributeValue>`; there is no second value type.
+//! `Option<T>` maps to an absent attribute, never to `NULL`.
+
+mod impls;
+mod size;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub use aws_sdk_dynamodb::types::AttributeValue;
+
+pub use self::impls::{BuildHasherBound, Bytes, NumberValue, Serde, SetElement};
+pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
+use crate::error::{Error, Result};
+
+/// One DynamoDB item: attribute name to value.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// An item shared without copying, as stores and caches hand them out.
+pub type SharedItem = Arc<Item>;
+
+/// Converts a Rust value into one attribute value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be stored as a DynamoDB attribute",
+    label = "no `ToAttribute` impl",
+    note = "implement `ToAttribute`/`FromAttribute`, or mark the field `#[dyno(serde)]` to store it through serde_dynamo"
+)]
+pub trait ToAttribute {
+    /// The attribute for this value; `None` leaves the attribute out of the item.
+    fn to_attribute(&self) -> Result<Option<AttributeValue>>;
+}
+
+/// Converts one attribute value back into a Rust value.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read from a DynamoDB attribute",
+    label = "no `FromAttribute` impl",
+    note = "implement `ToAttribute`/`FromAttribute`, or mark the field `#[dyno(serde)]` to store it through serde_dynamo"
+)]
+pub trait FromAttribute: Sized {
+    /// Decodes a present attribute. Errors leave the location empty; callers add it with
+    /// [`Error::at`].
+    fn from_attribute(value: &AttributeValue) -> Result<Self>;
+
+    /// The value for an absent attribute: an error unless the type has a natural "absent"
+    /// (`Option`).
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode(std::any::type_name::<Self>(), "no attribute"))
+    }
+}
+
+/// Encodes `value` as an attribute that must be present (key attributes, conditions).
+pub fn to_value<T: ToAttribute + ?Sized>(value: &T) -> Result<AttributeValue> {
+    value.to_attribute()?.ok_or_else(|| Error::encode("value has no attribute form (None)"))
+}
+
+/// Decodes attribute `name` of `item` into `T`, with the entity and attribute named on error.
+pub fn get_attr<T: FromAttribute>(item: &Item, entity: &'static str, name: &str) -> Result<T> {
+    match item.get(name) {
+        Some(v) => T::from_attribute(v),
+        None => T::from_missing(),
+    }
+    .map_err(|e| e.at(entity, name))
+}
+
+/// Encodes `value` into attribute `name` of `item` (leaving it out when it has no attribute form).
+pub fn put_attr<T: ToAttribute + ?Sized>(
+    item: &mut Item,
+    entity: &'static str,
+    name: &str,
+    value: &T,
+) -> Result<()> {
+    if let Some(v) = value.to_attribute().map_err(|e| e.at(entity, name))? {
+        item.insert(name.to_owned(), v);
+    }
+    Ok(())
+}
+
+/// The short name of an attribute value's type (`S`, `N`, `B`, `BOOL`, `NULL`, `L`, `M`, `SS`,
+/// `NS`, `BS`), for error messages.
+pub fn type_name(value: &AttributeValue) -> &'static str {
+    match value {
+        AttributeValue::S(_) => "S",
+        AttributeValue::N(_) => "N",
+        AttributeValue::B(_) => "B",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "L",
+        AttributeValue::M(_) => "M",
+        AttributeValue::Ss(_) => "SS",
+        AttributeValue::Ns(_) => "NS",
+        AttributeValue::Bs(_) => "BS",
+        _ => "unknown",
+    }
+}
+
+/// A short description of what was found, for decode errors: the type and, for scalars, a
+/// truncated value.
+pub fn describe(value: &AttributeValue) -> String {
+    fn cut(s: &str) -> String {
+        let mut out: String = s.chars().take(40).collect();
+        if out.len() < s.len() {
+            out.push('…');
+        }
+        out
+    }
+    match value {
+        AttributeValue::S(s) => format!("S {:?}", cut(s)),
+        AttributeValue::N(n) => format!("N {}", cut(n)),
+        AttributeValue::Bool(b) => format!("BOOL {b}"),
+        other => type_name(other).to_owned(),
+    }
+}

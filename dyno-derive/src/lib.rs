@@ -1,0 +1,1 @@
+//! Derive macros for dyno. Use them through `dyno_core`.

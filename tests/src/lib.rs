@@ -1,0 +1,1 @@
+//! Shared test harness: backends, fault injection, e-commerce fixtures.
