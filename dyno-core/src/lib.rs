@@ -7,6 +7,7 @@
 //! - [`store`]: the `Store` trait, `DynamoStore` and `MemoryStore`;
 //! - [`ops`]: typed operations, pagination and the batch engine.
 
+#[allow(unused_extern_crates)]
 extern crate self as dyno_core;
 
 pub mod entity;
