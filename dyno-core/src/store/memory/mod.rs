@@ -1,5 +1,7 @@
 //! `MemoryStore`: an embedded engine with DynamoDB's semantics.
 
+mod eval;
+
 /// The in-process engine.
 #[derive(Debug, Default)]
 pub struct MemoryStore {}
