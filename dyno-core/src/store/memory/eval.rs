@@ -31,11 +31,7 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
 /// top-level attribute names the update touched (for ReturnValues UPDATED_OLD/UPDATED_NEW).
 /// Errors as DynamoDB's: key attributes in the update, overlapping or conflicting paths, ADD or
 /// arithmetic on the wrong type, list_append on a non-list, an index into a non-list, etc.
-pub(crate) fn apply_update(
-    update: &Update,
-    key_names: &[&str],
-    item: &mut Item,
-) -> Result<Vec<String>> {
+pub(crate) fn apply_update(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Vec<String>> {
     unimplemented!("eval helper")
 }
 
