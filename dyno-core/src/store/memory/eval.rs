@@ -50,12 +50,15 @@ pub(crate) fn resolve<'a>(item: &'a Item, path: &Path) -> Option<&'a AttributeVa
 /// The value at a path given as its elements.
 fn resolve_elements<'a>(item: &'a Item, elements: &[PathElement]) -> Option<&'a AttributeValue> {
     let (first, rest) = elements.split_first()?;
-    let PathElement::Attr(name) = first else { return None };
-    rest.iter().try_fold(item.get(name)?, |value, element| match (value, element) {
-        (AttributeValue::M(map), PathElement::Attr(key)) => map.get(key),
-        (AttributeValue::L(list), PathElement::Index(i)) => list.get(*i),
-        _ => None,
-    })
+    let PathElement::Attr(name) = first else {
+        return None;
+    };
+    rest.iter()
+        .try_fold(item.get(name)?, |value, element| match (value, element) {
+            (AttributeValue::M(map), PathElement::Attr(key)) => map.get(key),
+            (AttributeValue::L(list), PathElement::Index(i)) => list.get(*i),
+            _ => None,
+        })
 }
 
 /// Evaluates a condition against an item (`None`: the item does not exist). Errors are
@@ -75,7 +78,11 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
 /// the update, [`apply_update_to`] with `exists = false` matches DynamoDB exactly (it ignores
 /// `REMOVE a.b` there instead of reporting an invalid path).
 #[allow(dead_code)] // called by the engine's UpdateItem and transactional Update
-pub(crate) fn apply_update(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Vec<String>> {
+pub(crate) fn apply_update(
+    update: &Update,
+    key_names: &[&str],
+    item: &mut Item,
+) -> Result<Vec<String>> {
     update::apply(update, key_names, item, true)
 }
 
@@ -130,22 +137,31 @@ pub(crate) fn validate_item(item: Item) -> Result<Item> {
 
 /// Validates one value (from an item or an expression) and returns it with numbers normalized.
 /// `at` names where the value sits, for messages; `depth` is its nesting level (1: top level).
-pub(crate) fn validate_value(value: &AttributeValue, at: &mut String, depth: usize) -> Result<AttributeValue> {
+pub(crate) fn validate_value(
+    value: &AttributeValue,
+    at: &mut String,
+    depth: usize,
+) -> Result<AttributeValue> {
     if depth > MAX_NESTING {
         return Err(Error::validation(format!(
             "Nesting Levels have exceeded supported limits: {at} is nested deeper than {MAX_NESTING} levels"
         )));
     }
-    let invalid = |what: String| Error::validation(format!("One or more parameter values were invalid: {what}"));
+    let invalid = |what: String| {
+        Error::validation(format!("One or more parameter values were invalid: {what}"))
+    };
     let number = |n: &str, at: &str| {
-        Decimal::parse_checked(n).map_err(|e| Error::validation(format!("{}: {n} (at {at})", e.message())))
+        Decimal::parse_checked(n)
+            .map_err(|e| Error::validation(format!("{}: {n} (at {at})", e.message())))
     };
     Ok(match value {
         AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_) => value.clone(),
         AttributeValue::N(n) => AttributeValue::N(number(n, at)?.to_string()),
         AttributeValue::Null(true) => value.clone(),
         AttributeValue::Null(false) => {
-            return Err(invalid(format!("Null attribute value types must have the value of true (at {at})")))
+            return Err(invalid(format!(
+                "Null attribute value types must have the value of true (at {at})"
+            )))
         }
         AttributeValue::Ss(set) => {
             check_set(set.iter(), set.len(), "string", at)?;
@@ -156,7 +172,10 @@ pub(crate) fn validate_value(value: &AttributeValue, at: &mut String, depth: usi
             value.clone()
         }
         AttributeValue::Ns(set) => {
-            let numbers = set.iter().map(|n| number(n, at)).collect::<Result<Vec<_>>>()?;
+            let numbers = set
+                .iter()
+                .map(|n| number(n, at))
+                .collect::<Result<Vec<_>>>()?;
             // Canonical text is unique per value, so duplicates compare numerically.
             let canonical: Vec<String> = numbers.iter().map(ToString::to_string).collect();
             check_set(canonical.iter(), set.len(), "number", at)?;
@@ -183,7 +202,11 @@ pub(crate) fn validate_value(value: &AttributeValue, at: &mut String, depth: usi
             }
             AttributeValue::M(out)
         }
-        other => return Err(invalid(format!("unsupported attribute value type {other:?} (at {at})"))),
+        other => {
+            return Err(invalid(format!(
+                "unsupported attribute value type {other:?} (at {at})"
+            )))
+        }
     })
 }
 
@@ -249,7 +272,9 @@ pub(crate) fn values_equal(a: &AttributeValue, b: &AttributeValue) -> bool {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| values_equal(x, y))
         }
         (AttributeValue::M(a), AttributeValue::M(b)) => {
-            a.len() == b.len() && a.iter().all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y)))
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, x)| b.get(k).is_some_and(|y| values_equal(x, y)))
         }
         _ => false,
     }
@@ -263,7 +288,10 @@ pub(crate) fn numbers_equal(a: &str, b: &str) -> bool {
     }
 }
 
-fn same_set<T: std::hash::Hash + Eq>(a: impl Iterator<Item = T>, b: impl Iterator<Item = T>) -> bool {
+fn same_set<T: std::hash::Hash + Eq>(
+    a: impl Iterator<Item = T>,
+    b: impl Iterator<Item = T>,
+) -> bool {
     a.collect::<HashSet<_>>() == b.collect::<HashSet<_>>()
 }
 
@@ -295,7 +323,10 @@ pub(crate) fn check_path(path: &Path, expression: &str) -> Result<()> {
 /// DynamoDB refuses two paths of one expression where one contains the other ("overlap": `a` and
 /// `a.b`, or the same path twice) or where one treats as a map what the other indexes as a list
 /// ("conflict": `a.b` and `a[1]`).
-pub(crate) fn check_disjoint<'a>(paths: impl Iterator<Item = &'a Path> + Clone, expression: &str) -> Result<()> {
+pub(crate) fn check_disjoint<'a>(
+    paths: impl Iterator<Item = &'a Path> + Clone,
+    expression: &str,
+) -> Result<()> {
     for (i, one) in paths.clone().enumerate() {
         for two in paths.clone().skip(i + 1) {
             let mut diverged = false;
@@ -303,7 +334,8 @@ pub(crate) fn check_disjoint<'a>(paths: impl Iterator<Item = &'a Path> + Clone, 
                 match (a, b) {
                     (PathElement::Attr(x), PathElement::Attr(y)) if x == y => {}
                     (PathElement::Index(x), PathElement::Index(y)) if x == y => {}
-                    (PathElement::Attr(_), PathElement::Index(_)) | (PathElement::Index(_), PathElement::Attr(_)) => {
+                    (PathElement::Attr(_), PathElement::Index(_))
+                    | (PathElement::Index(_), PathElement::Attr(_)) => {
                         return Err(Error::validation(format!(
                             "Invalid {expression}: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: {}, path two: {}",
                             display_path(one),
@@ -385,7 +417,10 @@ mod tests {
                 elements.push(PathElement::Attr(name.to_owned()));
             }
             for index in pieces {
-                let index = index.trim_end_matches(']').parse().unwrap_or_else(|_| panic!("bad index in {text}"));
+                let index = index
+                    .trim_end_matches(']')
+                    .parse()
+                    .unwrap_or_else(|_| panic!("bad index in {text}"));
                 elements.push(PathElement::Index(index));
             }
         }
@@ -402,31 +437,63 @@ mod tests {
     fn compare_orders_each_scalar_type_and_nothing_across_types() {
         assert_eq!(compare(&s("a"), &s("b")), Some(Ordering::Less));
         assert_eq!(compare(&s("b"), &s("a")), Some(Ordering::Greater));
-        assert_eq!(compare(&s("Z"), &s("a")), Some(Ordering::Less), "bytewise, not case folded");
+        assert_eq!(
+            compare(&s("Z"), &s("a")),
+            Some(Ordering::Less),
+            "bytewise, not case folded"
+        );
         // UTF-8 byte order: U+FFFD (EF BF BD) sorts after U+10000 (F0 90 80 80) in UTF-16 but
         // before it in UTF-8, which is DynamoDB's order.
-        assert_eq!(compare(&s("\u{FFFD}"), &s("\u{10000}")), Some(Ordering::Less));
-        assert_eq!(compare(&b(&[127]), &b(&[128])), Some(Ordering::Less), "bytes are unsigned");
+        assert_eq!(
+            compare(&s("\u{FFFD}"), &s("\u{10000}")),
+            Some(Ordering::Less)
+        );
+        assert_eq!(
+            compare(&b(&[127]), &b(&[128])),
+            Some(Ordering::Less),
+            "bytes are unsigned"
+        );
         assert_eq!(compare(&b(&[1, 2]), &b(&[1, 2, 0])), Some(Ordering::Less));
-        assert_eq!(compare(&n("10"), &n("9")), Some(Ordering::Greater), "numeric, not textual");
+        assert_eq!(
+            compare(&n("10"), &n("9")),
+            Some(Ordering::Greater),
+            "numeric, not textual"
+        );
         assert_eq!(compare(&n("-1"), &n("-10")), Some(Ordering::Greater));
         assert_eq!(compare(&n("1.0"), &n("1")), Some(Ordering::Equal));
         assert_eq!(
-            compare(&n("12345678901234567890123456789012345678"), &n("12345678901234567890123456789012345679")),
+            compare(
+                &n("12345678901234567890123456789012345678"),
+                &n("12345678901234567890123456789012345679")
+            ),
             Some(Ordering::Less),
             "all 38 digits count"
         );
         assert_eq!(compare(&n("1e-130"), &n("0")), Some(Ordering::Greater));
-        for (x, y) in [(s("1"), n("1")), (n("1"), b(b"1")), (s("a"), b(b"a")), (ss(&["a"]), ss(&["a"]))] {
+        for (x, y) in [
+            (s("1"), n("1")),
+            (n("1"), b(b"1")),
+            (s("a"), b(b"a")),
+            (ss(&["a"]), ss(&["a"])),
+        ] {
             assert_eq!(compare(&x, &y), None, "{x:?} vs {y:?}");
         }
-        assert_eq!(compare(&AttributeValue::Bool(false), &AttributeValue::Bool(true)), None);
+        assert_eq!(
+            compare(&AttributeValue::Bool(false), &AttributeValue::Bool(true)),
+            None
+        );
         assert_eq!(compare(&n("dog"), &n("1")), None);
     }
 
     #[test]
     fn resolve_walks_maps_and_lists() {
-        let it = item(vec![("a", m(vec![("b", l(vec![n("1"), m(vec![("c", s("deep"))])]))])), ("x", s("top"))]);
+        let it = item(vec![
+            (
+                "a",
+                m(vec![("b", l(vec![n("1"), m(vec![("c", s("deep"))])]))]),
+            ),
+            ("x", s("top")),
+        ]);
         assert_eq!(resolve(&it, &path("x")), Some(&s("top")));
         assert_eq!(resolve(&it, &path("a.b[0]")), Some(&n("1")));
         assert_eq!(resolve(&it, &path("a.b[1].c")), Some(&s("deep")));
@@ -449,11 +516,26 @@ mod tests {
         assert!(values_equal(&bs(&[b"x", b"y"]), &bs(&[b"y", b"x"])));
         assert!(!values_equal(&ss(&["a", "b"]), &ss(&["a", "c"])));
         assert!(values_equal(&n("1e2"), &n("100")));
-        assert!(values_equal(&l(vec![s("a"), ns(&["1", "2"])]), &l(vec![s("a"), ns(&["2", "1"])])));
-        assert!(!values_equal(&l(vec![s("a"), s("b")]), &l(vec![s("b"), s("a")])), "lists keep order");
-        assert!(values_equal(&m(vec![("k", ss(&["x", "y"]))]), &m(vec![("k", ss(&["y", "x"]))])));
-        assert!(!values_equal(&m(vec![("k", s("x"))]), &m(vec![("k", s("x")), ("j", s("y"))])));
-        assert!(values_equal(&AttributeValue::Null(true), &AttributeValue::Null(true)));
+        assert!(values_equal(
+            &l(vec![s("a"), ns(&["1", "2"])]),
+            &l(vec![s("a"), ns(&["2", "1"])])
+        ));
+        assert!(
+            !values_equal(&l(vec![s("a"), s("b")]), &l(vec![s("b"), s("a")])),
+            "lists keep order"
+        );
+        assert!(values_equal(
+            &m(vec![("k", ss(&["x", "y"]))]),
+            &m(vec![("k", ss(&["y", "x"]))])
+        ));
+        assert!(!values_equal(
+            &m(vec![("k", s("x"))]),
+            &m(vec![("k", s("x")), ("j", s("y"))])
+        ));
+        assert!(values_equal(
+            &AttributeValue::Null(true),
+            &AttributeValue::Null(true)
+        ));
         assert!(!values_equal(&AttributeValue::Bool(true), &n("1")));
         assert!(!values_equal(&s("1"), &n("1")));
         assert!(!values_equal(&ss(&["1"]), &ns(&["1"])));
@@ -473,15 +555,37 @@ mod tests {
             assert_eq!(normalize_number(text).unwrap(), canonical, "{text}");
         }
         let syntax = message(normalize_number("NaN").unwrap_err());
-        assert_eq!(syntax, "The parameter cannot be converted to a numeric value: NaN");
-        for text in ["", "Infinity", "-Infinity", "abc", " 1", "1 ", "1e", "1.2.3"] {
-            assert!(message(normalize_number(text).unwrap_err()).contains("numeric value"), "{text:?}");
+        assert_eq!(
+            syntax,
+            "The parameter cannot be converted to a numeric value: NaN"
+        );
+        for text in [
+            "",
+            "Infinity",
+            "-Infinity",
+            "abc",
+            " 1",
+            "1 ",
+            "1e",
+            "1.2.3",
+        ] {
+            assert!(
+                message(normalize_number(text).unwrap_err()).contains("numeric value"),
+                "{text:?}"
+            );
         }
         assert!(message(normalize_number("1e126").unwrap_err()).starts_with("Number overflow"));
         assert!(message(normalize_number("1e-131").unwrap_err()).starts_with("Number underflow"));
-        assert!(message(normalize_number("1234567890123456789012345678901234567890").unwrap_err())
-            .contains("38 significant digits"));
-        assert_eq!(normalize_number("9.9999999999999999999999999999999999999E+125").unwrap().len(), 126);
+        assert!(
+            message(normalize_number("1234567890123456789012345678901234567890").unwrap_err())
+                .contains("38 significant digits")
+        );
+        assert_eq!(
+            normalize_number("9.9999999999999999999999999999999999999E+125")
+                .unwrap()
+                .len(),
+            126
+        );
     }
 
     #[test]
@@ -489,14 +593,20 @@ mod tests {
         let raw = item(vec![
             ("n", n("1.50")),
             ("set", ns(&["1e1", "2.0"])),
-            ("deep", m(vec![("list", l(vec![n("+3"), m(vec![("x", n("-0.0"))])]))])),
+            (
+                "deep",
+                m(vec![("list", l(vec![n("+3"), m(vec![("x", n("-0.0"))])]))]),
+            ),
             ("s", s("")),
             ("b", b(b"")),
         ]);
         let got = validate_item(raw).unwrap();
         assert_eq!(got["n"], n("1.5"));
         assert_eq!(got["set"], ns(&["10", "2"]));
-        assert_eq!(got["deep"], m(vec![("list", l(vec![n("3"), m(vec![("x", n("0"))])]))]));
+        assert_eq!(
+            got["deep"],
+            m(vec![("list", l(vec![n("3"), m(vec![("x", n("0"))])]))])
+        );
         assert_eq!(got["s"], s(""), "empty strings are fine outside keys");
     }
 
@@ -512,7 +622,10 @@ mod tests {
             (n("twelve"), "numeric value: twelve"),
             (ns(&["1", "NaN"]), "numeric value: NaN"),
             (m(vec![("inner", l(vec![n("1e200")]))]), "at v.inner[0]"),
-            (AttributeValue::Null(false), "Null attribute value types must have the value of true"),
+            (
+                AttributeValue::Null(false),
+                "Null attribute value types must have the value of true",
+            ),
         ];
         for (value, expected) in cases {
             let err = message(validate_item(item(vec![("v", value.clone())])).unwrap_err());
@@ -526,9 +639,15 @@ mod tests {
         for _ in 0..31 {
             deep = l(vec![deep]);
         }
-        assert!(validate_item(item(vec![("a", deep.clone())])).is_ok(), "32 levels");
+        assert!(
+            validate_item(item(vec![("a", deep.clone())])).is_ok(),
+            "32 levels"
+        );
         let err = message(validate_item(item(vec![("a", l(vec![deep]))])).unwrap_err());
-        assert!(err.contains("Nesting Levels have exceeded supported limits"), "{err}");
+        assert!(
+            err.contains("Nesting Levels have exceeded supported limits"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -554,8 +673,16 @@ mod tests {
             err,
             "Invalid UpdateExpression: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: [a, b], path two: [a, [1]]"
         );
-        assert!(check(&["a.b.c", "a.b[2]"]).unwrap_err().contains("conflict"));
-        for fine in [&["a", "b"][..], &["a.b", "a.c"], &["a.b.d", "a.b.e"], &["a[1]", "a[2]"], &["a.b", "a.c[2]"]] {
+        assert!(check(&["a.b.c", "a.b[2]"])
+            .unwrap_err()
+            .contains("conflict"));
+        for fine in [
+            &["a", "b"][..],
+            &["a.b", "a.c"],
+            &["a.b.d", "a.b.e"],
+            &["a[1]", "a[2]"],
+            &["a.b", "a.c[2]"],
+        ] {
             assert!(check(fine).is_ok(), "{fine:?}");
         }
     }
@@ -563,12 +690,20 @@ mod tests {
     #[test]
     fn check_projection_validates_paths() {
         assert!(check_projection(&[path("a.b[0]"), path("a.c")]).is_ok());
-        assert!(message(check_projection(&[path("a"), path("a.b[0]")]).unwrap_err())
-            .starts_with("Invalid ProjectionExpression: Two document paths overlap"));
-        let too_deep = Path(std::iter::once(PathElement::Attr("a".into())).chain((0..32).map(|_| PathElement::Attr("b".into()))).collect());
+        assert!(
+            message(check_projection(&[path("a"), path("a.b[0]")]).unwrap_err())
+                .starts_with("Invalid ProjectionExpression: Two document paths overlap")
+        );
+        let too_deep = Path(
+            std::iter::once(PathElement::Attr("a".into()))
+                .chain((0..32).map(|_| PathElement::Attr("b".into())))
+                .collect(),
+        );
         assert!(message(check_projection(&[too_deep]).unwrap_err()).contains("nesting levels: 33"));
-        assert!(message(check_projection(&[Path(vec![PathElement::Index(0)])]).unwrap_err())
-            .contains("must start with an attribute name"));
+        assert!(
+            message(check_projection(&[Path(vec![PathElement::Index(0)])]).unwrap_err())
+                .contains("must start with an attribute name")
+        );
     }
 
     proptest! {

@@ -58,7 +58,11 @@ impl NumberError {
 impl Decimal {
     /// Zero.
     pub(crate) fn zero() -> Self {
-        Decimal { negative: false, digits: Vec::new(), exponent: 0 }
+        Decimal {
+            negative: false,
+            digits: Vec::new(),
+            exponent: 0,
+        }
     }
 
     /// Parses decimal text as DynamoDB accepts it: an optional sign, digits with at most one
@@ -123,7 +127,11 @@ impl Decimal {
                 exponent = -exponent;
             }
         }
-        Ok(Decimal::from_digits(negative, mantissa, exponent - fraction_digits))
+        Ok(Decimal::from_digits(
+            negative,
+            mantissa,
+            exponent - fraction_digits,
+        ))
     }
 
     /// Checks DynamoDB's limits: at most 38 significant digits, leading digit between 10^-130
@@ -176,8 +184,14 @@ impl Decimal {
         if digits.is_empty() {
             return Decimal::zero();
         }
-        exponent = exponent.saturating_add(trailing as i64).clamp(-EXPONENT_CLAMP, EXPONENT_CLAMP);
-        Decimal { negative, digits, exponent }
+        exponent = exponent
+            .saturating_add(trailing as i64)
+            .clamp(-EXPONENT_CLAMP, EXPONENT_CLAMP);
+        Decimal {
+            negative,
+            digits,
+            exponent,
+        }
     }
 
     /// `-self`.
@@ -272,9 +286,10 @@ fn cmp_magnitude(a: &Decimal, b: &Decimal) -> Ordering {
         (false, true) => Ordering::Greater,
         // Canonical digits have no trailing zeros, so once the leading digits line up a plain
         // lexicographic comparison is numeric (a shorter prefix is smaller: 0.12 < 0.125).
-        (false, false) => {
-            a.adjusted_exponent().cmp(&b.adjusted_exponent()).then_with(|| a.digits.cmp(&b.digits))
-        }
+        (false, false) => a
+            .adjusted_exponent()
+            .cmp(&b.adjusted_exponent())
+            .then_with(|| a.digits.cmp(&b.digits)),
     }
 }
 
@@ -362,8 +377,28 @@ mod tests {
     #[test]
     fn rejects_text_that_is_not_a_number() {
         for text in [
-            "", "NaN", "-NaN", "Infinity", "-Infinity", "dog", "-dog", " 1", "1 ", "+e2", "1+2", "+1+2",
-            "1.2.3", "++5", "1e", "1e+", ".", "-", "e5", "0x10", "1_000", "1,5",
+            "",
+            "NaN",
+            "-NaN",
+            "Infinity",
+            "-Infinity",
+            "dog",
+            "-dog",
+            " 1",
+            "1 ",
+            "+e2",
+            "1+2",
+            "+1+2",
+            "1.2.3",
+            "++5",
+            "1e",
+            "1e+",
+            ".",
+            "-",
+            "e5",
+            "0x10",
+            "1_000",
+            "1,5",
         ] {
             assert_eq!(Decimal::parse(text), Err(NumberError::Syntax), "{text:?}");
         }
@@ -388,8 +423,14 @@ mod tests {
             assert_eq!(Decimal::parse_checked(ok).map(|_| ()), Ok(()), "{ok}");
         }
         for (bad, error) in [
-            ("123456789012345678901234567890123456789", NumberError::Precision),
-            ("3.14159265358979323846264338327950288419", NumberError::Precision),
+            (
+                "123456789012345678901234567890123456789",
+                NumberError::Precision,
+            ),
+            (
+                "3.14159265358979323846264338327950288419",
+                NumberError::Precision,
+            ),
             ("1e126", NumberError::Overflow),
             ("11e125", NumberError::Overflow),
             ("-1e126", NumberError::Overflow),
@@ -405,8 +446,8 @@ mod tests {
     #[test]
     fn orders_numerically() {
         let ascending = [
-            "-1e125", "-100", "-99.99", "-1", "-0.5", "-1e-130", "0", "1e-130", "0.1", "0.125", "0.13", "1",
-            "9", "10", "10.5", "99", "100", "1e125",
+            "-1e125", "-100", "-99.99", "-1", "-0.5", "-1e-130", "0", "1e-130", "0.1", "0.125",
+            "0.13", "1", "9", "10", "10.5", "99", "100", "1e125",
         ];
         for (i, a) in ascending.iter().enumerate() {
             for (j, b) in ascending.iter().enumerate() {
@@ -425,14 +466,21 @@ mod tests {
             ("1", "10000000000000000000000", "10000000000000000000001"),
             ("-5", "3", "-2"),
             ("5", "-5", "0"),
-            ("99999999999999999999999999999999999999", "1", "100000000000000000000000000000000000000"),
+            (
+                "99999999999999999999999999999999999999",
+                "1",
+                "100000000000000000000000000000000000000",
+            ),
             ("1.5", "-0.25", "1.25"),
             ("-0.1", "-0.02", "-0.12"),
             ("0", "-7", "-7"),
         ] {
             assert_eq!(d(a).add(&d(b)).to_string(), sum, "{a} + {b}");
         }
-        assert_eq!(d("10000000000000000000000").sub(&d("1")).to_string(), "9999999999999999999999");
+        assert_eq!(
+            d("10000000000000000000000").sub(&d("1")).to_string(),
+            "9999999999999999999999"
+        );
         assert_eq!(d("3").sub(&d("5")).to_string(), "-2");
         assert_eq!(d("0.3").sub(&d("0.1")).to_string(), "0.2");
     }
@@ -442,14 +490,27 @@ mod tests {
         // 38 nines plus one is 1E+38: one significant digit, a valid DynamoDB number.
         let big = d("99999999999999999999999999999999999999").add(&d("1"));
         assert_eq!(big.check(), Ok(()));
-        assert_eq!(d("99999999999999999999999999999999999999").add(&d("0.1")).check(), Err(NumberError::Precision));
-        assert_eq!(d("1e50").add(&d("1")).check(), Err(NumberError::Precision));
-        assert_eq!(d("9e125").add(&d("9e125")).check(), Err(NumberError::Overflow));
         assert_eq!(
-            d("9.9999999999999999999999999999999999999E+125").add(&d("1E+125")).check(),
+            d("99999999999999999999999999999999999999")
+                .add(&d("0.1"))
+                .check(),
+            Err(NumberError::Precision)
+        );
+        assert_eq!(d("1e50").add(&d("1")).check(), Err(NumberError::Precision));
+        assert_eq!(
+            d("9e125").add(&d("9e125")).check(),
             Err(NumberError::Overflow)
         );
-        assert_eq!(d("1e-130").sub(&d("1.1e-130")).check(), Err(NumberError::Underflow));
+        assert_eq!(
+            d("9.9999999999999999999999999999999999999E+125")
+                .add(&d("1E+125"))
+                .check(),
+            Err(NumberError::Overflow)
+        );
+        assert_eq!(
+            d("1e-130").sub(&d("1.1e-130")).check(),
+            Err(NumberError::Underflow)
+        );
     }
 
     fn decimal_text(mantissa: i64, scale: u32) -> String {

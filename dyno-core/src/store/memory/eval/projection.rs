@@ -22,12 +22,19 @@ enum Node {
 pub(super) fn project(item: &Item, paths: &[Path]) -> Item {
     let mut selected: HashMap<String, Node> = HashMap::new();
     for path in paths {
-        let Some((PathElement::Attr(name), rest)) = path.0.split_first() else { continue };
-        let (Some(value), Some(_)) = (item.get(name), resolve(item, path)) else { continue };
+        let Some((PathElement::Attr(name), rest)) = path.0.split_first() else {
+            continue;
+        };
+        let (Some(value), Some(_)) = (item.get(name), resolve(item, path)) else {
+            continue;
+        };
         let previous = selected.remove(name);
         selected.insert(name.clone(), select(value, rest, previous));
     }
-    selected.into_iter().map(|(name, node)| (name, node.into_value())).collect()
+    selected
+        .into_iter()
+        .map(|(name, node)| (name, node.into_value()))
+        .collect()
 }
 
 /// Adds the part of `value` that `rest` selects to what `node` already holds. `rest` must
@@ -71,10 +78,15 @@ impl Node {
     fn into_value(self) -> AttributeValue {
         match self {
             Node::Whole(value) => value,
-            Node::Map(children) => {
-                AttributeValue::M(children.into_iter().map(|(k, node)| (k, node.into_value())).collect())
+            Node::Map(children) => AttributeValue::M(
+                children
+                    .into_iter()
+                    .map(|(k, node)| (k, node.into_value()))
+                    .collect(),
+            ),
+            Node::List(children) => {
+                AttributeValue::L(children.into_values().map(Node::into_value).collect())
             }
-            Node::List(children) => AttributeValue::L(children.into_values().map(Node::into_value).collect()),
         }
     }
 }
@@ -87,19 +99,38 @@ mod tests {
     fn sample() -> Item {
         item(vec![
             ("p", s("key")),
-            ("a", m(vec![("b", l(vec![n("2"), n("4"), m(vec![("x", s("hi")), ("y", s("yo"))])])), ("c", n("5"))])),
+            (
+                "a",
+                m(vec![
+                    (
+                        "b",
+                        l(vec![
+                            n("2"),
+                            n("4"),
+                            m(vec![("x", s("hi")), ("y", s("yo"))]),
+                        ]),
+                    ),
+                    ("c", n("5")),
+                ]),
+            ),
             ("b", s("hello")),
         ])
     }
 
     fn proj(paths: &[&str]) -> Item {
-        project(&sample(), &paths.iter().map(|p| path(p)).collect::<Vec<_>>())
+        project(
+            &sample(),
+            &paths.iter().map(|p| path(p)).collect::<Vec<_>>(),
+        )
     }
 
     #[test]
     fn top_level_attributes() {
         assert_eq!(proj(&["b"]), item(vec![("b", s("hello"))]));
-        assert_eq!(proj(&["p", "b"]), item(vec![("p", s("key")), ("b", s("hello"))]));
+        assert_eq!(
+            proj(&["p", "b"]),
+            item(vec![("p", s("key")), ("b", s("hello"))])
+        );
         assert_eq!(proj(&["nonexistent"]), Item::new());
         assert_eq!(proj(&["a"])["a"], sample()["a"]);
     }
@@ -108,14 +139,39 @@ mod tests {
     fn nested_paths_keep_their_place() {
         assert_eq!(
             proj(&["a.b"]),
-            item(vec![("a", m(vec![("b", l(vec![n("2"), n("4"), m(vec![("x", s("hi")), ("y", s("yo"))])]))]))])
+            item(vec![(
+                "a",
+                m(vec![(
+                    "b",
+                    l(vec![
+                        n("2"),
+                        n("4"),
+                        m(vec![("x", s("hi")), ("y", s("yo"))])
+                    ])
+                )])
+            )])
         );
-        assert_eq!(proj(&["a.b[0]"]), item(vec![("a", m(vec![("b", l(vec![n("2")]))]))]));
+        assert_eq!(
+            proj(&["a.b[0]"]),
+            item(vec![("a", m(vec![("b", l(vec![n("2")]))]))])
+        );
         assert_eq!(
             proj(&["a.b[2]"]),
-            item(vec![("a", m(vec![("b", l(vec![m(vec![("x", s("hi")), ("y", s("yo"))])]))]))])
+            item(vec![(
+                "a",
+                m(vec![(
+                    "b",
+                    l(vec![m(vec![("x", s("hi")), ("y", s("yo"))])])
+                )])
+            )])
         );
-        assert_eq!(proj(&["a.b[2].y"]), item(vec![("a", m(vec![("b", l(vec![m(vec![("y", s("yo"))])]))]))]));
+        assert_eq!(
+            proj(&["a.b[2].y"]),
+            item(vec![(
+                "a",
+                m(vec![("b", l(vec![m(vec![("y", s("yo"))])]))])
+            )])
+        );
     }
 
     #[test]
@@ -123,15 +179,27 @@ mod tests {
         assert_eq!(proj(&["a.b[2].x", "a.b[0]"]), proj(&["a.b[0]", "a.b[2].x"]));
         assert_eq!(
             proj(&["a.b[2].x", "a.b[0]"]),
-            item(vec![("a", m(vec![("b", l(vec![n("2"), m(vec![("x", s("hi"))])]))]))])
+            item(vec![(
+                "a",
+                m(vec![("b", l(vec![n("2"), m(vec![("x", s("hi"))])]))])
+            )])
         );
     }
 
     #[test]
     fn several_paths_merge() {
-        assert_eq!(proj(&["a.b[0]", "a.b[1]"]), item(vec![("a", m(vec![("b", l(vec![n("2"), n("4")]))]))]));
-        assert_eq!(proj(&["a.b[0]", "a.c"]), item(vec![("a", m(vec![("b", l(vec![n("2")])), ("c", n("5"))]))]));
-        assert_eq!(proj(&["a.c", "b"]), item(vec![("a", m(vec![("c", n("5"))])), ("b", s("hello"))]));
+        assert_eq!(
+            proj(&["a.b[0]", "a.b[1]"]),
+            item(vec![("a", m(vec![("b", l(vec![n("2"), n("4")]))]))])
+        );
+        assert_eq!(
+            proj(&["a.b[0]", "a.c"]),
+            item(vec![("a", m(vec![("b", l(vec![n("2")])), ("c", n("5"))]))])
+        );
+        assert_eq!(
+            proj(&["a.c", "b"]),
+            item(vec![("a", m(vec![("c", n("5"))])), ("b", s("hello"))])
+        );
         // Overlapping paths (refused by check_projection) still select their union.
         assert_eq!(proj(&["a", "a.c"])["a"], sample()["a"]);
         assert_eq!(proj(&["a.c", "a"])["a"], sample()["a"]);
@@ -139,9 +207,22 @@ mod tests {
 
     #[test]
     fn paths_that_do_not_resolve_select_nothing() {
-        for p in ["x", "a.b[3]", "a.x", "a.x.y", "a.b[3].x", "a.b.x", "a[0]", "a.b[0].x", "a.b[0][0]"] {
+        for p in [
+            "x",
+            "a.b[3]",
+            "a.x",
+            "a.x.y",
+            "a.b[3].x",
+            "a.b.x",
+            "a[0]",
+            "a.b[0].x",
+            "a.b[0][0]",
+        ] {
             assert_eq!(proj(&[p]), Item::new(), "{p}");
         }
-        assert_eq!(proj(&["a.x", "a.b[0]", "x", "a.b[3].x"]), item(vec![("a", m(vec![("b", l(vec![n("2")]))]))]));
+        assert_eq!(
+            proj(&["a.x", "a.b[0]", "x", "a.b[3].x"]),
+            item(vec![("a", m(vec![("b", l(vec![n("2")]))]))])
+        );
     }
 }
