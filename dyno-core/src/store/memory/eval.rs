@@ -29,7 +29,6 @@ pub(crate) const MAX_NESTING: usize = 32;
 
 /// DynamoDB's order between two values of one scalar type: S and B bytewise, N numerically
 /// (38 digits of precision). `None` for values of different or non-scalar types.
-#[allow(dead_code)] // the engine's query and filter code calls it; kept callable while that lands
 pub(crate) fn compare(a: &AttributeValue, b: &AttributeValue) -> Option<Ordering> {
     match (a, b) {
         // `str` and `[u8]` order bytewise, unsigned: UTF-8 byte order for strings.
@@ -63,7 +62,6 @@ fn resolve_elements<'a>(item: &'a Item, elements: &[PathElement]) -> Option<&'a 
 
 /// Evaluates a condition against an item (`None`: the item does not exist). Errors are
 /// DynamoDB's validation errors (for example an invalid operand type for a function).
-#[allow(dead_code)] // called by the engine's conditional writes and filters
 pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bool> {
     condition::check(cond)?;
     Ok(condition::eval(cond, item))
@@ -77,7 +75,6 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
 /// On error `item` is left unchanged. The item is taken to exist; for an item being created by
 /// the update, [`apply_update_to`] with `exists = false` matches DynamoDB exactly (it ignores
 /// `REMOVE a.b` there instead of reporting an invalid path).
-#[allow(dead_code)] // called by the engine's UpdateItem and transactional Update
 pub(crate) fn apply_update(
     update: &Update,
     key_names: &[&str],
@@ -88,7 +85,7 @@ pub(crate) fn apply_update(
 
 /// [`apply_update`], saying whether the item existed before the update (`false`: `item` holds
 /// only the key, and nested REMOVE paths are ignored as DynamoDB does for a missing item).
-#[allow(dead_code)] // for the engine's UpdateItem on a missing item
+#[allow(dead_code)] // offered to the engine: exact REMOVE semantics for an update that creates
 pub(crate) fn apply_update_to(
     update: &Update,
     key_names: &[&str],
@@ -99,14 +96,13 @@ pub(crate) fn apply_update_to(
 }
 
 /// The item restricted to `paths` (ProjectionExpression semantics, nested paths included).
-#[allow(dead_code)] // called by the engine's reads with a ProjectionExpression
 pub(crate) fn project(item: &Item, paths: &[Path]) -> Item {
     projection::project(item, paths)
 }
 
 /// Validates a ProjectionExpression's paths as DynamoDB does before reading: no two paths may
 /// overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`), none deeper than 32 levels.
-#[allow(dead_code)] // for the engine's reads with a ProjectionExpression
+#[allow(dead_code)] // offered to the engine: adds conflict and depth checks to its own
 pub(crate) fn check_projection(paths: &[Path]) -> Result<()> {
     for path in paths {
         check_path(path, "ProjectionExpression")?;
@@ -116,7 +112,6 @@ pub(crate) fn check_projection(paths: &[Path]) -> Result<()> {
 
 /// Validates and normalizes a number string as DynamoDB stores it (38 significant digits,
 /// magnitude between 1e-130 and 1e126, canonical form). Errors are validation errors.
-#[allow(dead_code)] // called through validate_item, and by the engine for key values
 pub(crate) fn normalize_number(n: &str) -> Result<String> {
     Decimal::parse_checked(n)
         .map(|d| d.to_string())
@@ -125,7 +120,6 @@ pub(crate) fn normalize_number(n: &str) -> Result<String> {
 
 /// Validates the attribute values of an item as DynamoDB does on write: numbers valid, sets
 /// non-empty and without duplicates, nested values too. Returns the item with numbers normalized.
-#[allow(dead_code)] // called by the engine on every write
 pub(crate) fn validate_item(item: Item) -> Result<Item> {
     item.into_iter()
         .map(|(name, value)| {
