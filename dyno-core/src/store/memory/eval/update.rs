@@ -207,7 +207,7 @@ fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValu
             AttributeValue::Bs(union(e, v, |x| x.as_ref().to_vec()))
         }
         (AttributeValue::Ns(e), AttributeValue::Ns(v)) => {
-            AttributeValue::Ns(union(e, v, number_key))
+            AttributeValue::Ns(union(e, v, |x| number_key(x)))
         }
         (existing, _) => return Err(incorrect_data_type("ADD", path, existing, &value)),
     })
@@ -242,7 +242,7 @@ fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
             AttributeValue::Bs(difference(e, v, |x| x.as_ref().to_vec()))
         }
         (AttributeValue::Ns(e), AttributeValue::Ns(v)) => {
-            AttributeValue::Ns(difference(e, v, number_key))
+            AttributeValue::Ns(difference(e, v, |x| number_key(x)))
         }
         (existing, _) => return Err(incorrect_data_type("DELETE", path, existing, &value)),
     };
@@ -259,10 +259,10 @@ fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
 }
 
 /// Set elements compare by value: numbers numerically.
-fn number_key(n: &String) -> String {
+fn number_key(n: &str) -> String {
     Decimal::parse(n)
         .map(|d| d.to_string())
-        .unwrap_or_else(|_| n.clone())
+        .unwrap_or_else(|_| n.to_owned())
 }
 
 fn union<T: Clone, K: std::hash::Hash + Eq>(
