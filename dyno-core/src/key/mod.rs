@@ -10,6 +10,7 @@
 //!   (`USER#123`) parse too;
 //! - no case folding.
 
+mod features;
 mod impls;
 mod template;
 

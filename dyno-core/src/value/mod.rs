@@ -3,6 +3,8 @@
 //! Items are the SDK's own `HashMap<String, AttributeValue>`; there is no second value type.
 //! `Option<T>` maps to an absent attribute, never to `NULL`.
 
+mod epoch;
+pub(crate) mod features;
 mod impls;
 mod size;
 
@@ -11,6 +13,7 @@ use std::sync::Arc;
 
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
+pub use self::epoch::{from_epoch_seconds, to_epoch_seconds, EpochSeconds, EpochTime};
 pub use self::impls::{BuildHasherBound, Bytes, NumberValue, Serde, SetElement};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};
