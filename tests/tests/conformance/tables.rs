@@ -44,7 +44,7 @@ fn lifecycle(c: &mut Ctx) -> BoxFuture<'_, ()> {
 fn invalid_definitions(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let name = |_: &Ctx, n: &str| crate::backend::unique_table_name(n);
-        let lsi_without_sort = TableDef::new(name(c, "bad-lsi"), "PK", None).local_index(IndexDef::new("L", "PK", Some("X")));
+        let lsi_without_sort = TableDef::new(name(c, "bad-lsi"), "PK", None).local_index(IndexDef::new("LSI", "PK", Some("X")));
         let o = c.create_table("an LSI on a table without sort key", lsi_without_sort).await;
         c.invalid(&o, "LSI needs a table sort key");
         let lsi_other_pk = TableDef::new(name(c, "bad-lsi-pk"), "PK", Some("SK")).local_index(IndexDef::new("LSI", "OTHER", Some("X")));
