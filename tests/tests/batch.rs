@@ -37,7 +37,11 @@ fn product(i: usize) -> Product {
 }
 
 fn fast(attempts: u32) -> RetryPolicy {
-    RetryPolicy { max_attempts: attempts, base_delay: Duration::from_millis(1), max_delay: Duration::from_millis(4) }
+    RetryPolicy {
+        max_attempts: attempts,
+        base_delay: Duration::from_millis(1),
+        max_delay: Duration::from_millis(4),
+    }
 }
 
 /// The product number in a key or item (`PK = PRODUCT#p0042`).
@@ -50,11 +54,19 @@ fn number_of(item: &Item) -> usize {
 
 /// The product numbers stored in the inner store (read without faults).
 async fn stored(store: &FaultStore<MemoryStore>) -> BTreeSet<usize> {
-    Product::scan().all(store.inner()).await.unwrap().iter().map(|p| p.price_cents as usize).collect()
+    Product::scan()
+        .all(store.inner())
+        .await
+        .unwrap()
+        .iter()
+        .map(|p| p.price_cents as usize)
+        .collect()
 }
 
 fn keys(range: impl Iterator<Item = usize>) -> Vec<dyno_core::ops::Key<Product>> {
-    range.map(|i| Product::key(&format!("p{i:04}")).unwrap()).collect()
+    range
+        .map(|i| Product::key(&format!("p{i:04}")).unwrap())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,16 +94,38 @@ async fn writes_and_reads_1000_items_through_unprocessed_items_and_throttling() 
     assert_eq!(stored(&store).await, (0..1000).collect());
 
     // Read them back through the same kind of faults, in the order asked (reversed here).
-    store.unprocessed_keys(Pick::Fraction { ratio: 0.4, seed: 42 }, None);
+    store.unprocessed_keys(
+        Pick::Fraction {
+            ratio: 0.4,
+            seed: 42,
+        },
+        None,
+    );
     store.throttle_next(Op::BatchGet, 3);
-    let got = BatchGet::new(keys((0..1000).rev())).retry(fast(30)).send(&store).await.unwrap();
+    let got = BatchGet::new(keys((0..1000).rev()))
+        .retry(fast(30))
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(got.len(), 1000);
-    assert!(got.iter().zip((0..1000).rev()).all(|(p, i)| *p == product(i)), "items out of order or wrong");
+    assert!(
+        got.iter()
+            .zip((0..1000).rev())
+            .all(|(p, i)| *p == product(i)),
+        "items out of order or wrong"
+    );
     assert!(store.calls(Op::BatchGet) > 10 + 3, "no key was retried");
 
     // Missing keys are simply absent.
-    let got = BatchGet::new(keys([5, 5000, 7].into_iter())).retry(fast(30)).send(&store).await.unwrap();
-    assert_eq!(got.iter().map(|p| p.price_cents).collect::<Vec<_>>(), [5, 7]);
+    let got = BatchGet::new(keys([5, 5000, 7].into_iter()))
+        .retry(fast(30))
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(
+        got.iter().map(|p| p.price_cents).collect::<Vec<_>>(),
+        [5, 7]
+    );
 
     // Deletes (and puts mixed in) go through the same engine.
     let mut batch = BatchWriter::new().retry(fast(20));
@@ -110,32 +144,56 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     let store = faulty().await;
     // Each attempt holds back about 60% of what it is sent: after 3 attempts about a fifth of the
     // items are still unwritten.
-    store.unprocessed_writes(Pick::Fraction { ratio: 0.6, seed: 7 }, None);
+    store.unprocessed_writes(
+        Pick::Fraction {
+            ratio: 0.6,
+            seed: 7,
+        },
+        None,
+    );
     store.throttle_next(Op::BatchWrite, 4);
     let all: BTreeSet<usize> = (0..1000).collect();
 
     let mut batch = BatchWriter::new().retry(fast(3));
-    batch.put_all(&(0..1000).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..1000).map(product).collect::<Vec<_>>())
+        .unwrap();
     let returned = match batch.send(&store).await {
-        Err(Error::BatchIncomplete { unprocessed_writes, unprocessed_keys, attempts }) => {
+        Err(Error::BatchIncomplete {
+            unprocessed_writes,
+            unprocessed_keys,
+            attempts,
+        }) => {
             assert!(unprocessed_keys.is_empty());
             assert_eq!(attempts, 3);
-            let numbers: Vec<usize> = unprocessed_writes.iter().map(|w| number_of(write_key(w))).collect();
+            let numbers: Vec<usize> = unprocessed_writes
+                .iter()
+                .map(|w| number_of(write_key(w)))
+                .collect();
             let set: BTreeSet<usize> = numbers.iter().copied().collect();
             assert_eq!(set.len(), numbers.len(), "an item was returned twice");
             set
         }
         other => panic!("expected BatchIncomplete, got {other:?}"),
     };
-    assert!(!returned.is_empty() && returned.len() < 1000, "{} returned", returned.len());
+    assert!(
+        !returned.is_empty() && returned.len() < 1000,
+        "{} returned",
+        returned.len()
+    );
     // Every item is either stored or returned, never both, never neither.
     let written = stored(&store).await;
     assert!(written.is_disjoint(&returned));
-    assert_eq!(written.union(&returned).copied().collect::<BTreeSet<_>>(), all);
+    assert_eq!(
+        written.union(&returned).copied().collect::<BTreeSet<_>>(),
+        all
+    );
 
     // run() reports instead of failing: written + unprocessed = everything given.
     let mut batch = BatchWriter::new().retry(fast(3));
-    batch.put_all(&(0..1000).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..1000).map(product).collect::<Vec<_>>())
+        .unwrap();
     let report = batch.run(&store).await;
     assert_eq!(report.written + report.unprocessed.len(), 1000);
     assert!(!report.unprocessed.is_empty());
@@ -143,11 +201,26 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     // Reads: keys still unread after the attempts are returned; run() keeps the items read.
     store.clear_unprocessed();
     let mut fill = BatchWriter::new();
-    fill.put_all(&(0..1000).map(product).collect::<Vec<_>>()).unwrap();
+    fill.put_all(&(0..1000).map(product).collect::<Vec<_>>())
+        .unwrap();
     fill.send(&store).await.unwrap();
-    store.unprocessed_keys(Pick::Fraction { ratio: 0.6, seed: 9 }, None);
-    let unread = match BatchGet::new(keys(0..1000)).retry(fast(3)).send(&store).await {
-        Err(Error::BatchIncomplete { unprocessed_keys, unprocessed_writes, .. }) => {
+    store.unprocessed_keys(
+        Pick::Fraction {
+            ratio: 0.6,
+            seed: 9,
+        },
+        None,
+    );
+    let unread = match BatchGet::new(keys(0..1000))
+        .retry(fast(3))
+        .send(&store)
+        .await
+    {
+        Err(Error::BatchIncomplete {
+            unprocessed_keys,
+            unprocessed_writes,
+            ..
+        }) => {
             assert!(unprocessed_writes.is_empty());
             let set: BTreeSet<usize> = unprocessed_keys.iter().map(|k| number_of(&k.key)).collect();
             assert_eq!(set.len(), unprocessed_keys.len());
@@ -156,9 +229,21 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
         other => panic!("expected BatchIncomplete, got {other:?}"),
     };
     assert!(!unread.is_empty() && unread.len() < 1000);
-    let report = BatchGet::new(keys(0..1000)).retry(fast(3)).run(&store).await.unwrap();
-    let read: BTreeSet<usize> = report.items.iter().map(|p| p.price_cents as usize).collect();
-    let left: BTreeSet<usize> = report.unprocessed.iter().map(|k| number_of(&k.key)).collect();
+    let report = BatchGet::new(keys(0..1000))
+        .retry(fast(3))
+        .run(&store)
+        .await
+        .unwrap();
+    let read: BTreeSet<usize> = report
+        .items
+        .iter()
+        .map(|p| p.price_cents as usize)
+        .collect();
+    let left: BTreeSet<usize> = report
+        .unprocessed
+        .iter()
+        .map(|k| number_of(&k.key))
+        .collect();
     assert!(read.is_disjoint(&left));
     assert_eq!(read.union(&left).copied().collect::<BTreeSet<_>>(), all);
 }
@@ -168,9 +253,15 @@ async fn persistent_throttling_exhausts_attempts_and_returns_everything() {
     let store = faulty().await;
     store.fail_always(Op::BatchWrite, dyno_tests::fault::throttled);
     let mut batch = BatchWriter::new().retry(fast(3)).concurrency(2);
-    batch.put_all(&(0..60).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..60).map(product).collect::<Vec<_>>())
+        .unwrap();
     match batch.send(&store).await {
-        Err(Error::BatchIncomplete { unprocessed_writes, attempts, .. }) => {
+        Err(Error::BatchIncomplete {
+            unprocessed_writes,
+            attempts,
+            ..
+        }) => {
             assert_eq!(unprocessed_writes.len(), 60);
             assert_eq!(attempts, 3);
         }
@@ -184,30 +275,60 @@ async fn persistent_throttling_exhausts_attempts_and_returns_everything() {
 async fn non_retryable_errors_stop_their_chunk_and_are_reported() {
     let store = faulty().await;
     // With concurrency 1 chunks run in order: the first chunk's call fails for good.
-    store.fail_next(Op::BatchWrite, 1, || Error::validation("injected: item invalid"));
+    store.fail_next(Op::BatchWrite, 1, || {
+        Error::validation("injected: item invalid")
+    });
     let mut batch = BatchWriter::new().retry(fast(5)).concurrency(1);
-    batch.put_all(&(0..100).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..100).map(product).collect::<Vec<_>>())
+        .unwrap();
     let report = batch.run(&store).await;
     assert_eq!(report.errors.len(), 1);
     assert!(matches!(report.errors[0], Error::Validation { .. }));
-    let left: BTreeSet<usize> = report.unprocessed.iter().map(|w| number_of(write_key(w))).collect();
-    assert_eq!(left, (0..25).collect(), "the failed chunk's writes are returned");
+    let left: BTreeSet<usize> = report
+        .unprocessed
+        .iter()
+        .map(|w| number_of(write_key(w)))
+        .collect();
+    assert_eq!(
+        left,
+        (0..25).collect(),
+        "the failed chunk's writes are returned"
+    );
     assert_eq!(report.written, 75);
-    assert_eq!(store.calls(Op::BatchWrite), 4, "a non-retryable error is not retried");
+    assert_eq!(
+        store.calls(Op::BatchWrite),
+        4,
+        "a non-retryable error is not retried"
+    );
     assert_eq!(stored(&store).await, (25..100).collect());
 
     // send(): the same, as BatchIncomplete.
-    store.fail_next(Op::BatchWrite, 1, || Error::validation("injected: item invalid"));
+    store.fail_next(Op::BatchWrite, 1, || {
+        Error::validation("injected: item invalid")
+    });
     let mut batch = BatchWriter::new().retry(fast(5)).concurrency(1);
-    batch.put_all(&(0..100).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..100).map(product).collect::<Vec<_>>())
+        .unwrap();
     let err = batch.send(&store).await.unwrap_err();
-    assert!(matches!(&err, Error::BatchIncomplete { unprocessed_writes, .. } if unprocessed_writes.len() == 25), "{err:?}");
+    assert!(
+        matches!(&err, Error::BatchIncomplete { unprocessed_writes, .. } if unprocessed_writes.len() == 25),
+        "{err:?}"
+    );
 
     // When every request fails with a non-retryable error, that error is returned.
-    store.fail_always(Op::BatchWrite, || Error::ResourceNotFound { message: "injected: no table".into() });
+    store.fail_always(Op::BatchWrite, || Error::ResourceNotFound {
+        message: "injected: no table".into(),
+    });
     let mut batch = BatchWriter::new();
-    batch.put_all(&(0..60).map(product).collect::<Vec<_>>()).unwrap();
-    assert!(matches!(batch.send(&store).await, Err(Error::ResourceNotFound { .. })));
+    batch
+        .put_all(&(0..60).map(product).collect::<Vec<_>>())
+        .unwrap();
+    assert!(matches!(
+        batch.send(&store).await,
+        Err(Error::ResourceNotFound { .. })
+    ));
 }
 
 /// Counts the batch calls in flight at once; each call yields before it finishes so that the
@@ -278,16 +399,26 @@ impl Store for InFlight {
 
 #[tokio::test]
 async fn requests_in_flight_are_bounded_by_the_concurrency() {
-    let store = InFlight { inner: MemoryStore::new(), now: AtomicUsize::new(0), max: AtomicUsize::new(0) };
+    let store = InFlight {
+        inner: MemoryStore::new(),
+        now: AtomicUsize::new(0),
+        max: AtomicUsize::new(0),
+    };
     store.create_table(&ecommerce_table(TABLE)).await.unwrap();
     let mut batch = BatchWriter::new().concurrency(3);
-    batch.put_all(&(0..250).map(product).collect::<Vec<_>>()).unwrap();
+    batch
+        .put_all(&(0..250).map(product).collect::<Vec<_>>())
+        .unwrap();
     let report = batch.send(&store).await.unwrap();
     assert_eq!((report.written, report.requests), (250, 10));
     assert_eq!(store.max.load(Ordering::SeqCst), 3);
 
     store.max.store(0, Ordering::SeqCst);
-    let got = BatchGet::new(keys(0..250)).concurrency(2).send(&store).await.unwrap();
+    let got = BatchGet::new(keys(0..250))
+        .concurrency(2)
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(got.len(), 250);
     assert_eq!(store.max.load(Ordering::SeqCst), 2);
 }
@@ -297,13 +428,28 @@ async fn duplicate_keys_are_refused_before_sending() {
     let store = faulty().await;
     let mut batch = BatchWriter::new();
     batch.put(&product(1)).unwrap();
-    let err = batch.put(&Product { name: "other".into(), ..product(1) }).map(|_| ()).unwrap_err();
-    assert!(matches!(&err, Error::Validation { message } if message.contains("PRODUCT#p0001")), "{err}");
-    let err = batch.delete(Product::key("p0001").unwrap()).map(|_| ()).unwrap_err();
+    let err = batch
+        .put(&Product {
+            name: "other".into(),
+            ..product(1)
+        })
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Validation { message } if message.contains("PRODUCT#p0001")),
+        "{err}"
+    );
+    let err = batch
+        .delete(Product::key("p0001").unwrap())
+        .map(|_| ())
+        .unwrap_err();
     assert!(matches!(err, Error::Validation { .. }));
     assert_eq!(batch.len(), 1);
 
-    let err = BatchGet::new(keys([1, 2, 1].into_iter())).send(&store).await.unwrap_err();
+    let err = BatchGet::new(keys([1, 2, 1].into_iter()))
+        .send(&store)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::Validation { .. }), "{err}");
     assert_eq!(store.counts().total(), 0);
 }

@@ -81,12 +81,21 @@ impl<T: FromItem> Query<T> {
         keys: Vec<KeyCondition>,
     ) -> Self {
         let table = table.into();
-        let requests = keys.into_iter().map(|k| QueryRequest::new(table.clone(), index, k)).collect();
+        let requests = keys
+            .into_iter()
+            .map(|k| QueryRequest::new(table.clone(), index, k))
+            .collect();
         Query::from_requests(requests, sort_key.map(str::to_owned))
     }
 
     fn from_requests(requests: Vec<QueryRequest>, sort_key: Option<String>) -> Self {
-        let mut q = Query { requests, sort_key, limit: None, projection_set: false, _t: PhantomData };
+        let mut q = Query {
+            requests,
+            sort_key,
+            limit: None,
+            projection_set: false,
+            _t: PhantomData,
+        };
         if let Some(attrs) = T::projection() {
             q = q.with_projection(attrs.iter().map(|a| Path::attr(*a)).collect());
             q.projection_set = false;
@@ -137,10 +146,15 @@ impl<T: FromItem> Query<T> {
     }
 
     fn with_projection(self, mut paths: Vec<Path>) -> Self {
-        let extra = T::ttl_attribute().into_iter().chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1));
+        let extra = T::ttl_attribute()
+            .into_iter()
+            .chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1));
         let extra: Vec<String> = extra.map(str::to_owned).collect();
         for name in extra {
-            if !paths.iter().any(|p| p.top() == Some(name.as_str()) && p.0.len() == 1) {
+            if !paths
+                .iter()
+                .any(|p| p.top() == Some(name.as_str()) && p.0.len() == 1)
+            {
                 paths.push(Path::attr(name));
             }
         }
@@ -193,7 +207,10 @@ impl<T: FromItem> Query<T> {
 
     /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
     /// the first error.
-    pub fn stream<'s, S: Store + ?Sized>(self, store: &'s S) -> impl Stream<Item = Result<T>> + Send + 's {
+    pub fn stream<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<T>> + Send + 's {
         let span = self.span("stream");
         let mut plan = self.plan();
         if self.requests.is_empty() {
@@ -206,9 +223,16 @@ impl<T: FromItem> Query<T> {
     /// resumes this query only; with any other query it is [`crate::Error::InvalidCursor`].
     ///
     /// A page holds the items of one request per shard; it can be empty while more pages follow.
-    pub async fn page<S: Store + ?Sized>(&self, store: &S, cursor: Option<&Cursor>) -> Result<PageOf<T>> {
+    pub async fn page<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        cursor: Option<&Cursor>,
+    ) -> Result<PageOf<T>> {
         if self.requests.is_empty() {
-            return Ok(PageOf { items: Vec::new(), cursor: None });
+            return Ok(PageOf {
+                items: Vec::new(),
+                cursor: None,
+            });
         }
         let fingerprint = self.fingerprint();
         let state = match cursor {
@@ -216,8 +240,15 @@ impl<T: FromItem> Query<T> {
             None => PageState::start(self.requests.len()),
         };
         let span = self.span("page");
-        let round = self.plan().round::<T, S>(store, &state).instrument(span).await?;
-        Ok(PageOf { items: round.items, cursor: round.next.map(|s| Cursor::new(fingerprint, s)) })
+        let round = self
+            .plan()
+            .round::<T, S>(store, &state)
+            .instrument(span)
+            .await?;
+        Ok(PageOf {
+            items: round.items,
+            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+        })
     }
 
     /// The first result, if any.
@@ -236,7 +267,10 @@ impl<T: FromItem> Query<T> {
             return Ok(0);
         }
         let span = self.span("count");
-        let n = Lanes::Query(self.requests).count(store).instrument(span).await?;
+        let n = Lanes::Query(self.requests)
+            .count(store)
+            .instrument(span)
+            .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
     }
 }
@@ -246,7 +280,11 @@ fn static_empty_guard(requests: &[QueryRequest]) -> &QueryRequest {
     static EMPTY: OnceLock<QueryRequest> = OnceLock::new();
     requests.first().unwrap_or_else(|| {
         EMPTY.get_or_init(|| {
-            QueryRequest::new("", None, KeyCondition::partition("", crate::value::AttributeValue::S(String::new())))
+            QueryRequest::new(
+                "",
+                None,
+                KeyCondition::partition("", crate::value::AttributeValue::S(String::new())),
+            )
         })
     })
 }
