@@ -42,6 +42,15 @@ pub const MAX_BATCH_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// How failed batch requests are retried: up to `max_attempts` requests per chunk, waiting
 /// between them a jittered exponential delay (`base_delay × 2^retry`, capped at `max_delay`, of
 /// which a random half is waited: "equal jitter", so concurrent chunks spread out).
+///
+/// ```
+/// use std::time::Duration;
+/// use dyno_core::ops::RetryPolicy;
+///
+/// let policy = RetryPolicy { max_attempts: 5, base_delay: Duration::from_millis(20), max_delay: Duration::from_secs(1) };
+/// let third_retry = policy.delay(2); // between 40 and 80 ms
+/// assert!(third_retry >= Duration::from_millis(40) && third_retry <= Duration::from_millis(80));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Requests per chunk, the first included (at least 1).

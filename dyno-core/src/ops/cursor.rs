@@ -54,6 +54,13 @@ impl PageState {
 /// across processes and restarts. A forged cursor can only move the start position inside the same
 /// query, whose key condition and filter always come from the server-side query, never from the
 /// cursor.
+///
+/// ```
+/// use dyno_core::ops::Cursor;
+/// use dyno_core::Error;
+///
+/// assert!(matches!(Cursor::parse("not-a-cursor"), Err(Error::InvalidCursor { .. })));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cursor {
     fingerprint: u64,

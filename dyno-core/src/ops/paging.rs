@@ -7,7 +7,9 @@
 //! `LastEvaluatedKey`'s sort key (its *frontier*): items beyond the smallest frontier (largest,
 //! descending) could be preceded by items not read yet, so they are not emitted; their lane resumes
 //! after its last emitted item next round. The lane with the smallest frontier always advances, so
-//! every round makes progress.
+//! every round makes progress. The price: a lane can read the same page more than once (a round
+//! reads up to one page per shard and may emit less), which cursors make unavoidable, since they
+//! carry positions, never buffered items.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;

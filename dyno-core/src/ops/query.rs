@@ -26,7 +26,6 @@ pub struct Query<T: FromItem> {
     requests: Vec<QueryRequest>,
     sort_key: Option<String>,
     limit: Option<usize>,
-    projection_set: bool,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -36,7 +35,6 @@ impl<T: FromItem> Clone for Query<T> {
             requests: self.requests.clone(),
             sort_key: self.sort_key.clone(),
             limit: self.limit,
-            projection_set: self.projection_set,
             _t: PhantomData,
         }
     }
@@ -93,12 +91,10 @@ impl<T: FromItem> Query<T> {
             requests,
             sort_key,
             limit: None,
-            projection_set: false,
             _t: PhantomData,
         };
         if let Some(attrs) = T::projection() {
             q = q.with_projection(attrs.iter().map(|a| Path::attr(*a)).collect());
-            q.projection_set = false;
         }
         q
     }
@@ -139,10 +135,8 @@ impl<T: FromItem> Query<T> {
     /// Reads only these attributes, instead of `T::projection()`. Keep the attributes `T` needs to
     /// recognise and decode its items (the entity-type attribute or the keys). The TTL attribute
     /// (and, on a sharded query, the sort key) are added when missing.
-    pub fn projection(mut self, paths: Vec<Path>) -> Self {
-        self = self.with_projection(paths);
-        self.projection_set = true;
-        self
+    pub fn projection(self, paths: Vec<Path>) -> Self {
+        self.with_projection(paths)
     }
 
     fn with_projection(self, mut paths: Vec<Path>) -> Self {
@@ -164,7 +158,7 @@ impl<T: FromItem> Query<T> {
     /// The first shard's request (the only one of an unsharded query), for inspection.
     pub fn request(&self) -> &QueryRequest {
         // An empty sharded query keeps a placeholder so that there is always a request to show.
-        static_empty_guard(&self.requests)
+        first_or_placeholder(&self.requests)
     }
 
     fn plan(&self) -> Plan {
@@ -275,7 +269,7 @@ impl<T: FromItem> Query<T> {
     }
 }
 
-fn static_empty_guard(requests: &[QueryRequest]) -> &QueryRequest {
+fn first_or_placeholder(requests: &[QueryRequest]) -> &QueryRequest {
     use std::sync::OnceLock;
     static EMPTY: OnceLock<QueryRequest> = OnceLock::new();
     requests.first().unwrap_or_else(|| {
