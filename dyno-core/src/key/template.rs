@@ -57,6 +57,47 @@ impl Template {
         })
     }
 
+    /// Builds a key: literals as they are, and for each field the segment that `field` appends
+    /// when called with the field's name (usually the field's [`KeyPart::encode_key`]).
+    ///
+    /// A field segment that is empty or contains the delimiter is refused: the key would not
+    /// split back into its fields, and could collide with another entity's key.
+    ///
+    /// ```
+    /// use dyno_core::key::{KeyPart, Segment, Template};
+    /// const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
+    /// let key = PK.encode(|_, out| "a#b".to_owned().encode_key(out)).unwrap();
+    /// assert_eq!(key, "USER#a%23b");
+    /// ```
+    ///
+    /// [`KeyPart::encode_key`]: super::KeyPart::encode_key
+    pub fn encode(
+        &self,
+        mut field: impl FnMut(&'static str, &mut String) -> Result<()>,
+    ) -> Result<String> {
+        let mut out = String::new();
+        for seg in self.segments {
+            match seg {
+                Segment::Literal(l) => out.push_str(l),
+                Segment::Field(name) => {
+                    let start = out.len();
+                    field(name, &mut out)?;
+                    let part = &out[start..];
+                    if part.is_empty() || part.contains(DELIMITER) {
+                        return Err(Error::key(
+                            None,
+                            format!(
+                                "template {self}: field {{{name}}} encoded as {part:?}, which is \
+                                 empty or contains the delimiter '{DELIMITER}'"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Splits `key` into the raw (still encoded) segments of its fields, in order; `None` when the
     /// key does not have this template's shape.
     pub fn split<'k>(&self, key: &'k str) -> Option<Vec<&'k str>> {
