@@ -99,6 +99,8 @@ impl Placeholders {
                 out.push_str(" AND ");
                 self.operand(hi, out);
             }
+            // `a IN ()` is no valid expression; an empty list matches nothing.
+            Condition::In(_, list) if list.is_empty() => self.junction(&[], " OR ", out),
             Condition::In(a, list) => {
                 self.operand(a, out);
                 out.push_str(" IN (");
