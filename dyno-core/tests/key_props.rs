@@ -2,7 +2,6 @@
 //! prefix-preserving escape, no collisions between distinct field tuples, string order equal to
 //! value order, exact `begins_with`, conventional keys of other clients, no case folding.
 
-use std::cmp::Ordering;
 use std::fmt::Debug;
 
 use dyno_core::key::{encode_part, escape_into, KeyPart, Segment, Template, DELIMITER};
