@@ -32,7 +32,15 @@ fn round_trip<T: KeyPart + PartialEq + Debug>(value: &T) -> Result<String, TestC
 /// String order of the encodings equals the order of the values.
 fn same_order<T: KeyPart + Ord + Debug>(a: &T, b: &T) -> Result<(), TestCaseError> {
     let (ea, eb) = (encode_part(a).unwrap(), encode_part(b).unwrap());
-    prop_assert_eq!(ea.cmp(&eb), a.cmp(b), "{:?} -> {:?}, {:?} -> {:?}", a, ea, b, eb);
+    prop_assert_eq!(
+        ea.cmp(&eb),
+        a.cmp(b),
+        "{:?} -> {:?}, {:?} -> {:?}",
+        a,
+        ea,
+        b,
+        eb
+    );
     Ok(())
 }
 
@@ -205,7 +213,13 @@ fn empty_strings_are_refused_as_keys_but_allowed_as_prefixes() {
     assert!(String::decode_key("").is_err());
     assert_eq!(prefix(""), "");
     let err = USER_ORDER
-        .encode(|f, out| if f == "a" { String::new().encode_key(out) } else { 1u8.encode_key(out) })
+        .encode(|f, out| {
+            if f == "a" {
+                String::new().encode_key(out)
+            } else {
+                1u8.encode_key(out)
+            }
+        })
         .unwrap_err();
     assert!(err.to_string().contains("key value is empty"), "{err}");
 }
@@ -220,7 +234,10 @@ fn templates_refuse_segments_that_would_not_split_back() {
     let msg = err.unwrap_err().to_string();
     assert!(msg.contains("field {a} encoded as \"x#y\""), "{msg}");
     let err = USER_ORDER.encode(|_, _| Ok(())).unwrap_err();
-    assert!(err.to_string().contains("field {a} encoded as \"\""), "{err}");
+    assert!(
+        err.to_string().contains("field {a} encoded as \"\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -247,11 +264,17 @@ fn conventional_keys_of_other_clients_parse() {
     assert_eq!(String::decode_key("50%off").unwrap(), "50%off");
     assert_eq!(String::decode_key("%2").unwrap(), "%2");
     // Wrong shapes are refused, and say what was expected.
-    assert!(USER.split("user#123").is_none(), "literals are case-sensitive");
+    assert!(
+        USER.split("user#123").is_none(),
+        "literals are case-sensitive"
+    );
     assert!(USER.split("USER#").is_none());
     assert!(USER.split("USER#1#2").is_none());
     let err = u64::decode_key("12a").unwrap_err().to_string();
-    assert!(err.contains("expected a u64 key segment, found \"12a\""), "{err}");
+    assert!(
+        err.contains("expected a u64 key segment, found \"12a\""),
+        "{err}"
+    );
     let err = u8::decode_key("256").unwrap_err().to_string();
     assert!(err.contains("does not fit u8"), "{err}");
     assert!(i64::decode_key("").is_err());
@@ -281,8 +304,13 @@ mod uuids {
         let id = Uuid::from_u128(0xabcdef);
         let seg = encode_part(&id).unwrap();
         assert_eq!(seg, "00000000-0000-0000-0000-000000abcdef");
-        let err = Uuid::decode_key(&seg.to_uppercase()).unwrap_err().to_string();
-        assert!(err.contains("expected a lowercase hyphenated UUID key segment"), "{err}");
+        let err = Uuid::decode_key(&seg.to_uppercase())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("expected a lowercase hyphenated UUID key segment"),
+            "{err}"
+        );
         assert!(Uuid::decode_key(&id.simple().to_string()).is_err());
         assert!(Uuid::decode_key("nope").is_err());
     }
@@ -299,13 +327,20 @@ mod time_keys {
 
     fn timestamp() -> impl Strategy<Value = OffsetDateTime> {
         (MIN_SECS..=MAX_SECS, 0u32..1_000_000_000).prop_map(|(s, n)| {
-            OffsetDateTime::from_unix_timestamp(s).unwrap().replace_nanosecond(n).unwrap()
+            OffsetDateTime::from_unix_timestamp(s)
+                .unwrap()
+                .replace_nanosecond(n)
+                .unwrap()
         })
     }
 
     fn date() -> impl Strategy<Value = Date> {
-        let lo = Date::from_calendar_date(0, time::Month::January, 1).unwrap().to_julian_day();
-        let hi = Date::from_calendar_date(9999, time::Month::December, 31).unwrap().to_julian_day();
+        let lo = Date::from_calendar_date(0, time::Month::January, 1)
+            .unwrap()
+            .to_julian_day();
+        let hi = Date::from_calendar_date(9999, time::Month::December, 31)
+            .unwrap()
+            .to_julian_day();
         (lo..=hi).prop_map(|j| Date::from_julian_day(j).unwrap())
     }
 
@@ -337,9 +372,16 @@ mod time_keys {
     fn only_dynos_form_decodes_and_years_are_four_digits() {
         let t = OffsetDateTime::from_unix_timestamp(1_704_164_645).unwrap();
         assert_eq!(encode_part(&t).unwrap(), "2024-01-02T03:04:05.000000000Z");
-        for other in ["2024-01-02T03:04:05Z", "2024-01-02T04:04:05.000000000+01:00", "2024-01-02"] {
+        for other in [
+            "2024-01-02T03:04:05Z",
+            "2024-01-02T04:04:05.000000000+01:00",
+            "2024-01-02",
+        ] {
             let err = OffsetDateTime::decode_key(other).unwrap_err().to_string();
-            assert!(err.contains("expected a fixed-width UTC timestamp"), "{err}");
+            assert!(
+                err.contains("expected a fixed-width UTC timestamp"),
+                "{err}"
+            );
         }
         let past = OffsetDateTime::from_unix_timestamp(MIN_SECS - 1).unwrap();
         let err = encode_part(&past).unwrap_err().to_string();
@@ -394,7 +436,10 @@ mod chrono_keys {
         assert!(DateTime::<Utc>::decode_key("2024-01-02T03:04:05.000000000Z").is_ok());
         assert!(NaiveDate::decode_key("2024-02-30").is_err());
         let far = DateTime::from_timestamp(MAX_SECS + 1, 0).unwrap();
-        assert!(encode_part(&far).unwrap_err().to_string().contains("0000-9999"));
+        assert!(encode_part(&far)
+            .unwrap_err()
+            .to_string()
+            .contains("0000-9999"));
     }
 }
 
@@ -449,10 +494,15 @@ mod decimals {
         assert!(d("-1") < d("-0.5"));
         assert!(d("-0.5") < d("0"));
         assert!(d("9") < d("10"));
-        assert_eq!(d("79228162514264337593543950335"), "P7979228162514264337593543950335");
+        assert_eq!(
+            d("79228162514264337593543950335"),
+            "P7979228162514264337593543950335"
+        );
         assert_eq!(d("0.0000000000000000000000000001"), "P231");
         // Non-canonical spellings of a value are refused.
-        for bad in ["P5110", "P5201", "P", "P5", "N478004", "O0", "P99999", "P1", "Q511", "N51~"] {
+        for bad in [
+            "P5110", "P5201", "P", "P5", "N478004", "O0", "P99999", "P1", "Q511", "N51~",
+        ] {
             assert!(Decimal::decode_key(bad).is_err(), "{bad} decoded");
         }
         let err = Decimal::decode_key("abc").unwrap_err().to_string();

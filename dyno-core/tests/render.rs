@@ -38,11 +38,15 @@ fn assert_rendered(
     values: &[(&str, AttributeValue)],
 ) {
     assert_eq!(expr, expected);
-    let names: HashMap<String, String> =
-        names.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let names: HashMap<String, String> = names
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
     assert_eq!(ph.names, names, "names of {expr}");
-    let values: HashMap<String, AttributeValue> =
-        values.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    let values: HashMap<String, AttributeValue> = values
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect();
     assert_eq!(ph.values, values, "values of {expr}");
     assert_grammar(expr, ph);
 }
@@ -58,9 +62,23 @@ fn cond(c: &Condition) -> (String, Placeholders) {
 /// operators, list indexes and punctuation. Anything else would be input text spliced in.
 fn tokens_ok(expr: &str) -> Result<(), String> {
     const WORDS: &[&str] = &[
-        "AND", "OR", "NOT", "BETWEEN", "IN", "SET", "REMOVE", "ADD", "DELETE", "size",
-        "attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains",
-        "if_not_exists", "list_append",
+        "AND",
+        "OR",
+        "NOT",
+        "BETWEEN",
+        "IN",
+        "SET",
+        "REMOVE",
+        "ADD",
+        "DELETE",
+        "size",
+        "attribute_exists",
+        "attribute_not_exists",
+        "attribute_type",
+        "begins_with",
+        "contains",
+        "if_not_exists",
+        "list_append",
     ];
     let b = expr.as_bytes();
     let mut i = 0;
@@ -98,7 +116,10 @@ fn tokens_ok(expr: &str) -> Result<(), String> {
             }
             i = end;
         } else {
-            return Err(format!("unexpected character {:?} at {i} in {expr:?}", c as char));
+            return Err(format!(
+                "unexpected character {:?} at {i} in {expr:?}",
+                c as char
+            ));
         }
     }
     Ok(())
@@ -109,15 +130,17 @@ fn tokens_ok(expr: &str) -> Result<(), String> {
 fn assert_grammar(expr: &str, ph: &Placeholders) {
     tokens_ok(expr).unwrap();
     for k in ph.names.keys().chain(ph.values.keys()) {
-        assert!(contains_token(expr, k), "placeholder {k} defined but unused in {expr:?}");
+        assert!(
+            contains_token(expr, k),
+            "placeholder {k} defined but unused in {expr:?}"
+        );
     }
 }
 
 /// `expr` contains placeholder `p` as a whole token (`#n1` is not inside `#n10`).
 fn contains_token(expr: &str, p: &str) -> bool {
-    expr.match_indices(p).any(|(i, _)| {
-        !expr[i + p.len()..].starts_with(|c: char| c.is_ascii_digit())
-    })
+    expr.match_indices(p)
+        .any(|(i, _)| !expr[i + p.len()..].starts_with(|c: char| c.is_ascii_digit()))
 }
 
 #[test]
@@ -131,7 +154,13 @@ fn each_comparator() {
         (Comparator::Ge, ">="),
     ] {
         let (e, ph) = cond(&Condition::Compare(path("price"), cmp, val(n("10"))));
-        assert_rendered(&e, &ph, &format!("#n0 {sym} :v0"), &[("#n0", "price")], &[(":v0", n("10"))]);
+        assert_rendered(
+            &e,
+            &ph,
+            &format!("#n0 {sym} :v0"),
+            &[("#n0", "price")],
+            &[(":v0", n("10"))],
+        );
     }
     // Path against path, and a value on the left.
     let (e, ph) = cond(&Condition::Compare(path("a"), Comparator::Lt, path("b")));
@@ -152,7 +181,10 @@ fn between_and_in() {
         &[("#n0", "price")],
         &[(":v0", n("1")), (":v1", n("9"))],
     );
-    let (e, ph) = cond(&Condition::In(path("state"), vec![val(s("a")), val(s("b")), path("other")]));
+    let (e, ph) = cond(&Condition::In(
+        path("state"),
+        vec![val(s("a")), val(s("b")), path("other")],
+    ));
     assert_rendered(
         &e,
         &ph,
@@ -161,7 +193,13 @@ fn between_and_in() {
         &[(":v0", s("a")), (":v1", s("b"))],
     );
     let (e, ph) = cond(&Condition::In(path("state"), vec![val(s("only"))]));
-    assert_rendered(&e, &ph, "#n0 IN (:v0)", &[("#n0", "state")], &[(":v0", s("only"))]);
+    assert_rendered(
+        &e,
+        &ph,
+        "#n0 IN (:v0)",
+        &[("#n0", "state")],
+        &[(":v0", s("only"))],
+    );
 }
 
 #[test]
@@ -196,20 +234,50 @@ fn functions() {
         (AttributeType::M, "M"),
     ] {
         let (e, ph) = cond(&Condition::AttributeType(Path::attr("a"), t));
-        assert_rendered(&e, &ph, "attribute_type(#n0, :v0)", &[("#n0", "a")], &[(":v0", s(name))]);
+        assert_rendered(
+            &e,
+            &ph,
+            "attribute_type(#n0, :v0)",
+            &[("#n0", "a")],
+            &[(":v0", s(name))],
+        );
     }
     let (e, ph) = cond(&Condition::BeginsWith(Path::attr("sk"), val(s("ORDER#"))));
-    assert_rendered(&e, &ph, "begins_with(#n0, :v0)", &[("#n0", "sk")], &[(":v0", s("ORDER#"))]);
+    assert_rendered(
+        &e,
+        &ph,
+        "begins_with(#n0, :v0)",
+        &[("#n0", "sk")],
+        &[(":v0", s("ORDER#"))],
+    );
     let (e, ph) = cond(&Condition::Contains(Path::attr("tags"), val(s("red"))));
-    assert_rendered(&e, &ph, "contains(#n0, :v0)", &[("#n0", "tags")], &[(":v0", s("red"))]);
+    assert_rendered(
+        &e,
+        &ph,
+        "contains(#n0, :v0)",
+        &[("#n0", "tags")],
+        &[(":v0", s("red"))],
+    );
     let (e, ph) = cond(&Condition::Contains(Path::attr("tags"), path("color")));
-    assert_rendered(&e, &ph, "contains(#n0, #n1)", &[("#n0", "tags"), ("#n1", "color")], &[]);
+    assert_rendered(
+        &e,
+        &ph,
+        "contains(#n0, #n1)",
+        &[("#n0", "tags"), ("#n1", "color")],
+        &[],
+    );
     let (e, ph) = cond(&Condition::Compare(
         Operand::Size(Path::attr("items")),
         Comparator::Gt,
         val(n("3")),
     ));
-    assert_rendered(&e, &ph, "size(#n0) > :v0", &[("#n0", "items")], &[(":v0", n("3"))]);
+    assert_rendered(
+        &e,
+        &ph,
+        "size(#n0) > :v0",
+        &[("#n0", "items")],
+        &[(":v0", n("3"))],
+    );
     let (e, ph) = cond(&Condition::Between(
         Operand::Size(Path::attr("a").key("b")),
         val(n("1")),
@@ -240,7 +308,10 @@ fn and_or_not_nest_with_parentheses() {
     // OR of ANDs keeps each AND grouped.
     let c = Condition::Or(vec![
         Condition::And(vec![Condition::exists("a"), Condition::exists("b")]),
-        Condition::Not(Box::new(Condition::Or(vec![Condition::exists("c"), Condition::exists("a")]))),
+        Condition::Not(Box::new(Condition::Or(vec![
+            Condition::exists("c"),
+            Condition::exists("a"),
+        ]))),
     ]);
     let (e, ph) = cond(&c);
     assert_rendered(
@@ -252,9 +323,17 @@ fn and_or_not_nest_with_parentheses() {
         &[],
     );
     // and() flattens, and_opt() combines.
-    let flat = Condition::exists("a").and(Condition::exists("b")).and(Condition::exists("c"));
-    assert!(matches!(&flat, Condition::And(v) if v.len() == 3), "{flat:?}");
-    assert_eq!(Condition::and_opt(None, Condition::exists("a")), Condition::exists("a"));
+    let flat = Condition::exists("a")
+        .and(Condition::exists("b"))
+        .and(Condition::exists("c"));
+    assert!(
+        matches!(&flat, Condition::And(v) if v.len() == 3),
+        "{flat:?}"
+    );
+    assert_eq!(
+        Condition::and_opt(None, Condition::exists("a")),
+        Condition::exists("a")
+    );
 }
 
 #[test]
@@ -276,7 +355,13 @@ fn key_conditions_with_each_sort_condition() {
     let base = || KeyCondition::partition("PK", s("USER#1"));
     let mut ph = Placeholders::new();
     let e = render_key_condition(&base(), &mut ph);
-    assert_rendered(&e, &ph, "#n0 = :v0", &[("#n0", "PK")], &[(":v0", s("USER#1"))]);
+    assert_rendered(
+        &e,
+        &ph,
+        "#n0 = :v0",
+        &[("#n0", "PK")],
+        &[(":v0", s("USER#1"))],
+    );
 
     for (sort, op) in [
         (SortCondition::Eq(s("x")), "="),
@@ -296,7 +381,10 @@ fn key_conditions_with_each_sort_condition() {
         );
     }
     let mut ph = Placeholders::new();
-    let e = render_key_condition(&base().sort("SK", SortCondition::Between(s("a"), s("b"))), &mut ph);
+    let e = render_key_condition(
+        &base().sort("SK", SortCondition::Between(s("a"), s("b"))),
+        &mut ph,
+    );
     assert_rendered(
         &e,
         &ph,
@@ -305,7 +393,10 @@ fn key_conditions_with_each_sort_condition() {
         &[(":v0", s("USER#1")), (":v1", s("a")), (":v2", s("b"))],
     );
     let mut ph = Placeholders::new();
-    let e = render_key_condition(&base().sort("SK", SortCondition::BeginsWith(s("ORDER#"))), &mut ph);
+    let e = render_key_condition(
+        &base().sort("SK", SortCondition::BeginsWith(s("ORDER#"))),
+        &mut ph,
+    );
     assert_rendered(
         &e,
         &ph,
@@ -318,8 +409,14 @@ fn key_conditions_with_each_sort_condition() {
 #[test]
 fn key_condition_and_filter_share_placeholders() {
     let mut ph = Placeholders::new();
-    let k = render_key_condition(&KeyCondition::partition("PK", s("P")).sort("SK", SortCondition::Gt(n("1"))), &mut ph);
-    let f = render_condition(&Condition::eq("SK", n("5")).and(Condition::eq("status", s("x"))), &mut ph);
+    let k = render_key_condition(
+        &KeyCondition::partition("PK", s("P")).sort("SK", SortCondition::Gt(n("1"))),
+        &mut ph,
+    );
+    let f = render_condition(
+        &Condition::eq("SK", n("5")).and(Condition::eq("status", s("x"))),
+        &mut ph,
+    );
     assert_eq!(k, "#n0 = :v0 AND #n1 > :v1");
     assert_eq!(f, "(#n1 = :v2) AND (#n2 = :v3)");
     assert_eq!(ph.names.len(), 3);
@@ -335,19 +432,34 @@ fn update(u: &Update) -> (Option<String>, Placeholders) {
 
 #[test]
 fn set_actions() {
-    let u = Update { set: vec![(Path::attr("a"), SetValue::value(n("1")))], ..Update::default() };
+    let u = Update {
+        set: vec![(Path::attr("a"), SetValue::value(n("1")))],
+        ..Update::default()
+    };
     let (e, ph) = update(&u);
-    assert_rendered(&e.unwrap(), &ph, "SET #n0 = :v0", &[("#n0", "a")], &[(":v0", n("1"))]);
+    assert_rendered(
+        &e.unwrap(),
+        &ph,
+        "SET #n0 = :v0",
+        &[("#n0", "a")],
+        &[(":v0", n("1"))],
+    );
 
     let u = Update {
         set: vec![
             (
                 Path::attr("count"),
-                SetValue::Plus(UpdateOperand::Path(Path::attr("count")), UpdateOperand::Value(n("1"))),
+                SetValue::Plus(
+                    UpdateOperand::Path(Path::attr("count")),
+                    UpdateOperand::Value(n("1")),
+                ),
             ),
             (
                 Path::attr("stock"),
-                SetValue::Minus(UpdateOperand::Path(Path::attr("stock")), UpdateOperand::Value(n("2"))),
+                SetValue::Minus(
+                    UpdateOperand::Path(Path::attr("stock")),
+                    UpdateOperand::Value(n("2")),
+                ),
             ),
             (
                 Path::attr("created"),
@@ -376,11 +488,17 @@ fn set_actions() {
             (
                 Path::attr("views"),
                 SetValue::Plus(
-                    UpdateOperand::IfNotExists(Path::attr("views"), Box::new(UpdateOperand::Value(n("0")))),
+                    UpdateOperand::IfNotExists(
+                        Path::attr("views"),
+                        Box::new(UpdateOperand::Value(n("0"))),
+                    ),
                     UpdateOperand::Value(n("1")),
                 ),
             ),
-            (Path::attr("copy"), SetValue::Operand(UpdateOperand::Path(Path::attr("a").index(0)))),
+            (
+                Path::attr("copy"),
+                SetValue::Operand(UpdateOperand::Path(Path::attr("a").index(0))),
+            ),
         ],
         ..Update::default()
     };
@@ -417,7 +535,10 @@ fn set_actions() {
 #[test]
 fn set_on_nested_paths() {
     let u = Update {
-        set: vec![(Path::attr("a").key("b").index(2).key("c"), SetValue::value(s("x")))],
+        set: vec![(
+            Path::attr("a").key("b").index(2).key("c"),
+            SetValue::value(s("x")),
+        )],
         ..Update::default()
     };
     let (e, ph) = update(&u);
@@ -433,7 +554,11 @@ fn set_on_nested_paths() {
 #[test]
 fn remove_add_delete_and_combined_clauses() {
     let u = Update {
-        remove: vec![Path::attr("a"), Path::attr("list").index(3), Path::attr("m").key("k")],
+        remove: vec![
+            Path::attr("a"),
+            Path::attr("list").index(3),
+            Path::attr("m").key("k"),
+        ],
         ..Update::default()
     };
     let (e, ph) = update(&u);
@@ -445,20 +570,47 @@ fn remove_add_delete_and_combined_clauses() {
         &[],
     );
 
-    let u = Update { add: vec![(Path::attr("n"), n("5"))], ..Update::default() };
+    let u = Update {
+        add: vec![(Path::attr("n"), n("5"))],
+        ..Update::default()
+    };
     let (e, ph) = update(&u);
-    assert_rendered(&e.unwrap(), &ph, "ADD #n0 :v0", &[("#n0", "n")], &[(":v0", n("5"))]);
+    assert_rendered(
+        &e.unwrap(),
+        &ph,
+        "ADD #n0 :v0",
+        &[("#n0", "n")],
+        &[(":v0", n("5"))],
+    );
 
     let tags = AttributeValue::Ss(vec!["x".into()]);
-    let u = Update { delete: vec![(Path::attr("tags"), tags.clone())], ..Update::default() };
+    let u = Update {
+        delete: vec![(Path::attr("tags"), tags.clone())],
+        ..Update::default()
+    };
     let (e, ph) = update(&u);
-    assert_rendered(&e.unwrap(), &ph, "DELETE #n0 :v0", &[("#n0", "tags")], &[(":v0", tags.clone())]);
+    assert_rendered(
+        &e.unwrap(),
+        &ph,
+        "DELETE #n0 :v0",
+        &[("#n0", "tags")],
+        &[(":v0", tags.clone())],
+    );
 
     let u = Update {
-        set: vec![(Path::attr("status"), SetValue::value(s("done"))), (Path::attr("b"), SetValue::value(n("2")))],
+        set: vec![
+            (Path::attr("status"), SetValue::value(s("done"))),
+            (Path::attr("b"), SetValue::value(n("2"))),
+        ],
         remove: vec![Path::attr("c"), Path::attr("status")],
-        add: vec![(Path::attr("n"), n("1")), (Path::attr("ids"), AttributeValue::Ns(vec!["7".into()]))],
-        delete: vec![(Path::attr("tags"), tags.clone()), (Path::attr("b2"), tags.clone())],
+        add: vec![
+            (Path::attr("n"), n("1")),
+            (Path::attr("ids"), AttributeValue::Ns(vec!["7".into()])),
+        ],
+        delete: vec![
+            (Path::attr("tags"), tags.clone()),
+            (Path::attr("b2"), tags.clone()),
+        ],
     };
     let (e, ph) = update(&u);
     assert_rendered(
@@ -490,7 +642,11 @@ fn remove_add_delete_and_combined_clauses() {
         ..Update::default()
     };
     assert_eq!(update(&u).0.unwrap(), "REMOVE #n0 DELETE #n1 :v0");
-    let u = Update { add: vec![(Path::attr("a"), n("1"))], delete: vec![(Path::attr("d"), n("1"))], ..Update::default() };
+    let u = Update {
+        add: vec![(Path::attr("a"), n("1"))],
+        delete: vec![(Path::attr("d"), n("1"))],
+        ..Update::default()
+    };
     assert_eq!(update(&u).0.unwrap(), "ADD #n0 :v0 DELETE #n1 :v1");
 }
 
@@ -506,7 +662,10 @@ fn an_empty_update_renders_nothing() {
 #[test]
 fn update_and_condition_share_placeholders() {
     let mut ph = Placeholders::new();
-    let u = Update { set: vec![(Path::attr("version"), SetValue::value(n("2")))], ..Update::default() };
+    let u = Update {
+        set: vec![(Path::attr("version"), SetValue::value(n("2")))],
+        ..Update::default()
+    };
     let e = render_update(&u, &mut ph).unwrap();
     let c = render_condition(&Condition::eq("version", n("1")), &mut ph);
     assert_eq!(e, "SET #n0 = :v0");
@@ -519,7 +678,12 @@ fn update_and_condition_share_placeholders() {
 fn projections() {
     let mut ph = Placeholders::new();
     let e = render_projection(
-        &[Path::attr("PK"), Path::attr("a").key("b").index(0), Path::attr("name"), Path::attr("PK")],
+        &[
+            Path::attr("PK"),
+            Path::attr("a").key("b").index(0),
+            Path::attr("name"),
+            Path::attr("PK"),
+        ],
         &mut ph,
     );
     assert_rendered(
@@ -553,7 +717,9 @@ fn reserved_words_are_placeholders() {
 
 #[test]
 fn nested_paths_and_names_with_dots_and_hashes() {
-    let (e, ph) = cond(&Condition::exists(Path::attr("a").key("b").index(2).key("c")));
+    let (e, ph) = cond(&Condition::exists(
+        Path::attr("a").key("b").index(2).key("c"),
+    ));
     assert_rendered(
         &e,
         &ph,
@@ -565,7 +731,9 @@ fn nested_paths_and_names_with_dots_and_hashes() {
     let (e, ph) = cond(&Condition::exists("a.b"));
     assert_rendered(&e, &ph, "attribute_exists(#n0)", &[("#n0", "a.b")], &[]);
     // Names with '#', ':', brackets, spaces and placeholder look-alikes.
-    let (e, ph) = cond(&Condition::eq("USER#1", s("v")).and(Condition::exists(Path::attr("x[0]").key("#n0"))));
+    let (e, ph) = cond(
+        &Condition::eq("USER#1", s("v")).and(Condition::exists(Path::attr("x[0]").key("#n0"))),
+    );
     assert_rendered(
         &e,
         &ph,
@@ -587,7 +755,11 @@ fn nested_paths_and_names_with_dots_and_hashes() {
 fn one_name_gets_one_placeholder() {
     let c = Condition::eq("status", s("a"))
         .or(Condition::eq("status", s("b")))
-        .or(Condition::Compare(Operand::Size(Path::attr("status")), Comparator::Gt, path("status")));
+        .or(Condition::Compare(
+            Operand::Size(Path::attr("status")),
+            Comparator::Gt,
+            path("status"),
+        ));
     let (e, ph) = cond(&c);
     assert_rendered(
         &e,
@@ -598,12 +770,22 @@ fn one_name_gets_one_placeholder() {
     );
     // The same name as a map key inside a path shares the placeholder too.
     let (e, ph) = cond(&Condition::exists(Path::attr("a").key("a").key("b")));
-    assert_rendered(&e, &ph, "attribute_exists(#n0.#n0.#n1)", &[("#n0", "a"), ("#n1", "b")], &[]);
+    assert_rendered(
+        &e,
+        &ph,
+        "attribute_exists(#n0.#n0.#n1)",
+        &[("#n0", "a"), ("#n1", "b")],
+        &[],
+    );
 }
 
 #[test]
 fn many_placeholders_stay_distinct() {
-    let c = Condition::And((0..12).map(|i| Condition::eq(format!("f{i}").as_str(), n(&i.to_string()))).collect());
+    let c = Condition::And(
+        (0..12)
+            .map(|i| Condition::eq(format!("f{i}").as_str(), n(&i.to_string())))
+            .collect(),
+    );
     let (e, ph) = cond(&c);
     assert_grammar(&e, &ph);
     assert_eq!(ph.names.len(), 12);
@@ -628,12 +810,20 @@ fn attr_value() -> impl Strategy<Value = AttributeValue> {
         any::<String>().prop_map(AttributeValue::S),
         any::<i64>().prop_map(|i| AttributeValue::N(i.to_string())),
         any::<bool>().prop_map(AttributeValue::Bool),
-        prop::collection::vec(any::<String>(), 0..3).prop_map(|v| AttributeValue::L(v.into_iter().map(AttributeValue::S).collect())),
+        prop::collection::vec(any::<String>(), 0..3)
+            .prop_map(|v| AttributeValue::L(v.into_iter().map(AttributeValue::S).collect())),
     ]
 }
 
 fn a_path() -> impl Strategy<Value = Path> {
-    (name(), prop::collection::vec(prop_oneof![name().prop_map(Some), (0usize..20).prop_map(|_| None)], 0..3), 0usize..20)
+    (
+        name(),
+        prop::collection::vec(
+            prop_oneof![name().prop_map(Some), (0usize..20).prop_map(|_| None)],
+            0..3,
+        ),
+        0usize..20,
+    )
         .prop_map(|(top, rest, i)| {
             rest.into_iter().fold(Path::attr(top), |p, el| match el {
                 Some(k) => p.key(k),
@@ -689,7 +879,8 @@ fn update_operand() -> impl Strategy<Value = UpdateOperand> {
     leaf.prop_recursive(2, 6, 2, |inner| {
         prop_oneof![
             (a_path(), inner.clone()).prop_map(|(p, o)| UpdateOperand::IfNotExists(p, Box::new(o))),
-            (inner.clone(), inner).prop_map(|(a, b)| UpdateOperand::ListAppend(Box::new(a), Box::new(b))),
+            (inner.clone(), inner)
+                .prop_map(|(a, b)| UpdateOperand::ListAppend(Box::new(a), Box::new(b))),
         ]
     })
 }
@@ -706,7 +897,12 @@ fn an_update() -> impl Strategy<Value = Update> {
         prop::collection::vec((a_path(), attr_value()), 0..3),
         prop::collection::vec((a_path(), attr_value()), 0..3),
     )
-        .prop_map(|(set, remove, add, delete)| Update { set, remove, add, delete })
+        .prop_map(|(set, remove, add, delete)| Update {
+            set,
+            remove,
+            add,
+            delete,
+        })
 }
 
 /// Every input name is in the names map and every input value in the values map, and the
@@ -722,7 +918,12 @@ fn check_no_splicing(expr: &str, ph: &Placeholders, paths: &[&Path]) -> Result<(
         }
     }
     for k in ph.names.keys().chain(ph.values.keys()) {
-        prop_assert!(contains_token(expr, k), "placeholder {} unused in {:?}", k, expr);
+        prop_assert!(
+            contains_token(expr, k),
+            "placeholder {} unused in {:?}",
+            k,
+            expr
+        );
     }
     Ok(())
 }
@@ -749,7 +950,9 @@ fn condition_paths(c: &Condition, out: &mut Vec<Path>) {
                 l.iter().for_each(|o| op(o, out));
             }
         }
-        Condition::AttributeExists(p) | Condition::AttributeNotExists(p) | Condition::AttributeType(p, _) => {
+        Condition::AttributeExists(p)
+        | Condition::AttributeNotExists(p)
+        | Condition::AttributeType(p, _) => {
             out.push(p.clone());
         }
         Condition::BeginsWith(p, o) | Condition::Contains(p, o) => {

@@ -32,7 +32,10 @@ impl KeyPart for bool {
         match segment {
             "true" => Ok(true),
             "false" => Ok(false),
-            other => Err(Error::key(None, format!("expected true or false, found {other:?}"))),
+            other => Err(Error::key(
+                None,
+                format!("expected true or false, found {other:?}"),
+            )),
         }
     }
 }
@@ -105,7 +108,10 @@ mod tests {
 
     #[test]
     fn delimiter_and_escape_char_are_escaped() {
-        assert_eq!(encode_part(&"1#ORDER#2".to_owned()).unwrap(), "1%23ORDER%232");
+        assert_eq!(
+            encode_part(&"1#ORDER#2".to_owned()).unwrap(),
+            "1%23ORDER%232"
+        );
         assert_eq!(encode_part(&"50%".to_owned()).unwrap(), "50%25");
         assert_eq!(String::decode_key("1%23ORDER%232").unwrap(), "1#ORDER#2");
     }
@@ -119,7 +125,10 @@ mod tests {
     fn integers_are_fixed_width_and_ordered() {
         assert_eq!(encode_part(&7u32).unwrap(), "0000000007");
         assert!(encode_part(&-1i32).unwrap() < encode_part(&0i32).unwrap());
-        assert_eq!(i64::decode_key(&encode_part(&i64::MIN).unwrap()).unwrap(), i64::MIN);
+        assert_eq!(
+            i64::decode_key(&encode_part(&i64::MIN).unwrap()).unwrap(),
+            i64::MIN
+        );
         assert_eq!(u64::decode_key("456").unwrap(), 456);
         assert_eq!(i64::decode_key("-12").unwrap(), -12);
         assert_eq!(encode_part(&0i8).unwrap(), "0128");
