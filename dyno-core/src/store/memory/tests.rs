@@ -310,5 +310,5 @@ fn table_definitions_are_validated() {
     assert!(matches!(block_on(store.create_table(&same_keys)), Err(Error::Validation { .. })));
     block_on(store.create_table(&table_def())).unwrap();
     assert!(matches!(block_on(store.create_table(&table_def())), Err(Error::ResourceInUse { .. })));
-    assert!(format!("{store:?}").contains("\"T\""), "Debug lists the tables");
+    assert!(format!("{store:?}").contains("\"Tbl\""), "Debug lists the tables");
 }
