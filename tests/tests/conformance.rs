@@ -32,7 +32,9 @@ mod writes;
 mod backend;
 
 use backend::{backends, unique_table_name, BackendKind};
-use support::{Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef};
+use support::{
+    Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef, TableSpec,
+};
 
 /// The main table: string keys, an overloaded GSI with everything projected, a keys-only GSI
 /// without a sort key, and an LSI projecting one attribute.
@@ -79,11 +81,11 @@ pub fn ttl_table() -> TableDef {
     TableDef::new("ttl", "PK", Some("SK")).ttl("expires")
 }
 
-pub const MAIN: (&str, fn() -> TableDef) = ("main", main_table);
-pub const NUM: (&str, fn() -> TableDef) = ("num", num_table);
-pub const BIN: (&str, fn() -> TableDef) = ("bin", bin_table);
-pub const HASH: (&str, fn() -> TableDef) = ("hash", hash_table);
-pub const TTL: (&str, fn() -> TableDef) = ("ttl", ttl_table);
+pub const MAIN: TableSpec = ("main", main_table);
+pub const NUM: TableSpec = ("num", num_table);
+pub const BIN: TableSpec = ("bin", bin_table);
+pub const HASH: TableSpec = ("hash", hash_table);
+pub const TTL: TableSpec = ("ttl", ttl_table);
 
 fn scenarios() -> Vec<Scenario> {
     let mut all = Vec::new();
@@ -109,12 +111,7 @@ async fn run_on(scenario: &Scenario, backend: &backend::Backend) -> Result<Ctx, 
             .map_err(|e| format!("creating table {logical} on {}: {e}", backend.name))?;
         tables.push((*logical, real));
     }
-    let mut ctx = Ctx::new(
-        backend.name,
-        backend.kind,
-        backend.store.clone(),
-        tables.clone(),
-    );
+    let mut ctx = Ctx::new(backend.name, backend.store.clone(), tables.clone());
     (scenario.run)(&mut ctx).await;
     for (_, real) in tables {
         // Best effort: a failed drop leaves a uniquely named table behind on a scratch server.

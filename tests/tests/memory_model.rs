@@ -361,7 +361,7 @@ fn run_model(ops: &[Op]) {
                 let got = query_all(&store, q);
                 let mut want: Vec<Row> = model
                     .range((pk.clone(), i64::MIN)..=(pk.clone(), i64::MAX))
-                    .filter(|((_, sk), _)| range.is_none_or(|(lo, hi)| (lo..=hi).contains(&sk)))
+                    .filter(|((_, sk), _)| range.is_none_or(|(lo, hi)| (lo..=hi).contains(sk)))
                     .map(|(_, r)| r.clone())
                     .collect();
                 if !forward {

@@ -15,13 +15,16 @@ pub use dyno_core::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table
 pub use dyno_core::{AttributeValue, Error, Item};
 use futures::future::BoxFuture;
 
+/// A table a scenario needs: its logical name and its definition (renamed per run).
+pub type TableSpec = (&'static str, fn() -> TableDef);
+
 /// One scenario: tables it needs, the requests it makes (with the outcomes DynamoDB documents,
 /// checked on every backend), and the backends known to deviate from DynamoDB in it.
 pub struct Scenario {
     /// What it covers.
     pub name: &'static str,
     /// Tables created before it runs: logical name and definition (renamed per run).
-    pub tables: &'static [(&'static str, fn() -> TableDef)],
+    pub tables: &'static [TableSpec],
     /// The requests and checks.
     pub run: for<'a> fn(&'a mut Ctx) -> BoxFuture<'a, ()>,
     /// Backends that deviate from DynamoDB's documented behaviour here, and how.
@@ -302,8 +305,6 @@ fn sorted(mut items: Vec<Item>) -> Vec<Item> {
 pub struct Ctx {
     /// Backend name.
     pub backend: &'static str,
-    /// Backend kind.
-    pub kind: BackendKind,
     store: Arc<dyn Store>,
     tables: Vec<(&'static str, String)>,
     /// Every request's label and outcome, in order.
@@ -316,13 +317,11 @@ impl Ctx {
     /// A context on `store` whose logical table names map to real ones.
     pub fn new(
         backend: &'static str,
-        kind: BackendKind,
         store: Arc<dyn Store>,
         tables: Vec<(&'static str, String)>,
     ) -> Self {
         Ctx {
             backend,
-            kind,
             store,
             tables,
             transcript: Vec::new(),
