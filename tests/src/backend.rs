@@ -48,8 +48,11 @@ pub struct Backend {
 
 /// MemoryStore, then every configured server (see [`server_backends`]).
 pub async fn backends() -> Vec<Backend> {
-    let mut out =
-        vec![Backend { name: "memory", kind: BackendKind::Memory, store: Arc::new(MemoryStore::new()) }];
+    let mut out = vec![Backend {
+        name: "memory",
+        kind: BackendKind::Memory,
+        store: Arc::new(MemoryStore::new()),
+    }];
     out.extend(server_backends().await);
     out
 }
@@ -61,9 +64,10 @@ pub async fn backends() -> Vec<Backend> {
 pub async fn server_backends() -> Vec<Backend> {
     let require = std::env::var(REQUIRE_BACKENDS_VAR).is_ok_and(|v| v == "1");
     let mut out = Vec::new();
-    for (name, kind, var) in
-        [("dynalite", BackendKind::Dynalite, DYNALITE_ENDPOINT_VAR), ("moto", BackendKind::Moto, MOTO_ENDPOINT_VAR)]
-    {
+    for (name, kind, var) in [
+        ("dynalite", BackendKind::Dynalite, DYNALITE_ENDPOINT_VAR),
+        ("moto", BackendKind::Moto, MOTO_ENDPOINT_VAR),
+    ] {
         match std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
             Some(endpoint) => {
                 let store = DynamoStore::local(endpoint.trim()).await;
@@ -100,10 +104,20 @@ pub fn unique_table_name(prefix: &str) -> String {
     let suffix = format!("-{}-{n}-{:08x}", std::process::id(), fastrand::u32(..));
     let clean: String = prefix
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(255 - suffix.len())
         .collect();
-    let clean = if clean.is_empty() { "t".to_owned() } else { clean };
+    let clean = if clean.is_empty() {
+        "t".to_owned()
+    } else {
+        clean
+    };
     format!("{clean}{suffix}")
 }
 
@@ -114,13 +128,21 @@ mod tests {
     #[test]
     fn unique_table_names_are_valid_and_distinct() {
         let valid = |s: &str| {
-            (3..=255).contains(&s.len()) && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+            (3..=255).contains(&s.len())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
         };
         let a = unique_table_name("orders");
         let b = unique_table_name("orders");
         assert_ne!(a, b);
         assert!(a.starts_with("orders-"), "{a}");
-        for name in [a, b, unique_table_name(""), unique_table_name("a b#c/d"), unique_table_name(&"x".repeat(400))] {
+        for name in [
+            a,
+            b,
+            unique_table_name(""),
+            unique_table_name("a b#c/d"),
+            unique_table_name(&"x".repeat(400)),
+        ] {
             assert!(valid(&name), "invalid table name {name:?}");
         }
         assert!(unique_table_name("a b#c").starts_with("a_b_c-"));

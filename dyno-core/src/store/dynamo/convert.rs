@@ -23,11 +23,14 @@ use aws_sdk_dynamodb::types as sdk;
 
 use super::error::build_error;
 use crate::error::{Error, Result};
-use crate::expr::{render_condition, render_key_condition, render_projection, render_update, Condition, Path, Placeholders};
+use crate::expr::{
+    render_condition, render_key_condition, render_projection, render_update, Condition, Path,
+    Placeholders,
+};
 use crate::store::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetRequest, Page, PutRequest,
-    QueryRequest, ReturnValues, ScanRequest, TableKey, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
-    UpdateRequest, WriteRequest,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
+    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
+    TransactGetRequest, TransactWriteItem, TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 use crate::value::{item_size, Item, MAX_ITEM_SIZE};
@@ -36,7 +39,11 @@ use crate::value::{item_size, Item, MAX_ITEM_SIZE};
 pub(crate) fn check_item_size(item: &Item) -> Result<()> {
     let size = item_size(item);
     if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge { entity: None, size, limit: MAX_ITEM_SIZE });
+        return Err(Error::ItemTooLarge {
+            entity: None,
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
     }
     Ok(())
 }
@@ -55,7 +62,11 @@ fn on_condition_failure(return_old: bool) -> Option<sdk::ReturnValuesOnCondition
     return_old.then_some(sdk::ReturnValuesOnConditionCheckFailure::AllOld)
 }
 
-fn projection(paths: Option<&[Path]>, ph: &mut Placeholders, table: &str) -> Result<Option<String>> {
+fn projection(
+    paths: Option<&[Path]>,
+    ph: &mut Placeholders,
+    table: &str,
+) -> Result<Option<String>> {
     match paths {
         None => Ok(None),
         Some([]) => Err(Error::validation(format!(
@@ -69,7 +80,10 @@ fn limit(limit: Option<u32>) -> Result<Option<i32>> {
     limit
         .map(|l| match i32::try_from(l) {
             Ok(l) if l > 0 => Ok(l),
-            _ => Err(Error::validation(format!("limit must be between 1 and {}, found {l}", i32::MAX))),
+            _ => Err(Error::validation(format!(
+                "limit must be between 1 and {}, found {l}",
+                i32::MAX
+            ))),
         })
         .transpose()
 }
@@ -104,7 +118,9 @@ pub(crate) fn put(r: PutRequest) -> Result<PutItemInputBuilder> {
         .set_expression_attribute_names(ph.names_or_none())
         .set_expression_attribute_values(ph.values_or_none())
         .return_values(return_value(r.return_values))
-        .set_return_values_on_condition_check_failure(on_condition_failure(r.return_old_on_condition_failure))
+        .set_return_values_on_condition_check_failure(on_condition_failure(
+            r.return_old_on_condition_failure,
+        ))
         .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total))
 }
 
@@ -122,7 +138,9 @@ pub(crate) fn update(r: UpdateRequest) -> UpdateItemInputBuilder {
         .set_expression_attribute_names(ph.names_or_none())
         .set_expression_attribute_values(ph.values_or_none())
         .return_values(return_value(r.return_values))
-        .set_return_values_on_condition_check_failure(on_condition_failure(r.return_old_on_condition_failure))
+        .set_return_values_on_condition_check_failure(on_condition_failure(
+            r.return_old_on_condition_failure,
+        ))
         .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total)
 }
 
@@ -137,7 +155,9 @@ pub(crate) fn delete(r: DeleteRequest) -> DeleteItemInputBuilder {
         .set_expression_attribute_names(ph.names_or_none())
         .set_expression_attribute_values(ph.values_or_none())
         .return_values(return_value(r.return_values))
-        .set_return_values_on_condition_check_failure(on_condition_failure(r.return_old_on_condition_failure))
+        .set_return_values_on_condition_check_failure(on_condition_failure(
+            r.return_old_on_condition_failure,
+        ))
         .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total)
 }
 
@@ -202,7 +222,11 @@ pub(crate) fn page(
     consumed_capacity: Option<f64>,
 ) -> Page {
     Page {
-        items: items.unwrap_or_default().into_iter().map(Arc::new).collect(),
+        items: items
+            .unwrap_or_default()
+            .into_iter()
+            .map(Arc::new)
+            .collect(),
         count: usize::try_from(count).unwrap_or(0),
         scanned_count: usize::try_from(scanned_count).unwrap_or(0),
         last_evaluated_key: start_key(last_evaluated_key),
@@ -224,7 +248,8 @@ fn by_table<T>(pairs: impl IntoIterator<Item = (String, T)>) -> Vec<(String, Vec
 
 /// BatchGetItem.
 pub(crate) fn batch_get(r: BatchGetRequest) -> Result<BatchGetItemInputBuilder> {
-    let mut builder = BatchGetItemInputBuilder::default().return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+    let mut builder = BatchGetItemInputBuilder::default()
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
     for (table, keys) in by_table(r.keys.into_iter().map(|k| (k.table, k.key))) {
         let ka = sdk::KeysAndAttributes::builder()
             .set_keys(Some(keys))
@@ -249,15 +274,23 @@ pub(crate) fn batch_get_output(
     let unprocessed_keys = unprocessed
         .unwrap_or_default()
         .into_iter()
-        .flat_map(|(table, ka)| ka.keys.into_iter().map(move |key| TableKey { table: table.clone(), key }))
+        .flat_map(|(table, ka)| {
+            ka.keys.into_iter().map(move |key| TableKey {
+                table: table.clone(),
+                key,
+            })
+        })
         .collect();
-    BatchGetOutput { items, unprocessed_keys }
+    BatchGetOutput {
+        items,
+        unprocessed_keys,
+    }
 }
 
 /// BatchWriteItem, refused before sending when a put is over 400 KB.
 pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBuilder> {
-    let mut builder =
-        BatchWriteItemInputBuilder::default().return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+    let mut builder = BatchWriteItemInputBuilder::default()
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
     let mut pairs = Vec::with_capacity(r.writes.len());
     for w in r.writes {
         let (table, request) = match w {
@@ -274,7 +307,10 @@ pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBui
                     .set_key(Some(key))
                     .build()
                     .map_err(|e| build_error("BatchWriteItem delete", e))?;
-                (table, sdk::WriteRequest::builder().delete_request(delete).build())
+                (
+                    table,
+                    sdk::WriteRequest::builder().delete_request(delete).build(),
+                )
             }
         };
         pairs.push((table, request));
@@ -286,14 +322,22 @@ pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBui
 }
 
 /// BatchWriteItem's unprocessed writes.
-pub(crate) fn batch_write_output(unprocessed: Option<HashMap<String, Vec<sdk::WriteRequest>>>) -> BatchWriteOutput {
+pub(crate) fn batch_write_output(
+    unprocessed: Option<HashMap<String, Vec<sdk::WriteRequest>>>,
+) -> BatchWriteOutput {
     let mut out = Vec::new();
     for (table, requests) in unprocessed.unwrap_or_default() {
         for r in requests {
             if let Some(put) = r.put_request {
-                out.push(WriteRequest::Put { table: table.clone(), item: put.item });
+                out.push(WriteRequest::Put {
+                    table: table.clone(),
+                    item: put.item,
+                });
             } else if let Some(delete) = r.delete_request {
-                out.push(WriteRequest::Delete { table: table.clone(), key: delete.key });
+                out.push(WriteRequest::Delete {
+                    table: table.clone(),
+                    key: delete.key,
+                });
             }
         }
     }
@@ -302,8 +346,8 @@ pub(crate) fn batch_write_output(unprocessed: Option<HashMap<String, Vec<sdk::Wr
 
 /// TransactGetItems.
 pub(crate) fn transact_get(r: TransactGetRequest) -> Result<TransactGetItemsInputBuilder> {
-    let mut builder =
-        TransactGetItemsInputBuilder::default().return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+    let mut builder = TransactGetItemsInputBuilder::default()
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
     for g in r.gets {
         let mut ph = Placeholders::new();
         let projection = projection(g.projection.as_deref(), &mut ph, &g.table)?;
@@ -333,7 +377,12 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
     for (i, action) in r.actions.into_iter().enumerate() {
         let mut ph = Placeholders::new();
         let item = match action {
-            TransactWriteItem::Put { table, item, condition, return_old_on_condition_failure } => {
+            TransactWriteItem::Put {
+                table,
+                item,
+                condition,
+                return_old_on_condition_failure,
+            } => {
                 check_item_size(&item)?;
                 let condition = action_condition(condition.as_ref(), &mut ph);
                 let put = sdk::Put::builder()
@@ -349,7 +398,13 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .map_err(|e| build_error("TransactWriteItems put", e))?;
                 sdk::TransactWriteItem::builder().put(put).build()
             }
-            TransactWriteItem::Update { table, key, update, condition, return_old_on_condition_failure } => {
+            TransactWriteItem::Update {
+                table,
+                key,
+                update,
+                condition,
+                return_old_on_condition_failure,
+            } => {
                 let Some(update) = render_update(&update, &mut ph) else {
                     return Err(Error::validation(format!(
                         "transaction action {i} (update on table {table}) has no update action: \
@@ -371,7 +426,12 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .map_err(|e| build_error("TransactWriteItems update", e))?;
                 sdk::TransactWriteItem::builder().update(update).build()
             }
-            TransactWriteItem::Delete { table, key, condition, return_old_on_condition_failure } => {
+            TransactWriteItem::Delete {
+                table,
+                key,
+                condition,
+                return_old_on_condition_failure,
+            } => {
                 let condition = action_condition(condition.as_ref(), &mut ph);
                 let delete = sdk::Delete::builder()
                     .table_name(table)
@@ -386,7 +446,12 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .map_err(|e| build_error("TransactWriteItems delete", e))?;
                 sdk::TransactWriteItem::builder().delete(delete).build()
             }
-            TransactWriteItem::ConditionCheck { table, key, condition, return_old_on_condition_failure } => {
+            TransactWriteItem::ConditionCheck {
+                table,
+                key,
+                condition,
+                return_old_on_condition_failure,
+            } => {
                 let condition = render_condition(&condition, &mut ph);
                 let check = sdk::ConditionCheck::builder()
                     .table_name(table)
@@ -399,7 +464,9 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     ))
                     .build()
                     .map_err(|e| build_error("TransactWriteItems condition check", e))?;
-                sdk::TransactWriteItem::builder().condition_check(check).build()
+                sdk::TransactWriteItem::builder()
+                    .condition_check(check)
+                    .build()
             }
         };
         builder = builder.transact_items(item);
@@ -437,8 +504,12 @@ fn key_schema(pk: &KeyAttribute, sk: Option<&KeyAttribute>) -> Result<Vec<sdk::K
 
 fn sdk_projection(p: &Projection) -> sdk::Projection {
     match p {
-        Projection::All => sdk::Projection::builder().projection_type(sdk::ProjectionType::All).build(),
-        Projection::KeysOnly => sdk::Projection::builder().projection_type(sdk::ProjectionType::KeysOnly).build(),
+        Projection::All => sdk::Projection::builder()
+            .projection_type(sdk::ProjectionType::All)
+            .build(),
+        Projection::KeysOnly => sdk::Projection::builder()
+            .projection_type(sdk::ProjectionType::KeysOnly)
+            .build(),
         Projection::Include(attrs) => sdk::Projection::builder()
             .projection_type(sdk::ProjectionType::Include)
             .set_non_key_attributes(Some(attrs.clone()))
@@ -482,8 +553,16 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
 }
 
 /// Reads a key schema back: (partition, sort) attribute names.
-fn read_key_schema(table: &str, schema: &[sdk::KeySchemaElement]) -> Result<(String, Option<String>)> {
-    let find = |ty: sdk::KeyType| schema.iter().find(|k| k.key_type == ty).map(|k| k.attribute_name.clone());
+fn read_key_schema(
+    table: &str,
+    schema: &[sdk::KeySchemaElement],
+) -> Result<(String, Option<String>)> {
+    let find = |ty: sdk::KeyType| {
+        schema
+            .iter()
+            .find(|k| k.key_type == ty)
+            .map(|k| k.attribute_name.clone())
+    };
     let pk = find(sdk::KeyType::Hash).ok_or_else(|| Error::Service {
         code: None,
         message: format!("the description of {table} has a key schema without a HASH key"),
@@ -495,15 +574,19 @@ fn read_key_schema(table: &str, schema: &[sdk::KeySchemaElement]) -> Result<(Str
 fn read_projection(p: Option<&sdk::Projection>) -> Projection {
     match p.and_then(|p| p.projection_type.as_ref()) {
         Some(sdk::ProjectionType::KeysOnly) => Projection::KeysOnly,
-        Some(sdk::ProjectionType::Include) => {
-            Projection::Include(p.and_then(|p| p.non_key_attributes.clone()).unwrap_or_default())
-        }
+        Some(sdk::ProjectionType::Include) => Projection::Include(
+            p.and_then(|p| p.non_key_attributes.clone())
+                .unwrap_or_default(),
+        ),
         _ => Projection::All,
     }
 }
 
 /// DescribeTable (and DescribeTimeToLive's attribute, when TTL is on) back into a [`TableDef`].
-pub(crate) fn table_def(desc: &sdk::TableDescription, ttl_attribute: Option<String>) -> Result<TableDef> {
+pub(crate) fn table_def(
+    desc: &sdk::TableDescription,
+    ttl_attribute: Option<String>,
+) -> Result<TableDef> {
     let name = desc.table_name.clone().unwrap_or_default();
     let types: HashMap<&str, ScalarType> = desc
         .attribute_definitions()
@@ -577,7 +660,12 @@ mod tests {
             .into_iter()
             .flatten()
             .map(|(k, v)| (k.clone(), v.clone()))
-            .chain(values.into_iter().flatten().map(|(k, v)| (k.clone(), format!("{v:?}"))))
+            .chain(
+                values
+                    .into_iter()
+                    .flatten()
+                    .map(|(k, v)| (k.clone(), format!("{v:?}"))),
+            )
             .collect();
         // Longest first, so #n1 does not eat the prefix of #n10.
         subs.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
@@ -608,19 +696,35 @@ mod tests {
         let filter = input.filter_expression().unwrap();
         let projection = input.projection_expression().unwrap();
         for text in [kce, filter, projection] {
-            assert!(!text.contains("STATUS") && !text.contains("GSI1") && !text.contains("status"), "{text}");
+            assert!(
+                !text.contains("STATUS") && !text.contains("GSI1") && !text.contains("status"),
+                "{text}"
+            );
             assert!(!text.contains(hostile), "{text}");
         }
-        assert_eq!(resolve(kce, names, values), "GSI1PK = S(\"STATUS#shipped\") AND begins_with(GSI1SK, S(\"2024\"))");
-        assert_eq!(resolve(filter, names, values), format!("(status = S({hostile:?})) AND (attribute_exists(GSI1PK))"));
+        assert_eq!(
+            resolve(kce, names, values),
+            "GSI1PK = S(\"STATUS#shipped\") AND begins_with(GSI1SK, S(\"2024\"))"
+        );
+        assert_eq!(
+            resolve(filter, names, values),
+            format!("(status = S({hostile:?})) AND (attribute_exists(GSI1PK))")
+        );
         // A dot inside a name is one name, not a path.
         assert_eq!(resolve(projection, names, values), "GSI1PK, a.b");
-        assert_eq!(names.unwrap().values().filter(|n| *n == "GSI1PK").count(), 1, "one placeholder per name");
+        assert_eq!(
+            names.unwrap().values().filter(|n| *n == "GSI1PK").count(),
+            1,
+            "one placeholder per name"
+        );
         assert_eq!(input.index_name(), Some("GSI1"));
         assert_eq!(input.limit(), Some(10));
         assert_eq!(input.scan_index_forward(), Some(false));
         assert_eq!(input.exclusive_start_key(), Some(&key("p", "s")));
-        assert_eq!(input.return_consumed_capacity(), Some(&sdk::ReturnConsumedCapacity::Total));
+        assert_eq!(
+            input.return_consumed_capacity(),
+            Some(&sdk::ReturnConsumedCapacity::Total)
+        );
         assert_eq!(input.select(), None);
     }
 
@@ -630,7 +734,10 @@ mod tests {
             table: "T".into(),
             key: key("p", "s"),
             update: Update {
-                set: vec![(Path::attr("n"), crate::expr::SetValue::value(AttributeValue::N("1".into())))],
+                set: vec![(
+                    Path::attr("n"),
+                    crate::expr::SetValue::value(AttributeValue::N("1".into())),
+                )],
                 remove: vec![Path::attr("old")],
                 add: vec![(Path::attr("count"), AttributeValue::N("2".into()))],
                 delete: vec![],
@@ -640,11 +747,21 @@ mod tests {
             return_old_on_condition_failure: true,
         };
         let input = update(r).build().unwrap();
-        let (names, values) = (input.expression_attribute_names(), input.expression_attribute_values());
+        let (names, values) = (
+            input.expression_attribute_names(),
+            input.expression_attribute_values(),
+        );
         let u = resolve(input.update_expression().unwrap(), names, values);
         assert_eq!(u, "SET n = N(\"1\") REMOVE old ADD count N(\"2\")");
-        assert_eq!(resolve(input.condition_expression().unwrap(), names, values), "n = N(\"0\")");
-        assert_eq!(values.unwrap().len(), 3, "values of both expressions in one map, none reused");
+        assert_eq!(
+            resolve(input.condition_expression().unwrap(), names, values),
+            "n = N(\"0\")"
+        );
+        assert_eq!(
+            values.unwrap().len(),
+            3,
+            "values of both expressions in one map, none reused"
+        );
         assert_eq!(input.return_values(), Some(&sdk::ReturnValue::UpdatedNew));
         assert_eq!(
             input.return_values_on_condition_check_failure(),
@@ -654,10 +771,15 @@ mod tests {
 
     #[test]
     fn requests_without_expressions_send_no_empty_maps() {
-        let input = get(GetRequest { table: "T".into(), key: key("p", "s"), consistent_read: true, projection: None })
-            .unwrap()
-            .build()
-            .unwrap();
+        let input = get(GetRequest {
+            table: "T".into(),
+            key: key("p", "s"),
+            consistent_read: true,
+            projection: None,
+        })
+        .unwrap()
+        .build()
+        .unwrap();
         assert_eq!(input.expression_attribute_names(), None);
         assert_eq!(input.projection_expression(), None);
         assert_eq!(input.consistent_read(), Some(true));
@@ -679,16 +801,37 @@ mod tests {
 
     #[test]
     fn empty_projection_and_bad_limits_are_refused() {
-        let r = GetRequest { table: "T".into(), key: key("p", "s"), consistent_read: false, projection: Some(vec![]) };
-        assert!(matches!(get(r), Err(Error::Validation { message }) if message.contains("empty projection on table T")));
+        let r = GetRequest {
+            table: "T".into(),
+            key: key("p", "s"),
+            consistent_read: false,
+            projection: Some(vec![]),
+        };
+        assert!(
+            matches!(get(r), Err(Error::Validation { message }) if message.contains("empty projection on table T"))
+        );
         let mut q = QueryRequest::new("T", None, KeyCondition::partition("PK", s("p")));
         q.limit = Some(0);
         assert!(matches!(query(q), Err(Error::Validation { .. })));
-        let bad = ScanRequest { table: "T".into(), segment: Some((4, 4)), ..ScanRequest::default() };
-        assert!(matches!(scan(bad), Err(Error::Validation { message }) if message.contains("segment 4 of 4")));
-        let good = ScanRequest { table: "T".into(), segment: Some((1, 4)), count_only: true, ..ScanRequest::default() };
+        let bad = ScanRequest {
+            table: "T".into(),
+            segment: Some((4, 4)),
+            ..ScanRequest::default()
+        };
+        assert!(
+            matches!(scan(bad), Err(Error::Validation { message }) if message.contains("segment 4 of 4"))
+        );
+        let good = ScanRequest {
+            table: "T".into(),
+            segment: Some((1, 4)),
+            count_only: true,
+            ..ScanRequest::default()
+        };
         let input = scan(good).unwrap().build().unwrap();
-        assert_eq!((input.segment(), input.total_segments()), (Some(1), Some(4)));
+        assert_eq!(
+            (input.segment(), input.total_segments()),
+            (Some(1), Some(4))
+        );
         assert_eq!(input.select(), Some(&sdk::Select::Count));
     }
 
@@ -711,8 +854,14 @@ mod tests {
         assert!(too_large(put(p).map(drop)));
         let b = BatchWriteRequest {
             writes: vec![
-                WriteRequest::Delete { table: "T".into(), key: key("a", "b") },
-                WriteRequest::Put { table: "T".into(), item: big_item() },
+                WriteRequest::Delete {
+                    table: "T".into(),
+                    key: key("a", "b"),
+                },
+                WriteRequest::Put {
+                    table: "T".into(),
+                    item: big_item(),
+                },
             ],
         };
         assert!(too_large(batch_write(b).map(drop)));
@@ -738,9 +887,18 @@ mod tests {
     fn batches_group_by_table_and_come_back() {
         let r = BatchGetRequest {
             keys: vec![
-                TableKey { table: "A".into(), key: key("1", "x") },
-                TableKey { table: "B".into(), key: key("2", "x") },
-                TableKey { table: "A".into(), key: key("3", "x") },
+                TableKey {
+                    table: "A".into(),
+                    key: key("1", "x"),
+                },
+                TableKey {
+                    table: "B".into(),
+                    key: key("2", "x"),
+                },
+                TableKey {
+                    table: "A".into(),
+                    key: key("3", "x"),
+                },
             ],
             consistent_read: true,
         };
@@ -751,8 +909,14 @@ mod tests {
 
         let w = BatchWriteRequest {
             writes: vec![
-                WriteRequest::Put { table: "A".into(), item: key("1", "x") },
-                WriteRequest::Delete { table: "A".into(), key: key("2", "x") },
+                WriteRequest::Put {
+                    table: "A".into(),
+                    item: key("1", "x"),
+                },
+                WriteRequest::Delete {
+                    table: "A".into(),
+                    key: key("2", "x"),
+                },
             ],
         };
         let input = batch_write(w.clone()).unwrap().build().unwrap();
@@ -762,10 +926,22 @@ mod tests {
         let back = batch_write_output(Some([("A".to_owned(), requests)].into()));
         assert_eq!(back.unprocessed, w.writes);
 
-        let ka = sdk::KeysAndAttributes::builder().keys(key("9", "x")).build().unwrap();
-        let out = batch_get_output(Some([("A".to_owned(), vec![key("1", "x")])].into()), Some([("B".to_owned(), ka)].into()));
+        let ka = sdk::KeysAndAttributes::builder()
+            .keys(key("9", "x"))
+            .build()
+            .unwrap();
+        let out = batch_get_output(
+            Some([("A".to_owned(), vec![key("1", "x")])].into()),
+            Some([("B".to_owned(), ka)].into()),
+        );
         assert_eq!(out.items, vec![("A".to_owned(), Arc::new(key("1", "x")))]);
-        assert_eq!(out.unprocessed_keys, vec![TableKey { table: "B".into(), key: key("9", "x") }]);
+        assert_eq!(
+            out.unprocessed_keys,
+            vec![TableKey {
+                table: "B".into(),
+                key: key("9", "x")
+            }]
+        );
     }
 
     #[test]
@@ -781,7 +957,10 @@ mod tests {
                 TransactWriteItem::Update {
                     table: "T".into(),
                     key: key("b", "1"),
-                    update: Update { remove: vec![Path::attr("x")], ..Update::default() },
+                    update: Update {
+                        remove: vec![Path::attr("x")],
+                        ..Update::default()
+                    },
                     condition: Some(Condition::eq("v", AttributeValue::N("1".into()))),
                     return_old_on_condition_failure: false,
                 },
@@ -798,15 +977,28 @@ mod tests {
         assert_eq!(input.client_request_token(), Some("token-1"));
         let items = input.transact_items();
         let check = items[0].condition_check().unwrap();
-        assert_eq!(resolve(check.condition_expression(), check.expression_attribute_names(), None), "attribute_exists(PK)");
+        assert_eq!(
+            resolve(
+                check.condition_expression(),
+                check.expression_attribute_names(),
+                None
+            ),
+            "attribute_exists(PK)"
+        );
         assert_eq!(
             check.return_values_on_condition_check_failure(),
             Some(&sdk::ReturnValuesOnConditionCheckFailure::AllOld)
         );
         let update = items[1].update().unwrap();
-        let (n, v) = (update.expression_attribute_names(), update.expression_attribute_values());
+        let (n, v) = (
+            update.expression_attribute_names(),
+            update.expression_attribute_values(),
+        );
         assert_eq!(resolve(update.update_expression(), n, v), "REMOVE x");
-        assert_eq!(resolve(update.condition_expression().unwrap(), n, v), "v = N(\"1\")");
+        assert_eq!(
+            resolve(update.condition_expression().unwrap(), n, v),
+            "v = N(\"1\")"
+        );
         let delete = items[2].delete().unwrap();
         assert_eq!(delete.expression_attribute_names(), None);
 
@@ -820,14 +1012,27 @@ mod tests {
             }],
             client_request_token: None,
         };
-        assert!(matches!(transact_write(empty), Err(Error::Validation { message }) if message.contains("action 0")));
+        assert!(
+            matches!(transact_write(empty), Err(Error::Validation { message }) if message.contains("action 0"))
+        );
 
         let g = TransactGetRequest {
-            gets: vec![TransactGetItem { table: "T".into(), key: key("a", "1"), projection: Some(vec![Path::attr("PK")]) }],
+            gets: vec![TransactGetItem {
+                table: "T".into(),
+                key: key("a", "1"),
+                projection: Some(vec![Path::attr("PK")]),
+            }],
         };
         let input = transact_get(g).unwrap().build().unwrap();
         let get = input.transact_items()[0].get().unwrap();
-        assert_eq!(resolve(get.projection_expression().unwrap(), get.expression_attribute_names(), None), "PK");
+        assert_eq!(
+            resolve(
+                get.projection_expression().unwrap(),
+                get.expression_attribute_names(),
+                None
+            ),
+            "PK"
+        );
     }
 
     #[test]
@@ -885,10 +1090,27 @@ mod tests {
 
     #[test]
     fn pages_drop_empty_resume_keys() {
-        let p = page(Some(vec![key("a", "1")]), 1, 3, Some(Item::new()), Some(0.5));
-        assert_eq!((p.count, p.scanned_count, p.last_evaluated_key, p.consumed_capacity), (1, 3, None, Some(0.5)));
+        let p = page(
+            Some(vec![key("a", "1")]),
+            1,
+            3,
+            Some(Item::new()),
+            Some(0.5),
+        );
+        assert_eq!(
+            (
+                p.count,
+                p.scanned_count,
+                p.last_evaluated_key,
+                p.consumed_capacity
+            ),
+            (1, 3, None, Some(0.5))
+        );
         assert_eq!(p.items, vec![Arc::new(key("a", "1"))]);
-        assert_eq!(page(None, 0, 0, Some(key("a", "1")), None).last_evaluated_key, Some(key("a", "1")));
+        assert_eq!(
+            page(None, 0, 0, Some(key("a", "1")), None).last_evaluated_key,
+            Some(key("a", "1"))
+        );
         let cc = [
             sdk::ConsumedCapacity::builder().capacity_units(1.5).build(),
             sdk::ConsumedCapacity::builder().capacity_units(2.0).build(),

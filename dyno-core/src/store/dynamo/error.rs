@@ -13,7 +13,9 @@ use crate::error::{BoxError, CancellationReason, Error};
 use crate::value::Item;
 
 /// What an operation's error type can tell beyond its code and message.
-pub(crate) trait OperationError: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static {
+pub(crate) trait OperationError:
+    ProvideErrorMetadata + std::error::Error + Send + Sync + 'static
+{
     /// `Some` when this is a `ConditionalCheckFailedException`, with the old item when the
     /// request asked for it (`ReturnValuesOnConditionCheckFailure = ALL_OLD`).
     fn condition_failed(&self) -> Option<Option<Item>> {
@@ -90,11 +92,18 @@ fn convert_reason(r: &aws_sdk_dynamodb::types::CancellationReason) -> Cancellati
 }
 
 /// Codes of the errors DynamoDB documents as throttling.
-const THROTTLING_CODES: &[&str] =
-    &["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "Throttling"];
+const THROTTLING_CODES: &[&str] = &[
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "Throttling",
+];
 
 /// Maps an SDK error of operation `op` (`"PutItem"`...) to dyno's [`Error`].
-pub(crate) fn from_sdk<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>) -> Error {
+pub(crate) fn from_sdk<E: OperationError>(
+    op: &'static str,
+    err: SdkError<E, HttpResponse>,
+) -> Error {
     match &err {
         SdkError::ConstructionFailure(_) => Error::Service {
             code: None,
@@ -102,9 +111,10 @@ pub(crate) fn from_sdk<E: OperationError>(op: &'static str, err: SdkError<E, Htt
             source: Some(Box::new(err)),
         },
         SdkError::TimeoutError(_) => outcome_unknown(format!("{op} timed out"), err),
-        SdkError::DispatchFailure(_) => {
-            outcome_unknown(format!("{op} could not be sent or its connection failed"), err)
-        }
+        SdkError::DispatchFailure(_) => outcome_unknown(
+            format!("{op} could not be sent or its connection failed"),
+            err,
+        ),
         SdkError::ResponseError(_) => {
             outcome_unknown(format!("the response to {op} could not be read"), err)
         }
@@ -119,18 +129,34 @@ pub(crate) fn from_sdk<E: OperationError>(op: &'static str, err: SdkError<E, Htt
             let status = service.raw().status();
             let code = e.code().map(str::to_owned);
             let message = e.message().map(str::to_owned).unwrap_or_else(|| {
-                format!("{op} failed with {}{}", code.as_deref().unwrap_or("no error code"), status_suffix(status.as_u16()))
+                format!(
+                    "{op} failed with {}{}",
+                    code.as_deref().unwrap_or("no error code"),
+                    status_suffix(status.as_u16())
+                )
             });
             match code.as_deref() {
-                Some("ConditionalCheckFailedException") => Error::ConditionFailed { entity: None, item: None },
-                Some("TransactionCanceledException") => Error::TransactionCanceled { reasons: Vec::new() },
-                Some(c) if THROTTLING_CODES.contains(&c) => Error::Throttled { message, source: Some(Box::new(err)) },
+                Some("ConditionalCheckFailedException") => Error::ConditionFailed {
+                    entity: None,
+                    item: None,
+                },
+                Some("TransactionCanceledException") => Error::TransactionCanceled {
+                    reasons: Vec::new(),
+                },
+                Some(c) if THROTTLING_CODES.contains(&c) => Error::Throttled {
+                    message,
+                    source: Some(Box::new(err)),
+                },
                 Some("ValidationException") => Error::Validation { message },
                 Some("ResourceNotFoundException") => Error::ResourceNotFound { message },
                 Some("ResourceInUseException") => Error::ResourceInUse { message },
                 Some("InternalServerError" | "ServiceUnavailable") => outcome_unknown(message, err),
                 _ if status.is_server_error() => outcome_unknown(message, err),
-                _ => Error::Service { code, message, source: Some(Box::new(err)) },
+                _ => Error::Service {
+                    code,
+                    message,
+                    source: Some(Box::new(err)),
+                },
             }
         }
         // `SdkError` is non-exhaustive: whatever comes next, the request may have been sent.
@@ -139,7 +165,10 @@ pub(crate) fn from_sdk<E: OperationError>(op: &'static str, err: SdkError<E, Htt
 }
 
 fn outcome_unknown<E: OperationError>(message: String, err: SdkError<E, HttpResponse>) -> Error {
-    Error::OutcomeUnknown { message, source: Some(Box::new(err) as BoxError) }
+    Error::OutcomeUnknown {
+        message,
+        source: Some(Box::new(err) as BoxError),
+    }
 }
 
 fn status_suffix(status: u16) -> String {
@@ -149,15 +178,24 @@ fn status_suffix(status: u16) -> String {
 /// The error for a request the SDK's builders refused (a required field missing): a bug in the
 /// conversion, reported rather than panicking.
 pub(crate) fn build_error(what: &str, err: aws_sdk_dynamodb::error::BuildError) -> Error {
-    Error::Service { code: None, message: format!("could not build {what}"), source: Some(Box::new(err)) }
+    Error::Service {
+        code: None,
+        message: format!("could not build {what}"),
+        source: Some(Box::new(err)),
+    }
 }
 
 /// True when a server answered that it does not implement the operation at all (dynalite has
 /// no TTL and no transactions), as opposed to rejecting this particular request.
 pub(crate) fn is_unsupported_operation(err: &Error) -> bool {
     match err {
-        Error::Service { code: Some(code), .. } => {
-            matches!(code.as_str(), "UnknownOperationException" | "UnrecognizedClientException" | "NotImplemented")
+        Error::Service {
+            code: Some(code), ..
+        } => {
+            matches!(
+                code.as_str(),
+                "UnknownOperationException" | "UnrecognizedClientException" | "NotImplemented"
+            )
         }
         _ => false,
     }
@@ -166,7 +204,9 @@ pub(crate) fn is_unsupported_operation(err: &Error) -> bool {
 #[cfg(test)]
 mod tests {
     use aws_sdk_dynamodb::error::ErrorMetadata;
-    use aws_sdk_dynamodb::types::error::{ConditionalCheckFailedException, TransactionCanceledException};
+    use aws_sdk_dynamodb::types::error::{
+        ConditionalCheckFailedException, TransactionCanceledException,
+    };
     use aws_sdk_dynamodb::types::AttributeValue;
     use aws_smithy_runtime_api::client::result::ConnectorError;
     use aws_smithy_types::body::SdkBody;
@@ -187,11 +227,20 @@ mod tests {
         let e = ConditionalCheckFailedException::builder()
             .message("The conditional request failed")
             .set_item(Some(item.clone()))
-            .meta(meta("ConditionalCheckFailedException", "The conditional request failed"))
+            .meta(meta(
+                "ConditionalCheckFailedException",
+                "The conditional request failed",
+            ))
             .build();
-        let err = SdkError::service_error(PutItemError::ConditionalCheckFailedException(e), response(400));
+        let err = SdkError::service_error(
+            PutItemError::ConditionalCheckFailedException(e),
+            response(400),
+        );
         match from_sdk("PutItem", err) {
-            Error::ConditionFailed { entity: None, item: Some(old) } => assert_eq!(old, item),
+            Error::ConditionFailed {
+                entity: None,
+                item: Some(old),
+            } => assert_eq!(old, item),
             other => panic!("expected ConditionFailed with the old item, got {other:?}"),
         }
     }
@@ -199,7 +248,9 @@ mod tests {
     #[test]
     fn cancellation_reasons_keep_order_and_drop_none_codes() {
         let reasons = vec![
-            aws_sdk_dynamodb::types::CancellationReason::builder().code("None").build(),
+            aws_sdk_dynamodb::types::CancellationReason::builder()
+                .code("None")
+                .build(),
             aws_sdk_dynamodb::types::CancellationReason::builder()
                 .code("ConditionalCheckFailed")
                 .message("The conditional request failed")
@@ -208,15 +259,24 @@ mod tests {
         ];
         let e = TransactionCanceledException::builder()
             .set_cancellation_reasons(Some(reasons))
-            .meta(meta("TransactionCanceledException", "Transaction cancelled"))
+            .meta(meta(
+                "TransactionCanceledException",
+                "Transaction cancelled",
+            ))
             .build();
-        let err = SdkError::service_error(TransactWriteItemsError::TransactionCanceledException(e), response(400));
+        let err = SdkError::service_error(
+            TransactWriteItemsError::TransactionCanceledException(e),
+            response(400),
+        );
         match from_sdk("TransactWriteItems", err) {
             Error::TransactionCanceled { reasons } => {
                 assert_eq!(reasons.len(), 2);
                 assert_eq!(reasons[0].code, None);
                 assert!(reasons[1].is_condition_failed());
-                assert_eq!(reasons[1].item.as_ref().and_then(|i| i.get("PK")), Some(&AttributeValue::S("b".into())));
+                assert_eq!(
+                    reasons[1].item.as_ref().and_then(|i| i.get("PK")),
+                    Some(&AttributeValue::S("b".into()))
+                );
             }
             other => panic!("expected TransactionCanceled, got {other:?}"),
         }
@@ -230,16 +290,32 @@ mod tests {
 
     #[test]
     fn codes_map_to_typed_errors() {
-        assert!(matches!(by_code("ValidationException", 400), Error::Validation { message } if message == "what the service said"));
-        assert!(matches!(by_code("ResourceNotFoundException", 400), Error::ResourceNotFound { .. }));
-        assert!(matches!(by_code("ResourceInUseException", 400), Error::ResourceInUse { .. }));
-        for code in ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"] {
+        assert!(
+            matches!(by_code("ValidationException", 400), Error::Validation { message } if message == "what the service said")
+        );
+        assert!(matches!(
+            by_code("ResourceNotFoundException", 400),
+            Error::ResourceNotFound { .. }
+        ));
+        assert!(matches!(
+            by_code("ResourceInUseException", 400),
+            Error::ResourceInUse { .. }
+        ));
+        for code in [
+            "ProvisionedThroughputExceededException",
+            "ThrottlingException",
+            "RequestLimitExceeded",
+        ] {
             assert!(by_code(code, 400).is_throttled(), "{code}");
         }
         assert!(by_code("InternalServerError", 500).is_outcome_unknown());
         assert!(by_code("SomethingNew", 503).is_outcome_unknown());
         match by_code("AccessDeniedException", 400) {
-            Error::Service { code, message, source } => {
+            Error::Service {
+                code,
+                message,
+                source,
+            } => {
                 assert_eq!(code.as_deref(), Some("AccessDeniedException"));
                 assert_eq!(message, "what the service said");
                 assert!(source.is_some());

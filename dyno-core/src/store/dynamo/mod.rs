@@ -31,9 +31,9 @@ use tracing::{Instrument, Span};
 
 use self::error::{from_sdk, is_unsupported_operation};
 use super::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput, GetRequest, Page,
-    PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TransactGetOutput, TransactGetRequest,
-    TransactWriteRequest, UpdateRequest, WriteOutput,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
 };
 use crate::error::{Error, Result};
 use crate::table::TableDef;
@@ -75,7 +75,13 @@ impl DynamoStore {
     pub async fn local(endpoint: &str) -> Self {
         let config = aws_config::defaults(BehaviorVersion::latest())
             .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new("dyno-local", "dyno-local", None, None, "dyno-local"))
+            .credentials_provider(Credentials::new(
+                "dyno-local",
+                "dyno-local",
+                None,
+                None,
+                "dyno-local",
+            ))
             .endpoint_url(endpoint)
             .load()
             .await;
@@ -94,12 +100,16 @@ impl DynamoStore {
         loop {
             let status = match self.client.describe_table().table_name(table).send().await {
                 Ok(out) => out.table.map(|t| {
-                    let table_active = matches!(t.table_status(), None | Some(sdk::TableStatus::Active));
+                    let table_active =
+                        matches!(t.table_status(), None | Some(sdk::TableStatus::Active));
                     let indexes_active = t
                         .global_secondary_indexes()
                         .iter()
                         .all(|g| matches!(g.index_status(), None | Some(sdk::IndexStatus::Active)));
-                    (table_active && indexes_active, t.table_status().map(|s| s.as_str().to_owned()))
+                    (
+                        table_active && indexes_active,
+                        t.table_status().map(|s| s.as_str().to_owned()),
+                    )
                 }),
                 // Right after CreateTable, DynamoDB may not describe the table yet.
                 Err(e) => match from_sdk("DescribeTable", e) {
@@ -111,7 +121,9 @@ impl DynamoStore {
                 return Ok(());
             }
             if tokio::time::Instant::now() >= deadline {
-                let found = status.and_then(|s| s.1).unwrap_or_else(|| "not found".to_owned());
+                let found = status
+                    .and_then(|s| s.1)
+                    .unwrap_or_else(|| "not found".to_owned());
                 return Err(Error::Service {
                     code: None,
                     message: format!(
@@ -141,7 +153,10 @@ impl DynamoStore {
             if tokio::time::Instant::now() >= deadline {
                 return Err(Error::Service {
                     code: None,
-                    message: format!("table {table} still exists {} s after DeleteTable", TABLE_WAIT.as_secs()),
+                    message: format!(
+                        "table {table} still exists {} s after DeleteTable",
+                        TABLE_WAIT.as_secs()
+                    ),
                     source: None,
                 });
             }
@@ -175,7 +190,13 @@ impl DynamoStore {
 
     /// DescribeTimeToLive: the TTL attribute when TTL is enabled (or being enabled).
     async fn ttl_attribute(&self, table: &str) -> Result<Option<String>> {
-        match self.client.describe_time_to_live().table_name(table).send().await {
+        match self
+            .client
+            .describe_time_to_live()
+            .table_name(table)
+            .send()
+            .await
+        {
             Ok(out) => Ok(out.time_to_live_description.and_then(|d| {
                 let on = matches!(
                     d.time_to_live_status(),
@@ -193,7 +214,11 @@ impl DynamoStore {
 }
 
 fn is_unsupported_code(code: Option<&str>) -> bool {
-    is_unsupported_operation(&Error::Service { code: code.map(str::to_owned), message: String::new(), source: None })
+    is_unsupported_operation(&Error::Service {
+        code: code.map(str::to_owned),
+        message: String::new(),
+        source: None,
+    })
 }
 
 /// The span of one call.
@@ -206,13 +231,6 @@ fn span(operation: &'static str, table: &str) -> Span {
         consumed_capacity = Empty,
         error = Empty,
     )
-}
-
-/// Records the consumed capacity on the current call's span.
-fn record_capacity(units: Option<f64>) {
-    if let Some(units) = units {
-        Span::current().record("consumed_capacity", units);
-    }
 }
 
 fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<f64> {
@@ -230,73 +248,134 @@ fn table_names<'a>(tables: impl Iterator<Item = &'a str>) -> String {
     names.join(",")
 }
 
-/// Runs one call in its span and records a failure on it.
-async fn traced<T>(span: Span, call: impl Future<Output = Result<T>>) -> Result<T> {
-    let result = call.instrument(span.clone()).await;
-    if let Err(e) = &result {
-        span.record("error", tracing::field::display(e));
+/// Runs one call in its span and records on it the capacity the call consumed, or its failure.
+async fn traced<T>(span: Span, call: impl Future<Output = Result<(T, Option<f64>)>>) -> Result<T> {
+    match call.instrument(span.clone()).await {
+        Ok((out, units)) => {
+            if let Some(units) = units {
+                span.record("consumed_capacity", units);
+            }
+            Ok(out)
+        }
+        Err(e) => {
+            span.record("error", tracing::field::display(&e));
+            Err(e)
+        }
     }
-    result
 }
 
 #[async_trait]
 impl Store for DynamoStore {
     async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
         traced(span("GetItem", &r.table), async {
-            let out = convert::get(r)?.send_with(&self.client).await.map_err(|e| from_sdk("GetItem", e))?;
+            let out = convert::get(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("GetItem", e))?;
             let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            record_capacity(consumed_capacity);
-            Ok(GetOutput { item: out.item.map(std::sync::Arc::new), consumed_capacity })
+            Ok((
+                GetOutput {
+                    item: out.item.map(std::sync::Arc::new),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
         })
         .await
     }
 
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
         traced(span("PutItem", &r.table), async {
-            let out = convert::put(r)?.send_with(&self.client).await.map_err(|e| from_sdk("PutItem", e))?;
+            let out = convert::put(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("PutItem", e))?;
             let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            record_capacity(consumed_capacity);
-            Ok(WriteOutput { attributes: out.attributes.filter(|a| !a.is_empty()), consumed_capacity })
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
         })
         .await
     }
 
     async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
         traced(span("UpdateItem", &r.table), async {
-            let out = convert::update(r).send_with(&self.client).await.map_err(|e| from_sdk("UpdateItem", e))?;
+            let out = convert::update(r)
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("UpdateItem", e))?;
             let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            record_capacity(consumed_capacity);
-            Ok(WriteOutput { attributes: out.attributes.filter(|a| !a.is_empty()), consumed_capacity })
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
         })
         .await
     }
 
     async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
         traced(span("DeleteItem", &r.table), async {
-            let out = convert::delete(r).send_with(&self.client).await.map_err(|e| from_sdk("DeleteItem", e))?;
+            let out = convert::delete(r)
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("DeleteItem", e))?;
             let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            record_capacity(consumed_capacity);
-            Ok(WriteOutput { attributes: out.attributes.filter(|a| !a.is_empty()), consumed_capacity })
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
         })
         .await
     }
 
     async fn query(&self, r: QueryRequest) -> Result<Page> {
         traced(span("Query", &r.table), async {
-            let out = convert::query(r)?.send_with(&self.client).await.map_err(|e| from_sdk("Query", e))?;
+            let out = convert::query(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("Query", e))?;
             let cc = capacity(out.consumed_capacity.as_ref());
-            record_capacity(cc);
-            Ok(convert::page(out.items, out.count, out.scanned_count, out.last_evaluated_key, cc))
+            Ok((
+                convert::page(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    cc,
+                ),
+                cc,
+            ))
         })
         .await
     }
 
     async fn scan(&self, r: ScanRequest) -> Result<Page> {
         traced(span("Scan", &r.table), async {
-            let out = convert::scan(r)?.send_with(&self.client).await.map_err(|e| from_sdk("Scan", e))?;
+            let out = convert::scan(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("Scan", e))?;
             let cc = capacity(out.consumed_capacity.as_ref());
-            record_capacity(cc);
-            Ok(convert::page(out.items, out.count, out.scanned_count, out.last_evaluated_key, cc))
+            Ok((
+                convert::page(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    cc,
+                ),
+                cc,
+            ))
         })
         .await
     }
@@ -305,12 +384,17 @@ impl Store for DynamoStore {
         let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
         traced(span("BatchGetItem", &tables), async {
             if r.keys.is_empty() {
-                return Ok(BatchGetOutput::default());
+                return Ok((BatchGetOutput::default(), None));
             }
-            let out =
-                convert::batch_get(r)?.send_with(&self.client).await.map_err(|e| from_sdk("BatchGetItem", e))?;
-            record_capacity(convert::total_capacity(out.consumed_capacity.as_deref()));
-            Ok(convert::batch_get_output(out.responses, out.unprocessed_keys))
+            let out = convert::batch_get(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("BatchGetItem", e))?;
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            Ok((
+                convert::batch_get_output(out.responses, out.unprocessed_keys),
+                cc,
+            ))
         })
         .await
     }
@@ -319,12 +403,14 @@ impl Store for DynamoStore {
         let tables = table_names(r.writes.iter().map(|w| w.table()));
         traced(span("BatchWriteItem", &tables), async {
             if r.writes.is_empty() {
-                return Ok(BatchWriteOutput::default());
+                return Ok((BatchWriteOutput::default(), None));
             }
-            let out =
-                convert::batch_write(r)?.send_with(&self.client).await.map_err(|e| from_sdk("BatchWriteItem", e))?;
-            record_capacity(convert::total_capacity(out.consumed_capacity.as_deref()));
-            Ok(convert::batch_write_output(out.unprocessed_items))
+            let out = convert::batch_write(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("BatchWriteItem", e))?;
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            Ok((convert::batch_write_output(out.unprocessed_items), cc))
         })
         .await
     }
@@ -337,7 +423,7 @@ impl Store for DynamoStore {
                 .send_with(&self.client)
                 .await
                 .map_err(|e| from_sdk("TransactGetItems", e))?;
-            record_capacity(convert::total_capacity(out.consumed_capacity.as_deref()));
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
             let items: Vec<_> = out
                 .responses
                 .unwrap_or_default()
@@ -348,11 +434,14 @@ impl Store for DynamoStore {
             if items.len() != expected {
                 return Err(Error::Service {
                     code: None,
-                    message: format!("TransactGetItems returned {} responses for {expected} reads", items.len()),
+                    message: format!(
+                        "TransactGetItems returned {} responses for {expected} reads",
+                        items.len()
+                    ),
                     source: None,
                 });
             }
-            Ok(TransactGetOutput { items })
+            Ok((TransactGetOutput { items }, cc))
         })
         .await
     }
@@ -364,8 +453,10 @@ impl Store for DynamoStore {
                 .send_with(&self.client)
                 .await
                 .map_err(|e| from_sdk("TransactWriteItems", e))?;
-            record_capacity(convert::total_capacity(out.consumed_capacity.as_deref()));
-            Ok(())
+            Ok((
+                (),
+                convert::total_capacity(out.consumed_capacity.as_deref()),
+            ))
         })
         .await
     }
@@ -387,38 +478,54 @@ impl Store for DynamoStore {
                     other => other?,
                 }
             }
-            Ok(())
+            Ok(((), None))
         })
         .await
     }
 
     async fn delete_table(&self, name: &str) -> Result<()> {
         traced(span("DeleteTable", name), async {
-            self.client.delete_table().table_name(name).send().await.map_err(|e| from_sdk("DeleteTable", e))?;
-            self.wait_until_deleted(name).await
+            self.client
+                .delete_table()
+                .table_name(name)
+                .send()
+                .await
+                .map_err(|e| from_sdk("DeleteTable", e))?;
+            self.wait_until_deleted(name).await.map(|()| ((), None))
         })
         .await
     }
 
     async fn describe_table(&self, name: &str) -> Result<TableDescription> {
         traced(span("DescribeTable", name), async {
-            let out =
-                self.client.describe_table().table_name(name).send().await.map_err(|e| from_sdk("DescribeTable", e))?;
+            let out = self
+                .client
+                .describe_table()
+                .table_name(name)
+                .send()
+                .await
+                .map_err(|e| from_sdk("DescribeTable", e))?;
             let table = out.table.ok_or_else(|| Error::Service {
                 code: None,
                 message: format!("DescribeTable of {name} returned no table"),
                 source: None,
             })?;
             let ttl = self.ttl_attribute(name).await?;
-            Ok(TableDescription {
+            let description = TableDescription {
                 definition: convert::table_def(&table, ttl)?,
                 item_count: table.item_count.and_then(|c| u64::try_from(c).ok()),
-            })
+            };
+            Ok((description, None))
         })
         .await
     }
 
     async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
-        traced(span("UpdateTimeToLive", table), self.set_ttl(table, attribute, enabled)).await
+        traced(span("UpdateTimeToLive", table), async {
+            self.set_ttl(table, attribute, enabled)
+                .await
+                .map(|()| ((), None))
+        })
+        .await
     }
 }
