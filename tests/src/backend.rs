@@ -18,7 +18,7 @@ pub const MOTO_ENDPOINT_VAR: &str = "DYNO_MOTO_ENDPOINT";
 pub const REQUIRE_BACKENDS_VAR: &str = "DYNO_REQUIRE_BACKENDS";
 
 /// Which engine a backend runs on, for tests that must account for a server's gaps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BackendKind {
     /// dyno's in-process engine.
     Memory,

@@ -3,6 +3,8 @@
 //! Items are the SDK's own `HashMap<String, AttributeValue>`; there is no second value type.
 //! `Option<T>` maps to an absent attribute, never to `NULL`.
 
+mod epoch;
+pub(crate) mod features;
 mod impls;
 mod size;
 
@@ -11,6 +13,7 @@ use std::sync::Arc;
 
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
+pub use self::epoch::{from_epoch_seconds, to_epoch_seconds, EpochSeconds, EpochTime};
 pub use self::impls::{BuildHasherBound, Bytes, NumberValue, Serde, SetElement};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};
@@ -52,7 +55,9 @@ pub trait FromAttribute: Sized {
 
 /// Encodes `value` as an attribute that must be present (key attributes, conditions).
 pub fn to_value<T: ToAttribute + ?Sized>(value: &T) -> Result<AttributeValue> {
-    value.to_attribute()?.ok_or_else(|| Error::encode("value has no attribute form (None)"))
+    value
+        .to_attribute()?
+        .ok_or_else(|| Error::encode("value has no attribute form (None)"))
 }
 
 /// Decodes attribute `name` of `item` into `T`, with the entity and attribute named on error.

@@ -1,67 +1,526 @@
-//! `MemoryStore`: an embedded engine with DynamoDB's semantics.
+//! `MemoryStore`: an embedded engine with DynamoDB's semantics, the default store for tests,
+//! examples and local development.
+//!
+//! It is not a mock: it validates keys and items as DynamoDB does, keeps items in DynamoDB's order
+//! (S and B bytewise, N numerically), maintains global and local secondary indexes (sparse, with
+//! their projections) on every write, evaluates conditions, filters and update actions, pages
+//! queries and scans with `Limit`, `ExclusiveStartKey` and the 1 MB rule, runs transactions all or
+//! nothing, enforces batch limits and the 400 KB item limit, and honours TTL.
+//!
+//! Design: a catalog of tables, each behind its own `RwLock` holding the primary map and every
+//! index map, all changed in one critical section, so that readers never see an item without its
+//! index entries or the other way round. Items are stored as `Arc<Item>` and handed out without
+//! copying. Transactions and batch writes lock every table they touch in name order.
+//!
+//! TTL: items whose TTL attribute (a number of epoch seconds) is in the past are hidden from every
+//! read and write at once (DynamoDB itself deletes them up to days later), and are removed on the
+//! next write to their table or on [`MemoryStore::sweep_expired`]. The clock is injectable
+//! ([`MemoryStore::with_clock`]) so tests can move time without sleeping.
+//!
+//! Nothing is persisted: everything a `MemoryStore` holds is gone when it is dropped or the
+//! process exits.
 
+mod batch;
+mod data;
 mod eval;
+mod keys;
+mod read;
+mod txn;
 
-/// The in-process engine.
-#[derive(Debug, Default)]
-pub struct MemoryStore {}
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+
+use self::data::TableData;
+use self::keys::{IndexPos, KeyBytes, Schema};
+use crate::error::{Error, Result};
+use crate::expr::Condition;
+use crate::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+};
+use crate::table::TableDef;
+use crate::value::{item_size, Item, SharedItem, MAX_ITEM_SIZE};
+
+/// The clock a [`MemoryStore`] reads for TTL and idempotency tokens.
+pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// The in-process engine. Cheap to share: wrap it in an `Arc` (it is `Send + Sync`).
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use dyno_core::store::{GetRequest, PutRequest, Store};
+/// use dyno_core::{AttributeValue, Item, MemoryStore, TableDef};
+///
+/// let store = MemoryStore::new();
+/// store.create_table(&TableDef::new("Shop", "PK", Some("SK"))).await?;
+/// let item = Item::from([
+///     ("PK".to_owned(), AttributeValue::S("USER#1".into())),
+///     ("SK".to_owned(), AttributeValue::S("PROFILE".into())),
+/// ]);
+/// store.put_item(PutRequest { table: "Shop".into(), item: item.clone(), condition: None,
+///     return_values: Default::default(), return_old_on_condition_failure: false }).await?;
+/// let key = item.clone();
+/// let got = store.get_item(GetRequest { table: "Shop".into(), key, consistent_read: false, projection: None }).await?;
+/// assert_eq!(got.item.as_deref(), Some(&item));
+/// # Ok::<(), dyno_core::Error>(()) }).unwrap();
+/// ```
+pub struct MemoryStore {
+    tables: RwLock<HashMap<String, Arc<TableState>>>,
+    clock: Clock,
+    /// Idempotency tokens of successful transactions: token to (time, request).
+    tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
+}
+
+/// A table: its immutable schema and its data behind one lock.
+#[derive(Debug)]
+struct TableState {
+    schema: Schema,
+    data: RwLock<TableData>,
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tables = read_lock(&self.tables);
+        let mut names: Vec<&String> = tables.keys().collect();
+        names.sort();
+        f.debug_struct("MemoryStore")
+            .field("tables", &names)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        MemoryStore::new()
+    }
+}
 
 impl MemoryStore {
-    /// An empty engine with no tables.
+    /// An empty engine with no tables, on the system clock.
     pub fn new() -> Self {
-        Self::default()
+        MemoryStore::with_clock(Arc::new(SystemTime::now))
+    }
+
+    /// An empty engine reading time from `clock` (TTL expiry, idempotency-token windows), so
+    /// tests can move time without sleeping.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::{Duration, SystemTime};
+    /// use dyno_core::MemoryStore;
+    ///
+    /// let now = Arc::new(Mutex::new(SystemTime::UNIX_EPOCH + Duration::from_secs(1_000)));
+    /// let clock = Arc::clone(&now);
+    /// let store = MemoryStore::with_clock(Arc::new(move || *clock.lock().unwrap()));
+    /// *now.lock().unwrap() += Duration::from_secs(60); // an hour of TTL passes in no time
+    /// # drop(store);
+    /// ```
+    pub fn with_clock(clock: Clock) -> Self {
+        MemoryStore {
+            tables: RwLock::default(),
+            clock,
+            tokens: Mutex::default(),
+        }
+    }
+
+    /// Removes every expired item from every table now (reads hide them anyway; this frees their
+    /// memory).
+    pub fn sweep_expired(&self) {
+        let now = self.now();
+        let tables: Vec<Arc<TableState>> = read_lock(&self.tables).values().cloned().collect();
+        for table in tables {
+            write_lock(&table.data).purge_expired(&table.schema, now);
+        }
+    }
+
+    /// The current time in epoch seconds.
+    fn now(&self) -> f64 {
+        match (self.clock)().duration_since(UNIX_EPOCH) {
+            Ok(d) => d.as_secs_f64(),
+            Err(e) => -e.duration().as_secs_f64(),
+        }
+    }
+
+    /// The named table, or DynamoDB's `ResourceNotFoundException`.
+    fn table(&self, name: &str) -> Result<Arc<TableState>> {
+        read_lock(&self.tables)
+            .get(name)
+            .cloned()
+            .ok_or_else(|| not_found(name))
+    }
+
+    /// The named tables, each once, sorted by name: the order in which they are locked.
+    fn tables_in_order<'n>(
+        &self,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Result<Vec<(String, Arc<TableState>)>> {
+        let mut names: Vec<&str> = names.into_iter().collect();
+        names.sort_unstable();
+        names.dedup();
+        let catalog = read_lock(&self.tables);
+        names
+            .into_iter()
+            .map(|n| {
+                catalog
+                    .get(n)
+                    .map(|t| (n.to_owned(), Arc::clone(t)))
+                    .ok_or_else(|| not_found(n))
+            })
+            .collect()
     }
 }
 
-// TEMPORARY placeholder so `Arc<dyn Store>` of a MemoryStore compiles (the test harness in
-// tests/src/backend.rs needs it) until the memory helper lands the real engine: replace this
-// whole impl with it. Every call fails with a clear error rather than pretending to work.
-#[async_trait::async_trait]
-impl super::Store for MemoryStore {
-    async fn get_item(&self, _r: super::GetRequest) -> crate::Result<super::GetOutput> {
-        Err(not_yet())
-    }
-    async fn put_item(&self, _r: super::PutRequest) -> crate::Result<super::WriteOutput> {
-        Err(not_yet())
-    }
-    async fn update_item(&self, _r: super::UpdateRequest) -> crate::Result<super::WriteOutput> {
-        Err(not_yet())
-    }
-    async fn delete_item(&self, _r: super::DeleteRequest) -> crate::Result<super::WriteOutput> {
-        Err(not_yet())
-    }
-    async fn query(&self, _r: super::QueryRequest) -> crate::Result<super::Page> {
-        Err(not_yet())
-    }
-    async fn scan(&self, _r: super::ScanRequest) -> crate::Result<super::Page> {
-        Err(not_yet())
-    }
-    async fn batch_get(&self, _r: super::BatchGetRequest) -> crate::Result<super::BatchGetOutput> {
-        Err(not_yet())
-    }
-    async fn batch_write(&self, _r: super::BatchWriteRequest) -> crate::Result<super::BatchWriteOutput> {
-        Err(not_yet())
-    }
-    async fn transact_get(&self, _r: super::TransactGetRequest) -> crate::Result<super::TransactGetOutput> {
-        Err(not_yet())
-    }
-    async fn transact_write(&self, _r: super::TransactWriteRequest) -> crate::Result<()> {
-        Err(not_yet())
-    }
-    async fn create_table(&self, _d: &crate::TableDef) -> crate::Result<()> {
-        Err(not_yet())
-    }
-    async fn delete_table(&self, _n: &str) -> crate::Result<()> {
-        Err(not_yet())
-    }
-    async fn describe_table(&self, _n: &str) -> crate::Result<super::TableDescription> {
-        Err(not_yet())
-    }
-    async fn update_ttl(&self, _t: &str, _a: &str, _e: bool) -> crate::Result<()> {
-        Err(not_yet())
+fn not_found(table: &str) -> Error {
+    Error::ResourceNotFound {
+        message: format!("Requested resource not found: Table: {table} not found"),
     }
 }
 
-fn not_yet() -> crate::Error {
-    crate::Error::Service { code: None, message: "MemoryStore is not implemented yet".into(), source: None }
+/// Reads through a poisoned lock: every change to the data happens in one call that does not
+/// panic half-way, so the data behind a poisoned lock is still consistent.
+fn read_lock<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write_lock<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An item validated for writing: values normalized, key and index keys computed, size checked.
+#[derive(Debug)]
+struct Prepared {
+    pk: KeyBytes,
+    sk: KeyBytes,
+    item: Item,
+    index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
+}
+
+/// Validates a whole item as PutItem does.
+fn prepare_put(schema: &Schema, item: Item) -> Result<Prepared> {
+    let item = eval::validate_item(item)?;
+    let (pk, sk) = schema.item_key(&item)?;
+    prepare_item(schema, pk, sk, item)
+}
+
+/// The checks that follow a write's evaluation: size and index keys.
+fn prepare_item(schema: &Schema, pk: KeyBytes, sk: KeyBytes, item: Item) -> Result<Prepared> {
+    let size = item_size(&item);
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::validation(format!(
+            "Item size has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
+        )));
+    }
+    let index_keys = schema.index_keys(&item, &pk, &sk)?;
+    Ok(Prepared {
+        pk,
+        sk,
+        item,
+        index_keys,
+    })
+}
+
+/// Evaluates a write's condition on the current item.
+fn check_condition(
+    condition: Option<&Condition>,
+    old: Option<&SharedItem>,
+    return_old: bool,
+) -> Result<()> {
+    let Some(condition) = condition else {
+        return Ok(());
+    };
+    if eval::eval_condition(condition, old.map(|o| &**o))? {
+        Ok(())
+    } else {
+        Err(Error::ConditionFailed {
+            entity: None,
+            item: if return_old {
+                old.map(|o| (**o).clone())
+            } else {
+                None
+            },
+        })
+    }
+}
+
+/// The item a missing item's update starts from: its key.
+fn key_item(key: &Item) -> Item {
+    key.clone()
+}
+
+/// Applies an update to the current item (or the key alone), returning the new item and the
+/// top-level attributes it touched.
+fn updated_item(
+    schema: &Schema,
+    key: &Item,
+    old: Option<&SharedItem>,
+    update: &crate::expr::Update,
+    pk: &[u8],
+    sk: &[u8],
+) -> Result<(Prepared, Vec<String>)> {
+    let mut item = match old {
+        Some(o) => (**o).clone(),
+        None => key_item(key),
+    };
+    let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
+    let item = eval::validate_item(item)?;
+    Ok((
+        prepare_item(schema, pk.to_vec(), sk.to_vec(), item)?,
+        touched,
+    ))
+}
+
+fn only_none_or_all_old(rv: ReturnValues, operation: &str) -> Result<()> {
+    match rv {
+        ReturnValues::None | ReturnValues::AllOld => Ok(()),
+        other => Err(Error::validation(format!(
+            "ReturnValues can only be ALL_OLD or NONE for {operation}, found {other:?}"
+        ))),
+    }
+}
+
+fn owned(item: SharedItem) -> Item {
+    Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
+}
+
+/// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
+/// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
+/// is present. `touched` (the top-level names) only decides whether anything was written.
+fn updated_paths(item: &Item, update: &crate::expr::Update, touched: &[String]) -> Option<Item> {
+    if touched.is_empty() {
+        return None;
+    }
+    let paths: Vec<crate::expr::Path> = update.paths().cloned().collect();
+    let out = eval::project(item, &paths);
+    (!out.is_empty()).then_some(out)
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn get_item(&self, request: GetRequest) -> Result<GetOutput> {
+        let table = self.table(&request.table)?;
+        let (pk, sk) = table.schema.key(&request.key)?;
+        read::validate_projection(request.projection.as_deref())?;
+        let now = self.now();
+        let item = read_lock(&table.data)
+            .live(&pk, &sk, now)
+            .map(|e| Arc::clone(&e.item));
+        let item = match (item, &request.projection) {
+            (Some(item), Some(paths)) => Some(Arc::new(eval::project(&item, paths))),
+            (item, _) => item,
+        };
+        Ok(GetOutput {
+            item,
+            consumed_capacity: None,
+        })
+    }
+
+    async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
+        only_none_or_all_old(request.return_values, "PutItem")?;
+        let table = self.table(&request.table)?;
+        let schema = &table.schema;
+        let prepared = prepare_put(schema, request.item)?;
+        let now = self.now();
+        let mut data = write_lock(&table.data);
+        data.purge_expired(schema, now);
+        let old = data
+            .get(&prepared.pk, &prepared.sk)
+            .map(|e| Arc::clone(&e.item));
+        check_condition(
+            request.condition.as_ref(),
+            old.as_ref(),
+            request.return_old_on_condition_failure,
+        )?;
+        data.insert(
+            schema,
+            prepared.pk,
+            prepared.sk,
+            Arc::new(prepared.item),
+            prepared.index_keys,
+        );
+        drop(data);
+        let attributes = match request.return_values {
+            ReturnValues::AllOld => old.map(owned),
+            _ => None,
+        };
+        Ok(WriteOutput {
+            attributes,
+            consumed_capacity: None,
+        })
+    }
+
+    async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+        let table = self.table(&request.table)?;
+        let schema = &table.schema;
+        let (pk, sk) = schema.key(&request.key)?;
+        let now = self.now();
+        let mut data = write_lock(&table.data);
+        data.purge_expired(schema, now);
+        let old = data.get(&pk, &sk).map(|e| Arc::clone(&e.item));
+        check_condition(
+            request.condition.as_ref(),
+            old.as_ref(),
+            request.return_old_on_condition_failure,
+        )?;
+        let (prepared, touched) = updated_item(
+            schema,
+            &request.key,
+            old.as_ref(),
+            &request.update,
+            &pk,
+            &sk,
+        )?;
+        let new = Arc::new(prepared.item);
+        data.insert(
+            schema,
+            prepared.pk,
+            prepared.sk,
+            Arc::clone(&new),
+            prepared.index_keys,
+        );
+        drop(data);
+        let attributes = match request.return_values {
+            ReturnValues::None => None,
+            ReturnValues::AllOld => old.map(owned),
+            ReturnValues::AllNew => Some(owned(new)),
+            ReturnValues::UpdatedOld => old.and_then(|o| updated_paths(&o, &request.update, &touched)),
+            ReturnValues::UpdatedNew => updated_paths(&new, &request.update, &touched),
+        };
+        Ok(WriteOutput {
+            attributes,
+            consumed_capacity: None,
+        })
+    }
+
+    async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
+        only_none_or_all_old(request.return_values, "DeleteItem")?;
+        let table = self.table(&request.table)?;
+        let schema = &table.schema;
+        let (pk, sk) = schema.key(&request.key)?;
+        let now = self.now();
+        let mut data = write_lock(&table.data);
+        data.purge_expired(schema, now);
+        let old = data.get(&pk, &sk).map(|e| Arc::clone(&e.item));
+        check_condition(
+            request.condition.as_ref(),
+            old.as_ref(),
+            request.return_old_on_condition_failure,
+        )?;
+        data.remove(schema, &pk, &sk);
+        drop(data);
+        let attributes = match request.return_values {
+            ReturnValues::AllOld => old.map(owned),
+            _ => None,
+        };
+        Ok(WriteOutput {
+            attributes,
+            consumed_capacity: None,
+        })
+    }
+
+    async fn query(&self, request: QueryRequest) -> Result<Page> {
+        let table = self.table(&request.table)?;
+        let plan = read::plan_query(&table.schema, &request)?;
+        let now = self.now();
+        let data = read_lock(&table.data);
+        read::run_query(&table.schema, &data, &plan, &request, now)
+    }
+
+    async fn scan(&self, request: ScanRequest) -> Result<Page> {
+        let table = self.table(&request.table)?;
+        let plan = read::plan_scan(&table.schema, &request)?;
+        let now = self.now();
+        let data = read_lock(&table.data);
+        read::run_scan(&table.schema, &data, &plan, &request, now)
+    }
+
+    async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
+        batch::batch_get(self, request)
+    }
+
+    async fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        batch::batch_write(self, request)
+    }
+
+    async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput> {
+        txn::transact_get(self, request)
+    }
+
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()> {
+        txn::transact_write(self, request)
+    }
+
+    async fn create_table(&self, definition: &TableDef) -> Result<()> {
+        let schema = Schema::new(definition)?;
+        if let Some(ttl) = &definition.ttl_attribute {
+            validate_ttl_attribute(ttl)?;
+        }
+        let mut tables = write_lock(&self.tables);
+        if tables.contains_key(&definition.name) {
+            return Err(Error::ResourceInUse {
+                message: format!("Table already exists: {}", definition.name),
+            });
+        }
+        let data = RwLock::new(TableData::new(&schema));
+        tables.insert(
+            definition.name.clone(),
+            Arc::new(TableState { schema, data }),
+        );
+        Ok(())
+    }
+
+    async fn delete_table(&self, name: &str) -> Result<()> {
+        write_lock(&self.tables)
+            .remove(name)
+            .map(drop)
+            .ok_or_else(|| not_found(name))
+    }
+
+    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
+        let table = self.table(name)?;
+        let now = self.now();
+        let data = read_lock(&table.data);
+        let mut definition = table.schema.def.clone();
+        definition.ttl_attribute = data.ttl_attribute.clone();
+        Ok(TableDescription {
+            definition,
+            item_count: Some(data.live_count(now) as u64),
+        })
+    }
+
+    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+        validate_ttl_attribute(attribute)?;
+        let table = self.table(table)?;
+        let mut data = write_lock(&table.data);
+        match (&data.ttl_attribute, enabled) {
+            (Some(current), true) => Err(Error::validation(format!(
+                "TimeToLive is already enabled (on attribute {current}); disable it before enabling it on {attribute}"
+            ))),
+            (None, false) => Err(Error::validation("TimeToLive is already disabled")),
+            (Some(current), false) if current != attribute => Err(Error::validation(format!(
+                "TimeToLive is enabled on attribute {current}, not {attribute}; disable it with its attribute name"
+            ))),
+            (_, enabled) => {
+                data.set_ttl(enabled.then(|| attribute.to_owned()));
+                Ok(())
+            }
+        }
+    }
+}
+
+fn validate_ttl_attribute(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > 255 {
+        return Err(Error::validation(format!(
+            "1 validation error detected: the TTL attribute name must have length between 1 and 255, found {}",
+            name.len()
+        )));
+    }
+    Ok(())
 }

@@ -1,0 +1,144 @@
+//! BatchGetItem and BatchWriteItem with DynamoDB's limits: 1 to 100 keys and 1 to 25 writes per
+//! request, no key twice, responses and requests within 16 MB. A batch is validated whole before
+//! anything is read or written, as DynamoDB rejects the whole request for one bad element.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::keys::KeyBytes;
+use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
+use crate::error::{Error, Result};
+use crate::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, WriteRequest,
+};
+use crate::value::{item_size, SharedItem};
+
+/// BatchGetItem's most keys per request.
+pub(super) const MAX_BATCH_GET: usize = 100;
+/// BatchWriteItem's most writes per request.
+pub(super) const MAX_BATCH_WRITE: usize = 25;
+/// The most a batch response (BatchGetItem) or request (BatchWriteItem) may hold.
+pub(super) const MAX_BATCH_BYTES: usize = 16 * 1024 * 1024;
+
+fn empty_request(operation: &str) -> Error {
+    Error::validation(format!(
+        "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1 ({operation} needs at least one request)"
+    ))
+}
+
+fn duplicates() -> Error {
+    Error::validation("Provided list of item keys contains duplicates")
+}
+
+/// Position of `name` in tables sorted by name.
+pub(super) fn position<T>(tables: &[(String, T)], name: &str) -> usize {
+    tables
+        .binary_search_by(|(n, _)| n.as_str().cmp(name))
+        .unwrap_or_else(|_| unreachable!("table {name} was resolved"))
+}
+
+pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result<BatchGetOutput> {
+    if request.keys.is_empty() {
+        return Err(empty_request("BatchGetItem"));
+    }
+    if request.keys.len() > MAX_BATCH_GET {
+        return Err(Error::validation(format!(
+            "Too many items requested for the BatchGetItem call: {} keys, the limit is {MAX_BATCH_GET}",
+            request.keys.len()
+        )));
+    }
+    let tables = store.tables_in_order(request.keys.iter().map(|k| k.table.as_str()))?;
+    let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> = HashSet::with_capacity(request.keys.len());
+    let mut located = Vec::with_capacity(request.keys.len());
+    for k in &request.keys {
+        let t = position(&tables, &k.table);
+        let (pk, sk) = tables[t].1.schema.key(&k.key)?;
+        if !seen.insert((t, pk.clone(), sk.clone())) {
+            return Err(duplicates());
+        }
+        located.push((t, pk, sk));
+    }
+    let now = store.now();
+    let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
+    let mut out = BatchGetOutput::default();
+    let mut bytes = 0usize;
+    for (k, (t, pk, sk)) in request.keys.into_iter().zip(located) {
+        if !out.unprocessed_keys.is_empty() {
+            out.unprocessed_keys.push(k);
+            continue;
+        }
+        let Some(entry) = guards[t].live(&pk, &sk, now) else {
+            continue;
+        };
+        if bytes + entry.size > MAX_BATCH_BYTES {
+            out.unprocessed_keys.push(k);
+            continue;
+        }
+        bytes += entry.size;
+        out.items.push((k.table, Arc::clone(&entry.item)));
+    }
+    Ok(out)
+}
+
+pub(super) fn batch_write(
+    store: &MemoryStore,
+    request: BatchWriteRequest,
+) -> Result<BatchWriteOutput> {
+    if request.writes.is_empty() {
+        return Err(empty_request("BatchWriteItem"));
+    }
+    if request.writes.len() > MAX_BATCH_WRITE {
+        return Err(Error::validation(format!(
+            "Too many items requested for the BatchWriteItem call: {} writes, the limit is {MAX_BATCH_WRITE}",
+            request.writes.len()
+        )));
+    }
+    let tables = store.tables_in_order(request.writes.iter().map(WriteRequest::table))?;
+    let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
+        HashSet::with_capacity(request.writes.len());
+    let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> =
+        Vec::with_capacity(request.writes.len());
+    let mut bytes = 0usize;
+    for w in request.writes {
+        let t = position(&tables, w.table());
+        let schema = &tables[t].1.schema;
+        let (pk, sk, put) = match w {
+            WriteRequest::Put { item, .. } => {
+                let prepared = prepare_put(schema, item)?;
+                bytes += item_size(&prepared.item);
+                (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))
+            }
+            WriteRequest::Delete { key, .. } => {
+                let (pk, sk) = schema.key(&key)?;
+                (pk, sk, None)
+            }
+        };
+        if !seen.insert((t, pk.clone(), sk.clone())) {
+            return Err(duplicates());
+        }
+        writes.push((t, pk, sk, put));
+    }
+    if bytes > MAX_BATCH_BYTES {
+        return Err(Error::validation(format!(
+            "Item size to update has exceeded the maximum allowed size: the batch holds {bytes} bytes, the limit is {MAX_BATCH_BYTES}"
+        )));
+    }
+    let now = store.now();
+    let mut guards: Vec<_> = tables.iter().map(|(_, t)| write_lock(&t.data)).collect();
+    for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
+        guard.purge_expired(&t.schema, now);
+    }
+    for (t, pk, sk, put) in writes {
+        let schema = &tables[t].1.schema;
+        match put {
+            Some(p) => {
+                let item: SharedItem = Arc::new(p.item);
+                guards[t].insert(schema, p.pk, p.sk, item, p.index_keys);
+            }
+            None => {
+                guards[t].remove(schema, &pk, &sk);
+            }
+        }
+    }
+    Ok(BatchWriteOutput::default())
+}

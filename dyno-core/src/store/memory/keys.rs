@@ -1,0 +1,602 @@
+//! Key schemas and the order-preserving byte encoding of key values.
+//!
+//! Every key value becomes a byte string whose bytewise order is DynamoDB's order for its type:
+//! S as its UTF-8 bytes, B as its bytes, N as a sign/exponent/digits encoding. A key attribute has
+//! one type per table, so the engine's `BTreeMap`s keyed by these bytes iterate in DynamoDB order.
+
+use std::collections::HashSet;
+
+use super::eval;
+use crate::error::{Error, Result};
+use crate::table::{KeyAttribute, Projection, ScalarType, TableDef};
+use crate::value::{type_name, AttributeValue, Item};
+
+/// DynamoDB's limit on a partition key value.
+pub(super) const MAX_PARTITION_KEY: usize = 2048;
+/// DynamoDB's limit on a sort key value.
+pub(super) const MAX_SORT_KEY: usize = 1024;
+
+/// Encoded key bytes.
+pub(super) type KeyBytes = Vec<u8>;
+
+/// Where an entry sits inside one index partition: the index sort key, then the table key (so that
+/// entries with equal index sort keys have a stable order and pagination can resume exactly).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct IndexPos {
+    /// The index sort key (empty when the index has none).
+    pub sk: KeyBytes,
+    /// The table's partition key.
+    pub table_pk: KeyBytes,
+    /// The table's sort key (empty when the table has none).
+    pub table_sk: KeyBytes,
+}
+
+/// One secondary index of a table, as the engine uses it.
+#[derive(Debug, Clone)]
+pub(super) struct IndexSchema {
+    /// Index name.
+    pub name: String,
+    /// True for a local secondary index.
+    pub local: bool,
+    /// Partition key.
+    pub pk: KeyAttribute,
+    /// Sort key.
+    pub sk: Option<KeyAttribute>,
+    /// Projected attributes beyond the keys; `None` for `ALL`.
+    pub projected: Option<HashSet<String>>,
+}
+
+/// The immutable part of a table: its definition and key schema.
+#[derive(Debug, Clone)]
+pub(super) struct Schema {
+    /// The definition as created (the current TTL attribute lives with the data).
+    pub def: TableDef,
+    /// The indexes, globals first, then locals (the order of the engine's index data).
+    pub indexes: Vec<IndexSchema>,
+}
+
+impl Schema {
+    /// Validates a definition as `CreateTable` does and builds the schema.
+    pub fn new(def: &TableDef) -> Result<Schema> {
+        validate_name("table name", &def.name, 3)?;
+        // Every key attribute has one type across the table and its indexes.
+        let mut types: Vec<&KeyAttribute> = Vec::new();
+        let all_keys = std::iter::once(&def.partition_key)
+            .chain(def.sort_key.as_ref())
+            .chain(
+                def.global_indexes
+                    .iter()
+                    .chain(&def.local_indexes)
+                    .flat_map(|i| std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())),
+            );
+        for k in all_keys {
+            validate_name("key attribute name", &k.name, 1)?;
+            match types.iter().find(|t| t.name == k.name) {
+                Some(t) if t.ty != k.ty => {
+                    return Err(Error::validation(format!(
+                        "One or more parameter values were invalid: attribute {} is defined as both {} and {}",
+                        k.name,
+                        t.ty.name(),
+                        k.ty.name()
+                    )))
+                }
+                Some(_) => {}
+                None => types.push(k),
+            }
+        }
+        if def
+            .sort_key
+            .as_ref()
+            .is_some_and(|s| s.name == def.partition_key.name)
+        {
+            return Err(Error::validation(format!(
+                "Invalid KeySchema: Some index key attribute have no definition; the partition and sort keys are both {}",
+                def.partition_key.name
+            )));
+        }
+        if def.global_indexes.len() > 20 {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of 20 (found {})",
+                def.global_indexes.len()
+            )));
+        }
+        if def.local_indexes.len() > 5 {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of 5 (found {})",
+                def.local_indexes.len()
+            )));
+        }
+        if !def.local_indexes.is_empty() && def.sort_key.is_none() {
+            return Err(Error::validation(
+                "One or more parameter values were invalid: Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex",
+            ));
+        }
+        let mut names: HashSet<&str> = HashSet::new();
+        let mut indexes = Vec::new();
+        let mut non_key_total = 0usize;
+        for (index, local) in def
+            .global_indexes
+            .iter()
+            .map(|i| (i, false))
+            .chain(def.local_indexes.iter().map(|i| (i, true)))
+        {
+            validate_name("index name", &index.name, 3)?;
+            if !names.insert(&index.name) {
+                return Err(Error::validation(format!(
+                    "One or more parameter values were invalid: Duplicate index name: {}",
+                    index.name
+                )));
+            }
+            if local {
+                if index.partition_key != def.partition_key {
+                    return Err(Error::validation(format!(
+                        "One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: {}. index hash key: {}, table hash key: {}",
+                        index.name, index.partition_key.name, def.partition_key.name
+                    )));
+                }
+                if index.sort_key.is_none() {
+                    return Err(Error::validation(format!(
+                        "One or more parameter values were invalid: Index KeySchema for local secondary index {} must have a range key",
+                        index.name
+                    )));
+                }
+            }
+            if index
+                .sort_key
+                .as_ref()
+                .is_some_and(|s| s.name == index.partition_key.name)
+            {
+                return Err(Error::validation(format!(
+                    "Invalid KeySchema: index {} uses {} as both its partition and sort key",
+                    index.name, index.partition_key.name
+                )));
+            }
+            let projected = match &index.projection {
+                Projection::All => None,
+                Projection::KeysOnly => Some(HashSet::new()),
+                Projection::Include(attrs) => {
+                    if attrs.is_empty() {
+                        return Err(Error::validation(format!(
+                            "One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified for index {}",
+                            index.name
+                        )));
+                    }
+                    non_key_total += attrs.len();
+                    Some(attrs.iter().cloned().collect())
+                }
+            };
+            indexes.push(IndexSchema {
+                name: index.name.clone(),
+                local,
+                pk: index.partition_key.clone(),
+                sk: index.sort_key.clone(),
+                projected,
+            });
+        }
+        if non_key_total > 100 {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: The sum of NonKeyAttributes across all secondary indexes ({non_key_total}) exceeds the limit of 100"
+            )));
+        }
+        Ok(Schema {
+            def: def.clone(),
+            indexes,
+        })
+    }
+
+    /// The table's partition key.
+    pub fn pk(&self) -> &KeyAttribute {
+        &self.def.partition_key
+    }
+
+    /// The table's sort key.
+    pub fn sk(&self) -> Option<&KeyAttribute> {
+        self.def.sort_key.as_ref()
+    }
+
+    /// The table's key attribute names.
+    pub fn key_names(&self) -> Vec<&str> {
+        self.def.key_names().collect()
+    }
+
+    /// True when `name` is a key attribute of the table.
+    pub fn is_table_key(&self, name: &str) -> bool {
+        self.pk().name == name || self.sk().is_some_and(|s| s.name == name)
+    }
+
+    /// The index called `name`, with its position.
+    pub fn index(&self, name: &str) -> Option<(usize, &IndexSchema)> {
+        self.indexes
+            .iter()
+            .enumerate()
+            .find(|(_, i)| i.name == name)
+    }
+
+    /// The primary key of a whole item being written (PutItem's checks and messages).
+    pub fn item_key(&self, item: &Item) -> Result<(KeyBytes, KeyBytes)> {
+        let pk = item_key_part(self.pk(), item, true)?;
+        let sk = match self.sk() {
+            Some(s) => item_key_part(s, item, false)?,
+            None => Vec::new(),
+        };
+        Ok((pk, sk))
+    }
+
+    /// The primary key given as a key (GetItem, DeleteItem, UpdateItem): exactly the key
+    /// attributes, of the right types.
+    pub fn key(&self, key: &Item) -> Result<(KeyBytes, KeyBytes)> {
+        let expected = 1 + usize::from(self.sk().is_some());
+        if key.len() != expected {
+            return Err(schema_mismatch());
+        }
+        let pk = lookup_key_part(self.pk(), key, true)?;
+        let sk = match self.sk() {
+            Some(s) => lookup_key_part(s, key, false)?,
+            None => Vec::new(),
+        };
+        Ok((pk, sk))
+    }
+
+    /// Checks the index key attributes of an item being written: when present they must have the
+    /// index's type and not be empty. Returns each index's key (`None` where the item is absent
+    /// from a sparse index).
+    pub fn index_keys(
+        &self,
+        item: &Item,
+        table_pk: &[u8],
+        table_sk: &[u8],
+    ) -> Result<Vec<Option<(KeyBytes, IndexPos)>>> {
+        self.indexes
+            .iter()
+            .map(|index| {
+                let pk = index_key_part(index, &index.pk, item, true)?;
+                let sk = match &index.sk {
+                    Some(s) => index_key_part(index, s, item, false)?,
+                    None => Some(Vec::new()),
+                };
+                Ok(match (pk, sk) {
+                    (Some(pk), Some(sk)) => Some((
+                        pk,
+                        IndexPos {
+                            sk,
+                            table_pk: table_pk.to_vec(),
+                            table_sk: table_sk.to_vec(),
+                        },
+                    )),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
+    /// The key of an index entry for an item already validated on write (`None`: not indexed).
+    pub fn index_key(
+        &self,
+        index: &IndexSchema,
+        item: &Item,
+        table_pk: &[u8],
+        table_sk: &[u8],
+    ) -> Option<(KeyBytes, IndexPos)> {
+        let pk = encode_value(item.get(&index.pk.name)?)?;
+        let sk = match &index.sk {
+            Some(s) => encode_value(item.get(&s.name)?)?,
+            None => Vec::new(),
+        };
+        Some((
+            pk,
+            IndexPos {
+                sk,
+                table_pk: table_pk.to_vec(),
+                table_sk: table_sk.to_vec(),
+            },
+        ))
+    }
+
+    /// The item as index `index` holds it: everything for `ALL`, otherwise the table and index
+    /// keys plus the included attributes.
+    pub fn project_for_index(&self, index: &IndexSchema, item: &Item) -> Option<Item> {
+        let projected = index.projected.as_ref()?;
+        Some(
+            item.iter()
+                .filter(|(name, _)| {
+                    self.is_table_key(name)
+                        || index.pk.name == **name
+                        || index.sk.as_ref().is_some_and(|s| s.name == **name)
+                        || projected.contains(*name)
+                })
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    }
+}
+
+/// "The provided key element does not match the schema": DynamoDB's answer to a key with missing,
+/// extra or mistyped attributes.
+pub(super) fn schema_mismatch() -> Error {
+    Error::validation("The provided key element does not match the schema")
+}
+
+fn validate_name(what: &str, name: &str, min: usize) -> Result<()> {
+    let max = 255;
+    if name.len() < min || name.len() > max {
+        return Err(Error::validation(format!(
+            "1 validation error detected: {what} {name:?} must have length between {min} and {max}, found {}",
+            name.len()
+        )));
+    }
+    if what != "key attribute name"
+        && !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(Error::validation(format!(
+            "1 validation error detected: {what} {name:?} must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+        )));
+    }
+    Ok(())
+}
+
+fn item_key_part(attr: &KeyAttribute, item: &Item, partition: bool) -> Result<KeyBytes> {
+    let value = item.get(&attr.name).ok_or_else(|| {
+        Error::validation(format!(
+            "One or more parameter values were invalid: Missing the key {} in the item",
+            attr.name
+        ))
+    })?;
+    if !attr.ty.matches(value) {
+        return Err(Error::validation(format!(
+            "One or more parameter values were invalid: Type mismatch for key {} expected: {} actual: {}",
+            attr.name,
+            attr.ty.name(),
+            type_name(value)
+        )));
+    }
+    checked_key_bytes(attr, value, partition)
+}
+
+fn lookup_key_part(attr: &KeyAttribute, key: &Item, partition: bool) -> Result<KeyBytes> {
+    let value = key.get(&attr.name).ok_or_else(schema_mismatch)?;
+    if !attr.ty.matches(value) {
+        return Err(schema_mismatch());
+    }
+    if let AttributeValue::N(n) = value {
+        let normalized = eval::normalize_number(n)?;
+        return encode_number(&normalized).ok_or_else(|| invalid_number(n));
+    }
+    checked_key_bytes(attr, value, partition)
+}
+
+/// The bytes of a key value of the right type, checked for emptiness and DynamoDB's size limits.
+pub(super) fn checked_key_bytes(
+    attr: &KeyAttribute,
+    value: &AttributeValue,
+    partition: bool,
+) -> Result<KeyBytes> {
+    let bytes = encode_value(value).ok_or_else(|| match value {
+        AttributeValue::N(n) => invalid_number(n),
+        other => Error::validation(format!(
+            "key attribute {} has unsupported type {}",
+            attr.name,
+            type_name(other)
+        )),
+    })?;
+    if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
+        if bytes.is_empty() {
+            return Err(Error::validation(format!(
+                "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {} value. Key: {}",
+                if attr.ty == ScalarType::S { "string" } else { "binary" },
+                attr.name
+            )));
+        }
+        if partition && bytes.len() > MAX_PARTITION_KEY {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes (key {}, {} bytes)",
+                attr.name,
+                bytes.len()
+            )));
+        }
+        if !partition && bytes.len() > MAX_SORT_KEY {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes (key {}, {} bytes)",
+                attr.name,
+                bytes.len()
+            )));
+        }
+    }
+    Ok(bytes)
+}
+
+fn index_key_part(
+    index: &IndexSchema,
+    attr: &KeyAttribute,
+    item: &Item,
+    partition: bool,
+) -> Result<Option<KeyBytes>> {
+    let Some(value) = item.get(&attr.name) else {
+        return Ok(None);
+    };
+    if !attr.ty.matches(value) {
+        return Err(Error::validation(format!(
+            "One or more parameter values were invalid: Type mismatch for Index Key {} Expected: {} Actual: {} IndexName: {}",
+            attr.name,
+            attr.ty.name(),
+            type_name(value),
+            index.name
+        )));
+    }
+    let bytes = encode_value(value).ok_or_else(|| match value {
+        AttributeValue::N(n) => invalid_number(n),
+        _ => schema_mismatch(),
+    })?;
+    if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
+        if bytes.is_empty() {
+            return Err(Error::validation(format!(
+                "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. IndexName: {}, IndexKey: {}",
+                if attr.ty == ScalarType::S { "string" } else { "binary" },
+                index.name,
+                attr.name
+            )));
+        }
+        let limit = if partition {
+            MAX_PARTITION_KEY
+        } else {
+            MAX_SORT_KEY
+        };
+        if bytes.len() > limit {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: Size of index key {} ({} bytes) has exceeded the maximum size limit of {limit} bytes. IndexName: {}",
+                attr.name,
+                bytes.len(),
+                index.name
+            )));
+        }
+    }
+    Ok(Some(bytes))
+}
+
+fn invalid_number(n: &str) -> Error {
+    Error::validation(format!(
+        "A value provided cannot be converted into a number: {n:?}"
+    ))
+}
+
+/// The order-preserving bytes of a scalar value (`None` for other types or an unparsable number).
+pub(super) fn encode_value(value: &AttributeValue) -> Option<KeyBytes> {
+    match value {
+        AttributeValue::S(s) => Some(s.as_bytes().to_vec()),
+        AttributeValue::B(b) => Some(b.as_ref().to_vec()),
+        AttributeValue::N(n) => encode_number(n),
+        _ => None,
+    }
+}
+
+/// A number as bytes whose order is numeric order: a sign byte, the decimal exponent (inverted
+/// for negatives), then the significant digits (inverted and terminated for negatives, so that a
+/// shorter negative mantissa sorts after a longer one: -1.2 > -1.23). Equal numbers written
+/// differently (`1.50`, `1.5`, `15e-1`) encode identically. `None` when `n` is not a number.
+pub(super) fn encode_number(n: &str) -> Option<KeyBytes> {
+    let (negative, body) = match n.as_bytes().first()? {
+        b'-' => (true, &n[1..]),
+        b'+' => (false, &n[1..]),
+        _ => (false, n),
+    };
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(at) => (&body[..at], body[at + 1..].parse::<i64>().ok()?),
+        None => (body, 0),
+    };
+    let (int_part, frac_part) = match mantissa.find('.') {
+        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
+        None => (mantissa, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    if !int_part
+        .bytes()
+        .chain(frac_part.bytes())
+        .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let digits = || int_part.bytes().chain(frac_part.bytes()).map(|b| b - b'0');
+    let leading = digits().take_while(|d| *d == 0).count();
+    let total = int_part.len() + frac_part.len();
+    if leading == total {
+        return Some(vec![0x02]);
+    }
+    let trailing = digits().rev().take_while(|d| *d == 0).count();
+    // Scientific exponent of the first significant digit.
+    let sci = (int_part.len() as i64 - leading as i64 - 1).saturating_add(exponent);
+    let sci = sci.clamp(-0x3fff, 0x3fff) as i16;
+    let biased = (i32::from(sci) + 0x4000) as u16;
+    let significant = digits().skip(leading).take(total - leading - trailing);
+    let mut out = Vec::with_capacity(4 + total);
+    if negative {
+        out.push(0x01);
+        out.extend_from_slice(&(!biased).to_be_bytes());
+        out.extend(significant.map(|d| 10 - d));
+        out.push(0xff);
+    } else {
+        out.push(0x03);
+        out.extend_from_slice(&biased.to_be_bytes());
+        out.extend(significant.map(|d| d + 1));
+    }
+    Some(out)
+}
+
+/// A stable 64-bit hash (FNV-1a) of a partition key, to assign partitions to scan segments.
+pub(super) fn segment_hash(pk: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in pk {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The smallest byte string greater than every string starting with `prefix` (`None` when there
+/// is none: the prefix is all `0xff`).
+pub(super) fn prefix_successor(prefix: &[u8]) -> Option<KeyBytes> {
+    let mut out = prefix.to_vec();
+    while let Some(last) = out.pop() {
+        if last < 0xff {
+            out.push(last + 1);
+            return Some(out);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(a: &str, b: &str) -> std::cmp::Ordering {
+        encode_number(a).unwrap().cmp(&encode_number(b).unwrap())
+    }
+
+    #[test]
+    fn numbers_encode_in_numeric_order() {
+        let sorted = [
+            "-1e10", "-100", "-99.5", "-10", "-1.23", "-1.2", "-1", "-0.5", "-0.0001", "0",
+            "0.0001", "0.5", "1", "1.2", "1.23", "9", "10", "10.5", "99", "100", "1e10", "1.5e10",
+        ];
+        for pair in sorted.windows(2) {
+            assert_eq!(
+                order(pair[0], pair[1]),
+                std::cmp::Ordering::Less,
+                "{} < {}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+
+    #[test]
+    fn equal_numbers_encode_equally() {
+        for (a, b) in [
+            ("1.50", "1.5"),
+            ("15e-1", "1.5"),
+            ("0.0", "-0"),
+            ("+7", "7"),
+            ("100", "1E2"),
+            ("007", "7.000"),
+        ] {
+            assert_eq!(encode_number(a), encode_number(b), "{a} = {b}");
+        }
+    }
+
+    #[test]
+    fn malformed_numbers_are_rejected() {
+        for bad in ["", "-", "abc", "1.2.3", "1e", "e5", "."] {
+            assert_eq!(encode_number(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn prefix_successor_bounds_prefix_ranges() {
+        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_successor(&[0x61, 0xff]), Some(vec![0x62]));
+        assert_eq!(prefix_successor(&[0xff, 0xff]), None);
+    }
+}

@@ -1,0 +1,730 @@
+//! Query and Scan: validating the request against the key schema (before any lock is taken) and
+//! reading one page under the table's read lock, with DynamoDB's paging rules: `Limit` counts
+//! items evaluated, the 1 MB page rule applies before the filter, and `LastEvaluatedKey` is set
+//! whenever a page stopped early.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::data::{Entry, TableData};
+use super::eval;
+use super::keys::{self, IndexPos, IndexSchema, KeyBytes, Schema};
+use crate::error::{Error, Result};
+use crate::expr::{Condition, KeyCondition, Operand, Path, PathElement, SortCondition};
+use crate::store::{Page, QueryRequest, ScanRequest};
+use crate::table::KeyAttribute;
+use crate::value::{type_name, AttributeValue, Item};
+
+/// DynamoDB stops a Query or Scan page after reading 1 MB.
+pub(super) const MAX_PAGE_BYTES: usize = 1024 * 1024;
+
+/// Where a read happens: the table, or one of its indexes.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Target<'a> {
+    /// The index and its position in `Schema::indexes`, or `None` for the table.
+    pub index: Option<(usize, &'a IndexSchema)>,
+    /// Partition key of the table or index.
+    pub pk: &'a KeyAttribute,
+    /// Sort key of the table or index.
+    pub sk: Option<&'a KeyAttribute>,
+}
+
+impl<'a> Target<'a> {
+    /// Resolves the table or the named index, rejecting consistent reads on a global index.
+    pub fn resolve(schema: &'a Schema, index: Option<&str>, consistent_read: bool) -> Result<Self> {
+        match index {
+            None => Ok(Target {
+                index: None,
+                pk: schema.pk(),
+                sk: schema.sk(),
+            }),
+            Some(name) => {
+                let (pos, index) = schema.index(name).ok_or_else(|| {
+                    Error::validation(format!(
+                        "The table does not have the specified index: {name}"
+                    ))
+                })?;
+                if consistent_read && !index.local {
+                    return Err(Error::validation(
+                        "Consistent reads are not supported on global secondary indexes",
+                    ));
+                }
+                Ok(Target {
+                    index: Some((pos, index)),
+                    pk: &index.pk,
+                    sk: index.sk.as_ref(),
+                })
+            }
+        }
+    }
+
+    /// The attributes of a `LastEvaluatedKey`: the target's keys, then the table's (once each).
+    pub fn start_key_names(&self, schema: &'a Schema) -> Vec<&'a str> {
+        let mut names: Vec<&str> = vec![self.pk.name.as_str()];
+        names.extend(self.sk.map(|s| s.name.as_str()));
+        for n in schema.key_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names
+    }
+}
+
+/// A validated `ExclusiveStartKey`.
+#[derive(Debug, Clone)]
+struct StartKey {
+    /// Partition key bytes of the target (table or index).
+    pk: KeyBytes,
+    /// Table partition and sort key bytes.
+    table_pk: KeyBytes,
+    table_sk: KeyBytes,
+    /// The target's sort key bytes (the table's sort key when reading the table).
+    sk: KeyBytes,
+}
+
+fn invalid_start(detail: &str) -> Error {
+    Error::validation(format!("The provided starting key is invalid: {detail}"))
+}
+
+fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<StartKey> {
+    let names = target.start_key_names(schema);
+    if key.len() != names.len() || names.iter().any(|n| !key.contains_key(*n)) {
+        return Err(invalid_start(
+            "The provided key element does not match the schema",
+        ));
+    }
+    let part = |attr: &KeyAttribute, partition: bool| -> Result<KeyBytes> {
+        let value = &key[&attr.name];
+        if !attr.ty.matches(value) {
+            return Err(invalid_start(
+                "The provided key element does not match the schema",
+            ));
+        }
+        keys::checked_key_bytes(attr, &normalized(value)?, partition).map_err(|e| match e {
+            Error::Validation { message } => invalid_start(&message),
+            other => other,
+        })
+    };
+    let table_pk = part(schema.pk(), true)?;
+    let table_sk = match schema.sk() {
+        Some(s) => part(s, false)?,
+        None => Vec::new(),
+    };
+    let (pk, sk) = match target.index {
+        None => (table_pk.clone(), table_sk.clone()),
+        Some(_) => (
+            part(target.pk, true)?,
+            target
+                .sk
+                .map(|s| part(s, false))
+                .transpose()?
+                .unwrap_or_default(),
+        ),
+    };
+    Ok(StartKey {
+        pk,
+        table_pk,
+        table_sk,
+        sk,
+    })
+}
+
+/// A value with its number normalized (validating it), for key comparisons.
+fn normalized(value: &AttributeValue) -> Result<AttributeValue> {
+    Ok(match value {
+        AttributeValue::N(n) => AttributeValue::N(eval::normalize_number(n)?),
+        other => other.clone(),
+    })
+}
+
+/// Checks a projection as DynamoDB does: not empty, no two overlapping paths.
+pub(super) fn validate_projection(paths: Option<&[Path]>) -> Result<()> {
+    let Some(paths) = paths else { return Ok(()) };
+    if paths.is_empty() {
+        return Err(Error::validation(
+            "Invalid ProjectionExpression: The expression can not be empty;",
+        ));
+    }
+    for (i, a) in paths.iter().enumerate() {
+        if a.0.is_empty() || a.top().is_none() {
+            return Err(Error::validation(format!(
+                "Invalid ProjectionExpression: a document path must start with an attribute name; found {a:?}"
+            )));
+        }
+        for b in &paths[i + 1..] {
+            let n = a.0.len().min(b.0.len());
+            if a.0[..n] == b.0[..n] {
+                return Err(Error::validation(format!(
+                    "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: {}, path two: {}",
+                    show_path(a),
+                    show_path(b)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn show_path(p: &Path) -> String {
+    let parts: Vec<String> =
+        p.0.iter()
+            .map(|e| match e {
+                PathElement::Attr(a) => a.clone(),
+                PathElement::Index(i) => format!("[{i}]"),
+            })
+            .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// The top-level attribute names a condition refers to.
+pub(super) fn condition_attributes<'c>(cond: &'c Condition, out: &mut Vec<&'c str>) {
+    fn operand<'c>(o: &'c Operand, out: &mut Vec<&'c str>) {
+        match o {
+            Operand::Path(p) | Operand::Size(p) => out.extend(p.top()),
+            Operand::Value(_) => {}
+        }
+    }
+    match cond {
+        Condition::Compare(a, _, b) => {
+            operand(a, out);
+            operand(b, out);
+        }
+        Condition::Between(a, b, c) => {
+            operand(a, out);
+            operand(b, out);
+            operand(c, out);
+        }
+        Condition::In(a, list) => {
+            operand(a, out);
+            list.iter().for_each(|o| operand(o, out));
+        }
+        Condition::AttributeExists(p)
+        | Condition::AttributeNotExists(p)
+        | Condition::AttributeType(p, _) => {
+            out.extend(p.top());
+        }
+        Condition::BeginsWith(p, o) | Condition::Contains(p, o) => {
+            out.extend(p.top());
+            operand(o, out);
+        }
+        Condition::And(cs) | Condition::Or(cs) => {
+            cs.iter().for_each(|c| condition_attributes(c, out))
+        }
+        Condition::Not(c) => condition_attributes(c, out),
+    }
+}
+
+fn validate_limit(limit: Option<u32>) -> Result<()> {
+    if limit == Some(0) {
+        return Err(Error::validation(
+            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
+        ));
+    }
+    Ok(())
+}
+
+/// Bounds on the target's sort key bytes.
+#[derive(Debug, Clone)]
+struct SortRange {
+    lower: Bound<KeyBytes>,
+    upper: Bound<KeyBytes>,
+}
+
+/// A validated query, ready to run under the read lock.
+#[derive(Debug)]
+pub(super) struct QueryPlan<'a> {
+    target: Target<'a>,
+    pk: KeyBytes,
+    range: SortRange,
+    start: Option<StartKey>,
+}
+
+/// Validates a query against the schema.
+pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<QueryPlan<'a>> {
+    let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
+    validate_limit(req.limit)?;
+    validate_projection(req.projection.as_deref())?;
+    let KeyCondition {
+        partition_name,
+        partition_value,
+        sort,
+    } = &req.key_condition;
+    if *partition_name != target.pk.name {
+        return Err(Error::validation(format!(
+            "Query condition missed key schema element: {}",
+            target.pk.name
+        )));
+    }
+    let pk = key_condition_value(target.pk, partition_value, true)?;
+    let range = match sort {
+        None => SortRange {
+            lower: Bound::Unbounded,
+            upper: Bound::Unbounded,
+        },
+        Some((name, cond)) => {
+            let Some(sk) = target.sk else {
+                return Err(Error::validation("Query key condition not supported"));
+            };
+            if *name != sk.name {
+                return Err(Error::validation(format!(
+                    "Query condition missed key schema element: {}",
+                    sk.name
+                )));
+            }
+            sort_range(sk, cond)?
+        }
+    };
+    if let Some(filter) = &req.filter {
+        let mut names = Vec::new();
+        condition_attributes(filter, &mut names);
+        let keys = [Some(target.pk), target.sk];
+        if let Some(k) = keys
+            .into_iter()
+            .flatten()
+            .find(|k| names.contains(&k.name.as_str()))
+        {
+            return Err(Error::validation(format!(
+                "Filter Expression can only contain non-primary key attributes: Primary key attribute: {}",
+                k.name
+            )));
+        }
+    }
+    let start = match &req.exclusive_start_key {
+        None => None,
+        Some(key) => {
+            let start = parse_start_key(schema, &target, key)?;
+            if start.pk != pk {
+                return Err(Error::validation(
+                    "The provided starting key is outside query boundaries based on provided conditions",
+                ));
+            }
+            if target.sk.is_some() && !range.contains(&start.sk) {
+                return Err(Error::validation(
+                    "The provided starting key does not match the range key predicate",
+                ));
+            }
+            Some(start)
+        }
+    };
+    Ok(QueryPlan {
+        target,
+        pk,
+        range,
+        start,
+    })
+}
+
+impl SortRange {
+    fn contains(&self, v: &KeyBytes) -> bool {
+        let above = match &self.lower {
+            Bound::Included(l) => v >= l,
+            Bound::Excluded(l) => v > l,
+            Bound::Unbounded => true,
+        };
+        let below = match &self.upper {
+            Bound::Included(u) => v <= u,
+            Bound::Excluded(u) => v < u,
+            Bound::Unbounded => true,
+        };
+        above && below
+    }
+}
+
+/// The bytes of a key condition's value, checked against the key's type.
+fn key_condition_value(
+    attr: &KeyAttribute,
+    value: &AttributeValue,
+    partition: bool,
+) -> Result<KeyBytes> {
+    if !attr.ty.matches(value) {
+        return Err(Error::validation(format!(
+            "One or more parameter values were invalid: Condition parameter type does not match schema type (key {} is {}, the condition gives {})",
+            attr.name,
+            attr.ty.name(),
+            type_name(value)
+        )));
+    }
+    keys::checked_key_bytes(attr, &normalized(value)?, partition)
+}
+
+fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
+    let v = |value: &AttributeValue| key_condition_value(sk, value, false);
+    use Bound::{Excluded, Included, Unbounded};
+    Ok(match cond {
+        SortCondition::Eq(a) => {
+            let a = v(a)?;
+            SortRange {
+                lower: Included(a.clone()),
+                upper: Included(a),
+            }
+        }
+        SortCondition::Lt(a) => SortRange {
+            lower: Unbounded,
+            upper: Excluded(v(a)?),
+        },
+        SortCondition::Le(a) => SortRange {
+            lower: Unbounded,
+            upper: Included(v(a)?),
+        },
+        SortCondition::Gt(a) => SortRange {
+            lower: Excluded(v(a)?),
+            upper: Unbounded,
+        },
+        SortCondition::Ge(a) => SortRange {
+            lower: Included(v(a)?),
+            upper: Unbounded,
+        },
+        SortCondition::Between(a, b) => {
+            let (lo, hi) = (v(a)?, v(b)?);
+            if lo > hi {
+                return Err(Error::validation(format!(
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {a:?}, upper bound operand: AttributeValue: {b:?}"
+                )));
+            }
+            SortRange {
+                lower: Included(lo),
+                upper: Included(hi),
+            }
+        }
+        SortCondition::BeginsWith(p) => {
+            if matches!(p, AttributeValue::N(_)) || sk.ty == crate::table::ScalarType::N {
+                return Err(Error::validation(format!(
+                    "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: {}",
+                    type_name(p)
+                )));
+            }
+            if !sk.ty.matches(p) {
+                return Err(Error::validation(
+                    "One or more parameter values were invalid: Condition parameter type does not match schema type",
+                ));
+            }
+            let prefix = keys::encode_value(p).unwrap_or_default();
+            let upper = keys::prefix_successor(&prefix).map_or(Unbounded, Excluded);
+            SortRange {
+                lower: Included(prefix),
+                upper,
+            }
+        }
+    })
+}
+
+/// How index positions relate to bounds on the index sort key: the smallest position with sort
+/// key `v` is `(v, [], [])`, and the smallest byte string greater than `v` is `v + [0]`.
+fn index_bound(bound: &Bound<KeyBytes>, is_lower: bool) -> Bound<IndexPos> {
+    let pos = |sk: KeyBytes| IndexPos {
+        sk,
+        table_pk: Vec::new(),
+        table_sk: Vec::new(),
+    };
+    let succ = |v: &KeyBytes| {
+        let mut s = v.clone();
+        s.push(0);
+        s
+    };
+    match (bound, is_lower) {
+        (Bound::Unbounded, _) => Bound::Unbounded,
+        (Bound::Included(v), true) => Bound::Included(pos(v.clone())),
+        (Bound::Excluded(v), true) => Bound::Included(pos(succ(v))),
+        (Bound::Included(v), false) => Bound::Excluded(pos(succ(v))),
+        (Bound::Excluded(v), false) => Bound::Excluded(pos(v.clone())),
+    }
+}
+
+/// True when `BTreeMap::range` accepts these bounds (it panics on an inverted range).
+fn valid_range<K: Ord>(lower: &Bound<K>, upper: &Bound<K>) -> bool {
+    match (lower, upper) {
+        (Bound::Included(a), Bound::Included(b)) => a <= b,
+        (Bound::Included(a) | Bound::Excluded(a), Bound::Included(b) | Bound::Excluded(b)) => a < b,
+        _ => true,
+    }
+}
+
+/// Reads one page of a query.
+pub(super) fn run_query(
+    schema: &Schema,
+    data: &TableData,
+    plan: &QueryPlan<'_>,
+    req: &QueryRequest,
+    now: f64,
+) -> Result<Page> {
+    let reader = Reader::new(
+        schema,
+        data,
+        &plan.target,
+        req.filter.as_ref(),
+        req.projection.as_deref(),
+        req.limit,
+        req.count_only,
+        now,
+    );
+    let forward = req.scan_forward;
+    match plan.target.index {
+        None => {
+            let Some(partition) = data.partitions.get(&plan.pk) else {
+                return Ok(Page::default());
+            };
+            let (mut lower, mut upper) = (plan.range.lower.clone(), plan.range.upper.clone());
+            if let Some(start) = &plan.start {
+                if forward {
+                    lower = Bound::Excluded(start.table_sk.clone());
+                } else {
+                    upper = Bound::Excluded(start.table_sk.clone());
+                }
+            }
+            if !valid_range(&lower, &upper) {
+                return Ok(Page::default());
+            }
+            let range = partition.range((lower, upper)).map(|(_, e)| (e, e));
+            if forward {
+                reader.read(range)
+            } else {
+                reader.read(range.rev())
+            }
+        }
+        Some((pos, _)) => {
+            let Some(partition) = data.indexes[pos].get(&plan.pk) else {
+                return Ok(Page::default());
+            };
+            let mut lower = index_bound(&plan.range.lower, true);
+            let mut upper = index_bound(&plan.range.upper, false);
+            if let Some(start) = &plan.start {
+                let at = IndexPos {
+                    sk: start.sk.clone(),
+                    table_pk: start.table_pk.clone(),
+                    table_sk: start.table_sk.clone(),
+                };
+                if forward {
+                    lower = Bound::Excluded(at);
+                } else {
+                    upper = Bound::Excluded(at);
+                }
+            }
+            if !valid_range(&lower, &upper) {
+                return Ok(Page::default());
+            }
+            let range = partition
+                .range((lower, upper))
+                .map(|(pos, e)| (reader.base(pos, e), e));
+            if forward {
+                reader.read(range)
+            } else {
+                reader.read(range.rev())
+            }
+        }
+    }
+}
+
+/// A validated scan, ready to run under the read lock.
+#[derive(Debug)]
+pub(super) struct ScanPlan<'a> {
+    target: Target<'a>,
+    start: Option<StartKey>,
+    segment: Option<(u64, u64)>,
+}
+
+/// Validates a scan against the schema.
+pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<ScanPlan<'a>> {
+    let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
+    validate_limit(req.limit)?;
+    validate_projection(req.projection.as_deref())?;
+    let segment = match req.segment {
+        None => None,
+        Some((segment, total)) => {
+            if total == 0 || total > 1_000_000 {
+                return Err(Error::validation(format!(
+                    "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
+                )));
+            }
+            if segment >= total {
+                return Err(Error::validation(format!(
+                    "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {segment} is not less than TotalSegments: {total}"
+                )));
+            }
+            Some((u64::from(segment), u64::from(total)))
+        }
+    };
+    let start = match &req.exclusive_start_key {
+        None => None,
+        Some(key) => {
+            let start = parse_start_key(schema, &target, key)?;
+            if let Some((segment, total)) = segment {
+                if keys::segment_hash(&start.pk) % total != segment {
+                    return Err(invalid_start(&format!(
+                        "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
+                    )));
+                }
+            }
+            Some(start)
+        }
+    };
+    Ok(ScanPlan {
+        target,
+        start,
+        segment,
+    })
+}
+
+/// Reads one page of a scan: partitions in key order (those of this segment), items in sort order.
+pub(super) fn run_scan(
+    schema: &Schema,
+    data: &TableData,
+    plan: &ScanPlan<'_>,
+    req: &ScanRequest,
+    now: f64,
+) -> Result<Page> {
+    let reader = Reader::new(
+        schema,
+        data,
+        &plan.target,
+        req.filter.as_ref(),
+        req.projection.as_deref(),
+        req.limit,
+        req.count_only,
+        now,
+    );
+    let in_segment = |pk: &KeyBytes| {
+        plan.segment
+            .is_none_or(|(s, t)| keys::segment_hash(pk) % t == s)
+    };
+    match plan.target.index {
+        None => {
+            let first = plan
+                .start
+                .as_ref()
+                .map_or(Bound::Unbounded, |s| Bound::Included(s.table_pk.clone()));
+            let entries = data
+                .partitions
+                .range((first, Bound::Unbounded))
+                .filter(|(pk, _)| in_segment(pk))
+                .flat_map(|(pk, partition)| {
+                    let from = match &plan.start {
+                        Some(s) if s.table_pk == *pk => Bound::Excluded(s.table_sk.clone()),
+                        _ => Bound::Unbounded,
+                    };
+                    partition
+                        .range((from, Bound::Unbounded))
+                        .map(|(_, e)| (e, e))
+                });
+            reader.read(entries)
+        }
+        Some((pos, _)) => {
+            let first = plan
+                .start
+                .as_ref()
+                .map_or(Bound::Unbounded, |s| Bound::Included(s.pk.clone()));
+            let entries = data.indexes[pos]
+                .range((first, Bound::Unbounded))
+                .filter(|(pk, _)| in_segment(pk))
+                .flat_map(|(pk, partition)| {
+                    let from = match &plan.start {
+                        Some(s) if s.pk == *pk => Bound::Excluded(IndexPos {
+                            sk: s.sk.clone(),
+                            table_pk: s.table_pk.clone(),
+                            table_sk: s.table_sk.clone(),
+                        }),
+                        _ => Bound::Unbounded,
+                    };
+                    partition
+                        .range((from, Bound::Unbounded))
+                        .map(|(pos, e)| (reader.base(pos, e), e))
+                });
+            reader.read(entries)
+        }
+    }
+}
+
+/// Reads entries into a page: filter, projection, limit, the 1 MB rule, the start key of the
+/// next page.
+struct Reader<'a> {
+    schema: &'a Schema,
+    data: &'a TableData,
+    target: &'a Target<'a>,
+    filter: Option<&'a Condition>,
+    projection: Option<&'a [Path]>,
+    limit: Option<usize>,
+    count_only: bool,
+    now: f64,
+    /// An LSI that does not project everything reads the table's item for filters and
+    /// projections (DynamoDB fetches it from the table).
+    fetch_base: bool,
+}
+
+impl<'a> Reader<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        schema: &'a Schema,
+        data: &'a TableData,
+        target: &'a Target<'a>,
+        filter: Option<&'a Condition>,
+        projection: Option<&'a [Path]>,
+        limit: Option<u32>,
+        count_only: bool,
+        now: f64,
+    ) -> Self {
+        let fetch_base = target.index.is_some_and(|(_, i)| {
+            i.local && i.projected.is_some() && (filter.is_some() || projection.is_some())
+        });
+        Reader {
+            schema,
+            data,
+            target,
+            filter,
+            projection,
+            limit: limit.map(|l| l as usize),
+            count_only,
+            now,
+            fetch_base,
+        }
+    }
+
+    /// The item filters and projections see for an index entry.
+    fn base(&self, pos: &IndexPos, entry: &'a Entry) -> &'a Entry {
+        if self.fetch_base {
+            if let Some(base) = self.data.get(&pos.table_pk, &pos.table_sk) {
+                return base;
+            }
+        }
+        entry
+    }
+
+    /// Reads `(seen, stored)` pairs: `seen` is what the filter and projection look at, `stored`
+    /// what the target holds (returned when there is no projection).
+    fn read(&self, entries: impl Iterator<Item = (&'a Entry, &'a Entry)>) -> Result<Page> {
+        let mut page = Page::default();
+        let mut bytes = 0usize;
+        for (seen, stored) in entries {
+            if !stored.is_live(self.now) {
+                continue;
+            }
+            page.scanned_count += 1;
+            bytes += stored.size;
+            let keep = match self.filter {
+                Some(f) => eval::eval_condition(f, Some(&seen.item))?,
+                None => true,
+            };
+            if keep {
+                page.count += 1;
+                if !self.count_only {
+                    page.items.push(match self.projection {
+                        Some(paths) => Arc::new(eval::project(&seen.item, paths)),
+                        None => Arc::clone(&stored.item),
+                    });
+                }
+            }
+            if self.limit.is_some_and(|l| page.scanned_count >= l) || bytes >= MAX_PAGE_BYTES {
+                page.last_evaluated_key = Some(self.start_key_of(&stored.item));
+                break;
+            }
+        }
+        Ok(page)
+    }
+
+    fn start_key_of(&self, item: &Item) -> Item {
+        self.target
+            .start_key_names(self.schema)
+            .into_iter()
+            .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+            .collect()
+    }
+}

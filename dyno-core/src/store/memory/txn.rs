@@ -1,0 +1,236 @@
+//! TransactGetItems and TransactWriteItems: up to 100 actions on distinct items, isolated by
+//! locking every table involved (in name order), all or nothing, with a cancellation reason per
+//! action in request order, and idempotency tokens honoured for 10 minutes.
+
+use std::collections::HashSet;
+use std::sync::{Arc, PoisonError};
+
+use super::batch::position;
+use super::keys::KeyBytes;
+use super::{
+    check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
+    Prepared,
+};
+use crate::error::{CancellationReason, Error, Result};
+use crate::store::{
+    TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+};
+use crate::value::SharedItem;
+
+/// The most actions of one transaction.
+pub(super) const MAX_ACTIONS: usize = 100;
+/// How long an idempotency token is remembered, in seconds.
+pub(super) const TOKEN_WINDOW: f64 = 600.0;
+
+fn check_count(n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::validation(
+            "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
+        ));
+    }
+    if n > MAX_ACTIONS {
+        return Err(Error::validation(format!(
+            "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length less than or equal to {MAX_ACTIONS} (found {n} actions)"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn transact_get(
+    store: &MemoryStore,
+    request: TransactGetRequest,
+) -> Result<TransactGetOutput> {
+    check_count(request.gets.len())?;
+    let tables = store.tables_in_order(request.gets.iter().map(|g| g.table.as_str()))?;
+    let mut located = Vec::with_capacity(request.gets.len());
+    for g in &request.gets {
+        let t = position(&tables, &g.table);
+        let (pk, sk) = tables[t].1.schema.key(&g.key)?;
+        read::validate_projection(g.projection.as_deref())?;
+        located.push((t, pk, sk));
+    }
+    let now = store.now();
+    let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
+    let items = request
+        .gets
+        .iter()
+        .zip(&located)
+        .map(|(g, (t, pk, sk))| {
+            let item = guards[*t].live(pk, sk, now).map(|e| Arc::clone(&e.item))?;
+            Some(match &g.projection {
+                Some(paths) => Arc::new(eval::project(&item, paths)),
+                None => item,
+            })
+        })
+        .collect();
+    Ok(TransactGetOutput { items })
+}
+
+/// One action, validated: its table, key, and what it writes.
+struct Planned {
+    table: usize,
+    pk: KeyBytes,
+    sk: KeyBytes,
+    action: TransactWriteItem,
+    put: Option<Prepared>,
+}
+
+pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest) -> Result<()> {
+    check_count(request.actions.len())?;
+    // Tokens are checked and recorded under one lock held across the transaction, so two
+    // concurrent retries with one token apply once. Lock order: tokens, then tables by name.
+    let mut tokens = request
+        .client_request_token
+        .as_ref()
+        .map(|_| store.tokens.lock().unwrap_or_else(PoisonError::into_inner));
+    let now = store.now();
+    if let (Some(tokens), Some(token)) = (tokens.as_mut(), &request.client_request_token) {
+        if token.is_empty() || token.len() > 36 {
+            return Err(Error::validation(format!(
+                "1 validation error detected: ClientRequestToken must have length between 1 and 36, found {}",
+                token.len()
+            )));
+        }
+        tokens.retain(|_, (at, _)| now - *at < TOKEN_WINDOW);
+        if let Some((_, earlier)) = tokens.get(token) {
+            return if *earlier == request {
+                Ok(())
+            } else {
+                Err(Error::validation(format!(
+                    "IdempotentParameterMismatch: the client request token {token:?} was used within the last 10 minutes with a different request"
+                )))
+            };
+        }
+    }
+    let tables = store.tables_in_order(request.actions.iter().map(TransactWriteItem::table))?;
+    let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
+        HashSet::with_capacity(request.actions.len());
+    let mut planned = Vec::with_capacity(request.actions.len());
+    for action in &request.actions {
+        let t = position(&tables, action.table());
+        let schema = &tables[t].1.schema;
+        let (pk, sk, put) = match action {
+            TransactWriteItem::Put { item, .. } => {
+                let p = prepare_put(schema, item.clone())?;
+                (p.pk.clone(), p.sk.clone(), Some(p))
+            }
+            TransactWriteItem::Update { key, update, .. } => {
+                if update.is_empty() {
+                    return Err(Error::validation(
+                        "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
+                    ));
+                }
+                let (pk, sk) = schema.key(key)?;
+                (pk, sk, None)
+            }
+            TransactWriteItem::Delete { key, .. }
+            | TransactWriteItem::ConditionCheck { key, .. } => {
+                let (pk, sk) = schema.key(key)?;
+                (pk, sk, None)
+            }
+        };
+        if !seen.insert((t, pk.clone(), sk.clone())) {
+            return Err(Error::validation(
+                "Transaction request cannot include multiple operations on one item",
+            ));
+        }
+        planned.push(Planned {
+            table: t,
+            pk,
+            sk,
+            action: action.clone(),
+            put,
+        });
+    }
+
+    let mut guards: Vec<_> = tables.iter().map(|(_, t)| write_lock(&t.data)).collect();
+    for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
+        guard.purge_expired(&t.schema, now);
+    }
+    // Evaluate every action against the current state; write nothing unless all succeed.
+    let mut reasons = Vec::with_capacity(planned.len());
+    let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> = Vec::new();
+    let mut failed = false;
+    for p in planned {
+        let schema = &tables[p.table].1.schema;
+        let old: Option<SharedItem> = guards[p.table]
+            .get(&p.pk, &p.sk)
+            .map(|e| Arc::clone(&e.item));
+        let (condition, return_old) = match &p.action {
+            TransactWriteItem::Put {
+                condition,
+                return_old_on_condition_failure,
+                ..
+            }
+            | TransactWriteItem::Update {
+                condition,
+                return_old_on_condition_failure,
+                ..
+            }
+            | TransactWriteItem::Delete {
+                condition,
+                return_old_on_condition_failure,
+                ..
+            } => (condition.as_ref(), *return_old_on_condition_failure),
+            TransactWriteItem::ConditionCheck {
+                condition,
+                return_old_on_condition_failure,
+                ..
+            } => (Some(condition), *return_old_on_condition_failure),
+        };
+        let outcome =
+            check_condition(condition, old.as_ref(), return_old).and_then(|()| match &p.action {
+                TransactWriteItem::Put { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), p.put))),
+                TransactWriteItem::Update { key, update, .. } => {
+                    updated_item(schema, key, old.as_ref(), update, &p.pk, &p.sk)
+                        .map(|(new, _)| Some((p.pk.clone(), p.sk.clone(), Some(new))))
+                }
+                TransactWriteItem::Delete { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), None))),
+                TransactWriteItem::ConditionCheck { .. } => Ok(None),
+            });
+        match outcome {
+            Ok(write) => {
+                reasons.push(CancellationReason::code(Some("None")));
+                if let Some((pk, sk, put)) = write {
+                    writes.push((p.table, pk, sk, put));
+                }
+            }
+            Err(Error::ConditionFailed { item, .. }) => {
+                failed = true;
+                reasons.push(CancellationReason {
+                    code: Some("ConditionalCheckFailed".to_owned()),
+                    message: Some("The conditional request failed".to_owned()),
+                    item,
+                });
+            }
+            Err(Error::Validation { message }) => {
+                failed = true;
+                reasons.push(CancellationReason {
+                    code: Some("ValidationError".to_owned()),
+                    message: Some(message),
+                    item: None,
+                });
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    if failed {
+        return Err(Error::TransactionCanceled { reasons });
+    }
+    for (t, pk, sk, put) in writes {
+        let schema = &tables[t].1.schema;
+        match put {
+            Some(p) => {
+                guards[t].insert(schema, p.pk, p.sk, Arc::new(p.item), p.index_keys);
+            }
+            None => {
+                guards[t].remove(schema, &pk, &sk);
+            }
+        }
+    }
+    drop(guards);
+    if let (Some(tokens), Some(token)) = (tokens.as_mut(), &request.client_request_token) {
+        tokens.insert(token.clone(), (now, request.clone()));
+    }
+    Ok(())
+}

@@ -1,0 +1,404 @@
+//! `ToAttribute`/`FromAttribute` for uuid, time, chrono and rust_decimal, each behind its
+//! feature, and the fixed-width text forms that keys share.
+//!
+//! - `uuid::Uuid`: `S`, hyphenated lowercase; any form `Uuid::parse_str` knows decodes.
+//! - timestamps (`time::OffsetDateTime`, `chrono::DateTime<Utc>`): `S`, RFC 3339 in UTC with
+//!   exactly nine fractional digits (`2024-01-02T03:04:05.000000000Z`), so string order is time
+//!   order. Years outside 0000-9999 cannot have that form and are refused. Any RFC 3339 string
+//!   (other offsets, fewer digits) decodes. Use [`EpochSeconds`](super::EpochSeconds) for epoch
+//!   seconds (`N`), as TTL attributes need.
+//! - dates (`time::Date`, `chrono::NaiveDate`): `S`, `YYYY-MM-DD`.
+//! - `rust_decimal::Decimal`: `N`, its exact normalized text (`1.50` is stored as `1.5`).
+
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
+use super::{describe, AttributeValue, FromAttribute, ToAttribute};
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
+use crate::error::{Error, Result};
+
+/// What a timestamp decode error says it expected.
+#[cfg(any(feature = "time", feature = "chrono"))]
+const EXPECTED_TIMESTAMP: &str = "S in RFC 3339 (UTC)";
+/// What a date decode error says it expected.
+#[cfg(any(feature = "time", feature = "chrono"))]
+const EXPECTED_DATE: &str = "S in YYYY-MM-DD";
+
+/// Writes dyno's fixed-width timestamp form: `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. `second` may be
+/// 60 (a leap second, which chrono can represent); the string order stays the time order.
+#[cfg(any(feature = "time", feature = "chrono"))]
+#[allow(clippy::too_many_arguments)]
+fn fixed_timestamp(
+    year: i32,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+    nanos: u32,
+    shown: &dyn std::fmt::Display,
+) -> std::result::Result<String, String> {
+    if !(0..=9999).contains(&year) {
+        return Err(format!(
+            "timestamp {shown} is outside the years 0000-9999 that the fixed-width RFC 3339 form \
+             (2024-01-02T03:04:05.000000000Z) can hold"
+        ));
+    }
+    Ok(format!(
+        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{nanos:09}Z"
+    ))
+}
+
+/// Writes `YYYY-MM-DD`.
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn fixed_date(
+    year: i32,
+    month: u32,
+    day: u32,
+    shown: &dyn std::fmt::Display,
+) -> std::result::Result<String, String> {
+    if !(0..=9999).contains(&year) {
+        return Err(format!(
+            "date {shown} is outside the years 0000-9999 that YYYY-MM-DD can hold"
+        ));
+    }
+    Ok(format!("{year:04}-{month:02}-{day:02}"))
+}
+
+/// Parses exactly `YYYY-MM-DD` into its numbers (the calendar check is the caller's).
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn parse_ymd(s: &str) -> Option<(i32, u32, u32)> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 10
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !digits(0..4)
+        || !digits(5..7)
+        || !digits(8..10)
+    {
+        return None;
+    }
+    Some((
+        s[0..4].parse().ok()?,
+        s[5..7].parse().ok()?,
+        s[8..10].parse().ok()?,
+    ))
+}
+
+#[cfg(feature = "time")]
+mod time_impls {
+    use time::format_description::well_known::Rfc3339;
+    use time::{Date, Month, OffsetDateTime, UtcOffset};
+
+    use super::*;
+    use crate::value::EpochTime;
+
+    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn format_datetime(t: &OffsetDateTime) -> std::result::Result<String, String> {
+        let utc = t
+            .checked_to_offset(UtcOffset::UTC)
+            .ok_or_else(|| format!("timestamp {t} cannot be converted to UTC"))?;
+        fixed_timestamp(
+            utc.year(),
+            u32::from(u8::from(utc.month())),
+            u32::from(utc.day()),
+            u32::from(utc.hour()),
+            u32::from(utc.minute()),
+            u32::from(utc.second()),
+            utc.nanosecond(),
+            t,
+        )
+    }
+
+    /// Any RFC 3339 timestamp, converted to UTC.
+    pub(crate) fn parse_datetime(s: &str) -> Option<OffsetDateTime> {
+        OffsetDateTime::parse(s, &Rfc3339)
+            .ok()?
+            .checked_to_offset(UtcOffset::UTC)
+    }
+
+    /// `YYYY-MM-DD`; the message says why `d` has none.
+    pub(crate) fn format_date(d: &Date) -> std::result::Result<String, String> {
+        fixed_date(
+            d.year(),
+            u32::from(u8::from(d.month())),
+            u32::from(d.day()),
+            d,
+        )
+    }
+
+    /// Exactly `YYYY-MM-DD`, a real calendar date.
+    pub(crate) fn parse_date(s: &str) -> Option<Date> {
+        let (y, m, d) = parse_ymd(s)?;
+        let month = Month::try_from(u8::try_from(m).ok()?).ok()?;
+        Date::from_calendar_date(y, month, u8::try_from(d).ok()?).ok()
+    }
+
+    impl ToAttribute for OffsetDateTime {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            format_datetime(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
+        }
+    }
+
+    impl FromAttribute for OffsetDateTime {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => parse_datetime(s),
+                _ => None,
+            }
+            .ok_or_else(|| Error::decode(EXPECTED_TIMESTAMP, describe(value)))
+        }
+    }
+
+    impl ToAttribute for Date {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            format_date(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
+        }
+    }
+
+    impl FromAttribute for Date {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => parse_date(s),
+                _ => None,
+            }
+            .ok_or_else(|| Error::decode(EXPECTED_DATE, describe(value)))
+        }
+    }
+
+    impl EpochTime for OffsetDateTime {
+        fn to_epoch_seconds(&self) -> Result<i64> {
+            Ok(self.unix_timestamp())
+        }
+        fn from_epoch_seconds(seconds: i64) -> Result<Self> {
+            OffsetDateTime::from_unix_timestamp(seconds).map_err(|_| {
+                Error::decode(
+                    "N of epoch seconds within time::OffsetDateTime's range",
+                    format!("N {seconds}"),
+                )
+            })
+        }
+    }
+}
+
+#[cfg(feature = "time")]
+pub(crate) use self::time_impls::{
+    format_date as format_time_date, format_datetime as format_time_datetime,
+    parse_date as parse_time_date, parse_datetime as parse_time_datetime,
+};
+
+#[cfg(feature = "chrono")]
+mod chrono_impls {
+    use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
+
+    use super::*;
+    use crate::value::EpochTime;
+
+    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn format_datetime(t: &DateTime<Utc>) -> std::result::Result<String, String> {
+        // chrono keeps a leap second as nanoseconds past 1e9 in second 59; RFC 3339 writes :60.
+        let (second, nanos) = match t.nanosecond() {
+            n if n >= 1_000_000_000 => (t.second() + 1, n - 1_000_000_000),
+            n => (t.second(), n),
+        };
+        fixed_timestamp(
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            second,
+            nanos,
+            t,
+        )
+    }
+
+    /// Any RFC 3339 timestamp, converted to UTC.
+    pub(crate) fn parse_datetime(s: &str) -> Option<DateTime<Utc>> {
+        DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    }
+
+    /// `YYYY-MM-DD`; the message says why `d` has none.
+    pub(crate) fn format_date(d: &NaiveDate) -> std::result::Result<String, String> {
+        fixed_date(d.year(), d.month(), d.day(), d)
+    }
+
+    /// Exactly `YYYY-MM-DD`, a real calendar date.
+    pub(crate) fn parse_date(s: &str) -> Option<NaiveDate> {
+        let (y, m, d) = parse_ymd(s)?;
+        NaiveDate::from_ymd_opt(y, m, d)
+    }
+
+    impl ToAttribute for DateTime<Utc> {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            format_datetime(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
+        }
+    }
+
+    impl FromAttribute for DateTime<Utc> {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => parse_datetime(s),
+                _ => None,
+            }
+            .ok_or_else(|| Error::decode(EXPECTED_TIMESTAMP, describe(value)))
+        }
+    }
+
+    impl ToAttribute for NaiveDate {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            format_date(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
+        }
+    }
+
+    impl FromAttribute for NaiveDate {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => parse_date(s),
+                _ => None,
+            }
+            .ok_or_else(|| Error::decode(EXPECTED_DATE, describe(value)))
+        }
+    }
+
+    impl EpochTime for DateTime<Utc> {
+        fn to_epoch_seconds(&self) -> Result<i64> {
+            Ok(self.timestamp())
+        }
+        fn from_epoch_seconds(seconds: i64) -> Result<Self> {
+            DateTime::from_timestamp(seconds, 0).ok_or_else(|| {
+                Error::decode(
+                    "N of epoch seconds within chrono::DateTime's range",
+                    format!("N {seconds}"),
+                )
+            })
+        }
+    }
+}
+
+#[cfg(feature = "chrono")]
+pub(crate) use self::chrono_impls::{
+    format_date as format_chrono_date, format_datetime as format_chrono_datetime,
+    parse_date as parse_chrono_date, parse_datetime as parse_chrono_datetime,
+};
+
+#[cfg(feature = "uuid")]
+mod uuid_impls {
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::value::SetElement;
+
+    fn parse(value: &AttributeValue, s: &str) -> Result<Uuid> {
+        Uuid::parse_str(s).map_err(|_| Error::decode("S holding a UUID", describe(value)))
+    }
+
+    impl ToAttribute for Uuid {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            Ok(Some(AttributeValue::S(self.hyphenated().to_string())))
+        }
+    }
+
+    impl FromAttribute for Uuid {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => parse(value, s),
+                other => Err(Error::decode("S holding a UUID", describe(other))),
+            }
+        }
+    }
+
+    /// UUIDs in a string set (`SS`).
+    impl SetElement for Uuid {
+        fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
+            Ok(AttributeValue::Ss(
+                items.map(|u| u.hyphenated().to_string()).collect(),
+            ))
+        }
+        fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
+            match value {
+                AttributeValue::Ss(v) => v
+                    .iter()
+                    .map(|s| parse(&AttributeValue::S(s.clone()), s))
+                    .collect(),
+                other => Err(Error::decode("SS of UUIDs", describe(other))),
+            }
+        }
+    }
+}
+
+#[cfg(feature = "rust_decimal")]
+mod decimal_impls {
+    use rust_decimal::Decimal;
+
+    use super::*;
+    use crate::value::{NumberValue, SetElement};
+
+    impl NumberValue for Decimal {
+        fn to_number(&self) -> Result<String> {
+            Ok(self.normalize().to_string())
+        }
+        fn from_number(text: &str) -> Result<Self> {
+            let parsed = if text.contains(['e', 'E']) {
+                Decimal::from_scientific(text)
+            } else {
+                Decimal::from_str_exact(text)
+            };
+            parsed.map_err(|_| {
+                Error::decode(
+                    "N fitting rust_decimal::Decimal (96-bit mantissa, at most 28 decimal places)",
+                    format!("N {text}"),
+                )
+            })
+        }
+    }
+
+    impl ToAttribute for Decimal {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            Ok(Some(AttributeValue::N(self.to_number()?)))
+        }
+    }
+
+    impl FromAttribute for Decimal {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::N(n) => Decimal::from_number(n),
+                other => Err(Error::decode("N (rust_decimal::Decimal)", describe(other))),
+            }
+        }
+    }
+
+    /// Decimals in a number set (`NS`).
+    impl SetElement for Decimal {
+        fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
+            Ok(AttributeValue::Ns(
+                items.map(NumberValue::to_number).collect::<Result<_>>()?,
+            ))
+        }
+        fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
+            match value {
+                AttributeValue::Ns(v) => v.iter().map(|n| Decimal::from_number(n)).collect(),
+                other => Err(Error::decode("NS (number set)", describe(other))),
+            }
+        }
+    }
+}
