@@ -84,8 +84,8 @@ transaction_errors!(TransactGetItemsError, TransactWriteItemsError);
 
 fn convert_reason(r: &aws_sdk_dynamodb::types::CancellationReason) -> CancellationReason {
     CancellationReason {
-        // DynamoDB sends the code "None" for actions that were fine; dyno spells that `None`.
-        code: r.code.clone().filter(|c| c != "None"),
+        // Kept as sent: DynamoDB says "None" for the actions that were fine (as MemoryStore does).
+        code: r.code.clone(),
         message: r.message.clone(),
         item: r.item.clone().filter(|i| !i.is_empty()),
     }
@@ -246,7 +246,7 @@ mod tests {
     }
 
     #[test]
-    fn cancellation_reasons_keep_order_and_drop_none_codes() {
+    fn cancellation_reasons_keep_order_codes_and_items() {
         let reasons = vec![
             aws_sdk_dynamodb::types::CancellationReason::builder()
                 .code("None")
@@ -271,7 +271,8 @@ mod tests {
         match from_sdk("TransactWriteItems", err) {
             Error::TransactionCanceled { reasons } => {
                 assert_eq!(reasons.len(), 2);
-                assert_eq!(reasons[0].code, None);
+                assert_eq!(reasons[0].code.as_deref(), Some("None"));
+                assert!(!reasons[0].is_condition_failed());
                 assert!(reasons[1].is_condition_failed());
                 assert_eq!(
                     reasons[1].item.as_ref().and_then(|i| i.get("PK")),
