@@ -23,6 +23,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::types as sdk;
@@ -71,8 +73,14 @@ impl DynamoStore {
 
     /// A store on a local DynamoDB-compatible server (dynalite, moto, DynamoDB Local) at
     /// `endpoint`, with fixed dummy credentials and region `us-east-1` whatever the environment
-    /// says, so tests never pick up real credentials.
+    /// says, so tests never pick up real credentials. Standard retries as on AWS; each attempt is
+    /// bounded (30 s) so a wedged server fails the call with [`Error::OutcomeUnknown`] instead of
+    /// hanging it.
     pub async fn local(endpoint: &str) -> Self {
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(Duration::from_secs(3))
+            .operation_attempt_timeout(Duration::from_secs(30))
+            .build();
         let config = aws_config::defaults(BehaviorVersion::latest())
             .region(Region::new("us-east-1"))
             .credentials_provider(Credentials::new(
@@ -83,6 +91,8 @@ impl DynamoStore {
                 "dyno-local",
             ))
             .endpoint_url(endpoint)
+            .retry_config(RetryConfig::standard())
+            .timeout_config(timeouts)
             .load()
             .await;
         Self::new(aws_sdk_dynamodb::Client::new(&config))
