@@ -638,6 +638,20 @@ async fn batch_get_and_write() {
             ),
         }
 
+        // An empty batch is refused.
+        let err = b
+            .store
+            .batch_write(BatchWriteRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+        let err = b
+            .store
+            .batch_get(BatchGetRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+
         // 26 writes is over the limit.
         let writes: Vec<_> = (0..26)
             .map(|i| WriteRequest::Put {

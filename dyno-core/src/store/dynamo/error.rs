@@ -185,20 +185,16 @@ pub(crate) fn build_error(what: &str, err: aws_sdk_dynamodb::error::BuildError) 
     }
 }
 
-/// True when a server answered that it does not implement the operation at all (dynalite has
-/// no TTL and no transactions), as opposed to rejecting this particular request.
+/// True for the error code of a server that does not implement the operation at all (dynalite
+/// has no TTL and no transactions), as opposed to one rejecting this particular request.
+pub(crate) fn is_unsupported_code(code: &str) -> bool {
+    code == "UnknownOperationException"
+}
+
+/// True when `err` says the server does not implement the operation (see
+/// [`is_unsupported_code`]).
 pub(crate) fn is_unsupported_operation(err: &Error) -> bool {
-    match err {
-        Error::Service {
-            code: Some(code), ..
-        } => {
-            matches!(
-                code.as_str(),
-                "UnknownOperationException" | "UnrecognizedClientException" | "NotImplemented"
-            )
-        }
-        _ => false,
-    }
+    matches!(err, Error::Service { code: Some(code), .. } if is_unsupported_code(code))
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@ use aws_sdk_dynamodb::types as sdk;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
-use self::error::{from_sdk, is_unsupported_operation};
+use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation};
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
@@ -184,8 +184,8 @@ impl DynamoStore {
         match self.client.update_time_to_live().table_name(table).time_to_live_specification(spec).send().await {
             Ok(_) => Ok(()),
             Err(e) => Err(match from_sdk("UpdateTimeToLive", e) {
-                Error::Service { code, source, .. } if is_unsupported_code(code.as_deref()) => Error::Service {
-                    code,
+                Error::Service { code: Some(code), source, .. } if is_unsupported_code(&code) => Error::Service {
+                    code: Some(code),
                     message: format!(
                         "this server does not implement UpdateTimeToLive, so TTL cannot be {} on table {table} \
                          (dynalite has no TTL; DynamoDB and moto do)",
@@ -223,12 +223,9 @@ impl DynamoStore {
     }
 }
 
-fn is_unsupported_code(code: Option<&str>) -> bool {
-    is_unsupported_operation(&Error::Service {
-        code: code.map(str::to_owned),
-        message: String::new(),
-        source: None,
-    })
+/// DynamoDB refuses a batch with nothing in it; say so without a round trip.
+fn empty_batch(operation: &str, what: &str) -> Error {
+    Error::validation(format!("{operation} needs at least one {what}, found none"))
 }
 
 /// The span of one call.
@@ -394,7 +391,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
         traced(span("BatchGetItem", &tables), async {
             if r.keys.is_empty() {
-                return Ok((BatchGetOutput::default(), None));
+                return Err(empty_batch("BatchGetItem", "key"));
             }
             let out = convert::batch_get(r)?
                 .send_with(&self.client)
@@ -413,7 +410,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.writes.iter().map(|w| w.table()));
         traced(span("BatchWriteItem", &tables), async {
             if r.writes.is_empty() {
-                return Ok((BatchWriteOutput::default(), None));
+                return Err(empty_batch("BatchWriteItem", "write"));
             }
             let out = convert::batch_write(r)?
                 .send_with(&self.client)
