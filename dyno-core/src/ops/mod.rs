@@ -2,13 +2,44 @@
 //! query, scan, batches and transactions, with pagination as a `futures::Stream` and as pages with
 //! an opaque cursor bound to its query.
 //!
-//! SKELETON: signatures are the contract used by dyno-derive; bodies are being written.
+//! Entry points: [`EntityExt`] (get, put, create, replace, update, delete, scan on any entity),
+//! [`Query`] and [`Scan`] (built by the derive's typed query builders or by hand), the batch engine
+//! in [`batch`], and [`Transaction`] / [`TransactGet`].
+//!
+//! Reads never return items whose TTL attribute is in the past (DynamoDB deletes expired items up
+//! to days late), and writes refuse items over DynamoDB's 400 KB limit before sending anything.
 
 use std::marker::PhantomData;
 
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::value::Item;
+
+pub mod batch;
+mod canon;
+mod cursor;
+mod delete;
+mod ext;
+mod get;
+mod paging;
+mod put;
+mod query;
+mod scan;
+mod support;
+mod transact;
+mod update;
+
+pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
+pub use self::cursor::Cursor;
+pub use self::delete::Delete;
+pub use self::ext::EntityExt;
+pub use self::get::Get;
+pub use self::put::{Put, PutMode};
+pub use self::query::{PageOf, Query};
+pub use self::scan::Scan;
+pub use self::support::is_expired;
+pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
+pub use self::update::UpdateBuilder;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
 pub struct Key<E> {
@@ -63,6 +94,11 @@ pub trait FromItem: Sized + Send + 'static {
     fn projection() -> Option<&'static [&'static str]> {
         None
     }
+    /// The TTL attribute (epoch seconds) of the items, so that reads hide expired ones
+    /// (`None`: no TTL). Entities return theirs, falling back to their table's.
+    fn ttl_attribute() -> Option<&'static str> {
+        None
+    }
 }
 
 impl<E: Entity> FromItem for E {
@@ -71,5 +107,8 @@ impl<E: Entity> FromItem for E {
     }
     fn from_item(item: &Item) -> Result<Self> {
         <E as Entity>::from_item(item)
+    }
+    fn ttl_attribute() -> Option<&'static str> {
+        support::ttl_attribute::<E>()
     }
 }

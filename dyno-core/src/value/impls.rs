@@ -1,5 +1,7 @@
-//! `ToAttribute`/`FromAttribute` for std types and, behind features, uuid, time, chrono and
-//! rust_decimal.
+//! `ToAttribute`/`FromAttribute` for std types (the feature-gated ones are in `features.rs`).
+//!
+//! Collections (lists, maps, sets) read an absent attribute as empty: DynamoDB cannot store an
+//! empty set at all, and items written before a collection field existed still decode.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{BuildHasher, Hash};
@@ -53,6 +55,9 @@ impl FromAttribute for String {
             other => mismatch("S (string)", other),
         }
     }
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode("S (string)", "no attribute"))
+    }
 }
 
 impl ToAttribute for bool {
@@ -68,6 +73,9 @@ impl FromAttribute for bool {
             other => mismatch("BOOL", other),
         }
     }
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode("BOOL", "no attribute"))
+    }
 }
 
 /// A type stored as a DynamoDB number (`N`), and so also usable in number sets (`NS`).
@@ -78,11 +86,27 @@ pub trait NumberValue: Sized {
     fn from_number(text: &str) -> Result<Self>;
 }
 
+/// DynamoDB keeps at most 38 significant digits; only 128-bit integers can have more.
+fn check_precision(text: String) -> Result<String> {
+    let digits = text.trim_start_matches('-').trim_start_matches('0').trim_end_matches('0');
+    if digits.len() > 38 {
+        return Err(Error::encode(format!(
+            "{text} has {} significant digits; DynamoDB numbers hold at most 38",
+            digits.len()
+        )));
+    }
+    Ok(text)
+}
+
 macro_rules! integer {
     ($($t:ty),*) => {$(
         impl NumberValue for $t {
             fn to_number(&self) -> Result<String> {
-                Ok(self.to_string())
+                if <$t>::BITS > 64 {
+                    check_precision(self.to_string())
+                } else {
+                    Ok(self.to_string())
+                }
             }
             fn from_number(text: &str) -> Result<Self> {
                 text.parse().map_err(|_| {
@@ -103,10 +127,18 @@ macro_rules! float {
                         "DynamoDB numbers must be finite, found {self}"
                     )));
                 }
+                // DynamoDB's range: magnitudes from 1e-130 up to (not including) 1e126.
+                let magnitude = f64::from(self.abs());
+                if magnitude >= 1e126 || (magnitude != 0.0 && magnitude < 1e-130) {
+                    return Err(Error::encode(format!(
+                        "{self:e} is outside DynamoDB's number range (magnitudes 1e-130 to 1e126)"
+                    )));
+                }
                 Ok(self.to_string())
             }
             fn from_number(text: &str) -> Result<Self> {
-                text.parse().map_err(|_| {
+                // `parse` turns out-of-range text into an infinity; that is no number of this type.
+                text.parse::<$t>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
                     Error::decode(concat!("N fitting ", stringify!($t)), format!("N {text}"))
                 })
             }
@@ -128,6 +160,9 @@ macro_rules! number_attribute {
                     AttributeValue::N(n) => <$t>::from_number(n),
                     other => mismatch(concat!("N (", stringify!($t), ")"), other),
                 }
+            }
+            fn from_missing() -> Result<Self> {
+                Err(Error::decode(concat!("N (", stringify!($t), ")"), "no attribute"))
             }
         }
     )*};
@@ -174,6 +209,9 @@ impl FromAttribute for Bytes {
             other => mismatch("B (binary)", other),
         }
     }
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode("B (binary)", "no attribute"))
+    }
 }
 
 impl ToAttribute for Blob {
@@ -188,6 +226,9 @@ impl FromAttribute for Blob {
             AttributeValue::B(b) => Ok(b.clone()),
             other => mismatch("B (binary)", other),
         }
+    }
+    fn from_missing() -> Result<Self> {
+        Err(Error::decode("B (binary)", "no attribute"))
     }
 }
 
@@ -214,21 +255,33 @@ impl<T: FromAttribute> FromAttribute for Vec<T> {
         }
     }
     fn from_missing() -> Result<Self> {
-        Err(Error::decode("L (list)", "no attribute"))
+        Ok(Vec::new())
     }
 }
 
+/// Adds the position inside a list or map to an error from one of its elements, outermost first:
+/// `expected ["tags"][1] to be N (u32), found S "x"`.
 fn nested(err: Error, index: impl std::fmt::Display) -> Error {
+    let at = |text: String| {
+        if text.starts_with('[') {
+            format!("[{index}]{text}")
+        } else {
+            format!("[{index}] to be {text}")
+        }
+    };
+    let at_encode = |text: String| {
+        if text.starts_with('[') {
+            format!("[{index}]{text}")
+        } else {
+            format!("[{index}]: {text}")
+        }
+    };
     match err {
-        Error::Decode { entity, attribute, expected, found, source } => Error::Decode {
-            entity,
-            attribute,
-            expected: format!("[{index}]: {expected}"),
-            found,
-            source,
-        },
+        Error::Decode { entity, attribute, expected, found, source } => {
+            Error::Decode { entity, attribute, expected: at(expected), found, source }
+        }
         Error::Encode { entity, attribute, message, source } => {
-            Error::Encode { entity, attribute, message: format!("[{index}]: {message}"), source }
+            Error::Encode { entity, attribute, message: at_encode(message), source }
         }
         other => other,
     }

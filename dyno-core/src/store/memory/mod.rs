@@ -27,6 +27,9 @@ mod keys;
 mod read;
 mod txn;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};

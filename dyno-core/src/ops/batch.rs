@@ -1,0 +1,563 @@
+//! The batch engine: any number of writes and reads, split into DynamoDB's batch limits, run
+//! concurrently (bounded), retried with jittered exponential backoff, and accounted for one by
+//! one. It never silently drops an item: what could not be written or read after the bounded
+//! attempts is returned to the caller.
+//!
+//! - [`BatchWriter`]: typed puts and deletes (and raw [`WriteRequest`]s), 25 per `BatchWriteItem`
+//!   and at most 16 MB per request.
+//! - [`BatchGet`]: typed keys, 100 per `BatchGetItem`; returns decoded entities in the order of the
+//!   keys, missing ones simply absent, expired ones hidden.
+//!
+//! Duplicate keys in one batch are refused with [`Error::Validation`] before anything is sent:
+//! DynamoDB rejects them within one request, and across requests their order would be undefined.
+//!
+//! Retried: unprocessed items and keys, throttling, outcome-unknown errors (batch puts and deletes
+//! are idempotent) and 5xx service errors. Any other error stops that chunk, and its items are
+//! reported as not processed.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use futures::StreamExt;
+use tracing::Instrument;
+
+use super::canon::{item_bytes, Writer};
+use super::support::{check_size, decode, hidden, key_of, table_def, table_name, ttl_attribute};
+use super::{Key, Put, PutMode};
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::store::{BatchGetRequest, BatchWriteRequest, Store, TableKey, WriteRequest};
+use crate::table::TableDef;
+use crate::value::{item_size, Item, SharedItem};
+
+/// DynamoDB's maximum writes per `BatchWriteItem`.
+pub const MAX_BATCH_WRITES: usize = 25;
+/// DynamoDB's maximum keys per `BatchGetItem`.
+pub const MAX_BATCH_KEYS: usize = 100;
+/// DynamoDB's maximum request size of a `BatchWriteItem`.
+pub const MAX_BATCH_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// How failed batch requests are retried: up to `max_attempts` requests per chunk, waiting
+/// between them a jittered exponential delay (`base_delay × 2^retry`, capped at `max_delay`, of
+/// which a random half is waited: "equal jitter", so concurrent chunks spread out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Requests per chunk, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The delay before the first retry, before jitter.
+    pub base_delay: Duration,
+    /// The largest delay, before jitter.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 10 attempts, from 50 ms up to 5 s: about 15 s of retrying in the worst case.
+    fn default() -> Self {
+        RetryPolicy { max_attempts: 10, base_delay: Duration::from_millis(50), max_delay: Duration::from_secs(5) }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy with `max_attempts` attempts and the default delays.
+    pub fn attempts(max_attempts: u32) -> Self {
+        RetryPolicy { max_attempts, ..RetryPolicy::default() }
+    }
+
+    /// The delay before retry number `retry` (0 for the first retry).
+    pub fn delay(&self, retry: u32) -> Duration {
+        let exp = self.base_delay.saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
+        let capped = exp.min(self.max_delay);
+        let half = capped / 2;
+        let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
+        half + Duration::from_nanos(fastrand::u64(0..=nanos))
+    }
+}
+
+/// True for errors a batch request is retried after.
+fn retryable(e: &Error) -> bool {
+    match e {
+        Error::Throttled { .. } | Error::OutcomeUnknown { .. } => true,
+        Error::Service { code: Some(code), .. } => {
+            matches!(code.as_str(), "InternalServerError" | "InternalFailure" | "ServiceUnavailable")
+        }
+        _ => false,
+    }
+}
+
+/// The identity of an item: table and canonical key bytes.
+fn identity(table: &str, key: &Item) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.str(table);
+    w.buf.extend(item_bytes(key));
+    w.buf
+}
+
+/// A conservative estimate of a write's share of the request body: DynamoDB's item size, a third
+/// more for base64 binaries, and JSON overhead per attribute.
+fn request_bytes(write: &WriteRequest) -> usize {
+    let item = match write {
+        WriteRequest::Put { item, .. } => item,
+        WriteRequest::Delete { key, .. } => key,
+    };
+    item_size(item) * 4 / 3 + 32 * item.len() + write.table().len() + 64
+}
+
+/// Writes any number of items in batches. Puts and deletes are unconditional (DynamoDB's batch
+/// writes take no condition), so a versioned entity is written with `version + 1` and no version
+/// check.
+///
+/// ```no_run
+/// # async fn f<E: dyno_core::Entity>(store: &dyno_core::MemoryStore, items: &[E]) -> dyno_core::Result<()> {
+/// use dyno_core::ops::BatchWriter;
+/// let mut batch = BatchWriter::new();
+/// batch.put_all(items)?;
+/// let report = batch.send(store).await?; // Err(BatchIncomplete) lists what was not written
+/// # Ok(()) }
+/// ```
+#[must_use = "a batch does nothing until it is sent"]
+pub struct BatchWriter {
+    writes: Vec<WriteRequest>,
+    seen: HashSet<Vec<u8>>,
+    concurrency: usize,
+    retry: RetryPolicy,
+}
+
+impl fmt::Debug for BatchWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchWriter")
+            .field("writes", &self.writes.len())
+            .field("concurrency", &self.concurrency)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+impl Default for BatchWriter {
+    fn default() -> Self {
+        BatchWriter { writes: Vec::new(), seen: HashSet::new(), concurrency: 4, retry: RetryPolicy::default() }
+    }
+}
+
+/// What a batch write did: every write given is either written or listed in `unprocessed`.
+#[derive(Debug)]
+pub struct BatchWriteReport {
+    /// Writes applied.
+    pub written: usize,
+    /// Writes not applied: their retries ran out, or their chunk failed (see `errors`).
+    pub unprocessed: Vec<WriteRequest>,
+    /// Errors that stopped a chunk without retrying (a validation error, a missing table...).
+    pub errors: Vec<Error>,
+    /// `BatchWriteItem` requests made.
+    pub requests: usize,
+    /// The most attempts any chunk made.
+    pub attempts: u32,
+}
+
+impl BatchWriteReport {
+    /// True when every write was applied.
+    pub fn is_complete(&self) -> bool {
+        self.unprocessed.is_empty() && self.errors.is_empty()
+    }
+}
+
+impl BatchWriter {
+    /// An empty batch: concurrency 4, [`RetryPolicy::default`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// At most `n` requests in flight (at least 1).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// The retry policy.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// The number of writes.
+    pub fn len(&self) -> usize {
+        self.writes.len()
+    }
+
+    /// True when there is no write.
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
+
+    fn add(&mut self, write: WriteRequest, key: &Item, what: &str) -> Result<&mut Self> {
+        if !self.seen.insert(identity(write.table(), key)) {
+            return Err(Error::validation(format!(
+                "batch write: two writes on one item of table {} ({what}, key {}); a batch may write each item once",
+                write.table(),
+                describe_key(key)
+            )));
+        }
+        self.writes.push(write);
+        Ok(self)
+    }
+
+    /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
+    pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
+        let (item, _) = Put::new(entity, PutMode::Upsert).parts()?;
+        let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        self.add(WriteRequest::Put { table: table_name::<E>(), item }, &key, E::ENTITY_TYPE)
+    }
+
+    /// Adds a put of each entity.
+    pub fn put_all<'a, E: Entity>(&mut self, entities: impl IntoIterator<Item = &'a E>) -> Result<&mut Self> {
+        for e in entities {
+            self.put(e)?;
+        }
+        Ok(self)
+    }
+
+    /// Adds a delete of the item at `key`.
+    pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
+        let key = key.into_item();
+        let k = key.clone();
+        self.add(WriteRequest::Delete { table: table_name::<E>(), key }, &k, E::ENTITY_TYPE)
+    }
+
+    /// Adds a raw write to a table described by `table` (whose key attributes identify the item).
+    pub fn write(&mut self, table: &TableDef, write: WriteRequest) -> Result<&mut Self> {
+        let key = match &write {
+            WriteRequest::Put { item, .. } => {
+                check_size(item, None)?;
+                key_of(item, table)?
+            }
+            WriteRequest::Delete { key, .. } => key_of(key, table)?,
+        };
+        self.add(write, &key, "raw write")
+    }
+
+    /// Splits the writes into requests: at most 25 writes and 16 MB each.
+    fn chunks(writes: Vec<WriteRequest>) -> Vec<Vec<WriteRequest>> {
+        let mut out = Vec::new();
+        let mut cur: Vec<WriteRequest> = Vec::new();
+        let mut bytes = 0;
+        for w in writes {
+            let b = request_bytes(&w);
+            if cur.len() == MAX_BATCH_WRITES || (!cur.is_empty() && bytes + b > MAX_BATCH_REQUEST_BYTES) {
+                out.push(std::mem::take(&mut cur));
+                bytes = 0;
+            }
+            bytes += b;
+            cur.push(w);
+        }
+        if !cur.is_empty() {
+            out.push(cur);
+        }
+        out
+    }
+
+    /// Writes everything it can and reports what it could not; never fails as a whole.
+    pub async fn run<S: Store + ?Sized>(self, store: &S) -> BatchWriteReport {
+        let span = tracing::debug_span!("dyno.batch_write", writes = self.writes.len());
+        let policy = self.retry;
+        let chunks = Self::chunks(self.writes);
+        let outcomes: Vec<ChunkOutcome<WriteRequest>> = futures::stream::iter(chunks)
+            .map(|chunk| {
+                run_chunk(chunk, policy, |pending| async move {
+                    let out = store.batch_write(BatchWriteRequest { writes: pending }).await?;
+                    Ok((Vec::new(), out.unprocessed))
+                })
+            })
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .instrument(span)
+            .await;
+        let mut report =
+            BatchWriteReport { written: 0, unprocessed: Vec::new(), errors: Vec::new(), requests: 0, attempts: 0 };
+        for o in outcomes {
+            report.written += o.done;
+            report.unprocessed.extend(o.pending);
+            report.errors.extend(o.error);
+            report.requests += o.attempts as usize;
+            report.attempts = report.attempts.max(o.attempts);
+        }
+        if !report.is_complete() {
+            tracing::warn!(
+                unprocessed = report.unprocessed.len(),
+                errors = report.errors.len(),
+                "batch write incomplete"
+            );
+        }
+        report
+    }
+
+    /// Writes everything, or fails listing what was not written: [`Error::BatchIncomplete`] with
+    /// every unwritten write. When nothing at all was written because every request failed with
+    /// one non-retryable error (a missing table, say), that error is returned instead.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<BatchWriteReport> {
+        let total = self.writes.len();
+        let mut report = self.run(store).await;
+        if report.is_complete() {
+            return Ok(report);
+        }
+        if report.written == 0 && report.unprocessed.len() == total && !report.errors.is_empty() {
+            return Err(report.errors.swap_remove(0));
+        }
+        Err(Error::BatchIncomplete {
+            unprocessed_writes: report.unprocessed,
+            unprocessed_keys: Vec::new(),
+            attempts: report.attempts,
+        })
+    }
+}
+
+/// What one chunk did.
+struct ChunkOutcome<T> {
+    /// Items processed.
+    done: usize,
+    /// Items read (batch gets).
+    found: Vec<(String, SharedItem)>,
+    /// Items not processed.
+    pending: Vec<T>,
+    error: Option<Error>,
+    attempts: u32,
+}
+
+/// Runs one chunk: sends it, then resends what comes back unprocessed (or the whole chunk after a
+/// retryable error) with backoff, up to the policy's attempts.
+async fn run_chunk<T, F, Fut>(chunk: Vec<T>, policy: RetryPolicy, send: F) -> ChunkOutcome<T>
+where
+    T: Clone,
+    F: Fn(Vec<T>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<(String, SharedItem)>, Vec<T>)>>,
+{
+    let mut out = ChunkOutcome { done: 0, found: Vec::new(), pending: chunk, error: None, attempts: 0 };
+    let max = policy.max_attempts.max(1);
+    loop {
+        out.attempts += 1;
+        let sent = out.pending.len();
+        match send(out.pending.clone()).await {
+            Ok((found, unprocessed)) => {
+                out.found.extend(found);
+                out.done += sent.saturating_sub(unprocessed.len());
+                out.pending = unprocessed;
+                if out.pending.is_empty() {
+                    return out;
+                }
+                tracing::debug!(unprocessed = out.pending.len(), attempt = out.attempts, "batch: unprocessed items");
+            }
+            Err(e) if retryable(&e) => {
+                tracing::debug!(error = %e, attempt = out.attempts, "batch: retryable error");
+            }
+            Err(e) => {
+                out.error = Some(e);
+                return out;
+            }
+        }
+        if out.attempts >= max {
+            return out;
+        }
+        tokio::time::sleep(policy.delay(out.attempts - 1)).await;
+    }
+}
+
+fn describe_key(key: &Item) -> String {
+    let mut parts: Vec<String> = key.iter().map(|(k, v)| format!("{k}={}", crate::value::describe(v))).collect();
+    parts.sort();
+    parts.join(", ")
+}
+
+/// Reads any number of `E` by key in batches, returning them in the order of the keys (missing
+/// and expired items simply absent).
+#[must_use = "a batch does nothing until it is sent"]
+pub struct BatchGet<E: Entity> {
+    keys: Vec<Key<E>>,
+    consistent: bool,
+    concurrency: usize,
+    retry: RetryPolicy,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> fmt::Debug for BatchGet<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BatchGet")
+            .field("entity", &E::ENTITY_TYPE)
+            .field("keys", &self.keys.len())
+            .field("consistent", &self.consistent)
+            .field("concurrency", &self.concurrency)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+/// What a batch get did: every key asked is either read (found or absent) or in `unprocessed`.
+#[derive(Debug)]
+pub struct BatchGetReport<E> {
+    /// The entities found, in the order of the keys.
+    pub items: Vec<E>,
+    /// Keys not read: their retries ran out, or their chunk failed (see `errors`).
+    pub unprocessed: Vec<TableKey>,
+    /// Errors that stopped a chunk without retrying.
+    pub errors: Vec<Error>,
+    /// `BatchGetItem` requests made.
+    pub requests: usize,
+    /// The most attempts any chunk made.
+    pub attempts: u32,
+}
+
+impl<E: Entity> BatchGet<E> {
+    /// A batch read of `keys` (concurrency 4, [`RetryPolicy::default`]).
+    pub fn new(keys: impl IntoIterator<Item = Key<E>>) -> Self {
+        BatchGet {
+            keys: keys.into_iter().collect(),
+            consistent: false,
+            concurrency: 4,
+            retry: RetryPolicy::default(),
+            _e: PhantomData,
+        }
+    }
+
+    /// Adds a key.
+    pub fn key(mut self, key: Key<E>) -> Self {
+        self.keys.push(key);
+        self
+    }
+
+    /// Strongly consistent reads.
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// At most `n` requests in flight (at least 1).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// The retry policy.
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Reads everything it can and reports the keys it could not read. Fails only before
+    /// sending (duplicate keys) or when a found item does not decode.
+    pub async fn run<S: Store + ?Sized>(self, store: &S) -> Result<BatchGetReport<E>> {
+        let table = table_name::<E>();
+        let def = table_def::<E>();
+        let mut position: HashMap<Vec<u8>, usize> = HashMap::with_capacity(self.keys.len());
+        let mut keys = Vec::with_capacity(self.keys.len());
+        for (i, key) in self.keys.into_iter().enumerate() {
+            let key = key.into_item();
+            if position.insert(identity(&table, &key), i).is_some() {
+                return Err(Error::validation(format!(
+                    "batch get of {}: key {} is asked twice; a batch may read each item once",
+                    E::ENTITY_TYPE,
+                    describe_key(&key)
+                )));
+            }
+            keys.push(TableKey { table: table.clone(), key });
+        }
+        let span = tracing::debug_span!("dyno.batch_get", entity = E::ENTITY_TYPE, keys = keys.len());
+        let policy = self.retry;
+        let consistent = self.consistent;
+        let chunks: Vec<Vec<TableKey>> = keys.chunks(MAX_BATCH_KEYS).map(<[TableKey]>::to_vec).collect();
+        let outcomes: Vec<ChunkOutcome<TableKey>> = futures::stream::iter(chunks)
+            .map(|chunk| {
+                run_chunk(chunk, policy, |pending| async move {
+                    let out = store.batch_get(BatchGetRequest { keys: pending, consistent_read: consistent }).await?;
+                    Ok((out.items, out.unprocessed_keys))
+                })
+            })
+            .buffer_unordered(self.concurrency)
+            .collect()
+            .instrument(span)
+            .await;
+
+        let ttl = ttl_attribute::<E>();
+        let mut found: Vec<(usize, SharedItem)> = Vec::new();
+        let mut report =
+            BatchGetReport { items: Vec::new(), unprocessed: Vec::new(), errors: Vec::new(), requests: 0, attempts: 0 };
+        for o in outcomes {
+            report.unprocessed.extend(o.pending);
+            report.errors.extend(o.error);
+            report.requests += o.attempts as usize;
+            report.attempts = report.attempts.max(o.attempts);
+            for (_, item) in o.found {
+                if hidden(&item, ttl) {
+                    continue;
+                }
+                let key = key_of(&item, def).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+                let at = position.get(&identity(&table, &key)).copied().unwrap_or(usize::MAX);
+                found.push((at, item));
+            }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        report.items = found.iter().map(|(_, item)| decode::<E>(item)).collect::<Result<_>>()?;
+        Ok(report)
+    }
+
+    /// Reads every key: the entities found, in the order of the keys. Keys that could not be read
+    /// after the retries fail the call with [`Error::BatchIncomplete`] listing them (use
+    /// [`BatchGet::run`] to keep the items that were read).
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Vec<E>> {
+        let total = self.keys.len();
+        let mut report = self.run(store).await?;
+        if report.unprocessed.is_empty() && report.errors.is_empty() {
+            return Ok(report.items);
+        }
+        if report.items.is_empty() && report.unprocessed.len() == total && !report.errors.is_empty() {
+            return Err(report.errors.swap_remove(0));
+        }
+        Err(Error::BatchIncomplete {
+            unprocessed_writes: Vec::new(),
+            unprocessed_keys: report.unprocessed,
+            attempts: report.attempts,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::AttributeValue;
+
+    #[test]
+    fn delays_grow_exponentially_with_jitter_and_cap() {
+        let p = RetryPolicy { max_attempts: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1) };
+        for _ in 0..100 {
+            let d0 = p.delay(0);
+            assert!(d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100), "{d0:?}");
+            let d3 = p.delay(3);
+            assert!(d3 >= Duration::from_millis(400) && d3 <= Duration::from_millis(800), "{d3:?}");
+            let d9 = p.delay(40);
+            assert!(d9 >= Duration::from_millis(500) && d9 <= Duration::from_secs(1), "{d9:?}");
+        }
+    }
+
+    #[test]
+    fn chunks_respect_count_and_size_limits() {
+        let small = |i: usize| WriteRequest::Put {
+            table: "T".into(),
+            item: Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
+        };
+        let chunks = BatchWriter::chunks((0..60).map(small).collect());
+        assert_eq!(chunks.iter().map(Vec::len).collect::<Vec<_>>(), vec![25, 25, 10]);
+        // Larger than DynamoDB allows per item, to exercise the request-size split.
+        let big = |i: usize| WriteRequest::Put {
+            table: "T".into(),
+            item: Item::from([
+                ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
+                ("blob".to_owned(), AttributeValue::S("x".repeat(1024 * 1024))),
+            ]),
+        };
+        let chunks = BatchWriter::chunks((0..50).map(big).collect());
+        for c in &chunks {
+            assert!(c.iter().map(request_bytes).sum::<usize>() <= MAX_BATCH_REQUEST_BYTES);
+        }
+        assert_eq!(chunks.iter().map(Vec::len).sum::<usize>(), 50);
+        assert!(chunks.iter().all(|c| c.len() < MAX_BATCH_WRITES));
+        assert!(chunks.len() >= 4);
+    }
+}

@@ -1,0 +1,101 @@
+//! Typed DeleteItem.
+
+use std::fmt;
+
+use tracing::Instrument;
+
+use super::support::{decode, hidden, table_name, ttl_attribute, version_is};
+use super::Key;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expr::Condition;
+use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
+
+/// Deletes one `E` and returns the item it deleted; built by [`super::EntityExt::delete`].
+#[must_use = "a delete does nothing until it is sent"]
+pub struct Delete<E: Entity> {
+    key: Key<E>,
+    condition: Option<Condition>,
+    version: Option<u64>,
+}
+
+impl<E: Entity> fmt::Debug for Delete<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delete")
+            .field("entity", &E::ENTITY_TYPE)
+            .field("key", &self.key)
+            .field("condition", &self.condition)
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+impl<E: Entity> Delete<E> {
+    /// A delete of the item at `key`.
+    pub fn new(key: Key<E>) -> Self {
+        Delete { key, condition: None, version: None }
+    }
+
+    /// Adds a condition on the existing item, ANDed with the others.
+    pub fn condition(mut self, c: Condition) -> Self {
+        self.condition = Some(Condition::and_opt(self.condition, c));
+        self
+    }
+
+    /// Optimistic lock: the stored version must be `v`.
+    pub fn if_version(mut self, v: u64) -> Self {
+        self.version = Some(v);
+        self
+    }
+
+    fn condition_expr(&self) -> Result<Option<Condition>> {
+        let mut cond = self.condition.clone();
+        if let Some(v) = self.version {
+            let attr = E::VERSION_ATTRIBUTE.ok_or_else(|| {
+                Error::validation(format!(
+                    "delete of {}: if_version({v}) needs a version attribute, and {} has none",
+                    E::ENTITY_TYPE,
+                    E::ENTITY_TYPE
+                ))
+            })?;
+            // A version check on a missing item must fail, not pass as "no version stored".
+            let check = if v == 0 { version_is(attr, 0).and(super::support::item_exists::<E>()) } else { version_is(attr, v) };
+            cond = Some(Condition::and_opt(cond, check));
+        }
+        Ok(cond)
+    }
+
+    /// The request this delete sends.
+    pub fn into_request(self) -> Result<DeleteRequest> {
+        let condition = self.condition_expr()?;
+        Ok(DeleteRequest {
+            table: table_name::<E>(),
+            key: self.key.into_item(),
+            condition,
+            return_values: ReturnValues::AllOld,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// The same delete as an action of a [`super::Transaction`].
+    pub fn into_transact(self) -> Result<TransactWriteItem> {
+        let condition = self.condition_expr()?;
+        Ok(TransactWriteItem::Delete {
+            table: table_name::<E>(),
+            key: self.key.into_item(),
+            condition,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// Deletes the item; returns it as it was (`None` when there was none, or it had expired).
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
+        let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
+        let request = self.into_request()?;
+        let out = store.delete_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        match out.attributes {
+            Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => decode::<E>(&item).map(Some),
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! Typed GetItem.
+
+use std::fmt;
+
+use tracing::Instrument;
+
+use super::support::{decode, hidden, table_name, ttl_attribute};
+use super::Key;
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::store::{GetRequest, Store};
+
+/// Reads one `E` by key; built by [`super::EntityExt::get`]. An item whose TTL attribute is in the
+/// past reads as absent.
+#[must_use = "a get does nothing until it is sent"]
+pub struct Get<E: Entity> {
+    key: Key<E>,
+    consistent: bool,
+}
+
+impl<E: Entity> fmt::Debug for Get<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Get")
+            .field("entity", &E::ENTITY_TYPE)
+            .field("key", &self.key)
+            .field("consistent", &self.consistent)
+            .finish()
+    }
+}
+
+impl<E: Entity> Get<E> {
+    /// A get of `key`.
+    pub fn new(key: Key<E>) -> Self {
+        Get { key, consistent: false }
+    }
+
+    /// A strongly consistent read.
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+
+    /// The request this get sends.
+    pub fn request(&self) -> GetRequest {
+        GetRequest {
+            table: table_name::<E>(),
+            key: self.key.as_item().clone(),
+            consistent_read: self.consistent,
+            projection: None,
+        }
+    }
+
+    /// Reads the item: `None` when absent or expired.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
+        let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
+        let request = GetRequest {
+            table: table_name::<E>(),
+            key: self.key.into_item(),
+            consistent_read: self.consistent,
+            projection: None,
+        };
+        let out = store.get_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        match out.item {
+            Some(item) if !hidden(&item, ttl_attribute::<E>()) => decode::<E>(&item).map(Some),
+            _ => Ok(None),
+        }
+    }
+}

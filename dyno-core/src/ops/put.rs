@@ -1,0 +1,126 @@
+//! Typed PutItem: upsert, create and replace, with optimistic locking.
+
+use std::fmt;
+
+use tracing::Instrument;
+
+use super::support::{check_size, item_absent, item_exists, number, table_name, version_is};
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::expr::Condition;
+use crate::store::{PutRequest, ReturnValues, Store, TransactWriteItem};
+use crate::value::Item;
+
+/// What a put requires of the existing item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PutMode {
+    /// Write whether or not the item exists.
+    Upsert,
+    /// The item must not exist ([`crate::Error::ConditionFailed`] otherwise).
+    Create,
+    /// The item must exist ([`crate::Error::ConditionFailed`] otherwise).
+    Replace,
+}
+
+/// Writes one whole `E`; built by [`super::EntityExt::put`], `create` and `replace`.
+///
+/// # Versioning
+///
+/// When `E` has a version attribute, the item is written with `version + 1`, and the write
+/// requires the stored version to be the entity's current one:
+/// - version 0 means "never stored": an upsert then requires that the item does not exist, a
+///   replace that it exists without a version (written by another client) or with version 0;
+/// - version `v > 0`: the stored version must be `v`;
+/// - create always requires that the item does not exist.
+///
+/// A stale version fails with [`crate::Error::ConditionFailed`]. After a successful write the
+/// stored version is `entity.version() + 1`.
+#[must_use = "a put does nothing until it is sent"]
+pub struct Put<'a, E: Entity> {
+    entity: &'a E,
+    mode: PutMode,
+    condition: Option<Condition>,
+}
+
+impl<E: Entity> fmt::Debug for Put<'_, E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Put")
+            .field("entity", &E::ENTITY_TYPE)
+            .field("mode", &self.mode)
+            .field("condition", &self.condition)
+            .finish()
+    }
+}
+
+impl<'a, E: Entity> Put<'a, E> {
+    /// A put of `entity` in `mode`.
+    pub fn new(entity: &'a E, mode: PutMode) -> Self {
+        Put { entity, mode, condition: None }
+    }
+
+    /// Adds a condition on the existing item, ANDed with the others.
+    pub fn condition(mut self, c: Condition) -> Self {
+        self.condition = Some(Condition::and_opt(self.condition, c));
+        self
+    }
+
+    /// The item and condition this put writes; the size check included.
+    pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
+        let mut item = self.entity.to_item().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let mut cond = match self.mode {
+            PutMode::Upsert => None,
+            PutMode::Create => Some(item_absent::<E>()),
+            PutMode::Replace => Some(item_exists::<E>()),
+        };
+        if let Some(attr) = E::VERSION_ATTRIBUTE {
+            let v = self.entity.version().unwrap_or(0);
+            item.insert(attr.to_owned(), number(v + 1));
+            let check = match (self.mode, v) {
+                (PutMode::Create, _) => None,
+                (PutMode::Upsert, 0) => Some(item_absent::<E>()),
+                (PutMode::Upsert, v) => Some(version_is(attr, v)),
+                (PutMode::Replace, v) => Some(version_is(attr, v)),
+            };
+            if let Some(check) = check {
+                cond = Some(Condition::and_opt(cond, check));
+            }
+        }
+        if let Some(c) = &self.condition {
+            cond = Some(Condition::and_opt(cond, c.clone()));
+        }
+        check_size(&item, Some(E::ENTITY_TYPE))?;
+        Ok((item, cond))
+    }
+
+    /// The request this put sends.
+    pub fn into_request(self) -> Result<PutRequest> {
+        let (item, condition) = self.parts()?;
+        Ok(PutRequest {
+            table: table_name::<E>(),
+            item,
+            condition,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// The same write as an action of a [`super::Transaction`].
+    pub fn into_transact(self) -> Result<TransactWriteItem> {
+        let (item, condition) = self.parts()?;
+        Ok(TransactWriteItem::Put {
+            table: table_name::<E>(),
+            item,
+            condition,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// Writes the item. An item over 400 KB is refused with [`crate::Error::ItemTooLarge`] before
+    /// any request is made.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
+        let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
+        let request = self.into_request()?;
+        store.put_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! Helpers shared by the typed operations: table lookup, TTL, size and version checks.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expr::{Comparator, Condition, Operand, Path};
+use crate::table::{Table, TableDef};
+use crate::value::{item_size, AttributeValue, Item, MAX_ITEM_SIZE};
+
+/// DynamoDB's TTL process ignores items whose expiry is more than five years in the past: they are
+/// never deleted, so they are not hidden either.
+const TTL_IGNORED_AFTER_SECS: i64 = 5 * 366 * 24 * 60 * 60;
+
+/// The definition of `E`'s table.
+pub(crate) fn table_def<E: Entity>() -> &'static TableDef {
+    <E::Table as Table>::definition()
+}
+
+/// The name of `E`'s table.
+pub(crate) fn table_name<E: Entity>() -> String {
+    table_def::<E>().name.clone()
+}
+
+/// `E`'s TTL attribute, falling back to its table's.
+pub(crate) fn ttl_attribute<E: Entity>() -> Option<&'static str> {
+    E::TTL_ATTRIBUTE.or_else(|| table_def::<E>().ttl_attribute.as_deref())
+}
+
+/// Seconds since the Unix epoch, now.
+pub(crate) fn now_epoch_seconds() -> i64 {
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(_) => 0,
+    }
+}
+
+/// True when `item`'s TTL attribute (a number of epoch seconds) is in the past, as DynamoDB's TTL
+/// process decides: the value is less than the current time, and not more than five years old (those
+/// are never deleted). Items without the attribute, or with a non-number in it, never expire.
+///
+/// Typed reads skip expired items because DynamoDB deletes them up to days after they expire.
+pub fn is_expired(item: &Item, ttl_attribute: &str) -> bool {
+    expired_at(item, ttl_attribute, now_epoch_seconds())
+}
+
+pub(crate) fn expired_at(item: &Item, ttl_attribute: &str, now: i64) -> bool {
+    let Some(AttributeValue::N(n)) = item.get(ttl_attribute) else {
+        return false;
+    };
+    // Fractional or exponent forms: DynamoDB reads them as numbers too; f64 is precise enough for
+    // epoch seconds.
+    let Ok(at) = n.parse::<f64>() else {
+        return false;
+    };
+    let now_f = now as f64;
+    at < now_f && at > now_f - TTL_IGNORED_AFTER_SECS as f64
+}
+
+/// True when `item` should be hidden from a typed read of items with TTL attribute `ttl`.
+pub(crate) fn hidden(item: &Item, ttl: Option<&str>) -> bool {
+    ttl.is_some_and(|t| is_expired(item, t))
+}
+
+/// Refuses an item over DynamoDB's 400 KB limit, naming the entity.
+pub(crate) fn check_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
+    let size = item_size(item);
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge { entity, size, limit: MAX_ITEM_SIZE });
+    }
+    Ok(())
+}
+
+/// The version number as an attribute value.
+pub(crate) fn number(v: u64) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+/// `version = v`; for `v = 0` ("no version seen"), the attribute is absent or 0.
+pub(crate) fn version_is(attribute: &str, v: u64) -> Condition {
+    let eq = Condition::Compare(Operand::Path(Path::attr(attribute)), Comparator::Eq, Operand::Value(number(v)));
+    if v == 0 {
+        Condition::not_exists(attribute).or(eq)
+    } else {
+        eq
+    }
+}
+
+/// `attribute_exists(PK)` for `E`'s table: the item exists.
+pub(crate) fn item_exists<E: Entity>() -> Condition {
+    Condition::exists(table_def::<E>().partition_key.name.as_str())
+}
+
+/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist.
+pub(crate) fn item_absent<E: Entity>() -> Condition {
+    Condition::not_exists(table_def::<E>().partition_key.name.as_str())
+}
+
+/// The primary-key attributes of `item` for `def`; an error when one is missing.
+pub(crate) fn key_of(item: &Item, def: &TableDef) -> Result<Item> {
+    def.key_names()
+        .map(|name| match item.get(name) {
+            Some(v) => Ok((name.to_owned(), v.clone())),
+            None => Err(Error::key(None, format!("item of table {} has no key attribute {name}", def.name))),
+        })
+        .collect()
+}
+
+/// Decodes an item as `E`, naming the entity on errors.
+pub(crate) fn decode<E: Entity>(item: &Item) -> Result<E> {
+    E::from_item(item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(ttl: &str) -> Item {
+        Item::from([("ttl".to_owned(), AttributeValue::N(ttl.to_owned()))])
+    }
+
+    #[test]
+    fn expiry_follows_dynamodb_ttl_rules() {
+        let now = 1_700_000_000;
+        assert!(expired_at(&item("1699999999"), "ttl", now));
+        assert!(!expired_at(&item("1700000000"), "ttl", now));
+        assert!(!expired_at(&item("1800000000"), "ttl", now));
+        // More than five years old: DynamoDB never deletes it.
+        assert!(!expired_at(&item("1"), "ttl", now));
+        assert!(!expired_at(&Item::new(), "ttl", now));
+        let s = Item::from([("ttl".to_owned(), AttributeValue::S("1".to_owned()))]);
+        assert!(!expired_at(&s, "ttl", now));
+    }
+}

@@ -1,0 +1,310 @@
+//! Transactions: typed write transactions (all or nothing) and typed transactional reads.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::marker::PhantomData;
+
+use tracing::Instrument;
+
+use super::canon::{item_bytes, Writer};
+use super::support::{decode, hidden, key_of, table_def, table_name, ttl_attribute};
+use super::{Delete, Key, Put, PutMode, UpdateBuilder};
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expr::Condition;
+use crate::store::{Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest};
+use crate::value::{item_size, Item, SharedItem};
+
+/// DynamoDB's maximum number of actions in one transaction.
+pub const MAX_TRANSACTION_ACTIONS: usize = 100;
+/// DynamoDB's maximum size of a transaction's items.
+const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
+
+/// A write transaction: up to 100 actions on distinct items, applied all or nothing.
+///
+/// Builder methods record the first error (an item that does not encode, is too large, a
+/// version check on an unversioned entity, two actions on one item) and [`Transaction::send`]
+/// returns it without sending anything. A cancelled transaction is
+/// [`Error::TransactionCanceled`] with one reason per action, in order.
+#[must_use = "a transaction does nothing until it is sent"]
+#[derive(Default)]
+pub struct Transaction {
+    actions: Vec<TransactWriteItem>,
+    entities: Vec<Option<&'static str>>,
+    items: HashSet<Vec<u8>>,
+    token: Option<String>,
+    error: Option<Error>,
+}
+
+impl fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transaction")
+            .field("actions", &self.actions)
+            .field("token", &self.token)
+            .field("error", &self.error)
+            .finish()
+    }
+}
+
+/// The identity of an item: table and canonical key bytes.
+fn identity(table: &str, key: &Item) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.str(table);
+    w.buf.extend(item_bytes(key));
+    w.buf
+}
+
+impl Transaction {
+    /// An empty transaction.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(mut self, entity: Option<&'static str>, action: Result<TransactWriteItem>, key: Option<Result<Item>>) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        let action = match action {
+            Ok(a) => a,
+            Err(e) => {
+                self.error = Some(e);
+                return self;
+            }
+        };
+        let key = match (key, &action) {
+            (Some(Ok(k)), _) => Some(k),
+            (Some(Err(e)), _) => {
+                self.error = Some(e);
+                return self;
+            }
+            (None, TransactWriteItem::Update { key, .. })
+            | (None, TransactWriteItem::Delete { key, .. })
+            | (None, TransactWriteItem::ConditionCheck { key, .. }) => Some(key.clone()),
+            (None, TransactWriteItem::Put { .. }) => None,
+        };
+        if let Some(key) = key {
+            if !self.items.insert(identity(action.table(), &key)) {
+                self.error = Some(Error::validation(format!(
+                    "transaction: action {} touches an item of table {} ({}) that another action already touches; \
+                     DynamoDB allows one action per item",
+                    self.actions.len(),
+                    action.table(),
+                    entity.unwrap_or("raw action")
+                )));
+                return self;
+            }
+        }
+        self.actions.push(action);
+        self.entities.push(entity);
+        self
+    }
+
+    fn put_mode<E: Entity>(self, entity: &E, mode: PutMode) -> Self {
+        let key = entity.key().map_err(|e| e.for_entity(E::ENTITY_TYPE)).and_then(|k| key_of(&k, table_def::<E>()));
+        self.push(Some(E::ENTITY_TYPE), Put::new(entity, mode).into_transact(), Some(key))
+    }
+
+    /// Writes `entity` whether or not it exists (version-checked when versioned, like
+    /// [`super::EntityExt::put`]).
+    pub fn put<E: Entity>(self, entity: &E) -> Self {
+        self.put_mode(entity, PutMode::Upsert)
+    }
+
+    /// Writes `entity`, which must not exist.
+    pub fn create<E: Entity>(self, entity: &E) -> Self {
+        self.put_mode(entity, PutMode::Create)
+    }
+
+    /// Overwrites `entity`, which must exist.
+    pub fn replace<E: Entity>(self, entity: &E) -> Self {
+        self.put_mode(entity, PutMode::Replace)
+    }
+
+    /// Applies an update (its conditions and version check included).
+    pub fn update<E: Entity>(self, update: UpdateBuilder<E>) -> Self {
+        self.push(Some(E::ENTITY_TYPE), update.into_transact(), None)
+    }
+
+    /// Deletes the item at `key`.
+    pub fn delete<E: Entity>(self, key: Key<E>) -> Self {
+        self.push(Some(E::ENTITY_TYPE), Delete::new(key).into_transact(), None)
+    }
+
+    /// Applies a delete built with conditions or a version check.
+    pub fn delete_with<E: Entity>(self, delete: Delete<E>) -> Self {
+        self.push(Some(E::ENTITY_TYPE), delete.into_transact(), None)
+    }
+
+    /// Requires `condition` to hold on the item at `key`, without writing it.
+    pub fn check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+        let action = TransactWriteItem::ConditionCheck {
+            table: table_name::<E>(),
+            key: key.into_item(),
+            condition,
+            return_old_on_condition_failure: false,
+        };
+        self.push(Some(E::ENTITY_TYPE), Ok(action), None)
+    }
+
+    /// Adds a raw action (duplicate puts among raw actions are left to the store to detect).
+    pub fn action(self, action: TransactWriteItem) -> Self {
+        self.push(None, Ok(action), None)
+    }
+
+    /// Idempotency token (1 to 36 characters): a retry with the same token within 10 minutes is
+    /// not applied twice, so a transaction whose outcome is unknown can be resent safely.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// The number of actions.
+    pub fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// True when there is no action.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// The request this transaction sends, after the checks made before sending.
+    pub fn into_request(self) -> Result<TransactWriteRequest> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if self.actions.is_empty() {
+            return Err(Error::validation("transaction: no action (DynamoDB needs 1 to 100)"));
+        }
+        if self.actions.len() > MAX_TRANSACTION_ACTIONS {
+            return Err(Error::validation(format!(
+                "transaction: {} actions, over DynamoDB's limit of {MAX_TRANSACTION_ACTIONS}",
+                self.actions.len()
+            )));
+        }
+        if let Some(t) = &self.token {
+            let n = t.chars().count();
+            if n == 0 || n > 36 {
+                return Err(Error::validation(format!(
+                    "transaction: client request token must have 1 to 36 characters, found {n}"
+                )));
+            }
+        }
+        let bytes: usize = self
+            .actions
+            .iter()
+            .map(|a| match a {
+                TransactWriteItem::Put { item, .. } => item_size(item),
+                TransactWriteItem::Update { key, .. }
+                | TransactWriteItem::Delete { key, .. }
+                | TransactWriteItem::ConditionCheck { key, .. } => item_size(key),
+            })
+            .sum();
+        if bytes > MAX_TRANSACTION_BYTES {
+            return Err(Error::validation(format!(
+                "transaction: items total {bytes} bytes, over DynamoDB's limit of {MAX_TRANSACTION_BYTES}"
+            )));
+        }
+        Ok(TransactWriteRequest { actions: self.actions, client_request_token: self.token })
+    }
+
+    /// Runs the transaction.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
+        let entities: Vec<&str> = self.entities.iter().map(|e| e.unwrap_or("raw")).collect();
+        let span = tracing::debug_span!("dyno.transact_write", actions = self.actions.len(), entities = ?entities);
+        let request = self.into_request()?;
+        store.transact_write(request).instrument(span).await
+    }
+}
+
+/// A transactional read of up to 100 items, isolated from concurrent transactions. Each
+/// [`TransactGet::get`] returns a typed handle to read its result with.
+#[must_use = "a transactional read does nothing until it is sent"]
+#[derive(Debug, Default)]
+pub struct TransactGet {
+    gets: Vec<TransactGetItem>,
+    ttls: Vec<Option<&'static str>>,
+    id: u64,
+}
+
+/// Where one entity of a [`TransactGet`] is in its results.
+#[derive(Debug)]
+pub struct TransactGetHandle<E> {
+    index: usize,
+    id: u64,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for TransactGetHandle<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for TransactGetHandle<E> {}
+
+/// The results of a [`TransactGet`].
+#[derive(Debug)]
+pub struct TransactGetResults {
+    items: Vec<Option<SharedItem>>,
+    ttls: Vec<Option<&'static str>>,
+    id: u64,
+}
+
+impl TransactGet {
+    /// An empty read.
+    pub fn new() -> Self {
+        TransactGet { gets: Vec::new(), ttls: Vec::new(), id: fastrand::u64(..) }
+    }
+
+    /// Adds a read of `key`.
+    pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
+        self.gets.push(TransactGetItem { table: table_name::<E>(), key: key.into_item(), projection: None });
+        self.ttls.push(ttl_attribute::<E>());
+        TransactGetHandle { index: self.gets.len() - 1, id: self.id, _e: PhantomData }
+    }
+
+    /// The number of reads.
+    pub fn len(&self) -> usize {
+        self.gets.len()
+    }
+
+    /// True when there is no read.
+    pub fn is_empty(&self) -> bool {
+        self.gets.is_empty()
+    }
+
+    /// Reads every item in one transaction.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<TransactGetResults> {
+        if self.gets.is_empty() || self.gets.len() > MAX_TRANSACTION_ACTIONS {
+            return Err(Error::validation(format!(
+                "transactional read: {} items, DynamoDB needs 1 to {MAX_TRANSACTION_ACTIONS}",
+                self.gets.len()
+            )));
+        }
+        let span = tracing::debug_span!("dyno.transact_get", items = self.gets.len());
+        let n = self.gets.len();
+        let out = store.transact_get(TransactGetRequest { gets: self.gets }).instrument(span).await?;
+        if out.items.len() != n {
+            return Err(Error::Service {
+                code: None,
+                message: format!("transactional read of {n} items returned {} results", out.items.len()),
+                source: None,
+            });
+        }
+        Ok(TransactGetResults { items: out.items, ttls: self.ttls, id: self.id })
+    }
+}
+
+impl TransactGetResults {
+    /// The entity read through `handle`: `None` when absent or expired.
+    pub fn get<E: Entity>(&self, handle: &TransactGetHandle<E>) -> Result<Option<E>> {
+        if handle.id != self.id {
+            return Err(Error::validation("transactional read: the handle belongs to another TransactGet"));
+        }
+        match &self.items[handle.index] {
+            Some(item) if !hidden(item, self.ttls[handle.index]) => decode::<E>(item).map(Some),
+            _ => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Typed UpdateItem.
+
+use std::fmt;
+
+use tracing::Instrument;
+
+use super::support::{decode, item_exists, number, table_name, version_is};
+use super::Key;
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expr::{self, Condition, Path, SetValue, UpdateOperand};
+use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
+use crate::table::Table;
+use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
+
+/// Updates one `E` in place and returns it as it is after the update; built by
+/// [`super::EntityExt::update`] or by the derive's typed update builders.
+///
+/// By default the item must exist (`attribute_exists` on the partition key), so that an update
+/// never creates a partial item that would not decode; [`UpdateBuilder::upsert`] lifts that.
+/// When `E` has a version attribute, every update adds 1 to it, and
+/// [`UpdateBuilder::if_version`] makes the update conditional on the stored version.
+#[must_use = "an update does nothing until it is sent"]
+pub struct UpdateBuilder<E: Entity> {
+    key: Key<E>,
+    update: expr::Update,
+    condition: Option<Condition>,
+    version: Option<u64>,
+    upsert: bool,
+}
+
+impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UpdateBuilder")
+            .field("entity", &E::ENTITY_TYPE)
+            .field("key", &self.key)
+            .field("update", &self.update)
+            .field("condition", &self.condition)
+            .field("version", &self.version)
+            .field("upsert", &self.upsert)
+            .finish()
+    }
+}
+
+impl<E: Entity> UpdateBuilder<E> {
+    /// An update of the item at `key`, with no action yet.
+    pub fn new(key: Key<E>) -> Self {
+        UpdateBuilder { key, update: expr::Update::default(), condition: None, version: None, upsert: false }
+    }
+
+    /// `SET path = value`.
+    pub fn set(mut self, path: Path, value: SetValue) -> Self {
+        self.update.set.push((path, value));
+        self
+    }
+
+    /// `REMOVE path`.
+    pub fn remove(mut self, path: Path) -> Self {
+        self.update.remove.push(path);
+        self
+    }
+
+    /// `ADD path value`: adds to a number (starting from 0) or to a set.
+    pub fn add(mut self, path: Path, value: AttributeValue) -> Self {
+        self.update.add.push((path, value));
+        self
+    }
+
+    /// `DELETE path value`: removes elements from a set.
+    pub fn delete_elements(mut self, path: Path, value: AttributeValue) -> Self {
+        self.update.delete.push((path, value));
+        self
+    }
+
+    /// Adds a condition on the existing item, ANDed with the others.
+    pub fn condition(mut self, c: Condition) -> Self {
+        self.condition = Some(Condition::and_opt(self.condition, c));
+        self
+    }
+
+    /// Optimistic lock: the stored version must be `v` (0: no version stored yet). Failing is
+    /// [`Error::ConditionFailed`]; entities without a version attribute refuse it when sent.
+    pub fn if_version(mut self, v: u64) -> Self {
+        self.version = Some(v);
+        self
+    }
+
+    /// Allows the update to create the item when it does not exist (it then holds only the key,
+    /// the updated attributes and the entity type, and may not decode as `E`).
+    pub fn upsert(mut self) -> Self {
+        self.upsert = true;
+        self
+    }
+
+    /// The actions so far (without the version increment added when sent).
+    pub fn update_expr(&self) -> &expr::Update {
+        &self.update
+    }
+
+    /// The request parts: actions (with version and entity type), condition; size checked.
+    fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>)> {
+        let UpdateBuilder { key, mut update, condition, version, upsert } = self;
+        let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
+        let mut cond = (!upsert).then(item_exists::<E>);
+        match (E::VERSION_ATTRIBUTE, version) {
+            (Some(attr), v) => {
+                if !touches(&update, attr) {
+                    update.add.push((Path::attr(attr), number(1)));
+                }
+                if let Some(v) = v {
+                    cond = Some(Condition::and_opt(cond, version_is(attr, v)));
+                }
+            }
+            (None, Some(v)) => {
+                return Err(Error::validation(format!(
+                    "update of {}: if_version({v}) needs a version attribute, and {} has none",
+                    E::ENTITY_TYPE,
+                    E::ENTITY_TYPE
+                )))
+            }
+            (None, None) => {}
+        }
+        if upsert {
+            let type_attr = <E::Table as Table>::ENTITY_ATTRIBUTE;
+            if !touches(&update, type_attr) {
+                update.set.push((
+                    Path::attr(type_attr),
+                    SetValue::Operand(UpdateOperand::IfNotExists(
+                        Path::attr(type_attr),
+                        Box::new(UpdateOperand::Value(AttributeValue::S(E::ENTITY_TYPE.to_owned()))),
+                    )),
+                ));
+            }
+        }
+        if let Some(c) = condition {
+            cond = Some(Condition::and_opt(cond, c));
+        }
+        let key = key.into_item();
+        check_update_size::<E>(&key, &update)?;
+        Ok((key, update, cond))
+    }
+
+    /// The request this update sends.
+    pub fn into_request(self) -> Result<UpdateRequest> {
+        let (key, update, condition) = self.parts()?;
+        Ok(UpdateRequest {
+            table: table_name::<E>(),
+            key,
+            update,
+            condition,
+            return_values: ReturnValues::AllNew,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// The same update as an action of a [`super::Transaction`].
+    pub fn into_transact(self) -> Result<TransactWriteItem> {
+        let (key, update, condition) = self.parts()?;
+        Ok(TransactWriteItem::Update {
+            table: table_name::<E>(),
+            key,
+            update,
+            condition,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// Applies the update and returns the item as it is now, decoded.
+    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
+        let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
+        let request = self.into_request()?;
+        let out = store.update_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        match out.attributes {
+            Some(item) => decode::<E>(&item),
+            None => Err(Error::decode(format!("the updated {} (ReturnValues ALL_NEW)", E::ENTITY_TYPE), "no attributes")
+                .for_entity(E::ENTITY_TYPE)),
+        }
+    }
+}
+
+/// The key plus the literal values an update writes is a lower bound of the item's size after
+/// the update: over the limit, the update cannot succeed, so it is refused before sending.
+fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update) -> Result<()> {
+    fn operand_size(o: &UpdateOperand) -> usize {
+        match o {
+            UpdateOperand::Value(v) => attribute_size(v),
+            UpdateOperand::IfNotExists(_, o) => operand_size(o),
+            UpdateOperand::ListAppend(a, b) => operand_size(a) + operand_size(b),
+            UpdateOperand::Path(_) => 0,
+        }
+    }
+    let mut size = crate::value::item_size(key);
+    for (path, value) in &update.set {
+        let name = path.top().map_or(0, str::len);
+        size += name
+            + match value {
+                SetValue::Operand(o) => operand_size(o),
+                SetValue::Plus(..) | SetValue::Minus(..) => 0,
+            };
+    }
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge { entity: Some(E::ENTITY_TYPE), size, limit: MAX_ITEM_SIZE });
+    }
+    Ok(())
+}

@@ -1,0 +1,314 @@
+//! MemoryStore-specific behaviour: TTL with an injected clock, purging, index bookkeeping, and
+//! internal invariants that the cross-backend conformance suite cannot see.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use futures::executor::block_on;
+
+use super::*;
+use crate::expr::{KeyCondition, Path, SetValue, Update};
+use crate::store::{
+    BatchGetRequest, BatchWriteRequest, TableKey, TransactGetItem, TransactWriteItem, WriteRequest,
+};
+use crate::table::{IndexDef, Projection};
+use crate::value::AttributeValue;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: impl ToString) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+}
+
+fn key(pk: &str, sk: &str) -> Item {
+    item(&[("PK", s(pk)), ("SK", s(sk))])
+}
+
+/// A store whose clock the test moves.
+struct Timed {
+    store: MemoryStore,
+    now: Arc<Mutex<SystemTime>>,
+}
+
+const T0: u64 = 1_700_000_000;
+
+impl Timed {
+    fn new() -> Self {
+        let now = Arc::new(Mutex::new(SystemTime::UNIX_EPOCH + Duration::from_secs(T0)));
+        let clock = Arc::clone(&now);
+        let store = MemoryStore::with_clock(Arc::new(move || *clock.lock().unwrap()));
+        Timed { store, now }
+    }
+
+    fn advance(&self, secs: u64) {
+        *self.now.lock().unwrap() += Duration::from_secs(secs);
+    }
+}
+
+fn table_def() -> TableDef {
+    TableDef::new("Tbl", "PK", Some("SK"))
+        .global_index(IndexDef::new("Gsi", "GPK", Some("GSK")).projection(Projection::KeysOnly))
+        .local_index(IndexDef::new("Lsi", "PK", Some("LSK")))
+        .ttl("expires")
+}
+
+fn put(store: &MemoryStore, it: Item) -> Result<WriteOutput> {
+    block_on(store.put_item(PutRequest {
+        table: "Tbl".into(),
+        item: it,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+}
+
+fn get(store: &MemoryStore, k: Item) -> Option<SharedItem> {
+    block_on(store.get_item(GetRequest { table: "Tbl".into(), key: k, consistent_read: false, projection: None }))
+        .unwrap()
+        .item
+}
+
+fn query_count(store: &MemoryStore, index: Option<&str>, pk_name: &str, pk: &str) -> usize {
+    block_on(store.query(QueryRequest::new("Tbl", index, KeyCondition::partition(pk_name, s(pk)))))
+        .unwrap()
+        .count
+}
+
+fn scan_count(store: &MemoryStore, index: Option<&str>) -> usize {
+    block_on(store.scan(ScanRequest { table: "Tbl".into(), index: index.map(str::to_owned), ..ScanRequest::default() }))
+        .unwrap()
+        .count
+}
+
+/// Every index entry has its item and every indexable item its entries; counts agree.
+fn check_invariants(store: &MemoryStore) {
+    let tables = read_lock(&store.tables);
+    for table in tables.values() {
+        let data = read_lock(&table.data);
+        let schema = &table.schema;
+        let items: usize = data.partitions.values().map(|p| p.len()).sum();
+        assert_eq!(items, data.len, "item count");
+        for (i, index) in schema.indexes.iter().enumerate() {
+            let mut expected = 0;
+            for (pk, partition) in &data.partitions {
+                for (sk, entry) in partition {
+                    if let Some((ipk, pos)) = schema.index_key(index, &entry.item, pk, sk) {
+                        expected += 1;
+                        let found = data.indexes[i].get(&ipk).and_then(|p| p.get(&pos));
+                        assert!(found.is_some(), "item without its {} entry", index.name);
+                    }
+                }
+            }
+            let actual: usize = data.indexes[i].values().map(|p| p.len()).sum();
+            assert_eq!(actual, expected, "{}: index entries without items", index.name);
+            assert!(data.indexes[i].values().all(|p| !p.is_empty()), "empty index partitions are dropped");
+        }
+        assert!(data.partitions.values().all(|p| !p.is_empty()), "empty partitions are dropped");
+    }
+}
+
+#[test]
+fn expired_items_disappear_from_every_read_at_once() {
+    let t = Timed::new();
+    block_on(t.store.create_table(&table_def())).unwrap();
+    let exp = T0 + 10;
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("1")),
+            ("expires", n(exp)),
+            ("GPK", s("g")),
+            ("GSK", s("x")),
+            ("LSK", s("l")),
+        ]),
+    )
+    .unwrap();
+    put(&t.store, item(&[("PK", s("p")), ("SK", s("2")), ("GPK", s("g")), ("GSK", s("y"))])).unwrap();
+    assert!(get(&t.store, key("p", "1")).is_some());
+    t.advance(10);
+    assert!(get(&t.store, key("p", "1")).is_some(), "an item expiring now is still live");
+    t.advance(1);
+    assert!(get(&t.store, key("p", "1")).is_none(), "get");
+    assert_eq!(query_count(&t.store, None, "PK", "p"), 1, "query");
+    assert_eq!(query_count(&t.store, Some("Gsi"), "GPK", "g"), 1, "GSI query (KEYS_ONLY: no TTL attribute in the index)");
+    assert_eq!(query_count(&t.store, Some("Lsi"), "PK", "p"), 0, "LSI query");
+    assert_eq!(scan_count(&t.store, None), 1, "scan");
+    assert_eq!(scan_count(&t.store, Some("Gsi")), 1, "index scan");
+    let batch = block_on(t.store.batch_get(BatchGetRequest {
+        keys: vec![TableKey { table: "Tbl".into(), key: key("p", "1") }, TableKey { table: "Tbl".into(), key: key("p", "2") }],
+        consistent_read: false,
+    }))
+    .unwrap();
+    assert_eq!(batch.items.len(), 1, "batch get");
+    let tx = block_on(t.store.transact_get(TransactGetRequest {
+        gets: vec![TransactGetItem { table: "Tbl".into(), key: key("p", "1"), projection: None }],
+    }))
+    .unwrap();
+    assert!(tx.items[0].is_none(), "transact get");
+    let described = block_on(t.store.describe_table("Tbl")).unwrap();
+    assert_eq!(described.item_count, Some(1), "item count");
+    assert_eq!(described.definition.ttl_attribute.as_deref(), Some("expires"));
+}
+
+#[test]
+fn expired_items_count_as_absent_for_writes_and_are_purged_on_write() {
+    let t = Timed::new();
+    block_on(t.store.create_table(&table_def())).unwrap();
+    put(&t.store, item(&[("PK", s("p")), ("SK", s("1")), ("expires", n(T0 + 5)), ("v", n(1)), ("GPK", s("g")), ("GSK", s("a"))]))
+        .unwrap();
+    put(&t.store, item(&[("PK", s("q")), ("SK", s("1")), ("expires", n(T0 + 5))])).unwrap();
+    t.advance(60);
+    // The write sees no item: create-if-absent succeeds and returns no old item.
+    let out = block_on(t.store.put_item(PutRequest {
+        table: "Tbl".into(),
+        item: item(&[("PK", s("p")), ("SK", s("1")), ("v", n(2))]),
+        condition: Some(Condition::not_exists("PK")),
+        return_values: ReturnValues::AllOld,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    assert_eq!(out.attributes, None);
+    // The write purged every expired item of the table, with its index entries.
+    {
+        let tables = read_lock(&t.store.tables);
+        let data = read_lock(&tables["Tbl"].data);
+        assert_eq!(data.len, 1, "expired items removed on the next write");
+        assert!(data.indexes[0].is_empty(), "their index entries too");
+    }
+    check_invariants(&t.store);
+}
+
+#[test]
+fn sweep_removes_expired_items_and_ttl_changes_recompute_expiry() {
+    let t = Timed::new();
+    let mut def = table_def();
+    def.ttl_attribute = None;
+    block_on(t.store.create_table(&def)).unwrap();
+    put(&t.store, item(&[("PK", s("p")), ("SK", s("1")), ("expires", n(T0 - 1)), ("GPK", s("g")), ("GSK", s("a"))])).unwrap();
+    put(&t.store, item(&[("PK", s("p")), ("SK", s("2")), ("expires", s("not a number"))])).unwrap();
+    put(&t.store, item(&[("PK", s("p")), ("SK", s("3")), ("expires", n("1700000000.5"))])).unwrap();
+    assert_eq!(query_count(&t.store, None, "PK", "p"), 3, "TTL disabled: nothing expires");
+    block_on(t.store.update_ttl("Tbl", "expires", true)).unwrap();
+    assert_eq!(query_count(&t.store, None, "PK", "p"), 2, "past expiry hidden once TTL is on");
+    assert_eq!(query_count(&t.store, Some("Gsi"), "GPK", "g"), 0, "index entries follow the new expiry");
+    t.advance(1);
+    assert_eq!(query_count(&t.store, None, "PK", "p"), 1, "fractional expiry");
+    t.store.sweep_expired();
+    {
+        let tables = read_lock(&t.store.tables);
+        assert_eq!(read_lock(&tables["Tbl"].data).len, 1, "sweep removed both expired items");
+    }
+    check_invariants(&t.store);
+    assert!(block_on(t.store.update_ttl("Tbl", "other", false)).is_err(), "disable with another attribute");
+    block_on(t.store.update_ttl("Tbl", "expires", false)).unwrap();
+    assert!(block_on(t.store.update_ttl("Tbl", "expires", false)).is_err(), "already disabled");
+}
+
+#[test]
+fn idempotency_tokens_expire_after_ten_minutes() {
+    let t = Timed::new();
+    block_on(t.store.create_table(&table_def())).unwrap();
+    let request = TransactWriteRequest {
+        actions: vec![TransactWriteItem::Update {
+            table: "Tbl".into(),
+            key: key("p", "c"),
+            update: Update { add: vec![(Path::attr("count"), n(1))], ..Update::default() },
+            condition: None,
+            return_old_on_condition_failure: false,
+        }],
+        client_request_token: Some("tok".into()),
+    };
+    let count = |store: &MemoryStore| get(store, key("p", "c")).and_then(|i| i.get("count").cloned());
+    block_on(t.store.transact_write(request.clone())).unwrap();
+    t.advance(599);
+    block_on(t.store.transact_write(request.clone())).unwrap();
+    assert_eq!(count(&t.store), Some(n(1)), "retry within 10 minutes is not applied");
+    t.advance(2);
+    block_on(t.store.transact_write(request)).unwrap();
+    assert_eq!(count(&t.store), Some(n(2)), "after 10 minutes the token is forgotten");
+}
+
+#[test]
+fn writes_keep_indexes_consistent() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&table_def())).unwrap();
+    for i in 0..50 {
+        let mut it = key(&format!("p{}", i % 5), &format!("{i}"));
+        if i % 3 != 0 {
+            it.insert("GPK".into(), s(&format!("g{}", i % 4)));
+            it.insert("GSK".into(), s(&format!("{}", i % 7)));
+        }
+        if i % 2 == 0 {
+            it.insert("LSK".into(), s(&format!("{}", 50 - i)));
+        }
+        put(&store, it).unwrap();
+    }
+    check_invariants(&store);
+    for i in (0..50).step_by(4) {
+        let update = Update {
+            set: vec![(Path::attr("GPK"), SetValue::value(s("moved"))), (Path::attr("GSK"), SetValue::value(s("m")))],
+            remove: vec![Path::attr("LSK")],
+            ..Update::default()
+        };
+        block_on(store.update_item(UpdateRequest {
+            table: "Tbl".into(),
+            key: key(&format!("p{}", i % 5), &format!("{i}")),
+            update,
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap();
+    }
+    check_invariants(&store);
+    let writes = (0..25)
+        .map(|i| WriteRequest::Delete { table: "Tbl".into(), key: key(&format!("p{}", i % 5), &format!("{i}")) })
+        .collect();
+    block_on(store.batch_write(BatchWriteRequest { writes })).unwrap();
+    check_invariants(&store);
+    assert_eq!(scan_count(&store, None), 25);
+    assert_eq!(query_count(&store, Some("Gsi"), "GPK", "moved"), 6, "items 28..=48 step 4 remain moved");
+}
+
+#[test]
+fn reads_share_items_without_copying() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&TableDef::new("Tbl", "PK", Some("SK")))).unwrap();
+    block_on(store.put_item(PutRequest {
+        table: "Tbl".into(),
+        item: key("p", "1"),
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    let a = get(&store, key("p", "1")).unwrap();
+    let b = get(&store, key("p", "1")).unwrap();
+    assert!(Arc::ptr_eq(&a, &b), "two gets return the same shared item");
+    let page = block_on(store.query(QueryRequest::new("Tbl", None, KeyCondition::partition("PK", s("p"))))).unwrap();
+    assert!(Arc::ptr_eq(&a, &page.items[0]), "queries too");
+}
+
+#[test]
+fn table_definitions_are_validated() {
+    let store = MemoryStore::new();
+    let too_many_lsis = (0..6).fold(TableDef::new("Tbl", "PK", Some("SK")), |d, i| {
+        d.local_index(IndexDef::new(format!("L{i}x"), "PK", Some(&format!("A{i}"))))
+    });
+    assert!(matches!(block_on(store.create_table(&too_many_lsis)), Err(Error::Validation { .. })));
+    let include_nothing = TableDef::new("Tbl", "PK", Some("SK"))
+        .global_index(IndexDef::new("Gxx", "A", None).projection(Projection::Include(vec![])));
+    assert!(matches!(block_on(store.create_table(&include_nothing)), Err(Error::Validation { .. })));
+    let same_keys = TableDef::new("Tbl", "PK", Some("PK"));
+    assert!(matches!(block_on(store.create_table(&same_keys)), Err(Error::Validation { .. })));
+    block_on(store.create_table(&table_def())).unwrap();
+    assert!(matches!(block_on(store.create_table(&table_def())), Err(Error::ResourceInUse { .. })));
+    assert!(format!("{store:?}").contains("\"T\""), "Debug lists the tables");
+}
