@@ -16,12 +16,20 @@ pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, Ta
 pub use crate::value::{describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute};
 
 mod keys;
+mod query;
 mod sort;
 mod stamps;
+mod update;
+
+pub use futures::Stream;
 
 pub use self::keys::*;
+pub use self::query::QueryCore;
 pub use self::sort::*;
 pub use self::stamps::*;
+pub use self::update::UpdateCore;
+pub use crate::ops::{Cursor, PageOf, Query, UpdateBuilder};
+pub use crate::store::Store;
 
 // ---------------------------------------------------------------------------------------------
 // Tables and indexes, as `#[derive(Table)]` declares them.

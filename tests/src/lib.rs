@@ -1,1 +1,3 @@
 //! Shared test harness: backends, fault injection, e-commerce fixtures.
+
+pub mod ecommerce;

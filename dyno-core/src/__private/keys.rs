@@ -166,12 +166,12 @@ pub fn key_field<T: FromAttribute>(
     item: &Item,
     entity: &'static str,
     attribute: &str,
-    recovered: Result<Option<T>>,
+    recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
     if let Some(v) = item.get(attribute) {
         return T::from_attribute(v).map_err(|e| e.at(entity, attribute));
     }
-    match recovered? {
+    match recover()? {
         Some(v) => Ok(v),
         None => T::from_missing().map_err(|_| Error::Decode {
             entity: Some(entity),
@@ -188,10 +188,10 @@ pub fn key_field_opt<T: FromAttribute>(
     item: &Item,
     entity: &'static str,
     attribute: &str,
-    recovered: Result<Option<T>>,
+    recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     match item.get(attribute) {
-        Some(AttributeValue::Null(true)) | None => recovered,
+        Some(AttributeValue::Null(true)) | None => recover(),
         Some(v) => T::from_attribute(v).map(Some).map_err(|e| e.at(entity, attribute)),
     }
 }
@@ -266,9 +266,9 @@ mod tests {
     fn key_field_prefers_the_attribute() {
         let sources = [KeySource { attribute: "PK", template: PK, shards: 0 }];
         let it = item(&[("PK", "USER#1"), ("user_id", "1")]);
-        let v: String = key_field(&it, "User", "user_id", Recover::<String>::new().recover(&it, "User", "user_id", &sources)).unwrap();
+        let v: String = key_field(&it, "User", "user_id", || Recover::<String>::new().recover(&it, "User", "user_id", &sources)).unwrap();
         assert_eq!(v, "1");
-        let err = key_field::<String>(&Item::new(), "User", "user_id", Ok(None)).unwrap_err().to_string();
+        let err = key_field::<String>(&Item::new(), "User", "user_id", || Ok(None)).unwrap_err().to_string();
         assert!(err.contains("User.user_id"), "{err}");
     }
 

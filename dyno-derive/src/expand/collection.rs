@@ -76,6 +76,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             fn accepts(item: &#p::Item) -> bool {
                 #(#accepts)||*
             }
+            fn ttl_attribute() -> ::core::option::Option<&'static str> {
+                <#partition as #p::FromItem>::ttl_attribute()
+            }
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #(#decode)*
                 ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe_item_type::<#partition>(item)))

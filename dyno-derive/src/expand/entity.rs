@@ -265,6 +265,7 @@ impl<'a> Gen<'a> {
         let from_item = self.from_item();
         let handles = self.handles();
         let key_ctor = self.key_ctor();
+        let partition = self.partition_impl();
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
 
@@ -306,6 +307,8 @@ impl<'a> Gen<'a> {
 
             #[automatically_derived]
             impl #p::ProjectionOf<#ident> for #ident {}
+
+            #partition
 
             #[automatically_derived]
             impl #ident {
@@ -604,6 +607,50 @@ impl<'a> Gen<'a> {
             });
         }
         (args, encode)
+    }
+
+    /// `PartitionKeyOf<A>`: the partition key from its fields (one value, or a tuple), for
+    /// collections.
+    fn partition_impl(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let mut fields: Vec<&str> = Vec::new();
+        for f in self.m.pk.fields() {
+            if !fields.contains(&f) {
+                fields.push(f);
+            }
+        }
+        let (_, encode) = self.encode_args(&fields);
+        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
+        let bounds = fields.iter().zip(&params).map(|(f, a)| {
+            let ty = self.key_arg_ty(f);
+            quote!(#a: #p::FieldValue<#ty>)
+        });
+        let (args_ty, bind) = match params.len() {
+            1 => {
+                let a = &params[0];
+                let n = &names[0];
+                (quote!(#a), quote!(let #n = args;))
+            }
+            _ => (quote!((#(#params,)*)), quote!(let (#(#names,)*) = args;)),
+        };
+        let parts = Self::parts(&self.m.pk, |f| {
+            let v = Self::seg_var(f);
+            quote!(#v.as_str())
+        });
+        quote! {
+            #[automatically_derived]
+            impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
+                #[allow(clippy::unused_unit)]
+                fn partition_key(args: #args_ty) -> #p::Result<::std::string::String> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #bind
+                    #encode
+                    ::core::result::Result::Ok(#p::render(&__PK_T, #parts))
+                }
+            }
+        }
     }
 
     fn key_ctor(&self) -> TokenStream {

@@ -65,6 +65,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 use #p::{RecoverKey as _, RecoverNone as _};
                 ::core::result::Result::Ok(#ident { #inits })
             }
+            fn ttl_attribute() -> ::core::option::Option<&'static str> {
+                <#entity as #p::FromItem>::ttl_attribute()
+            }
             fn projection() -> ::core::option::Option<&'static [&'static str]> {
                 static ATTRIBUTES: #p::OnceLock<::std::vec::Vec<&'static str>> = #p::OnceLock::new();
                 ::core::option::Option::Some(ATTRIBUTES.get_or_init(|| {

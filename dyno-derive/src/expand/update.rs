@@ -304,7 +304,6 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             }
         });
     }
-    let table = &g.table;
     let debug_name = ty.to_string();
     let impls = quote! {
         #[automatically_derived]
@@ -341,14 +340,11 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             #version
 
             /// Creates the item when it does not exist (with its key fields and entity type),
-            /// instead of failing.
+            /// instead of failing. The created item holds only what the update sets, and may not
+            /// decode until its other fields are written.
             pub fn upsert(mut self) -> Self {
                 use #p::{RecoverKey as _, RecoverNone as _};
                 self.core.upsert();
-                self.core.set_if_absent(
-                    <#table as #p::Table>::ENTITY_ATTRIBUTE,
-                    ::core::result::Result::Ok(::core::option::Option::Some(#p::AttributeValue::S(::std::string::String::from(__ENTITY)))),
-                );
                 #upsert_attrs
                 self
             }
