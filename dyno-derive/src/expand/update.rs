@@ -172,7 +172,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 let helper = format_ident!("__set_{}", fid);
                 quote!(let r = __update.#helper(now); __update.core.record(r);)
             } else {
-                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr(#a, value);)
+                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
             };
             touch.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
