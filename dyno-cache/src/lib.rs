@@ -1,1 +1,15 @@
-//! dyno-cache: write-through caching for dyno stores.
+#![doc = include_str!("../README.md")]
+
+mod builder;
+mod clock;
+mod flight;
+mod key;
+mod metrics;
+mod schema;
+mod store;
+mod stripes;
+
+pub use crate::builder::CachedStoreBuilder;
+pub use crate::clock::{Clock, ManualClock, SystemClock};
+pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
+pub use crate::store::{CachedStore, WithTtl};

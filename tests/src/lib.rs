@@ -1,3 +1,5 @@
 //! Shared test harness: backends, fault injection, e-commerce fixtures.
 
 pub mod ecommerce;
+pub mod fault;
+pub mod model;

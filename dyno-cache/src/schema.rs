@@ -1,0 +1,218 @@
+//! What the cache needs to know of a table: its key attributes (to find an item's key in a put),
+//! its indexes (to find the partitions a write touches) and its TTL attribute.
+
+use std::time::Duration;
+
+use dyno_core::table::TableDef;
+use dyno_core::value::{AttributeValue, Item};
+
+use crate::key::{index_hash, partition_hash, scan_hash};
+
+/// A global secondary index's key attributes.
+#[derive(Debug)]
+pub(crate) struct Gsi {
+    name: String,
+    pk: String,
+    sk: Option<String>,
+}
+
+/// The parts of a [`TableDef`] the cache uses.
+#[derive(Debug)]
+pub(crate) struct TableInfo {
+    pub(crate) name: String,
+    pk: String,
+    sk: Option<String>,
+    gsis: Vec<Gsi>,
+    lsis: Vec<String>,
+    ttl: Option<String>,
+}
+
+/// What is known of an item's image before or after a write.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Image<'a> {
+    /// The item does not exist.
+    Absent,
+    /// The item, whole.
+    Present(&'a Item),
+    /// Not known (the backend did not say and the cache has no fresh copy).
+    Unknown,
+}
+
+impl<'a> Image<'a> {
+    pub(crate) fn from_option(item: Option<&'a Item>) -> Self {
+        item.map_or(Image::Absent, Image::Present)
+    }
+}
+
+impl TableInfo {
+    pub(crate) fn from_def(def: &TableDef) -> Self {
+        TableInfo {
+            name: def.name.clone(),
+            pk: def.partition_key.name.clone(),
+            sk: def.sort_key.as_ref().map(|k| k.name.clone()),
+            gsis: def
+                .global_indexes
+                .iter()
+                .map(|i| Gsi {
+                    name: i.name.clone(),
+                    pk: i.partition_key.name.clone(),
+                    sk: i.sort_key.as_ref().map(|k| k.name.clone()),
+                })
+                .collect(),
+            lsis: def.local_indexes.iter().map(|i| i.name.clone()).collect(),
+            ttl: def.ttl_attribute.clone(),
+        }
+    }
+
+    /// The primary key of `item`, or `None` when a key attribute is missing (the backend will
+    /// reject the write).
+    pub(crate) fn key_of(&self, item: &Item) -> Option<Item> {
+        let mut key = Item::with_capacity(2);
+        key.insert(self.pk.clone(), item.get(&self.pk)?.clone());
+        if let Some(sk) = &self.sk {
+            key.insert(sk.clone(), item.get(sk)?.clone());
+        }
+        Some(key)
+    }
+
+    /// When `item` expires by its TTL attribute (epoch seconds), if it has one.
+    pub(crate) fn ttl_deadline(&self, item: &Item) -> Option<Duration> {
+        match item.get(self.ttl.as_ref()?)? {
+            AttributeValue::N(n) => n
+                .parse::<f64>()
+                .ok()
+                .filter(|s| *s >= 0.0)
+                .map(Duration::from_secs_f64),
+            _ => None,
+        }
+    }
+
+    /// The stripe hashes of every query-cache generation a write to `key` invalidates, given
+    /// what is known of the item before and after it. `touched` lists the top-level attributes
+    /// an update writes (`None`: the whole item may change, as with a put or delete).
+    ///
+    /// - the table partition of the key, and the same partition of every LSI;
+    /// - for each GSI, the partition of the old image and that of the new image; where an image
+    ///   is unknown, the whole index, unless the write cannot have moved the item between
+    ///   partitions (an update that leaves the index keys alone) and the other image is known;
+    /// - the table's scan generation.
+    pub(crate) fn affected(
+        &self,
+        key: &Item,
+        old: Image<'_>,
+        new: Image<'_>,
+        touched: Option<&[String]>,
+    ) -> Vec<u64> {
+        let table = &self.name;
+        let mut out = vec![scan_hash(table)];
+        match key.get(&self.pk) {
+            Some(pk) => {
+                out.push(partition_hash(table, "", pk));
+                out.extend(self.lsis.iter().map(|l| partition_hash(table, l, pk)));
+            }
+            None => {
+                out.push(index_hash(table, ""));
+                out.extend(self.lsis.iter().map(|l| index_hash(table, l)));
+            }
+        }
+        for gsi in &self.gsis {
+            let keys_untouched = touched.is_some_and(|t| {
+                !t.iter()
+                    .any(|a| *a == gsi.pk || gsi.sk.as_deref() == Some(a.as_str()))
+            });
+            for (this, other) in [(old, new), (new, old)] {
+                match this {
+                    Image::Present(item) => {
+                        if let Some(v) = item.get(&gsi.pk) {
+                            out.push(partition_hash(table, &gsi.name, v));
+                        }
+                    }
+                    Image::Absent => {}
+                    // Same partition as the other image, which is pushed on its own turn.
+                    Image::Unknown if keys_untouched && !matches!(other, Image::Unknown) => {}
+                    Image::Unknown => out.push(index_hash(table, &gsi.name)),
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dyno_core::table::IndexDef;
+
+    use super::*;
+
+    fn def() -> TableDef {
+        TableDef::new("T", "PK", Some("SK"))
+            .global_index(IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")))
+            .local_index(IndexDef::new("LSI1", "PK", Some("LSI1SK")))
+            .ttl("ttl")
+    }
+
+    fn item(pairs: &[(&str, &str)]) -> Item {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned())))
+            .collect()
+    }
+
+    #[test]
+    fn a_put_that_moves_an_item_between_gsi_partitions_touches_both() {
+        let info = TableInfo::from_def(&def());
+        let key = item(&[("PK", "U#1"), ("SK", "O#1")]);
+        let old = item(&[("PK", "U#1"), ("SK", "O#1"), ("GSI1PK", "STATUS#new")]);
+        let new = item(&[("PK", "U#1"), ("SK", "O#1"), ("GSI1PK", "STATUS#shipped")]);
+        let got = info.affected(&key, Image::Present(&old), Image::Present(&new), None);
+        let pk = AttributeValue::S("U#1".into());
+        let mut want = vec![
+            scan_hash("T"),
+            partition_hash("T", "", &pk),
+            partition_hash("T", "LSI1", &pk),
+            partition_hash("T", "GSI1", &AttributeValue::S("STATUS#new".into())),
+            partition_hash("T", "GSI1", &AttributeValue::S("STATUS#shipped".into())),
+        ];
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_unknown_image_costs_the_whole_index_unless_the_update_leaves_its_keys_alone() {
+        let info = TableInfo::from_def(&def());
+        let key = item(&[("PK", "U#1"), ("SK", "O#1")]);
+        let new = item(&[("PK", "U#1"), ("SK", "O#1"), ("GSI1PK", "A")]);
+        let whole = index_hash("T", "GSI1");
+        assert!(info
+            .affected(&key, Image::Unknown, Image::Present(&new), None)
+            .contains(&whole));
+        let touched = vec!["total".to_owned()];
+        assert!(!info
+            .affected(&key, Image::Unknown, Image::Present(&new), Some(&touched))
+            .contains(&whole));
+        let touched = vec!["GSI1SK".to_owned()];
+        assert!(info
+            .affected(&key, Image::Unknown, Image::Present(&new), Some(&touched))
+            .contains(&whole));
+        assert!(info
+            .affected(
+                &key,
+                Image::Unknown,
+                Image::Unknown,
+                Some(&["x".to_owned()])
+            )
+            .contains(&whole));
+    }
+
+    #[test]
+    fn key_of_and_ttl_deadline() {
+        let info = TableInfo::from_def(&def());
+        let mut it = item(&[("PK", "a"), ("SK", "b"), ("x", "y")]);
+        assert_eq!(info.key_of(&it), Some(item(&[("PK", "a"), ("SK", "b")])));
+        it.insert("ttl".into(), AttributeValue::N("100".into()));
+        assert_eq!(info.ttl_deadline(&it), Some(Duration::from_secs(100)));
+        assert_eq!(info.key_of(&item(&[("PK", "a")])), None);
+    }
+}

@@ -1,0 +1,1435 @@
+//! [`CachedStore`]: the item cache, the query cache, and the write-through rules that keep them
+//! right.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::ready;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use dyno_core::error::{Error, Result};
+use dyno_core::expr::{Path, PathElement};
+use dyno_core::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
+    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+    UpdateRequest, WriteOutput, WriteRequest,
+};
+use dyno_core::table::TableDef;
+use dyno_core::value::{item_size, AttributeValue, Item, SharedItem};
+use moka::future::Cache;
+use moka::ops::compute::Op;
+use moka::Expiry;
+
+use crate::builder::{CachedStoreBuilder, Ttls};
+use crate::clock::Clock;
+use crate::flight::{self, share_error, Flights, Role};
+use crate::key::{
+    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, stable_hash, KeyBuf,
+};
+use crate::metrics::{inc, CacheMetrics, Counters};
+use crate::schema::{Image, TableInfo};
+use crate::stripes::Stripes;
+
+/// Bytes charged per entry on top of its key and item, for moka's and our bookkeeping.
+const ENTRY_OVERHEAD: usize = 96;
+
+/// An item-cache entry: the item, or `None` for "not found" (a tombstone).
+#[derive(Clone)]
+struct ItemEntry {
+    item: Option<SharedItem>,
+    expires_at: Duration,
+    ttl: Duration,
+    weight: u32,
+}
+
+/// The query-cache generations a page was read under.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Deps {
+    epoch: u64,
+    len: usize,
+    slots: [(usize, u64); 2],
+}
+
+/// A query-cache entry: one page and the generations it is valid for.
+#[derive(Clone)]
+struct PageEntry {
+    page: Arc<Page>,
+    expires_at: Duration,
+    ttl: Duration,
+    weight: u32,
+    deps: Deps,
+}
+
+trait Expiring {
+    fn ttl(&self) -> Duration;
+}
+
+impl Expiring for ItemEntry {
+    fn ttl(&self) -> Duration {
+        self.ttl
+    }
+}
+
+impl Expiring for PageEntry {
+    fn ttl(&self) -> Duration {
+        self.ttl
+    }
+}
+
+/// Lets moka drop entries when their TTL passes by its own clock, so expired entries do not
+/// hold memory; freshness on read is decided by the injected clock.
+struct EntryExpiry;
+
+impl<V: Expiring> Expiry<Box<[u8]>, V> for EntryExpiry {
+    fn expire_after_create(&self, _: &Box<[u8]>, value: &V, _: Instant) -> Option<Duration> {
+        Some(value.ttl())
+    }
+
+    fn expire_after_update(
+        &self,
+        _: &Box<[u8]>,
+        value: &V,
+        _: Instant,
+        _: Option<Duration>,
+    ) -> Option<Duration> {
+        Some(value.ttl())
+    }
+}
+
+fn weight(key_len: usize, bytes: usize) -> u32 {
+    u32::try_from(key_len + bytes + ENTRY_OVERHEAD).unwrap_or(u32::MAX)
+}
+
+/// The token a write takes before it is sent: which version counter guards its key, and the
+/// value it had then.
+struct Ticket {
+    key: Box<[u8]>,
+    slot: usize,
+    start: u64,
+}
+
+/// A write-through cache in front of any [`Store`]; it implements `Store` itself, so typed
+/// operations and `Arc<dyn Store>` work on it unchanged.
+///
+/// See the [crate documentation](crate) for what it guarantees and the tests that prove it.
+pub struct CachedStore<S> {
+    inner: S,
+    items: Cache<Box<[u8]>, ItemEntry>,
+    pages: Cache<Box<[u8]>, PageEntry>,
+    ttls: Ttls,
+    clock: Arc<dyn Clock>,
+    counters: Arc<Counters>,
+    /// Per-key versions (striped): bumped by every write when it completes.
+    versions: Stripes,
+    /// Per-partition query generations (striped): bumped by writes to the partition.
+    generations: Stripes,
+    /// Bumped by table administration: every earlier snapshot becomes invalid.
+    epoch: AtomicU64,
+    flights: Flights,
+    tables: RwLock<HashMap<String, Arc<TableInfo>>>,
+}
+
+impl<S: fmt::Debug> fmt::Debug for CachedStore<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CachedStore")
+            .field("inner", &self.inner)
+            .field("ttls", &self.ttls)
+            .field("clock", &self.clock)
+            .field("item_entries", &self.items.entry_count())
+            .field("page_entries", &self.pages.entry_count())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A view of a [`CachedStore`] whose writes (and the reads it fills) cache entries for a given
+/// TTL instead of the configured ones; see [`CachedStore::with_ttl`].
+#[derive(Debug)]
+pub struct WithTtl<'a, S> {
+    store: &'a CachedStore<S>,
+    ttl: Duration,
+}
+
+impl<S: Store> CachedStore<S> {
+    /// A cache with the default settings (see [`CachedStoreBuilder`]) in front of `inner`.
+    pub fn new(inner: S) -> Self {
+        CachedStoreBuilder::new(inner).build()
+    }
+
+    /// A builder for TTLs, byte budgets, per-entity TTLs, jitter, the clock and known tables.
+    pub fn builder(inner: S) -> CachedStoreBuilder<S> {
+        CachedStoreBuilder::new(inner)
+    }
+
+    pub(crate) fn from_parts(
+        inner: S,
+        ttls: Ttls,
+        item_bytes: u64,
+        query_bytes: u64,
+        clock: Arc<dyn Clock>,
+        tables: Vec<TableDef>,
+        stripe_bits: u32,
+    ) -> Self {
+        let counters = Arc::new(Counters::default());
+        let items = {
+            let (counters, clock) = (counters.clone(), clock.clone());
+            Cache::builder()
+                .max_capacity(item_bytes)
+                .weigher(|_, v: &ItemEntry| v.weight)
+                .expire_after(EntryExpiry)
+                .eviction_listener(move |_, v: ItemEntry, cause| {
+                    counters
+                        .item
+                        .removed(cause, v.expires_at <= clock.now(), v.weight);
+                })
+                .build()
+        };
+        let pages = {
+            let (counters, clock) = (counters.clone(), clock.clone());
+            Cache::builder()
+                .max_capacity(query_bytes)
+                .weigher(|_, v: &PageEntry| v.weight)
+                .expire_after(EntryExpiry)
+                .eviction_listener(move |_, v: PageEntry, cause| {
+                    counters
+                        .query
+                        .removed(cause, v.expires_at <= clock.now(), v.weight);
+                })
+                .build()
+        };
+        let tables = tables
+            .iter()
+            .map(|d| (d.name.clone(), Arc::new(TableInfo::from_def(d))))
+            .collect();
+        CachedStore {
+            inner,
+            items,
+            pages,
+            ttls,
+            clock,
+            counters,
+            versions: Stripes::new(stripe_bits),
+            generations: Stripes::new(stripe_bits),
+            epoch: AtomicU64::new(0),
+            flights: Flights::new(),
+            tables: RwLock::new(tables),
+        }
+    }
+
+    /// The store behind the cache (calls made on it bypass and do not update the cache).
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// A view whose writes cache what they write for `ttl` (and whose reads fill for `ttl`),
+    /// whatever the configured and per-entity TTLs say:
+    /// `cached.with_ttl(Duration::from_secs(5)).put_item(request)`.
+    pub fn with_ttl(&self, ttl: Duration) -> WithTtl<'_, S> {
+        WithTtl { store: self, ttl }
+    }
+
+    /// The counters now. Entry counts, sizes and evictions are exact after
+    /// [`CachedStore::run_pending_tasks`].
+    pub fn metrics(&self) -> CacheMetrics {
+        let item = self
+            .counters
+            .item
+            .snapshot(self.items.weighted_size(), self.items.entry_count());
+        let query = self
+            .counters
+            .query
+            .snapshot(self.pages.weighted_size(), self.pages.entry_count());
+        self.counters.snapshot(item, query)
+    }
+
+    /// Runs moka's pending maintenance (evictions, eviction notifications, size accounting) now.
+    pub async fn run_pending_tasks(&self) {
+        self.items.run_pending_tasks().await;
+        self.pages.run_pending_tasks().await;
+    }
+
+    /// Drops every entry, and makes every read in flight unable to install what it fetched.
+    pub fn invalidate_all(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.items.invalidate_all();
+        self.pages.invalidate_all();
+    }
+
+    /// Applies a change made elsewhere (another process; a DynamoDB Streams record with
+    /// `NEW_AND_OLD_IMAGES`): the item's entry is dropped and the query pages of its old and new
+    /// partitions become unservable. `old` and `new` are `None` when the record lacks them
+    /// (insert, remove, or a stream without images: then whole indexes are invalidated).
+    pub async fn apply_change(
+        &self,
+        table: &str,
+        key: &Item,
+        old: Option<&Item>,
+        new: Option<&Item>,
+    ) -> Result<()> {
+        let info = self.table_info(table).await?;
+        self.bump(
+            &info,
+            key,
+            old.map_or(Image::Unknown, Image::Present),
+            new.map_or(Image::Unknown, Image::Present),
+            None,
+        );
+        if let Some(ticket) = self.ticket(table, key) {
+            self.finish_write(ticket, None, None, None).await;
+        }
+        Ok(())
+    }
+
+    // ---- shared pieces ----
+
+    fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
+    /// A key's version with the epoch folded in: it moves on every write to the key (or to a key
+    /// sharing its counter) and on every table administration.
+    fn item_version(&self, slot: usize) -> u64 {
+        self.versions.load(slot).wrapping_add(self.epoch() << 40)
+    }
+
+    fn known_table(&self, table: &str) -> Option<Arc<TableInfo>> {
+        self.tables
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(table)
+            .cloned()
+    }
+
+    /// The table's schema: registered with the builder, or described once and remembered.
+    async fn table_info(&self, table: &str) -> Result<Arc<TableInfo>> {
+        if let Some(info) = self.known_table(table) {
+            return Ok(info);
+        }
+        let description = self.inner.describe_table(table).await?;
+        Ok(self.remember(&description.definition))
+    }
+
+    fn remember(&self, def: &TableDef) -> Arc<TableInfo> {
+        let info = Arc::new(TableInfo::from_def(def));
+        self.tables
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(def.name.clone(), info.clone());
+        info
+    }
+
+    fn forget_tables(&self) {
+        self.tables
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.invalidate_all();
+    }
+
+    /// When an item (or a tombstone, `None`) installed now should expire, and its TTL; `None`
+    /// when it should not be cached at all (zero TTL, or its TTL attribute has passed).
+    fn item_expiry(
+        &self,
+        item: Option<&Item>,
+        info: Option<&TableInfo>,
+        ttl_override: Option<Duration>,
+    ) -> Option<(Duration, Duration)> {
+        let base = ttl_override.unwrap_or_else(|| match item {
+            None => self.ttls.negative,
+            Some(item) => self.entity_ttl(item).unwrap_or(self.ttls.item),
+        });
+        let ttl = self.ttls.jittered(base);
+        if ttl.is_zero() {
+            return None;
+        }
+        let now = self.clock.now();
+        let mut expires = now + ttl;
+        if let (Some(item), Some(info)) = (item, info) {
+            if let Some(deadline) = info.ttl_deadline(item) {
+                if deadline <= now {
+                    return None;
+                }
+                expires = expires.min(deadline);
+            }
+        }
+        Some((expires, expires - now))
+    }
+
+    fn entity_ttl(&self, item: &Item) -> Option<Duration> {
+        if self.ttls.entity.is_empty() {
+            return None;
+        }
+        match item.get(&self.ttls.entity_attribute)? {
+            AttributeValue::S(entity) => self.ttls.entity.get(entity).copied(),
+            _ => None,
+        }
+    }
+
+    fn item_entry(
+        &self,
+        key_len: usize,
+        item: Option<SharedItem>,
+        expiry: (Duration, Duration),
+    ) -> ItemEntry {
+        let bytes = item.as_deref().map_or(0, item_size);
+        ItemEntry {
+            item,
+            expires_at: expiry.0,
+            ttl: expiry.1,
+            weight: weight(key_len, bytes),
+        }
+    }
+
+    /// The entry for `key` if it is still fresh by the injected clock.
+    async fn fresh_item(&self, key: &[u8]) -> Option<ItemEntry> {
+        self.items
+            .get(key)
+            .await
+            .filter(|e| e.expires_at > self.clock.now())
+    }
+
+    /// What the cache knows of an item now: a fresh entry, or `Unknown`.
+    async fn cached_image(&self, key: &[u8]) -> Option<Option<SharedItem>> {
+        self.fresh_item(key).await.map(|e| e.item)
+    }
+
+    /// Installs what a read fetched, unless the key's version moved since `version` was taken
+    /// (a write completed meanwhile: the fetched image may predate it).
+    async fn install_fill(
+        &self,
+        key: Box<[u8]>,
+        slot: usize,
+        version: u64,
+        item: Option<SharedItem>,
+        table: &str,
+        ttl_override: Option<Duration>,
+    ) {
+        let info = self.known_table(table);
+        let entry = self
+            .item_expiry(item.as_deref(), info.as_deref(), ttl_override)
+            .map(|exp| self.item_entry(key.len(), item, exp));
+        let mut rejected = false;
+        self.items
+            .entry(key)
+            .and_compute_with(|existing| {
+                // Runs under moka's per-key lock, serialized with every other install and write.
+                let op = if self.item_version(slot) != version {
+                    rejected = true;
+                    Op::Nop
+                } else {
+                    match entry {
+                        Some(e) => Op::Put(e),
+                        None if existing.is_some() => Op::Remove,
+                        None => Op::Nop,
+                    }
+                };
+                ready(op)
+            })
+            .await;
+        if rejected {
+            inc(&self.counters.rejected_stale_fills);
+        }
+    }
+
+    fn ticket(&self, table: &str, key: &Item) -> Option<Ticket> {
+        let key = item_key(table, key)?;
+        let slot = self.versions.slot(stable_hash(key.as_slice()));
+        Some(Ticket {
+            key: key.to_boxed(),
+            slot,
+            start: self.item_version(slot),
+        })
+    }
+
+    /// Completes a write in the item cache: `image` is `Some(new state)` (an item, or `None` for
+    /// deleted) when the write succeeded and its result is known, `None` to invalidate.
+    ///
+    /// The version is bumped first, so reads in flight cannot install older images after this.
+    /// The image is installed only if no other write to the key (or its counter) completed since
+    /// this one began: two writes racing on one key may complete in either order, and then the
+    /// cache cannot tell which image is newer, so it drops the key instead.
+    async fn finish_write(
+        &self,
+        ticket: Ticket,
+        image: Option<Option<SharedItem>>,
+        info: Option<&TableInfo>,
+        ttl_override: Option<Duration>,
+    ) {
+        let prev = self
+            .versions
+            .bump(ticket.slot)
+            .wrapping_add(self.epoch() << 40);
+        let mine = self.item_version(ticket.slot);
+        let clean = prev == ticket.start;
+        let entry = match (image, clean) {
+            (Some(image), true) => {
+                inc(&self.counters.write_through_updates);
+                self.item_expiry(image.as_deref(), info, ttl_override)
+                    .map(|exp| self.item_entry(ticket.key.len(), image, exp))
+            }
+            _ => {
+                inc(&self.counters.invalidations);
+                None
+            }
+        };
+        self.items
+            .entry(ticket.key)
+            .and_compute_with(|existing| {
+                let op = match entry {
+                    Some(e) if self.item_version(ticket.slot) == mine => Op::Put(e),
+                    _ if existing.is_some() => Op::Remove,
+                    _ => Op::Nop,
+                };
+                ready(op)
+            })
+            .await;
+    }
+
+    /// Bumps the query generations a write to `key` invalidates (see [`TableInfo::affected`]).
+    fn bump(
+        &self,
+        info: &TableInfo,
+        key: &Item,
+        old: Image<'_>,
+        new: Image<'_>,
+        touched: Option<&[String]>,
+    ) {
+        for hash in info.affected(key, old, new, touched) {
+            self.generations.bump(self.generations.slot(hash));
+            inc(&self.counters.generation_bumps);
+        }
+    }
+
+    /// The generations a query page depends on, as they are now.
+    fn snapshot(&self, hashes: &[u64]) -> Deps {
+        let mut deps = Deps {
+            epoch: self.epoch(),
+            len: hashes.len(),
+            slots: [(0, 0); 2],
+        };
+        for (i, h) in hashes.iter().enumerate() {
+            let slot = self.generations.slot(*h);
+            deps.slots[i] = (slot, self.generations.load(slot));
+        }
+        deps
+    }
+
+    fn is_current(&self, deps: &Deps) -> bool {
+        deps.epoch == self.epoch()
+            && deps.slots[..deps.len]
+                .iter()
+                .all(|(slot, g)| self.generations.load(*slot) == *g)
+    }
+
+    /// Handles a failed write: a definite failure changes nothing; a condition failure that
+    /// returned the item installs it (it is the current state); an unknown outcome invalidates
+    /// the key and the partitions the write would have touched.
+    #[allow(clippy::too_many_arguments)]
+    async fn write_failed(
+        &self,
+        error: Error,
+        ticket: Ticket,
+        info: &TableInfo,
+        key: &Item,
+        new_if_applied: Image<'_>,
+        touched: Option<&[String]>,
+        caller_wants_old: bool,
+        ttl_override: Option<Duration>,
+    ) -> Error {
+        match error {
+            Error::ConditionFailed { entity, item } => {
+                if let Some(current) = &item {
+                    let Ticket { key, slot, start } = ticket;
+                    self.install_fill(
+                        key,
+                        slot,
+                        start,
+                        Some(Arc::new(current.clone())),
+                        &info.name,
+                        ttl_override,
+                    )
+                    .await;
+                }
+                Error::ConditionFailed {
+                    entity,
+                    item: if caller_wants_old { item } else { None },
+                }
+            }
+            e if e.is_outcome_unknown() => {
+                let old = self.cached_image(&ticket.key).await;
+                self.bump(info, key, image_of(&old), new_if_applied, touched);
+                self.finish_write(ticket, None, Some(info), None).await;
+                e
+            }
+            e => e,
+        }
+    }
+
+    // ---- reads ----
+
+    async fn get(&self, request: GetRequest, ttl_override: Option<Duration>) -> Result<GetOutput> {
+        let Some(key) = item_key(&request.table, &request.key) else {
+            inc(&self.counters.item.bypasses);
+            return self.inner.get_item(request).await;
+        };
+        if let Some(p) = &request.projection {
+            if !p.iter().all(is_top_level) || request.consistent_read {
+                // Nested projections are the backend's to evaluate; a consistent projected read
+                // does not fetch a whole item to refresh with.
+                inc(&self.counters.item.bypasses);
+                return self.inner.get_item(request).await;
+            }
+        }
+        if request.consistent_read {
+            inc(&self.counters.item.bypasses);
+            let slot = self.versions.slot(stable_hash(key.as_slice()));
+            let version = self.item_version(slot);
+            let table = request.table.clone();
+            let out = self.inner.get_item(request).await?;
+            self.install_fill(
+                key.to_boxed(),
+                slot,
+                version,
+                out.item.clone(),
+                &table,
+                ttl_override,
+            )
+            .await;
+            return Ok(out);
+        }
+        if let Some(entry) = self.items.get(key.as_slice()).await {
+            if entry.expires_at > self.clock.now() {
+                let item = match entry.item {
+                    Some(item) => {
+                        inc(&self.counters.item.hits);
+                        Some(project(item, request.projection.as_deref()))
+                    }
+                    None => {
+                        inc(&self.counters.item.negative_hits);
+                        None
+                    }
+                };
+                return Ok(GetOutput {
+                    item,
+                    consumed_capacity: None,
+                });
+            }
+        }
+        inc(&self.counters.item.misses);
+        let GetRequest {
+            table,
+            key: item_key_attrs,
+            projection,
+            ..
+        } = request;
+        let item = self.load(key, table, item_key_attrs, ttl_override).await?;
+        Ok(GetOutput {
+            item: item.map(|i| project(i, projection.as_deref())),
+            consumed_capacity: None,
+        })
+    }
+
+    /// Loads one item on a miss, sharing the load with concurrent misses on the same key.
+    async fn load(
+        &self,
+        key: KeyBuf,
+        table: String,
+        key_attrs: Item,
+        ttl_override: Option<Duration>,
+    ) -> Result<Option<SharedItem>> {
+        let hash = stable_hash(key.as_slice());
+        let slot = self.versions.slot(hash);
+        loop {
+            let version = self.item_version(slot);
+            match self.flights.join(key.as_slice(), hash, version) {
+                Role::Waiter(rx) => {
+                    inc(&self.counters.coalesced_waiters);
+                    match flight::wait(rx).await {
+                        Some(Ok(item)) => return Ok(item),
+                        Some(Err(e)) => return Err(share_error(e)),
+                        // The leader was cancelled: lead or join a new flight.
+                        None => continue,
+                    }
+                }
+                Role::Leader(leader) => {
+                    // The previous flight may have installed the item since our lookup.
+                    if let Some(entry) = self.fresh_item(key.as_slice()).await {
+                        leader.finish(Ok(entry.item.clone()));
+                        return Ok(entry.item);
+                    }
+                    inc(&self.counters.item.loads);
+                    let request = GetRequest {
+                        table: table.clone(),
+                        key: key_attrs.clone(),
+                        consistent_read: false,
+                        projection: None,
+                    };
+                    match self.inner.get_item(request).await {
+                        Ok(out) => {
+                            self.install_fill(
+                                key.to_boxed(),
+                                slot,
+                                version,
+                                out.item.clone(),
+                                &table,
+                                ttl_override,
+                            )
+                            .await;
+                            leader.finish(Ok(out.item.clone()));
+                            return Ok(out.item);
+                        }
+                        Err(e) => {
+                            let e = Arc::new(e);
+                            leader.finish(Err(e.clone()));
+                            return Err(share_error(e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    async fn batch_get_items(
+        &self,
+        request: BatchGetRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<BatchGetOutput> {
+        let BatchGetRequest {
+            keys,
+            consistent_read,
+        } = request;
+        let mut hits: Vec<(String, SharedItem)> = Vec::new();
+        // Keys to read, each with its cache key, counter and version when it can be cached.
+        let mut to_read: Vec<(TableKey, Option<(Box<[u8]>, usize, u64)>)> = Vec::new();
+        let now = self.clock.now();
+        for k in keys {
+            let Some(key) = item_key(&k.table, &k.key) else {
+                inc(&self.counters.item.bypasses);
+                to_read.push((k, None));
+                continue;
+            };
+            if !consistent_read {
+                if let Some(entry) = self
+                    .items
+                    .get(key.as_slice())
+                    .await
+                    .filter(|e| e.expires_at > now)
+                {
+                    match entry.item {
+                        Some(item) => {
+                            inc(&self.counters.item.hits);
+                            hits.push((k.table, item));
+                        }
+                        None => inc(&self.counters.item.negative_hits),
+                    }
+                    continue;
+                }
+                inc(&self.counters.item.misses);
+            } else {
+                inc(&self.counters.item.bypasses);
+            }
+            let slot = self.versions.slot(stable_hash(key.as_slice()));
+            to_read.push((k, Some((key.to_boxed(), slot, self.item_version(slot)))));
+        }
+        if to_read.is_empty() {
+            return Ok(BatchGetOutput {
+                items: hits,
+                unprocessed_keys: Vec::new(),
+            });
+        }
+        if !consistent_read {
+            inc(&self.counters.item.loads);
+        }
+        let keys = to_read.iter().map(|(k, _)| k.clone()).collect();
+        let mut out = self
+            .inner
+            .batch_get(BatchGetRequest {
+                keys,
+                consistent_read,
+            })
+            .await?;
+        for (k, cache) in to_read {
+            let Some((key, slot, version)) = cache else {
+                continue;
+            };
+            if out.unprocessed_keys.contains(&k) {
+                continue;
+            }
+            let found = out
+                .items
+                .iter()
+                .find(|(t, item)| {
+                    *t == k.table && k.key.iter().all(|(n, v)| item.get(n) == Some(v))
+                })
+                .map(|(_, item)| item.clone());
+            self.install_fill(key, slot, version, found, &k.table, ttl_override)
+                .await;
+        }
+        out.items.extend(hits);
+        Ok(out)
+    }
+
+    async fn transact_get_items(
+        &self,
+        request: TransactGetRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<TransactGetOutput> {
+        let tickets: Vec<_> = request
+            .gets
+            .iter()
+            .map(|g| {
+                inc(&self.counters.item.bypasses);
+                if g.projection.is_some() {
+                    return None;
+                }
+                let key = item_key(&g.table, &g.key)?;
+                let slot = self.versions.slot(stable_hash(key.as_slice()));
+                Some((
+                    key.to_boxed(),
+                    slot,
+                    self.item_version(slot),
+                    g.table.clone(),
+                ))
+            })
+            .collect();
+        let out = self.inner.transact_get(request).await?;
+        for (ticket, item) in tickets.into_iter().zip(&out.items) {
+            if let Some((key, slot, version, table)) = ticket {
+                self.install_fill(key, slot, version, item.clone(), &table, ttl_override)
+                    .await;
+            }
+        }
+        Ok(out)
+    }
+
+    async fn query_page(
+        &self,
+        request: QueryRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<Page> {
+        let key = query_key(&request);
+        let index = request.index.as_deref().unwrap_or("");
+        let hashes = [
+            partition_hash(
+                &request.table,
+                index,
+                &request.key_condition.partition_value,
+            ),
+            index_hash(&request.table, index),
+        ];
+        let table = request.table.clone();
+        let consistent = request.consistent_read;
+        self.page(
+            key,
+            &hashes,
+            consistent,
+            &table,
+            ttl_override,
+            self.inner.query(request),
+        )
+        .await
+    }
+
+    async fn scan_page(
+        &self,
+        request: ScanRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<Page> {
+        let key = scan_key(&request);
+        let hashes = [scan_hash(&request.table)];
+        let table = request.table.clone();
+        let consistent = request.consistent_read;
+        self.page(
+            key,
+            &hashes,
+            consistent,
+            &table,
+            ttl_override,
+            self.inner.scan(request),
+        )
+        .await
+    }
+
+    /// A query or scan page through the query cache. `fetch` is the backend call, only awaited
+    /// on a miss.
+    async fn page(
+        &self,
+        key: KeyBuf,
+        hashes: &[u64],
+        consistent: bool,
+        table: &str,
+        ttl_override: Option<Duration>,
+        fetch: impl std::future::Future<Output = Result<Page>>,
+    ) -> Result<Page> {
+        if consistent {
+            inc(&self.counters.query.bypasses);
+        } else {
+            if let Some(entry) = self.pages.get(key.as_slice()).await {
+                if entry.expires_at > self.clock.now() && self.is_current(&entry.deps) {
+                    inc(&self.counters.query.hits);
+                    return Ok((*entry.page).clone());
+                }
+            }
+            inc(&self.counters.query.misses);
+            inc(&self.counters.query.loads);
+        }
+        // Taken before the backend call: a write completing after this point makes the page
+        // unservable, whenever it is installed.
+        let deps = self.snapshot(hashes);
+        let page = fetch.await?;
+        if !self.is_current(&deps) {
+            inc(&self.counters.rejected_stale_fills);
+            return Ok(page);
+        }
+        if let Some((expires_at, ttl)) = self.page_expiry(&page, table, ttl_override) {
+            let bytes: usize = page.items.iter().map(|i| item_size(i) + 16).sum();
+            let weight = weight(key.as_slice().len(), bytes);
+            let entry = PageEntry {
+                page: Arc::new(page.clone()),
+                expires_at,
+                ttl,
+                weight,
+                deps,
+            };
+            self.pages.insert(key.to_boxed(), entry).await;
+        }
+        Ok(page)
+    }
+
+    fn page_expiry(
+        &self,
+        page: &Page,
+        table: &str,
+        ttl_override: Option<Duration>,
+    ) -> Option<(Duration, Duration)> {
+        let base = match ttl_override {
+            Some(ttl) => ttl,
+            None => page
+                .items
+                .iter()
+                .filter_map(|i| self.entity_ttl(i))
+                .fold(self.ttls.query, Duration::min),
+        };
+        let ttl = self.ttls.jittered(base);
+        if ttl.is_zero() {
+            return None;
+        }
+        let now = self.clock.now();
+        let mut expires = now + ttl;
+        if let Some(info) = self.known_table(table) {
+            for item in &page.items {
+                if let Some(deadline) = info.ttl_deadline(item) {
+                    expires = expires.min(deadline);
+                }
+            }
+        }
+        (expires > now).then(|| (expires, expires - now))
+    }
+
+    // ---- writes ----
+
+    async fn put(
+        &self,
+        mut request: PutRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<WriteOutput> {
+        let info = self.table_info(&request.table).await?;
+        let Some((key, ticket)) = info
+            .key_of(&request.item)
+            .and_then(|k| Some((self.ticket(&request.table, &k)?, k)))
+            .map(|(t, k)| (k, t))
+        else {
+            // No key attributes: the backend rejects it; nothing to cache.
+            return self.inner.put_item(request).await;
+        };
+        let asked = request.return_values;
+        let wants_old = request.return_old_on_condition_failure;
+        // ALL_OLD costs nothing extra and tells which index partitions the item leaves.
+        let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
+        let cached_old = if rewrite {
+            None
+        } else {
+            self.cached_image(&ticket.key).await
+        };
+        if rewrite {
+            request.return_values = ReturnValues::AllOld;
+        }
+        request.return_old_on_condition_failure = true;
+        let new = Arc::new(request.item.clone());
+        match self.inner.put_item(request).await {
+            Ok(mut out) => {
+                let attrs = out.attributes.take();
+                let old = if rewrite {
+                    Image::from_option(attrs.as_ref())
+                } else {
+                    image_of(&cached_old)
+                };
+                self.bump(&info, &key, old, Image::Present(&new), None);
+                self.finish_write(ticket, Some(Some(new)), Some(&info), ttl_override)
+                    .await;
+                if !rewrite || asked == ReturnValues::AllOld {
+                    out.attributes = attrs;
+                }
+                Ok(out)
+            }
+            Err(e) => Err(self
+                .write_failed(
+                    e,
+                    ticket,
+                    &info,
+                    &key,
+                    Image::Present(&new),
+                    None,
+                    wants_old,
+                    ttl_override,
+                )
+                .await),
+        }
+    }
+
+    async fn update(
+        &self,
+        mut request: UpdateRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<WriteOutput> {
+        let info = self.table_info(&request.table).await?;
+        let Some(ticket) = self.ticket(&request.table, &request.key) else {
+            return self.inner.update_item(request).await;
+        };
+        let key = request.key.clone();
+        let asked = request.return_values;
+        let wants_old = request.return_old_on_condition_failure;
+        // ALL_NEW gives the image to cache; a caller asking for old values gets them, and the
+        // key is invalidated instead.
+        let send = match asked {
+            ReturnValues::None | ReturnValues::AllNew => ReturnValues::AllNew,
+            other => other,
+        };
+        request.return_values = send;
+        request.return_old_on_condition_failure = true;
+        let touched: Vec<String> = request
+            .update
+            .paths()
+            .filter_map(|p| p.top().map(str::to_owned))
+            .collect();
+        let cached_old = if send == ReturnValues::AllOld {
+            None
+        } else {
+            self.cached_image(&ticket.key).await
+        };
+        match self.inner.update_item(request).await {
+            Ok(mut out) => {
+                let attrs = out.attributes.take();
+                let (old, new) = match send {
+                    ReturnValues::AllNew => (
+                        image_of(&cached_old),
+                        attrs.as_ref().map_or(Image::Unknown, Image::Present),
+                    ),
+                    ReturnValues::AllOld => (Image::from_option(attrs.as_ref()), Image::Unknown),
+                    _ => (image_of(&cached_old), Image::Unknown),
+                };
+                self.bump(&info, &key, old, new, Some(&touched));
+                match (send, attrs) {
+                    (ReturnValues::AllNew, Some(new)) => {
+                        let new = Arc::new(new);
+                        if asked == ReturnValues::AllNew {
+                            out.attributes = Some((*new).clone());
+                        }
+                        self.finish_write(ticket, Some(Some(new)), Some(&info), ttl_override)
+                            .await;
+                    }
+                    (_, attrs) => {
+                        self.finish_write(ticket, None, Some(&info), ttl_override)
+                            .await;
+                        if asked == send {
+                            out.attributes = attrs;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            Err(e) => Err(self
+                .write_failed(
+                    e,
+                    ticket,
+                    &info,
+                    &key,
+                    Image::Unknown,
+                    Some(&touched),
+                    wants_old,
+                    ttl_override,
+                )
+                .await),
+        }
+    }
+
+    async fn delete(
+        &self,
+        mut request: DeleteRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<WriteOutput> {
+        let info = self.table_info(&request.table).await?;
+        let Some(ticket) = self.ticket(&request.table, &request.key) else {
+            return self.inner.delete_item(request).await;
+        };
+        let key = request.key.clone();
+        let asked = request.return_values;
+        let wants_old = request.return_old_on_condition_failure;
+        let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
+        let cached_old = if rewrite {
+            None
+        } else {
+            self.cached_image(&ticket.key).await
+        };
+        if rewrite {
+            request.return_values = ReturnValues::AllOld;
+        }
+        request.return_old_on_condition_failure = true;
+        match self.inner.delete_item(request).await {
+            Ok(mut out) => {
+                let attrs = out.attributes.take();
+                let old = if rewrite {
+                    Image::from_option(attrs.as_ref())
+                } else {
+                    image_of(&cached_old)
+                };
+                self.bump(&info, &key, old, Image::Absent, None);
+                self.finish_write(ticket, Some(None), Some(&info), ttl_override)
+                    .await;
+                if !rewrite || asked == ReturnValues::AllOld {
+                    out.attributes = attrs;
+                }
+                Ok(out)
+            }
+            Err(e) => Err(self
+                .write_failed(
+                    e,
+                    ticket,
+                    &info,
+                    &key,
+                    Image::Absent,
+                    None,
+                    wants_old,
+                    ttl_override,
+                )
+                .await),
+        }
+    }
+
+    async fn batch_write_items(
+        &self,
+        request: BatchWriteRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<BatchWriteOutput> {
+        // Per write: schema, key, ticket, the new state, and the cached old image.
+        let mut plan = Vec::with_capacity(request.writes.len());
+        for w in &request.writes {
+            let info = self.table_info(w.table()).await?;
+            let (key, new) = match w {
+                WriteRequest::Put { item, .. } => (info.key_of(item), Some(Arc::new(item.clone()))),
+                WriteRequest::Delete { key, .. } => (Some(key.clone()), None),
+            };
+            let Some(key) = key else { continue };
+            let Some(ticket) = self.ticket(w.table(), &key) else {
+                continue;
+            };
+            let old = self.cached_image(&ticket.key).await;
+            plan.push((w.clone(), info, key, ticket, new, old));
+        }
+        match self.inner.batch_write(request).await {
+            Ok(out) => {
+                for (w, info, key, ticket, new, old) in plan {
+                    if out.unprocessed.contains(&w) {
+                        // Not written: nothing to bump, but the key is dropped rather than trusted.
+                        self.finish_write(ticket, None, Some(&info), ttl_override)
+                            .await;
+                        continue;
+                    }
+                    self.bump(
+                        &info,
+                        &key,
+                        image_of(&old),
+                        Image::from_option(new.as_deref()),
+                        None,
+                    );
+                    self.finish_write(ticket, Some(new), Some(&info), ttl_override)
+                        .await;
+                }
+                Ok(out)
+            }
+            Err(e) => {
+                if e.is_outcome_unknown() {
+                    for (_, info, key, ticket, new, old) in plan {
+                        self.bump(
+                            &info,
+                            &key,
+                            image_of(&old),
+                            Image::from_option(new.as_deref()),
+                            None,
+                        );
+                        self.finish_write(ticket, None, Some(&info), ttl_override)
+                            .await;
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn transact_write_items(
+        &self,
+        request: TransactWriteRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<()> {
+        struct Action {
+            info: Arc<TableInfo>,
+            key: Item,
+            ticket: Ticket,
+            /// The new state when known: `Some(Some)` put, `Some(None)` delete, `None` update or
+            /// condition check.
+            new: Option<Option<SharedItem>>,
+            touched: Option<Vec<String>>,
+            writes: bool,
+            old: Option<Option<SharedItem>>,
+        }
+        let mut plan = Vec::with_capacity(request.actions.len());
+        for a in &request.actions {
+            let info = self.table_info(a.table()).await?;
+            let (key, new, touched, writes) = match a {
+                TransactWriteItem::Put { item, .. } => (
+                    info.key_of(item),
+                    Some(Some(Arc::new(item.clone()))),
+                    None,
+                    true,
+                ),
+                TransactWriteItem::Update { key, update, .. } => (
+                    Some(key.clone()),
+                    None,
+                    Some(
+                        update
+                            .paths()
+                            .filter_map(|p| p.top().map(str::to_owned))
+                            .collect(),
+                    ),
+                    true,
+                ),
+                TransactWriteItem::Delete { key, .. } => {
+                    (Some(key.clone()), Some(None), None, true)
+                }
+                TransactWriteItem::ConditionCheck { key, .. } => {
+                    (Some(key.clone()), None, None, false)
+                }
+            };
+            let Some(key) = key else { continue };
+            let Some(ticket) = self.ticket(a.table(), &key) else {
+                continue;
+            };
+            let old = if writes {
+                self.cached_image(&ticket.key).await
+            } else {
+                None
+            };
+            plan.push(Action {
+                info,
+                key,
+                ticket,
+                new,
+                touched,
+                writes,
+                old,
+            });
+        }
+        match self.inner.transact_write(request).await {
+            Ok(()) => {
+                for a in plan {
+                    if !a.writes {
+                        continue;
+                    }
+                    let new_image = match &a.new {
+                        Some(n) => Image::from_option(n.as_deref()),
+                        None => Image::Unknown,
+                    };
+                    self.bump(
+                        &a.info,
+                        &a.key,
+                        image_of(&a.old),
+                        new_image,
+                        a.touched.as_deref(),
+                    );
+                    self.finish_write(a.ticket, a.new, Some(&a.info), ttl_override)
+                        .await;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                let unknown = e.is_outcome_unknown();
+                if unknown || matches!(e, Error::TransactionCanceled { .. }) {
+                    for a in plan {
+                        if unknown && a.writes {
+                            let new_image = match &a.new {
+                                Some(n) => Image::from_option(n.as_deref()),
+                                None => Image::Unknown,
+                            };
+                            self.bump(
+                                &a.info,
+                                &a.key,
+                                image_of(&a.old),
+                                new_image,
+                                a.touched.as_deref(),
+                            );
+                        }
+                        self.finish_write(a.ticket, None, Some(&a.info), ttl_override)
+                            .await;
+                    }
+                }
+                Err(e)
+            }
+        }
+    }
+
+    // ---- table administration: forwarded; the cache forgets what it knew ----
+
+    async fn create_table_through(&self, definition: &TableDef) -> Result<()> {
+        let out = self.inner.create_table(definition).await;
+        self.forget_tables();
+        out
+    }
+
+    async fn delete_table_through(&self, name: &str) -> Result<()> {
+        let out = self.inner.delete_table(name).await;
+        self.forget_tables();
+        out
+    }
+
+    async fn describe_table_through(&self, name: &str) -> Result<TableDescription> {
+        let description = self.inner.describe_table(name).await?;
+        self.remember(&description.definition);
+        Ok(description)
+    }
+
+    async fn update_ttl_through(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+        let out = self.inner.update_ttl(table, attribute, enabled).await;
+        self.forget_tables();
+        out
+    }
+}
+
+/// What a cache lookup tells of an item: `None` is unknown.
+fn image_of(cached: &Option<Option<SharedItem>>) -> Image<'_> {
+    match cached {
+        Some(Some(item)) => Image::Present(item),
+        Some(None) => Image::Absent,
+        None => Image::Unknown,
+    }
+}
+
+fn is_top_level(p: &Path) -> bool {
+    matches!(p.0.as_slice(), [PathElement::Attr(_)])
+}
+
+/// The attributes of `item` named by a top-level projection (all of it when `None`).
+fn project(item: SharedItem, projection: Option<&[Path]>) -> SharedItem {
+    match projection {
+        None => item,
+        Some(paths) => Arc::new(
+            item.iter()
+                .filter(|(name, _)| paths.iter().any(|p| p.top() == Some(name.as_str())))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+    }
+}
+
+#[async_trait]
+impl<S: Store> Store for CachedStore<S> {
+    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+        self.get(r, None).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        self.put(r, None).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.update(r, None).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.delete(r, None).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.query_page(r, None).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.scan_page(r, None).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.batch_get_items(r, None).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.batch_write_items(r, None).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.transact_get_items(r, None).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        self.transact_write_items(r, None).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.create_table_through(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.delete_table_through(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.describe_table_through(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.update_ttl_through(t, a, e).await
+    }
+}
+
+#[async_trait]
+impl<S: Store> Store for WithTtl<'_, S> {
+    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+        self.store.get(r, Some(self.ttl)).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        self.store.put(r, Some(self.ttl)).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.store.update(r, Some(self.ttl)).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.store.delete(r, Some(self.ttl)).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.store.query_page(r, Some(self.ttl)).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.store.scan_page(r, Some(self.ttl)).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.store.batch_get_items(r, Some(self.ttl)).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.store.batch_write_items(r, Some(self.ttl)).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.store.transact_get_items(r, Some(self.ttl)).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        self.store.transact_write_items(r, Some(self.ttl)).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.store.create_table_through(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.store.delete_table_through(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.store.describe_table_through(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.store.update_ttl_through(t, a, e).await
+    }
+}

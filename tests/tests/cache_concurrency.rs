@@ -1,0 +1,226 @@
+//! CachedStore under concurrency: single flight, the stale-fill guard for items and query pages,
+//! racing writes, cancelled loads. Interleavings are forced with FaultStore's pause barriers, so
+//! every test is deterministic: no sleeps, no timing assumptions.
+
+mod cache_util;
+
+use std::sync::Arc;
+
+use cache_util::*;
+use dyno_core::store::{ReturnValues, Store};
+use dyno_core::Error;
+use dyno_tests::fault::{self, Op};
+
+/// Yields until `cond` holds (bounded, so a broken cache fails instead of hanging).
+async fn until(what: &str, mut cond: impl FnMut() -> bool) {
+    for _ in 0..100_000 {
+        if cond() {
+            return;
+        }
+        tokio::task::yield_now().await;
+    }
+    panic!("gave up waiting for: {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_gets_of_a_cold_key_make_one_backend_call() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "HOT", &[("v", "1")]))).await.unwrap();
+    let gate = c.inner().pause_next(Op::GetItem);
+    let tasks: Vec<_> = (0..1000)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_item(get(key("U#1", "HOT"))).await })
+        })
+        .collect();
+    gate.reached().await;
+    // Hold the one load until every other caller has joined it.
+    until("999 waiters", || c.metrics().coalesced_waiters == 999).await;
+    gate.release();
+    for t in tasks {
+        let item = t.await.unwrap().unwrap().item.unwrap();
+        assert_eq!(attr(&item, "v").as_deref(), Some("1"));
+    }
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    let m = c.metrics();
+    assert_eq!((m.item.misses, m.item.loads, m.coalesced_waiters), (1000, 1, 999));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    let gate = c.inner().pause_next(Op::GetItem);
+    c.inner().fail_next(Op::GetItem, 1, fault::throttled);
+    let tasks: Vec<_> = (0..100)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_item(get(key("U#1", "A"))).await })
+        })
+        .collect();
+    gate.reached().await;
+    until("99 waiters", || c.metrics().coalesced_waiters == 99).await;
+    gate.release();
+    for t in tasks {
+        let err = t.await.unwrap().unwrap_err();
+        assert!(err.is_throttled(), "every waiter gets the error, got {err}");
+    }
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    // Not cached: the next get loads and succeeds.
+    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_some());
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+}
+
+#[tokio::test]
+async fn a_read_that_began_before_a_write_cannot_install_its_older_item() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    // The read fetches "old" from the backend and is held before it returns to the cache.
+    let held = c.inner().pause_next_after(Op::GetItem);
+    let reader = tokio::spawn({
+        let c = c.clone();
+        async move { c.get_item(get(key("U#1", "A"))).await }
+    });
+    held.reached().await;
+    c.put_item(put(item("U#1", "A", &[("v", "new")]))).await.unwrap();
+    held.release();
+    let seen = reader.await.unwrap().unwrap().item.unwrap();
+    assert_eq!(attr(&seen, "v").as_deref(), Some("old"), "the read overlapped the write: either answer is fine");
+    let now = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    assert_eq!(attr(&now, "v").as_deref(), Some("new"), "the older image was not installed over the write");
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    assert_eq!(c.metrics().rejected_stale_fills, 1);
+}
+
+#[tokio::test]
+async fn a_stale_replica_read_after_a_write_is_not_installed_either() {
+    // An eventually consistent read may hit a replica that has not seen the write yet: the
+    // FaultStore serves the pre-write image while the read is in flight across the write.
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    c.inner().hold_stale(TABLE, key("U#1", "A")).await.unwrap();
+    let gate = c.inner().pause_next(Op::GetItem);
+    let reader = tokio::spawn({
+        let c = c.clone();
+        async move { c.get_item(get(key("U#1", "A"))).await }
+    });
+    gate.reached().await;
+    c.put_item(put(item("U#1", "A", &[("v", "new")]))).await.unwrap();
+    gate.release();
+    let seen = reader.await.unwrap().unwrap().item.unwrap();
+    assert_eq!(attr(&seen, "v").as_deref(), Some("old"));
+    let now = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    assert_eq!(attr(&now, "v").as_deref(), Some("new"));
+    assert_eq!(c.metrics().rejected_stale_fills, 1);
+}
+
+#[tokio::test]
+async fn a_query_that_began_before_a_write_cannot_install_its_older_page() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    let held = c.inner().pause_next_after(Op::Query);
+    let reader = tokio::spawn({
+        let c = c.clone();
+        async move { c.query(partition("U#1")).await }
+    });
+    held.reached().await;
+    c.put_item(put(item("U#1", "B", &[]))).await.unwrap();
+    held.release();
+    assert_eq!(sks(&reader.await.unwrap().unwrap()), ["A"]);
+    assert_eq!(sks(&c.query(partition("U#1")).await.unwrap()), ["A", "B"]);
+    assert_eq!(c.inner().calls(Op::Query), 2);
+    assert_eq!(c.metrics().rejected_stale_fills, 1);
+}
+
+#[tokio::test]
+async fn a_write_to_another_partition_does_not_reject_a_page() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    let held = c.inner().pause_next_after(Op::Query);
+    let reader = tokio::spawn({
+        let c = c.clone();
+        async move { c.query(partition("U#1")).await }
+    });
+    held.reached().await;
+    c.put_item(put(item("U#2", "B", &[]))).await.unwrap();
+    held.release();
+    reader.await.unwrap().unwrap();
+    c.query(partition("U#1")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::Query), 1);
+    assert_eq!(c.metrics().rejected_stale_fills, 0);
+}
+
+#[tokio::test]
+async fn a_get_after_a_write_does_not_join_a_load_that_began_before_it() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    let early = c.inner().pause_next_after(Op::GetItem);
+    let first = tokio::spawn({
+        let c = c.clone();
+        async move { c.get_item(get(key("U#1", "A"))).await }
+    });
+    early.reached().await;
+    // A write whose new image the cache cannot keep (the caller wants the old values).
+    let mut w = set(key("U#1", "A"), &[("v", "new")]);
+    w.return_values = ReturnValues::UpdatedOld;
+    c.update_item(w).await.unwrap();
+    // Read-your-writes: this get must not wait for the pre-write load and take its answer.
+    let second = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    assert_eq!(attr(&second, "v").as_deref(), Some("new"));
+    assert_eq!(c.metrics().coalesced_waiters, 0);
+    early.release();
+    first.await.unwrap().unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+}
+
+#[tokio::test]
+async fn writes_completing_out_of_order_leave_no_stale_image() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.put_item(put(item("U#1", "A", &[("v", "0")]))).await.unwrap();
+    // W1 is applied by the backend first, but its response is held.
+    let held = c.inner().pause_next_after(Op::PutItem);
+    let w1 = tokio::spawn({
+        let c = c.clone();
+        async move { c.put_item(put(item("U#1", "A", &[("v", "1")]))).await }
+    });
+    held.reached().await;
+    // W2 is applied after W1 and completes first.
+    c.put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap();
+    held.release();
+    w1.await.unwrap().unwrap();
+    // The backend holds "2". W1 completing last must not leave "1" in the cache.
+    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    assert_eq!(attr(&got, "v").as_deref(), Some("2"));
+    assert_eq!(c.inner().calls(Op::GetItem), 1, "the raced key was invalidated, then loaded");
+}
+
+#[tokio::test]
+async fn waiters_of_a_cancelled_load_load_again() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    c.inner().inner().put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    let gate = c.inner().pause_next(Op::GetItem);
+    let leader = tokio::spawn({
+        let c = c.clone();
+        async move { c.get_item(get(key("U#1", "A"))).await }
+    });
+    gate.reached().await;
+    let waiter = tokio::spawn({
+        let c = c.clone();
+        async move { c.get_item(get(key("U#1", "A"))).await }
+    });
+    until("1 waiter", || c.metrics().coalesced_waiters == 1).await;
+    leader.abort();
+    assert!(leader.await.unwrap_err().is_cancelled());
+    let got: Result<_, Error> = waiter.await.unwrap();
+    assert!(got.unwrap().item.is_some(), "the waiter led a new load");
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+}

@@ -1,0 +1,137 @@
+//! Shared fixtures of the cache tests: a CachedStore over a FaultStore over MemoryStore, on a
+//! manual clock, with the table registered (so no DescribeTable calls are counted).
+
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+use dyno_cache::{CachedStore, CachedStoreBuilder, ManualClock};
+use dyno_core::expr::{Condition, KeyCondition, Path, SetValue, Update};
+use dyno_core::store::{
+    DeleteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, Store, UpdateRequest,
+};
+use dyno_core::table::IndexDef;
+use dyno_core::{AttributeValue, Item, MemoryStore, TableDef};
+use dyno_tests::fault::FaultStore;
+
+pub const TABLE: &str = "Shop";
+
+/// The cache under test and what it sits on.
+pub type Cached = CachedStore<FaultStore<MemoryStore>>;
+
+pub fn table() -> TableDef {
+    TableDef::new(TABLE, "PK", Some("SK"))
+        .global_index(IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")))
+        .ttl("ttl")
+}
+
+/// A cache built by `configure` over an empty `Shop` table; returns it with its clock.
+pub async fn cached_with(
+    configure: impl FnOnce(CachedStoreBuilder<FaultStore<MemoryStore>>) -> CachedStoreBuilder<FaultStore<MemoryStore>>,
+) -> (Cached, ManualClock) {
+    let memory = MemoryStore::new();
+    memory.create_table(&table()).await.unwrap();
+    let clock = ManualClock::new();
+    let builder = CachedStore::builder(FaultStore::new(memory)).clock(clock.clone()).table(table());
+    (configure(builder).build(), clock)
+}
+
+pub async fn cached() -> (Cached, ManualClock) {
+    cached_with(|b| b).await
+}
+
+pub fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+pub fn key(pk: &str, sk: &str) -> Item {
+    Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
+}
+
+/// An item with its key and `attrs` (string values).
+pub fn item(pk: &str, sk: &str, attrs: &[(&str, &str)]) -> Item {
+    let mut item = key(pk, sk);
+    for (name, value) in attrs {
+        item.insert((*name).to_owned(), s(value));
+    }
+    item
+}
+
+pub fn get(k: Item) -> GetRequest {
+    GetRequest { table: TABLE.into(), key: k, consistent_read: false, projection: None }
+}
+
+pub fn consistent_get(k: Item) -> GetRequest {
+    GetRequest { consistent_read: true, ..get(k) }
+}
+
+pub fn put(item: Item) -> PutRequest {
+    PutRequest {
+        table: TABLE.into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
+}
+
+pub fn put_if_absent(item: Item) -> PutRequest {
+    PutRequest { condition: Some(Condition::not_exists("PK")), ..put(item) }
+}
+
+/// `SET name = value, ...`
+pub fn set(k: Item, pairs: &[(&str, &str)]) -> UpdateRequest {
+    let update = Update {
+        set: pairs.iter().map(|(n, v)| (Path::attr(*n), SetValue::value(s(v)))).collect(),
+        ..Update::default()
+    };
+    UpdateRequest {
+        table: TABLE.into(),
+        key: k,
+        update,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
+}
+
+pub fn delete(k: Item) -> DeleteRequest {
+    DeleteRequest {
+        table: TABLE.into(),
+        key: k,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
+}
+
+/// All items of a table partition.
+pub fn partition(pk: &str) -> QueryRequest {
+    QueryRequest::new(TABLE, None, KeyCondition::partition("PK", s(pk)))
+}
+
+/// All items of a GSI1 partition.
+pub fn gsi1(pk: &str) -> QueryRequest {
+    QueryRequest::new(TABLE, Some("GSI1"), KeyCondition::partition("GSI1PK", s(pk)))
+}
+
+/// The sort keys of a page's items, in order.
+pub fn sks(page: &dyno_core::store::Page) -> Vec<String> {
+    page.items
+        .iter()
+        .map(|i| match i.get("SK") {
+            Some(AttributeValue::S(sk)) => sk.clone(),
+            other => panic!("item without a string SK: {other:?}"),
+        })
+        .collect()
+}
+
+/// The value of a string attribute.
+pub fn attr(item: &Item, name: &str) -> Option<String> {
+    match item.get(name) {
+        Some(AttributeValue::S(v)) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+pub const SECOND: Duration = Duration::from_secs(1);
