@@ -21,7 +21,10 @@ fn n(v: &str) -> AttributeValue {
 
 /// Encodes `value`, checks the attribute is `expected`, decodes it back and checks equality.
 #[track_caller]
-fn round_trip<T: ToAttribute + FromAttribute + PartialEq + Debug>(value: T, expected: AttributeValue) {
+fn round_trip<T: ToAttribute + FromAttribute + PartialEq + Debug>(
+    value: T,
+    expected: AttributeValue,
+) {
     let attr = to_value(&value).expect("encodes");
     assert_eq!(attr, expected, "attribute form of {value:?}");
     let back = T::from_attribute(&attr).expect("decodes");
@@ -38,7 +41,10 @@ fn decode_error<T: FromAttribute + Debug>(attr: Option<AttributeValue>) -> Strin
     match get_attr::<T>(&item, "Order", "field") {
         Ok(v) => panic!("decoded {v:?}, expected an error"),
         Err(e) => {
-            assert!(matches!(e, Error::Decode { .. }), "not a decode error: {e:?}");
+            assert!(
+                matches!(e, Error::Decode { .. }),
+                "not a decode error: {e:?}"
+            );
             e.to_string()
         }
     }
@@ -49,7 +55,10 @@ fn encode_error<T: ToAttribute + ?Sized>(value: &T) -> String {
     match value.to_attribute() {
         Ok(v) => panic!("encoded as {v:?}, expected an error"),
         Err(e) => {
-            assert!(matches!(e, Error::Encode { .. }), "not an encode error: {e:?}");
+            assert!(
+                matches!(e, Error::Encode { .. }),
+                "not an encode error: {e:?}"
+            );
             e.to_string()
         }
     }
@@ -61,7 +70,10 @@ fn strings_are_s_and_keep_every_character() {
     round_trip("héllo #%\u{1F600}\0".to_owned(), s("héllo #%\u{1F600}\0"));
     assert_eq!(to_value("borrowed").unwrap(), s("borrowed"));
     assert_eq!(to_value(&Box::new("boxed".to_owned())).unwrap(), s("boxed"));
-    assert_eq!(Box::<String>::from_attribute(&s("b")).unwrap(), Box::new("b".to_owned()));
+    assert_eq!(
+        Box::<String>::from_attribute(&s("b")).unwrap(),
+        Box::new("b".to_owned())
+    );
 }
 
 #[test]
@@ -87,9 +99,15 @@ fn integers_of_every_width_round_trip_at_their_extremes() {
     round_trip(u64::MAX, n("18446744073709551615"));
     // 128-bit integers: whatever fits DynamoDB's 38 significant digits.
     round_trip(0u128, n("0"));
-    round_trip(10u128.pow(38) - 1, n("99999999999999999999999999999999999999"));
+    round_trip(
+        10u128.pow(38) - 1,
+        n("99999999999999999999999999999999999999"),
+    );
     round_trip(10u128.pow(38), n("100000000000000000000000000000000000000"));
-    round_trip(-(10i128.pow(38) - 1), n("-99999999999999999999999999999999999999"));
+    round_trip(
+        -(10i128.pow(38) - 1),
+        n("-99999999999999999999999999999999999999"),
+    );
 }
 
 #[test]
@@ -103,7 +121,10 @@ fn integers_beyond_dynamodb_precision_are_refused_on_encode() {
 #[test]
 fn integers_out_of_range_or_not_integral_are_decode_errors() {
     let msg = decode_error::<u8>(Some(n("256")));
-    assert_eq!(msg, "cannot decode Order.field: expected N fitting u8, found N 256");
+    assert_eq!(
+        msg,
+        "cannot decode Order.field: expected N fitting u8, found N 256"
+    );
     let msg = decode_error::<u32>(Some(n("-1")));
     assert!(msg.contains("expected N fitting u32, found N -1"), "{msg}");
     decode_error::<i64>(Some(n("1.5")));
@@ -136,7 +157,10 @@ fn nan_and_infinities_are_refused_with_a_clear_error() {
     }
     // Through put_attr the error names the entity and attribute.
     let err = put_attr(&mut Item::new(), "Product", "price", &f64::NAN).unwrap_err();
-    assert_eq!(err.to_string(), "cannot encode Product.price: DynamoDB numbers must be finite, found NaN");
+    assert_eq!(
+        err.to_string(),
+        "cannot encode Product.price: DynamoDB numbers must be finite, found NaN"
+    );
 }
 
 #[test]
@@ -152,7 +176,10 @@ fn floats_outside_dynamodb_range_are_refused() {
 #[test]
 fn floats_that_do_not_fit_are_decode_errors() {
     let msg = decode_error::<f32>(Some(n("1e39")));
-    assert!(msg.contains("expected N fitting f32, found N 1e39"), "{msg}");
+    assert!(
+        msg.contains("expected N fitting f32, found N 1e39"),
+        "{msg}"
+    );
     decode_error::<f64>(Some(n("1e400")));
     decode_error::<f64>(Some(n("NaN")));
     decode_error::<f64>(Some(n("inf")));
@@ -161,18 +188,30 @@ fn floats_that_do_not_fit_are_decode_errors() {
 
 #[test]
 fn bytes_are_b_and_byte_vectors_are_lists() {
-    round_trip(Bytes(vec![0, 1, 255]), AttributeValue::B(Blob::new(vec![0, 1, 255])));
+    round_trip(
+        Bytes(vec![0, 1, 255]),
+        AttributeValue::B(Blob::new(vec![0, 1, 255])),
+    );
     round_trip(Bytes(Vec::new()), AttributeValue::B(Blob::new(Vec::new())));
-    round_trip(Blob::new(vec![9u8]), AttributeValue::B(Blob::new(vec![9u8])));
+    round_trip(
+        Blob::new(vec![9u8]),
+        AttributeValue::B(Blob::new(vec![9u8])),
+    );
     // A plain Vec<u8> is a list like any Vec; Bytes is the binary form.
     round_trip(vec![1u8, 2], AttributeValue::L(vec![n("1"), n("2")]));
     let msg = decode_error::<Bytes>(Some(s("AAEC")));
-    assert!(msg.contains("expected B (binary), found S \"AAEC\""), "{msg}");
+    assert!(
+        msg.contains("expected B (binary), found S \"AAEC\""),
+        "{msg}"
+    );
 }
 
 #[test]
 fn vectors_are_lists_and_none_inside_them_is_null() {
-    round_trip(vec!["a".to_owned(), "b".to_owned()], AttributeValue::L(vec![s("a"), s("b")]));
+    round_trip(
+        vec!["a".to_owned(), "b".to_owned()],
+        AttributeValue::L(vec![s("a"), s("b")]),
+    );
     round_trip(Vec::<i32>::new(), AttributeValue::L(vec![]));
     round_trip(
         vec![Some(1i32), None, Some(3)],
@@ -191,13 +230,18 @@ fn vectors_are_lists_and_none_inside_them_is_null() {
 fn sets_are_ss_ns_bs() {
     let strings: HashSet<String> = ["x".to_owned(), "y".to_owned()].into();
     let attr = to_value(&strings).unwrap();
-    let AttributeValue::Ss(mut v) = attr.clone() else { panic!("not SS: {attr:?}") };
+    let AttributeValue::Ss(mut v) = attr.clone() else {
+        panic!("not SS: {attr:?}")
+    };
     v.sort();
     assert_eq!(v, ["x", "y"]);
     assert_eq!(HashSet::<String>::from_attribute(&attr).unwrap(), strings);
 
     let numbers: BTreeSet<i64> = [-5, 0, 7].into();
-    round_trip(numbers, AttributeValue::Ns(vec!["-5".into(), "0".into(), "7".into()]));
+    round_trip(
+        numbers,
+        AttributeValue::Ns(vec!["-5".into(), "0".into(), "7".into()]),
+    );
     let unsigned: BTreeSet<u8> = [1, 255].into();
     round_trip(unsigned, AttributeValue::Ns(vec!["1".into(), "255".into()]));
 
@@ -222,13 +266,26 @@ fn empty_sets_are_absent_and_absent_sets_are_empty() {
     assert_eq!(BTreeSet::<Bytes>::new().to_attribute().unwrap(), None);
     let mut item = Item::new();
     put_attr(&mut item, "User", "tags", &BTreeSet::<String>::new()).unwrap();
-    assert!(item.is_empty(), "an empty set must not be written: {item:?}");
-    assert!(get_attr::<HashSet<String>>(&item, "User", "tags").unwrap().is_empty());
-    assert!(get_attr::<BTreeSet<u64>>(&item, "User", "tags").unwrap().is_empty());
+    assert!(
+        item.is_empty(),
+        "an empty set must not be written: {item:?}"
+    );
+    assert!(get_attr::<HashSet<String>>(&item, "User", "tags")
+        .unwrap()
+        .is_empty());
+    assert!(get_attr::<BTreeSet<u64>>(&item, "User", "tags")
+        .unwrap()
+        .is_empty());
     // Every collection reads an absent attribute as empty.
-    assert!(get_attr::<Vec<String>>(&item, "User", "tags").unwrap().is_empty());
-    assert!(get_attr::<HashMap<String, i32>>(&item, "User", "tags").unwrap().is_empty());
-    assert!(get_attr::<BTreeMap<String, i32>>(&item, "User", "tags").unwrap().is_empty());
+    assert!(get_attr::<Vec<String>>(&item, "User", "tags")
+        .unwrap()
+        .is_empty());
+    assert!(get_attr::<HashMap<String, i32>>(&item, "User", "tags")
+        .unwrap()
+        .is_empty());
+    assert!(get_attr::<BTreeMap<String, i32>>(&item, "User", "tags")
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -239,10 +296,17 @@ fn maps_are_m() {
         AttributeValue::M([("a".to_owned(), n("1")), ("b.c#d".to_owned(), n("2"))].into()),
     );
     let tree: BTreeMap<String, bool> = [("x".to_owned(), true)].into();
-    round_trip(tree, AttributeValue::M([("x".to_owned(), AttributeValue::Bool(true))].into()));
-    round_trip(HashMap::<String, String>::new(), AttributeValue::M(HashMap::new()));
+    round_trip(
+        tree,
+        AttributeValue::M([("x".to_owned(), AttributeValue::Bool(true))].into()),
+    );
+    round_trip(
+        HashMap::<String, String>::new(),
+        AttributeValue::M(HashMap::new()),
+    );
     // A None value in a map leaves the key out; an absent key reads back as None.
-    let sparse: BTreeMap<String, Option<i32>> = [("a".to_owned(), Some(1)), ("b".to_owned(), None)].into();
+    let sparse: BTreeMap<String, Option<i32>> =
+        [("a".to_owned(), Some(1)), ("b".to_owned(), None)].into();
     let attr = to_value(&sparse).unwrap();
     assert_eq!(attr, AttributeValue::M([("a".to_owned(), n("1"))].into()));
     let back = BTreeMap::<String, Option<i32>>::from_attribute(&attr).unwrap();
@@ -255,13 +319,27 @@ fn option_is_an_absent_attribute_and_null_reads_as_none() {
     assert_eq!(Some(5u8).to_attribute().unwrap(), Some(n("5")));
     let mut item = Item::new();
     put_attr(&mut item, "User", "nickname", &None::<String>).unwrap();
-    assert!(item.is_empty(), "None must leave the attribute out, not write NULL: {item:?}");
-    assert_eq!(get_attr::<Option<String>>(&item, "User", "nickname").unwrap(), None);
+    assert!(
+        item.is_empty(),
+        "None must leave the attribute out, not write NULL: {item:?}"
+    );
+    assert_eq!(
+        get_attr::<Option<String>>(&item, "User", "nickname").unwrap(),
+        None
+    );
     put_attr(&mut item, "User", "nickname", &Some("bob".to_owned())).unwrap();
     assert_eq!(item["nickname"], s("bob"));
-    assert_eq!(get_attr::<Option<String>>(&item, "User", "nickname").unwrap().as_deref(), Some("bob"));
+    assert_eq!(
+        get_attr::<Option<String>>(&item, "User", "nickname")
+            .unwrap()
+            .as_deref(),
+        Some("bob")
+    );
     // Other clients write NULL for "no value".
-    assert_eq!(Option::<u32>::from_attribute(&AttributeValue::Null(true)).unwrap(), None);
+    assert_eq!(
+        Option::<u32>::from_attribute(&AttributeValue::Null(true)).unwrap(),
+        None
+    );
     // to_value needs a present attribute.
     let err = to_value(&None::<u32>).unwrap_err();
     assert!(matches!(err, Error::Encode { .. }), "{err:?}");
@@ -295,7 +373,10 @@ fn nested_containers_round_trip() {
 
 #[test]
 fn attribute_values_pass_through() {
-    let v = AttributeValue::M(HashMap::from([("a".to_owned(), AttributeValue::Null(true))]));
+    let v = AttributeValue::M(HashMap::from([(
+        "a".to_owned(),
+        AttributeValue::Null(true),
+    )]));
     round_trip(v.clone(), v);
 }
 
@@ -311,7 +392,10 @@ fn epoch_seconds_are_numbers() {
     let msg = decode_error::<EpochSeconds<u64>>(Some(n("-1")));
     assert!(msg.contains("found N -1"), "{msg}");
     let msg = decode_error::<EpochSeconds<i64>>(Some(n("1.5")));
-    assert!(msg.contains("expected N of whole epoch seconds, found N 1.5"), "{msg}");
+    assert!(
+        msg.contains("expected N of whole epoch seconds, found N 1.5"),
+        "{msg}"
+    );
     let msg = decode_error::<EpochSeconds<i64>>(Some(s("2024-01-01")));
     assert!(msg.contains("found S \"2024-01-01\""), "{msg}");
     // An optional TTL is absent when None.
@@ -348,35 +432,66 @@ fn serde_fields_go_through_serde_dynamo() {
         street: "1 Main St".into(),
         zip: None,
         lines: vec!["Apt 2".into()],
-        geo: Geo { lat: 52.5, lon: -13.25 },
+        geo: Geo {
+            lat: 52.5,
+            lon: -13.25,
+        },
         tags: BTreeMap::from([("a".to_owned(), vec![1, -2])]),
         kind: Kind::Work { floor: 3 },
     };
     let attr = to_value(&Serde(address.clone())).unwrap();
-    let AttributeValue::M(m) = &attr else { panic!("not a map: {attr:?}") };
+    let AttributeValue::M(m) = &attr else {
+        panic!("not a map: {attr:?}")
+    };
     assert_eq!(m["street"], s("1 Main St"));
     assert_eq!(m["lines"], AttributeValue::L(vec![s("Apt 2")]));
-    let AttributeValue::M(geo) = &m["geo"] else { panic!("geo not a map: {m:?}") };
+    let AttributeValue::M(geo) = &m["geo"] else {
+        panic!("geo not a map: {m:?}")
+    };
     assert_eq!(geo["lat"], n("52.5"));
     assert_eq!(Serde::<Address>::from_attribute(&attr).unwrap().0, address);
 
-    let home = Address { kind: Kind::Home, zip: Some(10115), ..address };
+    let home = Address {
+        kind: Kind::Home,
+        zip: Some(10115),
+        ..address
+    };
     let attr = to_value(&Serde(home.clone())).unwrap();
     assert_eq!(Serde::<Address>::from_attribute(&attr).unwrap().0, home);
 
     // A serde Option field is absent when the attribute is.
     let item = Item::new();
-    assert_eq!(get_attr::<Serde<Option<Geo>>>(&item, "User", "geo").unwrap().0, None);
+    assert_eq!(
+        get_attr::<Serde<Option<Geo>>>(&item, "User", "geo")
+            .unwrap()
+            .0,
+        None
+    );
     let err = get_attr::<Serde<Geo>>(&item, "User", "geo").unwrap_err();
-    assert!(err.to_string().starts_with("cannot decode User.geo: expected "), "{err}");
-    assert!(err.to_string().ends_with("Geo, found no attribute"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("cannot decode User.geo: expected "),
+        "{err}"
+    );
+    assert!(
+        err.to_string().ends_with("Geo, found no attribute"),
+        "{err}"
+    );
 
     // A wrong shape names the type and what was found, and keeps serde_dynamo's error as source.
-    let err = Serde::<Geo>::from_attribute(&s("here")).unwrap_err().at("User", "geo");
+    let err = Serde::<Geo>::from_attribute(&s("here"))
+        .unwrap_err()
+        .at("User", "geo");
     let msg = err.to_string();
-    assert!(msg.starts_with("cannot decode User.geo: expected "), "{msg}");
+    assert!(
+        msg.starts_with("cannot decode User.geo: expected "),
+        "{msg}"
+    );
     assert!(msg.ends_with("Geo, found S \"here\""), "{msg}");
-    assert!(std::error::Error::source(&err).is_some(), "serde_dynamo's error kept as source");
+    assert!(
+        std::error::Error::source(&err).is_some(),
+        "serde_dynamo's error kept as source"
+    );
 }
 
 #[test]
@@ -384,7 +499,10 @@ fn decode_errors_name_entity_attribute_expected_and_found() {
     let mut item = Item::new();
     item.insert("total".to_owned(), s("12.50"));
     item.insert("active".to_owned(), n("1"));
-    item.insert("items".to_owned(), AttributeValue::L(vec![n("1"), s("two")]));
+    item.insert(
+        "items".to_owned(),
+        AttributeValue::L(vec![n("1"), s("two")]),
+    );
     item.insert(
         "counts".to_owned(),
         AttributeValue::M(HashMap::from([(
@@ -394,20 +512,41 @@ fn decode_errors_name_entity_attribute_expected_and_found() {
     );
 
     let err = get_attr::<u64>(&item, "Order", "total").unwrap_err();
-    assert_eq!(err.to_string(), "cannot decode Order.total: expected N (u64), found S \"12.50\"");
-    let Error::Decode { entity, attribute, expected, found, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(
+        err.to_string(),
+        "cannot decode Order.total: expected N (u64), found S \"12.50\""
+    );
+    let Error::Decode {
+        entity,
+        attribute,
+        expected,
+        found,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
     assert_eq!(*entity, Some("Order"));
     assert_eq!(attribute.as_deref(), Some("total"));
     assert_eq!(expected, "N (u64)");
     assert_eq!(found, "S \"12.50\"");
 
     let err = get_attr::<bool>(&item, "Order", "active").unwrap_err();
-    assert_eq!(err.to_string(), "cannot decode Order.active: expected BOOL, found N 1");
+    assert_eq!(
+        err.to_string(),
+        "cannot decode Order.active: expected BOOL, found N 1"
+    );
 
     let err = get_attr::<String>(&item, "Order", "missing").unwrap_err();
-    assert_eq!(err.to_string(), "cannot decode Order.missing: expected S (string), found no attribute");
+    assert_eq!(
+        err.to_string(),
+        "cannot decode Order.missing: expected S (string), found no attribute"
+    );
     let err = get_attr::<u32>(&item, "Order", "missing").unwrap_err();
-    assert_eq!(err.to_string(), "cannot decode Order.missing: expected N (u32), found no attribute");
+    assert_eq!(
+        err.to_string(),
+        "cannot decode Order.missing: expected N (u32), found no attribute"
+    );
 
     let err = get_attr::<Vec<u32>>(&item, "Order", "items").unwrap_err();
     assert_eq!(
@@ -420,12 +559,20 @@ fn decode_errors_name_entity_attribute_expected_and_found() {
         "cannot decode Order.counts: expected [\"a\"][1] to be N (u32), found BOOL false"
     );
     let err = get_attr::<HashMap<String, u32>>(&item, "Order", "items").unwrap_err();
-    assert_eq!(err.to_string(), "cannot decode Order.items: expected M (map), found L");
+    assert_eq!(
+        err.to_string(),
+        "cannot decode Order.items: expected M (map), found L"
+    );
 
     // Long strings are cut in the message.
     item.insert("note".to_owned(), s(&"x".repeat(100)));
-    let msg = get_attr::<u8>(&item, "Order", "note").unwrap_err().to_string();
-    assert!(msg.ends_with(&format!("found S \"{}…\"", "x".repeat(40))), "{msg}");
+    let msg = get_attr::<u8>(&item, "Order", "note")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.ends_with(&format!("found S \"{}…\"", "x".repeat(40))),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -453,14 +600,26 @@ mod uuid_values {
         let id = Uuid::from_u128(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef);
         round_trip(id, s("01234567-89ab-cdef-0123-456789abcdef"));
         // Other spellings written by other clients decode.
-        assert_eq!(Uuid::from_attribute(&s("01234567-89AB-CDEF-0123-456789ABCDEF")).unwrap(), id);
-        assert_eq!(Uuid::from_attribute(&s("0123456789abcdef0123456789abcdef")).unwrap(), id);
+        assert_eq!(
+            Uuid::from_attribute(&s("01234567-89AB-CDEF-0123-456789ABCDEF")).unwrap(),
+            id
+        );
+        assert_eq!(
+            Uuid::from_attribute(&s("0123456789abcdef0123456789abcdef")).unwrap(),
+            id
+        );
         let set: BTreeSet<Uuid> = [id, Uuid::nil()].into();
         let attr = to_value(&set).unwrap();
-        assert!(matches!(&attr, AttributeValue::Ss(v) if v.len() == 2), "{attr:?}");
+        assert!(
+            matches!(&attr, AttributeValue::Ss(v) if v.len() == 2),
+            "{attr:?}"
+        );
         assert_eq!(BTreeSet::<Uuid>::from_attribute(&attr).unwrap(), set);
         let msg = decode_error::<Uuid>(Some(s("not-a-uuid")));
-        assert_eq!(msg, "cannot decode Order.field: expected S holding a UUID, found S \"not-a-uuid\"");
+        assert_eq!(
+            msg,
+            "cannot decode Order.field: expected S holding a UUID, found S \"not-a-uuid\""
+        );
         decode_error::<Uuid>(Some(n("1")));
     }
 }
@@ -473,13 +632,28 @@ mod time_values {
 
     #[test]
     fn timestamps_are_fixed_width_utc_rfc3339() {
-        round_trip(datetime!(2024-01-02 03:04:05 UTC), s("2024-01-02T03:04:05.000000000Z"));
-        round_trip(datetime!(2024-01-02 03:04:05.123456789 UTC), s("2024-01-02T03:04:05.123456789Z"));
-        round_trip(datetime!(0000-01-01 00:00 UTC), s("0000-01-01T00:00:00.000000000Z"));
-        round_trip(datetime!(9999-12-31 23:59:59.999999999 UTC), s("9999-12-31T23:59:59.999999999Z"));
+        round_trip(
+            datetime!(2024-01-02 03:04:05 UTC),
+            s("2024-01-02T03:04:05.000000000Z"),
+        );
+        round_trip(
+            datetime!(2024-01-02 03:04:05.123456789 UTC),
+            s("2024-01-02T03:04:05.123456789Z"),
+        );
+        round_trip(
+            datetime!(0000-01-01 00:00 UTC),
+            s("0000-01-01T00:00:00.000000000Z"),
+        );
+        round_trip(
+            datetime!(9999-12-31 23:59:59.999999999 UTC),
+            s("9999-12-31T23:59:59.999999999Z"),
+        );
         // Other offsets are converted to UTC.
         let berlin = datetime!(2024-01-02 04:04:05 +01:00);
-        assert_eq!(to_value(&berlin).unwrap(), s("2024-01-02T03:04:05.000000000Z"));
+        assert_eq!(
+            to_value(&berlin).unwrap(),
+            s("2024-01-02T03:04:05.000000000Z")
+        );
         let back = OffsetDateTime::from_attribute(&to_value(&berlin).unwrap()).unwrap();
         assert_eq!(back, berlin);
         assert_eq!(back.offset(), time::UtcOffset::UTC);
@@ -501,9 +675,15 @@ mod time_values {
     #[test]
     fn timestamp_decode_errors_say_what_was_expected() {
         let msg = decode_error::<OffsetDateTime>(Some(s("yesterday")));
-        assert_eq!(msg, "cannot decode Order.field: expected S in RFC 3339 (UTC), found S \"yesterday\"");
+        assert_eq!(
+            msg,
+            "cannot decode Order.field: expected S in RFC 3339 (UTC), found S \"yesterday\""
+        );
         let msg = decode_error::<OffsetDateTime>(Some(n("1700000000")));
-        assert!(msg.ends_with("expected S in RFC 3339 (UTC), found N 1700000000"), "{msg}");
+        assert!(
+            msg.ends_with("expected S in RFC 3339 (UTC), found N 1700000000"),
+            "{msg}"
+        );
         decode_error::<OffsetDateTime>(Some(s("2024-01-02")));
     }
 
@@ -513,7 +693,10 @@ mod time_values {
         round_trip(date!(0000 - 01 - 01), s("0000-01-01"));
         round_trip(date!(9999 - 12 - 31), s("9999-12-31"));
         let msg = decode_error::<Date>(Some(s("2023-02-29")));
-        assert_eq!(msg, "cannot decode Order.field: expected S in YYYY-MM-DD, found S \"2023-02-29\"");
+        assert_eq!(
+            msg,
+            "cannot decode Order.field: expected S in YYYY-MM-DD, found S \"2023-02-29\""
+        );
         decode_error::<Date>(Some(s("2024-1-2")));
         decode_error::<Date>(Some(s("2024-01-02T00:00:00Z")));
         encode_error(&date!(-0001 - 01 - 01));
@@ -524,9 +707,14 @@ mod time_values {
         let t = datetime!(2024-01-02 03:04:05.9 UTC);
         let attr = to_value(&EpochSeconds(t)).unwrap();
         assert_eq!(attr, n("1704164645"));
-        let back = EpochSeconds::<OffsetDateTime>::from_attribute(&attr).unwrap().0;
+        let back = EpochSeconds::<OffsetDateTime>::from_attribute(&attr)
+            .unwrap()
+            .0;
         assert_eq!(back, datetime!(2024-01-02 03:04:05 UTC));
-        assert_eq!(dyno_core::value::to_epoch_seconds(&t).unwrap(), 1_704_164_645);
+        assert_eq!(
+            dyno_core::value::to_epoch_seconds(&t).unwrap(),
+            1_704_164_645
+        );
         let from: OffsetDateTime = dyno_core::value::from_epoch_seconds(0).unwrap();
         assert_eq!(from, OffsetDateTime::UNIX_EPOCH);
         let msg = decode_error::<EpochSeconds<OffsetDateTime>>(Some(n(&i64::MAX.to_string())));
@@ -549,26 +737,47 @@ mod chrono_values {
 
     #[test]
     fn timestamps_are_fixed_width_utc_rfc3339() {
-        round_trip(utc(2024, 1, 2, 3, 4, 5, 0), s("2024-01-02T03:04:05.000000000Z"));
-        round_trip(utc(2024, 1, 2, 3, 4, 5, 7), s("2024-01-02T03:04:05.000000007Z"));
-        round_trip(utc(0, 1, 1, 0, 0, 0, 0), s("0000-01-01T00:00:00.000000000Z"));
+        round_trip(
+            utc(2024, 1, 2, 3, 4, 5, 0),
+            s("2024-01-02T03:04:05.000000000Z"),
+        );
+        round_trip(
+            utc(2024, 1, 2, 3, 4, 5, 7),
+            s("2024-01-02T03:04:05.000000007Z"),
+        );
+        round_trip(
+            utc(0, 1, 1, 0, 0, 0, 0),
+            s("0000-01-01T00:00:00.000000000Z"),
+        );
         // A leap second is written as second 60 and reads back as itself.
-        round_trip(utc(2016, 12, 31, 23, 59, 59, 1_500_000_000), s("2016-12-31T23:59:60.500000000Z"));
+        round_trip(
+            utc(2016, 12, 31, 23, 59, 59, 1_500_000_000),
+            s("2016-12-31T23:59:60.500000000Z"),
+        );
         let other = DateTime::<Utc>::from_attribute(&s("2024-01-02T05:04:05+02:00")).unwrap();
         assert_eq!(other, utc(2024, 1, 2, 3, 4, 5, 0));
         let msg = encode_error(&utc(10_000, 1, 1, 0, 0, 0, 0));
         assert!(msg.contains("outside the years 0000-9999"), "{msg}");
         encode_error(&utc(-1, 1, 1, 0, 0, 0, 0));
         let msg = decode_error::<DateTime<Utc>>(Some(s("yesterday")));
-        assert_eq!(msg, "cannot decode Order.field: expected S in RFC 3339 (UTC), found S \"yesterday\"");
+        assert_eq!(
+            msg,
+            "cannot decode Order.field: expected S in RFC 3339 (UTC), found S \"yesterday\""
+        );
     }
 
     #[test]
     fn dates_are_yyyy_mm_dd() {
-        round_trip(NaiveDate::from_ymd_opt(2024, 2, 29).unwrap(), s("2024-02-29"));
+        round_trip(
+            NaiveDate::from_ymd_opt(2024, 2, 29).unwrap(),
+            s("2024-02-29"),
+        );
         round_trip(NaiveDate::from_ymd_opt(1, 1, 1).unwrap(), s("0001-01-01"));
         let msg = decode_error::<NaiveDate>(Some(s("2024-13-01")));
-        assert_eq!(msg, "cannot decode Order.field: expected S in YYYY-MM-DD, found S \"2024-13-01\"");
+        assert_eq!(
+            msg,
+            "cannot decode Order.field: expected S in YYYY-MM-DD, found S \"2024-13-01\""
+        );
         encode_error(&NaiveDate::from_ymd_opt(12_345, 1, 1).unwrap());
     }
 
@@ -595,7 +804,10 @@ mod decimal_values {
     #[test]
     fn decimals_are_exact_normalized_numbers() {
         round_trip(dec("12.5"), n("12.5"));
-        round_trip(dec("-0.0000000000000000000000000001"), n("-0.0000000000000000000000000001"));
+        round_trip(
+            dec("-0.0000000000000000000000000001"),
+            n("-0.0000000000000000000000000001"),
+        );
         round_trip(Decimal::MAX, n("79228162514264337593543950335"));
         round_trip(Decimal::MIN, n("-79228162514264337593543950335"));
         round_trip(Decimal::ZERO, n("0"));
@@ -613,10 +825,19 @@ mod decimal_values {
     #[test]
     fn decimals_that_do_not_fit_are_decode_errors() {
         let msg = decode_error::<Decimal>(Some(n("0.00000000000000000000000000001")));
-        assert!(msg.contains("expected N fitting rust_decimal::Decimal"), "{msg}");
-        assert!(msg.ends_with("found N 0.00000000000000000000000000001"), "{msg}");
+        assert!(
+            msg.contains("expected N fitting rust_decimal::Decimal"),
+            "{msg}"
+        );
+        assert!(
+            msg.ends_with("found N 0.00000000000000000000000000001"),
+            "{msg}"
+        );
         decode_error::<Decimal>(Some(n("792281625142643375935439503350")));
         let msg = decode_error::<Decimal>(Some(s("1.5")));
-        assert!(msg.ends_with("expected N (rust_decimal::Decimal), found S \"1.5\""), "{msg}");
+        assert!(
+            msg.ends_with("expected N (rust_decimal::Decimal), found S \"1.5\""),
+            "{msg}"
+        );
     }
 }

@@ -1,3 +1,4 @@
 //! Shared test harness: backends, fault injection, e-commerce fixtures.
 
 pub mod fault;
+pub mod model;

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use super::{Condition, KeyCondition, Operand, Path, PathElement, SetValue, SortCondition, Update, UpdateOperand};
+use super::{
+    Condition, KeyCondition, Operand, Path, PathElement, SetValue, SortCondition, Update,
+    UpdateOperand,
+};
 use crate::value::AttributeValue;
 
 /// The placeholder maps shared by all expressions of one request
@@ -99,6 +102,8 @@ impl Placeholders {
                 out.push_str(" AND ");
                 self.operand(hi, out);
             }
+            // `a IN ()` is no valid expression; an empty list matches nothing.
+            Condition::In(_, list) if list.is_empty() => self.junction(&[], " OR ", out),
             Condition::In(a, list) => {
                 self.operand(a, out);
                 out.push_str(" IN (");
@@ -249,7 +254,11 @@ pub fn render_update(u: &Update, ph: &mut Placeholders) -> Option<String> {
             SetValue::Operand(o) => ph.update_operand(o, &mut out),
             SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
                 ph.update_operand(a, &mut out);
-                out.push_str(if matches!(value, SetValue::Plus(..)) { " + " } else { " - " });
+                out.push_str(if matches!(value, SetValue::Plus(..)) {
+                    " + "
+                } else {
+                    " - "
+                });
                 ph.update_operand(b, &mut out);
             }
         }

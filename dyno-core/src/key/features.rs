@@ -27,9 +27,19 @@
 //! the digits of negatives and ending them with `~` (above every digit) reverses their order.
 //! Plain decimal text written by other clients (`PRICE#19.95`) also parses.
 
-#[cfg(any(feature = "uuid", feature = "time", feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
 use super::KeyPart;
-#[cfg(any(feature = "uuid", feature = "time", feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
 use crate::error::{Error, Result};
 
 /// Decodes `segment` with `parse`, then insists that encoding the value gives `segment` back.
@@ -39,7 +49,12 @@ fn strict<T: KeyPart>(
     parse: impl FnOnce(&str) -> Option<T>,
     expected: &str,
 ) -> Result<T> {
-    let fail = || Error::key(None, format!("expected {expected} key segment, found {segment:?}"));
+    let fail = || {
+        Error::key(
+            None,
+            format!("expected {expected} key segment, found {segment:?}"),
+        )
+    };
     let value = parse(segment).ok_or_else(fail)?;
     let mut again = String::with_capacity(segment.len());
     value.encode_key(&mut again).map_err(|_| fail())?;
@@ -51,18 +66,26 @@ fn strict<T: KeyPart>(
 }
 
 #[cfg(any(feature = "time", feature = "chrono"))]
-const EXPECTED_TIMESTAMP: &str = "a fixed-width UTC timestamp (like 2024-01-02T03:04:05.000000000Z)";
+const EXPECTED_TIMESTAMP: &str =
+    "a fixed-width UTC timestamp (like 2024-01-02T03:04:05.000000000Z)";
 #[cfg(any(feature = "time", feature = "chrono"))]
 const EXPECTED_DATE: &str = "a YYYY-MM-DD date";
 
 #[cfg(feature = "uuid")]
 impl KeyPart for uuid::Uuid {
     fn encode_key(&self, out: &mut String) -> Result<()> {
-        out.push_str(self.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()));
+        out.push_str(
+            self.hyphenated()
+                .encode_lower(&mut uuid::Uuid::encode_buffer()),
+        );
         Ok(())
     }
     fn decode_key(segment: &str) -> Result<Self> {
-        strict(segment, |s| uuid::Uuid::try_parse(s).ok(), "a lowercase hyphenated UUID")
+        strict(
+            segment,
+            |s| uuid::Uuid::try_parse(s).ok(),
+            "a lowercase hyphenated UUID",
+        )
     }
 }
 
@@ -176,13 +199,19 @@ mod decimal_impls {
                 Some(b'P') => false,
                 Some(b'N') => true,
                 // Plain decimal text, as other clients write it.
-                Some(_) if segment.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') => {
+                Some(_)
+                    if segment
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-') =>
+                {
                     return Decimal::from_str_exact(segment).map_err(|_| fail(segment));
                 }
                 _ => return Err(fail(segment)),
             };
             let body = if negative {
-                segment[1..].strip_suffix(NEGATIVE_END).ok_or_else(|| fail(segment))?
+                segment[1..]
+                    .strip_suffix(NEGATIVE_END)
+                    .ok_or_else(|| fail(segment))?
             } else {
                 &segment[1..]
             };
@@ -190,9 +219,16 @@ mod decimal_impls {
                 return Err(fail(segment));
             }
             let stored: i32 = body[..2].parse().map_err(|_| fail(segment))?;
-            let exp = if negative { EXP_OFFSET - 1 - stored } else { stored - EXP_OFFSET };
+            let exp = if negative {
+                EXP_OFFSET - 1 - stored
+            } else {
+                stored - EXP_OFFSET
+            };
             let digits: String = if negative {
-                body[2..].bytes().map(|b| char::from(b'9' - b + b'0')).collect()
+                body[2..]
+                    .bytes()
+                    .map(|b| char::from(b'9' - b + b'0'))
+                    .collect()
             } else {
                 body[2..].to_owned()
             };

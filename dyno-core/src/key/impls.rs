@@ -32,7 +32,10 @@ impl KeyPart for bool {
         match segment {
             "true" => Ok(true),
             "false" => Ok(false),
-            other => Err(Error::key(None, format!("expected true or false, found {other:?}"))),
+            other => Err(Error::key(
+                None,
+                format!("expected true or false, found {other:?}"),
+            )),
         }
     }
 }
@@ -63,23 +66,34 @@ macro_rules! unsigned {
 }
 unsigned!(u8, u16, u32, u64, u128, usize);
 
-// Signed integers: offset by the type's minimum into the unsigned range, then padded like
-// unsigned ones. A segment of another width is read as a plain decimal (conventional keys).
+// Signed integers: offset by the type's minimum into the unsigned range, then zero-padded to one
+// digit more than the unsigned width. The extra digit keeps the form apart from plain decimals:
+// a conventional key of the type (`-12`, `1000000000` for an i32) never has that many digits, so
+// it is read as the plain decimal it is, not as an offset value.
 macro_rules! signed {
     ($($t:ty => $u:ty),*) => {$(
         impl KeyPart for $t {
             fn encode_key(&self, out: &mut String) -> Result<()> {
+                use std::fmt::Write;
+                const WIDTH: usize = <$u>::MAX.ilog10() as usize + 2;
                 let shifted = (*self as $u) ^ (1 << (<$u>::BITS - 1));
-                shifted.encode_key(out)
+                let _ = write!(out, "{:0width$}", shifted, width = WIDTH);
+                Ok(())
             }
             fn decode_key(segment: &str) -> Result<Self> {
-                const WIDTH: usize = <$u>::MAX.ilog10() as usize + 1;
+                const WIDTH: usize = <$u>::MAX.ilog10() as usize + 2;
                 if segment.len() == WIDTH && segment.bytes().all(|b| b.is_ascii_digit()) {
                     let shifted = <$u>::decode_key(segment)?;
                     return Ok((shifted ^ (1 << (<$u>::BITS - 1))) as $t);
                 }
+                let plain = segment.strip_prefix('-').unwrap_or(segment);
+                if plain.is_empty() || !plain.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(Error::key(None, format!(
+                        concat!("expected a ", stringify!($t), " key segment, found {:?}"), segment
+                    )));
+                }
                 segment.parse().map_err(|_| Error::key(None, format!(
-                    concat!("expected a ", stringify!($t), " key segment, found {:?}"), segment
+                    concat!("key segment {:?} does not fit ", stringify!($t)), segment
                 )))
             }
         }
@@ -94,7 +108,10 @@ mod tests {
 
     #[test]
     fn delimiter_and_escape_char_are_escaped() {
-        assert_eq!(encode_part(&"1#ORDER#2".to_owned()).unwrap(), "1%23ORDER%232");
+        assert_eq!(
+            encode_part(&"1#ORDER#2".to_owned()).unwrap(),
+            "1%23ORDER%232"
+        );
         assert_eq!(encode_part(&"50%".to_owned()).unwrap(), "50%25");
         assert_eq!(String::decode_key("1%23ORDER%232").unwrap(), "1#ORDER#2");
     }
@@ -108,8 +125,18 @@ mod tests {
     fn integers_are_fixed_width_and_ordered() {
         assert_eq!(encode_part(&7u32).unwrap(), "0000000007");
         assert!(encode_part(&-1i32).unwrap() < encode_part(&0i32).unwrap());
-        assert_eq!(i64::decode_key(&encode_part(&i64::MIN).unwrap()).unwrap(), i64::MIN);
+        assert_eq!(
+            i64::decode_key(&encode_part(&i64::MIN).unwrap()).unwrap(),
+            i64::MIN
+        );
         assert_eq!(u64::decode_key("456").unwrap(), 456);
         assert_eq!(i64::decode_key("-12").unwrap(), -12);
+        assert_eq!(encode_part(&0i8).unwrap(), "0128");
+        assert_eq!(encode_part(&i32::MIN).unwrap(), "00000000000");
+        // A plain decimal as wide as the unsigned form is read as the plain decimal it is.
+        assert_eq!(i32::decode_key("1000000000").unwrap(), 1_000_000_000);
+        assert_eq!(i8::decode_key("100").unwrap(), 100);
+        assert!(i8::decode_key("+5").is_err());
+        assert!(i8::decode_key("0300").is_err());
     }
 }

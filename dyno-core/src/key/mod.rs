@@ -56,7 +56,10 @@ pub fn escape_into(value: &str, out: &mut String) {
 /// by other clients parse.
 pub fn unescape(segment: &str) -> Result<String> {
     if segment.contains(DELIMITER) {
-        return Err(Error::key(None, format!("key segment {segment:?} contains the delimiter '#'")));
+        return Err(Error::key(
+            None,
+            format!("key segment {segment:?} contains the delimiter '#'"),
+        ));
     }
     if !segment.contains('%') {
         return Ok(segment.to_owned());
@@ -66,12 +69,12 @@ pub fn unescape(segment: &str) -> Result<String> {
     while let Some(i) = rest.find('%') {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        if tail.starts_with("%23") {
+        if let Some(after) = tail.strip_prefix("%23") {
             out.push('#');
-            rest = &tail[3..];
-        } else if tail.starts_with("%25") {
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("%25") {
             out.push('%');
-            rest = &tail[3..];
+            rest = after;
         } else {
             out.push('%');
             rest = &tail[1..];
@@ -82,7 +85,7 @@ pub fn unescape(segment: &str) -> Result<String> {
 }
 
 /// Encodes one value as a standalone segment.
-pub fn encode_part<T: KeyPart + ?Sized>(value: &T) -> Result<String> {
+pub fn encode_part<T: KeyPart>(value: &T) -> Result<String> {
     let mut out = String::new();
     value.encode_key(&mut out)?;
     Ok(out)

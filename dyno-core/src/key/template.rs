@@ -46,7 +46,9 @@ impl Template {
 
     /// True when the template has no fields.
     pub fn is_constant(&self) -> bool {
-        self.segments.iter().all(|s| matches!(s, Segment::Literal(_)))
+        self.segments
+            .iter()
+            .all(|s| matches!(s, Segment::Literal(_)))
     }
 
     /// The field names, in order.
@@ -55,6 +57,47 @@ impl Template {
             Segment::Field(f) => Some(*f),
             Segment::Literal(_) => None,
         })
+    }
+
+    /// Builds a key: literals as they are, and for each field the segment that `field` appends
+    /// when called with the field's name (usually the field's [`KeyPart::encode_key`]).
+    ///
+    /// A field segment that is empty or contains the delimiter is refused: the key would not
+    /// split back into its fields, and could collide with another entity's key.
+    ///
+    /// ```
+    /// use dyno_core::key::{KeyPart, Segment, Template};
+    /// const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
+    /// let key = PK.encode(|_, out| "a#b".to_owned().encode_key(out)).unwrap();
+    /// assert_eq!(key, "USER#a%23b");
+    /// ```
+    ///
+    /// [`KeyPart::encode_key`]: super::KeyPart::encode_key
+    pub fn encode(
+        &self,
+        mut field: impl FnMut(&'static str, &mut String) -> Result<()>,
+    ) -> Result<String> {
+        let mut out = String::new();
+        for seg in self.segments {
+            match seg {
+                Segment::Literal(l) => out.push_str(l),
+                Segment::Field(name) => {
+                    let start = out.len();
+                    field(name, &mut out)?;
+                    let part = &out[start..];
+                    if part.is_empty() || part.contains(DELIMITER) {
+                        return Err(Error::key(
+                            None,
+                            format!(
+                                "template {self}: field {{{name}}} encoded as {part:?}, which is \
+                                 empty or contains the delimiter '{DELIMITER}'"
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Splits `key` into the raw (still encoded) segments of its fields, in order; `None` when the
@@ -90,17 +133,21 @@ impl Template {
         for (i, seg) in self.segments.iter().enumerate() {
             if let Segment::Field(name) = seg {
                 if name.is_empty() {
-                    return Err(Error::key(None, format!("template {self}: empty field name")));
+                    return Err(Error::key(
+                        None,
+                        format!("template {self}: empty field name"),
+                    ));
                 }
-                match self.segments.get(i + 1) {
-                    None => {}
-                    Some(Segment::Literal(l)) if l.starts_with(DELIMITER) => {}
-                    Some(_) => {
-                        return Err(Error::key(
-                            None,
-                            format!("template {self}: field {{{name}}} must be followed by '#' or the end"),
-                        ))
-                    }
+                let separated = match self.segments.get(i + 1) {
+                    None => true,
+                    Some(Segment::Literal(l)) => l.starts_with(DELIMITER),
+                    Some(Segment::Field(_)) => false,
+                };
+                if !separated {
+                    let message = format!(
+                        "template {self}: field {{{name}}} must be followed by '#' or the end"
+                    );
+                    return Err(Error::key(None, message));
                 }
             }
         }
@@ -130,14 +177,21 @@ impl fmt::Debug for Template {
 mod tests {
     use super::*;
 
-    const ORDER_SK: Template =
-        Template::new(&[Segment::Field("order_date"), Segment::Literal("#"), Segment::Field("order_id")]);
-    const USER_PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
+    const ORDER_SK: Template = Template::new(&[
+        Segment::Field("order_date"),
+        Segment::Literal("#"),
+        Segment::Field("order_id"),
+    ]);
+    const USER_PK: Template =
+        Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
 
     #[test]
     fn splits_keys_of_its_shape() {
         assert_eq!(USER_PK.split("USER#123"), Some(vec!["123"]));
-        assert_eq!(ORDER_SK.split("2024-01-02#9"), Some(vec!["2024-01-02", "9"]));
+        assert_eq!(
+            ORDER_SK.split("2024-01-02#9"),
+            Some(vec!["2024-01-02", "9"])
+        );
         assert_eq!(USER_PK.split("USER#1#ORDER#2"), None);
         assert_eq!(USER_PK.split("PRODUCT#1"), None);
         assert_eq!(USER_PK.split("USER#"), None);

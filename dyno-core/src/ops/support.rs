@@ -8,10 +8,6 @@ use crate::expr::{Comparator, Condition, Operand, Path};
 use crate::table::{Table, TableDef};
 use crate::value::{item_size, AttributeValue, Item, MAX_ITEM_SIZE};
 
-/// DynamoDB's TTL process ignores items whose expiry is more than five years in the past: they are
-/// never deleted, so they are not hidden either.
-const TTL_IGNORED_AFTER_SECS: i64 = 5 * 366 * 24 * 60 * 60;
-
 /// The definition of `E`'s table.
 pub(crate) fn table_def<E: Entity>() -> &'static TableDef {
     <E::Table as Table>::definition()
@@ -36,8 +32,8 @@ pub(crate) fn now_epoch_seconds() -> i64 {
 }
 
 /// True when `item`'s TTL attribute (a number of epoch seconds) is in the past, as DynamoDB's TTL
-/// process decides: the value is less than the current time, and not more than five years old (those
-/// are never deleted). Items without the attribute, or with a non-number in it, never expire.
+/// process decides: the value is less than the current time. Items without the attribute, or with
+/// a non-number in it, never expire.
 ///
 /// Typed reads skip expired items because DynamoDB deletes them up to days after they expire.
 pub fn is_expired(item: &Item, ttl_attribute: &str) -> bool {
@@ -53,8 +49,7 @@ pub(crate) fn expired_at(item: &Item, ttl_attribute: &str, now: i64) -> bool {
     let Ok(at) = n.parse::<f64>() else {
         return false;
     };
-    let now_f = now as f64;
-    at < now_f && at > now_f - TTL_IGNORED_AFTER_SECS as f64
+    at < now as f64
 }
 
 /// True when `item` should be hidden from a typed read of items with TTL attribute `ttl`.
@@ -125,8 +120,8 @@ mod tests {
         assert!(expired_at(&item("1699999999"), "ttl", now));
         assert!(!expired_at(&item("1700000000"), "ttl", now));
         assert!(!expired_at(&item("1800000000"), "ttl", now));
-        // More than five years old: DynamoDB never deletes it.
-        assert!(!expired_at(&item("1"), "ttl", now));
+        assert!(expired_at(&item("1"), "ttl", now));
+        assert!(expired_at(&item("1.5e9"), "ttl", now));
         assert!(!expired_at(&Item::new(), "ttl", now));
         let s = Item::from([("ttl".to_owned(), AttributeValue::S("1".to_owned()))]);
         assert!(!expired_at(&s, "ttl", now));

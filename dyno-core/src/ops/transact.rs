@@ -220,7 +220,7 @@ impl Transaction {
 /// A transactional read of up to 100 items, isolated from concurrent transactions. Each
 /// [`TransactGet::get`] returns a typed handle to read its result with.
 #[must_use = "a transactional read does nothing until it is sent"]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TransactGet {
     gets: Vec<TransactGetItem>,
     ttls: Vec<Option<&'static str>>,
@@ -249,6 +249,12 @@ pub struct TransactGetResults {
     items: Vec<Option<SharedItem>>,
     ttls: Vec<Option<&'static str>>,
     id: u64,
+}
+
+impl Default for TransactGet {
+    fn default() -> Self {
+        TransactGet::new()
+    }
 }
 
 impl TransactGet {

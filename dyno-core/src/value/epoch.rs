@@ -45,7 +45,9 @@ pub fn from_epoch_seconds<T: EpochTime>(seconds: i64) -> Result<T> {
 
 impl<T: EpochTime> ToAttribute for EpochSeconds<T> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
-        Ok(Some(AttributeValue::N(self.0.to_epoch_seconds()?.to_string())))
+        Ok(Some(AttributeValue::N(
+            self.0.to_epoch_seconds()?.to_string(),
+        )))
     }
 }
 
@@ -54,8 +56,9 @@ impl<T: EpochTime> FromAttribute for EpochSeconds<T> {
         const EXPECTED: &str = "N of whole epoch seconds";
         match value {
             AttributeValue::N(n) => {
-                let seconds: i64 =
-                    n.parse().map_err(|_| Error::decode(EXPECTED, describe(value)))?;
+                let seconds: i64 = n
+                    .parse()
+                    .map_err(|_| Error::decode(EXPECTED, describe(value)))?;
                 T::from_epoch_seconds(seconds).map(EpochSeconds)
             }
             other => Err(Error::decode(EXPECTED, describe(other))),
@@ -75,19 +78,25 @@ impl EpochTime for i64 {
 impl EpochTime for u64 {
     fn to_epoch_seconds(&self) -> Result<i64> {
         i64::try_from(*self).map_err(|_| {
-            Error::encode(format!("epoch seconds {self} do not fit a DynamoDB TTL (i64)"))
+            Error::encode(format!(
+                "epoch seconds {self} do not fit a DynamoDB TTL (i64)"
+            ))
         })
     }
     fn from_epoch_seconds(seconds: i64) -> Result<Self> {
         u64::try_from(seconds).map_err(|_| {
-            Error::decode("N of epoch seconds at or after 1970 (u64)", format!("N {seconds}"))
+            Error::decode(
+                "N of epoch seconds at or after 1970 (u64)",
+                format!("N {seconds}"),
+            )
         })
     }
 }
 
 impl EpochTime for SystemTime {
     fn to_epoch_seconds(&self) -> Result<i64> {
-        let out_of_range = || Error::encode(format!("{self:?} is out of the range of epoch seconds"));
+        let out_of_range =
+            || Error::encode(format!("{self:?} is out of the range of epoch seconds"));
         match self.duration_since(UNIX_EPOCH) {
             Ok(d) => i64::try_from(d.as_secs()).map_err(|_| out_of_range()),
             Err(e) => {
@@ -100,9 +109,16 @@ impl EpochTime for SystemTime {
     }
     fn from_epoch_seconds(seconds: i64) -> Result<Self> {
         let d = Duration::from_secs(seconds.unsigned_abs());
-        let t = if seconds >= 0 { UNIX_EPOCH.checked_add(d) } else { UNIX_EPOCH.checked_sub(d) };
+        let t = if seconds >= 0 {
+            UNIX_EPOCH.checked_add(d)
+        } else {
+            UNIX_EPOCH.checked_sub(d)
+        };
         t.ok_or_else(|| {
-            Error::decode("N of epoch seconds within SystemTime's range", format!("N {seconds}"))
+            Error::decode(
+                "N of epoch seconds within SystemTime's range",
+                format!("N {seconds}"),
+            )
         })
     }
 }

@@ -10,9 +10,19 @@
 //! - dates (`time::Date`, `chrono::NaiveDate`): `S`, `YYYY-MM-DD`.
 //! - `rust_decimal::Decimal`: `N`, its exact normalized text (`1.50` is stored as `1.5`).
 
-#[cfg(any(feature = "uuid", feature = "time", feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
 use super::{describe, AttributeValue, FromAttribute, ToAttribute};
-#[cfg(any(feature = "uuid", feature = "time", feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "time",
+    feature = "chrono",
+    feature = "rust_decimal"
+))]
 use crate::error::{Error, Result};
 
 /// What a timestamp decode error says it expected.
@@ -56,7 +66,9 @@ fn fixed_date(
     shown: &dyn std::fmt::Display,
 ) -> std::result::Result<String, String> {
     if !(0..=9999).contains(&year) {
-        return Err(format!("date {shown} is outside the years 0000-9999 that YYYY-MM-DD can hold"));
+        return Err(format!(
+            "date {shown} is outside the years 0000-9999 that YYYY-MM-DD can hold"
+        ));
     }
     Ok(format!("{year:04}-{month:02}-{day:02}"))
 }
@@ -66,11 +78,20 @@ fn fixed_date(
 fn parse_ymd(s: &str) -> Option<(i32, u32, u32)> {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(0..4) || !digits(5..7) || !digits(8..10)
+    if b.len() != 10
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !digits(0..4)
+        || !digits(5..7)
+        || !digits(8..10)
     {
         return None;
     }
-    Some((s[0..4].parse().ok()?, s[5..7].parse().ok()?, s[8..10].parse().ok()?))
+    Some((
+        s[0..4].parse().ok()?,
+        s[5..7].parse().ok()?,
+        s[8..10].parse().ok()?,
+    ))
 }
 
 #[cfg(feature = "time")]
@@ -100,12 +121,19 @@ mod time_impls {
 
     /// Any RFC 3339 timestamp, converted to UTC.
     pub(crate) fn parse_datetime(s: &str) -> Option<OffsetDateTime> {
-        OffsetDateTime::parse(s, &Rfc3339).ok()?.checked_to_offset(UtcOffset::UTC)
+        OffsetDateTime::parse(s, &Rfc3339)
+            .ok()?
+            .checked_to_offset(UtcOffset::UTC)
     }
 
     /// `YYYY-MM-DD`; the message says why `d` has none.
     pub(crate) fn format_date(d: &Date) -> std::result::Result<String, String> {
-        fixed_date(d.year(), u32::from(u8::from(d.month())), u32::from(d.day()), d)
+        fixed_date(
+            d.year(),
+            u32::from(u8::from(d.month())),
+            u32::from(d.day()),
+            d,
+        )
     }
 
     /// Exactly `YYYY-MM-DD`, a real calendar date.
@@ -117,7 +145,9 @@ mod time_impls {
 
     impl ToAttribute for OffsetDateTime {
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
-            format_datetime(self).map(|s| Some(AttributeValue::S(s))).map_err(Error::encode)
+            format_datetime(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
         }
     }
 
@@ -133,7 +163,9 @@ mod time_impls {
 
     impl ToAttribute for Date {
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
-            format_date(self).map(|s| Some(AttributeValue::S(s))).map_err(Error::encode)
+            format_date(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
         }
     }
 
@@ -182,12 +214,23 @@ mod chrono_impls {
             n if n >= 1_000_000_000 => (t.second() + 1, n - 1_000_000_000),
             n => (t.second(), n),
         };
-        fixed_timestamp(t.year(), t.month(), t.day(), t.hour(), t.minute(), second, nanos, t)
+        fixed_timestamp(
+            t.year(),
+            t.month(),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            second,
+            nanos,
+            t,
+        )
     }
 
     /// Any RFC 3339 timestamp, converted to UTC.
     pub(crate) fn parse_datetime(s: &str) -> Option<DateTime<Utc>> {
-        DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
+        DateTime::parse_from_rfc3339(s)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
     }
 
     /// `YYYY-MM-DD`; the message says why `d` has none.
@@ -203,7 +246,9 @@ mod chrono_impls {
 
     impl ToAttribute for DateTime<Utc> {
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
-            format_datetime(self).map(|s| Some(AttributeValue::S(s))).map_err(Error::encode)
+            format_datetime(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
         }
     }
 
@@ -219,7 +264,9 @@ mod chrono_impls {
 
     impl ToAttribute for NaiveDate {
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
-            format_date(self).map(|s| Some(AttributeValue::S(s))).map_err(Error::encode)
+            format_date(self)
+                .map(|s| Some(AttributeValue::S(s)))
+                .map_err(Error::encode)
         }
     }
 
@@ -283,7 +330,9 @@ mod uuid_impls {
     /// UUIDs in a string set (`SS`).
     impl SetElement for Uuid {
         fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
-            Ok(AttributeValue::Ss(items.map(|u| u.hyphenated().to_string()).collect()))
+            Ok(AttributeValue::Ss(
+                items.map(|u| u.hyphenated().to_string()).collect(),
+            ))
         }
         fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
             match value {
@@ -341,7 +390,9 @@ mod decimal_impls {
     /// Decimals in a number set (`NS`).
     impl SetElement for Decimal {
         fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
-            Ok(AttributeValue::Ns(items.map(NumberValue::to_number).collect::<Result<_>>()?))
+            Ok(AttributeValue::Ns(
+                items.map(NumberValue::to_number).collect::<Result<_>>()?,
+            ))
         }
         fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
             match value {

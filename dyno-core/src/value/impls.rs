@@ -88,7 +88,10 @@ pub trait NumberValue: Sized {
 
 /// DynamoDB keeps at most 38 significant digits; only 128-bit integers can have more.
 fn check_precision(text: String) -> Result<String> {
-    let digits = text.trim_start_matches('-').trim_start_matches('0').trim_end_matches('0');
+    let digits = text
+        .trim_start_matches('-')
+        .trim_start_matches('0')
+        .trim_end_matches('0');
     if digits.len() > 38 {
         return Err(Error::encode(format!(
             "{text} has {} significant digits; DynamoDB numbers hold at most 38",
@@ -237,7 +240,11 @@ impl<T: ToAttribute> ToAttribute for Vec<T> {
         let mut out = Vec::with_capacity(self.len());
         for (i, v) in self.iter().enumerate() {
             // A list cannot hold an absent element; store None inside a list as NULL.
-            out.push(v.to_attribute().map_err(|e| nested(e, i))?.unwrap_or(AttributeValue::Null(true)));
+            out.push(
+                v.to_attribute()
+                    .map_err(|e| nested(e, i))?
+                    .unwrap_or(AttributeValue::Null(true)),
+            );
         }
         Ok(Some(AttributeValue::L(out)))
     }
@@ -277,12 +284,30 @@ fn nested(err: Error, index: impl std::fmt::Display) -> Error {
         }
     };
     match err {
-        Error::Decode { entity, attribute, expected, found, source } => {
-            Error::Decode { entity, attribute, expected: at(expected), found, source }
-        }
-        Error::Encode { entity, attribute, message, source } => {
-            Error::Encode { entity, attribute, message: at_encode(message), source }
-        }
+        Error::Decode {
+            entity,
+            attribute,
+            expected,
+            found,
+            source,
+        } => Error::Decode {
+            entity,
+            attribute,
+            expected: at(expected),
+            found,
+            source,
+        },
+        Error::Encode {
+            entity,
+            attribute,
+            message,
+            source,
+        } => Error::Encode {
+            entity,
+            attribute,
+            message: at_encode(message),
+            source,
+        },
         other => other,
     }
 }
@@ -311,7 +336,9 @@ impl SetElement for String {
 
 impl SetElement for Bytes {
     fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue> {
-        Ok(AttributeValue::Bs(items.map(|b| Blob::new(b.0.clone())).collect()))
+        Ok(AttributeValue::Bs(
+            items.map(|b| Blob::new(b.0.clone())).collect(),
+        ))
     }
     fn from_set(value: &AttributeValue) -> Result<Vec<Self>> {
         match value {
@@ -390,7 +417,10 @@ fn map_to_attribute<'a, V: ToAttribute + 'a>(
 ) -> Result<Option<AttributeValue>> {
     let mut out = HashMap::new();
     for (k, v) in entries {
-        if let Some(a) = v.to_attribute().map_err(|e| nested(e, format_args!("{k:?}")))? {
+        if let Some(a) = v
+            .to_attribute()
+            .map_err(|e| nested(e, format_args!("{k:?}")))?
+        {
             out.insert(k.clone(), a);
         }
     }
@@ -474,15 +504,15 @@ impl<T: serde::Serialize> ToAttribute for Serde<T> {
 
 impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
     fn from_attribute(value: &AttributeValue) -> Result<Self> {
-        serde_dynamo::from_attribute_value::<AttributeValue, T>(value.clone()).map(Serde).map_err(
-            |e| Error::Decode {
+        serde_dynamo::from_attribute_value::<AttributeValue, T>(value.clone())
+            .map(Serde)
+            .map_err(|e| Error::Decode {
                 entity: None,
                 attribute: None,
                 expected: std::any::type_name::<T>().to_owned(),
                 found: describe(value),
                 source: Some(Box::new(e)),
-            },
-        )
+            })
     }
     fn from_missing() -> Result<Self> {
         serde_dynamo::from_attribute_value::<AttributeValue, T>(AttributeValue::Null(true))

@@ -55,7 +55,9 @@ pub trait FromAttribute: Sized {
 
 /// Encodes `value` as an attribute that must be present (key attributes, conditions).
 pub fn to_value<T: ToAttribute + ?Sized>(value: &T) -> Result<AttributeValue> {
-    value.to_attribute()?.ok_or_else(|| Error::encode("value has no attribute form (None)"))
+    value
+        .to_attribute()?
+        .ok_or_else(|| Error::encode("value has no attribute form (None)"))
 }
 
 /// Decodes attribute `name` of `item` into `T`, with the entity and attribute named on error.

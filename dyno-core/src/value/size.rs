@@ -8,7 +8,9 @@ pub const MAX_ITEM_SIZE: usize = 400 * 1024;
 /// The size of an item as DynamoDB counts it: for each attribute, the UTF-8 length of its name
 /// plus the size of its value.
 pub fn item_size(item: &Item) -> usize {
-    item.iter().map(|(name, value)| name.len() + attribute_size(value)).sum()
+    item.iter()
+        .map(|(name, value)| name.len() + attribute_size(value))
+        .sum()
 }
 
 /// The size of one attribute value as DynamoDB counts it.
@@ -27,7 +29,10 @@ pub fn attribute_size(value: &AttributeValue) -> usize {
         AttributeValue::Bs(v) => v.iter().map(|b| b.as_ref().len()).sum(),
         AttributeValue::L(v) => 3 + v.iter().map(|e| 1 + attribute_size(e)).sum::<usize>(),
         AttributeValue::M(m) => {
-            3 + m.iter().map(|(k, e)| 1 + k.len() + attribute_size(e)).sum::<usize>()
+            3 + m
+                .iter()
+                .map(|(k, e)| 1 + k.len() + attribute_size(e))
+                .sum::<usize>()
         }
         _ => 0,
     }
@@ -66,7 +71,10 @@ mod tests {
 
     #[test]
     fn containers_add_overhead_per_element() {
-        let list = AttributeValue::L(vec![AttributeValue::Bool(true), AttributeValue::S("x".into())]);
+        let list = AttributeValue::L(vec![
+            AttributeValue::Bool(true),
+            AttributeValue::S("x".into()),
+        ]);
         assert_eq!(attribute_size(&list), 3 + (1 + 1) + (1 + 1));
         let blob = AttributeValue::B(Blob::new(vec![0u8; 10]));
         assert_eq!(attribute_size(&blob), 10);

@@ -509,7 +509,9 @@ impl Ctx {
 
 fn written(r: dyno_core::Result<WriteOutput>) -> Out {
     match r {
-        Ok(o) => Out::Written(o.attributes.map(|a| canonical(&a))),
+        // An empty Attributes map (what the servers send when nothing matched ReturnValues)
+        // means the same as none.
+        Ok(o) => Out::Written(o.attributes.filter(|a| !a.is_empty()).map(|a| canonical(&a))),
         Err(e) => Out::from_error(&e),
     }
 }

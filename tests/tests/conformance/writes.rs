@@ -3,7 +3,7 @@
 use futures::future::BoxFuture;
 
 use crate::support::*;
-use crate::MAIN;
+use crate::{BackendKind, MAIN};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![
@@ -11,6 +11,12 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario { name: "conditional update and delete", tables: &[MAIN], run: conditional_update_delete, deviations: &[] },
         Scenario { name: "update actions: SET, REMOVE, ADD, DELETE", tables: &[MAIN], run: update_actions, deviations: &[] },
         Scenario { name: "ReturnValues on update", tables: &[MAIN], run: update_return_values, deviations: &[] },
+        Scenario {
+            name: "UPDATED_OLD and UPDATED_NEW return nested paths only",
+            tables: &[MAIN],
+            run: updated_nested,
+            deviations: &[(BackendKind::Moto, "moto returns the whole top-level attribute for UPDATED_OLD of a nested SET")],
+        },
         Scenario { name: "ReturnValues on put and delete", tables: &[MAIN], run: put_delete_return_values, deviations: &[] },
         Scenario { name: "update errors", tables: &[MAIN], run: update_errors, deviations: &[] },
     ]
@@ -182,6 +188,24 @@ fn update_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
         rm.return_values = ReturnValues::UpdatedNew;
         let o = c.update("UPDATED_NEW after a REMOVE", rm).await;
         c.eq(o, Out::Written(None), "removed attributes are not returned as new");
+    })
+}
+
+fn updated_nested(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put("start", "main", item! {"PK" => s("p"), "SK" => s("n"), "m" => m(item! {"a" => n(1), "b" => n(2)}), "l" => l(vec![n(1), n(2)])}).await;
+        let nested = |v: i64, rv: ReturnValues| {
+            let mut u = update("main", key("p", "n"), Update {
+                set: vec![(Path::attr("m").key("a"), SetValue::value(n(v))), (Path::attr("l").index(1), SetValue::value(n(v)))],
+                ..Update::default()
+            });
+            u.return_values = rv;
+            u
+        };
+        let o = c.update("UPDATED_OLD of nested paths", nested(5, ReturnValues::UpdatedOld)).await;
+        c.eq(o.item(), Some(item! {"m" => m(item! {"a" => n(1)}), "l" => l(vec![n(2)])}), "old nested values");
+        let o = c.update("UPDATED_NEW of nested paths", nested(6, ReturnValues::UpdatedNew)).await;
+        c.eq(o.item(), Some(item! {"m" => m(item! {"a" => n(6)}), "l" => l(vec![n(6)])}), "new nested values");
     })
 }
 

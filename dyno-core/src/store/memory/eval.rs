@@ -67,6 +67,14 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
     Ok(condition::eval(cond, item))
 }
 
+/// The validation half of [`eval_condition`], for a request that may evaluate the condition on
+/// no item at all (a Query or Scan whose FilterExpression meets an empty page): DynamoDB
+/// rejects an invalid expression whether or not it gets to evaluate it.
+#[allow(dead_code)] // offered to the engine's Query and Scan
+pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
+    condition::check(cond)
+}
+
 /// Applies an update to `item` (the existing item, or the key alone when creating). Returns the
 /// top-level attribute names the update touched (for ReturnValues UPDATED_OLD/UPDATED_NEW).
 /// Errors as DynamoDB's: key attributes in the update, overlapping or conflicting paths, ADD or

@@ -290,11 +290,15 @@ fn owned(item: SharedItem) -> Item {
     Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
 }
 
-fn restricted(item: &Item, names: &[String]) -> Option<Item> {
-    let out: Item = names
-        .iter()
-        .filter_map(|n| item.get(n).map(|v| (n.clone(), v.clone())))
-        .collect();
+/// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
+/// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
+/// is present. `touched` (the top-level names) only decides whether anything was written.
+fn updated_paths(item: &Item, update: &crate::expr::Update, touched: &[String]) -> Option<Item> {
+    if touched.is_empty() {
+        return None;
+    }
+    let paths: Vec<crate::expr::Path> = update.paths().cloned().collect();
+    let out = eval::project(item, &paths);
     (!out.is_empty()).then_some(out)
 }
 
@@ -386,8 +390,8 @@ impl Store for MemoryStore {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
             ReturnValues::AllNew => Some(owned(new)),
-            ReturnValues::UpdatedOld => old.and_then(|o| restricted(&o, &touched)),
-            ReturnValues::UpdatedNew => restricted(&new, &touched),
+            ReturnValues::UpdatedOld => old.and_then(|o| updated_paths(&o, &request.update, &touched)),
+            ReturnValues::UpdatedNew => updated_paths(&new, &request.update, &touched),
         };
         Ok(WriteOutput {
             attributes,

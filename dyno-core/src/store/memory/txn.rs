@@ -79,10 +79,10 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     check_count(request.actions.len())?;
     // Tokens are checked and recorded under one lock held across the transaction, so two
     // concurrent retries with one token apply once. Lock order: tokens, then tables by name.
-    let mut tokens = match &request.client_request_token {
-        Some(_) => Some(store.tokens.lock().unwrap_or_else(PoisonError::into_inner)),
-        None => None,
-    };
+    let mut tokens = request
+        .client_request_token
+        .as_ref()
+        .map(|_| store.tokens.lock().unwrap_or_else(PoisonError::into_inner));
     let now = store.now();
     if let (Some(tokens), Some(token)) = (tokens.as_mut(), &request.client_request_token) {
         if token.is_empty() || token.len() > 36 {

@@ -758,6 +758,14 @@ mod tests {
     }
 
     #[test]
+    fn check_condition_reports_errors_without_an_item() {
+        use super::super::check_condition;
+        assert!(check_condition(&Condition::Between(p("a"), v(n("1")), v(n("2")))).is_ok());
+        let err = check_condition(&Condition::Between(p("a"), v(n("2")), v(n("1")))).unwrap_err();
+        assert!(message(err).contains("upper bound to be greater than or equal to lower bound"));
+    }
+
+    #[test]
     fn paths_are_checked() {
         let deep = Path(
             (0..33)
