@@ -1,4 +1,5 @@
 //! Shared test harness: backends, fault injection, e-commerce fixtures.
 
+pub mod cached;
 pub mod fault;
 pub mod model;
