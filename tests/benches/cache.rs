@@ -125,7 +125,6 @@ fn benches(c: &mut Criterion) {
     });
     let metrics = cached.metrics();
     assert_eq!(metrics.item.misses, before.misses, "every cached get must be a hit");
-    assert!(metrics.item.hits > before.hits);
 
     let memory = MemoryStore::new();
     rt.block_on(seed(&memory, &order));
