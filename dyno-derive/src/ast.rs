@@ -271,9 +271,11 @@ impl<'a> EntityInput<'a> {
             cx.error_spanned_by(&input.ident, "missing partition key template: add `pk = \"USER#{user_id}\"` to `#[dyno(...)]`");
             return None;
         };
-        let pk = parse_template(cx, pk);
-        let sk = sk.get().map(|l| parse_template(cx, l));
-        let (Some(pk), Some(sk)) = (pk, sk.map_or(Some(None), |s| s.map(Some))) else { return None };
+        // A template that does not parse is reported and replaced by an empty one, so the other
+        // rules are still checked (nothing is generated once an error was reported).
+        let or_empty = |lit: LitStr| parse_template(cx, lit.clone()).unwrap_or(Template { lit, segments: Vec::new() });
+        let pk = or_empty(pk);
+        let sk = sk.get().map(or_empty);
         Some(EntityInput {
             ident: &input.ident,
             vis: &input.vis,

@@ -121,7 +121,7 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             if let Some(prev) = attr_names.insert(f.attr_name.as_str(), f) {
                 cx.error_spanned_by(
                     f.rename.as_ref().map_or_else(|| f.ident.to_token_stream(), |r| r.to_token_stream()),
-                    format!("attribute `{}` is used by `{}` already: give one of them another `rename`", f.attr_name, prev.ident),
+                    format!("attribute `{}` is already where field `{}` is stored: give one of them another `rename`", f.attr_name, prev.ident),
                 );
             }
         }

@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Type};
 
-use super::{dummy_const, private, query, update};
+use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -34,6 +34,11 @@ pub struct IndexGen<'a> {
     pub decl: &'a EntityIndex,
     /// `<Table as TableIndex<{ID}>>`, spanned on the index name.
     pub tr: TokenStream,
+    /// The index name's span: every use of the index trait carries it, so an undeclared index
+    /// is one error there.
+    pub span: Span,
+    /// `__I<n>_NAME`: the index name, from the table.
+    pub name_const: Ident,
     /// The partition template: the index's own, or the table's (local index without `pk`).
     pub pk: &'a Template,
     pub own_pk: bool,
@@ -48,6 +53,13 @@ pub struct IndexGen<'a> {
 }
 
 impl IndexGen<'_> {
+    /// `<Table as TableIndex<ID>>::<item>`, all spanned on the index name.
+    pub fn assoc(&self, item: &str) -> TokenStream {
+        let tr = &self.tr;
+        let item = Ident::new(item, self.span);
+        respan(quote!(#tr::#item), self.span)
+    }
+
     /// Fields of both templates.
     pub fn fields(&self) -> impl Iterator<Item = &str> {
         self.pk.fields().chain(self.sk.into_iter().flat_map(|t| t.fields()))
@@ -92,12 +104,16 @@ impl<'a> Gen<'a> {
             .map(|(i, decl)| {
                 let name = &decl.name;
                 let span = decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
-                let tr = quote_spanned!(span=> <#table as #p::TableIndex<{ #p::index_id(#name) }>>);
+                let tr = respan(quote!(<#table as #p::TableIndex<{ #p::index_id(#name) }>>), span);
                 let method = format_ident!("{}", case::snake(name));
-                let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name));
+                // Spanned on the index name, like every use of the index trait: an index the table
+                // does not declare is one error, there.
+                let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);
                 IndexGen {
                     decl,
                     tr,
+                    span,
+                    name_const: format_ident!("__I{}_NAME", i),
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
                     own_pk: decl.pk.is_some(),
                     sk: decl.sk.as_ref(),
@@ -166,9 +182,10 @@ impl<'a> Gen<'a> {
             format!("table `{}` has a sort key: give `{ident}` an `sk = \"...\"` template", table.to_string().replace(' ', ""))
         };
         let sk_span = self.m.sk.as_ref().map_or_else(|| ident.span(), |t| t.lit.span());
-        checks.extend(quote_spanned! {sk_span=>
-            const _: () = #p::const_assert(<#table as #p::TableKeys>::SK.is_some() == #has_sk, #sk_msg);
-        });
+        checks.extend(respan(
+            quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::SK.is_some() == #has_sk, #sk_msg);),
+            sk_span,
+        ));
 
         let mut index_consts = TokenStream::new();
         let mut index_templates = Vec::new();
@@ -177,15 +194,21 @@ impl<'a> Gen<'a> {
             sources.push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
         }
         for ix in &self.indexes {
-            let tr = &ix.tr;
             let (pk_t_name, sk_t_name, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
             let name = &ix.decl.name;
             let span = ix.decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
             let pk_c = if ix.own_pk { template_const(p, ix.pk) } else { quote!(__PK_T) };
+            let (a_name, a_pk, a_sk, a_local) = (ix.assoc("NAME"), ix.assoc("PK"), ix.assoc("SK"), ix.assoc("LOCAL"));
+            let name_const = &ix.name_const;
+            let has_sk_const = format_ident!("{}_HAS_SK", name_const);
+            let local_const = format_ident!("{}_LOCAL", name_const);
             index_consts.extend(quote! {
                 const #pk_t_name: #p::Template = #pk_c;
-                const #pk_name: &str = #tr::PK;
-                const #sk_name: &str = match #tr::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                const #name_const: &str = #a_name;
+                const #pk_name: &str = #a_pk;
+                const #sk_name: &str = match #a_sk { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                const #has_sk_const: bool = #a_sk.is_some();
+                const #local_const: bool = #a_local;
             });
             let has_isk = ix.sk.is_some();
             if let Some(t) = ix.sk {
@@ -200,13 +223,16 @@ impl<'a> Gen<'a> {
             let own_pk = ix.own_pk;
             let local_msg = format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`");
             let global_msg = format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`");
-            checks.extend(quote_spanned! {span=>
-                const _: () = #p::const_assert(#tr::SK.is_some() == #has_isk, #isk_msg);
-                const _: () = #p::const_assert(!#tr::LOCAL || !#own_pk, #local_msg);
-                const _: () = #p::const_assert(#tr::LOCAL || #own_pk, #global_msg);
-            });
+            checks.extend(respan(
+                quote! {
+                    const _: () = #p::const_assert(#has_sk_const == #has_isk, #isk_msg);
+                    const _: () = #p::const_assert(!#local_const || !#own_pk, #local_msg);
+                    const _: () = #p::const_assert(#local_const || #own_pk, #global_msg);
+                },
+                span,
+            ));
             let isk_opt = if has_isk { quote!(::core::option::Option::Some(#sk_t_name)) } else { quote!(::core::option::Option::None) };
-            index_templates.push(quote!(#p::IndexTemplate { index: #tr::NAME, pk: #pk_t_name, sk: #isk_opt }));
+            index_templates.push(quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt }));
             let shards = ix.shards;
             if ix.own_pk {
                 sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
@@ -249,7 +275,7 @@ impl<'a> Gen<'a> {
                 let msg = format!("`{fid}` is `#[dyno(ttl)]` but table `{}` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`", table.to_string().replace(' ', ""));
                 let fspan = f.ttl.tokens().and_then(|t| t.clone().into_iter().next()).map_or(span, |t| t.span());
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
-                checks.extend(quote_spanned!(fspan=> const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);));
+                checks.extend(respan(quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);), fspan));
                 ttl_const = quote! {
                     const __TTL_NAME: &str = match <#table as #p::TableKeys>::TTL { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
                 };

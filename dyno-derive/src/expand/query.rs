@@ -12,11 +12,14 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
+use super::respan;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
 struct Spec<'g> {
     ty: Ident,
+    /// The index name's span (indexes only).
+    span: Option<proc_macro2::Span>,
     kind: TokenStream,
     index: TokenStream,
     pk: &'g Template,
@@ -35,6 +38,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     let ident = g.ident;
     let mut specs = vec![Spec {
         ty: format_ident!("{}Query", ident),
+        span: None,
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
@@ -47,12 +51,12 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         doc: format!("the table (`{}`{})", g.m.pk.text(), g.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()),
     }];
     for ix in &g.indexes {
-        let tr = &ix.tr;
-        let (pk_t, pk_name, sk_name) = (&ix.pk_t, &ix.pk_name, &ix.sk_name);
+        let (pk_t, pk_name, sk_name, name_const) = (&ix.pk_t, &ix.pk_name, &ix.sk_name, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
-            kind: quote!(#tr::Kind),
-            index: quote!(::core::option::Option::Some(#tr::NAME)),
+            span: Some(ix.span),
+            kind: ix.assoc("Kind"),
+            index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
             pk_t: quote!(#pk_t),
             pk_name: quote!(#pk_name),
@@ -98,6 +102,12 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
     };
 
+    // The defaults name the index kind: spanned on the index name like the constructor below.
+    let def = match s.span {
+        Some(span) => respan(def, span),
+        None => def,
+    };
+
     // Constructor on the entity.
     let mut pk_fields: Vec<&str> = Vec::new();
     for f in s.pk.fields() {
@@ -124,25 +134,36 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     };
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
+    let pk_fn = format_ident!("__dyno_{}_partition", method);
+    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| format_ident!("{}", f)).collect();
+    let pk_helper = quote! {
+        fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
+            use #p::{EncodePart as _, EncodePartFallback as _};
+            #encode
+            ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
+        }
+    };
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
-            use #p::{EncodePart as _, EncodePartFallback as _};
-            let __pk = (|| -> #p::Result<::std::string::String> {
-                #encode
-                ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
-            })();
             #ty {
-                core: #p::QueryCore::new::<#ident>(#index, #pk_name, __pk, #shards, #sk_opt, #sk_prefix, #sk_constant),
+                core: #p::QueryCore::new::<#ident>(#index, #pk_name, #pk_fn(#(#arg_names),*), #shards, #sk_opt, #sk_prefix, #sk_constant),
                 _marker: ::core::marker::PhantomData,
             }
         }
+    };
+    // An index's constructor names the index kind (`<Table as TableIndex<ID>>::Kind`): spanned on
+    // the index name, so an undeclared index is reported there, once.
+    let ctor = match s.span {
+        Some(span) => respan(ctor, span),
+        None => ctor,
     };
 
     let passthrough = passthrough(p, ty, &quote!(#ident), true);
     let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
+        #pk_helper
         #[automatically_derived]
         impl #ident {
             #ctor
@@ -219,6 +240,16 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project
 
             #project
 
+            /// Strongly consistent read: on the table and local indexes only (on a global index
+            /// this does not compile).
+            pub fn consistent(mut self) -> Self
+            where
+                Kind: #p::ConsistentRead,
+            {
+                self.core = self.core.consistent();
+                self
+            }
+
             /// The untyped query this builder describes, or the error met building it.
             pub fn into_query(self) -> #p::Result<#p::Query<Out>> {
                 self.core.build::<Out>()
@@ -250,14 +281,6 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project
             }
         }
 
-        #[automatically_derived]
-        impl<State, Kind: #p::ConsistentRead, Out> #ty<State, Kind, Out> {
-            /// Strongly consistent read (the table and local indexes only).
-            pub fn consistent(mut self) -> Self {
-                self.core = self.core.consistent();
-                self
-            }
-        }
     }
 }
 

@@ -169,8 +169,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         }
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
-                let helper = format_ident!("__set_{}", fid);
-                quote!(let r = __update.#helper(now); __update.core.record(r);)
+                let helper = format_ident!("__dyno_set_{}", fid);
+                quote!(let r = #helper(&mut __update, now); __update.core.record(r);)
             } else {
                 quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
             };
@@ -326,9 +326,10 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             }
         }
 
+        #helpers
+
         #[automatically_derived]
         impl #ty {
-            #helpers
             #methods
 
             /// Applies only if `condition` holds on the stored item.
@@ -394,7 +395,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
                 })?;
             });
         }
-        encode.extend(quote!(self.core.set_attr(#a, #attr);));
+        encode.extend(quote!(__update.core.set_attr(#a, #attr);));
     }
     // Primary-key segments the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
@@ -411,15 +412,15 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         let var = Gen::seg_var(f);
         quote! {
             let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(self.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
+                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
         }
     });
     let removes = format_ident!("__removes");
     let writes = grp.units.iter().map(|u| {
         let ix = &g.indexes[u.index];
-        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(self.core.key()))
+        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(__update.core.key()))
     });
-    let helper = format_ident!("__set_{}", grp.fields.join("_and_"));
+    let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
     let public = format_ident!("set_{}", grp.fields.join("_and_"));
     let index_names: Vec<String> = grp.units.iter().map(|u| g.indexes[u.index].decl.name.clone()).collect::<BTreeSet<_>>().into_iter().collect();
     let doc = format!(
@@ -430,8 +431,9 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     );
     let params = args.iter().zip(&tys).map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
     let params2 = params.clone();
+    let ty = format_ident!("{}Update", g.ident);
     let helper_fn = quote! {
-        fn #helper(&mut self, #(#params),*) -> #p::Result<()> {
+        fn #helper(__update: &mut #ty, #(#params),*) -> #p::Result<()> {
             use #p::{EncodePart as _, EncodePartFallback as _};
             #encode
             #(#primary)*
@@ -440,10 +442,10 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
             for (name, value) in __item {
-                self.core.set_attr(&name, ::core::option::Option::Some(value));
+                __update.core.set_attr(&name, ::core::option::Option::Some(value));
             }
             for name in #removes {
-                self.core.remove_attr(name);
+                __update.core.remove_attr(name);
             }
             ::core::result::Result::Ok(())
         }
@@ -453,7 +455,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         quote! {
             #[doc = #doc]
             pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = self.#helper(#(#args),*);
+                let r = #helper(&mut self, #(#args),*);
                 self.core.record(r);
                 self
             }
