@@ -11,22 +11,43 @@ use quote::quote;
 use crate::expand;
 
 fn snapshot(name: &str, expanded: TokenStream) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}.rs"));
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(format!("{name}.rs"));
     if std::env::var_os("DYNO_UPDATE_SNAPSHOTS").is_some() {
         let text = pretty(expanded.clone());
-        std::fs::write(&path, format!("// Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive\n{text}"))
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        std::fs::write(
+            &path,
+            format!(
+                "// Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive\n{text}"
+            ),
+        )
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         return;
     }
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!("missing snapshot {} ({e}): run `DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive` and review it", path.display())
     });
-    let stored: TokenStream = text.parse().unwrap_or_else(|e| panic!("snapshot {} does not parse: {e}", path.display()));
+    let stored: TokenStream = text
+        .parse()
+        .unwrap_or_else(|e| panic!("snapshot {} does not parse: {e}", path.display()));
     let (a, b) = (flat(stored), flat(expanded));
     if a != b {
         let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-        eprintln!("stored:   {}", a.chars().skip(at.saturating_sub(60)).take(160).collect::<String>());
-        eprintln!("expanded: {}", b.chars().skip(at.saturating_sub(60)).take(160).collect::<String>());
+        eprintln!(
+            "stored:   {}",
+            a.chars()
+                .skip(at.saturating_sub(60))
+                .take(160)
+                .collect::<String>()
+        );
+        eprintln!(
+            "expanded: {}",
+            b.chars()
+                .skip(at.saturating_sub(60))
+                .take(160)
+                .collect::<String>()
+        );
     }
     assert!(
         a == b,
@@ -86,7 +107,8 @@ fn pretty(tokens: TokenStream) -> String {
                             newline(out, depth);
                         }
                         out.push('}');
-                        if !matches!(iter.peek(), Some(TokenTree::Punct(p)) if matches!(p.as_char(), ',' | ';' | ')' | '.')) {
+                        if !matches!(iter.peek(), Some(TokenTree::Punct(p)) if matches!(p.as_char(), ',' | ';' | ')' | '.'))
+                        {
                             newline(out, depth);
                         }
                     }
@@ -108,7 +130,10 @@ fn pretty(tokens: TokenStream) -> String {
                     }
                     Delimiter::None => walk(g.stream(), depth, in_brace, out),
                 },
-                TokenTree::Punct(p) if p.as_char() == '#' && matches!(iter.peek(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket) => {
+                TokenTree::Punct(p)
+                    if p.as_char() == '#'
+                        && matches!(iter.peek(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket) =>
+                {
                     // An attribute: on its own line.
                     if let Some(TokenTree::Group(g)) = iter.next() {
                         out.push_str("#[");
@@ -138,7 +163,11 @@ fn pretty(tokens: TokenStream) -> String {
     }
     let mut out = String::new();
     walk(tokens, 0, true, &mut out);
-    let lines: Vec<&str> = out.lines().map(str::trim_end).filter(|l| !l.trim().is_empty()).collect();
+    let lines: Vec<&str> = out
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     lines.join("\n") + "\n"
 }
 
@@ -227,7 +256,10 @@ fn an_error_expands_to_the_error_and_a_stub() {
     let text = out.to_string();
     assert_eq!(text.matches("compile_error").count(), 1, "{text}");
     assert!(text.contains("no field `usr_id` in `User`"), "{text}");
-    assert!(text.contains("StubTable"), "a stub impl keeps later uses quiet: {text}");
+    assert!(
+        text.contains("StubTable"),
+        "a stub impl keeps later uses quiet: {text}"
+    );
     snapshot("entity_error", out);
 }
 
@@ -244,7 +276,12 @@ fn every_mistake_is_reported_at_once() {
         }
     })
     .to_string();
-    for expected in ["unknown key `colour`", "no field `usr_id`", "must be followed by `#`", "has one version field"] {
+    for expected in [
+        "unknown key `colour`",
+        "no field `usr_id`",
+        "must be followed by `#`",
+        "has one version field",
+    ] {
         assert!(text.contains(expected), "missing {expected:?} in {text}");
     }
 }

@@ -108,16 +108,34 @@ async fn derived_code_ignores_shadowing_names() {
     };
     let item = thing.to_item().unwrap();
     assert_eq!(item["SK"], dyno_core::AttributeValue::S("V#High".into()));
-    assert_eq!(item["GSI1PK"], dyno_core::AttributeValue::S("TAG#a%23b".into()));
+    assert_eq!(
+        item["GSI1PK"],
+        dyno_core::AttributeValue::S("TAG#a%23b".into())
+    );
     let store = dyno_core::MemoryStore::new();
-    dyno_core::Store::create_table(&store, <HygieneTable as dyno_core::Table>::definition()).await.unwrap();
+    dyno_core::Store::create_table(&store, <HygieneTable as dyno_core::Table>::definition())
+        .await
+        .unwrap();
     thing.put().send(&store).await.unwrap();
-    let found = Thing::gsi1(Tag("a#b".into())).n_le(3u32).all(&store).await.unwrap();
+    let found = Thing::gsi1(Tag("a#b".into()))
+        .n_le(3u32)
+        .all(&store)
+        .await
+        .unwrap();
     assert_eq!(found.len(), 1);
-    let updated = Thing::update(Thing::key("t1", Level::High)).remove_tag().append_tags(vec!["y".to_owned()]).send(&store).await.unwrap();
+    let updated = Thing::update(Thing::key("t1", Level::High))
+        .remove_tag()
+        .append_tags(vec!["y".to_owned()])
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(updated.tag, None);
     assert_eq!(updated.cache, None);
-    let summaries = Thing::query("t1").project::<ThingSummary>().all(&store).await.unwrap();
+    let summaries = Thing::query("t1")
+        .project::<ThingSummary>()
+        .all(&store)
+        .await
+        .unwrap();
     assert_eq!(summaries.len(), 1);
     let items = ThingItem::query("t1").all(&store).await.unwrap();
     assert_eq!(items.len(), 1);

@@ -48,10 +48,18 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         sk_name: quote!(__SK_NAME),
         shards: 0,
         method: format_ident!("query"),
-        doc: format!("the table (`{}`{})", g.m.pk.text(), g.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()),
+        doc: format!(
+            "the table (`{}`{})",
+            g.m.pk.text(),
+            g.m.sk
+                .as_ref()
+                .map(|s| format!(", `{}`", s.text()))
+                .unwrap_or_default()
+        ),
     }];
     for ix in &g.indexes {
-        let (pk_t, pk_name, sk_name, name_const) = (&ix.pk_t, &ix.pk_name, &ix.sk_name, &ix.name_const);
+        let (pk_t, pk_name, sk_name, name_const) =
+            (&ix.pk_t, &ix.pk_name, &ix.sk_name, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
             span: Some(ix.span),
@@ -68,8 +76,14 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
                 "index `{}` (`{}`{}{})",
                 ix.decl.name,
                 ix.pk.text(),
-                ix.sk.map(|s| format!(", `{}`", s.text())).unwrap_or_default(),
-                if ix.shards > 0 { format!(", {} shards", ix.shards) } else { String::new() }
+                ix.sk
+                    .map(|s| format!(", `{}`", s.text()))
+                    .unwrap_or_default(),
+                if ix.shards > 0 {
+                    format!(", {} shards", ix.shards)
+                } else {
+                    String::new()
+                }
             ),
         });
     }
@@ -128,7 +142,11 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
                 Some(Seg::Lit(l)) => l.clone(),
                 _ => String::new(),
             };
-            (quote!(::core::option::Option::Some(#sk_name)), prefix, t.is_constant())
+            (
+                quote!(::core::option::Option::Some(#sk_name)),
+                prefix,
+                t.is_constant(),
+            )
         }
         None => (quote!(::core::option::Option::None), String::new(), false),
     };
@@ -182,7 +200,12 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
 
 /// The methods every query builder has: filter, limit, page size, order, consistency,
 /// projection, and running it.
-pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project: bool) -> TokenStream {
+pub fn passthrough(
+    p: &TokenStream,
+    ty: &Ident,
+    filter_of: &TokenStream,
+    project: bool,
+) -> TokenStream {
     let filter = if project {
         quote! {
             /// Keeps only items matching `condition` (a FilterExpression, applied after the key
@@ -292,7 +315,11 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, field) in fields.iter().enumerate() {
         // The literal after this field: `#...` before the next field, or the template's tail.
-        let position = t.segments.iter().position(|s| matches!(s, Seg::Field(f) if f == field)).unwrap_or(0);
+        let position = t
+            .segments
+            .iter()
+            .position(|s| matches!(s, Seg::Field(f) if f == field))
+            .unwrap_or(0);
         let following = match t.segments.get(position + 1) {
             Some(Seg::Lit(l)) => l.clone(),
             _ => String::new(),
@@ -301,7 +328,11 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
         let last = is_final_field && following.is_empty();
         let arg_ty = g.key_arg_ty(field);
         let encode = |arg: &Ident, prefix: bool| {
-            let f = if prefix { quote!(encode_part_prefix) } else { quote!(encode_part) };
+            let f = if prefix {
+                quote!(encode_part_prefix)
+            } else {
+                quote!(encode_part)
+            };
             quote! {
                 #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f())
                     .map_err(|e| #p::key_error(e, __ENTITY, #field))
@@ -334,7 +365,12 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             }
         };
         let mut ranges = TokenStream::new();
-        for (suffix, op, what) in [("lt", "Lt", "<"), ("le", "Le", "<="), ("gt", "Gt", ">"), ("ge", "Ge", ">=")] {
+        for (suffix, op, what) in [
+            ("lt", "Lt", "<"),
+            ("le", "Le", "<="),
+            ("gt", "Gt", ">"),
+            ("ge", "Ge", ">="),
+        ] {
             let name = format_ident!("{}_{}", field, suffix);
             let op = format_ident!("{}", op);
             let doc = format!("`{field} {what} value`.");
