@@ -200,7 +200,24 @@ struct Prepared {
     pk: KeyBytes,
     sk: KeyBytes,
     item: Item,
+    size: usize,
     index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
+}
+
+impl Prepared {
+    /// Stores the item in `data` with its index entries, returning it shared.
+    fn write(self, schema: &Schema, data: &mut TableData) -> SharedItem {
+        let item = Arc::new(self.item);
+        data.insert(
+            schema,
+            self.pk,
+            self.sk,
+            Arc::clone(&item),
+            self.size,
+            self.index_keys,
+        );
+        item
+    }
 }
 
 /// Validates a whole item as PutItem does.
@@ -223,6 +240,7 @@ fn prepare_item(schema: &Schema, pk: KeyBytes, sk: KeyBytes, item: Item) -> Resu
         pk,
         sk,
         item,
+        size,
         index_keys,
     })
 }
@@ -338,13 +356,7 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
-        data.insert(
-            schema,
-            prepared.pk,
-            prepared.sk,
-            Arc::new(prepared.item),
-            prepared.index_keys,
-        );
+        prepared.write(schema, &mut data);
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
@@ -377,14 +389,7 @@ impl Store for MemoryStore {
             &pk,
             &sk,
         )?;
-        let new = Arc::new(prepared.item);
-        data.insert(
-            schema,
-            prepared.pk,
-            prepared.sk,
-            Arc::clone(&new),
-            prepared.index_keys,
-        );
+        let new = prepared.write(schema, &mut data);
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::None => None,
