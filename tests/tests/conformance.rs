@@ -28,10 +28,7 @@ mod transactions;
 #[path = "conformance/writes.rs"]
 mod writes;
 
-#[path = "conformance/backend_shim.rs"]
-mod backend;
-
-use backend::{backends, unique_table_name, BackendKind};
+use dyno_tests::backend::{self, backends, unique_table_name, BackendKind};
 use support::{
     Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef, TableSpec,
 };
@@ -155,8 +152,15 @@ async fn conformance() {
             let deviation = scenario
                 .deviations
                 .iter()
-                .find(|(k, _)| *k == backend.kind)
-                .map(|(_, why)| *why);
+                .find(|d| d.backend == backend.kind);
+            if let Some(d) = deviation.filter(|d| d.skip) {
+                notes.push(format!(
+                    "[{}] not run on {}: {}",
+                    scenario.name, backend.name, d.why
+                ));
+                continue;
+            }
+            let deviation = deviation.map(|d| d.why);
             let ctx = match run_on(scenario, backend).await {
                 Ok(ctx) => ctx,
                 Err(e) => {

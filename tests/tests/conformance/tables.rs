@@ -5,7 +5,7 @@ use futures::future::BoxFuture;
 use crate::support::*;
 use crate::{main_table, BackendKind, MAIN, TTL};
 
-const NO_TTL: &[(BackendKind, &str)] = &[(
+const NO_TTL: &[Deviation] = &[differs(
     BackendKind::Dynalite,
     "dynalite does not implement UpdateTimeToLive or DescribeTimeToLive",
 )];
@@ -16,25 +16,25 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "create, describe and delete tables",
             tables: &[MAIN],
             run: lifecycle,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "invalid table definitions are rejected",
             tables: &[],
             run: invalid_definitions,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "TTL can be enabled and disabled",
             tables: &[MAIN],
             run: ttl_settings,
-            deviations: NO_TTL,
+            deviations: NO_TTL.to_vec(),
         },
         Scenario {
             name: "a table created with TTL describes it",
             tables: &[TTL],
             run: ttl_at_creation,
-            deviations: NO_TTL,
+            deviations: NO_TTL.to_vec(),
         },
     ]
 }
@@ -78,7 +78,7 @@ fn lifecycle(c: &mut Ctx) -> BoxFuture<'_, ()> {
 
 fn invalid_definitions(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
-        let name = |_: &Ctx, n: &str| crate::backend::unique_table_name(n);
+        let name = |_: &Ctx, n: &str| dyno_tests::backend::unique_table_name(n);
         let lsi_without_sort = TableDef::new(name(c, "bad-lsi"), "PK", None)
             .local_index(IndexDef::new("LSI", "PK", Some("X")));
         let o = c

@@ -221,18 +221,34 @@ impl Prepared {
 }
 
 /// Validates a whole item as PutItem does.
+///
+/// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
 fn prepare_put(schema: &Schema, item: Item) -> Result<Prepared> {
     let item = eval::validate_item(item)?;
     let (pk, sk) = schema.item_key(&item)?;
-    prepare_item(schema, pk, sk, item)
-}
-
-/// The checks that follow a write's evaluation: size and index keys.
-fn prepare_item(schema: &Schema, pk: KeyBytes, sk: KeyBytes, item: Item) -> Result<Prepared> {
     let size = item_size(&item);
     if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge {
+            entity: None,
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
+    }
+    prepare_item(schema, pk, sk, item, size)
+}
+
+/// The checks that follow a write's evaluation: size and index keys. An updated item over
+/// 400 KB is DynamoDB's validation error (only the service can tell).
+fn prepare_item(
+    schema: &Schema,
+    pk: KeyBytes,
+    sk: KeyBytes,
+    item: Item,
+    size: usize,
+) -> Result<Prepared> {
+    if size > MAX_ITEM_SIZE {
         return Err(Error::validation(format!(
-            "Item size has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
+            "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
         )));
     }
     let index_keys = schema.index_keys(&item, &pk, &sk)?;
@@ -289,8 +305,9 @@ fn updated_item(
     };
     let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
     let item = eval::validate_item(item)?;
+    let size = item_size(&item);
     Ok((
-        prepare_item(schema, pk.to_vec(), sk.to_vec(), item)?,
+        prepare_item(schema, pk.to_vec(), sk.to_vec(), item, size)?,
         touched,
     ))
 }
