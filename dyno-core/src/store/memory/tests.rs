@@ -471,6 +471,19 @@ fn table_definitions_are_validated() {
         block_on(store.create_table(&include_nothing)),
         Err(Error::Validation { .. })
     ));
+    // One attribute typed S by the table and N by an index: CreateTable cannot express it, so
+    // it is refused rather than silently typed one way.
+    let mut conflict = TableDef::new("Tbl", "PK", Some("SK"));
+    conflict.global_indexes.push(IndexDef {
+        name: "Idx".into(),
+        partition_key: crate::table::KeyAttribute::new("SK", crate::table::ScalarType::N),
+        sort_key: None,
+        projection: Projection::All,
+    });
+    assert!(matches!(
+        block_on(store.create_table(&conflict)),
+        Err(Error::Validation { .. })
+    ));
     let same_keys = TableDef::new("Tbl", "PK", Some("PK"));
     assert!(matches!(
         block_on(store.create_table(&same_keys)),
