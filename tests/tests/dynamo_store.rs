@@ -755,6 +755,20 @@ async fn transactions_where_supported() {
             ],
         };
 
+        // Empty transactions are refused (before sending: moto would answer HTTP 500).
+        let err = b
+            .store
+            .transact_write(TransactWriteRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+        let err = b
+            .store
+            .transact_get(TransactGetRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+
         if !supports_transactions(b.kind) {
             // dynalite has no TransactWriteItems/TransactGetItems: the server does not know the
             // operation, and the error says so with its code.
