@@ -10,6 +10,8 @@
 #[allow(unused_extern_crates)]
 extern crate self as dyno_core;
 
+#[doc(hidden)]
+pub mod __private;
 pub mod entity;
 pub mod error;
 pub mod expr;
@@ -25,3 +27,8 @@ pub use crate::key::KeyPart;
 pub use crate::store::{DynamoStore, MemoryStore, Store};
 pub use crate::table::{Table, TableDef};
 pub use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
+
+/// `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`, `#[derive(Projection)]` and
+/// `#[derive(Collection)]`: see the `dyno_derive` crate docs and [`entity`].
+#[cfg(feature = "derive")]
+pub use dyno_derive::{Collection, Entity, KeyPart, Projection, Table};

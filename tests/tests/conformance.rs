@@ -32,7 +32,9 @@ mod writes;
 mod backend;
 
 use backend::{backends, unique_table_name, BackendKind};
-use support::{Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef};
+use support::{
+    Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef, TableSpec,
+};
 
 /// The main table: string keys, an overloaded GSI with everything projected, a keys-only GSI
 /// without a sort key, and an LSI projecting one attribute.
@@ -40,7 +42,10 @@ pub fn main_table() -> TableDef {
     TableDef::new("main", "PK", Some("SK"))
         .global_index(IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")))
         .global_index(IndexDef::new("GSI2", "GSI2PK", None).projection(Projection::KeysOnly))
-        .local_index(IndexDef::new("LSI1", "PK", Some("LSK")).projection(Projection::Include(vec!["inc".into()])))
+        .local_index(
+            IndexDef::new("LSI1", "PK", Some("LSK"))
+                .projection(Projection::Include(vec!["inc".into()])),
+        )
 }
 
 /// Numeric sort key, and a GSI with a numeric sort key.
@@ -65,8 +70,10 @@ pub fn bin_table() -> TableDef {
 
 /// A partition key only, with a GSI without sort key projecting one attribute.
 pub fn hash_table() -> TableDef {
-    TableDef::new("hash", "PK", None)
-        .global_index(IndexDef::new("ByEmail", "email", None).projection(Projection::Include(vec!["name".into()])))
+    TableDef::new("hash", "PK", None).global_index(
+        IndexDef::new("ByEmail", "email", None)
+            .projection(Projection::Include(vec!["name".into()])),
+    )
 }
 
 /// String keys and TTL on `expires`.
@@ -74,11 +81,11 @@ pub fn ttl_table() -> TableDef {
     TableDef::new("ttl", "PK", Some("SK")).ttl("expires")
 }
 
-pub const MAIN: (&str, fn() -> TableDef) = ("main", main_table);
-pub const NUM: (&str, fn() -> TableDef) = ("num", num_table);
-pub const BIN: (&str, fn() -> TableDef) = ("bin", bin_table);
-pub const HASH: (&str, fn() -> TableDef) = ("hash", hash_table);
-pub const TTL: (&str, fn() -> TableDef) = ("ttl", ttl_table);
+pub const MAIN: TableSpec = ("main", main_table);
+pub const NUM: TableSpec = ("num", num_table);
+pub const BIN: TableSpec = ("bin", bin_table);
+pub const HASH: TableSpec = ("hash", hash_table);
+pub const TTL: TableSpec = ("ttl", ttl_table);
 
 fn scenarios() -> Vec<Scenario> {
     let mut all = Vec::new();
@@ -104,7 +111,7 @@ async fn run_on(scenario: &Scenario, backend: &backend::Backend) -> Result<Ctx, 
             .map_err(|e| format!("creating table {logical} on {}: {e}", backend.name))?;
         tables.push((*logical, real));
     }
-    let mut ctx = Ctx::new(backend.name, backend.kind, backend.store.clone(), tables.clone());
+    let mut ctx = Ctx::new(backend.name, backend.store.clone(), tables.clone());
     (scenario.run)(&mut ctx).await;
     for (_, real) in tables {
         // Best effort: a failed drop leaves a uniquely named table behind on a scratch server.
@@ -119,7 +126,9 @@ fn transcript_diff(reference: &Ctx, other: &Ctx) -> Option<String> {
         let a = reference.transcript.get(i);
         let b = other.transcript.get(i);
         if a.map(|(_, o)| o) != b.map(|(_, o)| o) {
-            let show = |x: Option<&(String, Out)>| x.map_or("(nothing)".to_owned(), |(l, o)| format!("{l}: {o}"));
+            let show = |x: Option<&(String, Out)>| {
+                x.map_or("(nothing)".to_owned(), |(l, o)| format!("{l}: {o}"))
+            };
             return Some(format!(
                 "request {} differs:\n      {}: {}\n      {}: {}",
                 i + 1,
@@ -143,7 +152,11 @@ async fn conformance() {
     for scenario in &scenarios {
         let mut reference: Option<Ctx> = None;
         for backend in &backends {
-            let deviation = scenario.deviations.iter().find(|(k, _)| *k == backend.kind).map(|(_, why)| *why);
+            let deviation = scenario
+                .deviations
+                .iter()
+                .find(|(k, _)| *k == backend.kind)
+                .map(|(_, why)| *why);
             let ctx = match run_on(scenario, backend).await {
                 Ok(ctx) => ctx,
                 Err(e) => {
@@ -180,10 +193,21 @@ async fn conformance() {
         }
     }
     let names: Vec<&str> = backends.iter().map(|b| b.name).collect();
-    println!("conformance: {} scenarios, {requests} requests each, on {names:?}", scenarios.len());
+    println!(
+        "conformance: {} scenarios, {requests} requests each, on {names:?}",
+        scenarios.len()
+    );
     for n in &notes {
         println!("  {n}");
     }
-    assert!(requests >= 150, "the suite should make at least 150 requests, made {requests}");
-    assert!(problems.is_empty(), "{} conformance problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        requests >= 150,
+        "the suite should make at least 150 requests, made {requests}"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} conformance problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

@@ -6,6 +6,7 @@
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
 mod render;
+pub mod typed;
 
 pub use self::render::{render_condition, render_key_condition, render_projection, render_update, Placeholders};
 use crate::value::AttributeValue;

@@ -19,10 +19,18 @@ pub struct Backend {
 }
 
 pub async fn backends() -> Vec<Backend> {
-    vec![Backend { name: "memory", kind: BackendKind::Memory, store: Arc::new(MemoryStore::new()) }]
+    vec![Backend {
+        name: "memory",
+        kind: BackendKind::Memory,
+        store: Arc::new(MemoryStore::new()),
+    }]
 }
 
 pub fn unique_table_name(prefix: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
-    format!("{prefix}-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }

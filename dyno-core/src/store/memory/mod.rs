@@ -390,7 +390,9 @@ impl Store for MemoryStore {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
             ReturnValues::AllNew => Some(owned(new)),
-            ReturnValues::UpdatedOld => old.and_then(|o| updated_paths(&o, &request.update, &touched)),
+            ReturnValues::UpdatedOld => {
+                old.and_then(|o| updated_paths(&o, &request.update, &touched))
+            }
             ReturnValues::UpdatedNew => updated_paths(&new, &request.update, &touched),
         };
         Ok(WriteOutput {

@@ -1,0 +1,281 @@
+//! Encoding key fields into key attributes and recovering them from keys.
+//!
+//! The encoders and decoders are reached through autoref specialization
+//! (`(&Part(&v)).encode_part()`): when a field's type has no `KeyPart`, the fallback impl is
+//! picked, so the only compile error is the one `assert_key_part` spans on the field's type.
+
+use crate::error::{Error, Result};
+use crate::key::{KeyPart, Segment, Template, DELIMITER};
+use crate::value::{describe, AttributeValue, FromAttribute, Item};
+
+/// Where a key field can be read back from: a key attribute and its template.
+#[derive(Debug, Clone, Copy)]
+pub struct KeySource {
+    /// The key attribute (`PK`, `GSI1SK`).
+    pub attribute: &'static str,
+    /// Its template for this entity.
+    pub template: Template,
+    /// Shard count when the attribute carries a `#<n>` shard suffix, else 0.
+    pub shards: u32,
+}
+
+/// A key field's value, to encode as one key segment.
+#[derive(Debug)]
+pub struct Part<'a, T>(pub &'a T);
+
+/// Encoding of a [`Part`] whose type has `KeyPart`.
+pub trait EncodePart {
+    /// The value as one key segment.
+    fn encode_part(&self) -> Result<String>;
+    /// The value as a key-segment prefix (`begins_with` on a partial value).
+    fn encode_part_prefix(&self) -> Result<String>;
+}
+
+impl<T: KeyPart> EncodePart for Part<'_, T> {
+    fn encode_part(&self) -> Result<String> {
+        let mut out = String::new();
+        self.0.encode_key(&mut out)?;
+        Ok(out)
+    }
+    fn encode_part_prefix(&self) -> Result<String> {
+        let mut out = String::new();
+        self.0.encode_prefix(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// Fallback when the type has no `KeyPart`; only reached in code that does not compile anyway.
+pub trait EncodePartFallback {
+    /// Always an error.
+    fn encode_part(&self) -> Result<String> {
+        Err(Error::key(None, "type has no KeyPart impl"))
+    }
+    /// Always an error.
+    fn encode_part_prefix(&self) -> Result<String> {
+        Err(Error::key(None, "type has no KeyPart impl"))
+    }
+}
+
+impl<T> EncodePartFallback for &Part<'_, T> {}
+
+/// Adds the entity and field to a key-encoding error.
+pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
+    match err {
+        Error::Key { entity: e, message } => Error::Key { entity: e.or(Some(entity)), message: format!("field `{field}`: {message}") },
+        other => other.at(entity, field),
+    }
+}
+
+/// Writes `template` with `parts` (the encoded segments of its fields, in template order).
+pub fn render(template: &Template, parts: &[&str]) -> String {
+    let mut out = String::new();
+    let mut parts = parts.iter();
+    for seg in template.segments() {
+        match seg {
+            Segment::Literal(l) => out.push_str(l),
+            Segment::Field(_) => out.push_str(parts.next().copied().unwrap_or_default()),
+        }
+    }
+    out
+}
+
+/// A key field's type, to decode from a key segment.
+#[derive(Debug)]
+pub struct Recover<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Recover<T> {
+    /// The decoder for `T`.
+    pub const fn new() -> Self {
+        Recover(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Recover<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Decoding from keys for types with `KeyPart`.
+pub trait RecoverKey<T> {
+    /// The field's value read from the first key attribute whose template holds it; `None` when
+    /// no such attribute is present.
+    fn recover(&self, item: &Item, entity: &'static str, field: &str, sources: &[KeySource]) -> Result<Option<T>>;
+}
+
+impl<T: KeyPart> RecoverKey<T> for Recover<T> {
+    fn recover(&self, item: &Item, entity: &'static str, field: &str, sources: &[KeySource]) -> Result<Option<T>> {
+        recover_segment(item, entity, field, sources, |s| T::decode_key(s))
+    }
+}
+
+/// Fallback for types without `KeyPart` (non-key fields of a projection): nothing to recover.
+pub trait RecoverNone<T> {
+    /// Always `None`.
+    fn recover(&self, _item: &Item, _entity: &'static str, _field: &str, _sources: &[KeySource]) -> Result<Option<T>> {
+        Ok(None)
+    }
+}
+
+impl<T> RecoverNone<T> for &Recover<T> {}
+
+fn strip_shard(key: &str, shards: u32) -> &str {
+    if shards == 0 {
+        return key;
+    }
+    match key.rfind(DELIMITER) {
+        Some(i) if key[i + 1..].parse::<u32>().is_ok_and(|n| n < shards) => &key[..i],
+        _ => key,
+    }
+}
+
+fn recover_segment<T>(
+    item: &Item,
+    entity: &'static str,
+    field: &str,
+    sources: &[KeySource],
+    decode: impl Fn(&str) -> Result<T>,
+) -> Result<Option<T>> {
+    for source in sources {
+        let Some(position) = source.template.fields().position(|f| f == field) else { continue };
+        let Some(value) = item.get(source.attribute) else { continue };
+        let AttributeValue::S(key) = value else {
+            return Err(Error::decode(format!("S key in the form {}", source.template), describe(value)).at(entity, source.attribute));
+        };
+        let Some(parts) = source.template.split(strip_shard(key, source.shards)) else { continue };
+        return decode(parts[position]).map(Some).map_err(|e| {
+            let message = match e {
+                Error::Key { message, .. } => message,
+                other => other.to_string(),
+            };
+            Error::Decode {
+                entity: Some(entity),
+                attribute: Some(source.attribute.to_owned()),
+                expected: format!("{{{field}}} of {}", source.template),
+                found: format!("{key:?} ({message})"),
+                source: None,
+            }
+        });
+    }
+    Ok(None)
+}
+
+/// Decodes a key field: from its own attribute when present (items dyno writes), otherwise from
+/// the key attributes (items written by other clients in the conventional format).
+pub fn key_field<T: FromAttribute>(
+    item: &Item,
+    entity: &'static str,
+    attribute: &str,
+    recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<T> {
+    if let Some(v) = item.get(attribute) {
+        return T::from_attribute(v).map_err(|e| e.at(entity, attribute));
+    }
+    match recover()? {
+        Some(v) => Ok(v),
+        None => T::from_missing().map_err(|_| Error::Decode {
+            entity: Some(entity),
+            attribute: Some(attribute.to_owned()),
+            expected: format!("attribute {attribute}, or a key attribute holding it"),
+            found: "neither".into(),
+            source: None,
+        }),
+    }
+}
+
+/// Decodes an optional key field (sparse index): its attribute, else the index key, else `None`.
+pub fn key_field_opt<T: FromAttribute>(
+    item: &Item,
+    entity: &'static str,
+    attribute: &str,
+    recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<Option<T>> {
+    match item.get(attribute) {
+        Some(AttributeValue::Null(true)) | None => recover(),
+        Some(v) => T::from_attribute(v).map(Some).map_err(|e| e.at(entity, attribute)),
+    }
+}
+
+/// Decodes a non-key field, with `Default` when the attribute is absent.
+pub fn get_attr_or_default<T: FromAttribute + Default>(item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
+    match item.get(attribute) {
+        Some(v) => T::from_attribute(v).map_err(|e| e.at(entity, attribute)),
+        None => Ok(T::default()),
+    }
+}
+
+/// The encoded segments of the fields of `template` in `key`, by field name.
+pub fn key_segments<'k>(key: &'k str, template: &Template) -> Option<Vec<(&'static str, &'k str)>> {
+    let parts = template.split(key)?;
+    Some(template.fields().zip(parts).collect())
+}
+
+/// The encoded segment of `field` in the primary key `key` (an update's key), from the
+/// partition or sort key attribute.
+pub fn primary_segment<'k>(
+    key: &'k Item,
+    entity: &'static str,
+    field: &str,
+    sources: &[(&'static str, Template)],
+) -> Result<&'k str> {
+    for (attribute, template) in sources {
+        let Some(position) = template.fields().position(|f| f == field) else { continue };
+        if let Some(AttributeValue::S(k)) = key.get(*attribute) {
+            if let Some(parts) = template.split(k) {
+                return Ok(parts[position]);
+            }
+        }
+        return Err(Error::key(
+            Some(entity),
+            format!("key attribute {attribute} does not have the form {template}"),
+        ));
+    }
+    Err(Error::key(Some(entity), format!("field `{field}` is not part of the primary key")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
+    const DAY: Template = Template::new(&[Segment::Literal("DAY#"), Segment::Field("day")]);
+
+    fn item(pairs: &[(&str, &str)]) -> Item {
+        pairs.iter().map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned()))).collect()
+    }
+
+    #[test]
+    fn recovers_fields_from_keys_and_shards() {
+        let sources = [
+            KeySource { attribute: "PK", template: PK, shards: 0 },
+            KeySource { attribute: "GSI2PK", template: DAY, shards: 8 },
+        ];
+        let it = item(&[("PK", "USER#a%23b"), ("GSI2PK", "DAY#2024-01-01#7")]);
+        let user: Option<String> = Recover::<String>::new().recover(&it, "User", "user_id", &sources).unwrap();
+        assert_eq!(user.as_deref(), Some("a#b"));
+        let day: Option<String> = Recover::<String>::new().recover(&it, "User", "day", &sources).unwrap();
+        assert_eq!(day.as_deref(), Some("2024-01-01"));
+        let none: Option<String> = Recover::<String>::new().recover(&Item::new(), "User", "user_id", &sources).unwrap();
+        assert!(none.is_none());
+        let bad: Result<Option<u32>> = Recover::<u32>::new().recover(&item(&[("PK", "USER#x")]), "User", "user_id", &sources);
+        let err = bad.unwrap_err().to_string();
+        assert!(err.contains("User.PK") && err.contains("user_id"), "{err}");
+    }
+
+    #[test]
+    fn key_field_prefers_the_attribute() {
+        let sources = [KeySource { attribute: "PK", template: PK, shards: 0 }];
+        let it = item(&[("PK", "USER#1"), ("user_id", "1")]);
+        let v: String = key_field(&it, "User", "user_id", || Recover::<String>::new().recover(&it, "User", "user_id", &sources)).unwrap();
+        assert_eq!(v, "1");
+        let err = key_field::<String>(&Item::new(), "User", "user_id", || Ok(None)).unwrap_err().to_string();
+        assert!(err.contains("User.user_id"), "{err}");
+    }
+
+    #[test]
+    fn renders_templates() {
+        assert_eq!(render(&PK, &["42"]), "USER#42");
+        assert_eq!(strip_shard("DAY#x#3", 8), "DAY#x");
+        assert_eq!(strip_shard("DAY#x#9", 8), "DAY#x#9");
+    }
+}

@@ -1,0 +1,470 @@
+//! Typed field handles: conditions, filters and update values checked against the field's type.
+//!
+//! `#[derive(Entity)]` gives every stored field a handle, `Order::TOTAL: Field<Order, u64>`, so
+//! a condition names its attribute through the field and takes values of the field's type:
+//!
+//! ```
+//! use dyno_core::expr::typed::{Cond, Field};
+//!
+//! struct Order;
+//! const TOTAL: Field<Order, u64> = Field::new("total");
+//! const NOTE: Field<Order, Option<String>> = Field::new("note");
+//!
+//! let c: Cond<Order> = TOTAL.gt(100) & NOTE.eq("gift");
+//! assert!(c.into_condition().is_ok());
+//! ```
+//!
+//! A condition carries its entity type, so a filter built from `Product`'s fields cannot be used
+//! on an `Order` query. Encoding errors (a NaN float, say) are kept inside the [`Cond`] and
+//! reported by the request that uses it.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::{AttributeType, Comparator, Condition, Operand, Path};
+use crate::error::{Error, Result};
+use crate::value::{AttributeValue, ToAttribute};
+
+/// A value accepted where a field of type `T` is expected: a `T`, a `&T`, a `&str` for a
+/// `String`, and a bare value for an `Option` (`"x"` for an `Option<String>` field).
+///
+/// Key constructors, query builders, conditions and update setters take `impl FieldValue<T>`,
+/// so their arguments are typed by the fields they fill.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a value for a `{T}` field",
+    label = "expected a `{T}` (or a reference to one) here",
+    note = "this argument is typed by the entity's field: pass a `{T}`, a `&{T}`, or a `&str` for a `String` field"
+)]
+pub trait FieldValue<T> {
+    /// Calls `f` with the value seen as a `&T`.
+    fn with_value<R>(self, f: impl FnOnce(&T) -> R) -> R;
+}
+
+impl<T> FieldValue<T> for T {
+    fn with_value<R>(self, f: impl FnOnce(&T) -> R) -> R {
+        f(&self)
+    }
+}
+
+impl<T> FieldValue<T> for &T {
+    fn with_value<R>(self, f: impl FnOnce(&T) -> R) -> R {
+        f(self)
+    }
+}
+
+impl FieldValue<String> for &str {
+    fn with_value<R>(self, f: impl FnOnce(&String) -> R) -> R {
+        f(&self.to_owned())
+    }
+}
+
+impl<T> FieldValue<Option<T>> for T {
+    fn with_value<R>(self, f: impl FnOnce(&Option<T>) -> R) -> R {
+        f(&Some(self))
+    }
+}
+
+impl<T: Clone> FieldValue<Option<T>> for &T {
+    fn with_value<R>(self, f: impl FnOnce(&Option<T>) -> R) -> R {
+        f(&Some(self.clone()))
+    }
+}
+
+impl FieldValue<Option<String>> for &str {
+    fn with_value<R>(self, f: impl FnOnce(&Option<String>) -> R) -> R {
+        f(&Some(self.to_owned()))
+    }
+}
+
+/// Encodes a field value as an attribute; `None` when it has no attribute form (an `Option`
+/// that is `None`, an empty set).
+pub fn encode_value<T: ToAttribute, V: FieldValue<T>>(value: V) -> Result<Option<AttributeValue>> {
+    value.with_value(|v| v.to_attribute())
+}
+
+/// A condition on the items of entity `E`, or the error met while building it.
+///
+/// Combine with [`Cond::and`], [`Cond::or`], [`Cond::not`] (or `&`, `|`, `!`).
+#[must_use = "a condition does nothing until it is passed to a request"]
+pub struct Cond<E> {
+    inner: Result<Condition>,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Cond<E> {
+    /// Wraps an untyped condition (for what the typed handles cannot say).
+    pub fn raw(condition: Condition) -> Self {
+        Cond { inner: Ok(condition), _entity: PhantomData }
+    }
+
+    /// A condition that failed to build; the request using it returns `error`.
+    pub fn error(error: Error) -> Self {
+        Cond { inner: Err(error), _entity: PhantomData }
+    }
+
+    fn from_result(inner: Result<Condition>) -> Self {
+        Cond { inner, _entity: PhantomData }
+    }
+
+    /// Both conditions.
+    pub fn and(self, other: Cond<E>) -> Self {
+        Self::from_result(self.inner.and_then(|a| other.inner.map(|b| a.and(b))))
+    }
+
+    /// Either condition.
+    pub fn or(self, other: Cond<E>) -> Self {
+        Self::from_result(self.inner.and_then(|a| other.inner.map(|b| a.or(b))))
+    }
+
+    /// The negation.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Self {
+        Self::from_result(self.inner.map(Condition::negate))
+    }
+
+    /// The condition tree, or the error met while building it.
+    pub fn into_condition(self) -> Result<Condition> {
+        self.inner
+    }
+}
+
+impl<E> fmt::Debug for Cond<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Cond").field(&self.inner).finish()
+    }
+}
+
+impl<E> std::ops::BitAnd for Cond<E> {
+    type Output = Cond<E>;
+    fn bitand(self, rhs: Cond<E>) -> Cond<E> {
+        self.and(rhs)
+    }
+}
+
+impl<E> std::ops::BitOr for Cond<E> {
+    type Output = Cond<E>;
+    fn bitor(self, rhs: Cond<E>) -> Cond<E> {
+        self.or(rhs)
+    }
+}
+
+impl<E> std::ops::Not for Cond<E> {
+    type Output = Cond<E>;
+    fn not(self) -> Cond<E> {
+        Cond::not(self)
+    }
+}
+
+impl<E> TryFrom<Cond<E>> for Condition {
+    type Error = Error;
+    fn try_from(c: Cond<E>) -> Result<Condition> {
+        c.inner
+    }
+}
+
+/// The stored field `name` of entity `E`, of Rust type `T`.
+///
+/// Generated as associated constants (`Order::STATUS`); conditions on it take values of type `T`.
+pub struct Field<E, T> {
+    name: &'static str,
+    _types: PhantomData<fn() -> (E, T)>,
+}
+
+impl<E, T> Clone for Field<E, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E, T> Copy for Field<E, T> {}
+
+impl<E, T> fmt::Debug for Field<E, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Field({})", self.name)
+    }
+}
+
+impl<E, T> Field<E, T> {
+    /// The handle for attribute `name`.
+    pub const fn new(name: &'static str) -> Self {
+        Field { name, _types: PhantomData }
+    }
+
+    /// The attribute name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The attribute as a document path.
+    pub fn path(&self) -> Path {
+        Path::attr(self.name)
+    }
+
+    /// `attribute_exists(field)`
+    pub fn exists(&self) -> Cond<E> {
+        Cond::raw(Condition::AttributeExists(self.path()))
+    }
+
+    /// `attribute_not_exists(field)`
+    pub fn not_exists(&self) -> Cond<E> {
+        Cond::raw(Condition::AttributeNotExists(self.path()))
+    }
+
+    /// `size(field)`, to compare the length of a string, list, map, set or binary.
+    pub fn size(&self) -> Size<E> {
+        Size { path: self.path(), _entity: PhantomData }
+    }
+
+    /// `attribute_type(field, type)`
+    pub fn has_type(&self, ty: AttributeType) -> Cond<E> {
+        Cond::raw(Condition::AttributeType(self.path(), ty))
+    }
+}
+
+impl<E, T: ToAttribute> Field<E, T> {
+    fn operand(&self, value: impl FieldValue<T>, op: &str) -> Result<Operand> {
+        match encode_value(value).map_err(|e| e.at("condition", self.name))? {
+            Some(v) => Ok(Operand::Value(v)),
+            None => Err(Error::validation(format!(
+                "condition `{} {op} ...`: the value has no attribute form (None or an empty set); use `eq(None)`, `exists()` or `not_exists()`",
+                self.name
+            ))),
+        }
+    }
+
+    fn compare(&self, op: Comparator, value: impl FieldValue<T>) -> Cond<E> {
+        Cond::from_result(
+            self.operand(value, op.symbol())
+                .map(|v| Condition::Compare(Operand::Path(self.path()), op, v)),
+        )
+    }
+
+    /// `field = value`; a `None` value means the attribute is absent.
+    pub fn eq(&self, value: impl FieldValue<T>) -> Cond<E> {
+        match encode_value(value) {
+            Ok(Some(v)) => Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Eq, Operand::Value(v))),
+            Ok(None) => self.not_exists(),
+            Err(e) => Cond::error(e.at("condition", self.name)),
+        }
+    }
+
+    /// `field <> value`; a `None` value means the attribute is present.
+    pub fn ne(&self, value: impl FieldValue<T>) -> Cond<E> {
+        match encode_value(value) {
+            Ok(Some(v)) => Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Ne, Operand::Value(v))),
+            Ok(None) => self.exists(),
+            Err(e) => Cond::error(e.at("condition", self.name)),
+        }
+    }
+
+    /// `field < value`
+    pub fn lt(&self, value: impl FieldValue<T>) -> Cond<E> {
+        self.compare(Comparator::Lt, value)
+    }
+
+    /// `field <= value`
+    pub fn le(&self, value: impl FieldValue<T>) -> Cond<E> {
+        self.compare(Comparator::Le, value)
+    }
+
+    /// `field > value`
+    pub fn gt(&self, value: impl FieldValue<T>) -> Cond<E> {
+        self.compare(Comparator::Gt, value)
+    }
+
+    /// `field >= value`
+    pub fn ge(&self, value: impl FieldValue<T>) -> Cond<E> {
+        self.compare(Comparator::Ge, value)
+    }
+
+    /// `field BETWEEN low AND high` (both inclusive).
+    pub fn between(&self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Cond<E> {
+        let built = self
+            .operand(low, "BETWEEN")
+            .and_then(|lo| Ok(Condition::Between(Operand::Path(self.path()), lo, self.operand(high, "BETWEEN")?)));
+        Cond::from_result(built)
+    }
+
+    /// `field IN (v1, v2, ...)`: 1 to 100 values.
+    pub fn is_in<V: FieldValue<T>>(&self, values: impl IntoIterator<Item = V>) -> Cond<E> {
+        let built = values
+            .into_iter()
+            .map(|v| self.operand(v, "IN"))
+            .collect::<Result<Vec<_>>>()
+            .and_then(|vs| {
+                if vs.is_empty() || vs.len() > 100 {
+                    return Err(Error::validation(format!(
+                        "condition `{} IN (...)` needs 1 to 100 values, found {}",
+                        self.name,
+                        vs.len()
+                    )));
+                }
+                Ok(Condition::In(Operand::Path(self.path()), vs))
+            });
+        Cond::from_result(built)
+    }
+
+    /// `field = other` (another field of the same type).
+    pub fn eq_field(&self, other: Field<E, T>) -> Cond<E> {
+        Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Eq, Operand::Path(other.path())))
+    }
+}
+
+macro_rules! string_ops {
+    ($t:ty) => {
+        impl<E> Field<E, $t> {
+            /// `begins_with(field, prefix)`
+            pub fn begins_with(&self, prefix: &str) -> Cond<E> {
+                Cond::raw(Condition::BeginsWith(self.path(), Operand::Value(AttributeValue::S(prefix.to_owned()))))
+            }
+
+            /// `contains(field, text)`: a substring.
+            pub fn contains(&self, text: &str) -> Cond<E> {
+                Cond::raw(Condition::Contains(self.path(), Operand::Value(AttributeValue::S(text.to_owned()))))
+            }
+        }
+    };
+}
+string_ops!(String);
+string_ops!(Option<String>);
+
+impl<E, T: ToAttribute> Field<E, Vec<T>> {
+    /// `contains(field, element)`: the list holds `element`.
+    pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
+        let name = self.name;
+        let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
+            v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
+                .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
+        });
+        Cond::from_result(built)
+    }
+}
+
+macro_rules! set_ops {
+    ($($set:ident),*) => {$(
+        impl<E, T: crate::value::SetElement + ToAttribute, H> Field<E, std::collections::$set<T, H>> {
+            /// `contains(field, element)`: the set holds `element`.
+            pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
+                let name = self.name;
+                let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
+                    v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
+                        .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
+                });
+                Cond::from_result(built)
+            }
+        }
+    )*};
+}
+set_ops!(HashSet);
+
+impl<E, T: crate::value::SetElement + ToAttribute> Field<E, std::collections::BTreeSet<T>> {
+    /// `contains(field, element)`: the set holds `element`.
+    pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
+        let name = self.name;
+        let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
+            v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
+                .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
+        });
+        Cond::from_result(built)
+    }
+}
+
+/// `size(field)` of entity `E`, compared with a length.
+#[derive(Debug, Clone)]
+pub struct Size<E> {
+    path: Path,
+    _entity: PhantomData<fn() -> E>,
+}
+
+impl<E> Size<E> {
+    fn compare(&self, op: Comparator, n: usize) -> Cond<E> {
+        Cond::raw(Condition::Compare(
+            Operand::Size(self.path.clone()),
+            op,
+            Operand::Value(AttributeValue::N(n.to_string())),
+        ))
+    }
+
+    /// `size(field) = n`
+    pub fn eq(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Eq, n)
+    }
+    /// `size(field) <> n`
+    pub fn ne(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Ne, n)
+    }
+    /// `size(field) < n`
+    pub fn lt(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Lt, n)
+    }
+    /// `size(field) <= n`
+    pub fn le(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Le, n)
+    }
+    /// `size(field) > n`
+    pub fn gt(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Gt, n)
+    }
+    /// `size(field) >= n`
+    pub fn ge(&self, n: usize) -> Cond<E> {
+        self.compare(Comparator::Ge, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Order;
+    const TOTAL: Field<Order, u64> = Field::new("total");
+    const NOTE: Field<Order, Option<String>> = Field::new("note");
+    const NAME: Field<Order, String> = Field::new("name");
+    const RATIO: Field<Order, f64> = Field::new("ratio");
+    const TAGS: Field<Order, Vec<String>> = Field::new("tags");
+
+    fn n(s: &str) -> Operand {
+        Operand::Value(AttributeValue::N(s.into()))
+    }
+
+    #[test]
+    fn comparisons_name_the_field_and_encode_the_value() {
+        let c = TOTAL.gt(5).into_condition().unwrap();
+        assert_eq!(c, Condition::Compare(Operand::Path(Path::attr("total")), Comparator::Gt, n("5")));
+        let c = TOTAL.between(1, 9).into_condition().unwrap();
+        assert_eq!(c, Condition::Between(Operand::Path(Path::attr("total")), n("1"), n("9")));
+        let c = NAME.eq("bob").into_condition().unwrap();
+        assert_eq!(c, Condition::eq("name", AttributeValue::S("bob".into())));
+    }
+
+    #[test]
+    fn optional_fields_take_bare_values_and_none_means_absent() {
+        let c = NOTE.eq("gift").into_condition().unwrap();
+        assert_eq!(c, Condition::eq("note", AttributeValue::S("gift".into())));
+        assert_eq!(NOTE.eq(None).into_condition().unwrap(), Condition::not_exists("note"));
+        assert_eq!(NOTE.ne(None).into_condition().unwrap(), Condition::exists("note"));
+        assert!(NOTE.lt(None).into_condition().is_err());
+    }
+
+    #[test]
+    fn encoding_errors_surface_when_the_condition_is_used() {
+        let err = RATIO.gt(f64::NAN).into_condition().unwrap_err();
+        assert!(err.to_string().contains("ratio"), "{err}");
+        let combined = (TOTAL.gt(1) & RATIO.lt(f64::INFINITY)).into_condition();
+        assert!(combined.is_err());
+    }
+
+    #[test]
+    fn combinators_build_the_tree() {
+        let c = (TOTAL.gt(1) & NAME.begins_with("a") | !TAGS.contains("x")).into_condition().unwrap();
+        match c {
+            Condition::Or(v) => {
+                assert!(matches!(v[0], Condition::And(_)));
+                assert!(matches!(v[1], Condition::Not(_)));
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(TOTAL.is_in(Vec::<u64>::new()).into_condition().is_err());
+        assert!(matches!(TOTAL.is_in([1, 2]).into_condition().unwrap(), Condition::In(_, ref v) if v.len() == 2));
+        assert!(matches!(TAGS.size().gt(2).into_condition().unwrap(), Condition::Compare(Operand::Size(_), Comparator::Gt, _)));
+    }
+}

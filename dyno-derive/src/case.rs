@@ -1,0 +1,95 @@
+//! Case conversions for generated names (`GSI1` -> `gsi1`, `total` -> `TOTAL`) and for
+//! `rename_all` on key-part enums.
+
+/// Splits an identifier-like string into lowercase words: `OrderDate` -> `order`, `date`;
+/// `GSI1PK` -> `gsi1pk`; `by-status` -> `by`, `status`.
+fn words(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
+        }
+        if c.is_uppercase() && !cur.is_empty() {
+            let prev = chars[i - 1];
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || (prev.is_uppercase() && next_lower) {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `snake_case`.
+pub fn snake(s: &str) -> String {
+    words(s).join("_")
+}
+
+/// `SCREAMING_SNAKE_CASE`.
+pub fn screaming(s: &str) -> String {
+    snake(s).to_uppercase()
+}
+
+/// `PascalCase`.
+pub fn pascal(s: &str) -> String {
+    words(s)
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().chain(c).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// Applies a serde-style `rename_all` case to a variant name.
+pub fn convert(s: &str, case: &str) -> String {
+    match case {
+        "lowercase" => s.to_lowercase(),
+        "UPPERCASE" => s.to_uppercase(),
+        "snake_case" => snake(s),
+        "SCREAMING_SNAKE_CASE" => screaming(s),
+        "kebab-case" => words(s).join("-"),
+        "camelCase" => {
+            let p = pascal(s);
+            let mut c = p.chars();
+            match c.next() {
+                Some(f) => f.to_lowercase().chain(c).collect(),
+                None => p,
+            }
+        }
+        "PascalCase" => pascal(s),
+        _ => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions() {
+        assert_eq!(snake("GSI1"), "gsi1");
+        assert_eq!(snake("ByStatus"), "by_status");
+        assert_eq!(snake("by-status"), "by_status");
+        assert_eq!(snake("HTTPServer"), "http_server");
+        assert_eq!(screaming("order_date"), "ORDER_DATE");
+        assert_eq!(pascal("order_date"), "OrderDate");
+        assert_eq!(pascal("GSI1"), "Gsi1");
+        assert_eq!(convert("InTransit", "SCREAMING_SNAKE_CASE"), "IN_TRANSIT");
+        assert_eq!(convert("InTransit", "kebab-case"), "in-transit");
+        assert_eq!(convert("InTransit", "camelCase"), "inTransit");
+        assert_eq!(convert("Shipped", "UPPERCASE"), "SHIPPED");
+    }
+}

@@ -1,0 +1,174 @@
+//! Rules that span several fields or attributes, checked after parsing. Every broken rule is
+//! recorded (spanned on the offending token, saying the right form) before giving up.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use quote::ToTokens;
+
+use crate::ast::{EntityField, EntityInput, KeyPartInput, TableInput};
+use crate::case;
+use crate::ctxt::Ctxt;
+use crate::template::Template;
+
+/// Methods generated on every entity: an index whose snake-case name is one of these would clash.
+const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partition"];
+
+/// Checks an entity declaration.
+pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
+    let names: Vec<String> = input.fields.iter().map(|f| f.ident.to_string()).collect();
+    let field_list = names.join(", ");
+
+    // Templates: every placeholder names a stored, plain field.
+    let check_template = |t: &Template, primary: bool| {
+        for name in t.fields() {
+            let Some(field) = input.field(name) else {
+                cx.error_spanned_by(
+                    &t.lit,
+                    format!("no field `{name}` in `{}`: template placeholders name struct fields (fields: {field_list})", input.ident),
+                );
+                continue;
+            };
+            let bad = |what: &str| {
+                cx.error_spanned_by(&t.lit, format!("field `{name}` is {what} and cannot be part of a key"));
+            };
+            if field.skip.get() {
+                bad("`#[dyno(skip)]` (not stored)");
+            } else if field.serde.get() {
+                bad("`#[dyno(serde)]` (stored through serde, with no key encoding)");
+            } else if field.version.get() {
+                bad("the version field (it changes on every write)");
+            } else if field.ttl.get() {
+                bad("the TTL field");
+            } else if primary && field.updated_at.get() {
+                bad("the updated_at timestamp (it changes on every write; primary keys never change)");
+            } else if primary && crate::ty::option_inner(field.ty).is_some() {
+                cx.error_spanned_by(
+                    &t.lit,
+                    format!("field `{name}` is an `Option`: primary key fields are required; optional fields belong in index templates (sparse indexes)"),
+                );
+            }
+        }
+    };
+    check_template(&input.pk, true);
+    if let Some(sk) = &input.sk {
+        check_template(sk, true);
+    }
+    for index in &input.indexes {
+        for t in index.pk.iter().chain(&index.sk) {
+            check_template(t, false);
+        }
+    }
+
+    // Indexes: unique names, keys given, method names free.
+    let mut seen: BTreeMap<String, ()> = BTreeMap::new();
+    let mut methods: BTreeSet<String> = BTreeSet::new();
+    for index in &input.indexes {
+        if seen.insert(index.name.clone(), ()).is_some() {
+            cx.error_spanned_by(&index.name_tokens, format!("index `{}` is given twice; declare each index once", index.name));
+        }
+        let method = case::snake(&index.name);
+        if method.is_empty() || !method.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            cx.error_spanned_by(&index.name_tokens, format!("index `{}` has no usable method name: it must start with a letter", index.name));
+        } else if RESERVED_METHODS.contains(&method.as_str()) || !methods.insert(method.clone()) {
+            cx.error_spanned_by(&index.name_tokens, format!("index `{}` would generate `{}::{method}()`, which is taken", index.name, input.ident));
+        }
+        if index.pk.is_none() && index.sk.is_none() {
+            cx.error_spanned_by(
+                &index.name_tokens,
+                format!("index `{}` needs key templates: `index({}, pk = \"...\", sk = \"...\")` (a local index takes only `sk`)", index.name, index.name),
+            );
+        }
+        if let (Some((_, span)), None) = (&index.shards, &index.pk) {
+            cx.error_at(*span, "`shards` needs the index's own partition key template (`pk = \"...\"`)");
+        }
+    }
+
+    // Field attributes.
+    let mut singles: BTreeMap<&str, &EntityField<'_>> = BTreeMap::new();
+    let mut attr_names: BTreeMap<&str, &EntityField<'_>> = BTreeMap::new();
+    for f in &input.fields {
+        let flags = [
+            ("version", &f.version),
+            ("created_at", &f.created_at),
+            ("updated_at", &f.updated_at),
+            ("ttl", &f.ttl),
+        ];
+        let mut roles = flags.iter().filter(|(_, fl)| fl.get());
+        if let Some((role, flag)) = roles.next() {
+            if let Some((other, _)) = roles.next() {
+                cx.error_spanned_by(flag.tokens(), format!("field `{}` cannot be both `{role}` and `{other}`", f.ident));
+            }
+            if let Some(prev) = singles.insert(role, f) {
+                cx.error_spanned_by(flag.tokens(), format!("`#[dyno({role})]` is on `{}` already; an entity has one {role} field", prev.ident));
+            }
+            if f.skip.get() || f.serde.get() {
+                cx.error_spanned_by(flag.tokens(), format!("a `{role}` field is stored by dyno: it cannot also be `skip` or `serde`"));
+            }
+            if *role == "ttl" {
+                if let Some(r) = &f.rename {
+                    cx.error_spanned_by(r, "the TTL field is stored under the table's `ttl` attribute: remove `rename`");
+                }
+            }
+        }
+        if f.skip.get() {
+            for (name, set) in [("serde", f.serde.get()), ("default", f.default.get()), ("rename", f.rename.is_some())] {
+                if set {
+                    cx.error_spanned_by(f.skip.tokens(), format!("`skip` fields are not stored: `{name}` has no effect on `{}`", f.ident));
+                }
+            }
+        }
+        if f.is_stored() && !f.ttl.get() {
+            if let Some(prev) = attr_names.insert(f.attr_name.as_str(), f) {
+                cx.error_spanned_by(
+                    f.rename.as_ref().map_or_else(|| f.ident.to_token_stream(), |r| r.to_token_stream()),
+                    format!("attribute `{}` is used by `{}` already: give one of them another `rename`", f.attr_name, prev.ident),
+                );
+            }
+        }
+    }
+}
+
+/// Checks a table declaration.
+pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
+    let mut names = BTreeSet::new();
+    for index in &input.indexes {
+        let name = index.name.value();
+        if !names.insert(name.clone()) {
+            cx.error_spanned_by(&index.name, format!("index `{name}` is declared twice"));
+        }
+        if index.local {
+            if index.pk.is_some() {
+                cx.error_spanned_by(&index.tokens, "a local index shares the table's partition key: leave out `pk`");
+            }
+            if index.sk.is_none() {
+                cx.error_spanned_by(&index.tokens, format!("local index `{name}` needs its sort key attribute: `sk = \"LSI1SK\"`"));
+            }
+            if input.sk.is_none() {
+                cx.error_spanned_by(&index.tokens, "local indexes need a table with a sort key (`sk = \"SK\"`)");
+            }
+        } else if index.pk.is_none() {
+            cx.error_spanned_by(&index.tokens, format!("global index `{name}` needs its partition key attribute: `pk = \"GSI1PK\"`"));
+        }
+        if let (Some(k), Some((_, _))) = (&index.keys_only, &index.include) {
+            cx.error_spanned_by(k, "an index projects `keys_only` or `include(...)`, not both");
+        }
+    }
+}
+
+/// Checks a key-part declaration.
+pub fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
+    if let KeyPartInput::Enum { ident, variants, .. } = input {
+        let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
+        for (v, name, span) in variants {
+            if name.contains('#') {
+                cx.error_at(*span, format!("variant `{v}` is encoded as {name:?}, which contains the key delimiter `#`"));
+            }
+            if name.is_empty() {
+                cx.error_at(*span, format!("variant `{v}` is encoded as an empty string; give it a name"));
+            }
+            if let Some(prev) = seen.insert(name.as_str(), v) {
+                cx.error_at(*span, format!("variants `{prev}` and `{v}` of `{ident}` are both encoded as {name:?}"));
+            }
+        }
+    }
+}

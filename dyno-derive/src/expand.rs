@@ -1,0 +1,84 @@
+//! Code generation. Each derive parses (`ast`), checks (`check`) and generates (the modules
+//! below); these functions work on `proc_macro2::TokenStream` so tests can call them.
+//!
+//! Generated code sits in `const _: () = { ... };` where it can (types that users name, such as
+//! query builders, sit beside the entity), writes `::core::...` paths in full, and reaches dyno
+//! through `::dyno_core::__private`.
+
+mod collection;
+mod entity;
+mod key_part;
+mod projection;
+mod query;
+mod table;
+mod update;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use crate::ctxt::Ctxt;
+
+/// `::dyno_core::__private`
+pub fn private() -> TokenStream {
+    quote!(::dyno_core::__private)
+}
+
+/// Parses `input`, runs `generate` (which reports into the context and returns `None` when it
+/// cannot go on), and on any error emits the errors plus `stub(input)`.
+fn run(
+    input: TokenStream,
+    generate: impl FnOnce(&Ctxt, &DeriveInput) -> Option<TokenStream>,
+    stub: impl FnOnce(&DeriveInput) -> TokenStream,
+) -> TokenStream {
+    let input = match syn::parse2::<DeriveInput>(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let cx = Ctxt::new();
+    let out = generate(&cx, &input);
+    match cx.check() {
+        Ok(()) => out.unwrap_or_else(|| stub(&input)),
+        Err(e) => {
+            let errors = e.to_compile_error();
+            let stub = stub(&input);
+            quote!(#errors #stub)
+        }
+    }
+}
+
+/// `#[derive(Table)]`
+pub fn table(input: TokenStream) -> TokenStream {
+    run(input, table::generate, table::stub)
+}
+
+/// `#[derive(Entity)]`
+pub fn entity(input: TokenStream) -> TokenStream {
+    run(input, entity::generate, entity::stub)
+}
+
+/// `#[derive(KeyPart)]`
+pub fn key_part(input: TokenStream) -> TokenStream {
+    run(input, key_part::generate, key_part::stub)
+}
+
+/// `#[derive(Projection)]`
+pub fn projection(input: TokenStream) -> TokenStream {
+    run(input, projection::generate, projection::stub)
+}
+
+/// `#[derive(Collection)]`
+pub fn collection(input: TokenStream) -> TokenStream {
+    run(input, collection::generate, collection::stub)
+}
+
+/// Wraps items in `const _: () = { ... };`.
+fn dummy_const(items: TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_attributes, unused_qualifications, clippy::all)]
+        const _: () = {
+            #items
+        };
+    }
+}

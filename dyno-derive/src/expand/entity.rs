@@ -1,0 +1,717 @@
+//! `#[derive(Entity)]`: the `Entity` impl (templates, `key`, `to_item`, `from_item`, version),
+//! typed key constructors, field handles, and (in `query.rs` and `update.rs`) the typed query and
+//! update builders.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::{DeriveInput, Ident, Type};
+
+use super::{dummy_const, private, query, update};
+use crate::ast::{EntityField, EntityIndex, EntityInput};
+use crate::case;
+use crate::check;
+use crate::ctxt::Ctxt;
+use crate::template::{Seg, Template};
+
+pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+    let model = EntityInput::from_ast(cx, input)?;
+    check::entity(cx, &model);
+    if cx.has_errors() {
+        return None;
+    }
+    let gen = Gen::new(&model);
+    let groups = update::groups(cx, &gen);
+    if cx.has_errors() {
+        return None;
+    }
+    Some(gen.expand(&groups))
+}
+
+/// One index of the entity, resolved.
+pub struct IndexGen<'a> {
+    pub decl: &'a EntityIndex,
+    /// `<Table as TableIndex<{ID}>>`, spanned on the index name.
+    pub tr: TokenStream,
+    /// The partition template: the index's own, or the table's (local index without `pk`).
+    pub pk: &'a Template,
+    pub own_pk: bool,
+    pub sk: Option<&'a Template>,
+    pub shards: u32,
+    pub pk_t: Ident,
+    pub sk_t: Ident,
+    pub pk_name: Ident,
+    pub sk_name: Ident,
+    pub method: Ident,
+    pub query_ty: Ident,
+}
+
+impl IndexGen<'_> {
+    /// Fields of both templates.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.pk.fields().chain(self.sk.into_iter().flat_map(|t| t.fields()))
+    }
+}
+
+/// Everything the entity's generators share.
+pub struct Gen<'a> {
+    pub m: &'a EntityInput<'a>,
+    pub p: TokenStream,
+    pub ident: &'a Ident,
+    pub table: TokenStream,
+    pub indexes: Vec<IndexGen<'a>>,
+    /// Fields of the primary key templates.
+    pub primary: BTreeSet<String>,
+    /// Fields of any key template.
+    pub keyed: BTreeSet<String>,
+}
+
+/// The generated constant for a template.
+pub fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
+    let segs = t.segments.iter().map(|s| match s {
+        Seg::Lit(l) => quote!(#p::Segment::Literal(#l)),
+        Seg::Field(f) => quote!(#p::Segment::Field(#f)),
+    });
+    quote!(#p::Template::new(&[#(#segs),*]))
+}
+
+impl<'a> Gen<'a> {
+    fn new(m: &'a EntityInput<'a>) -> Self {
+        let p = private();
+        let table = m.table.to_token_stream();
+        let mut primary = BTreeSet::new();
+        for f in m.pk.fields().chain(m.sk.iter().flat_map(|t| t.fields())) {
+            primary.insert(f.to_owned());
+        }
+        let mut keyed = primary.clone();
+        let indexes: Vec<IndexGen<'a>> = m
+            .indexes
+            .iter()
+            .enumerate()
+            .map(|(i, decl)| {
+                let name = &decl.name;
+                let span = decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+                let tr = quote_spanned!(span=> <#table as #p::TableIndex<{ #p::index_id(#name) }>>);
+                let method = format_ident!("{}", case::snake(name));
+                let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name));
+                IndexGen {
+                    decl,
+                    tr,
+                    pk: decl.pk.as_ref().unwrap_or(&m.pk),
+                    own_pk: decl.pk.is_some(),
+                    sk: decl.sk.as_ref(),
+                    shards: decl.shards.map_or(0, |(n, _)| n),
+                    pk_t: format_ident!("__I{}_PK_T", i),
+                    sk_t: format_ident!("__I{}_SK_T", i),
+                    pk_name: format_ident!("__I{}_PK_NAME", i),
+                    sk_name: format_ident!("__I{}_SK_NAME", i),
+                    method,
+                    query_ty,
+                }
+            })
+            .collect();
+        for ix in &indexes {
+            for f in ix.fields() {
+                keyed.insert(f.to_owned());
+            }
+        }
+        Gen { m, p, ident: m.ident, table, indexes, primary, keyed }
+    }
+
+    pub fn field(&self, name: &str) -> &'a EntityField<'a> {
+        // Checked: every template field exists.
+        self.m.field(name).unwrap_or(&self.m.fields[0])
+    }
+
+    /// The type a key argument for `field` has: the field's type, or `T` for an `Option<T>`.
+    pub fn key_arg_ty(&self, name: &str) -> &'a Type {
+        let f = self.field(name);
+        crate::ty::option_inner(f.ty).unwrap_or(f.ty)
+    }
+
+    pub fn is_optional(&self, name: &str) -> bool {
+        crate::ty::option_inner(self.field(name).ty).is_some()
+    }
+
+    /// `__s_<field>`
+    pub fn seg_var(name: &str) -> Ident {
+        format_ident!("__s_{}", name)
+    }
+
+    /// `&[a, b]` for `render`, from `var(field)` per template field.
+    pub fn parts(t: &Template, var: impl Fn(&str) -> TokenStream) -> TokenStream {
+        let parts = t.fields().map(var);
+        quote!(&[#(#parts),*])
+    }
+
+    fn expand(&self, groups: &[update::Group]) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let table = &self.table;
+        let entity_type = &self.m.entity_type;
+        let pk_t = template_const(p, &self.m.pk);
+        let has_sk = self.m.sk.is_some();
+        let sk_t = self.m.sk.as_ref().map(|t| {
+            let c = template_const(p, t);
+            quote!(const __SK_T: #p::Template = #c;)
+        });
+        let sk_opt = if has_sk { quote!(::core::option::Option::Some(__SK_T)) } else { quote!(::core::option::Option::None) };
+
+        // Compile-time checks against the table.
+        let mut checks = TokenStream::new();
+        let sk_msg = if has_sk {
+            format!("`{ident}` gives `sk = ...` but table `{}` has no sort key: remove `sk`", table.to_string().replace(' ', ""))
+        } else {
+            format!("table `{}` has a sort key: give `{ident}` an `sk = \"...\"` template", table.to_string().replace(' ', ""))
+        };
+        let sk_span = self.m.sk.as_ref().map_or_else(|| ident.span(), |t| t.lit.span());
+        checks.extend(quote_spanned! {sk_span=>
+            const _: () = #p::const_assert(<#table as #p::TableKeys>::SK.is_some() == #has_sk, #sk_msg);
+        });
+
+        let mut index_consts = TokenStream::new();
+        let mut index_templates = Vec::new();
+        let mut sources = vec![quote!(#p::KeySource { attribute: __PK_NAME, template: __PK_T, shards: 0 })];
+        if has_sk {
+            sources.push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
+        }
+        for ix in &self.indexes {
+            let tr = &ix.tr;
+            let (pk_t_name, sk_t_name, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
+            let name = &ix.decl.name;
+            let span = ix.decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
+            let pk_c = if ix.own_pk { template_const(p, ix.pk) } else { quote!(__PK_T) };
+            index_consts.extend(quote! {
+                const #pk_t_name: #p::Template = #pk_c;
+                const #pk_name: &str = #tr::PK;
+                const #sk_name: &str = match #tr::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+            });
+            let has_isk = ix.sk.is_some();
+            if let Some(t) = ix.sk {
+                let c = template_const(p, t);
+                index_consts.extend(quote!(const #sk_t_name: #p::Template = #c;));
+            }
+            let isk_msg = if has_isk {
+                format!("`{ident}` gives index `{name}` an `sk` template but the table's index `{name}` has no sort key: remove `sk`")
+            } else {
+                format!("index `{name}` of the table has a sort key: give `{ident}`'s `index({name}, ...)` an `sk = \"...\"` template")
+            };
+            let own_pk = ix.own_pk;
+            let local_msg = format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`");
+            let global_msg = format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`");
+            checks.extend(quote_spanned! {span=>
+                const _: () = #p::const_assert(#tr::SK.is_some() == #has_isk, #isk_msg);
+                const _: () = #p::const_assert(!#tr::LOCAL || !#own_pk, #local_msg);
+                const _: () = #p::const_assert(#tr::LOCAL || #own_pk, #global_msg);
+            });
+            let isk_opt = if has_isk { quote!(::core::option::Option::Some(#sk_t_name)) } else { quote!(::core::option::Option::None) };
+            index_templates.push(quote!(#p::IndexTemplate { index: #tr::NAME, pk: #pk_t_name, sk: #isk_opt }));
+            let shards = ix.shards;
+            if ix.own_pk {
+                sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
+            }
+            if has_isk {
+                sources.push(quote!(#p::KeySource { attribute: #sk_name, template: #sk_t_name, shards: 0 }));
+            }
+        }
+
+        // Field-level checks: key parts, version, ttl, timestamps.
+        for name in &self.keyed {
+            let ty = self.key_arg_ty(name);
+            let span = syn::spanned::Spanned::span(ty);
+            checks.extend(quote_spanned!(span=> const _: () = #p::assert_key_part::<#ty>();));
+        }
+        let mut ttl_const = TokenStream::new();
+        let mut version_attr = quote!(::core::option::Option::None);
+        let mut ttl_attr = quote!(::core::option::Option::None);
+        let mut version_fns = TokenStream::new();
+        for f in &self.m.fields {
+            let ty = f.ty;
+            let span = syn::spanned::Spanned::span(ty);
+            let fid = f.ident;
+            if f.version.get() {
+                let a = &f.attr_name;
+                checks.extend(quote_spanned!(span=> const _: () = #p::assert_version::<#ty>();));
+                version_attr = quote!(::core::option::Option::Some(#a));
+                version_fns = quote! {
+                    fn version(&self) -> ::core::option::Option<u64> {
+                        use #p::{VersionOf as _, VersionOfFallback as _};
+                        ::core::option::Option::Some((&#p::Ver::<#ty>::new()).get(&self.#fid))
+                    }
+                    fn set_version(&mut self, version: u64) {
+                        use #p::{VersionOf as _, VersionOfFallback as _};
+                        (&#p::Ver::<#ty>::new()).set(&mut self.#fid, version)
+                    }
+                };
+            }
+            if f.ttl.get() {
+                let msg = format!("`{fid}` is `#[dyno(ttl)]` but table `{}` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`", table.to_string().replace(' ', ""));
+                let fspan = f.ttl.tokens().and_then(|t| t.clone().into_iter().next()).map_or(span, |t| t.span());
+                checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
+                checks.extend(quote_spanned!(fspan=> const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);));
+                ttl_const = quote! {
+                    const __TTL_NAME: &str = match <#table as #p::TableKeys>::TTL { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                };
+                ttl_attr = quote!(::core::option::Option::Some(__TTL_NAME));
+            }
+            if f.created_at.get() || f.updated_at.get() {
+                checks.extend(quote_spanned!(span=> const _: () = #p::assert_timestamp::<#ty>();));
+            }
+        }
+
+        let key_fn = self.key_fn();
+        let to_item = self.to_item();
+        let from_item = self.from_item();
+        let handles = self.handles();
+        let key_ctor = self.key_ctor();
+        let partition = self.partition_impl();
+        let (query_defs, query_impls) = query::entity_queries(self);
+        let (update_def, update_impl) = update::expand(self, groups);
+
+        let sk_opt_t: Vec<TokenStream> = if has_sk { vec![quote!(__SK_T)] } else { Vec::new() };
+        let primary_sources = quote! {
+            const __PRIMARY_SOURCES: &[(&str, #p::Template)] = &[(__PK_NAME, __PK_T) #(, (__SK_NAME, #sk_opt_t))*];
+        };
+        let body = quote! {
+            const __ENTITY: &str = #entity_type;
+            const __PK_T: #p::Template = #pk_t;
+            #sk_t
+            const __PK_NAME: &str = <#table as #p::TableKeys>::PK;
+            const __SK_NAME: &str = match <#table as #p::TableKeys>::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+            #ttl_const
+            #index_consts
+            const __KEY_SOURCES: &[#p::KeySource] = &[#(#sources),*];
+            #primary_sources
+            #checks
+
+            #[automatically_derived]
+            impl #p::Entity for #ident {
+                type Table = #table;
+                const ENTITY_TYPE: &'static str = __ENTITY;
+                const PK: #p::Template = __PK_T;
+                const SK: ::core::option::Option<#p::Template> = #sk_opt;
+                const INDEXES: &'static [#p::IndexTemplate] = &[#(#index_templates),*];
+                const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = #version_attr;
+                const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = #ttl_attr;
+                #key_fn
+                #to_item
+                #from_item
+                #version_fns
+            }
+
+            #[automatically_derived]
+            impl #p::EntityMeta for #ident {
+                const KEY_SOURCES: &'static [#p::KeySource] = __KEY_SOURCES;
+            }
+
+            #[automatically_derived]
+            impl #p::ProjectionOf<#ident> for #ident {}
+
+            #partition
+
+            #[automatically_derived]
+            impl #ident {
+                #handles
+                #key_ctor
+
+                /// Decodes an item (what [`Entity::from_item`](#p::Entity::from_item) does; this
+                /// inherent method spares the choice between it and `FromItem::from_item`).
+                pub fn from_item(item: &#p::Item) -> #p::Result<Self> {
+                    <Self as #p::Entity>::from_item(item)
+                }
+            }
+
+            #query_impls
+            #update_impl
+        };
+        let body = dummy_const(body);
+        quote! {
+            #query_defs
+            #update_def
+            #body
+        }
+    }
+
+    /// `let __s_f = ...;` for each key field of `fields`, encoding `self.f`.
+    fn segments_of_self<'f>(&self, fields: impl IntoIterator<Item = &'f str>) -> TokenStream {
+        let p = &self.p;
+        let mut out = TokenStream::new();
+        let mut seen = BTreeSet::new();
+        for name in fields {
+            if !seen.insert(name) {
+                continue;
+            }
+            let f = self.field(name);
+            let fid = f.ident;
+            let var = Self::seg_var(name);
+            if self.is_optional(name) {
+                out.extend(quote! {
+                    let #var: ::core::option::Option<::std::string::String> = match &self.#fid {
+                        ::core::option::Option::Some(v) => ::core::option::Option::Some(
+                            (&#p::Part(v)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?,
+                        ),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    };
+                });
+            } else {
+                out.extend(quote! {
+                    let #var: ::std::string::String = (&#p::Part(&self.#fid)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?;
+                });
+            }
+        }
+        out
+    }
+
+    /// Inserts the primary key attributes into `__item` from `__s_*` variables.
+    pub fn insert_primary(&self) -> TokenStream {
+        let p = &self.p;
+        let pk_parts = Self::parts(&self.m.pk, |f| {
+            let v = Self::seg_var(f);
+            quote!(#v.as_str())
+        });
+        let mut out = quote! {
+            __item.insert(::std::string::String::from(__PK_NAME), #p::AttributeValue::S(#p::render(&__PK_T, #pk_parts)));
+        };
+        if let Some(sk) = &self.m.sk {
+            let sk_parts = Self::parts(sk, |f| {
+                let v = Self::seg_var(f);
+                quote!(#v.as_str())
+            });
+            out.extend(quote! {
+                __item.insert(::std::string::String::from(__SK_NAME), #p::AttributeValue::S(#p::render(&__SK_T, #sk_parts)));
+            });
+        }
+        out
+    }
+
+    fn key_fn(&self) -> TokenStream {
+        let p = &self.p;
+        let segs = self.segments_of_self(self.m.pk.fields().chain(self.m.sk.iter().flat_map(|t| t.fields())));
+        let insert = self.insert_primary();
+        quote! {
+            fn key(&self) -> #p::Result<#p::Item> {
+                use #p::{EncodePart as _, EncodePartFallback as _};
+                let mut __item = #p::Item::with_capacity(2);
+                #segs
+                #insert
+                ::core::result::Result::Ok(__item)
+            }
+        }
+    }
+
+    fn to_item(&self) -> TokenStream {
+        let p = &self.p;
+        let table = &self.table;
+        let keyed: Vec<&str> = self.keyed.iter().map(String::as_str).collect();
+        let segs = self.segments_of_self(keyed);
+        let mut fields = TokenStream::new();
+        for f in &self.m.fields {
+            if !f.is_stored() {
+                continue;
+            }
+            let fid = f.ident;
+            let ty = f.ty;
+            let a = &f.attr_name;
+            fields.extend(if f.ttl.get() {
+                quote!((&#p::Ttl::<#ty>::new()).put(&mut __item, __ENTITY, __TTL_NAME, &self.#fid)?;)
+            } else if f.serde.get() {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &#p::Serde(&self.#fid))?;)
+            } else if f.created_at.get() {
+                quote! {
+                    let __stamp = #p::Stamp::<#ty>::new();
+                    match (&__stamp).now() {
+                        ::core::option::Option::Some(now) if (&__stamp).is_unset(&self.#fid) => #p::put_attr(&mut __item, __ENTITY, #a, &now)?,
+                        _ => #p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?,
+                    }
+                }
+            } else if f.updated_at.get() {
+                quote! {
+                    match (&#p::Stamp::<#ty>::new()).now() {
+                        ::core::option::Option::Some(now) => #p::put_attr(&mut __item, __ENTITY, #a, &now)?,
+                        ::core::option::Option::None => #p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?,
+                    }
+                }
+            } else {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?;)
+            });
+        }
+        let primary = self.insert_primary();
+        let mut indexes = TokenStream::new();
+        for ix in &self.indexes {
+            indexes.extend(self.insert_index(ix, true, true, None, &quote!(&__item)));
+        }
+        let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
+        quote! {
+            fn to_item(&self) -> #p::Result<#p::Item> {
+                use #p::{EncodePart as _, EncodePartFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
+                let mut __item = #p::Item::with_capacity(#capacity);
+                #segs
+                #fields
+                #primary
+                #indexes
+                __item.insert(
+                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
+                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                );
+                ::core::result::Result::Ok(__item)
+            }
+        }
+    }
+
+    /// Writes index `ix`'s key attributes into `__item` (which already holds the primary key, for
+    /// the shard). Segments come from `__s_*` variables; optional ones must all be `Some`, or the
+    /// index attributes are left out (sparse index). With `removes`, a `None` pushes the index
+    /// attributes there instead (updates).
+    pub fn insert_index(&self, ix: &IndexGen<'_>, write_pk: bool, write_sk: bool, removes: Option<&Ident>, shard_src: &TokenStream) -> TokenStream {
+        let p = &self.p;
+        let table = &self.table;
+        let (pk_t, sk_t, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
+        let mut optional: Vec<&str> = Vec::new();
+        let written = ix
+            .pk
+            .fields()
+            .filter(|_| ix.own_pk && write_pk)
+            .chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| write_sk));
+        for f in written {
+            if self.is_optional(f) && !optional.contains(&f) {
+                optional.push(f);
+            }
+        }
+        let bound = |f: &str| -> TokenStream {
+            let v = Self::seg_var(f);
+            if optional.contains(&f) {
+                let o = format_ident!("__o_{}", f);
+                quote!(#o)
+            } else {
+                quote!(#v.as_str())
+            }
+        };
+        let mut body = TokenStream::new();
+        if ix.own_pk && write_pk {
+            let parts = Self::parts(ix.pk, bound);
+            let shard = (ix.shards > 0).then(|| {
+                let n = ix.shards;
+                quote!(#p::push_shard(&mut __k, #p::shard_of(#shard_src, __PK_NAME, <#table as #p::TableKeys>::SK, #n));)
+            });
+            body.extend(quote! {
+                let mut __k = #p::render(&#pk_t, #parts);
+                #shard
+                __item.insert(::std::string::String::from(#pk_name), #p::AttributeValue::S(__k));
+            });
+        }
+        if let (Some(sk), true) = (ix.sk, write_sk) {
+            let parts = Self::parts(sk, bound);
+            body.extend(quote! {
+                __item.insert(::std::string::String::from(#sk_name), #p::AttributeValue::S(#p::render(&#sk_t, #parts)));
+            });
+        }
+        if optional.is_empty() {
+            return quote!({ #body });
+        }
+        let vars = optional.iter().map(|f| Self::seg_var(f));
+        let pats = optional.iter().map(|f| {
+            let o = format_ident!("__o_{}", f);
+            quote!(::core::option::Option::Some(#o))
+        });
+        let otherwise = removes.map(|r| {
+            let own = ix.own_pk.then(|| quote!(#r.push(#pk_name);));
+            let sk = ix.sk.is_some().then(|| quote!(#r.push(#sk_name);));
+            quote!(else { #own #sk })
+        });
+        quote! {
+            if let (#(#pats,)*) = (#(#vars.as_deref(),)*) { #body } #otherwise
+        }
+    }
+
+    fn from_item(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let mut inits = TokenStream::new();
+        for f in &self.m.fields {
+            let fid = f.ident;
+            let ty = f.ty;
+            let a = &f.attr_name;
+            let name = fid.to_string();
+            let value = if f.skip.get() {
+                quote!(::core::default::Default::default())
+            } else if f.ttl.get() {
+                quote!((&#p::Ttl::<#ty>::new()).get(item, __ENTITY, __TTL_NAME)?)
+            } else if f.serde.get() {
+                if f.default.get() {
+                    quote!(#p::get_attr_or_default::<#p::Serde<#ty>>(item, __ENTITY, #a)?.0)
+                } else {
+                    quote!(#p::get_attr::<#p::Serde<#ty>>(item, __ENTITY, #a)?.0)
+                }
+            } else if self.keyed.contains(&name) {
+                let inner = self.key_arg_ty(&name);
+                let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
+                if self.is_optional(&name) {
+                    quote!(#p::key_field_opt::<#inner>(item, __ENTITY, #a, #recover)?)
+                } else {
+                    quote!(#p::key_field::<#ty>(item, __ENTITY, #a, #recover)?)
+                }
+            } else if f.default.get() || f.version.get() {
+                quote!(#p::get_attr_or_default::<#ty>(item, __ENTITY, #a)?)
+            } else {
+                quote!(#p::get_attr::<#ty>(item, __ENTITY, #a)?)
+            };
+            inits.extend(quote!(#fid: #value,));
+        }
+        quote! {
+            fn from_item(item: &#p::Item) -> #p::Result<Self> {
+                use #p::{RecoverKey as _, RecoverNone as _, TtlCodec as _, TtlCodecFallback as _};
+                ::core::result::Result::Ok(#ident { #inits })
+            }
+        }
+    }
+
+    fn handles(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let mut out = TokenStream::new();
+        for f in &self.m.fields {
+            if !f.is_stored() || f.ttl.get() {
+                continue;
+            }
+            let c = format_ident!("{}", case::screaming(&f.ident.to_string()));
+            let ty = f.ty;
+            let a = &f.attr_name;
+            let doc = format!("Field `{}` (attribute `{a}`), for typed conditions and filters.", f.ident);
+            out.extend(quote! {
+                #[doc = #doc]
+                pub const #c: #p::Field<#ident, #ty> = #p::Field::new(#a);
+            });
+        }
+        out
+    }
+
+    /// The ordered, deduplicated fields of the primary key: the key constructor's arguments.
+    pub fn primary_args(&self) -> Vec<&'a str> {
+        let mut out: Vec<&'a str> = Vec::new();
+        for f in self.m.pk.fields().chain(self.m.sk.iter().flat_map(|t| t.fields())) {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// `name: impl FieldValue<T>` arguments and the statements encoding them into `__s_*`.
+    pub fn encode_args(&self, fields: &[&str]) -> (Vec<TokenStream>, TokenStream) {
+        let p = &self.p;
+        let mut args = Vec::new();
+        let mut encode = TokenStream::new();
+        for name in fields {
+            let arg = format_ident!("{}", name);
+            let ty = self.key_arg_ty(name);
+            let var = Self::seg_var(name);
+            args.push(quote!(#arg: impl #p::FieldValue<#ty>));
+            encode.extend(quote! {
+                let #var: ::std::string::String = #p::FieldValue::<#ty>::with_value(#arg, |v| (&#p::Part(v)).encode_part())
+                    .map_err(|e| #p::key_error(e, __ENTITY, #name))?;
+            });
+        }
+        (args, encode)
+    }
+
+    /// `PartitionKeyOf<A>`: the partition key from its fields (one value, or a tuple), for
+    /// collections.
+    fn partition_impl(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let mut fields: Vec<&str> = Vec::new();
+        for f in self.m.pk.fields() {
+            if !fields.contains(&f) {
+                fields.push(f);
+            }
+        }
+        let (_, encode) = self.encode_args(&fields);
+        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
+        let bounds = fields.iter().zip(&params).map(|(f, a)| {
+            let ty = self.key_arg_ty(f);
+            quote!(#a: #p::FieldValue<#ty>)
+        });
+        let (args_ty, bind) = match params.len() {
+            1 => {
+                let a = &params[0];
+                let n = &names[0];
+                (quote!(#a), quote!(let #n = args;))
+            }
+            _ => (quote!((#(#params,)*)), quote!(let (#(#names,)*) = args;)),
+        };
+        let parts = Self::parts(&self.m.pk, |f| {
+            let v = Self::seg_var(f);
+            quote!(#v.as_str())
+        });
+        quote! {
+            #[automatically_derived]
+            impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
+                #[allow(clippy::unused_unit)]
+                fn partition_key(args: #args_ty) -> #p::Result<::std::string::String> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #bind
+                    #encode
+                    ::core::result::Result::Ok(#p::render(&__PK_T, #parts))
+                }
+            }
+        }
+    }
+
+    fn key_ctor(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let fields = self.primary_args();
+        let (args, encode) = self.encode_args(&fields);
+        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let insert = self.insert_primary();
+        let doc = format!(
+            "The primary key of the `{ident}` with these key fields (`{}`{}).",
+            self.m.pk.text(),
+            self.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()
+        );
+        quote! {
+            #[doc = #doc]
+            ///
+            /// An invalid value (an empty string) makes every request using the key fail with
+            /// the encoding error; [`Self::try_key`] reports it here instead.
+            pub fn key(#(#args),*) -> #p::Key<#ident> {
+                #p::key_or_invalid(Self::try_key(#(#names),*))
+            }
+
+            /// The primary key, or the error encoding its fields.
+            pub fn try_key(#(#args),*) -> #p::Result<#p::Key<#ident>> {
+                use #p::{EncodePart as _, EncodePartFallback as _};
+                let mut __item = #p::Item::with_capacity(2);
+                #encode
+                #insert
+                ::core::result::Result::Ok(#p::Key::from_item(__item))
+            }
+        }
+    }
+}
+
+/// On error: an `Entity` impl on a keyless stub table, so uses of the type report nothing more.
+pub fn stub(input: &DeriveInput) -> TokenStream {
+    let p = private();
+    let ident = &input.ident;
+    let name = ident.to_string();
+    dummy_const(quote! {
+        impl #p::Entity for #ident {
+            type Table = #p::StubTable;
+            const ENTITY_TYPE: &'static str = #name;
+            const PK: #p::Template = #p::Template::new(&[]);
+            const SK: ::core::option::Option<#p::Template> = ::core::option::Option::None;
+            fn key(&self) -> #p::Result<#p::Item> {
+                ::core::result::Result::Err(#p::Error::validation("invalid Entity derive"))
+            }
+            fn to_item(&self) -> #p::Result<#p::Item> {
+                ::core::result::Result::Err(#p::Error::validation("invalid Entity derive"))
+            }
+            fn from_item(_: &#p::Item) -> #p::Result<Self> {
+                ::core::result::Result::Err(#p::Error::validation("invalid Entity derive"))
+            }
+        }
+    })
+}

@@ -1,0 +1,143 @@
+//! `#[derive(KeyPart)]`: unit enums encode as their (renamed) variant name; newtypes delegate to
+//! their inner type. Both also get `ToAttribute`/`FromAttribute` (the same text, or the inner
+//! type's), unless `#[dyno(no_attribute)]`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::DeriveInput;
+
+use super::{dummy_const, private};
+use crate::ast::KeyPartInput;
+use crate::check;
+use crate::ctxt::Ctxt;
+
+pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+    let model = KeyPartInput::from_ast(cx, input)?;
+    check::key_part(cx, &model);
+    if cx.has_errors() {
+        return None;
+    }
+    let p = private();
+    Some(match model {
+        KeyPartInput::Enum { ident, variants, attribute } => {
+            let idents: Vec<_> = variants.iter().map(|(v, _, _)| *v).collect();
+            let names: Vec<_> = variants.iter().map(|(_, n, _)| n.as_str()).collect();
+            let expected = format!("one of {} for {ident}", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", "));
+            let type_name = ident.to_string();
+            let attribute_impls = attribute.then(|| {
+                quote! {
+                    #[automatically_derived]
+                    impl #p::ToAttribute for #ident {
+                        fn to_attribute(&self) -> #p::Result<::core::option::Option<#p::AttributeValue>> {
+                            ::core::result::Result::Ok(::core::option::Option::Some(#p::AttributeValue::S(
+                                ::std::string::String::from(self.key_name()),
+                            )))
+                        }
+                    }
+                    #[automatically_derived]
+                    impl #p::FromAttribute for #ident {
+                        fn from_attribute(value: &#p::AttributeValue) -> #p::Result<Self> {
+                            match value {
+                                #p::AttributeValue::S(s) => match s.as_str() {
+                                    #(#names => ::core::result::Result::Ok(#ident::#idents),)*
+                                    _ => ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe(value))),
+                                },
+                                other => ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe(other))),
+                            }
+                        }
+                    }
+                }
+            });
+            dummy_const(quote! {
+                #[automatically_derived]
+                impl #ident {
+                    /// The variant's name as stored in keys and attributes.
+                    pub const fn key_name(&self) -> &'static str {
+                        match self {
+                            #(#ident::#idents => #names,)*
+                        }
+                    }
+                }
+                #[automatically_derived]
+                impl #p::KeyPart for #ident {
+                    fn encode_key(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        out.push_str(self.key_name());
+                        ::core::result::Result::Ok(())
+                    }
+                    fn decode_key(segment: &str) -> #p::Result<Self> {
+                        match segment {
+                            #(#names => ::core::result::Result::Ok(#ident::#idents),)*
+                            other => ::core::result::Result::Err(#p::Error::key(
+                                ::core::option::Option::None,
+                                ::std::format!("expected {} for {}, found {:?}", #expected, #type_name, other),
+                            )),
+                        }
+                    }
+                }
+                #attribute_impls
+            })
+        }
+        KeyPartInput::Newtype { ident, inner, attribute } => {
+            let attribute_impls = attribute.then(|| {
+                quote! {
+                    #[automatically_derived]
+                    impl #p::ToAttribute for #ident {
+                        fn to_attribute(&self) -> #p::Result<::core::option::Option<#p::AttributeValue>> {
+                            <#inner as #p::ToAttribute>::to_attribute(&self.0)
+                        }
+                    }
+                    #[automatically_derived]
+                    impl #p::FromAttribute for #ident {
+                        fn from_attribute(value: &#p::AttributeValue) -> #p::Result<Self> {
+                            <#inner as #p::FromAttribute>::from_attribute(value).map(#ident)
+                        }
+                        fn from_missing() -> #p::Result<Self> {
+                            <#inner as #p::FromAttribute>::from_missing().map(#ident)
+                        }
+                    }
+                }
+            });
+            dummy_const(quote! {
+                #[automatically_derived]
+                impl #p::KeyPart for #ident {
+                    fn encode_key(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        <#inner as #p::KeyPart>::encode_key(&self.0, out)
+                    }
+                    fn encode_prefix(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        <#inner as #p::KeyPart>::encode_prefix(&self.0, out)
+                    }
+                    fn decode_key(segment: &str) -> #p::Result<Self> {
+                        <#inner as #p::KeyPart>::decode_key(segment).map(#ident)
+                    }
+                }
+                #attribute_impls
+            })
+        }
+    })
+}
+
+/// On error: impls that fail at run time, so uses of the type report nothing more.
+pub fn stub(input: &DeriveInput) -> TokenStream {
+    let p = private();
+    let ident = &input.ident;
+    dummy_const(quote! {
+        impl #p::KeyPart for #ident {
+            fn encode_key(&self, _: &mut ::std::string::String) -> #p::Result<()> {
+                ::core::result::Result::Err(#p::Error::key(::core::option::Option::None, "invalid KeyPart derive"))
+            }
+            fn decode_key(_: &str) -> #p::Result<Self> {
+                ::core::result::Result::Err(#p::Error::key(::core::option::Option::None, "invalid KeyPart derive"))
+            }
+        }
+        impl #p::ToAttribute for #ident {
+            fn to_attribute(&self) -> #p::Result<::core::option::Option<#p::AttributeValue>> {
+                ::core::result::Result::Err(#p::Error::encode("invalid KeyPart derive"))
+            }
+        }
+        impl #p::FromAttribute for #ident {
+            fn from_attribute(_: &#p::AttributeValue) -> #p::Result<Self> {
+                ::core::result::Result::Err(#p::Error::decode("a valid KeyPart derive", "an invalid one"))
+            }
+        }
+    })
+}

@@ -1,0 +1,349 @@
+//! Typed query builders: one type per entity and index (`OrderQuery`, `OrderGsi1Query`).
+//!
+//! The partition fields are the constructor's arguments (`Order::gsi1(status)`); sort-key
+//! conditions are methods named after the sort-key fields and typed by them. The builder's
+//! `State` parameter tracks how many leading parts of a composite sort key are fixed
+//! (`Sk<N>`), so `order_id_eq` exists only after `order_date_eq`, and nothing follows a range
+//! (`SkDone`). `Kind` is the index kind: `consistent()` exists only on the table and local
+//! indexes.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::entity::Gen;
+use crate::template::{Seg, Template};
+
+/// What one query builder reads.
+struct Spec<'g> {
+    ty: Ident,
+    kind: TokenStream,
+    index: TokenStream,
+    pk: &'g Template,
+    pk_t: TokenStream,
+    pk_name: TokenStream,
+    sk: Option<&'g Template>,
+    sk_name: TokenStream,
+    shards: u32,
+    method: Ident,
+    doc: String,
+}
+
+/// The builder types (placed beside the entity) and their impls (inside the `const _`).
+pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
+    let p = &g.p;
+    let ident = g.ident;
+    let mut specs = vec![Spec {
+        ty: format_ident!("{}Query", ident),
+        kind: quote!(#p::Local),
+        index: quote!(::core::option::Option::None),
+        pk: &g.m.pk,
+        pk_t: quote!(__PK_T),
+        pk_name: quote!(__PK_NAME),
+        sk: g.m.sk.as_ref(),
+        sk_name: quote!(__SK_NAME),
+        shards: 0,
+        method: format_ident!("query"),
+        doc: format!("the table (`{}`{})", g.m.pk.text(), g.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()),
+    }];
+    for ix in &g.indexes {
+        let tr = &ix.tr;
+        let (pk_t, pk_name, sk_name) = (&ix.pk_t, &ix.pk_name, &ix.sk_name);
+        specs.push(Spec {
+            ty: ix.query_ty.clone(),
+            kind: quote!(#tr::Kind),
+            index: quote!(::core::option::Option::Some(#tr::NAME)),
+            pk: ix.pk,
+            pk_t: quote!(#pk_t),
+            pk_name: quote!(#pk_name),
+            sk: ix.sk,
+            sk_name: quote!(#sk_name),
+            shards: ix.shards,
+            method: ix.method.clone(),
+            doc: format!(
+                "index `{}` (`{}`{}{})",
+                ix.decl.name,
+                ix.pk.text(),
+                ix.sk.map(|s| format!(", `{}`", s.text())).unwrap_or_default(),
+                if ix.shards > 0 { format!(", {} shards", ix.shards) } else { String::new() }
+            ),
+        });
+    }
+    let mut defs = TokenStream::new();
+    let mut impls = TokenStream::new();
+    for spec in &specs {
+        let (d, i) = one(g, spec);
+        defs.extend(d);
+        impls.extend(i);
+    }
+    (defs, impls)
+}
+
+fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
+    let p = &g.p;
+    let ident = g.ident;
+    let vis = g.m.vis;
+    let ty = &s.ty;
+    let kind = &s.kind;
+    let doc = format!(
+        "A typed query on {} returning `{ident}`s; built by [`{ident}::{}`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`.",
+        s.doc, s.method
+    );
+    let def = quote! {
+        #[doc = #doc]
+        #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+        #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out = #ident> {
+            core: #p::QueryCore,
+            _marker: ::core::marker::PhantomData<fn() -> (State, Kind, Out)>,
+        }
+    };
+
+    // Constructor on the entity.
+    let mut pk_fields: Vec<&str> = Vec::new();
+    for f in s.pk.fields() {
+        if !pk_fields.contains(&f) {
+            pk_fields.push(f);
+        }
+    }
+    let (args, encode) = g.encode_args(&pk_fields);
+    let parts = Gen::parts(s.pk, |f| {
+        let v = Gen::seg_var(f);
+        quote!(#v.as_str())
+    });
+    let (pk_t, pk_name, sk_name, index) = (&s.pk_t, &s.pk_name, &s.sk_name, &s.index);
+    let shards = s.shards;
+    let (sk_opt, sk_prefix, sk_constant) = match s.sk {
+        Some(t) => {
+            let prefix = match t.segments.first() {
+                Some(Seg::Lit(l)) => l.clone(),
+                _ => String::new(),
+            };
+            (quote!(::core::option::Option::Some(#sk_name)), prefix, t.is_constant())
+        }
+        None => (quote!(::core::option::Option::None), String::new(), false),
+    };
+    let method = &s.method;
+    let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
+    let ctor = quote! {
+        #[doc = #ctor_doc]
+        pub fn #method(#(#args),*) -> #ty {
+            use #p::{EncodePart as _, EncodePartFallback as _};
+            let __pk = (|| -> #p::Result<::std::string::String> {
+                #encode
+                ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
+            })();
+            #ty {
+                core: #p::QueryCore::new::<#ident>(#index, #pk_name, __pk, #shards, #sk_opt, #sk_prefix, #sk_constant),
+                _marker: ::core::marker::PhantomData,
+            }
+        }
+    };
+
+    let passthrough = passthrough(p, ty, &quote!(#ident), true);
+    let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
+    let debug_name = ty.to_string();
+    let impls = quote! {
+        #[automatically_derived]
+        impl #ident {
+            #ctor
+        }
+        #[automatically_derived]
+        impl<State, Kind, Out> ::core::fmt::Debug for #ty<State, Kind, Out> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name).field("query", &self.core).finish()
+            }
+        }
+        #passthrough
+        #sort
+    };
+    (def, impls)
+}
+
+/// The methods every query builder has: filter, limit, page size, order, consistency,
+/// projection, and running it.
+pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project: bool) -> TokenStream {
+    let filter = if project {
+        quote! {
+            /// Keeps only items matching `condition` (a FilterExpression, applied after the key
+            /// condition; filtered items still count towards read capacity).
+            pub fn filter(mut self, condition: #p::Cond<#filter_of>) -> Self {
+                self.core = self.core.filter(condition.into_condition());
+                self
+            }
+        }
+    } else {
+        quote! {
+            /// Keeps only items matching `condition`, built from the fields of one of the
+            /// collection's entities (a FilterExpression: items of the other entities without
+            /// the attribute do not match).
+            pub fn filter<E>(mut self, condition: #p::Cond<E>) -> Self
+            where
+                #filter_of: #p::CollectionMember<E>,
+            {
+                self.core = self.core.filter(condition.into_condition());
+                self
+            }
+        }
+    };
+    let project = project.then(|| {
+        quote! {
+            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
+            /// entity) and returns `P2`s.
+            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#filter_of>>(self) -> #ty<State, Kind, P2> {
+                #ty { core: self.core, _marker: ::core::marker::PhantomData }
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl<State, Kind, Out: #p::FromItem> #ty<State, Kind, Out> {
+            #filter
+
+            /// Returns at most `n` items in total.
+            pub fn limit(mut self, n: usize) -> Self {
+                self.core = self.core.limit(n);
+                self
+            }
+
+            /// Asks the store for at most `n` items per page.
+            pub fn page_size(mut self, n: u32) -> Self {
+                self.core = self.core.page_size(n);
+                self
+            }
+
+            /// Returns items in descending sort-key order.
+            pub fn descending(mut self) -> Self {
+                self.core = self.core.descending();
+                self
+            }
+
+            #project
+
+            /// The untyped query this builder describes, or the error met building it.
+            pub fn into_query(self) -> #p::Result<#p::Query<Out>> {
+                self.core.build::<Out>()
+            }
+
+            /// Every matching item, all pages.
+            pub async fn all<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<::std::vec::Vec<Out>> {
+                self.core.build::<Out>()?.all(store).await
+            }
+
+            /// The matching items as a stream, fetching pages as it goes.
+            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + 's {
+                #p::QueryCore::stream(self.core.build::<Out>(), store)
+            }
+
+            /// One page, starting after `cursor` (from the previous page).
+            pub async fn page<St: #p::Store + ?::core::marker::Sized>(self, store: &St, cursor: ::core::option::Option<&#p::Cursor>) -> #p::Result<#p::PageOf<Out>> {
+                self.core.build::<Out>()?.page(store, cursor).await
+            }
+
+            /// The first matching item.
+            pub async fn first<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<::core::option::Option<Out>> {
+                self.core.build::<Out>()?.first(store).await
+            }
+
+            /// The number of matching items.
+            pub async fn count<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<usize> {
+                self.core.build::<Out>()?.count(store).await
+            }
+        }
+
+        #[automatically_derived]
+        impl<State, Kind: #p::ConsistentRead, Out> #ty<State, Kind, Out> {
+            /// Strongly consistent read (the table and local indexes only).
+            pub fn consistent(mut self) -> Self {
+                self.core = self.core.consistent();
+                self
+            }
+        }
+    }
+}
+
+/// Sort-key condition methods, one impl per prefix state.
+fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
+    let p = &g.p;
+    let fields: Vec<&str> = t.fields().collect();
+    let n = fields.len();
+    let mut out = TokenStream::new();
+    for (i, field) in fields.iter().enumerate() {
+        // The literal after this field: `#...` before the next field, or the template's tail.
+        let position = t.segments.iter().position(|s| matches!(s, Seg::Field(f) if f == field)).unwrap_or(0);
+        let following = match t.segments.get(position + 1) {
+            Some(Seg::Lit(l)) => l.clone(),
+            _ => String::new(),
+        };
+        let is_final_field = i + 1 == n;
+        let last = is_final_field && following.is_empty();
+        let arg_ty = g.key_arg_ty(field);
+        let encode = |arg: &Ident, prefix: bool| {
+            let f = if prefix { quote!(encode_part_prefix) } else { quote!(encode_part) };
+            quote! {
+                #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f())
+                    .map_err(|e| #p::key_error(e, __ENTITY, #field))
+            }
+        };
+        let value = format_ident!("value");
+        let (low, high) = (format_ident!("low"), format_ident!("high"));
+        let enc = encode(&value, false);
+        let enc_prefix = encode(&value, true);
+        let (enc_low, enc_high) = (encode(&low, false), encode(&high, false));
+        let eq_name = format_ident!("{}_eq", field);
+        let eq = if is_final_field {
+            quote! {
+                #[doc = concat!("`", #field, " = value`: the whole sort key.")]
+                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #ty { core: self.core.sk_eq(#enc, #following), _marker: ::core::marker::PhantomData }
+                }
+            }
+        } else {
+            let next = i + 1;
+            let next_field = fields[next];
+            let doc = format!("`{field} = value`: fixes this part of the sort key (`begins_with` on the key up to here); conditions on `{next_field}` may follow.");
+            quote! {
+                #[doc = #doc]
+                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::Sk<#next>, Kind, Out> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #ty { core: self.core.sk_fix(#enc, #following), _marker: ::core::marker::PhantomData }
+                }
+            }
+        };
+        let mut ranges = TokenStream::new();
+        for (suffix, op, what) in [("lt", "Lt", "<"), ("le", "Le", "<="), ("gt", "Gt", ">"), ("ge", "Ge", ">=")] {
+            let name = format_ident!("{}_{}", field, suffix);
+            let op = format_ident!("{}", op);
+            let doc = format!("`{field} {what} value`.");
+            ranges.extend(quote! {
+                #[doc = #doc]
+                pub fn #name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #ty { core: self.core.sk_compare(#enc, #last, #p::SkOp::#op), _marker: ::core::marker::PhantomData }
+                }
+            });
+        }
+        let between = format_ident!("{}_between", field);
+        let begins = format_ident!("{}_begins_with", field);
+        let between_doc = format!("`{field} BETWEEN low AND high` (both inclusive).");
+        let begins_doc = format!("`{field}` starts with `value` (a partial value, for strings).");
+        out.extend(quote! {
+            #[automatically_derived]
+            impl<Kind, Out> #ty<#p::Sk<#i>, Kind, Out> {
+                #eq
+                #ranges
+                #[doc = #between_doc]
+                pub fn #between(self, low: impl #p::FieldValue<#arg_ty>, high: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #ty { core: self.core.sk_between(#enc_low, #enc_high, #last), _marker: ::core::marker::PhantomData }
+                }
+                #[doc = #begins_doc]
+                pub fn #begins(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
+                    use #p::{EncodePart as _, EncodePartFallback as _};
+                    #ty { core: self.core.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
+                }
+            }
+        });
+    }
+    out
+}

@@ -1,0 +1,463 @@
+//! The typed update builder: `Order::update(key)` returns `OrderUpdate`, with one method per
+//! action the field's type allows.
+//!
+//! - primary-key fields have no setter (a key never changes: delete and re-create instead);
+//! - a field used in an index key is set together with the index key attributes it feeds, in
+//!   the same request. When an index template also needs other non-key fields, those fields are
+//!   set together (`set_status_and_region(status, region)`) and the single setters do not exist;
+//! - `remove_*` exists on `Option` fields, `add_*`/`subtract_*` on numbers, `append_*` on
+//!   `Vec`s, `add_to_*`/`delete_from_*` on sets; index-key fields get `set_*`/`remove_*` only.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::entity::Gen;
+use crate::ctxt::Ctxt;
+
+/// Index key attributes rewritten together: one index's pk, sk or both.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub index: usize,
+    pub pk: bool,
+    pub sk: bool,
+}
+
+/// Non-primary fields that must be set together, and the index key attributes they rewrite.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub fields: Vec<String>,
+    pub units: Vec<Unit>,
+}
+
+/// Groups the non-primary fields of index templates: a template (or, for a sparse index, both
+/// templates) needs all its non-primary fields at once.
+pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
+    let mut units: Vec<(Unit, BTreeSet<String>)> = Vec::new();
+    for (i, ix) in g.indexes.iter().enumerate() {
+        let non_primary = |fields: Vec<&str>| -> BTreeSet<String> {
+            fields.into_iter().filter(|f| !g.primary.contains(*f)).map(str::to_owned).collect()
+        };
+        let sparse = ix.fields().any(|f| g.is_optional(f));
+        let pk_fields: Vec<&str> = if ix.own_pk { ix.pk.fields().collect() } else { Vec::new() };
+        let sk_fields: Vec<&str> = ix.sk.map(|t| t.fields().collect()).unwrap_or_default();
+        if sparse {
+            let all = non_primary(pk_fields.into_iter().chain(sk_fields).collect());
+            units.push((Unit { index: i, pk: ix.own_pk, sk: ix.sk.is_some() }, all));
+        } else {
+            if ix.own_pk {
+                units.push((Unit { index: i, pk: true, sk: false }, non_primary(pk_fields)));
+            }
+            if ix.sk.is_some() {
+                units.push((Unit { index: i, pk: false, sk: true }, non_primary(sk_fields)));
+            }
+        }
+    }
+    units.retain(|(_, f)| !f.is_empty());
+    // Merge units sharing a field (connected components).
+    let mut groups: Vec<(BTreeSet<String>, Vec<Unit>)> = Vec::new();
+    for (unit, fields) in units {
+        let mut merged = (fields, vec![unit]);
+        let mut rest = Vec::new();
+        for grp in groups {
+            if grp.0.intersection(&merged.0).next().is_some() {
+                merged.0.extend(grp.0);
+                merged.1.extend(grp.1);
+            } else {
+                rest.push(grp);
+            }
+        }
+        rest.push(merged);
+        groups = rest;
+    }
+    let order: Vec<String> = g.m.fields.iter().map(|f| f.ident.to_string()).collect();
+    let mut out: Vec<Group> = groups
+        .into_iter()
+        .map(|(fields, units)| {
+            let mut fields: Vec<String> = fields.into_iter().collect();
+            fields.sort_by_key(|f| order.iter().position(|o| o == f));
+            Group { fields, units }
+        })
+        .collect();
+    out.sort_by_key(|grp| order.iter().position(|o| *o == grp.fields[0]));
+    for grp in &out {
+        for f in &grp.fields {
+            let field = g.field(f);
+            if field.updated_at.get() && grp.fields.len() > 1 {
+                cx.error_spanned_by(
+                    field.ident,
+                    format!(
+                        "`{f}` is `updated_at` (set on every update) but shares an index key with {}: such a key could not be rewritten on every update; keep `{{{f}}}` with key fields only",
+                        grp.fields.iter().filter(|o| *o != f).map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The update builder type and its impls.
+pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
+    let p = &g.p;
+    let ident = g.ident;
+    let vis = g.m.vis;
+    let ty = format_ident!("{}Update", ident);
+    let doc = format!("A typed update of one `{ident}`, built by [`{ident}::update`]; run it with `.send(&store)`.");
+    let def = quote! {
+        #[doc = #doc]
+        #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
+        #vis struct #ty {
+            core: #p::UpdateCore<#ident>,
+        }
+    };
+
+    let mut methods = TokenStream::new();
+    let mut helpers = TokenStream::new();
+    let grouped: BTreeSet<&str> = groups.iter().flat_map(|grp| grp.fields.iter().map(String::as_str)).collect();
+
+    // Index-key groups.
+    for grp in groups {
+        let (helper, public) = group_setter(g, grp);
+        helpers.extend(helper);
+        methods.extend(public);
+    }
+
+    let mut touch = TokenStream::new();
+    for f in &g.m.fields {
+        let name = f.ident.to_string();
+        if !f.is_stored() || g.primary.contains(&name) || f.version.get() {
+            continue;
+        }
+        let fid = f.ident;
+        let ty_f = f.ty;
+        let a = &f.attr_name;
+        let optional = crate::ty::option_inner(ty_f);
+        let remove = optional.map(|_| {
+            let m = format_ident!("remove_{}", fid);
+            let doc = format!("Removes `{fid}` (sets it to `None`){}.", if grouped.contains(name.as_str()) { ", and the index keys it feeds (the item leaves those sparse indexes)" } else { "" });
+            let index_removes = groups
+                .iter()
+                .filter(|grp| grp.fields.contains(&name))
+                .flat_map(|grp| grp.units.iter())
+                .map(|u| {
+                    let ix = &g.indexes[u.index];
+                    let (pn, sn) = (&ix.pk_name, &ix.sk_name);
+                    let pk = (ix.own_pk).then(|| quote!(self.core.remove_attr(#pn);));
+                    let sk = ix.sk.is_some().then(|| quote!(self.core.remove_attr(#sn);));
+                    quote!(#pk #sk)
+                });
+            quote! {
+                #[doc = #doc]
+                pub fn #m(mut self) -> Self {
+                    self.core.remove_attr(#a);
+                    #(#index_removes)*
+                    self
+                }
+            }
+        });
+        if f.created_at.get() {
+            touch.extend(quote! {
+                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                    let value = #p::ToAttribute::to_attribute(&now);
+                    __update.core.set_if_absent(#a, value);
+                }
+            });
+            continue;
+        }
+        if f.updated_at.get() {
+            let setter = if grouped.contains(name.as_str()) {
+                let helper = format_ident!("__set_{}", fid);
+                quote!(let r = __update.#helper(now); __update.core.record(r);)
+            } else {
+                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
+            };
+            touch.extend(quote! {
+                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                    #setter
+                }
+            });
+            continue;
+        }
+        if grouped.contains(name.as_str()) {
+            methods.extend(remove);
+            continue;
+        }
+        let set = format_ident!("set_{}", fid);
+        let set_doc = format!("Sets `{fid}`{}.", if optional.is_some() { " (`None` removes it)" } else { "" });
+        let encode = if f.ttl.get() {
+            quote!(#p::FieldValue::<#ty_f>::with_value(value, |v| (&#p::Ttl::<#ty_f>::new()).value(v)))
+        } else if f.serde.get() {
+            quote!(#p::FieldValue::<#ty_f>::with_value(value, |v| #p::ToAttribute::to_attribute(&#p::Serde(v))))
+        } else {
+            quote!(#p::encode_value::<#ty_f, _>(value))
+        };
+        let attr_name = if f.ttl.get() { quote!(__TTL_NAME) } else { quote!(#a) };
+        methods.extend(quote! {
+            #[doc = #set_doc]
+            pub fn #set(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
+                use #p::{TtlCodec as _, TtlCodecFallback as _};
+                let value = #encode;
+                self.core.set_attr_result(#attr_name, value);
+                self
+            }
+        });
+        methods.extend(remove);
+        if f.ttl.get() {
+            continue;
+        }
+        let if_absent = format_ident!("set_if_absent_{}", fid);
+        let doc = format!("Sets `{fid}` unless the item has it already (`if_not_exists`).");
+        methods.extend(quote! {
+            #[doc = #doc]
+            pub fn #if_absent(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
+                let value = #encode;
+                self.core.set_if_absent_result(#a, value);
+                self
+            }
+        });
+        if f.serde.get() {
+            continue;
+        }
+        let inner = optional.unwrap_or(ty_f);
+        if crate::ty::is_numeric(ty_f) {
+            let add = format_ident!("add_{}", fid);
+            let sub = format_ident!("subtract_{}", fid);
+            let add_doc = format!("Adds `n` to `{fid}` (an absent value counts as 0), atomically.");
+            let sub_doc = format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically.");
+            methods.extend(quote! {
+                #[doc = #add_doc]
+                pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
+                    let value = #p::encode_value::<#inner, _>(n);
+                    self.core.add_result(#a, value);
+                    self
+                }
+                #[doc = #sub_doc]
+                pub fn #sub(mut self, n: impl #p::FieldValue<#inner>) -> Self {
+                    let value = #p::encode_value::<#inner, _>(n);
+                    self.core.subtract_result(#a, value);
+                    self
+                }
+            });
+        }
+        if crate::ty::vec_elem(ty_f).is_some() {
+            let append = format_ident!("append_{}", fid);
+            let doc = format!("Appends `items` to the list `{fid}` (created when absent).");
+            methods.extend(quote! {
+                #[doc = #doc]
+                pub fn #append(mut self, items: impl #p::FieldValue<#inner>) -> Self {
+                    let value = #p::encode_value::<#inner, _>(items);
+                    self.core.append_result(#a, value);
+                    self
+                }
+            });
+        }
+        if crate::ty::set_elem(ty_f).is_some() {
+            let add_to = format_ident!("add_to_{}", fid);
+            let delete_from = format_ident!("delete_from_{}", fid);
+            let add_doc = format!("Adds `values` to the set `{fid}` (ADD).");
+            let del_doc = format!("Deletes `values` from the set `{fid}` (DELETE).");
+            methods.extend(quote! {
+                #[doc = #add_doc]
+                pub fn #add_to(mut self, values: impl #p::FieldValue<#inner>) -> Self {
+                    let value = #p::encode_value::<#inner, _>(values);
+                    self.core.add_result(#a, value);
+                    self
+                }
+                #[doc = #del_doc]
+                pub fn #delete_from(mut self, values: impl #p::FieldValue<#inner>) -> Self {
+                    let value = #p::encode_value::<#inner, _>(values);
+                    self.core.delete_elements_result(#a, value);
+                    self
+                }
+            });
+        }
+    }
+
+    let version = g.m.fields.iter().any(|f| f.version.get()).then(|| {
+        quote! {
+            /// Applies only if the stored version is `version` (optimistic locking); the update
+            /// increments it.
+            pub fn if_version(mut self, version: u64) -> Self {
+                self.core.if_version(version);
+                self
+            }
+        }
+    });
+
+    // Upsert: the item may not exist, so write what a fresh item needs.
+    let mut upsert_attrs = TokenStream::new();
+    for name in g.primary_args() {
+        let f = g.field(name);
+        let ty_f = f.ty;
+        let a = &f.attr_name;
+        upsert_attrs.extend(quote! {
+            match (&#p::Recover::<#ty_f>::new()).recover(self.core.key(), __ENTITY, #name, __KEY_SOURCES) {
+                ::core::result::Result::Ok(::core::option::Option::Some(v)) => {
+                    let value = #p::ToAttribute::to_attribute(&v);
+                    self.core.set_if_absent(#a, value);
+                }
+                ::core::result::Result::Ok(::core::option::Option::None) => {}
+                ::core::result::Result::Err(e) => self.core.record(::core::result::Result::Err(e)),
+            }
+        });
+    }
+    let debug_name = ty.to_string();
+    let impls = quote! {
+        #[automatically_derived]
+        impl #ident {
+            /// Starts a typed update of the item with primary key `key`.
+            pub fn update(key: #p::Key<#ident>) -> #ty {
+                #[allow(unused_imports)]
+                use #p::{StampNow as _, StampNowFallback as _};
+                #[allow(unused_mut)]
+                let mut __update = #ty { core: #p::UpdateCore::new(key) };
+                #touch
+                __update
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name).field("update", &self.core).finish()
+            }
+        }
+
+        #[automatically_derived]
+        impl #ty {
+            #helpers
+            #methods
+
+            /// Applies only if `condition` holds on the stored item.
+            pub fn condition(mut self, condition: #p::Cond<#ident>) -> Self {
+                self.core.condition(condition.into_condition());
+                self
+            }
+
+            #version
+
+            /// Creates the item when it does not exist (with its key fields and entity type),
+            /// instead of failing. The created item holds only what the update sets, and may not
+            /// decode until its other fields are written.
+            pub fn upsert(mut self) -> Self {
+                use #p::{RecoverKey as _, RecoverNone as _};
+                self.core.upsert();
+                #upsert_attrs
+                self
+            }
+
+            /// The untyped update builder, for transactions.
+            pub fn into_builder(self) -> #p::Result<#p::UpdateBuilder<#ident>> {
+                self.core.into_builder()
+            }
+
+            /// Sends the update; returns the item as it is afterwards.
+            pub async fn send<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
+                self.core.into_builder()?.send(store).await
+            }
+        }
+    };
+    (def, impls)
+}
+
+/// The setter of one index-key group: a private helper doing the work (also used for
+/// `updated_at`) and the public method.
+fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
+    let p = &g.p;
+    let args: Vec<Ident> = grp.fields.iter().map(|f| format_ident!("{}", f)).collect();
+    let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
+    let mut encode = TokenStream::new();
+    for ((name, arg), ty) in grp.fields.iter().zip(&args).zip(&tys) {
+        let a = &g.field(name).attr_name;
+        let var = Gen::seg_var(name);
+        let attr = format_ident!("__a_{}", name);
+        if let Some(inner) = crate::ty::option_inner(ty) {
+            encode.extend(quote! {
+                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
+                    let seg = match v {
+                        ::core::option::Option::Some(x) => ::core::option::Option::Some(
+                            (&#p::Part::<#inner>(x)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?,
+                        ),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    };
+                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
+                })?;
+            });
+        } else {
+            encode.extend(quote! {
+                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
+                    let seg = (&#p::Part(v)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?;
+                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
+                })?;
+            });
+        }
+        encode.extend(quote!(self.core.set_attr(#a, #attr);));
+    }
+    // Primary-key segments the rewritten templates need, from the update's key.
+    let mut needed: Vec<&str> = Vec::new();
+    for u in &grp.units {
+        let ix = &g.indexes[u.index];
+        let fields = ix.pk.fields().filter(|_| u.pk && ix.own_pk).chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| u.sk));
+        for f in fields {
+            if g.primary.contains(f) && !needed.contains(&f) {
+                needed.push(f);
+            }
+        }
+    }
+    let primary = needed.iter().map(|f| {
+        let var = Gen::seg_var(f);
+        quote! {
+            let #var: ::std::string::String =
+                ::std::string::String::from(#p::primary_segment(self.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
+        }
+    });
+    let removes = format_ident!("__removes");
+    let writes = grp.units.iter().map(|u| {
+        let ix = &g.indexes[u.index];
+        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(self.core.key()))
+    });
+    let helper = format_ident!("__set_{}", grp.fields.join("_and_"));
+    let public = format_ident!("set_{}", grp.fields.join("_and_"));
+    let index_names: Vec<String> = grp.units.iter().map(|u| g.indexes[u.index].decl.name.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let doc = format!(
+        "Sets {} and rewrites the keys of index {} in the same request{}.",
+        grp.fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" and "),
+        index_names.join(", "),
+        if grp.fields.len() > 1 { " (these fields make up one index key, so they are set together)" } else { "" }
+    );
+    let params = args.iter().zip(&tys).map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
+    let params2 = params.clone();
+    let helper_fn = quote! {
+        fn #helper(&mut self, #(#params),*) -> #p::Result<()> {
+            use #p::{EncodePart as _, EncodePartFallback as _};
+            #encode
+            #(#primary)*
+            let mut __item = #p::Item::new();
+            #[allow(unused_mut)]
+            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+            #(#writes)*
+            for (name, value) in __item {
+                self.core.set_attr(&name, ::core::option::Option::Some(value));
+            }
+            for name in #removes {
+                self.core.remove_attr(name);
+            }
+            ::core::result::Result::Ok(())
+        }
+    };
+    let skip_public = grp.fields.len() == 1 && g.field(&grp.fields[0]).updated_at.get();
+    let public_fn = (!skip_public).then(|| {
+        quote! {
+            #[doc = #doc]
+            pub fn #public(mut self, #(#params2),*) -> Self {
+                let r = self.#helper(#(#args),*);
+                self.core.record(r);
+                self
+            }
+        }
+    });
+    (helper_fn, public_fn.unwrap_or_default())
+}

@@ -1,0 +1,1 @@
+//! Expansion snapshots (filled in below).
