@@ -702,7 +702,7 @@ impl<S: Store> CachedStore<S> {
         } = request;
         let mut hits: Vec<(String, SharedItem)> = Vec::new();
         // Keys to read, each with its cache key, counter and version when it can be cached.
-        let mut to_read: Vec<(TableKey, Option<(Box<[u8]>, usize, u64)>)> = Vec::new();
+        let mut to_read: Vec<(TableKey, Option<Ticket>)> = Vec::new();
         let now = self.clock.now();
         for k in keys {
             let Some(key) = item_key(&k.table, &k.key) else {
@@ -731,7 +731,15 @@ impl<S: Store> CachedStore<S> {
                 inc(&self.counters.item.bypasses);
             }
             let slot = self.versions.slot(stable_hash(key.as_slice()));
-            to_read.push((k, Some((key.to_boxed(), slot, self.item_version(slot)))));
+            let start = self.item_version(slot);
+            to_read.push((
+                k,
+                Some(Ticket {
+                    key: key.to_boxed(),
+                    slot,
+                    start,
+                }),
+            ));
         }
         if to_read.is_empty() {
             return Ok(BatchGetOutput {
@@ -751,7 +759,7 @@ impl<S: Store> CachedStore<S> {
             })
             .await?;
         for (k, cache) in to_read {
-            let Some((key, slot, version)) = cache else {
+            let Some(Ticket { key, slot, start }) = cache else {
                 continue;
             };
             if out.unprocessed_keys.contains(&k) {
@@ -764,7 +772,7 @@ impl<S: Store> CachedStore<S> {
                     *t == k.table && k.key.iter().all(|(n, v)| item.get(n) == Some(v))
                 })
                 .map(|(_, item)| item.clone());
-            self.install_fill(key, slot, version, found, &k.table, ttl_override)
+            self.install_fill(key, slot, start, found, &k.table, ttl_override)
                 .await;
         }
         out.items.extend(hits);

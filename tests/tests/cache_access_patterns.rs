@@ -15,15 +15,31 @@ use rust_decimal::Decimal;
 use time::macros::date;
 
 fn user(id: &str) -> User {
-    User { user_id: id.into(), name: format!("name {id}"), email: format!("{id}@example.com") }
+    User {
+        user_id: id.into(),
+        name: format!("name {id}"),
+        email: format!("{id}@example.com"),
+    }
 }
 
 fn order(user: &str, id: &str, status: OrderStatus) -> Order {
-    Order::new(user, id, status, date!(2024 - 01 - 15), Decimal::new(1999, 2))
+    Order::new(
+        user,
+        id,
+        status,
+        date!(2024 - 01 - 15),
+        Decimal::new(1999, 2),
+    )
 }
 
 fn product(id: &str, category: &str, cents: u32) -> Product {
-    Product { product_id: id.into(), name: format!("product {id}"), category: category.into(), price_cents: cents, stock: 3 }
+    Product {
+        product_id: id.into(),
+        name: format!("product {id}"),
+        category: category.into(),
+        price_cents: cents,
+        stock: 3,
+    }
 }
 
 /// Runs the scenario, recording every read as a line.
@@ -53,55 +69,131 @@ async fn scenario(store: &dyn Store) -> Result<Vec<String>> {
 
     // Every pattern twice: the second read is the cache's to answer.
     for round in 0..2 {
-        read!(format!("user alice #{round}"), User::get(User::key("alice")?).send(store).await?);
-        read!(format!("user carol #{round}"), User::get(User::key("carol")?).send(store).await?);
-        read!(format!("orders of alice #{round}"), Order::query("alice")?.all(store).await?);
-        read!(format!("pending #{round}"), Order::by_status(OrderStatus::Pending)?.all(store).await?);
-        read!(format!("books #{round}"), Product::by_category("books")?.all(store).await?);
+        read!(
+            format!("user alice #{round}"),
+            User::get(User::key("alice")?).send(store).await?
+        );
+        read!(
+            format!("user carol #{round}"),
+            User::get(User::key("carol")?).send(store).await?
+        );
+        read!(
+            format!("orders of alice #{round}"),
+            Order::query("alice")?.all(store).await?
+        );
+        read!(
+            format!("pending #{round}"),
+            Order::by_status(OrderStatus::Pending)?.all(store).await?
+        );
+        read!(
+            format!("books #{round}"),
+            Product::by_category("books")?.all(store).await?
+        );
     }
 
     // Ship o1: an update that moves it between GSI1 partitions.
     let shipped = Order::update(Order::key("alice", "o1")?)
-        .set(Path::attr("status"), SetValue::value(AttributeValue::S("SHIPPED".into())))
+        .set(
+            Path::attr("status"),
+            SetValue::value(AttributeValue::S("SHIPPED".into())),
+        )
         .send(store)
         .await?;
     read!("shipped o1", shipped);
-    read!("o1 after update", Order::get(Order::key("alice", "o1")?).send(store).await?);
-    read!("pending after update", Order::by_status(OrderStatus::Pending)?.all(store).await?);
-    read!("shipped after update", Order::by_status(OrderStatus::Shipped)?.all(store).await?);
-    read!("orders of alice after update", Order::query("alice")?.all(store).await?);
+    read!(
+        "o1 after update",
+        Order::get(Order::key("alice", "o1")?).send(store).await?
+    );
+    read!(
+        "pending after update",
+        Order::by_status(OrderStatus::Pending)?.all(store).await?
+    );
+    read!(
+        "shipped after update",
+        Order::by_status(OrderStatus::Shipped)?.all(store).await?
+    );
+    read!(
+        "orders of alice after update",
+        Order::query("alice")?.all(store).await?
+    );
 
     // Rename a user, reprice a product, delete an order.
-    User { name: "Alice A.".into(), ..user("alice") }.put().send(store).await?;
+    User {
+        name: "Alice A.".into(),
+        ..user("alice")
+    }
+    .put()
+    .send(store)
+    .await?;
     product("p2", "books", 1100).put().send(store).await?;
-    read!("deleted o2", Order::delete(Order::key("alice", "o2")?).send(store).await?);
-    read!("user alice after rename", User::get(User::key("alice")?).send(store).await?);
-    read!("books after reprice", Product::by_category("books")?.all(store).await?);
-    read!("o2 after delete", Order::get(Order::key("alice", "o2")?).send(store).await?);
-    read!("orders of alice after delete", Order::query("alice")?.all(store).await?);
+    read!(
+        "deleted o2",
+        Order::delete(Order::key("alice", "o2")?)
+            .send(store)
+            .await?
+    );
+    read!(
+        "user alice after rename",
+        User::get(User::key("alice")?).send(store).await?
+    );
+    read!(
+        "books after reprice",
+        Product::by_category("books")?.all(store).await?
+    );
+    read!(
+        "o2 after delete",
+        Order::get(Order::key("alice", "o2")?).send(store).await?
+    );
+    read!(
+        "orders of alice after delete",
+        Order::query("alice")?.all(store).await?
+    );
 
     // A transaction: bob's order is shipped and a new user created, all or nothing.
     Transaction::new()
-        .update(
-            Order::update(Order::key("bob", "o4")?)
-                .set(Path::attr("status"), SetValue::value(AttributeValue::S("SHIPPED".into()))),
-        )
+        .update(Order::update(Order::key("bob", "o4")?).set(
+            Path::attr("status"),
+            SetValue::value(AttributeValue::S("SHIPPED".into())),
+        ))
         .create(&user("carol"))
         .send(store)
         .await?;
-    read!("user carol after transaction", User::get(User::key("carol")?).send(store).await?);
-    read!("o4 after transaction", Order::get(Order::key("bob", "o4")?).send(store).await?);
-    read!("pending after transaction", Order::by_status(OrderStatus::Pending)?.all(store).await?);
-    read!("shipped after transaction", Order::by_status(OrderStatus::Shipped)?.all(store).await?);
+    read!(
+        "user carol after transaction",
+        User::get(User::key("carol")?).send(store).await?
+    );
+    read!(
+        "o4 after transaction",
+        Order::get(Order::key("bob", "o4")?).send(store).await?
+    );
+    read!(
+        "pending after transaction",
+        Order::by_status(OrderStatus::Pending)?.all(store).await?
+    );
+    read!(
+        "shipped after transaction",
+        Order::by_status(OrderStatus::Shipped)?.all(store).await?
+    );
 
     // A failing conditional write changes nothing.
-    let err = user("carol").create().send(store).await.map(|_| ()).unwrap_err();
+    let err = user("carol")
+        .create()
+        .send(store)
+        .await
+        .map(|_| ())
+        .unwrap_err();
     read!("create existing carol", err.is_condition_failed());
-    read!("user carol after failed create", User::get(User::key("carol")?).send(store).await?);
+    read!(
+        "user carol after failed create",
+        User::get(User::key("carol")?).send(store).await?
+    );
     // Batch get across entities.
     read!(
         "batch users",
-        dyno_core::ops::BatchGet::new([User::key("alice")?, User::key("bob")?, User::key("dave")?]).send(store).await?.len()
+        dyno_core::ops::BatchGet::new([User::key("alice")?, User::key("bob")?, User::key("dave")?])
+            .send(store)
+            .await?
+            .len()
     );
     Ok(log)
 }
@@ -115,10 +207,15 @@ async fn memory() -> Arc<dyn Store> {
 #[tokio::test]
 async fn access_patterns_observe_the_same_results_plain_and_cached() {
     // Each run gets its own fresh table: the scenario creates items that must not exist yet.
-    let stores = vec![("memory".to_owned(), memory().await), ("memory+cache".to_owned(), cached(memory().await))];
+    let stores = vec![
+        ("memory".to_owned(), memory().await),
+        ("memory+cache".to_owned(), cached(memory().await)),
+    ];
     let mut transcripts = Vec::new();
     for (name, store) in &stores {
-        let log = scenario(store.as_ref()).await.unwrap_or_else(|e| panic!("{name}: {e}"));
+        let log = scenario(store.as_ref())
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         transcripts.push((name.clone(), log));
     }
     let (plain_name, plain) = &transcripts[0];
@@ -137,7 +234,13 @@ async fn the_cached_run_is_served_from_the_cache() {
     let through_cache = scenario(&cached).await.unwrap();
     assert_eq!(plain, through_cache);
     let m = cached.metrics();
-    assert!(m.item.hits + m.item.negative_hits >= 2, "second-round gets were hits: {m:?}");
+    assert!(
+        m.item.hits + m.item.negative_hits >= 2,
+        "second-round gets were hits: {m:?}"
+    );
     assert!(m.query.hits >= 3, "second-round queries were hits: {m:?}");
-    assert!(m.write_through_updates > 0 && m.generation_bumps > 0, "{m:?}");
+    assert!(
+        m.write_through_updates > 0 && m.generation_bumps > 0,
+        "{m:?}"
+    );
 }
