@@ -194,6 +194,8 @@ const CATEGORIES: [&str; 4] = ["books", "games", "garden", "kitchen"];
 const CHUNK: u32 = 100;
 /// Batch requests in flight at once.
 const CONCURRENCY: usize = 4;
+/// The price bound of the "products in a category under a price" check.
+const PRICE_LIMIT_CENTS: i64 = 4500;
 
 // ---------------------------------------------------------------------------------------------
 // The relational source
@@ -233,7 +235,9 @@ fn source_database() -> rusqlite::Result<Connection> {
          CREATE INDEX orders_by_user ON orders(user_id);
          CREATE INDEX orders_by_status_date ON orders(status, order_date);",
     )?;
-    let first = ["Ann", "Bob", "Chen", "Dara", "Eve", "Femi", "Gus", "Hana", "Ivo", "Jo"];
+    let first = [
+        "Ann", "Bob", "Chen", "Dara", "Eve", "Femi", "Gus", "Hana", "Ivo", "Jo",
+    ];
     let last = ["Smith", "Okafor", "Silva", "Novak", "Kim"];
     let mut rng = Lcg(2024);
     let tx = conn.transaction()?;
@@ -408,7 +412,10 @@ async fn migrate(
         let s = stats.entry("Product").or_default();
         write_chunk(store, batch, products.len(), s).await?;
         save_checkpoint(store, "products", last).await?;
-        println!("  products    {:>4} rows copied, checkpoint id {last}", s.rows);
+        println!(
+            "  products    {:>4} rows copied, checkpoint id {last}",
+            s.rows
+        );
         after = last;
     }
 
@@ -440,7 +447,10 @@ async fn migrate(
         let s = stats.entry("User").or_default();
         write_chunk(store, batch, users.len(), s).await?;
         save_checkpoint(store, "users", last).await?;
-        println!("  users       {:>4} rows copied, checkpoint id {last}", s.rows);
+        println!(
+            "  users       {:>4} rows copied, checkpoint id {last}",
+            s.rows
+        );
         after = last;
     }
 
@@ -659,7 +669,11 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
     );
     if let Some(p) = sample {
         let u = p.user.as_ref().map_or("?", |u| u.name.as_str());
-        println!("  e.g. {u}: {} orders, {} lines", p.orders.len(), p.items.len());
+        println!(
+            "  e.g. {u}: {} orders, {} lines",
+            p.orders.len(),
+            p.items.len()
+        );
         for o in p.orders.iter().take(3) {
             println!(
                 "    order {:>3}  {}  {:<9}  total {:>7}",
@@ -713,14 +727,14 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
 
     // 3. Products in a category under a price. SQL: WHERE category AND price. DynamoDB: GSI1,
     //    `CATEGORY#<category>` with the price as sort key, so the result comes sorted by price.
-    let limit = Decimal::new(4500, 2);
+    let limit = cents(PRICE_LIMIT_CENTS);
     let mut sql_products = conn.prepare(
         "SELECT id, price_cents FROM products WHERE category = ?1 AND price_cents < ?2
          ORDER BY price_cents, id",
     )?;
     for category in CATEGORIES {
         let sql: Vec<(Decimal, u32)> = sql_products
-            .query_map(params![category, 4500], |r| {
+            .query_map(params![category, PRICE_LIMIT_CENTS], |r| {
                 Ok((cents(r.get(1)?), r.get::<_, u32>(0)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
@@ -813,20 +827,25 @@ async fn run(store: Arc<dyn Store>) -> Result<Outcome, BoxError> {
     })
 }
 
+/// `inner` with the logical table `ECommerce` mapped to a fresh physical table, so runs never
+/// see each other's items.
+fn fresh_table(inner: DynamoStore) -> (Arc<dyn Store>, String) {
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+    let table = format!("ECommerce-migration-{}-{nanos}", std::process::id());
+    let store = TableNames::new(inner).map("ECommerce", table.clone());
+    (Arc::new(store), table)
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let (store, remote): (Arc<dyn Store>, bool) = match std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
-    {
+    let (store, remote): (Arc<dyn Store>, bool) = match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
         Ok(endpoint) => {
-            // A fresh physical table per run.
-            let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
-            let table = format!("ECommerce-migration-{}-{nanos}", std::process::id());
+            let (store, table) = fresh_table(DynamoStore::from_env().await);
             println!("backend: DynamoDB API at {endpoint}, table {table}");
-            let store = TableNames::new(DynamoStore::from_env().await).map("ECommerce", table);
-            (Arc::new(store), true)
+            (store, true)
         }
         Err(_) => {
             println!("backend: MemoryStore (set AWS_ENDPOINT_URL_DYNAMODB for a server)");
@@ -861,34 +880,61 @@ async fn main() -> ExitCode {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn runs_on_memory_store() {
-        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-        let o = run(Arc::clone(&store)).await.unwrap();
+    /// What a complete run must report, checked against the source database.
+    async fn assert_complete(o: &Outcome, store: &dyn Store) {
         let conn = source_database().unwrap();
         let rows: usize = ["users", "products", "orders", "order_items"]
             .iter()
             .map(|t| count_rows(&conn, t).unwrap())
             .sum();
         assert_eq!(o.items, rows);
-        assert!(o.copied.values().all(|c| c.unprocessed == 0));
-        // Orders 101..=300 and their lines were written again on resume.
-        let lines_after_100: usize = conn
+        assert!(o.copied.values().all(|c| c.unprocessed == 0), "{o:?}");
+        // Orders 101..=300 and their lines were written again on resume, and nothing else.
+        let lines_after_chunk: usize = conn
             .query_row(
                 "SELECT COUNT(*) FROM order_items WHERE order_id > ?1",
                 params![CHUNK],
                 |r| r.get(0),
             )
             .unwrap();
-        assert_eq!(o.resumed_orders, (ORDERS - CHUNK) as usize + lines_after_100);
-        // 4 counts, 1 for all users, 5 statuses, 4 categories.
+        assert_eq!(
+            o.resumed_orders,
+            (ORDERS - CHUNK) as usize + lines_after_chunk
+        );
+        // 4 counts, 1 for all users' orders, 5 statuses, 4 categories.
         assert_eq!(o.checks, 14);
-        // A second verification on the same store still passes after the resume: the rewrite
-        // was idempotent.
-        assert_eq!(verify(&conn, &*store).await.unwrap().failed, 0);
+        // Verifying again on the same table still passes: the resumed rewrite was idempotent.
+        assert_eq!(verify(&conn, store).await.unwrap().failed, 0);
         // The data set is the size the example claims.
         assert_eq!(count_rows(&conn, "orders").unwrap(), 300);
         let lines = count_rows(&conn, "order_items").unwrap();
         assert!((800..=1000).contains(&lines), "{lines}");
+    }
+
+    #[tokio::test]
+    async fn runs_on_memory_store() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let o = run(Arc::clone(&store)).await.unwrap();
+        assert_complete(&o, &*store).await;
+    }
+
+    /// On dynalite when `scripts/test` started one.
+    #[tokio::test]
+    async fn runs_on_dynalite() {
+        let Ok(endpoint) = std::env::var("DYNO_DYNALITE_ENDPOINT") else {
+            assert!(
+                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
+                "DYNO_REQUIRE_BACKENDS is set but DYNO_DYNALITE_ENDPOINT is not"
+            );
+            eprintln!("skipped: DYNO_DYNALITE_ENDPOINT is not set");
+            return;
+        };
+        let (store, _) = fresh_table(DynamoStore::local(&endpoint).await);
+        let result = run(Arc::clone(&store)).await;
+        if let Ok(o) = &result {
+            assert_complete(o, &*store).await;
+        }
+        let _ = store.delete_table("ECommerce").await;
+        result.unwrap();
     }
 }
