@@ -385,8 +385,8 @@ async fn migrate(
 ) -> Result<BTreeMap<&'static str, Copied>, BoxError> {
     let mut stats: BTreeMap<&'static str, Copied> = BTreeMap::new();
 
-    // Products and users first: nothing in DynamoDB refers to them by key, but copying the
-    // referenced tables first keeps a half-done migration readable.
+    // Products and users first. DynamoDB enforces no foreign keys, so the order is not needed
+    // for correctness; it means a half-done migration never holds orders of missing users.
     let mut after = checkpoint(store, "products").await?;
     let mut select = conn.prepare(
         "SELECT id, name, category, price_cents, stock FROM products
