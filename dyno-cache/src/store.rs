@@ -308,15 +308,17 @@ impl<S: Store> CachedStore<S> {
             return Ok(info);
         }
         let description = self.inner.describe_table(table).await?;
-        Ok(self.remember(&description.definition))
+        Ok(self.remember(table, &description.definition))
     }
 
-    fn remember(&self, def: &TableDef) -> Arc<TableInfo> {
-        let info = Arc::new(TableInfo::from_def(def));
+    /// Remembers `def` under the name requests use for it (a renaming store below may describe
+    /// it under another): generations are hashed by that name on both sides.
+    fn remember(&self, table: &str, def: &TableDef) -> Arc<TableInfo> {
+        let info = Arc::new(TableInfo::from_def(def).named(table));
         self.tables
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(def.name.clone(), info.clone());
+            .insert(table.to_owned(), info.clone());
         info
     }
 
@@ -1313,7 +1315,7 @@ impl<S: Store> CachedStore<S> {
 
     async fn describe_table_through(&self, name: &str) -> Result<TableDescription> {
         let description = self.inner.describe_table(name).await?;
-        self.remember(&description.definition);
+        self.remember(name, &description.definition);
         Ok(description)
     }
 

@@ -11,13 +11,14 @@ use dyno_core::store::{ReturnValues, Store};
 use dyno_core::Error;
 use dyno_tests::fault::{self, Op};
 
-/// Yields until `cond` holds (bounded, so a broken cache fails instead of hanging).
+/// Polls until `cond` holds. The bound (a minute of polling) only turns a broken cache into a
+/// failure instead of a hang; it is not a timing assertion.
 async fn until(what: &str, mut cond: impl FnMut() -> bool) {
-    for _ in 0..100_000 {
+    for _ in 0..60_000 {
         if cond() {
             return;
         }
-        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     }
     panic!("gave up waiting for: {what}");
 }

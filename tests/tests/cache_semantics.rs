@@ -1082,3 +1082,44 @@ async fn tables_are_described_once_when_not_registered() {
     assert_eq!(got, item("U#1", "K0", &[]));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
+
+#[tokio::test]
+async fn apply_change_invalidates_like_a_local_write() {
+    // The hook a DynamoDB Streams consumer calls for changes made by other processes.
+    let (c, _) = cached().await;
+    let old = item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]);
+    c.put_item(put(old.clone())).await.unwrap();
+    c.query(partition("U#1")).await.unwrap();
+    c.query(gsi1("STATUS#new")).await.unwrap();
+    c.query(gsi1("STATUS#lost")).await.unwrap();
+    let new = item(
+        "U#1",
+        "O#1",
+        &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "1")],
+    );
+    c.inner().inner().put_item(put(new.clone())).await.unwrap();
+    c.apply_change(TABLE, &key("U#1", "O#1"), Some(&old), Some(&new))
+        .await
+        .unwrap();
+    let got = c
+        .get_item(get(key("U#1", "O#1")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(attr(&got, "GSI1PK").as_deref(), Some("STATUS#shipped"));
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());
+    c.query(partition("U#1")).await.unwrap();
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        5,
+        "the item's partitions were reloaded"
+    );
+    c.query(gsi1("STATUS#lost")).await.unwrap();
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        5,
+        "other partitions stay cached"
+    );
+}
