@@ -203,16 +203,11 @@ fn between_and_in() {
 }
 
 #[test]
-fn an_empty_in_list_matches_nothing() {
-    // `x IN ()` is not valid DynamoDB syntax; it renders as a contradiction instead.
+fn an_empty_in_list_is_left_for_dynamodb_to_refuse() {
+    // MemoryStore refuses an empty IN with a validation error; DynamoDB refuses `IN ()` the same
+    // way. Rendering it as anything valid would make the two stores disagree.
     let (e, ph) = cond(&Condition::In(path("state"), vec![]));
-    assert_rendered(
-        &e,
-        &ph,
-        "(attribute_exists(#n0) AND attribute_not_exists(#n0))",
-        &[("#n0", "dyno:none")],
-        &[],
-    );
+    assert_rendered(&e, &ph, "#n0 IN ()", &[("#n0", "state")], &[]);
 }
 
 #[test]
@@ -945,10 +940,8 @@ fn condition_paths(c: &Condition, out: &mut Vec<Path>) {
             op(d, out);
         }
         Condition::In(a, l) => {
-            if !l.is_empty() {
-                op(a, out);
-                l.iter().for_each(|o| op(o, out));
-            }
+            op(a, out);
+            l.iter().for_each(|o| op(o, out));
         }
         Condition::AttributeExists(p)
         | Condition::AttributeNotExists(p)

@@ -459,7 +459,21 @@ fn serde_fields_go_through_serde_dynamo() {
     let attr = to_value(&Serde(home.clone())).unwrap();
     assert_eq!(Serde::<Address>::from_attribute(&attr).unwrap().0, home);
 
-    // A serde Option field is absent when the attribute is.
+    // A serde Option field is absent when None (not NULL), and absent reads back as None.
+    let mut item = Item::new();
+    put_attr(&mut item, "User", "geo", &Serde(None::<Geo>)).unwrap();
+    assert!(
+        item.is_empty(),
+        "None through serde must leave the attribute out: {item:?}"
+    );
+    let geo = Geo { lat: 1.0, lon: 2.0 };
+    put_attr(&mut item, "User", "geo", &Serde(Some(geo.clone()))).unwrap();
+    assert_eq!(
+        get_attr::<Serde<Option<Geo>>>(&item, "User", "geo")
+            .unwrap()
+            .0,
+        Some(geo)
+    );
     let item = Item::new();
     assert_eq!(
         get_attr::<Serde<Option<Geo>>>(&item, "User", "geo")

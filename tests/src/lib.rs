@@ -1,5 +1,7 @@
 //! Shared test harness: backends, fault injection, e-commerce fixtures.
 
+pub mod backend;
+pub mod cached;
 pub mod ecommerce;
 pub mod fault;
 pub mod model;

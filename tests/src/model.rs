@@ -52,9 +52,9 @@ fn fill(template: Template, encoded: &[String]) -> Result<String> {
     for seg in template.segments() {
         match seg {
             Segment::Literal(l) => out.push_str(l),
-            Segment::Field(f) => out.push_str(
-                values.next().ok_or_else(|| Error::key(None, format!("template {template}: no value for {f}")))?,
-            ),
+            Segment::Field(f) => out.push_str(values.next().ok_or_else(|| {
+                Error::key(None, format!("template {template}: no value for {f}"))
+            })?),
         }
     }
     Ok(out)
@@ -66,10 +66,18 @@ fn part<T: KeyPart>(v: &T, entity: &'static str, attr: &str) -> Result<String> {
 }
 
 /// Splits the string key attribute `attr` of `item` by `template` into its raw segments.
-fn split_key<'i>(item: &'i Item, entity: &'static str, attr: &str, template: Template) -> Result<Vec<&'i str>> {
+fn split_key<'i>(
+    item: &'i Item,
+    entity: &'static str,
+    attr: &str,
+    template: Template,
+) -> Result<Vec<&'i str>> {
     match item.get(attr) {
         Some(AttributeValue::S(s)) => template.split(s).ok_or_else(|| {
-            Error::key(Some(entity), format!("{attr} {s:?} does not match the template {template}"))
+            Error::key(
+                Some(entity),
+                format!("{attr} {s:?} does not match the template {template}"),
+            )
         }),
         Some(other) => Err(Error::decode("S", dyno_core::value::describe(other)).at(entity, attr)),
         None => Err(Error::decode("S", "no attribute").at(entity, attr)),
@@ -115,7 +123,11 @@ impl User {
     /// Everything in the user's partition (profile and orders), decoded as `T`.
     pub fn partition<T: dyno_core::ops::FromItem>(user_id: &str) -> Result<Query<T>> {
         let pk = fill(USER_PK, &[part(&user_id.to_owned(), "User", "user_id")?])?;
-        Ok(Query::new(TABLE, None, KeyCondition::partition("PK", s(pk))))
+        Ok(Query::new(
+            TABLE,
+            None,
+            KeyCondition::partition("PK", s(pk)),
+        ))
     }
 }
 
@@ -188,7 +200,10 @@ impl KeyPart for OrderStatus {
     }
     fn decode_key(segment: &str) -> Result<Self> {
         OrderStatus::parse(segment).ok_or_else(|| {
-            Error::key(None, format!("expected PENDING, SHIPPED or DELIVERED, found {segment:?}"))
+            Error::key(
+                None,
+                format!("expected PENDING, SHIPPED or DELIVERED, found {segment:?}"),
+            )
         })
     }
 }
@@ -205,13 +220,19 @@ impl dyno_core::FromAttribute for OrderStatus {
             AttributeValue::S(v) => OrderStatus::parse(v),
             _ => None,
         }
-        .ok_or_else(|| Error::decode("S PENDING, SHIPPED or DELIVERED", dyno_core::value::describe(value)))
+        .ok_or_else(|| {
+            Error::decode(
+                "S PENDING, SHIPPED or DELIVERED",
+                dyno_core::value::describe(value),
+            )
+        })
     }
 }
 
 const ORDER_PK: Template = USER_PK;
 const ORDER_SK: Template = Template::new(&[Segment::Literal("ORDER#"), Segment::Field("order_id")]);
-const ORDER_GSI1PK: Template = Template::new(&[Segment::Literal("STATUS#"), Segment::Field("status")]);
+const ORDER_GSI1PK: Template =
+    Template::new(&[Segment::Literal("STATUS#"), Segment::Field("status")]);
 const ORDER_GSI1SK: Template = Template::new(&[Segment::Field("order_date")]);
 
 /// An order: `PK = USER#<user_id>`, `SK = ORDER#<order_id>`, in GSI1 by status and date;
@@ -236,7 +257,13 @@ pub struct Order {
 
 impl Order {
     /// A new order (version 0, no expiry).
-    pub fn new(user_id: &str, order_id: &str, status: OrderStatus, order_date: Date, total: Decimal) -> Self {
+    pub fn new(
+        user_id: &str,
+        order_id: &str,
+        status: OrderStatus,
+        order_date: Date,
+        total: Decimal,
+    ) -> Self {
         Order {
             user_id: user_id.to_owned(),
             order_id: order_id.to_owned(),
@@ -251,7 +278,10 @@ impl Order {
     /// The key of an order.
     pub fn key(user_id: &str, order_id: &str) -> Result<Key<Order>> {
         let pk = fill(ORDER_PK, &[part(&user_id.to_owned(), "Order", "user_id")?])?;
-        let sk = fill(ORDER_SK, &[part(&order_id.to_owned(), "Order", "order_id")?])?;
+        let sk = fill(
+            ORDER_SK,
+            &[part(&order_id.to_owned(), "Order", "order_id")?],
+        )?;
         Ok(Key::from_item(key_item(pk, sk)))
     }
 
@@ -261,24 +291,33 @@ impl Order {
         Ok(Query::new(
             TABLE,
             None,
-            KeyCondition::partition("PK", s(pk)).sort("SK", SortCondition::BeginsWith(s(ORDER_SK.prefix()))),
+            KeyCondition::partition("PK", s(pk))
+                .sort("SK", SortCondition::BeginsWith(s(ORDER_SK.prefix()))),
         ))
     }
 
     /// Orders with `status`, by date (GSI1).
     pub fn by_status(status: OrderStatus) -> Result<Query<Order>> {
         let pk = fill(ORDER_GSI1PK, &[part(&status, "Order", "status")?])?;
-        Ok(Query::new(TABLE, Some(GSI1), KeyCondition::partition("GSI1PK", s(pk))))
+        Ok(Query::new(
+            TABLE,
+            Some(GSI1),
+            KeyCondition::partition("GSI1PK", s(pk)),
+        ))
     }
 
     /// Orders with `status` placed between `from` and `to` inclusive (GSI1).
     pub fn by_status_between(status: OrderStatus, from: Date, to: Date) -> Result<Query<Order>> {
         let pk = fill(ORDER_GSI1PK, &[part(&status, "Order", "status")?])?;
-        let (a, b) = (part(&from, "Order", "order_date")?, part(&to, "Order", "order_date")?);
+        let (a, b) = (
+            part(&from, "Order", "order_date")?,
+            part(&to, "Order", "order_date")?,
+        );
         Ok(Query::new(
             TABLE,
             Some(GSI1),
-            KeyCondition::partition("GSI1PK", s(pk)).sort("GSI1SK", SortCondition::Between(s(a), s(b))),
+            KeyCondition::partition("GSI1PK", s(pk))
+                .sort("GSI1SK", SortCondition::Between(s(a), s(b))),
         ))
     }
 }
@@ -288,8 +327,11 @@ impl Entity for Order {
     const ENTITY_TYPE: &'static str = "Order";
     const PK: Template = ORDER_PK;
     const SK: Option<Template> = Some(ORDER_SK);
-    const INDEXES: &'static [IndexTemplate] =
-        &[IndexTemplate { index: GSI1, pk: ORDER_GSI1PK, sk: Some(ORDER_GSI1SK) }];
+    const INDEXES: &'static [IndexTemplate] = &[IndexTemplate {
+        index: GSI1,
+        pk: ORDER_GSI1PK,
+        sk: Some(ORDER_GSI1SK),
+    }];
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     const TTL_ATTRIBUTE: Option<&'static str> = Some("ttl");
 
@@ -300,8 +342,20 @@ impl Entity for Order {
     fn to_item(&self) -> Result<Item> {
         let mut item = self.key()?;
         item.insert("_type".into(), s("Order"));
-        item.insert("GSI1PK".into(), s(fill(ORDER_GSI1PK, &[part(&self.status, "Order", "status")?])?));
-        item.insert("GSI1SK".into(), s(fill(ORDER_GSI1SK, &[part(&self.order_date, "Order", "order_date")?])?));
+        item.insert(
+            "GSI1PK".into(),
+            s(fill(
+                ORDER_GSI1PK,
+                &[part(&self.status, "Order", "status")?],
+            )?),
+        );
+        item.insert(
+            "GSI1SK".into(),
+            s(fill(
+                ORDER_GSI1SK,
+                &[part(&self.order_date, "Order", "order_date")?],
+            )?),
+        );
         put_attr(&mut item, "Order", "status", &self.status)?;
         put_attr(&mut item, "Order", "order_date", &self.order_date)?;
         put_attr(&mut item, "Order", "total", &self.total)?;
@@ -336,9 +390,11 @@ impl Entity for Order {
 // ---------------------------------------------------------------------------------------------
 // Product
 
-const PRODUCT_PK: Template = Template::new(&[Segment::Literal("PRODUCT#"), Segment::Field("product_id")]);
+const PRODUCT_PK: Template =
+    Template::new(&[Segment::Literal("PRODUCT#"), Segment::Field("product_id")]);
 const PRODUCT_SK: Template = Template::new(&[Segment::Literal("PRODUCT")]);
-const PRODUCT_GSI1PK: Template = Template::new(&[Segment::Literal("CATEGORY#"), Segment::Field("category")]);
+const PRODUCT_GSI1PK: Template =
+    Template::new(&[Segment::Literal("CATEGORY#"), Segment::Field("category")]);
 const PRODUCT_GSI1SK: Template = Template::new(&[Segment::Field("price_cents")]);
 
 /// A product: `PK = PRODUCT#<id>`, `SK = PRODUCT`, in GSI1 by category and price (fixed-width
@@ -360,14 +416,24 @@ pub struct Product {
 impl Product {
     /// The key of a product.
     pub fn key(product_id: &str) -> Result<Key<Product>> {
-        let pk = fill(PRODUCT_PK, &[part(&product_id.to_owned(), "Product", "product_id")?])?;
+        let pk = fill(
+            PRODUCT_PK,
+            &[part(&product_id.to_owned(), "Product", "product_id")?],
+        )?;
         Ok(Key::from_item(key_item(pk, fill(PRODUCT_SK, &[])?)))
     }
 
     /// Products of a category, by price (GSI1).
     pub fn by_category(category: &str) -> Result<Query<Product>> {
-        let pk = fill(PRODUCT_GSI1PK, &[part(&category.to_owned(), "Product", "category")?])?;
-        Ok(Query::new(TABLE, Some(GSI1), KeyCondition::partition("GSI1PK", s(pk))))
+        let pk = fill(
+            PRODUCT_GSI1PK,
+            &[part(&category.to_owned(), "Product", "category")?],
+        )?;
+        Ok(Query::new(
+            TABLE,
+            Some(GSI1),
+            KeyCondition::partition("GSI1PK", s(pk)),
+        ))
     }
 }
 
@@ -376,8 +442,11 @@ impl Entity for Product {
     const ENTITY_TYPE: &'static str = "Product";
     const PK: Template = PRODUCT_PK;
     const SK: Option<Template> = Some(PRODUCT_SK);
-    const INDEXES: &'static [IndexTemplate] =
-        &[IndexTemplate { index: GSI1, pk: PRODUCT_GSI1PK, sk: Some(PRODUCT_GSI1SK) }];
+    const INDEXES: &'static [IndexTemplate] = &[IndexTemplate {
+        index: GSI1,
+        pk: PRODUCT_GSI1PK,
+        sk: Some(PRODUCT_GSI1SK),
+    }];
 
     fn key(&self) -> Result<Item> {
         Product::key(&self.product_id).map(Key::into_item)
@@ -388,11 +457,17 @@ impl Entity for Product {
         item.insert("_type".into(), s("Product"));
         item.insert(
             "GSI1PK".into(),
-            s(fill(PRODUCT_GSI1PK, &[part(&self.category, "Product", "category")?])?),
+            s(fill(
+                PRODUCT_GSI1PK,
+                &[part(&self.category, "Product", "category")?],
+            )?),
         );
         item.insert(
             "GSI1SK".into(),
-            s(fill(PRODUCT_GSI1SK, &[part(&self.price_cents, "Product", "price_cents")?])?),
+            s(fill(
+                PRODUCT_GSI1SK,
+                &[part(&self.price_cents, "Product", "price_cents")?],
+            )?),
         );
         put_attr(&mut item, "Product", "name", &self.name)?;
         put_attr(&mut item, "Product", "category", &self.category)?;
@@ -419,7 +494,16 @@ mod tests {
 
     #[test]
     fn templates_are_valid_and_keys_round_trip() {
-        for t in [USER_PK, USER_SK, ORDER_SK, ORDER_GSI1PK, ORDER_GSI1SK, PRODUCT_PK, PRODUCT_GSI1PK, PRODUCT_GSI1SK] {
+        for t in [
+            USER_PK,
+            USER_SK,
+            ORDER_SK,
+            ORDER_GSI1PK,
+            ORDER_GSI1SK,
+            PRODUCT_PK,
+            PRODUCT_GSI1PK,
+            PRODUCT_GSI1SK,
+        ] {
             t.validate().unwrap();
         }
         let order = Order::new(
@@ -437,7 +521,13 @@ mod tests {
         assert_eq!(Order::from_item(&item).unwrap(), order);
         assert!(Order::is_entity(&item));
         assert!(!User::is_entity(&item));
-        let p = Product { product_id: "p".into(), name: "n".into(), category: "c".into(), price_cents: 250, stock: 1 };
+        let p = Product {
+            product_id: "p".into(),
+            name: "n".into(),
+            category: "c".into(),
+            price_cents: 250,
+            stock: 1,
+        };
         assert_eq!(p.to_item().unwrap()["GSI1SK"], s("0000000250"));
     }
 }

@@ -28,11 +28,10 @@ mod transactions;
 #[path = "conformance/writes.rs"]
 mod writes;
 
-#[path = "conformance/backend_shim.rs"]
-mod backend;
-
-use backend::{backends, unique_table_name, BackendKind};
-use support::{Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef};
+use dyno_tests::backend::{self, backends, unique_table_name, BackendKind};
+use support::{
+    Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef, TableSpec,
+};
 
 /// The main table: string keys, an overloaded GSI with everything projected, a keys-only GSI
 /// without a sort key, and an LSI projecting one attribute.
@@ -40,7 +39,10 @@ pub fn main_table() -> TableDef {
     TableDef::new("main", "PK", Some("SK"))
         .global_index(IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")))
         .global_index(IndexDef::new("GSI2", "GSI2PK", None).projection(Projection::KeysOnly))
-        .local_index(IndexDef::new("LSI1", "PK", Some("LSK")).projection(Projection::Include(vec!["inc".into()])))
+        .local_index(
+            IndexDef::new("LSI1", "PK", Some("LSK"))
+                .projection(Projection::Include(vec!["inc".into()])),
+        )
 }
 
 /// Numeric sort key, and a GSI with a numeric sort key.
@@ -65,8 +67,10 @@ pub fn bin_table() -> TableDef {
 
 /// A partition key only, with a GSI without sort key projecting one attribute.
 pub fn hash_table() -> TableDef {
-    TableDef::new("hash", "PK", None)
-        .global_index(IndexDef::new("ByEmail", "email", None).projection(Projection::Include(vec!["name".into()])))
+    TableDef::new("hash", "PK", None).global_index(
+        IndexDef::new("ByEmail", "email", None)
+            .projection(Projection::Include(vec!["name".into()])),
+    )
 }
 
 /// String keys and TTL on `expires`.
@@ -74,11 +78,11 @@ pub fn ttl_table() -> TableDef {
     TableDef::new("ttl", "PK", Some("SK")).ttl("expires")
 }
 
-pub const MAIN: (&str, fn() -> TableDef) = ("main", main_table);
-pub const NUM: (&str, fn() -> TableDef) = ("num", num_table);
-pub const BIN: (&str, fn() -> TableDef) = ("bin", bin_table);
-pub const HASH: (&str, fn() -> TableDef) = ("hash", hash_table);
-pub const TTL: (&str, fn() -> TableDef) = ("ttl", ttl_table);
+pub const MAIN: TableSpec = ("main", main_table);
+pub const NUM: TableSpec = ("num", num_table);
+pub const BIN: TableSpec = ("bin", bin_table);
+pub const HASH: TableSpec = ("hash", hash_table);
+pub const TTL: TableSpec = ("ttl", ttl_table);
 
 fn scenarios() -> Vec<Scenario> {
     let mut all = Vec::new();
@@ -104,7 +108,7 @@ async fn run_on(scenario: &Scenario, backend: &backend::Backend) -> Result<Ctx, 
             .map_err(|e| format!("creating table {logical} on {}: {e}", backend.name))?;
         tables.push((*logical, real));
     }
-    let mut ctx = Ctx::new(backend.name, backend.kind, backend.store.clone(), tables.clone());
+    let mut ctx = Ctx::new(backend.name, backend.store.clone(), tables.clone());
     (scenario.run)(&mut ctx).await;
     for (_, real) in tables {
         // Best effort: a failed drop leaves a uniquely named table behind on a scratch server.
@@ -119,7 +123,9 @@ fn transcript_diff(reference: &Ctx, other: &Ctx) -> Option<String> {
         let a = reference.transcript.get(i);
         let b = other.transcript.get(i);
         if a.map(|(_, o)| o) != b.map(|(_, o)| o) {
-            let show = |x: Option<&(String, Out)>| x.map_or("(nothing)".to_owned(), |(l, o)| format!("{l}: {o}"));
+            let show = |x: Option<&(String, Out)>| {
+                x.map_or("(nothing)".to_owned(), |(l, o)| format!("{l}: {o}"))
+            };
             return Some(format!(
                 "request {} differs:\n      {}: {}\n      {}: {}",
                 i + 1,
@@ -133,57 +139,132 @@ fn transcript_diff(reference: &Ctx, other: &Ctx) -> Option<String> {
     None
 }
 
-#[tokio::test]
-async fn conformance() {
-    let backends = backends().await;
-    let scenarios = scenarios();
-    let mut problems = Vec::new();
-    let mut notes = Vec::new();
-    let mut requests = 0;
-    for scenario in &scenarios {
-        let mut reference: Option<Ctx> = None;
-        for backend in &backends {
-            let deviation = scenario.deviations.iter().find(|(k, _)| *k == backend.kind).map(|(_, why)| *why);
-            let ctx = match run_on(scenario, backend).await {
-                Ok(ctx) => ctx,
-                Err(e) => {
-                    problems.push(format!("[{}] {e}", scenario.name));
-                    continue;
-                }
-            };
-            if backend.kind == BackendKind::Memory {
-                requests += ctx.transcript.len();
-            }
-            let diff = reference.as_ref().and_then(|r| transcript_diff(r, &ctx));
-            let deviates = !ctx.failures.is_empty() || diff.is_some();
-            match (deviation, deviates) {
-                (None, false) => {}
-                (None, true) => {
-                    let mut msg = format!("[{}] on {}:", scenario.name, backend.name);
-                    for f in &ctx.failures {
-                        msg.push_str(&format!("\n    check failed: {f}"));
-                    }
-                    if let Some(d) = diff {
-                        msg.push_str(&format!("\n    {d}"));
-                    }
-                    problems.push(msg);
-                }
-                (Some(why), true) => notes.push(format!("[{}] {} deviates as recorded: {why}", scenario.name, backend.name)),
-                (Some(why), false) => problems.push(format!(
-                    "[{}] {} was recorded as deviating ({why}) but now conforms: remove the deviation",
+/// What one scenario found on every backend.
+#[derive(Default)]
+struct Findings {
+    problems: Vec<String>,
+    notes: Vec<String>,
+    requests: usize,
+}
+
+/// Runs one scenario on MemoryStore (the reference transcript), then on the servers at once, and
+/// judges each server's run against the reference and the scenario's recorded deviations.
+async fn judge(scenario: &Scenario, backends: &[backend::Backend]) -> Findings {
+    let mut found = Findings::default();
+    let (memory, servers): (Vec<_>, Vec<_>) =
+        backends.iter().partition(|b| b.kind == BackendKind::Memory);
+    let reference = match run_on(scenario, memory[0]).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            found.problems.push(format!("[{}] {e}", scenario.name));
+            return found;
+        }
+    };
+    found.requests = reference.transcript.len();
+    if scenario
+        .deviations
+        .iter()
+        .any(|d| d.backend == BackendKind::Memory)
+    {
+        found.problems.push(format!(
+            "[{}] MemoryStore must not deviate from DynamoDB",
+            scenario.name
+        ));
+    }
+    if !reference.failures.is_empty() {
+        found.problems.push(format!(
+            "[{}] on memory:\n    check failed: {}",
+            scenario.name,
+            reference.failures.join("\n    check failed: ")
+        ));
+    }
+    let runs = servers.iter().map(|backend| async move {
+        let deviation = scenario
+            .deviations
+            .iter()
+            .find(|d| d.backend == backend.kind);
+        match deviation {
+            Some(d) if d.skip => (backend, deviation, None),
+            _ => (backend, deviation, Some(run_on(scenario, backend).await)),
+        }
+    });
+    for (backend, deviation, run) in futures::future::join_all(runs).await {
+        let ctx = match run {
+            None => {
+                let why = deviation.map_or("", |d| d.why);
+                found.notes.push(format!(
+                    "[{}] not run on {}: {why}",
                     scenario.name, backend.name
-                )),
+                ));
+                continue;
             }
-            if backend.kind == BackendKind::Memory {
-                reference = Some(ctx);
+            Some(Err(e)) => {
+                found.problems.push(format!("[{}] {e}", scenario.name));
+                continue;
             }
+            Some(Ok(ctx)) => ctx,
+        };
+        let diff = transcript_diff(&reference, &ctx);
+        let deviates = !ctx.failures.is_empty() || diff.is_some();
+        match (deviation.map(|d| d.why), deviates) {
+            (None, false) => {}
+            (None, true) => {
+                let mut msg = format!("[{}] on {}:", scenario.name, backend.name);
+                for f in &ctx.failures {
+                    msg.push_str(&format!("\n    check failed: {f}"));
+                }
+                if let Some(d) = diff {
+                    msg.push_str(&format!("\n    {d}"));
+                }
+                found.problems.push(msg);
+            }
+            (Some(why), true) => found.notes.push(format!(
+                "[{}] {} deviates as recorded: {why}",
+                scenario.name, backend.name
+            )),
+            (Some(why), false) => found.problems.push(format!(
+                "[{}] {} was recorded as deviating ({why}) but now conforms: remove the deviation",
+                scenario.name, backend.name
+            )),
         }
     }
+    found
+}
+
+#[tokio::test]
+async fn conformance() {
+    use futures::StreamExt;
+
+    let backends = backends().await;
+    let scenarios = scenarios();
+    // A few scenarios at a time: the servers answer in milliseconds, not microseconds.
+    let findings: Vec<Findings> = futures::stream::iter(&scenarios)
+        .map(|s| judge(s, &backends))
+        .buffered(4)
+        .collect()
+        .await;
+    let requests: usize = findings.iter().map(|f| f.requests).sum();
     let names: Vec<&str> = backends.iter().map(|b| b.name).collect();
-    println!("conformance: {} scenarios, {requests} requests each, on {names:?}", scenarios.len());
-    for n in &notes {
+    println!(
+        "conformance: {} scenarios, {requests} requests each, on {names:?}",
+        scenarios.len()
+    );
+    for n in findings.iter().flat_map(|f| &f.notes) {
         println!("  {n}");
     }
-    assert!(requests >= 150, "the suite should make at least 150 requests, made {requests}");
-    assert!(problems.is_empty(), "{} conformance problem(s):\n{}", problems.len(), problems.join("\n"));
+    let problems: Vec<&String> = findings.iter().flat_map(|f| &f.problems).collect();
+    assert!(
+        requests >= 150,
+        "the suite should make at least 150 requests, made {requests}"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} conformance problem(s):\n{}",
+        problems.len(),
+        problems
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

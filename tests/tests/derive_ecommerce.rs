@@ -7,10 +7,6 @@
 //! The derived table is named `ECommerce`; each test runs on its own table through a wrapper
 //! that renames it, so tests can share a server.
 
-#[path = "conformance/backend_shim.rs"]
-#[allow(dead_code)]
-mod backend_shim;
-
 use std::future::Future;
 use std::sync::Arc;
 
@@ -24,7 +20,7 @@ use rust_decimal::Decimal;
 use time::macros::date;
 use time::Date;
 
-use backend_shim::{backends, unique_table_name, BackendKind};
+use dyno_tests::backend::{backends, unique_table_name, BackendKind};
 
 /// Runs `scenario` on a fresh e-commerce table on every backend.
 async fn on_every_backend<F, Fut>(scenario: F)

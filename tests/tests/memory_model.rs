@@ -28,7 +28,10 @@ fn n(v: impl ToString) -> AttributeValue {
 
 fn num(v: &AttributeValue) -> i64 {
     match v {
-        AttributeValue::N(x) => x.parse::<f64>().map(|f| f as i64).unwrap_or_else(|_| panic!("bad number {x}")),
+        AttributeValue::N(x) => x
+            .parse::<f64>()
+            .map(|f| f as i64)
+            .unwrap_or_else(|_| panic!("bad number {x}")),
         other => panic!("expected N, found {other:?}"),
     }
 }
@@ -87,12 +90,38 @@ enum UpdateAction {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Put { pk: String, sk: i64, form: u8, v: i64, g: Option<(String, Option<i64>)> },
-    PutIfAbsent { pk: String, sk: i64, v: i64 },
-    Update { pk: String, sk: i64, action: UpdateAction },
-    Delete { pk: String, sk: i64 },
-    Query { pk: String, range: Option<(i64, i64)>, forward: bool, limit: Option<u32> },
-    QueryIndex { g: String, forward: bool, limit: Option<u32> },
+    Put {
+        pk: String,
+        sk: i64,
+        form: u8,
+        v: i64,
+        g: Option<(String, Option<i64>)>,
+    },
+    PutIfAbsent {
+        pk: String,
+        sk: i64,
+        v: i64,
+    },
+    Update {
+        pk: String,
+        sk: i64,
+        action: UpdateAction,
+    },
+    Delete {
+        pk: String,
+        sk: i64,
+    },
+    Query {
+        pk: String,
+        range: Option<(i64, i64)>,
+        forward: bool,
+        limit: Option<u32>,
+    },
+    QueryIndex {
+        g: String,
+        forward: bool,
+        limit: Option<u32>,
+    },
 }
 
 /// A number in one of several equivalent spellings.
@@ -133,7 +162,10 @@ fn arb_op() -> impl Strategy<Value = Op> {
 }
 
 fn key(pk: &str, sk: i64, form: u8) -> Item {
-    Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), spelled(sk, form))])
+    Item::from([
+        ("PK".to_owned(), s(pk)),
+        ("SK".to_owned(), spelled(sk, form)),
+    ])
 }
 
 /// Every page of a query, following LastEvaluatedKey.
@@ -142,7 +174,10 @@ fn query_all(store: &MemoryStore, mut q: QueryRequest) -> Vec<Row> {
     for _ in 0..100 {
         let page = block_on(store.query(q.clone())).expect("query");
         assert_eq!(page.count, page.items.len());
-        assert!(q.limit.is_none_or(|l| page.scanned_count <= l as usize), "a page never reads more than Limit");
+        assert!(
+            q.limit.is_none_or(|l| page.scanned_count <= l as usize),
+            "a page never reads more than Limit"
+        );
         rows.extend(page.items.iter().map(|i| Row::from_item(i)));
         match page.last_evaluated_key {
             Some(k) => q.exclusive_start_key = Some(k),
@@ -154,7 +189,11 @@ fn query_all(store: &MemoryStore, mut q: QueryRequest) -> Vec<Row> {
 
 /// The model's GSI: rows with both index keys, in (G, GS, PK, SK) order.
 fn model_index(model: &BTreeMap<(String, i64), Row>, g: &str) -> Vec<Row> {
-    let mut rows: Vec<Row> = model.values().filter(|r| r.g.as_deref() == Some(g) && r.gs.is_some()).cloned().collect();
+    let mut rows: Vec<Row> = model
+        .values()
+        .filter(|r| r.g.as_deref() == Some(g) && r.gs.is_some())
+        .cloned()
+        .collect();
     rows.sort_by(|a, b| (a.gs, &a.pk, a.sk).cmp(&(b.gs, &b.pk, b.sk)));
     rows
 }
@@ -168,7 +207,13 @@ fn run_model(ops: &[Op]) {
             Op::Put { pk, sk, form, v, g } => {
                 let mut item = key(pk, *sk, *form);
                 item.insert("v".into(), spelled(*v, form.wrapping_add(1)));
-                let mut row = Row { pk: pk.clone(), sk: *sk, v: Some(*v), g: None, gs: None };
+                let mut row = Row {
+                    pk: pk.clone(),
+                    sk: *sk,
+                    v: Some(*v),
+                    g: None,
+                    gs: None,
+                };
                 if let Some((g, gs)) = g {
                     item.insert("G".into(), s(g.clone()));
                     row.g = Some(g.clone());
@@ -186,7 +231,11 @@ fn run_model(ops: &[Op]) {
                 };
                 let out = block_on(store.put_item(req)).expect("put");
                 let old = model.insert((pk.clone(), *sk), row);
-                assert_eq!(out.attributes.map(|i| Row::from_item(&i)), old, "step {step}: ALL_OLD of {op:?}");
+                assert_eq!(
+                    out.attributes.map(|i| Row::from_item(&i)),
+                    old,
+                    "step {step}: ALL_OLD of {op:?}"
+                );
             }
             Op::PutIfAbsent { pk, sk, v } => {
                 let mut item = key(pk, *sk, 0);
@@ -201,26 +250,53 @@ fn run_model(ops: &[Op]) {
                 let out = block_on(store.put_item(req));
                 match model.get(&(pk.clone(), *sk)) {
                     Some(existing) => match out {
-                        Err(Error::ConditionFailed { item: Some(old), .. }) => {
-                            assert_eq!(&Row::from_item(&old), existing, "step {step}: old item on failure")
+                        Err(Error::ConditionFailed {
+                            item: Some(old), ..
+                        }) => {
+                            assert_eq!(
+                                &Row::from_item(&old),
+                                existing,
+                                "step {step}: old item on failure"
+                            )
                         }
                         other => panic!("step {step}: {op:?} on an existing item gave {other:?}"),
                     },
                     None => {
                         out.expect("create if absent");
-                        model.insert((pk.clone(), *sk), Row { pk: pk.clone(), sk: *sk, v: Some(*v), g: None, gs: None });
+                        model.insert(
+                            (pk.clone(), *sk),
+                            Row {
+                                pk: pk.clone(),
+                                sk: *sk,
+                                v: Some(*v),
+                                g: None,
+                                gs: None,
+                            },
+                        );
                     }
                 }
             }
             Op::Update { pk, sk, action } => {
                 let update = match action {
-                    UpdateAction::SetV(v) => Update { set: vec![(Path::attr("v"), SetValue::value(n(v)))], ..Update::default() },
-                    UpdateAction::AddV(d) => Update { add: vec![(Path::attr("v"), n(d))], ..Update::default() },
-                    UpdateAction::SetG(g, gs) => Update {
-                        set: vec![(Path::attr("G"), SetValue::value(s(g.clone()))), (Path::attr("GS"), SetValue::value(n(gs)))],
+                    UpdateAction::SetV(v) => Update {
+                        set: vec![(Path::attr("v"), SetValue::value(n(v)))],
                         ..Update::default()
                     },
-                    UpdateAction::RemoveG => Update { remove: vec![Path::attr("G")], ..Update::default() },
+                    UpdateAction::AddV(d) => Update {
+                        add: vec![(Path::attr("v"), n(d))],
+                        ..Update::default()
+                    },
+                    UpdateAction::SetG(g, gs) => Update {
+                        set: vec![
+                            (Path::attr("G"), SetValue::value(s(g.clone()))),
+                            (Path::attr("GS"), SetValue::value(n(gs))),
+                        ],
+                        ..Update::default()
+                    },
+                    UpdateAction::RemoveG => Update {
+                        remove: vec![Path::attr("G")],
+                        ..Update::default()
+                    },
                 };
                 let req = UpdateRequest {
                     table: TABLE.into(),
@@ -231,7 +307,13 @@ fn run_model(ops: &[Op]) {
                     return_old_on_condition_failure: false,
                 };
                 let out = block_on(store.update_item(req)).expect("update");
-                let row = model.entry((pk.clone(), *sk)).or_insert(Row { pk: pk.clone(), sk: *sk, v: None, g: None, gs: None });
+                let row = model.entry((pk.clone(), *sk)).or_insert(Row {
+                    pk: pk.clone(),
+                    sk: *sk,
+                    v: None,
+                    g: None,
+                    gs: None,
+                });
                 match action {
                     UpdateAction::SetV(v) => row.v = Some(*v),
                     UpdateAction::AddV(d) => row.v = Some(row.v.unwrap_or(0) + d),
@@ -241,7 +323,11 @@ fn run_model(ops: &[Op]) {
                     }
                     UpdateAction::RemoveG => row.g = None,
                 }
-                assert_eq!(out.attributes.map(|i| Row::from_item(&i)).as_ref(), Some(&*row), "step {step}: ALL_NEW of {op:?}");
+                assert_eq!(
+                    out.attributes.map(|i| Row::from_item(&i)).as_ref(),
+                    Some(&*row),
+                    "step {step}: ALL_NEW of {op:?}"
+                );
             }
             Op::Delete { pk, sk } => {
                 let req = DeleteRequest {
@@ -253,9 +339,18 @@ fn run_model(ops: &[Op]) {
                 };
                 let out = block_on(store.delete_item(req)).expect("delete");
                 let old = model.remove(&(pk.clone(), *sk));
-                assert_eq!(out.attributes.map(|i| Row::from_item(&i)), old, "step {step}: ALL_OLD of {op:?}");
+                assert_eq!(
+                    out.attributes.map(|i| Row::from_item(&i)),
+                    old,
+                    "step {step}: ALL_OLD of {op:?}"
+                );
             }
-            Op::Query { pk, range, forward, limit } => {
+            Op::Query {
+                pk,
+                range,
+                forward,
+                limit,
+            } => {
                 let mut kc = KeyCondition::partition("PK", s(pk.clone()));
                 if let Some((lo, hi)) = range {
                     kc = kc.sort("SK", SortCondition::Between(n(lo), spelled(*hi, 1)));
@@ -266,7 +361,7 @@ fn run_model(ops: &[Op]) {
                 let got = query_all(&store, q);
                 let mut want: Vec<Row> = model
                     .range((pk.clone(), i64::MIN)..=(pk.clone(), i64::MAX))
-                    .filter(|((_, sk), _)| range.is_none_or(|(lo, hi)| (lo..=hi).contains(&sk)))
+                    .filter(|((_, sk), _)| range.is_none_or(|(lo, hi)| (lo..=hi).contains(sk)))
                     .map(|(_, r)| r.clone())
                     .collect();
                 if !forward {
@@ -275,7 +370,11 @@ fn run_model(ops: &[Op]) {
                 assert_eq!(got, want, "step {step}: {op:?}");
             }
             Op::QueryIndex { g, forward, limit } => {
-                let mut q = QueryRequest::new(TABLE, Some("ByG"), KeyCondition::partition("G", s(g.clone())));
+                let mut q = QueryRequest::new(
+                    TABLE,
+                    Some("ByG"),
+                    KeyCondition::partition("G", s(g.clone())),
+                );
                 q.scan_forward = *forward;
                 q.limit = *limit;
                 let got = query_all(&store, q);
@@ -288,14 +387,24 @@ fn run_model(ops: &[Op]) {
         }
     }
     // The whole table and the whole index agree with the model.
-    let mut scan = ScanRequest { table: TABLE.into(), ..ScanRequest::default() };
+    let mut scan = ScanRequest {
+        table: TABLE.into(),
+        ..ScanRequest::default()
+    };
     let page = block_on(store.scan(scan.clone())).unwrap();
     let got: BTreeSet<Row> = page.items.iter().map(|i| Row::from_item(i)).collect();
-    assert_eq!(got, model.values().cloned().collect::<BTreeSet<_>>(), "table contents");
+    assert_eq!(
+        got,
+        model.values().cloned().collect::<BTreeSet<_>>(),
+        "table contents"
+    );
     scan.index = Some("ByG".into());
     let page = block_on(store.scan(scan)).unwrap();
     let got: BTreeSet<Row> = page.items.iter().map(|i| Row::from_item(i)).collect();
-    let want: BTreeSet<Row> = ["x", "y"].iter().flat_map(|g| model_index(&model, g)).collect();
+    let want: BTreeSet<Row> = ["x", "y"]
+        .iter()
+        .flat_map(|g| model_index(&model, g))
+        .collect();
     assert_eq!(got, want, "index contents");
 }
 
@@ -343,9 +452,18 @@ fn token_update(token: u64) -> Update {
         (Path::attr("a"), SetValue::value(n(token))),
         (Path::attr("b"), SetValue::value(n(token))),
         (Path::attr("c"), SetValue::value(s(format!("{token:012}")))),
-        (Path::attr("GPK"), SetValue::value(s(format!("g{}", token % 3)))),
-        (Path::attr("GSK"), SetValue::value(s(format!("{token:012}")))),
-        (Path::attr("LSK"), SetValue::value(s(format!("{token:012}")))),
+        (
+            Path::attr("GPK"),
+            SetValue::value(s(format!("g{}", token % 3))),
+        ),
+        (
+            Path::attr("GSK"),
+            SetValue::value(s(format!("{token:012}"))),
+        ),
+        (
+            Path::attr("LSK"),
+            SetValue::value(s(format!("{token:012}"))),
+        ),
     ];
     let mut remove = Vec::new();
     if token % 2 == 0 {
@@ -353,13 +471,21 @@ fn token_update(token: u64) -> Update {
     } else {
         remove.push(Path::attr("K2"));
     }
-    Update { set, remove, ..Update::default() }
+    Update {
+        set,
+        remove,
+        ..Update::default()
+    }
 }
 
 /// Checks that an item read from the table is whole.
 fn assert_whole(item: &Item) {
     let token = num(&item["a"]) as u64;
-    assert_eq!(item, &whole(&text(&item["PK"]), &text(&item["SK"]), token), "torn item");
+    assert_eq!(
+        item,
+        &whole(&text(&item["PK"]), &text(&item["SK"]), token),
+        "torn item"
+    );
 }
 
 fn ckey(pk: &str, sk: &str) -> Item {
@@ -448,14 +574,27 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                                 return_old_on_condition_failure: false,
                             })
                             .collect();
-                        store.transact_write(TransactWriteRequest { actions, client_request_token: None }).await.unwrap();
+                        store
+                            .transact_write(TransactWriteRequest {
+                                actions,
+                                client_request_token: None,
+                            })
+                            .await
+                            .unwrap();
                     }
                     5 => {
                         let gets = ["L", "R"]
                             .iter()
-                            .map(|side| TransactGetItem { table: CONC.into(), key: ckey("pair", side), projection: None })
+                            .map(|side| TransactGetItem {
+                                table: CONC.into(),
+                                key: ckey("pair", side),
+                                projection: None,
+                            })
                             .collect();
-                        let out = store.transact_get(TransactGetRequest { gets }).await.unwrap();
+                        let out = store
+                            .transact_get(TransactGetRequest { gets })
+                            .await
+                            .unwrap();
                         let l = out.items[0].as_ref().expect("pair L");
                         let r = out.items[1].as_ref().expect("pair R");
                         assert_whole(l);
@@ -465,7 +604,11 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                     _ => {
                         let g = format!("g{}", rng.u8(0..3));
                         let page = store
-                            .query(QueryRequest::new(CONC, Some("ByTok"), KeyCondition::partition("GPK", s(g.clone()))))
+                            .query(QueryRequest::new(
+                                CONC,
+                                Some("ByTok"),
+                                KeyCondition::partition("GPK", s(g.clone())),
+                            ))
                             .await
                             .unwrap();
                         for item in &page.items {
@@ -473,7 +616,11 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                             assert_eq!(text(&item["GPK"]), g, "index entry under its own key");
                         }
                         let page = store
-                            .query(QueryRequest::new(CONC, None, KeyCondition::partition("PK", s("hot"))))
+                            .query(QueryRequest::new(
+                                CONC,
+                                None,
+                                KeyCondition::partition("PK", s("hot")),
+                            ))
                             .await
                             .unwrap();
                         page.items.iter().for_each(|i| assert_whole(i));
@@ -492,7 +639,11 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
         let index = index.map(str::to_owned);
         async move {
             let page = store
-                .scan(ScanRequest { table: CONC.into(), index, ..ScanRequest::default() })
+                .scan(ScanRequest {
+                    table: CONC.into(),
+                    index,
+                    ..ScanRequest::default()
+                })
                 .await
                 .unwrap();
             assert!(page.last_evaluated_key.is_none());
@@ -502,10 +653,17 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
     let items = scan(None).await;
     items.iter().for_each(|i| assert_whole(i));
     let keys = |items: &[Arc<Item>]| -> BTreeSet<(String, String)> {
-        items.iter().map(|i| (text(&i["PK"]), text(&i["SK"]))).collect()
+        items
+            .iter()
+            .map(|i| (text(&i["PK"]), text(&i["SK"])))
+            .collect()
     };
     let all = keys(&items);
-    assert_eq!(keys(&scan(Some("ByTok")).await), all, "ByTok holds every item");
+    assert_eq!(
+        keys(&scan(Some("ByTok")).await),
+        all,
+        "ByTok holds every item"
+    );
     let by_tok = scan(Some("ByTok")).await;
     by_tok.iter().for_each(|i| assert_whole(i));
     let even: BTreeSet<_> = items
@@ -513,8 +671,19 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
         .filter(|i| i.contains_key("K2"))
         .map(|i| (text(&i["PK"]), text(&i["SK"])))
         .collect();
-    assert_eq!(keys(&scan(Some("Even")).await), even, "the sparse index holds exactly the even items");
-    assert_eq!(keys(&scan(Some("ByL")).await), all, "the LSI holds every item");
+    assert_eq!(
+        keys(&scan(Some("Even")).await),
+        even,
+        "the sparse index holds exactly the even items"
+    );
+    assert_eq!(
+        keys(&scan(Some("ByL")).await),
+        all,
+        "the LSI holds every item"
+    );
     let pair = keys(&items);
-    assert!(pair.contains(&("pair".to_owned(), "L".to_owned())) && pair.contains(&("pair".to_owned(), "R".to_owned())));
+    assert!(
+        pair.contains(&("pair".to_owned(), "L".to_owned()))
+            && pair.contains(&("pair".to_owned(), "R".to_owned()))
+    );
 }

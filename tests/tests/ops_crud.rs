@@ -23,7 +23,10 @@ struct Counting<S> {
 
 impl<S> Counting<S> {
     fn new(inner: S) -> Self {
-        Counting { inner, calls: AtomicUsize::new(0) }
+        Counting {
+            inner,
+            calls: AtomicUsize::new(0),
+        }
     }
     fn calls(&self) -> usize {
         self.calls.load(Ordering::SeqCst)
@@ -96,15 +99,28 @@ async fn store() -> MemoryStore {
 }
 
 fn user(id: &str) -> User {
-    User { user_id: id.into(), name: format!("name {id}"), email: format!("{id}@example.com") }
+    User {
+        user_id: id.into(),
+        name: format!("name {id}"),
+        email: format!("{id}@example.com"),
+    }
 }
 
 fn order(user: &str, id: &str) -> Order {
-    Order::new(user, id, OrderStatus::Pending, date!(2024 - 01 - 15), Decimal::new(1999, 2))
+    Order::new(
+        user,
+        id,
+        OrderStatus::Pending,
+        date!(2024 - 01 - 15),
+        Decimal::new(1999, 2),
+    )
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 #[tokio::test]
@@ -112,17 +128,54 @@ async fn put_get_delete_round_trip() {
     let store = store().await;
     let alice = user("alice");
     alice.put().send(&store).await.unwrap();
-    assert_eq!(User::get(User::key("alice").unwrap()).send(&store).await.unwrap(), Some(alice.clone()));
-    assert_eq!(User::get(User::key("alice").unwrap()).consistent().send(&store).await.unwrap(), Some(alice.clone()));
-    assert_eq!(User::get(User::key("bob").unwrap()).send(&store).await.unwrap(), None);
+    assert_eq!(
+        User::get(User::key("alice").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(alice.clone())
+    );
+    assert_eq!(
+        User::get(User::key("alice").unwrap())
+            .consistent()
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(alice.clone())
+    );
+    assert_eq!(
+        User::get(User::key("bob").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
 
     // put is an upsert for unversioned entities.
-    let renamed = User { name: "Alice A.".into(), ..alice.clone() };
+    let renamed = User {
+        name: "Alice A.".into(),
+        ..alice.clone()
+    };
     renamed.put().send(&store).await.unwrap();
-    let old = User::delete(User::key("alice").unwrap()).send(&store).await.unwrap();
+    let old = User::delete(User::key("alice").unwrap())
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(old, Some(renamed));
-    assert_eq!(User::get(User::key("alice").unwrap()).send(&store).await.unwrap(), None);
-    assert_eq!(User::delete(User::key("alice").unwrap()).send(&store).await.unwrap(), None);
+    assert_eq!(
+        User::get(User::key("alice").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        User::delete(User::key("alice").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -130,17 +183,57 @@ async fn create_fails_if_present_and_replace_fails_if_absent() {
     let store = store().await;
     let bob = user("bob");
     let err = bob.replace().send(&store).await.unwrap_err();
-    assert!(matches!(err, Error::ConditionFailed { entity: Some("User"), .. }), "{err:?}");
-    assert_eq!(User::get(User::key("bob").unwrap()).send(&store).await.unwrap(), None, "a failed replace wrote");
+    assert!(
+        matches!(
+            err,
+            Error::ConditionFailed {
+                entity: Some("User"),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        User::get(User::key("bob").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None,
+        "a failed replace wrote"
+    );
 
     bob.create().send(&store).await.unwrap();
-    let other = User { name: "impostor".into(), ..bob.clone() };
+    let other = User {
+        name: "impostor".into(),
+        ..bob.clone()
+    };
     let err = other.create().send(&store).await.unwrap_err();
-    assert!(matches!(err, Error::ConditionFailed { entity: Some("User"), .. }), "{err:?}");
-    assert_eq!(User::get(User::key("bob").unwrap()).send(&store).await.unwrap(), Some(bob.clone()));
+    assert!(
+        matches!(
+            err,
+            Error::ConditionFailed {
+                entity: Some("User"),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        User::get(User::key("bob").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(bob.clone())
+    );
 
     other.replace().send(&store).await.unwrap();
-    assert_eq!(User::get(User::key("bob").unwrap()).send(&store).await.unwrap(), Some(other));
+    assert_eq!(
+        User::get(User::key("bob").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(other)
+    );
 }
 
 #[tokio::test]
@@ -148,21 +241,36 @@ async fn conditions_are_anded_with_the_mode() {
     let store = store().await;
     let carol = user("carol");
     carol.create().send(&store).await.unwrap();
-    let changed = User { email: "new@example.com".into(), ..carol.clone() };
+    let changed = User {
+        email: "new@example.com".into(),
+        ..carol.clone()
+    };
     let err = changed
         .replace()
-        .condition(Condition::eq("email", AttributeValue::S("wrong@example.com".into())))
+        .condition(Condition::eq(
+            "email",
+            AttributeValue::S("wrong@example.com".into()),
+        ))
         .send(&store)
         .await
         .unwrap_err();
     assert!(err.is_condition_failed(), "{err:?}");
     changed
         .replace()
-        .condition(Condition::eq("email", AttributeValue::S(carol.email.clone())))
+        .condition(Condition::eq(
+            "email",
+            AttributeValue::S(carol.email.clone()),
+        ))
         .send(&store)
         .await
         .unwrap();
-    assert_eq!(User::get(User::key("carol").unwrap()).send(&store).await.unwrap(), Some(changed));
+    assert_eq!(
+        User::get(User::key("carol").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(changed)
+    );
 }
 
 #[tokio::test]
@@ -177,7 +285,16 @@ async fn versioned_puts_reject_stale_versions() {
 
     // Version 0 means "never stored": a put of it must not overwrite the stored order.
     let err = o.put().send(&store).await.unwrap_err();
-    assert!(matches!(err, Error::ConditionFailed { entity: Some("Order"), .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::ConditionFailed {
+                entity: Some("Order"),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 
     let mut fresh = stored.clone();
     fresh.total = Decimal::new(2500, 2);
@@ -186,9 +303,22 @@ async fn versioned_puts_reject_stale_versions() {
     assert_eq!((after.version, after.total), (2, Decimal::new(2500, 2)));
 
     // `stored` still says version 1: stale for both put and replace.
-    assert!(stored.put().send(&store).await.unwrap_err().is_condition_failed());
-    assert!(stored.replace().send(&store).await.unwrap_err().is_condition_failed());
-    assert_eq!(Order::get(key()).send(&store).await.unwrap().unwrap(), after);
+    assert!(stored
+        .put()
+        .send(&store)
+        .await
+        .unwrap_err()
+        .is_condition_failed());
+    assert!(stored
+        .replace()
+        .send(&store)
+        .await
+        .unwrap_err()
+        .is_condition_failed());
+    assert_eq!(
+        Order::get(key()).send(&store).await.unwrap().unwrap(),
+        after
+    );
 }
 
 #[tokio::test]
@@ -196,31 +326,62 @@ async fn updates_require_the_item_bump_the_version_and_check_it() {
     let store = store().await;
     let key = || Order::key("u2", "o1").unwrap();
     let err = Order::update(key())
-        .set(Path::attr("status"), SetValue::value(AttributeValue::S("SHIPPED".into())))
+        .set(
+            Path::attr("status"),
+            SetValue::value(AttributeValue::S("SHIPPED".into())),
+        )
         .send(&store)
         .await
         .unwrap_err();
     assert!(err.is_condition_failed(), "{err:?}");
-    assert_eq!(Order::get(key()).send(&store).await.unwrap(), None, "an update created a partial item");
+    assert_eq!(
+        Order::get(key()).send(&store).await.unwrap(),
+        None,
+        "an update created a partial item"
+    );
 
     order("u2", "o1").create().send(&store).await.unwrap();
     let updated = Order::update(key())
-        .set(Path::attr("status"), SetValue::value(AttributeValue::S("SHIPPED".into())))
+        .set(
+            Path::attr("status"),
+            SetValue::value(AttributeValue::S("SHIPPED".into())),
+        )
         .if_version(1)
         .send(&store)
         .await
         .unwrap();
     assert_eq!((updated.status, updated.version), (OrderStatus::Shipped, 2));
 
-    let err = Order::update(key()).add(Path::attr("total"), AttributeValue::N("1".into())).if_version(1).send(&store).await;
-    assert!(matches!(err, Err(Error::ConditionFailed { entity: Some("Order"), .. })), "{err:?}");
+    let err = Order::update(key())
+        .add(Path::attr("total"), AttributeValue::N("1".into()))
+        .if_version(1)
+        .send(&store)
+        .await;
+    assert!(
+        matches!(
+            err,
+            Err(Error::ConditionFailed {
+                entity: Some("Order"),
+                ..
+            })
+        ),
+        "{err:?}"
+    );
 
     // Without if_version the update still bumps the version.
-    let updated = Order::update(key()).add(Path::attr("total"), AttributeValue::N("1".into())).send(&store).await.unwrap();
+    let updated = Order::update(key())
+        .add(Path::attr("total"), AttributeValue::N("1".into()))
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!((updated.version, updated.total), (3, Decimal::new(2099, 2)));
 
     // Entities without a version refuse if_version before sending.
-    let err = User::update(User::key("x").unwrap()).if_version(1).send(&store).await.unwrap_err();
+    let err = User::update(User::key("x").unwrap())
+        .if_version(1)
+        .send(&store)
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
 }
 
@@ -228,20 +389,42 @@ async fn updates_require_the_item_bump_the_version_and_check_it() {
 async fn upsert_creates_an_item_that_decodes() {
     let store = store().await;
     let created = User::update(User::key("dave").unwrap())
-        .set(Path::attr("name"), SetValue::value(AttributeValue::S("Dave".into())))
-        .set(Path::attr("email"), SetValue::value(AttributeValue::S("dave@example.com".into())))
+        .set(
+            Path::attr("name"),
+            SetValue::value(AttributeValue::S("Dave".into())),
+        )
+        .set(
+            Path::attr("email"),
+            SetValue::value(AttributeValue::S("dave@example.com".into())),
+        )
         .upsert()
         .send(&store)
         .await
         .unwrap();
-    assert_eq!(created, User { user_id: "dave".into(), name: "Dave".into(), email: "dave@example.com".into() });
+    assert_eq!(
+        created,
+        User {
+            user_id: "dave".into(),
+            name: "Dave".into(),
+            email: "dave@example.com".into()
+        }
+    );
     let raw = store
-        .get_item(GetRequest { table: TABLE.into(), key: User::key("dave").unwrap().into_item(), consistent_read: true, projection: None })
+        .get_item(GetRequest {
+            table: TABLE.into(),
+            key: User::key("dave").unwrap().into_item(),
+            consistent_read: true,
+            projection: None,
+        })
         .await
         .unwrap()
         .item
         .unwrap();
-    assert_eq!(raw.get("_type"), Some(&AttributeValue::S("User".into())), "upsert writes the entity type");
+    assert_eq!(
+        raw.get("_type"),
+        Some(&AttributeValue::S("User".into())),
+        "upsert writes the entity type"
+    );
 }
 
 #[tokio::test]
@@ -249,14 +432,28 @@ async fn deletes_can_be_version_checked() {
     let store = store().await;
     let key = || Order::key("u3", "o1").unwrap();
     order("u3", "o1").create().send(&store).await.unwrap();
-    let err = Order::delete(key()).if_version(7).send(&store).await.unwrap_err();
+    let err = Order::delete(key())
+        .if_version(7)
+        .send(&store)
+        .await
+        .unwrap_err();
     assert!(err.is_condition_failed(), "{err:?}");
     assert!(Order::get(key()).send(&store).await.unwrap().is_some());
-    let old = Order::delete(key()).if_version(1).send(&store).await.unwrap().unwrap();
+    let old = Order::delete(key())
+        .if_version(1)
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(old.version, 1);
     assert_eq!(Order::get(key()).send(&store).await.unwrap(), None);
     // A version check on a missing item fails rather than passing as "no version".
-    assert!(Order::delete(key()).if_version(0).send(&store).await.unwrap_err().is_condition_failed());
+    assert!(Order::delete(key())
+        .if_version(0)
+        .send(&store)
+        .await
+        .unwrap_err()
+        .is_condition_failed());
 }
 
 /// Read-modify-write with optimistic locking from 8 tasks × 25 increments: every increment lands
@@ -276,7 +473,12 @@ async fn concurrent_read_modify_write_loses_no_update() {
                 for _ in 0..25 {
                     loop {
                         let key = Order::key("u4", "counter").unwrap();
-                        let mut current = Order::get(key).consistent().send(&*store).await.unwrap().unwrap();
+                        let mut current = Order::get(key)
+                            .consistent()
+                            .send(&*store)
+                            .await
+                            .unwrap()
+                            .unwrap();
                         tokio::task::yield_now().await; // let other writers in between read and write
                         current.total += Decimal::ONE;
                         match current.replace().send(&*store).await {
@@ -294,15 +496,26 @@ async fn concurrent_read_modify_write_loses_no_update() {
     for t in tasks {
         conflicts += t.await.unwrap();
     }
-    let last = Order::get(Order::key("u4", "counter").unwrap()).send(&*store).await.unwrap().unwrap();
-    assert_eq!(last.total, Decimal::from(200), "{conflicts} conflicts retried");
+    let last = Order::get(Order::key("u4", "counter").unwrap())
+        .send(&*store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        last.total,
+        Decimal::from(200),
+        "{conflicts} conflicts retried"
+    );
     assert_eq!(last.version, 201);
 }
 
 #[tokio::test]
 async fn items_over_400_kb_are_refused_before_any_request() {
     let store = Counting::new(store().await);
-    let big = User { name: "x".repeat(401 * 1024), ..user("big") };
+    let big = User {
+        name: "x".repeat(401 * 1024),
+        ..user("big")
+    };
 
     for err in [
         big.put().send(&store).await.unwrap_err(),
@@ -311,13 +524,20 @@ async fn items_over_400_kb_are_refused_before_any_request() {
         Transaction::new().put(&big).send(&store).await.unwrap_err(),
         BatchWriter::new().put(&big).map(|_| ()).unwrap_err(),
         User::update(User::key("big").unwrap())
-            .set(Path::attr("name"), SetValue::value(AttributeValue::S(big.name.clone())))
+            .set(
+                Path::attr("name"),
+                SetValue::value(AttributeValue::S(big.name.clone())),
+            )
             .send(&store)
             .await
             .unwrap_err(),
     ] {
         match err {
-            Error::ItemTooLarge { entity, size, limit } => {
+            Error::ItemTooLarge {
+                entity,
+                size,
+                limit,
+            } => {
                 assert_eq!(entity, Some("User"));
                 assert!(size > limit && limit == 400 * 1024, "{size} {limit}");
             }
@@ -327,7 +547,10 @@ async fn items_over_400_kb_are_refused_before_any_request() {
     assert_eq!(store.calls(), 0, "a request was made for an oversized item");
 
     // Just under the limit goes through.
-    let fits = User { name: "x".repeat(399 * 1024), ..user("big") };
+    let fits = User {
+        name: "x".repeat(399 * 1024),
+        ..user("big")
+    };
     fits.put().send(&store).await.unwrap();
     assert_eq!(store.calls(), 1);
 }
@@ -352,31 +575,71 @@ async fn expired_items_are_hidden_from_typed_reads() {
     }
 
     let raw = store
-        .get_item(GetRequest { table: TABLE.into(), key: Order::key("u5", "expired").unwrap().into_item(), consistent_read: false, projection: None })
+        .get_item(GetRequest {
+            table: TABLE.into(),
+            key: Order::key("u5", "expired").unwrap().into_item(),
+            consistent_read: false,
+            projection: None,
+        })
         .await
         .unwrap();
-    assert!(raw.item.is_some(), "the store itself returns the expired item; the test would prove nothing");
+    assert!(
+        raw.item.is_some(),
+        "the store itself returns the expired item; the test would prove nothing"
+    );
 
-    assert_eq!(Order::get(Order::key("u5", "expired").unwrap()).send(&store).await.unwrap(), None);
-    assert!(Order::get(Order::key("u5", "live").unwrap()).send(&store).await.unwrap().is_some());
+    assert_eq!(
+        Order::get(Order::key("u5", "expired").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(Order::get(Order::key("u5", "live").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_some());
 
     let ids = |v: Vec<Order>| {
         let mut ids: Vec<String> = v.into_iter().map(|o| o.order_id).collect();
         ids.sort();
         ids
     };
-    assert_eq!(ids(Order::query("u5").unwrap().all(&store).await.unwrap()), ["forever", "live"]);
-    assert_eq!(ids(Order::scan().all(&store).await.unwrap()), ["forever", "live"]);
-    assert_eq!(ids(Order::by_status(OrderStatus::Pending).unwrap().all(&store).await.unwrap()), ["forever", "live"]);
+    assert_eq!(
+        ids(Order::query("u5").unwrap().all(&store).await.unwrap()),
+        ["forever", "live"]
+    );
+    assert_eq!(
+        ids(Order::scan().all(&store).await.unwrap()),
+        ["forever", "live"]
+    );
+    assert_eq!(
+        ids(Order::by_status(OrderStatus::Pending)
+            .unwrap()
+            .all(&store)
+            .await
+            .unwrap()),
+        ["forever", "live"]
+    );
     let keys = ["expired", "live", "forever"].map(|id| Order::key("u5", id).unwrap());
-    assert_eq!(ids(dyno_core::ops::BatchGet::new(keys).send(&store).await.unwrap()), ["forever", "live"]);
+    assert_eq!(
+        ids(dyno_core::ops::BatchGet::new(keys)
+            .send(&store)
+            .await
+            .unwrap()),
+        ["forever", "live"]
+    );
 
     let mut tx = TransactGet::new();
     let h_expired = tx.get(Order::key("u5", "expired").unwrap());
     let h_live = tx.get(Order::key("u5", "live").unwrap());
     let results = tx.send(&store).await.unwrap();
     assert_eq!(results.get(&h_expired).unwrap(), None);
-    assert_eq!(results.get(&h_live).unwrap().map(|o| o.order_id), Some("live".to_owned()));
+    assert_eq!(
+        results.get(&h_live).unwrap().map(|o| o.order_id),
+        Some("live".to_owned())
+    );
 }
 
 /// A user id containing the delimiter cannot name or read another user's items, and keys with
@@ -389,28 +652,78 @@ async fn key_values_containing_hash_cannot_reach_other_items() {
 
     // Unescaped, "USER#" + "1#ORDER#2" would be user 1's order partition and sort key prefix.
     let tricky = "1#ORDER#2";
-    assert_eq!(User::get(User::key(tricky).unwrap()).send(&store).await.unwrap(), None);
-    assert!(Order::query(tricky).unwrap().all(&store).await.unwrap().is_empty());
-    assert!(User::partition::<Order>(tricky).unwrap().all(&store).await.unwrap().is_empty());
-    assert_ne!(User::key(tricky).unwrap().as_item()["PK"], Order::key("1", "2").unwrap().as_item()["PK"]);
+    assert_eq!(
+        User::get(User::key(tricky).unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(Order::query(tricky)
+        .unwrap()
+        .all(&store)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(User::partition::<Order>(tricky)
+        .unwrap()
+        .all(&store)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_ne!(
+        User::key(tricky).unwrap().as_item()["PK"],
+        Order::key("1", "2").unwrap().as_item()["PK"]
+    );
 
-    let t = User { user_id: tricky.into(), name: "t".into(), email: "t@example.com".into() };
+    let t = User {
+        user_id: tricky.into(),
+        name: "t".into(),
+        email: "t@example.com".into(),
+    };
     t.create().send(&store).await.unwrap();
     let o = order(tricky, "50%#off");
     o.create().send(&store).await.unwrap();
-    assert_eq!(User::get(User::key(tricky).unwrap()).send(&store).await.unwrap(), Some(t));
-    assert_eq!(Order::query(tricky).unwrap().all(&store).await.unwrap(), vec![{ let mut s = o.clone(); s.version = 1; s }]);
+    assert_eq!(
+        User::get(User::key(tricky).unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(t)
+    );
+    assert_eq!(
+        Order::query(tricky).unwrap().all(&store).await.unwrap(),
+        vec![{
+            let mut s = o.clone();
+            s.version = 1;
+            s
+        }]
+    );
     // User 1 still sees exactly their own order.
     let mine = Order::query("1").unwrap().all(&store).await.unwrap();
-    assert_eq!(mine.iter().map(|o| (o.user_id.as_str(), o.order_id.as_str())).collect::<Vec<_>>(), [("1", "2")]);
+    assert_eq!(
+        mine.iter()
+            .map(|o| (o.user_id.as_str(), o.order_id.as_str()))
+            .collect::<Vec<_>>(),
+        [("1", "2")]
+    );
 }
 
 #[tokio::test]
 async fn transactions_are_all_or_nothing() {
     let store = Counting::new(store().await);
     let erin = user("erin");
-    Transaction::new().create(&erin).create(&order("erin", "o1")).send(&store).await.unwrap();
-    assert!(User::get(User::key("erin").unwrap()).send(&store).await.unwrap().is_some());
+    Transaction::new()
+        .create(&erin)
+        .create(&order("erin", "o1"))
+        .send(&store)
+        .await
+        .unwrap();
+    assert!(User::get(User::key("erin").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_some());
 
     // The create of an existing user cancels the whole transaction.
     let err = Transaction::new()
@@ -427,27 +740,55 @@ async fn transactions_are_all_or_nothing() {
         }
         other => panic!("expected TransactionCanceled, got {other:?}"),
     }
-    assert_eq!(Order::get(Order::key("erin", "o2").unwrap()).send(&store).await.unwrap(), None);
+    assert_eq!(
+        Order::get(Order::key("erin", "o2").unwrap())
+            .send(&store)
+            .await
+            .unwrap(),
+        None
+    );
 
     // Update, check and delete in one transaction, with versions.
     Transaction::new()
-        .update(Order::update(Order::key("erin", "o1").unwrap()).if_version(1).add(Path::attr("total"), AttributeValue::N("1".into())))
+        .update(
+            Order::update(Order::key("erin", "o1").unwrap())
+                .if_version(1)
+                .add(Path::attr("total"), AttributeValue::N("1".into())),
+        )
         .check(User::key("erin").unwrap(), Condition::exists("email"))
         .token("tx-erin-1")
         .send(&store)
         .await
         .unwrap();
-    let o1 = Order::get(Order::key("erin", "o1").unwrap()).send(&store).await.unwrap().unwrap();
+    let o1 = Order::get(Order::key("erin", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(o1.version, 2);
 
     // Checks made before sending: no request.
     let before = store.calls();
     let too_many = (0..101).fold(Transaction::new(), |t, i| t.put(&user(&format!("bulk{i}"))));
-    assert!(matches!(too_many.send(&store).await, Err(Error::Validation { .. })));
-    let twice = Transaction::new().put(&user("same")).delete(User::key("same").unwrap());
-    assert!(matches!(twice.send(&store).await, Err(Error::Validation { .. })));
-    assert!(matches!(Transaction::new().send(&store).await, Err(Error::Validation { .. })));
-    assert!(matches!(Transaction::new().put(&erin).token("").send(&store).await, Err(Error::Validation { .. })));
+    assert!(matches!(
+        too_many.send(&store).await,
+        Err(Error::Validation { .. })
+    ));
+    let twice = Transaction::new()
+        .put(&user("same"))
+        .delete(User::key("same").unwrap());
+    assert!(matches!(
+        twice.send(&store).await,
+        Err(Error::Validation { .. })
+    ));
+    assert!(matches!(
+        Transaction::new().send(&store).await,
+        Err(Error::Validation { .. })
+    ));
+    assert!(matches!(
+        Transaction::new().put(&erin).token("").send(&store).await,
+        Err(Error::Validation { .. })
+    ));
     assert_eq!(store.calls(), before);
 
     // 100 actions are fine.
@@ -460,7 +801,13 @@ async fn transactions_are_all_or_nothing() {
 async fn transactional_reads_return_typed_results_per_handle() {
     let store = store().await;
     user("fay").put().send(&store).await.unwrap();
-    let p = Product { product_id: "p1".into(), name: "Pen".into(), category: "office".into(), price_cents: 250, stock: 9 };
+    let p = Product {
+        product_id: "p1".into(),
+        name: "Pen".into(),
+        category: "office".into(),
+        price_cents: 250,
+        stock: 9,
+    };
     p.put().send(&store).await.unwrap();
 
     let mut tx = TransactGet::new();
@@ -474,6 +821,12 @@ async fn transactional_reads_return_typed_results_per_handle() {
 
     let mut other = TransactGet::new();
     let foreign = other.get(User::key("fay").unwrap());
-    assert!(matches!(results.get(&foreign), Err(Error::Validation { .. })));
-    assert!(matches!(TransactGet::new().send(&store).await, Err(Error::Validation { .. })));
+    assert!(matches!(
+        results.get(&foreign),
+        Err(Error::Validation { .. })
+    ));
+    assert!(matches!(
+        TransactGet::new().send(&store).await,
+        Err(Error::Validation { .. })
+    ));
 }

@@ -2,7 +2,7 @@
 //! projections.
 //!
 //! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders
-//! (see [`render`]); `MemoryStore` evaluates the same tree. No user value or attribute name is
+//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree. No user value or attribute name is
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
 mod render;

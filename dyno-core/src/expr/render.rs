@@ -102,8 +102,8 @@ impl Placeholders {
                 out.push_str(" AND ");
                 self.operand(hi, out);
             }
-            // `a IN ()` is no valid expression; an empty list matches nothing.
-            Condition::In(_, list) if list.is_empty() => self.junction(&[], " OR ", out),
+            // An empty list renders as `a IN ()`, which DynamoDB refuses as a validation error,
+            // as MemoryStore does: the same tree fails the same way on every store.
             Condition::In(a, list) => {
                 self.operand(a, out);
                 out.push_str(" IN (");

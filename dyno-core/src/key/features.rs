@@ -9,7 +9,7 @@
 //! - timestamps (`time::OffsetDateTime`, `chrono::DateTime<Utc>`): RFC 3339 in UTC with nine
 //!   fractional digits, `2024-01-02T03:04:05.000000000Z`; years 0000-9999.
 //! - dates (`time::Date`, `chrono::NaiveDate`): `YYYY-MM-DD`; years 0000-9999.
-//! - `rust_decimal::Decimal`: an order-preserving form, see [`decimal`](self#decimal-keys).
+//! - `rust_decimal::Decimal`: an order-preserving form, described below.
 //!
 //! # Decimal keys
 //!
@@ -71,6 +71,7 @@ const EXPECTED_TIMESTAMP: &str =
 #[cfg(any(feature = "time", feature = "chrono"))]
 const EXPECTED_DATE: &str = "a YYYY-MM-DD date";
 
+/// Hyphenated lowercase (36 characters); only that form decodes.
 #[cfg(feature = "uuid")]
 impl KeyPart for uuid::Uuid {
     fn encode_key(&self, out: &mut String) -> Result<()> {
@@ -98,6 +99,7 @@ mod time_impls {
         format_time_date, format_time_datetime, parse_time_date, parse_time_datetime,
     };
 
+    /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999.
     impl KeyPart for OffsetDateTime {
         fn encode_key(&self, out: &mut String) -> Result<()> {
             out.push_str(&format_time_datetime(self).map_err(|m| Error::key(None, m))?);
@@ -108,6 +110,7 @@ mod time_impls {
         }
     }
 
+    /// `YYYY-MM-DD`, years 0000-9999.
     impl KeyPart for Date {
         fn encode_key(&self, out: &mut String) -> Result<()> {
             out.push_str(&format_time_date(self).map_err(|m| Error::key(None, m))?);
@@ -128,6 +131,8 @@ mod chrono_impls {
         format_chrono_date, format_chrono_datetime, parse_chrono_date, parse_chrono_datetime,
     };
 
+    /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999; a leap
+    /// second is second 60.
     impl KeyPart for DateTime<Utc> {
         fn encode_key(&self, out: &mut String) -> Result<()> {
             out.push_str(&format_chrono_datetime(self).map_err(|m| Error::key(None, m))?);
@@ -138,6 +143,7 @@ mod chrono_impls {
         }
     }
 
+    /// `YYYY-MM-DD`, years 0000-9999.
     impl KeyPart for NaiveDate {
         fn encode_key(&self, out: &mut String) -> Result<()> {
             out.push_str(&format_chrono_date(self).map_err(|m| Error::key(None, m))?);
@@ -172,6 +178,10 @@ mod decimal_impls {
         )
     }
 
+    /// Order-preserving: a sign letter (`N` < `O` < `P`), a two-digit exponent and the
+    /// significant digits, complemented and ended by `~` for negatives (`19.95` is `P521995`,
+    /// `-19.95` is `N478004~`, zero is `O`). Equal values (`1.5`, `1.50`) have one key; plain
+    /// decimal text written by other clients also parses.
     impl KeyPart for Decimal {
         fn encode_key(&self, out: &mut String) -> Result<()> {
             let d = self.normalize();

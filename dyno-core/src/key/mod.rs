@@ -5,7 +5,12 @@
 //! - a string segment never contains the delimiter `#`: `#` is written `%23` and `%` is written
 //!   `%25`. The escape works character by character, so `escape(a + b) = escape(a) + escape(b)`
 //!   and `begins_with` on an escaped prefix matches exactly the values with that prefix;
-//! - integers are fixed width, signed ones offset, so string order is numeric order;
+//! - integers are fixed width, so string order is numeric order: unsigned ones zero-padded to
+//!   the width of their maximum (`u32` 7 is `0000000007`), signed ones offset by their minimum and
+//!   padded one digit wider (`i32` 0 is `02147483648`), so that no plain decimal of the type has
+//!   their width and conventional keys (`-12`, `1000000000`) are never misread as offset forms;
+//! - uuids, timestamps, dates and decimals (behind features) have fixed, order-preserving forms;
+//!   see the `features` impls on [`KeyPart`];
 //! - decoding is exact for everything dyno writes, and conventional keys written by other clients
 //!   (`USER#123`) parse too;
 //! - no case folding.

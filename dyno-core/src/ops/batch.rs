@@ -42,6 +42,15 @@ pub const MAX_BATCH_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// How failed batch requests are retried: up to `max_attempts` requests per chunk, waiting
 /// between them a jittered exponential delay (`base_delay × 2^retry`, capped at `max_delay`, of
 /// which a random half is waited: "equal jitter", so concurrent chunks spread out).
+///
+/// ```
+/// use std::time::Duration;
+/// use dyno_core::ops::RetryPolicy;
+///
+/// let policy = RetryPolicy { max_attempts: 5, base_delay: Duration::from_millis(20), max_delay: Duration::from_secs(1) };
+/// let third_retry = policy.delay(2); // between 40 and 80 ms
+/// assert!(third_retry >= Duration::from_millis(40) && third_retry <= Duration::from_millis(80));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Requests per chunk, the first included (at least 1).
@@ -55,19 +64,28 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     /// 10 attempts, from 50 ms up to 5 s: about 15 s of retrying in the worst case.
     fn default() -> Self {
-        RetryPolicy { max_attempts: 10, base_delay: Duration::from_millis(50), max_delay: Duration::from_secs(5) }
+        RetryPolicy {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(50),
+            max_delay: Duration::from_secs(5),
+        }
     }
 }
 
 impl RetryPolicy {
     /// A policy with `max_attempts` attempts and the default delays.
     pub fn attempts(max_attempts: u32) -> Self {
-        RetryPolicy { max_attempts, ..RetryPolicy::default() }
+        RetryPolicy {
+            max_attempts,
+            ..RetryPolicy::default()
+        }
     }
 
     /// The delay before retry number `retry` (0 for the first retry).
     pub fn delay(&self, retry: u32) -> Duration {
-        let exp = self.base_delay.saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
+        let exp = self
+            .base_delay
+            .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
         let capped = exp.min(self.max_delay);
         let half = capped / 2;
         let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
@@ -79,8 +97,13 @@ impl RetryPolicy {
 fn retryable(e: &Error) -> bool {
     match e {
         Error::Throttled { .. } | Error::OutcomeUnknown { .. } => true,
-        Error::Service { code: Some(code), .. } => {
-            matches!(code.as_str(), "InternalServerError" | "InternalFailure" | "ServiceUnavailable")
+        Error::Service {
+            code: Some(code), ..
+        } => {
+            matches!(
+                code.as_str(),
+                "InternalServerError" | "InternalFailure" | "ServiceUnavailable"
+            )
         }
         _ => false,
     }
@@ -136,7 +159,12 @@ impl fmt::Debug for BatchWriter {
 
 impl Default for BatchWriter {
     fn default() -> Self {
-        BatchWriter { writes: Vec::new(), seen: HashSet::new(), concurrency: 4, retry: RetryPolicy::default() }
+        BatchWriter {
+            writes: Vec::new(),
+            seen: HashSet::new(),
+            concurrency: 4,
+            retry: RetryPolicy::default(),
+        }
     }
 }
 
@@ -206,11 +234,21 @@ impl BatchWriter {
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         let (item, _) = Put::new(entity, PutMode::Upsert).parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        self.add(WriteRequest::Put { table: table_name::<E>(), item }, &key, E::ENTITY_TYPE)
+        self.add(
+            WriteRequest::Put {
+                table: table_name::<E>(),
+                item,
+            },
+            &key,
+            E::ENTITY_TYPE,
+        )
     }
 
     /// Adds a put of each entity.
-    pub fn put_all<'a, E: Entity>(&mut self, entities: impl IntoIterator<Item = &'a E>) -> Result<&mut Self> {
+    pub fn put_all<'a, E: Entity>(
+        &mut self,
+        entities: impl IntoIterator<Item = &'a E>,
+    ) -> Result<&mut Self> {
         for e in entities {
             self.put(e)?;
         }
@@ -221,7 +259,14 @@ impl BatchWriter {
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
         let key = key.into_item();
         let k = key.clone();
-        self.add(WriteRequest::Delete { table: table_name::<E>(), key }, &k, E::ENTITY_TYPE)
+        self.add(
+            WriteRequest::Delete {
+                table: table_name::<E>(),
+                key,
+            },
+            &k,
+            E::ENTITY_TYPE,
+        )
     }
 
     /// Adds a raw write to a table described by `table` (whose key attributes identify the item).
@@ -243,7 +288,9 @@ impl BatchWriter {
         let mut bytes = 0;
         for w in writes {
             let b = request_bytes(&w);
-            if cur.len() == MAX_BATCH_WRITES || (!cur.is_empty() && bytes + b > MAX_BATCH_REQUEST_BYTES) {
+            if cur.len() == MAX_BATCH_WRITES
+                || (!cur.is_empty() && bytes + b > MAX_BATCH_REQUEST_BYTES)
+            {
                 out.push(std::mem::take(&mut cur));
                 bytes = 0;
             }
@@ -264,7 +311,9 @@ impl BatchWriter {
         let outcomes: Vec<ChunkOutcome<WriteRequest>> = futures::stream::iter(chunks)
             .map(|chunk| {
                 run_chunk(chunk, policy, |pending| async move {
-                    let out = store.batch_write(BatchWriteRequest { writes: pending }).await?;
+                    let out = store
+                        .batch_write(BatchWriteRequest { writes: pending })
+                        .await?;
                     Ok((Vec::new(), out.unprocessed))
                 })
             })
@@ -272,8 +321,13 @@ impl BatchWriter {
             .collect()
             .instrument(span)
             .await;
-        let mut report =
-            BatchWriteReport { written: 0, unprocessed: Vec::new(), errors: Vec::new(), requests: 0, attempts: 0 };
+        let mut report = BatchWriteReport {
+            written: 0,
+            unprocessed: Vec::new(),
+            errors: Vec::new(),
+            requests: 0,
+            attempts: 0,
+        };
         for o in outcomes {
             report.written += o.done;
             report.unprocessed.extend(o.pending);
@@ -331,7 +385,13 @@ where
     F: Fn(Vec<T>) -> Fut,
     Fut: std::future::Future<Output = Result<(Vec<(String, SharedItem)>, Vec<T>)>>,
 {
-    let mut out = ChunkOutcome { done: 0, found: Vec::new(), pending: chunk, error: None, attempts: 0 };
+    let mut out = ChunkOutcome {
+        done: 0,
+        found: Vec::new(),
+        pending: chunk,
+        error: None,
+        attempts: 0,
+    };
     let max = policy.max_attempts.max(1);
     loop {
         out.attempts += 1;
@@ -344,7 +404,11 @@ where
                 if out.pending.is_empty() {
                     return out;
                 }
-                tracing::debug!(unprocessed = out.pending.len(), attempt = out.attempts, "batch: unprocessed items");
+                tracing::debug!(
+                    unprocessed = out.pending.len(),
+                    attempt = out.attempts,
+                    "batch: unprocessed items"
+                );
             }
             Err(e) if retryable(&e) => {
                 tracing::debug!(error = %e, attempt = out.attempts, "batch: retryable error");
@@ -362,7 +426,10 @@ where
 }
 
 fn describe_key(key: &Item) -> String {
-    let mut parts: Vec<String> = key.iter().map(|(k, v)| format!("{k}={}", crate::value::describe(v))).collect();
+    let mut parts: Vec<String> = key
+        .iter()
+        .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))
+        .collect();
     parts.sort();
     parts.join(", ")
 }
@@ -457,16 +524,28 @@ impl<E: Entity> BatchGet<E> {
                     describe_key(&key)
                 )));
             }
-            keys.push(TableKey { table: table.clone(), key });
+            keys.push(TableKey {
+                table: table.clone(),
+                key,
+            });
         }
-        let span = tracing::debug_span!("dyno.batch_get", entity = E::ENTITY_TYPE, keys = keys.len());
+        let span =
+            tracing::debug_span!("dyno.batch_get", entity = E::ENTITY_TYPE, keys = keys.len());
         let policy = self.retry;
         let consistent = self.consistent;
-        let chunks: Vec<Vec<TableKey>> = keys.chunks(MAX_BATCH_KEYS).map(<[TableKey]>::to_vec).collect();
+        let chunks: Vec<Vec<TableKey>> = keys
+            .chunks(MAX_BATCH_KEYS)
+            .map(<[TableKey]>::to_vec)
+            .collect();
         let outcomes: Vec<ChunkOutcome<TableKey>> = futures::stream::iter(chunks)
             .map(|chunk| {
                 run_chunk(chunk, policy, |pending| async move {
-                    let out = store.batch_get(BatchGetRequest { keys: pending, consistent_read: consistent }).await?;
+                    let out = store
+                        .batch_get(BatchGetRequest {
+                            keys: pending,
+                            consistent_read: consistent,
+                        })
+                        .await?;
                     Ok((out.items, out.unprocessed_keys))
                 })
             })
@@ -477,8 +556,13 @@ impl<E: Entity> BatchGet<E> {
 
         let ttl = ttl_attribute::<E>();
         let mut found: Vec<(usize, SharedItem)> = Vec::new();
-        let mut report =
-            BatchGetReport { items: Vec::new(), unprocessed: Vec::new(), errors: Vec::new(), requests: 0, attempts: 0 };
+        let mut report = BatchGetReport {
+            items: Vec::new(),
+            unprocessed: Vec::new(),
+            errors: Vec::new(),
+            requests: 0,
+            attempts: 0,
+        };
         for o in outcomes {
             report.unprocessed.extend(o.pending);
             report.errors.extend(o.error);
@@ -489,12 +573,18 @@ impl<E: Entity> BatchGet<E> {
                     continue;
                 }
                 let key = key_of(&item, def).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-                let at = position.get(&identity(&table, &key)).copied().unwrap_or(usize::MAX);
+                let at = position
+                    .get(&identity(&table, &key))
+                    .copied()
+                    .unwrap_or(usize::MAX);
                 found.push((at, item));
             }
         }
         found.sort_by_key(|(at, _)| *at);
-        report.items = found.iter().map(|(_, item)| decode::<E>(item)).collect::<Result<_>>()?;
+        report.items = found
+            .iter()
+            .map(|(_, item)| decode::<E>(item))
+            .collect::<Result<_>>()?;
         Ok(report)
     }
 
@@ -507,7 +597,8 @@ impl<E: Entity> BatchGet<E> {
         if report.unprocessed.is_empty() && report.errors.is_empty() {
             return Ok(report.items);
         }
-        if report.items.is_empty() && report.unprocessed.len() == total && !report.errors.is_empty() {
+        if report.items.is_empty() && report.unprocessed.len() == total && !report.errors.is_empty()
+        {
             return Err(report.errors.swap_remove(0));
         }
         Err(Error::BatchIncomplete {
@@ -525,14 +616,27 @@ mod tests {
 
     #[test]
     fn delays_grow_exponentially_with_jitter_and_cap() {
-        let p = RetryPolicy { max_attempts: 5, base_delay: Duration::from_millis(100), max_delay: Duration::from_secs(1) };
+        let p = RetryPolicy {
+            max_attempts: 5,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(1),
+        };
         for _ in 0..100 {
             let d0 = p.delay(0);
-            assert!(d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100), "{d0:?}");
+            assert!(
+                d0 >= Duration::from_millis(50) && d0 <= Duration::from_millis(100),
+                "{d0:?}"
+            );
             let d3 = p.delay(3);
-            assert!(d3 >= Duration::from_millis(400) && d3 <= Duration::from_millis(800), "{d3:?}");
+            assert!(
+                d3 >= Duration::from_millis(400) && d3 <= Duration::from_millis(800),
+                "{d3:?}"
+            );
             let d9 = p.delay(40);
-            assert!(d9 >= Duration::from_millis(500) && d9 <= Duration::from_secs(1), "{d9:?}");
+            assert!(
+                d9 >= Duration::from_millis(500) && d9 <= Duration::from_secs(1),
+                "{d9:?}"
+            );
         }
     }
 
@@ -543,13 +647,19 @@ mod tests {
             item: Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
         };
         let chunks = BatchWriter::chunks((0..60).map(small).collect());
-        assert_eq!(chunks.iter().map(Vec::len).collect::<Vec<_>>(), vec![25, 25, 10]);
+        assert_eq!(
+            chunks.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![25, 25, 10]
+        );
         // Larger than DynamoDB allows per item, to exercise the request-size split.
         let big = |i: usize| WriteRequest::Put {
             table: "T".into(),
             item: Item::from([
                 ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
-                ("blob".to_owned(), AttributeValue::S("x".repeat(1024 * 1024))),
+                (
+                    "blob".to_owned(),
+                    AttributeValue::S("x".repeat(1024 * 1024)),
+                ),
             ]),
         };
         let chunks = BatchWriter::chunks((0..50).map(big).collect());

@@ -216,7 +216,11 @@ impl Writer {
                 self.operand(o);
             }
             Condition::And(cs) | Condition::Or(cs) => {
-                self.u8(if matches!(c, Condition::And(_)) { 9 } else { 10 });
+                self.u8(if matches!(c, Condition::And(_)) {
+                    9
+                } else {
+                    10
+                });
                 self.len(cs.len());
                 for c in cs {
                     self.condition(c);
@@ -332,7 +336,9 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn string(&mut self) -> Result<String, ReadError> {
-        std::str::from_utf8(self.bytes()?).map(str::to_owned).map_err(|_| "invalid UTF-8")
+        std::str::from_utf8(self.bytes()?)
+            .map(str::to_owned)
+            .map_err(|_| "invalid UTF-8")
     }
 
     pub(crate) fn value(&mut self, depth: usize) -> Result<AttributeValue, ReadError> {
@@ -354,7 +360,10 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn list<T>(&mut self, mut f: impl FnMut(&mut Self) -> Result<T, ReadError>) -> Result<Vec<T>, ReadError> {
+    fn list<T>(
+        &mut self,
+        mut f: impl FnMut(&mut Self) -> Result<T, ReadError>,
+    ) -> Result<Vec<T>, ReadError> {
         let n = self.len()?;
         (0..n).map(|_| f(self)).collect()
     }
@@ -389,9 +398,15 @@ mod tests {
         a.insert("b".into(), AttributeValue::B(Blob::new(vec![0, 255])));
         a.insert(
             "m".into(),
-            AttributeValue::M(Item::from([("x".into(), AttributeValue::L(vec![AttributeValue::Bool(true)]))])),
+            AttributeValue::M(Item::from([(
+                "x".into(),
+                AttributeValue::L(vec![AttributeValue::Bool(true)]),
+            )])),
         );
-        a.insert("ss".into(), AttributeValue::Ss(vec!["b".into(), "a".into()]));
+        a.insert(
+            "ss".into(),
+            AttributeValue::Ss(vec!["b".into(), "a".into()]),
+        );
         let bytes = item_bytes(&a);
         let back = Reader::new(&bytes).item().unwrap();
         assert_eq!(back["PK"], a["PK"]);
@@ -406,7 +421,9 @@ mod tests {
     #[test]
     fn malformed_bytes_are_errors() {
         assert!(Reader::new(&[0, 0, 0, 9]).item().is_err());
-        assert!(Reader::new(&[0, 0, 0, 1, 0, 0, 0, 1, b'a', b'X']).item().is_err());
+        assert!(Reader::new(&[0, 0, 0, 1, 0, 0, 0, 1, b'a', b'X'])
+            .item()
+            .is_err());
         assert!(Reader::new(&[]).item().is_err());
     }
 }

@@ -34,7 +34,10 @@ pub(crate) struct PageState {
 
 impl PageState {
     pub(crate) fn start(lanes: usize) -> Self {
-        PageState { lanes: vec![LanePos::Start; lanes], returned: 0 }
+        PageState {
+            lanes: vec![LanePos::Start; lanes],
+            returned: 0,
+        }
     }
 }
 
@@ -51,6 +54,13 @@ impl PageState {
 /// across processes and restarts. A forged cursor can only move the start position inside the same
 /// query, whose key condition and filter always come from the server-side query, never from the
 /// cursor.
+///
+/// ```
+/// use dyno_core::ops::Cursor;
+/// use dyno_core::Error;
+///
+/// assert!(matches!(Cursor::parse("not-a-cursor"), Err(Error::InvalidCursor { .. })));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cursor {
     fingerprint: u64,
@@ -64,8 +74,12 @@ impl Cursor {
 
     /// Parses a cursor produced by `Display`.
     pub fn parse(s: &str) -> Result<Cursor> {
-        let invalid = |why: &str| Error::InvalidCursor { message: format!("{why} (cursor {:?})", abbreviate(s)) };
-        let bytes = URL_SAFE_NO_PAD.decode(s.trim()).map_err(|_| invalid("not base64url"))?;
+        let invalid = |why: &str| Error::InvalidCursor {
+            message: format!("{why} (cursor {:?})", abbreviate(s)),
+        };
+        let bytes = URL_SAFE_NO_PAD
+            .decode(s.trim())
+            .map_err(|_| invalid("not base64url"))?;
         if bytes.len() < 1 + 8 {
             return Err(invalid("too short"));
         }
@@ -73,7 +87,9 @@ impl Cursor {
         let mut s8 = [0u8; 8];
         s8.copy_from_slice(sum);
         if fnv1a(body) != u64::from_be_bytes(s8) {
-            return Err(invalid("checksum mismatch: the cursor was altered or truncated"));
+            return Err(invalid(
+                "checksum mismatch: the cursor was altered or truncated",
+            ));
         }
         let mut r = Reader::new(body);
         let read = |r: &mut Reader<'_>| -> std::result::Result<Cursor, &'static str> {
@@ -98,7 +114,10 @@ impl Cursor {
             if !r.is_empty() {
                 return Err("trailing bytes");
             }
-            Ok(Cursor { fingerprint, state: PageState { lanes, returned } })
+            Ok(Cursor {
+                fingerprint,
+                state: PageState { lanes, returned },
+            })
         };
         read(&mut r).map_err(invalid)
     }
@@ -171,14 +190,24 @@ mod tests {
             ("N".to_owned(), AttributeValue::N("42".to_owned())),
             ("B".to_owned(), AttributeValue::B(Blob::new(vec![1, 2, 3]))),
         ]);
-        Cursor::new(7, PageState { lanes: vec![LanePos::At(key), LanePos::Done, LanePos::Start], returned: 3 })
+        Cursor::new(
+            7,
+            PageState {
+                lanes: vec![LanePos::At(key), LanePos::Done, LanePos::Start],
+                returned: 3,
+            },
+        )
     }
 
     #[test]
     fn round_trips_through_a_url_safe_string() {
         let c = sample();
         let s = c.to_string();
-        assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'), "{s}");
+        assert!(
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            "{s}"
+        );
         assert_eq!(Cursor::parse(&s).unwrap(), c);
     }
 
@@ -189,13 +218,31 @@ mod tests {
         let i = bytes.len() / 2;
         bytes[i] = if bytes[i] == b'A' { b'B' } else { b'A' };
         let tampered = String::from_utf8(bytes).unwrap();
-        assert!(matches!(Cursor::parse(&tampered), Err(Error::InvalidCursor { .. })));
-        assert!(matches!(Cursor::parse(&s[..s.len() - 3]), Err(Error::InvalidCursor { .. })));
-        assert!(matches!(Cursor::parse("not a cursor!"), Err(Error::InvalidCursor { .. })));
-        assert!(matches!(Cursor::parse(""), Err(Error::InvalidCursor { .. })));
+        assert!(matches!(
+            Cursor::parse(&tampered),
+            Err(Error::InvalidCursor { .. })
+        ));
+        assert!(matches!(
+            Cursor::parse(&s[..s.len() - 3]),
+            Err(Error::InvalidCursor { .. })
+        ));
+        assert!(matches!(
+            Cursor::parse("not a cursor!"),
+            Err(Error::InvalidCursor { .. })
+        ));
+        assert!(matches!(
+            Cursor::parse(""),
+            Err(Error::InvalidCursor { .. })
+        ));
         let c = Cursor::parse(&s).unwrap();
         assert!(c.state_for(7, 3).is_ok());
-        assert!(matches!(c.state_for(8, 3), Err(Error::InvalidCursor { .. })));
-        assert!(matches!(c.state_for(7, 2), Err(Error::InvalidCursor { .. })));
+        assert!(matches!(
+            c.state_for(8, 3),
+            Err(Error::InvalidCursor { .. })
+        ));
+        assert!(matches!(
+            c.state_for(7, 2),
+            Err(Error::InvalidCursor { .. })
+        ));
     }
 }

@@ -33,7 +33,11 @@ impl<E: Entity> fmt::Debug for Delete<E> {
 impl<E: Entity> Delete<E> {
     /// A delete of the item at `key`.
     pub fn new(key: Key<E>) -> Self {
-        Delete { key, condition: None, version: None }
+        Delete {
+            key,
+            condition: None,
+            version: None,
+        }
     }
 
     /// Adds a condition on the existing item, ANDed with the others.
@@ -59,7 +63,11 @@ impl<E: Entity> Delete<E> {
                 ))
             })?;
             // A version check on a missing item must fail, not pass as "no version stored".
-            let check = if v == 0 { version_is(attr, 0).and(super::support::item_exists::<E>()) } else { version_is(attr, v) };
+            let check = if v == 0 {
+                version_is(attr, 0).and(super::support::item_exists::<E>())
+            } else {
+                version_is(attr, v)
+            };
             cond = Some(Condition::and_opt(cond, check));
         }
         Ok(cond)
@@ -92,9 +100,15 @@ impl<E: Entity> Delete<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store.delete_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let out = store
+            .delete_item(request)
+            .instrument(span)
+            .await
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         match out.attributes {
-            Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => decode::<E>(&item).map(Some),
+            Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => {
+                decode::<E>(&item).map(Some)
+            }
             _ => Ok(None),
         }
     }

@@ -31,7 +31,10 @@ impl<E: Entity> fmt::Debug for Get<E> {
 impl<E: Entity> Get<E> {
     /// A get of `key`.
     pub fn new(key: Key<E>) -> Self {
-        Get { key, consistent: false }
+        Get {
+            key,
+            consistent: false,
+        }
     }
 
     /// A strongly consistent read.
@@ -59,7 +62,11 @@ impl<E: Entity> Get<E> {
             consistent_read: self.consistent,
             projection: None,
         };
-        let out = store.get_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let out = store
+            .get_item(request)
+            .instrument(span)
+            .await
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         match out.item {
             Some(item) if !hidden(&item, ttl_attribute::<E>()) => decode::<E>(&item).map(Some),
             _ => Ok(None),

@@ -50,7 +50,10 @@ pub struct Key<E> {
 impl<E> Key<E> {
     /// Wraps key attributes already encoded for `E` (generated code and hand-written entities).
     pub fn from_item(item: Item) -> Self {
-        Key { item, _entity: PhantomData }
+        Key {
+            item,
+            _entity: PhantomData,
+        }
     }
 
     /// The key attributes.

@@ -7,7 +7,9 @@
 //! `LastEvaluatedKey`'s sort key (its *frontier*): items beyond the smallest frontier (largest,
 //! descending) could be preceded by items not read yet, so they are not emitted; their lane resumes
 //! after its last emitted item next round. The lane with the smallest frontier always advances, so
-//! every round makes progress.
+//! every round makes progress. The price: a lane can read the same page more than once (a round
+//! reads up to one page per shard and may emit less), which cursors make unavoidable, since they
+//! carry positions, never buffered items.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -37,7 +39,12 @@ impl Lanes {
         }
     }
 
-    async fn fetch<S: Store + ?Sized>(&self, store: &S, lane: usize, start: Option<Item>) -> Result<Page> {
+    async fn fetch<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        lane: usize,
+        start: Option<Item>,
+    ) -> Result<Page> {
         match self {
             Lanes::Query(q) => {
                 let mut r = q[lane].clone();
@@ -146,17 +153,29 @@ pub(crate) struct Round<T> {
 
 impl Plan {
     /// Reads one round: a page from every unfinished lane, merged, filtered and decoded.
-    pub(crate) async fn round<T: FromItem, S: Store + ?Sized>(&self, store: &S, state: &PageState) -> Result<Round<T>> {
+    pub(crate) async fn round<T: FromItem, S: Store + ?Sized>(
+        &self,
+        store: &S,
+        state: &PageState,
+    ) -> Result<Round<T>> {
         let remaining = match self.limit {
             Some(l) => l.saturating_sub(usize::try_from(state.returned).unwrap_or(usize::MAX)),
             None => usize::MAX,
         };
         if remaining == 0 {
-            return Ok(Round { items: Vec::new(), next: None });
+            return Ok(Round {
+                items: Vec::new(),
+                next: None,
+            });
         }
-        let active: Vec<usize> = (0..state.lanes.len()).filter(|i| state.lanes[*i] != LanePos::Done).collect();
+        let active: Vec<usize> = (0..state.lanes.len())
+            .filter(|i| state.lanes[*i] != LanePos::Done)
+            .collect();
         if active.is_empty() {
-            return Ok(Round { items: Vec::new(), next: None });
+            return Ok(Round {
+                items: Vec::new(),
+                next: None,
+            });
         }
         let pages = futures::future::try_join_all(active.iter().map(|&lane| {
             let start = match &state.lanes[lane] {
@@ -191,7 +210,11 @@ impl Plan {
                 for (slot, (&lane, page)) in active.iter().zip(pages).enumerate() {
                     let take = match &frontier {
                         None => page.items.len(),
-                        Some(f) => page.items.iter().take_while(|it| self.within(sk, it, f)).count(),
+                        Some(f) => page
+                            .items
+                            .iter()
+                            .take_while(|it| self.within(sk, it, f))
+                            .count(),
                     };
                     let all_taken = take == page.items.len();
                     if all_taken {
@@ -223,7 +246,10 @@ impl Plan {
             items.push(T::from_item(it)?);
         }
         let finished = items.len() == remaining || lanes.iter().all(|l| *l == LanePos::Done);
-        let next = (!finished).then(|| PageState { lanes, returned: state.returned + items.len() as u64 });
+        let next = (!finished).then(|| PageState {
+            lanes,
+            returned: state.returned + items.len() as u64,
+        });
         Ok(Round { items, next })
     }
 
@@ -231,7 +257,9 @@ impl Plan {
     fn frontier(&self, sk: &str, pages: &[Page]) -> Result<Option<AttributeValue>> {
         let mut out: Option<AttributeValue> = None;
         for p in pages {
-            let Some(lek) = &p.last_evaluated_key else { continue };
+            let Some(lek) = &p.last_evaluated_key else {
+                continue;
+            };
             let v = lek.get(sk).ok_or_else(|| {
                 Error::validation(format!(
                     "sharded query: sort key attribute {sk:?} is not in the LastEvaluatedKey; pass the index's \
@@ -280,7 +308,10 @@ impl Plan {
     }
 
     /// Every result as a stream that reads pages as it is polled. It ends after the first error.
-    pub(crate) fn stream<'s, T: FromItem, S: Store + ?Sized>(self, store: &'s S) -> impl Stream<Item = Result<T>> + Send + 's {
+    pub(crate) fn stream<'s, T: FromItem, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<T>> + Send + 's {
         struct St<'s, S: ?Sized, T> {
             plan: Plan,
             store: &'s S,
@@ -288,7 +319,12 @@ impl Plan {
             buffer: VecDeque<T>,
         }
         let start = PageState::start(self.lanes.len());
-        let st = St { plan: self, store, state: Some(start), buffer: VecDeque::new() };
+        let st = St {
+            plan: self,
+            store,
+            state: Some(start),
+            buffer: VecDeque::new(),
+        };
         stream::unfold(st, |mut st| async move {
             loop {
                 if let Some(item) = st.buffer.pop_front() {
@@ -384,7 +420,15 @@ pub(crate) fn compare_numbers(a: &str, b: &str) -> Ordering {
     let (Some(a), Some(b)) = (parse_decimal(a), parse_decimal(b)) else {
         return a.cmp(b);
     };
-    let sign = |d: &(bool, i64, Vec<u8>)| if d.2.is_empty() { 0 } else if d.0 { -1 } else { 1 };
+    let sign = |d: &(bool, i64, Vec<u8>)| {
+        if d.2.is_empty() {
+            0
+        } else if d.0 {
+            -1
+        } else {
+            1
+        }
+    };
     let (sa, sb) = (sign(&a), sign(&b));
     if sa != sb || sa == 0 {
         return sa.cmp(&sb);
@@ -411,6 +455,12 @@ mod tests {
         assert_eq!(c("-1", "0"), Ordering::Less);
         assert_eq!(c("1e3", "999"), Ordering::Greater);
         assert_eq!(c("0.001", "0.01"), Ordering::Less);
-        assert_eq!(c("123456789012345678901234567890", "123456789012345678901234567891"), Ordering::Less);
+        assert_eq!(
+            c(
+                "123456789012345678901234567890",
+                "123456789012345678901234567891"
+            ),
+            Ordering::Less
+        );
     }
 }

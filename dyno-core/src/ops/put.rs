@@ -55,7 +55,11 @@ impl<E: Entity> fmt::Debug for Put<'_, E> {
 impl<'a, E: Entity> Put<'a, E> {
     /// A put of `entity` in `mode`.
     pub fn new(entity: &'a E, mode: PutMode) -> Self {
-        Put { entity, mode, condition: None }
+        Put {
+            entity,
+            mode,
+            condition: None,
+        }
     }
 
     /// Adds a condition on the existing item, ANDed with the others.
@@ -66,7 +70,10 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// The item and condition this put writes; the size check included.
     pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
-        let mut item = self.entity.to_item().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let mut item = self
+            .entity
+            .to_item()
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let mut cond = match self.mode {
             PutMode::Upsert => None,
             PutMode::Create => Some(item_absent::<E>()),
@@ -120,7 +127,11 @@ impl<'a, E: Entity> Put<'a, E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
         let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
         let request = self.into_request()?;
-        store.put_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        store
+            .put_item(request)
+            .instrument(span)
+            .await
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         Ok(())
     }
 }

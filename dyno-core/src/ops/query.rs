@@ -26,7 +26,6 @@ pub struct Query<T: FromItem> {
     requests: Vec<QueryRequest>,
     sort_key: Option<String>,
     limit: Option<usize>,
-    projection_set: bool,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -36,7 +35,6 @@ impl<T: FromItem> Clone for Query<T> {
             requests: self.requests.clone(),
             sort_key: self.sort_key.clone(),
             limit: self.limit,
-            projection_set: self.projection_set,
             _t: PhantomData,
         }
     }
@@ -81,15 +79,22 @@ impl<T: FromItem> Query<T> {
         keys: Vec<KeyCondition>,
     ) -> Self {
         let table = table.into();
-        let requests = keys.into_iter().map(|k| QueryRequest::new(table.clone(), index, k)).collect();
+        let requests = keys
+            .into_iter()
+            .map(|k| QueryRequest::new(table.clone(), index, k))
+            .collect();
         Query::from_requests(requests, sort_key.map(str::to_owned))
     }
 
     fn from_requests(requests: Vec<QueryRequest>, sort_key: Option<String>) -> Self {
-        let mut q = Query { requests, sort_key, limit: None, projection_set: false, _t: PhantomData };
+        let mut q = Query {
+            requests,
+            sort_key,
+            limit: None,
+            _t: PhantomData,
+        };
         if let Some(attrs) = T::projection() {
             q = q.with_projection(attrs.iter().map(|a| Path::attr(*a)).collect());
-            q.projection_set = false;
         }
         q
     }
@@ -130,17 +135,20 @@ impl<T: FromItem> Query<T> {
     /// Reads only these attributes, instead of `T::projection()`. Keep the attributes `T` needs to
     /// recognise and decode its items (the entity-type attribute or the keys). The TTL attribute
     /// (and, on a sharded query, the sort key) are added when missing.
-    pub fn projection(mut self, paths: Vec<Path>) -> Self {
-        self = self.with_projection(paths);
-        self.projection_set = true;
-        self
+    pub fn projection(self, paths: Vec<Path>) -> Self {
+        self.with_projection(paths)
     }
 
     fn with_projection(self, mut paths: Vec<Path>) -> Self {
-        let extra = T::ttl_attribute().into_iter().chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1));
+        let extra = T::ttl_attribute()
+            .into_iter()
+            .chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1));
         let extra: Vec<String> = extra.map(str::to_owned).collect();
         for name in extra {
-            if !paths.iter().any(|p| p.top() == Some(name.as_str()) && p.0.len() == 1) {
+            if !paths
+                .iter()
+                .any(|p| p.top() == Some(name.as_str()) && p.0.len() == 1)
+            {
                 paths.push(Path::attr(name));
             }
         }
@@ -150,7 +158,7 @@ impl<T: FromItem> Query<T> {
     /// The first shard's request (the only one of an unsharded query), for inspection.
     pub fn request(&self) -> &QueryRequest {
         // An empty sharded query keeps a placeholder so that there is always a request to show.
-        static_empty_guard(&self.requests)
+        first_or_placeholder(&self.requests)
     }
 
     fn plan(&self) -> Plan {
@@ -193,7 +201,10 @@ impl<T: FromItem> Query<T> {
 
     /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
     /// the first error.
-    pub fn stream<'s, S: Store + ?Sized>(self, store: &'s S) -> impl Stream<Item = Result<T>> + Send + 's {
+    pub fn stream<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<T>> + Send + 's {
         let span = self.span("stream");
         let mut plan = self.plan();
         if self.requests.is_empty() {
@@ -206,9 +217,16 @@ impl<T: FromItem> Query<T> {
     /// resumes this query only; with any other query it is [`crate::Error::InvalidCursor`].
     ///
     /// A page holds the items of one request per shard; it can be empty while more pages follow.
-    pub async fn page<S: Store + ?Sized>(&self, store: &S, cursor: Option<&Cursor>) -> Result<PageOf<T>> {
+    pub async fn page<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        cursor: Option<&Cursor>,
+    ) -> Result<PageOf<T>> {
         if self.requests.is_empty() {
-            return Ok(PageOf { items: Vec::new(), cursor: None });
+            return Ok(PageOf {
+                items: Vec::new(),
+                cursor: None,
+            });
         }
         let fingerprint = self.fingerprint();
         let state = match cursor {
@@ -216,8 +234,15 @@ impl<T: FromItem> Query<T> {
             None => PageState::start(self.requests.len()),
         };
         let span = self.span("page");
-        let round = self.plan().round::<T, S>(store, &state).instrument(span).await?;
-        Ok(PageOf { items: round.items, cursor: round.next.map(|s| Cursor::new(fingerprint, s)) })
+        let round = self
+            .plan()
+            .round::<T, S>(store, &state)
+            .instrument(span)
+            .await?;
+        Ok(PageOf {
+            items: round.items,
+            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+        })
     }
 
     /// The first result, if any.
@@ -236,17 +261,24 @@ impl<T: FromItem> Query<T> {
             return Ok(0);
         }
         let span = self.span("count");
-        let n = Lanes::Query(self.requests).count(store).instrument(span).await?;
+        let n = Lanes::Query(self.requests)
+            .count(store)
+            .instrument(span)
+            .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
     }
 }
 
-fn static_empty_guard(requests: &[QueryRequest]) -> &QueryRequest {
+fn first_or_placeholder(requests: &[QueryRequest]) -> &QueryRequest {
     use std::sync::OnceLock;
     static EMPTY: OnceLock<QueryRequest> = OnceLock::new();
     requests.first().unwrap_or_else(|| {
         EMPTY.get_or_init(|| {
-            QueryRequest::new("", None, KeyCondition::partition("", crate::value::AttributeValue::S(String::new())))
+            QueryRequest::new(
+                "",
+                None,
+                KeyCondition::partition("", crate::value::AttributeValue::S(String::new())),
+            )
         })
     })
 }

@@ -30,7 +30,12 @@ pub struct Scan<T: FromItem> {
 
 impl<T: FromItem> Clone for Scan<T> {
     fn clone(&self) -> Self {
-        Scan { base: self.base.clone(), segments: self.segments, limit: self.limit, _t: PhantomData }
+        Scan {
+            base: self.base.clone(),
+            segments: self.segments,
+            limit: self.limit,
+            _t: PhantomData,
+        }
     }
 }
 
@@ -49,7 +54,10 @@ impl<T: FromItem> Scan<T> {
     /// A scan of `table`.
     pub fn new(table: impl Into<String>) -> Self {
         let mut s = Scan {
-            base: ScanRequest { table: table.into(), ..ScanRequest::default() },
+            base: ScanRequest {
+                table: table.into(),
+                ..ScanRequest::default()
+            },
             segments: 1,
             limit: None,
             _t: PhantomData,
@@ -125,13 +133,22 @@ impl<T: FromItem> Scan<T> {
         }
         Ok(Lanes::Scan(
             (0..self.segments)
-                .map(|i| ScanRequest { segment: Some((i, self.segments)), ..self.base.clone() })
+                .map(|i| ScanRequest {
+                    segment: Some((i, self.segments)),
+                    ..self.base.clone()
+                })
                 .collect(),
         ))
     }
 
     fn plan(&self) -> Result<Plan> {
-        Ok(Plan { lanes: self.lanes()?, sort_key: None, forward: true, limit: self.limit, ttl: T::ttl_attribute() })
+        Ok(Plan {
+            lanes: self.lanes()?,
+            sort_key: None,
+            forward: true,
+            limit: self.limit,
+            ttl: T::ttl_attribute(),
+        })
     }
 
     fn span(&self, op: &'static str) -> tracing::Span {
@@ -152,7 +169,10 @@ impl<T: FromItem> Scan<T> {
     }
 
     /// The results as a stream reading pages lazily; it ends after the first error.
-    pub fn stream<'s, S: Store + ?Sized>(self, store: &'s S) -> impl Stream<Item = Result<T>> + Send + 's {
+    pub fn stream<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<T>> + Send + 's {
         let span = self.span("stream");
         let inner = match self.plan() {
             Ok(plan) => futures::future::Either::Left(plan.stream::<T, S>(store)),
@@ -162,7 +182,11 @@ impl<T: FromItem> Scan<T> {
     }
 
     /// One page (one request per segment) starting at `cursor`, and the cursor of the next one.
-    pub async fn page<S: Store + ?Sized>(&self, store: &S, cursor: Option<&Cursor>) -> Result<PageOf<T>> {
+    pub async fn page<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        cursor: Option<&Cursor>,
+    ) -> Result<PageOf<T>> {
         let plan = self.plan()?;
         let mut w = Writer::default();
         plan.lanes.fingerprint_into(&mut w);
@@ -171,8 +195,14 @@ impl<T: FromItem> Scan<T> {
             Some(c) => c.state_for(fingerprint, plan.lanes.len())?.clone(),
             None => PageState::start(plan.lanes.len()),
         };
-        let round = plan.round::<T, S>(store, &state).instrument(self.span("page")).await?;
-        Ok(PageOf { items: round.items, cursor: round.next.map(|s| Cursor::new(fingerprint, s)) })
+        let round = plan
+            .round::<T, S>(store, &state)
+            .instrument(self.span("page"))
+            .await?;
+        Ok(PageOf {
+            items: round.items,
+            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+        })
     }
 
     /// The number of items matching the filter, counted by the store (`Select = COUNT`), capped

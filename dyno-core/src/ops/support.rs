@@ -61,7 +61,11 @@ pub(crate) fn hidden(item: &Item, ttl: Option<&str>) -> bool {
 pub(crate) fn check_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
     let size = item_size(item);
     if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge { entity, size, limit: MAX_ITEM_SIZE });
+        return Err(Error::ItemTooLarge {
+            entity,
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
     }
     Ok(())
 }
@@ -73,7 +77,11 @@ pub(crate) fn number(v: u64) -> AttributeValue {
 
 /// `version = v`; for `v = 0` ("no version seen"), the attribute is absent or 0.
 pub(crate) fn version_is(attribute: &str, v: u64) -> Condition {
-    let eq = Condition::Compare(Operand::Path(Path::attr(attribute)), Comparator::Eq, Operand::Value(number(v)));
+    let eq = Condition::Compare(
+        Operand::Path(Path::attr(attribute)),
+        Comparator::Eq,
+        Operand::Value(number(v)),
+    );
     if v == 0 {
         Condition::not_exists(attribute).or(eq)
     } else {
@@ -96,7 +104,10 @@ pub(crate) fn key_of(item: &Item, def: &TableDef) -> Result<Item> {
     def.key_names()
         .map(|name| match item.get(name) {
             Some(v) => Ok((name.to_owned(), v.clone())),
-            None => Err(Error::key(None, format!("item of table {} has no key attribute {name}", def.name))),
+            None => Err(Error::key(
+                None,
+                format!("item of table {} has no key attribute {name}", def.name),
+            )),
         })
         .collect()
 }

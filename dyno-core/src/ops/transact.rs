@@ -12,7 +12,9 @@ use super::{Delete, Key, Put, PutMode, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expr::Condition;
-use crate::store::{Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest};
+use crate::store::{
+    Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+};
 use crate::value::{item_size, Item, SharedItem};
 
 /// DynamoDB's maximum number of actions in one transaction.
@@ -60,7 +62,12 @@ impl Transaction {
         Self::default()
     }
 
-    fn push(mut self, entity: Option<&'static str>, action: Result<TransactWriteItem>, key: Option<Result<Item>>) -> Self {
+    fn push(
+        mut self,
+        entity: Option<&'static str>,
+        action: Result<TransactWriteItem>,
+        key: Option<Result<Item>>,
+    ) -> Self {
         if self.error.is_some() {
             return self;
         }
@@ -100,8 +107,15 @@ impl Transaction {
     }
 
     fn put_mode<E: Entity>(self, entity: &E, mode: PutMode) -> Self {
-        let key = entity.key().map_err(|e| e.for_entity(E::ENTITY_TYPE)).and_then(|k| key_of(&k, table_def::<E>()));
-        self.push(Some(E::ENTITY_TYPE), Put::new(entity, mode).into_transact(), Some(key))
+        let key = entity
+            .key()
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))
+            .and_then(|k| key_of(&k, table_def::<E>()));
+        self.push(
+            Some(E::ENTITY_TYPE),
+            Put::new(entity, mode).into_transact(),
+            Some(key),
+        )
     }
 
     /// Writes `entity` whether or not it exists (version-checked when versioned, like
@@ -174,7 +188,9 @@ impl Transaction {
             return Err(e);
         }
         if self.actions.is_empty() {
-            return Err(Error::validation("transaction: no action (DynamoDB needs 1 to 100)"));
+            return Err(Error::validation(
+                "transaction: no action (DynamoDB needs 1 to 100)",
+            ));
         }
         if self.actions.len() > MAX_TRANSACTION_ACTIONS {
             return Err(Error::validation(format!(
@@ -205,7 +221,10 @@ impl Transaction {
                 "transaction: items total {bytes} bytes, over DynamoDB's limit of {MAX_TRANSACTION_BYTES}"
             )));
         }
-        Ok(TransactWriteRequest { actions: self.actions, client_request_token: self.token })
+        Ok(TransactWriteRequest {
+            actions: self.actions,
+            client_request_token: self.token,
+        })
     }
 
     /// Runs the transaction.
@@ -260,14 +279,26 @@ impl Default for TransactGet {
 impl TransactGet {
     /// An empty read.
     pub fn new() -> Self {
-        TransactGet { gets: Vec::new(), ttls: Vec::new(), id: fastrand::u64(..) }
+        TransactGet {
+            gets: Vec::new(),
+            ttls: Vec::new(),
+            id: fastrand::u64(..),
+        }
     }
 
     /// Adds a read of `key`.
     pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
-        self.gets.push(TransactGetItem { table: table_name::<E>(), key: key.into_item(), projection: None });
+        self.gets.push(TransactGetItem {
+            table: table_name::<E>(),
+            key: key.into_item(),
+            projection: None,
+        });
         self.ttls.push(ttl_attribute::<E>());
-        TransactGetHandle { index: self.gets.len() - 1, id: self.id, _e: PhantomData }
+        TransactGetHandle {
+            index: self.gets.len() - 1,
+            id: self.id,
+            _e: PhantomData,
+        }
     }
 
     /// The number of reads.
@@ -290,15 +321,25 @@ impl TransactGet {
         }
         let span = tracing::debug_span!("dyno.transact_get", items = self.gets.len());
         let n = self.gets.len();
-        let out = store.transact_get(TransactGetRequest { gets: self.gets }).instrument(span).await?;
+        let out = store
+            .transact_get(TransactGetRequest { gets: self.gets })
+            .instrument(span)
+            .await?;
         if out.items.len() != n {
             return Err(Error::Service {
                 code: None,
-                message: format!("transactional read of {n} items returned {} results", out.items.len()),
+                message: format!(
+                    "transactional read of {n} items returned {} results",
+                    out.items.len()
+                ),
                 source: None,
             });
         }
-        Ok(TransactGetResults { items: out.items, ttls: self.ttls, id: self.id })
+        Ok(TransactGetResults {
+            items: out.items,
+            ttls: self.ttls,
+            id: self.id,
+        })
     }
 }
 
@@ -306,7 +347,9 @@ impl TransactGetResults {
     /// The entity read through `handle`: `None` when absent or expired.
     pub fn get<E: Entity>(&self, handle: &TransactGetHandle<E>) -> Result<Option<E>> {
         if handle.id != self.id {
-            return Err(Error::validation("transactional read: the handle belongs to another TransactGet"));
+            return Err(Error::validation(
+                "transactional read: the handle belongs to another TransactGet",
+            ));
         }
         match &self.items[handle.index] {
             Some(item) if !hidden(item, self.ttls[handle.index]) => decode::<E>(item).map(Some),

@@ -45,7 +45,13 @@ impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
 impl<E: Entity> UpdateBuilder<E> {
     /// An update of the item at `key`, with no action yet.
     pub fn new(key: Key<E>) -> Self {
-        UpdateBuilder { key, update: expr::Update::default(), condition: None, version: None, upsert: false }
+        UpdateBuilder {
+            key,
+            update: expr::Update::default(),
+            condition: None,
+            version: None,
+            upsert: false,
+        }
     }
 
     /// `SET path = value`.
@@ -99,7 +105,13 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// The request parts: actions (with version and entity type), condition; size checked.
     fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>)> {
-        let UpdateBuilder { key, mut update, condition, version, upsert } = self;
+        let UpdateBuilder {
+            key,
+            mut update,
+            condition,
+            version,
+            upsert,
+        } = self;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = (!upsert).then(item_exists::<E>);
         match (E::VERSION_ATTRIBUTE, version) {
@@ -127,7 +139,9 @@ impl<E: Entity> UpdateBuilder<E> {
                     Path::attr(type_attr),
                     SetValue::Operand(UpdateOperand::IfNotExists(
                         Path::attr(type_attr),
-                        Box::new(UpdateOperand::Value(AttributeValue::S(E::ENTITY_TYPE.to_owned()))),
+                        Box::new(UpdateOperand::Value(AttributeValue::S(
+                            E::ENTITY_TYPE.to_owned(),
+                        ))),
                     )),
                 ));
             }
@@ -169,11 +183,18 @@ impl<E: Entity> UpdateBuilder<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store.update_item(request).instrument(span).await.map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let out = store
+            .update_item(request)
+            .instrument(span)
+            .await
+            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         match out.attributes {
             Some(item) => decode::<E>(&item),
-            None => Err(Error::decode(format!("the updated {} (ReturnValues ALL_NEW)", E::ENTITY_TYPE), "no attributes")
-                .for_entity(E::ENTITY_TYPE)),
+            None => Err(Error::decode(
+                format!("the updated {} (ReturnValues ALL_NEW)", E::ENTITY_TYPE),
+                "no attributes",
+            )
+            .for_entity(E::ENTITY_TYPE)),
         }
     }
 }
@@ -199,7 +220,11 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
             };
     }
     if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge { entity: Some(E::ENTITY_TYPE), size, limit: MAX_ITEM_SIZE });
+        return Err(Error::ItemTooLarge {
+            entity: Some(E::ENTITY_TYPE),
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 mod dynamo;
 mod memory;
+mod rename;
 
 use std::fmt::Debug;
 
@@ -12,6 +13,7 @@ use async_trait::async_trait;
 
 pub use self::dynamo::DynamoStore;
 pub use self::memory::MemoryStore;
+pub use self::rename::TableNames;
 use crate::error::Result;
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::table::TableDef;

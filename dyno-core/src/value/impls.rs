@@ -492,7 +492,9 @@ pub struct Serde<T>(pub T);
 impl<T: serde::Serialize> ToAttribute for Serde<T> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         serde_dynamo::to_attribute_value::<_, AttributeValue>(&self.0)
-            .map(Some)
+            // A value that serializes to NULL (`None`, `()`) is an absent attribute, as `Option`
+            // is everywhere else; reading the absent attribute gives it back.
+            .map(|v| (!matches!(v, AttributeValue::Null(_))).then_some(v))
             .map_err(|e| Error::Encode {
                 entity: None,
                 attribute: None,

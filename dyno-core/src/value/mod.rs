@@ -2,6 +2,23 @@
 //!
 //! Items are the SDK's own `HashMap<String, AttributeValue>`; there is no second value type.
 //! `Option<T>` maps to an absent attribute, never to `NULL`.
+//!
+//! | Rust                                   | attribute                                      |
+//! |----------------------------------------|------------------------------------------------|
+//! | `String`, `&str`                       | `S`                                            |
+//! | `bool`                                 | `BOOL`                                         |
+//! | integers, `f32`, `f64`                 | `N` (NaN, infinities, out-of-range refused)    |
+//! | [`Bytes`], `Blob`                      | `B` (a plain `Vec<u8>` is a list of numbers)   |
+//! | `Vec<T>`                               | `L` (`None` elements as `NULL`)                |
+//! | `HashSet`/`BTreeSet` of strings, numbers, [`Bytes`] | `SS`/`NS`/`BS`, empty = absent    |
+//! | `HashMap`/`BTreeMap<String, T>`        | `M`                                            |
+//! | `Option<T>`                            | absent when `None`                             |
+//! | [`Serde<T>`]                           | through serde_dynamo (`#[dyno(serde)]`)        |
+//! | [`EpochSeconds<T>`]                    | `N` of epoch seconds (TTL attributes)          |
+//! | `uuid::Uuid` (feature `uuid`)          | `S`, hyphenated lowercase                      |
+//! | `time::OffsetDateTime`, `chrono::DateTime<Utc>` | `S`, `2024-01-02T03:04:05.000000000Z` |
+//! | `time::Date`, `chrono::NaiveDate`      | `S`, `YYYY-MM-DD`                              |
+//! | `rust_decimal::Decimal`                | `N`, exact and normalized                      |
 
 mod epoch;
 pub(crate) mod features;

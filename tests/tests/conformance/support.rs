@@ -5,12 +5,18 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Display};
 use std::sync::Arc;
 
-pub use dyno_core::expr::{Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, Update, UpdateOperand};
+pub use dyno_core::expr::{
+    Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, Update,
+    UpdateOperand,
+};
 pub use dyno_core::store::*;
 pub use dyno_core::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 pub use dyno_core::{AttributeValue, Error, Item};
-pub use crate::backend::BackendKind;
+pub use dyno_tests::backend::BackendKind;
 use futures::future::BoxFuture;
+
+/// A table a scenario needs: its logical name and its definition (renamed per run).
+pub type TableSpec = (&'static str, fn() -> TableDef);
 
 /// One scenario: tables it needs, the requests it makes (with the outcomes DynamoDB documents,
 /// checked on every backend), and the backends known to deviate from DynamoDB in it.
@@ -18,11 +24,40 @@ pub struct Scenario {
     /// What it covers.
     pub name: &'static str,
     /// Tables created before it runs: logical name and definition (renamed per run).
-    pub tables: &'static [(&'static str, fn() -> TableDef)],
+    pub tables: &'static [TableSpec],
     /// The requests and checks.
     pub run: for<'a> fn(&'a mut Ctx) -> BoxFuture<'a, ()>,
     /// Backends that deviate from DynamoDB's documented behaviour here, and how.
-    pub deviations: &'static [(BackendKind, &'static str)],
+    pub deviations: Vec<Deviation>,
+}
+
+/// How a backend deviates from DynamoDB's documentation in a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Deviation {
+    /// The backend.
+    pub backend: BackendKind,
+    /// What it does instead.
+    pub why: &'static str,
+    /// The scenario is not run on it (a request would bring the server down).
+    pub skip: bool,
+}
+
+/// `backend` answers differently from DynamoDB here (the difference must be observed).
+pub const fn differs(backend: BackendKind, why: &'static str) -> Deviation {
+    Deviation {
+        backend,
+        why,
+        skip: false,
+    }
+}
+
+/// `backend` crashes on a request of this scenario, which therefore does not run on it.
+pub const fn crashes(backend: BackendKind, why: &'static str) -> Deviation {
+    Deviation {
+        backend,
+        why,
+        skip: true,
+    }
 }
 
 /// The normalized result of one request.
@@ -35,20 +70,44 @@ pub enum Out {
     /// The attributes a write returned.
     Written(Option<Item>),
     /// A query page.
-    Page { items: Vec<Item>, count: usize, scanned: usize, lek: Option<Item> },
+    Page {
+        items: Vec<Item>,
+        count: usize,
+        scanned: usize,
+        lek: Option<Item>,
+    },
     /// A scan page: items sorted by key (scan order is the backend's hash order), and whether
     /// there is a next page.
-    ScanPage { items: Vec<Item>, count: usize, scanned: usize, more: bool },
+    ScanPage {
+        items: Vec<Item>,
+        count: usize,
+        scanned: usize,
+        more: bool,
+    },
     /// A whole paginated read: every page's items in order (scans: sorted), and the page count.
     AllPages { items: Vec<Item>, pages: usize },
     /// BatchGetItem: items (sorted) and the number of unprocessed keys.
-    Batch { items: Vec<(String, Item)>, unprocessed: usize },
+    Batch {
+        items: Vec<(String, Item)>,
+        unprocessed: usize,
+    },
     /// BatchWriteItem's unprocessed writes.
     Unprocessed(usize),
     /// TransactGetItems.
     Items(Vec<Option<Item>>),
     /// DescribeTable: key names, index names and TTL attribute.
-    Table { keys: Vec<String>, indexes: Vec<String>, ttl: Option<String> },
+    Table {
+        keys: Vec<String>,
+        indexes: Vec<String>,
+        ttl: Option<String>,
+    },
+    /// The shape of a page whose order DynamoDB leaves open: counts and the LastEvaluatedKey's
+    /// attribute names.
+    Shape {
+        count: usize,
+        scanned: usize,
+        lek: Option<Vec<String>>,
+    },
     /// An error, by kind.
     Err(Failure),
 }
@@ -57,6 +116,8 @@ pub enum Out {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
     Validation,
+    /// An item over 400 KB, refused before it is written (`Error::ItemTooLarge`).
+    TooLarge,
     ConditionFailed(Option<Item>),
     /// Reason codes in order, with the item returned for a failed condition.
     Canceled(Vec<(String, Option<Item>)>),
@@ -69,11 +130,17 @@ impl Out {
     fn from_error(e: &Error) -> Out {
         Out::Err(match e {
             Error::Validation { .. } => Failure::Validation,
+            Error::ItemTooLarge { .. } => Failure::TooLarge,
             Error::ConditionFailed { item, .. } => Failure::ConditionFailed(item.clone()),
             Error::TransactionCanceled { reasons } => Failure::Canceled(
                 reasons
                     .iter()
-                    .map(|r| (r.code.clone().unwrap_or_else(|| "None".to_owned()), r.item.clone()))
+                    .map(|r| {
+                        (
+                            r.code.clone().unwrap_or_else(|| "None".to_owned()),
+                            r.item.clone(),
+                        )
+                    })
                     .collect(),
             ),
             Error::ResourceNotFound { .. } => Failure::NotFound,
@@ -85,7 +152,9 @@ impl Out {
     /// The items of a page, a whole read, a get or a transactional read.
     pub fn items(&self) -> Vec<Item> {
         match self {
-            Out::Page { items, .. } | Out::ScanPage { items, .. } | Out::AllPages { items, .. } => items.clone(),
+            Out::Page { items, .. } | Out::ScanPage { items, .. } | Out::AllPages { items, .. } => {
+                items.clone()
+            }
             Out::Item(i) | Out::Written(i) => i.iter().cloned().collect(),
             Out::Batch { items, .. } => items.iter().map(|(_, i)| i.clone()).collect(),
             Out::Items(items) => items.iter().flatten().cloned().collect(),
@@ -112,7 +181,9 @@ impl Out {
     /// (Count, ScannedCount) of a page.
     pub fn counts(&self) -> (usize, usize) {
         match self {
-            Out::Page { count, scanned, .. } | Out::ScanPage { count, scanned, .. } => (*count, *scanned),
+            Out::Page { count, scanned, .. } | Out::ScanPage { count, scanned, .. } => {
+                (*count, *scanned)
+            }
             _ => (usize::MAX, usize::MAX),
         }
     }
@@ -129,29 +200,63 @@ impl Display for Out {
         match self {
             Out::Done => write!(f, "done"),
             Out::Item(i) => write!(f, "item {}", i.as_ref().map_or("none".into(), show)),
-            Out::Written(i) => write!(f, "written, returned {}", i.as_ref().map_or("none".into(), show)),
-            Out::Page { items: i, count, scanned, lek } => write!(
+            Out::Written(i) => write!(
+                f,
+                "written, returned {}",
+                i.as_ref().map_or("none".into(), show)
+            ),
+            Out::Page {
+                items: i,
+                count,
+                scanned,
+                lek,
+            } => write!(
                 f,
                 "page count={count} scanned={scanned} lek={} [{}]",
                 lek.as_ref().map_or("none".into(), show),
                 items(i)
             ),
-            Out::ScanPage { items: i, count, scanned, more } => {
-                write!(f, "scan page count={count} scanned={scanned} more={more} [{}]", items(i))
+            Out::ScanPage {
+                items: i,
+                count,
+                scanned,
+                more,
+            } => {
+                write!(
+                    f,
+                    "scan page count={count} scanned={scanned} more={more} [{}]",
+                    items(i)
+                )
             }
             Out::AllPages { items: i, pages } => write!(f, "{pages} pages [{}]", items(i)),
-            Out::Batch { items: i, unprocessed } => write!(
+            Out::Batch {
+                items: i,
+                unprocessed,
+            } => write!(
                 f,
                 "batch unprocessed={unprocessed} [{}]",
-                i.iter().map(|(t, i)| format!("{t}: {}", show(i))).collect::<Vec<_>>().join(", ")
+                i.iter()
+                    .map(|(t, i)| format!("{t}: {}", show(i)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Out::Unprocessed(n) => write!(f, "batch write, {n} unprocessed"),
             Out::Items(i) => write!(
                 f,
                 "items [{}]",
-                i.iter().map(|i| i.as_ref().map_or("none".into(), show)).collect::<Vec<_>>().join(", ")
+                i.iter()
+                    .map(|i| i.as_ref().map_or("none".into(), show))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            Out::Table { keys, indexes, ttl } => write!(f, "table keys={keys:?} indexes={indexes:?} ttl={ttl:?}"),
+            Out::Table { keys, indexes, ttl } => {
+                write!(f, "table keys={keys:?} indexes={indexes:?} ttl={ttl:?}")
+            }
+            Out::Shape {
+                count,
+                scanned,
+                lek,
+            } => write!(f, "page count={count} scanned={scanned} lek names={lek:?}"),
             Out::Err(e) => write!(f, "error {e:?}"),
         }
     }
@@ -160,7 +265,10 @@ impl Display for Out {
 /// An item as sorted, compact text.
 pub fn show(item: &Item) -> String {
     let sorted: BTreeMap<&String, String> = item.iter().map(|(k, v)| (k, show_value(v))).collect();
-    let parts: Vec<String> = sorted.into_iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    let parts: Vec<String> = sorted
+        .into_iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
     format!("{{{}}}", parts.join(", "))
 }
 
@@ -183,7 +291,10 @@ fn show_value(v: &AttributeValue) -> String {
             format!("NS{v:?}")
         }
         AttributeValue::Bs(v) => format!("BS({} values)", v.len()),
-        AttributeValue::L(l) => format!("[{}]", l.iter().map(show_value).collect::<Vec<_>>().join(", ")),
+        AttributeValue::L(l) => format!(
+            "[{}]",
+            l.iter().map(show_value).collect::<Vec<_>>().join(", ")
+        ),
         AttributeValue::M(m) => show(m),
         other => format!("{other:?}"),
     }
@@ -196,7 +307,9 @@ fn item_order(item: &Item) -> String {
 
 /// Sets compare as sets: sort their elements so that two backends' orders agree.
 fn canonical(item: &Item) -> Item {
-    item.iter().map(|(k, v)| (k.clone(), canonical_value(v))).collect()
+    item.iter()
+        .map(|(k, v)| (k.clone(), canonical_value(v)))
+        .collect()
 }
 
 fn canonical_value(v: &AttributeValue) -> AttributeValue {
@@ -236,8 +349,6 @@ fn sorted(mut items: Vec<Item>) -> Vec<Item> {
 pub struct Ctx {
     /// Backend name.
     pub backend: &'static str,
-    /// Backend kind.
-    pub kind: BackendKind,
     store: Arc<dyn Store>,
     tables: Vec<(&'static str, String)>,
     /// Every request's label and outcome, in order.
@@ -248,8 +359,18 @@ pub struct Ctx {
 
 impl Ctx {
     /// A context on `store` whose logical table names map to real ones.
-    pub fn new(backend: &'static str, kind: BackendKind, store: Arc<dyn Store>, tables: Vec<(&'static str, String)>) -> Self {
-        Ctx { backend, kind, store, tables, transcript: Vec::new(), failures: Vec::new() }
+    pub fn new(
+        backend: &'static str,
+        store: Arc<dyn Store>,
+        tables: Vec<(&'static str, String)>,
+    ) -> Self {
+        Ctx {
+            backend,
+            store,
+            tables,
+            transcript: Vec::new(),
+            failures: Vec::new(),
+        }
     }
 
     /// The store (for requests the helpers do not cover).
@@ -260,11 +381,17 @@ impl Ctx {
     /// The real name of logical table `t` (names that are not logical pass through: missing
     /// tables).
     pub fn t(&self, t: &str) -> String {
-        self.tables.iter().find(|(l, _)| *l == t).map_or_else(|| t.to_owned(), |(_, r)| r.clone())
+        self.tables
+            .iter()
+            .find(|(l, _)| *l == t)
+            .map_or_else(|| t.to_owned(), |(_, r)| r.clone())
     }
 
     fn logical(&self, real: &str) -> String {
-        self.tables.iter().find(|(_, r)| r == real).map_or_else(|| real.to_owned(), |(l, _)| (*l).to_owned())
+        self.tables
+            .iter()
+            .find(|(_, r)| r == real)
+            .map_or_else(|| real.to_owned(), |(l, _)| (*l).to_owned())
     }
 
     fn record(&mut self, label: &str, out: Out) -> Out {
@@ -282,21 +409,24 @@ impl Ctx {
     /// Checks `got == want`.
     pub fn eq<T: PartialEq + fmt::Debug>(&mut self, got: T, want: T, what: impl Display) {
         if got != want {
-            self.failures.push(format!("{what}: got {got:?}, want {want:?}"));
+            self.failures
+                .push(format!("{what}: got {got:?}, want {want:?}"));
         }
     }
 
     /// Checks that `out` succeeded.
     pub fn ok(&mut self, out: &Out, what: impl Display) {
         if !out.is_ok() {
-            self.failures.push(format!("{what}: expected success, got {out}"));
+            self.failures
+                .push(format!("{what}: expected success, got {out}"));
         }
     }
 
     /// Checks that `out` failed with `failure`.
     pub fn fails(&mut self, out: &Out, failure: Failure, what: impl Display) {
         if *out != Out::Err(failure.clone()) {
-            self.failures.push(format!("{what}: expected {failure:?}, got {out}"));
+            self.failures
+                .push(format!("{what}: expected {failure:?}, got {out}"));
         }
     }
 
@@ -307,14 +437,29 @@ impl Ctx {
 
     /// Checks the values of attribute `attr` in `out`'s items, in order.
     pub fn values(&mut self, out: &Out, attr: &str, want: &[&str], what: impl Display) {
-        let got: Vec<String> = out.items().iter().map(|i| i.get(attr).map_or("-".into(), text)).collect();
+        let got: Vec<String> = out
+            .items()
+            .iter()
+            .map(|i| i.get(attr).map_or("-".into(), text))
+            .collect();
         if got != want {
-            self.failures.push(format!("{what}: {attr} values {got:?}, want {want:?} (from {out})"));
+            self.failures.push(format!(
+                "{what}: {attr} values {got:?}, want {want:?} (from {out})"
+            ));
         }
     }
 
     pub async fn get(&mut self, label: &str, table: &str, key: Item) -> Out {
-        self.get_req(label, GetRequest { table: table.into(), key, consistent_read: false, projection: None }).await
+        self.get_req(
+            label,
+            GetRequest {
+                table: table.into(),
+                key,
+                consistent_read: false,
+                projection: None,
+            },
+        )
+        .await
     }
 
     pub async fn get_req(&mut self, label: &str, mut r: GetRequest) -> Out {
@@ -360,6 +505,39 @@ impl Ctx {
             Err(e) => Out::from_error(&e),
         };
         self.record(label, out)
+    }
+
+    /// One query page, recorded by its shape only (for pages whose order is unspecified).
+    pub async fn query_shape(&mut self, label: &str, mut r: QueryRequest) -> Out {
+        r.table = self.t(&r.table);
+        let out = match self.store.query(r).await {
+            Ok(p) => Out::Shape {
+                count: p.count,
+                scanned: p.scanned_count,
+                lek: p.last_evaluated_key.map(|k| {
+                    let mut names: Vec<String> = k.into_keys().collect();
+                    names.sort();
+                    names
+                }),
+            },
+            Err(e) => Out::from_error(&e),
+        };
+        self.record(label, out)
+    }
+
+    /// Every page of a query with the items sorted (for orders DynamoDB does not specify).
+    pub async fn query_all_unordered(&mut self, label: &str, r: QueryRequest) -> Out {
+        let out = match self.query_all(label, r).await {
+            Out::AllPages { items, pages } => Out::AllPages {
+                items: sorted(items),
+                pages,
+            },
+            other => other,
+        };
+        if let Some(last) = self.transcript.last_mut() {
+            last.1 = out.clone();
+        }
+        out
     }
 
     /// Every page of a query, following LastEvaluatedKey (at most 50 pages).
@@ -409,7 +587,12 @@ impl Ctx {
                     items.extend(canonical_items(&p.items));
                     match p.last_evaluated_key {
                         Some(k) if pages < 200 => r.exclusive_start_key = Some(k),
-                        _ => break Out::AllPages { items: sorted(items), pages },
+                        _ => {
+                            break Out::AllPages {
+                                items: sorted(items),
+                                pages,
+                            }
+                        }
                     }
                 }
                 Err(e) => break Out::from_error(&e),
@@ -424,10 +607,16 @@ impl Ctx {
         }
         let out = match self.store.batch_get(r).await {
             Ok(o) => {
-                let mut items: Vec<(String, Item)> =
-                    o.items.iter().map(|(t, i)| (self.logical(t), canonical(i))).collect();
+                let mut items: Vec<(String, Item)> = o
+                    .items
+                    .iter()
+                    .map(|(t, i)| (self.logical(t), canonical(i)))
+                    .collect();
                 items.sort_by_cached_key(|(t, i)| format!("{t} {}", item_order(i)));
-                Out::Batch { items, unprocessed: o.unprocessed_keys.len() }
+                Out::Batch {
+                    items,
+                    unprocessed: o.unprocessed_keys.len(),
+                }
             }
             Err(e) => Out::from_error(&e),
         };
@@ -437,7 +626,9 @@ impl Ctx {
     pub async fn batch_write(&mut self, label: &str, mut r: BatchWriteRequest) -> Out {
         for w in &mut r.writes {
             match w {
-                WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => *table = self.t(table),
+                WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => {
+                    *table = self.t(table)
+                }
             }
         }
         let out = match self.store.batch_write(r).await {
@@ -452,7 +643,12 @@ impl Ctx {
             g.table = self.t(&g.table);
         }
         let out = match self.store.transact_get(r).await {
-            Ok(o) => Out::Items(o.items.iter().map(|i| i.as_ref().map(|i| canonical(i))).collect()),
+            Ok(o) => Out::Items(
+                o.items
+                    .iter()
+                    .map(|i| i.as_ref().map(|i| canonical(i)))
+                    .collect(),
+            ),
             Err(e) => Out::from_error(&e),
         };
         self.record(label, out)
@@ -490,17 +686,31 @@ impl Ctx {
         let out = match self.store.describe_table(&real).await {
             Ok(d) => {
                 let def = d.definition;
-                let mut indexes: Vec<String> =
-                    def.global_indexes.iter().chain(&def.local_indexes).map(|i| i.name.clone()).collect();
+                let mut indexes: Vec<String> = def
+                    .global_indexes
+                    .iter()
+                    .chain(&def.local_indexes)
+                    .map(|i| i.name.clone())
+                    .collect();
                 indexes.sort();
-                Out::Table { keys: def.key_names().map(str::to_owned).collect(), indexes, ttl: def.ttl_attribute }
+                Out::Table {
+                    keys: def.key_names().map(str::to_owned).collect(),
+                    indexes,
+                    ttl: def.ttl_attribute,
+                }
             }
             Err(e) => Out::from_error(&e),
         };
         self.record(label, out)
     }
 
-    pub async fn update_ttl(&mut self, label: &str, table: &str, attribute: &str, enabled: bool) -> Out {
+    pub async fn update_ttl(
+        &mut self,
+        label: &str,
+        table: &str,
+        attribute: &str,
+        enabled: bool,
+    ) -> Out {
         let real = self.t(table);
         let out = done(self.store.update_ttl(&real, attribute, enabled).await);
         self.record(label, out)
@@ -511,7 +721,11 @@ fn written(r: dyno_core::Result<WriteOutput>) -> Out {
     match r {
         // An empty Attributes map (what the servers send when nothing matched ReturnValues)
         // means the same as none.
-        Ok(o) => Out::Written(o.attributes.filter(|a| !a.is_empty()).map(|a| canonical(&a))),
+        Ok(o) => Out::Written(
+            o.attributes
+                .filter(|a| !a.is_empty())
+                .map(|a| canonical(&a)),
+        ),
         Err(e) => Out::from_error(&e),
     }
 }
@@ -627,13 +841,19 @@ pub fn query(table: &str, index: Option<&str>, pk_name: &str, pk: AttributeValue
 
 /// A scan with defaults.
 pub fn scan(table: &str) -> ScanRequest {
-    ScanRequest { table: table.into(), ..ScanRequest::default() }
+    ScanRequest {
+        table: table.into(),
+        ..ScanRequest::default()
+    }
 }
 
 /// `SET path = value` actions.
 pub fn set(pairs: &[(&str, AttributeValue)]) -> Update {
     Update {
-        set: pairs.iter().map(|(p, v)| (Path::attr(*p), SetValue::value(v.clone()))).collect(),
+        set: pairs
+            .iter()
+            .map(|(p, v)| (Path::attr(*p), SetValue::value(v.clone())))
+            .collect(),
         ..Update::default()
     }
 }

@@ -6,64 +6,192 @@ use futures::future::BoxFuture;
 use crate::support::*;
 use crate::{BackendKind, HASH, MAIN};
 
-const NO_TRANSACTIONS: &[(BackendKind, &str)] =
-    &[(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems or TransactGetItems")];
+const NO_TRANSACTIONS: &[Deviation] = &[differs(
+    BackendKind::Dynalite,
+    "dynalite does not implement TransactWriteItems or TransactGetItems",
+)];
+
+const NO_TRANSACTIONS_NOR_TOKENS: &[Deviation] = &[
+    differs(
+        BackendKind::Dynalite,
+        "dynalite does not implement TransactWriteItems",
+    ),
+    differs(
+        BackendKind::Moto,
+        "moto ignores ClientRequestToken: a retry is applied again",
+    ),
+];
+
+const NO_TRANSACTIONAL_VALIDATION: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+    differs(BackendKind::Moto, "moto answers a plain ValidationException where DynamoDB cancels with a ValidationError reason"),
+];
+
+const MALFORMED: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+    differs(BackendKind::Moto, "moto fails with HTTP 500 on an empty transaction and cancels with reason KeyError on a malformed key"),
+];
+
+const TRANSACT_GET: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactGetItems"),
+    differs(BackendKind::Moto, "moto ignores ProjectionExpression in TransactGetItems and fails with HTTP 500 on an empty request"),
+];
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario { name: "a transaction applies every action", tables: &[MAIN, HASH], run: commit, deviations: NO_TRANSACTIONS },
-        Scenario { name: "a failed condition cancels every action, reasons in order", tables: &[MAIN], run: cancel, deviations: NO_TRANSACTIONS },
-        Scenario { name: "transaction limits: one action per item, 1..=100 actions", tables: &[MAIN], run: limits, deviations: NO_TRANSACTIONS },
-        Scenario { name: "idempotency tokens", tables: &[MAIN], run: idempotency, deviations: NO_TRANSACTIONS },
-        Scenario { name: "TransactGetItems", tables: &[MAIN, HASH], run: transact_get, deviations: NO_TRANSACTIONS },
+        Scenario {
+            name: "a transaction applies every action",
+            tables: &[MAIN, HASH],
+            run: commit,
+            deviations: NO_TRANSACTIONS.to_vec(),
+        },
+        Scenario {
+            name: "a failed condition cancels every action, reasons in order",
+            tables: &[MAIN],
+            run: cancel,
+            deviations: NO_TRANSACTIONS.to_vec(),
+        },
+        Scenario {
+            name: "an action failing at run time cancels with a ValidationError reason",
+            tables: &[MAIN],
+            run: runtime_validation,
+            deviations: NO_TRANSACTIONAL_VALIDATION.to_vec(),
+        },
+        Scenario {
+            name: "transaction limits: one action per item, 1..=100 actions",
+            tables: &[MAIN],
+            run: limits,
+            deviations: NO_TRANSACTIONS.to_vec(),
+        },
+        Scenario {
+            name: "malformed transactions are rejected",
+            tables: &[MAIN],
+            run: malformed,
+            deviations: MALFORMED.to_vec(),
+        },
+        Scenario {
+            name: "idempotency tokens",
+            tables: &[MAIN],
+            run: idempotency,
+            deviations: NO_TRANSACTIONS_NOR_TOKENS.to_vec(),
+        },
+        Scenario {
+            name: "TransactGetItems",
+            tables: &[MAIN, HASH],
+            run: transact_get,
+            deviations: TRANSACT_GET.to_vec(),
+        },
     ]
 }
 
 fn tx(actions: Vec<TransactWriteItem>) -> TransactWriteRequest {
-    TransactWriteRequest { actions, client_request_token: None }
+    TransactWriteRequest {
+        actions,
+        client_request_token: None,
+    }
 }
 
 fn tput(table: &str, item: Item, condition: Option<Condition>) -> TransactWriteItem {
-    TransactWriteItem::Put { table: table.into(), item, condition, return_old_on_condition_failure: false }
+    TransactWriteItem::Put {
+        table: table.into(),
+        item,
+        condition,
+        return_old_on_condition_failure: false,
+    }
 }
 
 fn tupdate(key: Item, update: Update, condition: Option<Condition>) -> TransactWriteItem {
-    TransactWriteItem::Update { table: "main".into(), key, update, condition, return_old_on_condition_failure: false }
+    TransactWriteItem::Update {
+        table: "main".into(),
+        key,
+        update,
+        condition,
+        return_old_on_condition_failure: false,
+    }
 }
 
 fn tcheck(key: Item, condition: Condition, return_old: bool) -> TransactWriteItem {
-    TransactWriteItem::ConditionCheck { table: "main".into(), key, condition, return_old_on_condition_failure: return_old }
+    TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key,
+        condition,
+        return_old_on_condition_failure: return_old,
+    }
 }
 
 fn counter_add(by: i64) -> Update {
-    Update { add: vec![(Path::attr("count"), n(by))], ..Update::default() }
+    Update {
+        add: vec![(Path::attr("count"), n(by))],
+        ..Update::default()
+    }
 }
 
 fn commit(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
-        c.put("account", "main", item! {"PK" => s("acct"), "SK" => s("1"), "balance" => n(100)}).await;
-        c.put("to delete", "main", item! {"PK" => s("old"), "SK" => s("1")}).await;
-        c.put("config", "main", item! {"PK" => s("config"), "SK" => s("1"), "open" => AttributeValue::Bool(true)}).await;
+        c.put(
+            "account",
+            "main",
+            item! {"PK" => s("acct"), "SK" => s("1"), "balance" => n(100)},
+        )
+        .await;
+        c.put(
+            "to delete",
+            "main",
+            item! {"PK" => s("old"), "SK" => s("1")},
+        )
+        .await;
+        c.put(
+            "config",
+            "main",
+            item! {"PK" => s("config"), "SK" => s("1"), "open" => AttributeValue::Bool(true)},
+        )
+        .await;
         let actions = vec![
             tupdate(
                 key("acct", "1"),
-                Update { add: vec![(Path::attr("balance"), n(-30))], ..Update::default() },
+                Update {
+                    add: vec![(Path::attr("balance"), n(-30))],
+                    ..Update::default()
+                },
                 Some(cmp("balance", Comparator::Ge, n(30))),
             ),
-            tput("main", item! {"PK" => s("order"), "SK" => s("1"), "amount" => n(30)}, Some(Condition::not_exists("PK"))),
-            TransactWriteItem::Delete { table: "main".into(), key: key("old", "1"), condition: Some(Condition::exists("PK")), return_old_on_condition_failure: false },
-            tput("hash", item! {"PK" => s("audit1"), "email" => s("a@x")}, None),
-            tcheck(key("config", "1"), Condition::eq("open", AttributeValue::Bool(true)), false),
+            tput(
+                "main",
+                item! {"PK" => s("order"), "SK" => s("1"), "amount" => n(30)},
+                Some(Condition::not_exists("PK")),
+            ),
+            TransactWriteItem::Delete {
+                table: "main".into(),
+                key: key("old", "1"),
+                condition: Some(Condition::exists("PK")),
+                return_old_on_condition_failure: false,
+            },
+            tput(
+                "hash",
+                item! {"PK" => s("audit1"), "email" => s("a@x")},
+                None,
+            ),
+            tcheck(
+                key("config", "1"),
+                Condition::eq("open", AttributeValue::Bool(true)),
+                false,
+            ),
         ];
         let o = c.transact_write("transfer", tx(actions)).await;
         c.eq(o, Out::Done, "committed");
         let o = c.get("balance", "main", key("acct", "1")).await;
-        c.eq(o.item().and_then(|i| i.get("balance").map(text)), Some("70".to_owned()), "debited");
+        c.eq(
+            o.item().and_then(|i| i.get("balance").map(text)),
+            Some("70".to_owned()),
+            "debited",
+        );
         let o = c.get("order", "main", key("order", "1")).await;
         c.check(o.item().is_some(), "order created");
         let o = c.get("deleted", "main", key("old", "1")).await;
         c.eq(o, Out::Item(None), "deleted");
-        let o = c.get("audit row", "hash", item! {"PK" => s("audit1")}).await;
+        let o = c
+            .get("audit row", "hash", item! {"PK" => s("audit1")})
+            .await;
         c.check(o.item().is_some(), "second table written");
     })
 }
@@ -72,14 +200,21 @@ fn cancel(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let current = item! {"PK" => s("p"), "SK" => s("locked"), "state" => s("locked")};
         c.put("locked item", "main", current.clone()).await;
-        c.put("counter", "main", item! {"PK" => s("p"), "SK" => s("counter"), "count" => n(1)}).await;
+        c.put(
+            "counter",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("counter"), "count" => n(1)},
+        )
+        .await;
         let actions = vec![
             tput("main", item! {"PK" => s("p"), "SK" => s("new")}, None),
             tcheck(key("p", "locked"), Condition::eq("state", s("open")), true),
             tupdate(key("p", "counter"), counter_add(1), None),
             tcheck(key("p", "absent"), Condition::exists("PK"), true),
         ];
-        let o = c.transact_write("cancelled by two conditions", tx(actions)).await;
+        let o = c
+            .transact_write("cancelled by two conditions", tx(actions))
+            .await;
         c.fails(
             &o,
             Failure::Canceled(vec![
@@ -92,16 +227,73 @@ fn cancel(c: &mut Ctx) -> BoxFuture<'_, ()> {
         );
         let o = c.get("nothing was put", "main", key("p", "new")).await;
         c.eq(o, Out::Item(None), "put rolled back");
-        let o = c.get("nothing was updated", "main", key("p", "counter")).await;
-        c.eq(o.item().and_then(|i| i.get("count").map(text)), Some("1".to_owned()), "update rolled back");
+        let o = c
+            .get("nothing was updated", "main", key("p", "counter"))
+            .await;
+        c.eq(
+            o.item().and_then(|i| i.get("count").map(text)),
+            Some("1".to_owned()),
+            "update rolled back",
+        );
+    })
+}
+
+fn runtime_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put(
+            "locked item",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("locked"), "state" => s("locked")},
+        )
+        .await;
+        c.put(
+            "counter",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("counter"), "count" => n(1)},
+        )
+        .await;
         let actions = vec![
             tupdate(key("p", "counter"), counter_add(1), None),
-            tupdate(key("p", "locked"), Update { add: vec![(Path::attr("state"), n(1))], ..Update::default() }, None),
+            tupdate(
+                key("p", "locked"),
+                Update {
+                    add: vec![(Path::attr("state"), n(1))],
+                    ..Update::default()
+                },
+                None,
+            ),
         ];
-        let o = c.transact_write("an update that fails at run time", tx(actions)).await;
-        c.fails(&o, Failure::Canceled(vec![("None".into(), None), ("ValidationError".into(), None)]), "validation reason");
+        let o = c
+            .transact_write("an update that fails at run time", tx(actions))
+            .await;
+        c.fails(
+            &o,
+            Failure::Canceled(vec![
+                ("None".into(), None),
+                ("ValidationError".into(), None),
+            ]),
+            "validation reason",
+        );
         let o = c.get("counter still 1", "main", key("p", "counter")).await;
-        c.eq(o.item().and_then(|i| i.get("count").map(text)), Some("1".to_owned()), "rolled back");
+        c.eq(
+            o.item().and_then(|i| i.get("count").map(text)),
+            Some("1".to_owned()),
+            "rolled back",
+        );
+    })
+}
+
+fn malformed(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let o = c.transact_write("no actions", tx(vec![])).await;
+        c.invalid(&o, "0 actions");
+        let actions = vec![tput("main", item! {"PK" => s("p")}, None)];
+        let o = c
+            .transact_write("a put without its sort key", tx(actions))
+            .await;
+        c.invalid(&o, "invalid key");
+        let o = c.scan("nothing written", scan("main")).await;
+        c.eq(o.counts(), (0, 0), "rejected transactions write nothing");
     })
 }
 
@@ -111,24 +303,43 @@ fn limits(c: &mut Ctx) -> BoxFuture<'_, ()> {
             tput("main", item! {"PK" => s("p"), "SK" => s("1")}, None),
             tupdate(key("p", "1"), counter_add(1), None),
         ];
-        let o = c.transact_write("two actions on one item", tx(actions)).await;
+        let o = c
+            .transact_write("two actions on one item", tx(actions))
+            .await;
         c.invalid(&o, "one action per item");
-        let actions = (0..101).map(|i| tput("main", item! {"PK" => s("p"), "SK" => s(format!("{i}"))}, None)).collect();
+        let actions = (0..101)
+            .map(|i| {
+                tput(
+                    "main",
+                    item! {"PK" => s("p"), "SK" => s(format!("{i}"))},
+                    None,
+                )
+            })
+            .collect();
         let o = c.transact_write("101 actions", tx(actions)).await;
         c.invalid(&o, "101 actions");
-        let o = c.transact_write("no actions", tx(vec![])).await;
-        c.invalid(&o, "0 actions");
         let o = c.scan("nothing written", scan("main")).await;
         c.eq(o.counts(), (0, 0), "rejected transactions write nothing");
-        let actions = (0..100).map(|i| tput("main", item! {"PK" => s("p"), "SK" => s(format!("{i:03}"))}, None)).collect();
+        let actions = (0..100)
+            .map(|i| {
+                tput(
+                    "main",
+                    item! {"PK" => s("p"), "SK" => s(format!("{i:03}"))},
+                    None,
+                )
+            })
+            .collect();
         let o = c.transact_write("100 actions", tx(actions)).await;
         c.eq(o, Out::Done, "100 actions");
-        let o = c.query("100 items", query("main", None, "PK", s("p"))).await;
+        let o = c
+            .query("100 items", query("main", None, "PK", s("p")))
+            .await;
         c.eq(o.counts(), (100, 100), "all written");
-        let actions = vec![tput("main", item! {"PK" => s("p")}, None)];
-        let o = c.transact_write("a put without its sort key", tx(actions)).await;
-        c.invalid(&o, "invalid key");
-        let actions = vec![tput("no-such-table", item! {"PK" => s("p"), "SK" => s("1")}, None)];
+        let actions = vec![tput(
+            "no-such-table",
+            item! {"PK" => s("p"), "SK" => s("1")},
+            None,
+        )];
         let o = c.transact_write("a missing table", tx(actions)).await;
         c.fails(&o, Failure::NotFound, "missing table");
     })
@@ -142,38 +353,85 @@ fn idempotency(c: &mut Ctx) -> BoxFuture<'_, ()> {
         };
         let o = c.transact_write("with a token", request.clone()).await;
         c.eq(o, Out::Done, "first");
-        let o = c.transact_write("the same request and token again", request.clone()).await;
+        let o = c
+            .transact_write("the same request and token again", request.clone())
+            .await;
         c.eq(o, Out::Done, "retry succeeds");
         let o = c.get("applied once", "main", key("p", "c")).await;
-        c.eq(o.item().and_then(|i| i.get("count").map(text)), Some("1".to_owned()), "not applied twice");
+        c.eq(
+            o.item().and_then(|i| i.get("count").map(text)),
+            Some("1".to_owned()),
+            "not applied twice",
+        );
         let mut other = request.clone();
         other.actions = vec![tupdate(key("p", "c"), counter_add(5), None)];
-        let o = c.transact_write("the same token with another request", other).await;
+        let o = c
+            .transact_write("the same token with another request", other)
+            .await;
         c.invalid(&o, "IdempotentParameterMismatch");
         let mut fresh = request;
         fresh.client_request_token = Some("token-0002".into());
         let o = c.transact_write("another token applies again", fresh).await;
         c.eq(o, Out::Done, "new token");
         let o = c.get("applied twice in all", "main", key("p", "c")).await;
-        c.eq(o.item().and_then(|i| i.get("count").map(text)), Some("2".to_owned()), "second token applied");
+        c.eq(
+            o.item().and_then(|i| i.get("count").map(text)),
+            Some("2".to_owned()),
+            "second token applied",
+        );
     })
 }
 
 fn transact_get(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
-        c.put("a", "main", item! {"PK" => s("p"), "SK" => s("a"), "x" => n(1), "y" => n(2)}).await;
+        c.put(
+            "a",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("a"), "x" => n(1), "y" => n(2)},
+        )
+        .await;
         c.put("h", "hash", item! {"PK" => s("h")}).await;
         let gets = vec![
-            TransactGetItem { table: "main".into(), key: key("p", "a"), projection: Some(vec![Path::attr("y")]) },
-            TransactGetItem { table: "main".into(), key: key("p", "missing"), projection: None },
-            TransactGetItem { table: "hash".into(), key: item! {"PK" => s("h")}, projection: None },
+            TransactGetItem {
+                table: "main".into(),
+                key: key("p", "a"),
+                projection: Some(vec![Path::attr("y")]),
+            },
+            TransactGetItem {
+                table: "main".into(),
+                key: key("p", "missing"),
+                projection: None,
+            },
+            TransactGetItem {
+                table: "hash".into(),
+                key: item! {"PK" => s("h")},
+                projection: None,
+            },
         ];
-        let o = c.transact_get("three reads", TransactGetRequest { gets }).await;
-        c.eq(o, Out::Items(vec![Some(item! {"y" => n(2)}), None, Some(item! {"PK" => s("h")})]), "reads in order");
-        let gets = vec![TransactGetItem { table: "main".into(), key: item! {"PK" => s("p")}, projection: None }];
-        let o = c.transact_get("a key without its sort key", TransactGetRequest { gets }).await;
+        let o = c
+            .transact_get("three reads", TransactGetRequest { gets })
+            .await;
+        c.eq(
+            o,
+            Out::Items(vec![
+                Some(item! {"y" => n(2)}),
+                None,
+                Some(item! {"PK" => s("h")}),
+            ]),
+            "reads in order",
+        );
+        let gets = vec![TransactGetItem {
+            table: "main".into(),
+            key: item! {"PK" => s("p")},
+            projection: None,
+        }];
+        let o = c
+            .transact_get("a key without its sort key", TransactGetRequest { gets })
+            .await;
         c.invalid(&o, "invalid key");
-        let o = c.transact_get("no reads", TransactGetRequest { gets: vec![] }).await;
+        let o = c
+            .transact_get("no reads", TransactGetRequest { gets: vec![] })
+            .await;
         c.invalid(&o, "0 reads");
     })
 }

@@ -23,7 +23,10 @@ fn n(v: impl ToString) -> AttributeValue {
 }
 
 fn item(pairs: &[(&str, AttributeValue)]) -> Item {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
 }
 
 fn key(pk: &str, sk: &str) -> Item {
@@ -69,21 +72,34 @@ fn put(store: &MemoryStore, it: Item) -> Result<WriteOutput> {
 }
 
 fn get(store: &MemoryStore, k: Item) -> Option<SharedItem> {
-    block_on(store.get_item(GetRequest { table: "Tbl".into(), key: k, consistent_read: false, projection: None }))
-        .unwrap()
-        .item
+    block_on(store.get_item(GetRequest {
+        table: "Tbl".into(),
+        key: k,
+        consistent_read: false,
+        projection: None,
+    }))
+    .unwrap()
+    .item
 }
 
 fn query_count(store: &MemoryStore, index: Option<&str>, pk_name: &str, pk: &str) -> usize {
-    block_on(store.query(QueryRequest::new("Tbl", index, KeyCondition::partition(pk_name, s(pk)))))
-        .unwrap()
-        .count
+    block_on(store.query(QueryRequest::new(
+        "Tbl",
+        index,
+        KeyCondition::partition(pk_name, s(pk)),
+    )))
+    .unwrap()
+    .count
 }
 
 fn scan_count(store: &MemoryStore, index: Option<&str>) -> usize {
-    block_on(store.scan(ScanRequest { table: "Tbl".into(), index: index.map(str::to_owned), ..ScanRequest::default() }))
-        .unwrap()
-        .count
+    block_on(store.scan(ScanRequest {
+        table: "Tbl".into(),
+        index: index.map(str::to_owned),
+        ..ScanRequest::default()
+    }))
+    .unwrap()
+    .count
 }
 
 /// Every index entry has its item and every indexable item its entries; counts agree.
@@ -106,10 +122,20 @@ fn check_invariants(store: &MemoryStore) {
                 }
             }
             let actual: usize = data.indexes[i].values().map(|p| p.len()).sum();
-            assert_eq!(actual, expected, "{}: index entries without items", index.name);
-            assert!(data.indexes[i].values().all(|p| !p.is_empty()), "empty index partitions are dropped");
+            assert_eq!(
+                actual, expected,
+                "{}: index entries without items",
+                index.name
+            );
+            assert!(
+                data.indexes[i].values().all(|p| !p.is_empty()),
+                "empty index partitions are dropped"
+            );
         }
-        assert!(data.partitions.values().all(|p| !p.is_empty()), "empty partitions are dropped");
+        assert!(
+            data.partitions.values().all(|p| !p.is_empty()),
+            "empty partitions are dropped"
+        );
     }
 }
 
@@ -130,40 +156,90 @@ fn expired_items_disappear_from_every_read_at_once() {
         ]),
     )
     .unwrap();
-    put(&t.store, item(&[("PK", s("p")), ("SK", s("2")), ("GPK", s("g")), ("GSK", s("y"))])).unwrap();
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("2")),
+            ("GPK", s("g")),
+            ("GSK", s("y")),
+        ]),
+    )
+    .unwrap();
     assert!(get(&t.store, key("p", "1")).is_some());
     t.advance(10);
-    assert!(get(&t.store, key("p", "1")).is_some(), "an item expiring now is still live");
+    assert!(
+        get(&t.store, key("p", "1")).is_some(),
+        "an item expiring now is still live"
+    );
     t.advance(1);
     assert!(get(&t.store, key("p", "1")).is_none(), "get");
     assert_eq!(query_count(&t.store, None, "PK", "p"), 1, "query");
-    assert_eq!(query_count(&t.store, Some("Gsi"), "GPK", "g"), 1, "GSI query (KEYS_ONLY: no TTL attribute in the index)");
-    assert_eq!(query_count(&t.store, Some("Lsi"), "PK", "p"), 0, "LSI query");
+    assert_eq!(
+        query_count(&t.store, Some("Gsi"), "GPK", "g"),
+        1,
+        "GSI query (KEYS_ONLY: no TTL attribute in the index)"
+    );
+    assert_eq!(
+        query_count(&t.store, Some("Lsi"), "PK", "p"),
+        0,
+        "LSI query"
+    );
     assert_eq!(scan_count(&t.store, None), 1, "scan");
     assert_eq!(scan_count(&t.store, Some("Gsi")), 1, "index scan");
     let batch = block_on(t.store.batch_get(BatchGetRequest {
-        keys: vec![TableKey { table: "Tbl".into(), key: key("p", "1") }, TableKey { table: "Tbl".into(), key: key("p", "2") }],
+        keys: vec![
+            TableKey {
+                table: "Tbl".into(),
+                key: key("p", "1"),
+            },
+            TableKey {
+                table: "Tbl".into(),
+                key: key("p", "2"),
+            },
+        ],
         consistent_read: false,
     }))
     .unwrap();
     assert_eq!(batch.items.len(), 1, "batch get");
     let tx = block_on(t.store.transact_get(TransactGetRequest {
-        gets: vec![TransactGetItem { table: "Tbl".into(), key: key("p", "1"), projection: None }],
+        gets: vec![TransactGetItem {
+            table: "Tbl".into(),
+            key: key("p", "1"),
+            projection: None,
+        }],
     }))
     .unwrap();
     assert!(tx.items[0].is_none(), "transact get");
     let described = block_on(t.store.describe_table("Tbl")).unwrap();
     assert_eq!(described.item_count, Some(1), "item count");
-    assert_eq!(described.definition.ttl_attribute.as_deref(), Some("expires"));
+    assert_eq!(
+        described.definition.ttl_attribute.as_deref(),
+        Some("expires")
+    );
 }
 
 #[test]
 fn expired_items_count_as_absent_for_writes_and_are_purged_on_write() {
     let t = Timed::new();
     block_on(t.store.create_table(&table_def())).unwrap();
-    put(&t.store, item(&[("PK", s("p")), ("SK", s("1")), ("expires", n(T0 + 5)), ("v", n(1)), ("GPK", s("g")), ("GSK", s("a"))]))
-        .unwrap();
-    put(&t.store, item(&[("PK", s("q")), ("SK", s("1")), ("expires", n(T0 + 5))])).unwrap();
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("1")),
+            ("expires", n(T0 + 5)),
+            ("v", n(1)),
+            ("GPK", s("g")),
+            ("GSK", s("a")),
+        ]),
+    )
+    .unwrap();
+    put(
+        &t.store,
+        item(&[("PK", s("q")), ("SK", s("1")), ("expires", n(T0 + 5))]),
+    )
+    .unwrap();
     t.advance(60);
     // The write sees no item: create-if-absent succeeds and returns no old item.
     let out = block_on(t.store.put_item(PutRequest {
@@ -191,24 +267,76 @@ fn sweep_removes_expired_items_and_ttl_changes_recompute_expiry() {
     let mut def = table_def();
     def.ttl_attribute = None;
     block_on(t.store.create_table(&def)).unwrap();
-    put(&t.store, item(&[("PK", s("p")), ("SK", s("1")), ("expires", n(T0 - 1)), ("GPK", s("g")), ("GSK", s("a"))])).unwrap();
-    put(&t.store, item(&[("PK", s("p")), ("SK", s("2")), ("expires", s("not a number"))])).unwrap();
-    put(&t.store, item(&[("PK", s("p")), ("SK", s("3")), ("expires", n("1700000000.5"))])).unwrap();
-    assert_eq!(query_count(&t.store, None, "PK", "p"), 3, "TTL disabled: nothing expires");
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("1")),
+            ("expires", n(T0 - 1)),
+            ("GPK", s("g")),
+            ("GSK", s("a")),
+        ]),
+    )
+    .unwrap();
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("2")),
+            ("expires", s("not a number")),
+        ]),
+    )
+    .unwrap();
+    put(
+        &t.store,
+        item(&[
+            ("PK", s("p")),
+            ("SK", s("3")),
+            ("expires", n("1700000000.5")),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(
+        query_count(&t.store, None, "PK", "p"),
+        3,
+        "TTL disabled: nothing expires"
+    );
     block_on(t.store.update_ttl("Tbl", "expires", true)).unwrap();
-    assert_eq!(query_count(&t.store, None, "PK", "p"), 2, "past expiry hidden once TTL is on");
-    assert_eq!(query_count(&t.store, Some("Gsi"), "GPK", "g"), 0, "index entries follow the new expiry");
+    assert_eq!(
+        query_count(&t.store, None, "PK", "p"),
+        2,
+        "past expiry hidden once TTL is on"
+    );
+    assert_eq!(
+        query_count(&t.store, Some("Gsi"), "GPK", "g"),
+        0,
+        "index entries follow the new expiry"
+    );
     t.advance(1);
-    assert_eq!(query_count(&t.store, None, "PK", "p"), 1, "fractional expiry");
+    assert_eq!(
+        query_count(&t.store, None, "PK", "p"),
+        1,
+        "fractional expiry"
+    );
     t.store.sweep_expired();
     {
         let tables = read_lock(&t.store.tables);
-        assert_eq!(read_lock(&tables["Tbl"].data).len, 1, "sweep removed both expired items");
+        assert_eq!(
+            read_lock(&tables["Tbl"].data).len,
+            1,
+            "sweep removed both expired items"
+        );
     }
     check_invariants(&t.store);
-    assert!(block_on(t.store.update_ttl("Tbl", "other", false)).is_err(), "disable with another attribute");
+    assert!(
+        block_on(t.store.update_ttl("Tbl", "other", false)).is_err(),
+        "disable with another attribute"
+    );
     block_on(t.store.update_ttl("Tbl", "expires", false)).unwrap();
-    assert!(block_on(t.store.update_ttl("Tbl", "expires", false)).is_err(), "already disabled");
+    assert!(
+        block_on(t.store.update_ttl("Tbl", "expires", false)).is_err(),
+        "already disabled"
+    );
 }
 
 #[test]
@@ -219,20 +347,32 @@ fn idempotency_tokens_expire_after_ten_minutes() {
         actions: vec![TransactWriteItem::Update {
             table: "Tbl".into(),
             key: key("p", "c"),
-            update: Update { add: vec![(Path::attr("count"), n(1))], ..Update::default() },
+            update: Update {
+                add: vec![(Path::attr("count"), n(1))],
+                ..Update::default()
+            },
             condition: None,
             return_old_on_condition_failure: false,
         }],
         client_request_token: Some("tok".into()),
     };
-    let count = |store: &MemoryStore| get(store, key("p", "c")).and_then(|i| i.get("count").cloned());
+    let count =
+        |store: &MemoryStore| get(store, key("p", "c")).and_then(|i| i.get("count").cloned());
     block_on(t.store.transact_write(request.clone())).unwrap();
     t.advance(599);
     block_on(t.store.transact_write(request.clone())).unwrap();
-    assert_eq!(count(&t.store), Some(n(1)), "retry within 10 minutes is not applied");
+    assert_eq!(
+        count(&t.store),
+        Some(n(1)),
+        "retry within 10 minutes is not applied"
+    );
     t.advance(2);
     block_on(t.store.transact_write(request)).unwrap();
-    assert_eq!(count(&t.store), Some(n(2)), "after 10 minutes the token is forgotten");
+    assert_eq!(
+        count(&t.store),
+        Some(n(2)),
+        "after 10 minutes the token is forgotten"
+    );
 }
 
 #[test]
@@ -253,7 +393,10 @@ fn writes_keep_indexes_consistent() {
     check_invariants(&store);
     for i in (0..50).step_by(4) {
         let update = Update {
-            set: vec![(Path::attr("GPK"), SetValue::value(s("moved"))), (Path::attr("GSK"), SetValue::value(s("m")))],
+            set: vec![
+                (Path::attr("GPK"), SetValue::value(s("moved"))),
+                (Path::attr("GSK"), SetValue::value(s("m"))),
+            ],
             remove: vec![Path::attr("LSK")],
             ..Update::default()
         };
@@ -269,12 +412,72 @@ fn writes_keep_indexes_consistent() {
     }
     check_invariants(&store);
     let writes = (0..25)
-        .map(|i| WriteRequest::Delete { table: "Tbl".into(), key: key(&format!("p{}", i % 5), &format!("{i}")) })
+        .map(|i| WriteRequest::Delete {
+            table: "Tbl".into(),
+            key: key(&format!("p{}", i % 5), &format!("{i}")),
+        })
         .collect();
     block_on(store.batch_write(BatchWriteRequest { writes })).unwrap();
     check_invariants(&store);
     assert_eq!(scan_count(&store, None), 25);
-    assert_eq!(query_count(&store, Some("Gsi"), "GPK", "moved"), 6, "items 28..=48 step 4 remain moved");
+    assert_eq!(
+        query_count(&store, Some("Gsi"), "GPK", "moved"),
+        6,
+        "items 28..=48 step 4 remain moved"
+    );
+}
+
+#[test]
+fn batch_get_returns_at_most_16_mb_and_the_rest_as_unprocessed() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&TableDef::new("Tbl", "PK", Some("SK")))).unwrap();
+    let big = "x".repeat(390 * 1024);
+    for i in 0..50 {
+        let mut it = key("p", &format!("{i:02}"));
+        it.insert("data".into(), s(&big));
+        put(&store, it).unwrap();
+    }
+    let keys: Vec<TableKey> = (0..50)
+        .map(|i| TableKey {
+            table: "Tbl".into(),
+            key: key("p", &format!("{i:02}")),
+        })
+        .collect();
+    let out = block_on(store.batch_get(BatchGetRequest {
+        keys: keys.clone(),
+        consistent_read: false,
+    }))
+    .unwrap();
+    let returned: usize = out
+        .items
+        .iter()
+        .map(|(_, i)| crate::value::item_size(i))
+        .sum();
+    assert!(
+        returned <= 16 * 1024 * 1024,
+        "response within 16 MB, got {returned} bytes"
+    );
+    assert_eq!(out.items.len(), 42, "as many 390 KB items as fit in 16 MB");
+    assert_eq!(
+        out.items.len() + out.unprocessed_keys.len(),
+        50,
+        "every key is returned or unprocessed"
+    );
+    let unprocessed = block_on(store.batch_get(BatchGetRequest {
+        keys: out.unprocessed_keys,
+        consistent_read: false,
+    }))
+    .unwrap();
+    assert_eq!(unprocessed.items.len(), 8, "the retry reads the rest");
+    assert!(unprocessed.unprocessed_keys.is_empty());
+    let dup = vec![keys[0].clone(), keys[0].clone()];
+    assert!(matches!(
+        block_on(store.batch_get(BatchGetRequest {
+            keys: dup,
+            consistent_read: false
+        })),
+        Err(Error::Validation { .. })
+    ));
 }
 
 #[test]
@@ -292,7 +495,12 @@ fn reads_share_items_without_copying() {
     let a = get(&store, key("p", "1")).unwrap();
     let b = get(&store, key("p", "1")).unwrap();
     assert!(Arc::ptr_eq(&a, &b), "two gets return the same shared item");
-    let page = block_on(store.query(QueryRequest::new("Tbl", None, KeyCondition::partition("PK", s("p"))))).unwrap();
+    let page = block_on(store.query(QueryRequest::new(
+        "Tbl",
+        None,
+        KeyCondition::partition("PK", s("p")),
+    )))
+    .unwrap();
     assert!(Arc::ptr_eq(&a, &page.items[0]), "queries too");
 }
 
@@ -300,15 +508,47 @@ fn reads_share_items_without_copying() {
 fn table_definitions_are_validated() {
     let store = MemoryStore::new();
     let too_many_lsis = (0..6).fold(TableDef::new("Tbl", "PK", Some("SK")), |d, i| {
-        d.local_index(IndexDef::new(format!("L{i}x"), "PK", Some(&format!("A{i}"))))
+        d.local_index(IndexDef::new(
+            format!("L{i}x"),
+            "PK",
+            Some(&format!("A{i}")),
+        ))
     });
-    assert!(matches!(block_on(store.create_table(&too_many_lsis)), Err(Error::Validation { .. })));
+    assert!(matches!(
+        block_on(store.create_table(&too_many_lsis)),
+        Err(Error::Validation { .. })
+    ));
     let include_nothing = TableDef::new("Tbl", "PK", Some("SK"))
         .global_index(IndexDef::new("Gxx", "A", None).projection(Projection::Include(vec![])));
-    assert!(matches!(block_on(store.create_table(&include_nothing)), Err(Error::Validation { .. })));
+    assert!(matches!(
+        block_on(store.create_table(&include_nothing)),
+        Err(Error::Validation { .. })
+    ));
+    // One attribute typed S by the table and N by an index: CreateTable cannot express it, so
+    // it is refused rather than silently typed one way.
+    let mut conflict = TableDef::new("Tbl", "PK", Some("SK"));
+    conflict.global_indexes.push(IndexDef {
+        name: "Idx".into(),
+        partition_key: crate::table::KeyAttribute::new("SK", crate::table::ScalarType::N),
+        sort_key: None,
+        projection: Projection::All,
+    });
+    assert!(matches!(
+        block_on(store.create_table(&conflict)),
+        Err(Error::Validation { .. })
+    ));
     let same_keys = TableDef::new("Tbl", "PK", Some("PK"));
-    assert!(matches!(block_on(store.create_table(&same_keys)), Err(Error::Validation { .. })));
+    assert!(matches!(
+        block_on(store.create_table(&same_keys)),
+        Err(Error::Validation { .. })
+    ));
     block_on(store.create_table(&table_def())).unwrap();
-    assert!(matches!(block_on(store.create_table(&table_def())), Err(Error::ResourceInUse { .. })));
-    assert!(format!("{store:?}").contains("\"T\""), "Debug lists the tables");
+    assert!(matches!(
+        block_on(store.create_table(&table_def())),
+        Err(Error::ResourceInUse { .. })
+    ));
+    assert!(
+        format!("{store:?}").contains("\"Tbl\""),
+        "Debug lists the tables"
+    );
 }

@@ -1,0 +1,545 @@
+//! `DynamoStore`: the `Store` on aws-sdk-dynamodb.
+//!
+//! Requests are converted in [`convert`] (expressions rendered with one set of placeholders per
+//! request, item sizes checked before anything is sent) and errors mapped in [`error`]. Every call
+//! runs in a `dynamodb` tracing span with `db.system`, `db.operation`, `db.name` and the consumed
+//! capacity (every request asks for `ReturnConsumedCapacity = TOTAL`).
+//!
+//! Retries: the SDK's standard retry mode stays on (3 attempts, exponential backoff with jitter,
+//! for throttling, 5xx and transient transport errors). It retries a whole request; dyno's batch
+//! engine retries the unprocessed part of a successful batch itself, so the two do not overlap.
+//! An error that survives the SDK's attempts reaches the caller typed ([`Error::Throttled`],
+//! [`Error::OutcomeUnknown`]...) for the batch engine or the application to decide.
+//!
+//! TTL: `create_table` of a definition with a TTL attribute enables TTL after the table is
+//! active. Against a server without TTL (dynalite answers `UnknownOperationException`) the table is
+//! still created, a warning is logged, and [`Store::describe_table`] then reports no TTL attribute;
+//! an explicit [`Store::update_ttl`] on such a server fails with [`Error::Service`].
+
+mod convert;
+mod error;
+
+use std::future::Future;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_config::BehaviorVersion;
+use aws_sdk_dynamodb::config::{Credentials, Region};
+use aws_sdk_dynamodb::types as sdk;
+use tracing::field::Empty;
+use tracing::{Instrument, Span};
+
+use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation};
+use super::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+};
+use crate::error::{Error, Result};
+use crate::table::TableDef;
+
+/// How long `create_table` and `delete_table` wait for the table to become active or gone.
+const TABLE_WAIT: Duration = Duration::from_secs(120);
+
+/// The store on Amazon DynamoDB (or any server that speaks its API).
+///
+/// ```no_run
+/// # async fn demo() -> dyno_core::Result<()> {
+/// use dyno_core::{DynamoStore, Store};
+/// // Region, credentials and AWS_ENDPOINT_URL_DYNAMODB from the environment.
+/// let store = DynamoStore::from_env().await;
+/// let table = store.describe_table("ECommerce").await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct DynamoStore {
+    client: aws_sdk_dynamodb::Client,
+}
+
+impl DynamoStore {
+    /// A store on an SDK client configured by the caller.
+    pub fn new(client: aws_sdk_dynamodb::Client) -> Self {
+        DynamoStore { client }
+    }
+
+    /// A store configured from the standard AWS environment (region, credentials, and
+    /// `AWS_ENDPOINT_URL_DYNAMODB`), with the SDK's standard retries.
+    pub async fn from_env() -> Self {
+        let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
+        Self::new(aws_sdk_dynamodb::Client::new(&config))
+    }
+
+    /// A store on a local DynamoDB-compatible server (dynalite, moto, DynamoDB Local) at
+    /// `endpoint`, with fixed dummy credentials and region `us-east-1` whatever the environment
+    /// says, so tests never pick up real credentials. Standard retries as on AWS; each attempt is
+    /// bounded (30 s) so a wedged server fails the call with [`Error::OutcomeUnknown`] instead of
+    /// hanging it.
+    pub async fn local(endpoint: &str) -> Self {
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(Duration::from_secs(3))
+            .operation_attempt_timeout(Duration::from_secs(30))
+            .build();
+        let config = aws_config::defaults(BehaviorVersion::latest())
+            .region(Region::new("us-east-1"))
+            .credentials_provider(Credentials::new(
+                "dyno-local",
+                "dyno-local",
+                None,
+                None,
+                "dyno-local",
+            ))
+            .endpoint_url(endpoint)
+            .retry_config(RetryConfig::standard())
+            .timeout_config(timeouts)
+            .load()
+            .await;
+        Self::new(aws_sdk_dynamodb::Client::new(&config))
+    }
+
+    /// The SDK client, for calls the `Store` trait does not cover.
+    pub fn client(&self) -> &aws_sdk_dynamodb::Client {
+        &self.client
+    }
+
+    /// Polls DescribeTable until the table and its global indexes are active.
+    async fn wait_until_active(&self, table: &str) -> Result<()> {
+        let deadline = tokio::time::Instant::now() + TABLE_WAIT;
+        let mut delay = Duration::from_millis(20);
+        loop {
+            let status = match self.client.describe_table().table_name(table).send().await {
+                Ok(out) => out.table.map(|t| {
+                    let table_active =
+                        matches!(t.table_status(), None | Some(sdk::TableStatus::Active));
+                    let indexes_active = t
+                        .global_secondary_indexes()
+                        .iter()
+                        .all(|g| matches!(g.index_status(), None | Some(sdk::IndexStatus::Active)));
+                    (
+                        table_active && indexes_active,
+                        t.table_status().map(|s| s.as_str().to_owned()),
+                    )
+                }),
+                // Right after CreateTable, DynamoDB may not describe the table yet.
+                Err(e) => match from_sdk("DescribeTable", e) {
+                    Error::ResourceNotFound { .. } => None,
+                    other => return Err(other),
+                },
+            };
+            if let Some((true, _)) = status {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                let found = status
+                    .and_then(|s| s.1)
+                    .unwrap_or_else(|| "not found".to_owned());
+                return Err(Error::Service {
+                    code: None,
+                    message: format!(
+                        "table {table} is not active after {} s (status: {found})",
+                        TABLE_WAIT.as_secs()
+                    ),
+                    source: None,
+                });
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_millis(500));
+        }
+    }
+
+    /// Polls DescribeTable until the table is gone, so its name can be reused at once.
+    async fn wait_until_deleted(&self, table: &str) -> Result<()> {
+        let deadline = tokio::time::Instant::now() + TABLE_WAIT;
+        let mut delay = Duration::from_millis(20);
+        loop {
+            match self.client.describe_table().table_name(table).send().await {
+                Ok(_) => {}
+                Err(e) => match from_sdk("DescribeTable", e) {
+                    Error::ResourceNotFound { .. } => return Ok(()),
+                    other => return Err(other),
+                },
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(Error::Service {
+                    code: None,
+                    message: format!(
+                        "table {table} still exists {} s after DeleteTable",
+                        TABLE_WAIT.as_secs()
+                    ),
+                    source: None,
+                });
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(Duration::from_millis(500));
+        }
+    }
+
+    async fn set_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+        let spec = sdk::TimeToLiveSpecification::builder()
+            .attribute_name(attribute)
+            .enabled(enabled)
+            .build()
+            .map_err(|e| error::build_error("TimeToLiveSpecification", e))?;
+        match self.client.update_time_to_live().table_name(table).time_to_live_specification(spec).send().await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(match from_sdk("UpdateTimeToLive", e) {
+                Error::Service { code: Some(code), source, .. } if is_unsupported_code(&code) => Error::Service {
+                    code: Some(code),
+                    message: format!(
+                        "this server does not implement UpdateTimeToLive, so TTL cannot be {} on table {table} \
+                         (dynalite has no TTL; DynamoDB and moto do)",
+                        if enabled { "enabled" } else { "disabled" }
+                    ),
+                    source,
+                },
+                other => other,
+            }),
+        }
+    }
+
+    /// DescribeTimeToLive: the TTL attribute when TTL is enabled (or being enabled).
+    async fn ttl_attribute(&self, table: &str) -> Result<Option<String>> {
+        match self
+            .client
+            .describe_time_to_live()
+            .table_name(table)
+            .send()
+            .await
+        {
+            Ok(out) => Ok(out.time_to_live_description.and_then(|d| {
+                let on = matches!(
+                    d.time_to_live_status(),
+                    Some(sdk::TimeToLiveStatus::Enabled | sdk::TimeToLiveStatus::Enabling)
+                );
+                on.then_some(d.attribute_name).flatten()
+            })),
+            Err(e) => match from_sdk("DescribeTimeToLive", e) {
+                // A server without TTL has no TTL attribute to report.
+                e if is_unsupported_operation(&e) => Ok(None),
+                e => Err(e),
+            },
+        }
+    }
+}
+
+/// DynamoDB refuses a batch or transaction with nothing in it; say so without a round trip (moto
+/// answers an empty transaction with an HTTP 500).
+fn empty_request(operation: &str, what: &str) -> Error {
+    Error::validation(format!("{operation} needs at least one {what}, found none"))
+}
+
+/// The span of one call.
+fn span(operation: &'static str, table: &str) -> Span {
+    tracing::info_span!(
+        "dynamodb",
+        db.system = "dynamodb",
+        db.operation = operation,
+        db.name = table,
+        consumed_capacity = Empty,
+        error = Empty,
+    )
+}
+
+fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<f64> {
+    cc.and_then(|c| c.capacity_units)
+}
+
+/// The tables of a batch or transaction, for the span (`A` or `A,B`).
+fn table_names<'a>(tables: impl Iterator<Item = &'a str>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for t in tables {
+        if !names.contains(&t) {
+            names.push(t);
+        }
+    }
+    names.join(",")
+}
+
+/// Runs one call in its span and records on it the capacity the call consumed, or its failure.
+async fn traced<T>(span: Span, call: impl Future<Output = Result<(T, Option<f64>)>>) -> Result<T> {
+    match call.instrument(span.clone()).await {
+        Ok((out, units)) => {
+            if let Some(units) = units {
+                span.record("consumed_capacity", units);
+            }
+            Ok(out)
+        }
+        Err(e) => {
+            span.record("error", tracing::field::display(&e));
+            Err(e)
+        }
+    }
+}
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+        traced(span("GetItem", &r.table), async {
+            let out = convert::get(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("GetItem", e))?;
+            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                GetOutput {
+                    item: out.item.map(std::sync::Arc::new),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
+        })
+        .await
+    }
+
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        traced(span("PutItem", &r.table), async {
+            let out = convert::put(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("PutItem", e))?;
+            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
+        })
+        .await
+    }
+
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        traced(span("UpdateItem", &r.table), async {
+            let out = convert::update(r)
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("UpdateItem", e))?;
+            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
+        })
+        .await
+    }
+
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        traced(span("DeleteItem", &r.table), async {
+            let out = convert::delete(r)
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("DeleteItem", e))?;
+            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                WriteOutput {
+                    attributes: out.attributes.filter(|a| !a.is_empty()),
+                    consumed_capacity,
+                },
+                consumed_capacity,
+            ))
+        })
+        .await
+    }
+
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        traced(span("Query", &r.table), async {
+            let out = convert::query(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("Query", e))?;
+            let cc = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                convert::page(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    cc,
+                ),
+                cc,
+            ))
+        })
+        .await
+    }
+
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        traced(span("Scan", &r.table), async {
+            let out = convert::scan(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("Scan", e))?;
+            let cc = capacity(out.consumed_capacity.as_ref());
+            Ok((
+                convert::page(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    cc,
+                ),
+                cc,
+            ))
+        })
+        .await
+    }
+
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
+        traced(span("BatchGetItem", &tables), async {
+            if r.keys.is_empty() {
+                return Err(empty_request("BatchGetItem", "key"));
+            }
+            let out = convert::batch_get(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("BatchGetItem", e))?;
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            Ok((
+                convert::batch_get_output(out.responses, out.unprocessed_keys),
+                cc,
+            ))
+        })
+        .await
+    }
+
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        let tables = table_names(r.writes.iter().map(|w| w.table()));
+        traced(span("BatchWriteItem", &tables), async {
+            if r.writes.is_empty() {
+                return Err(empty_request("BatchWriteItem", "write"));
+            }
+            let out = convert::batch_write(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("BatchWriteItem", e))?;
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            Ok((convert::batch_write_output(out.unprocessed_items), cc))
+        })
+        .await
+    }
+
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        let tables = table_names(r.gets.iter().map(|g| g.table.as_str()));
+        traced(span("TransactGetItems", &tables), async {
+            if r.gets.is_empty() {
+                return Err(empty_request("TransactGetItems", "read"));
+            }
+            let expected = r.gets.len();
+            let out = convert::transact_get(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("TransactGetItems", e))?;
+            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            let items: Vec<_> = out
+                .responses
+                .unwrap_or_default()
+                .into_iter()
+                // An absent item comes back as an empty response (every item has its key).
+                .map(|r| r.item.filter(|i| !i.is_empty()).map(std::sync::Arc::new))
+                .collect();
+            if items.len() != expected {
+                return Err(Error::Service {
+                    code: None,
+                    message: format!(
+                        "TransactGetItems returned {} responses for {expected} reads",
+                        items.len()
+                    ),
+                    source: None,
+                });
+            }
+            Ok((TransactGetOutput { items }, cc))
+        })
+        .await
+    }
+
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        let tables = table_names(r.actions.iter().map(|a| a.table()));
+        traced(span("TransactWriteItems", &tables), async {
+            if r.actions.is_empty() {
+                return Err(empty_request("TransactWriteItems", "action"));
+            }
+            let out = convert::transact_write(r)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("TransactWriteItems", e))?;
+            Ok((
+                (),
+                convert::total_capacity(out.consumed_capacity.as_deref()),
+            ))
+        })
+        .await
+    }
+
+    async fn create_table(&self, definition: &TableDef) -> Result<()> {
+        traced(span("CreateTable", &definition.name), async {
+            convert::create_table(definition)?
+                .send_with(&self.client)
+                .await
+                .map_err(|e| from_sdk("CreateTable", e))?;
+            self.wait_until_active(&definition.name).await?;
+            if let Some(attribute) = &definition.ttl_attribute {
+                match self.set_ttl(&definition.name, attribute, true).await {
+                    Err(e) if is_unsupported_operation(&e) => tracing::warn!(
+                        table = %definition.name,
+                        ttl_attribute = %attribute,
+                        "table created without TTL: this server does not implement UpdateTimeToLive"
+                    ),
+                    other => other?,
+                }
+            }
+            Ok(((), None))
+        })
+        .await
+    }
+
+    async fn delete_table(&self, name: &str) -> Result<()> {
+        traced(span("DeleteTable", name), async {
+            self.client
+                .delete_table()
+                .table_name(name)
+                .send()
+                .await
+                .map_err(|e| from_sdk("DeleteTable", e))?;
+            self.wait_until_deleted(name).await.map(|()| ((), None))
+        })
+        .await
+    }
+
+    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
+        traced(span("DescribeTable", name), async {
+            let out = self
+                .client
+                .describe_table()
+                .table_name(name)
+                .send()
+                .await
+                .map_err(|e| from_sdk("DescribeTable", e))?;
+            let table = out.table.ok_or_else(|| Error::Service {
+                code: None,
+                message: format!("DescribeTable of {name} returned no table"),
+                source: None,
+            })?;
+            let ttl = self.ttl_attribute(name).await?;
+            let description = TableDescription {
+                definition: convert::table_def(&table, ttl)?,
+                item_count: table.item_count.and_then(|c| u64::try_from(c).ok()),
+            };
+            Ok((description, None))
+        })
+        .await
+    }
+
+    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+        traced(span("UpdateTimeToLive", table), async {
+            self.set_ttl(table, attribute, enabled)
+                .await
+                .map(|()| ((), None))
+        })
+        .await
+    }
+}

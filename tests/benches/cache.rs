@@ -1,0 +1,145 @@
+//! dyno-cache's `CachedStore` on a hit, against a raw moka cache and uncached stores, in one run:
+//!
+//! - `cached_typed`: `Order::get(Order::key(..)).send(&cached)` on a hit: key encoding, the
+//!   request, the cache lookup and one decode.
+//! - `cached_untyped`: `cached.get_item(GetRequest { .. })` on a hit, the request built per call
+//!   from the table name and key item (the `Store` API takes it by value).
+//! - `moka_raw`: the same `Arc<Item>` from a `moka::future::Cache<String, Arc<Item>>` keyed by a
+//!   string built per call from the table name and key attributes: what a user's own cache costs.
+//! - `memory_typed` / `dynalite_typed`: the typed get without a cache, on MemoryStore and on
+//!   dynalite (`DYNO_DYNALITE_ENDPOINT`, set by `scripts/bench`).
+//!
+//! `scripts/bench cache`
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use dyno_cache::CachedStore;
+use dyno_core::ops::EntityExt;
+use dyno_core::store::{DeleteRequest, GetRequest, ReturnValues};
+use dyno_core::{AttributeValue, DynamoStore, Error, Item, MemoryStore, Store, Table};
+use dyno_tests::ecommerce::{self, ECommerce, Order, OrderStatus};
+use rust_decimal::Decimal;
+use time::OffsetDateTime;
+use tokio::runtime::Runtime;
+
+/// The order the gets read (version 0: never stored, so its first put creates it).
+fn sample() -> Order {
+    Order {
+        user_id: "alice".into(),
+        order_id: "2024-05-01-0042".into(),
+        status: OrderStatus::Shipped,
+        order_date: time::macros::date!(2024 - 05 - 01),
+        total: Decimal::new(12999, 2),
+        product_ids: vec!["PRD-1001".into(), "PRD-2002".into()],
+        note: Some("leave at the door".into()),
+        version: 0,
+        expires_at: Some(OffsetDateTime::from_unix_timestamp(4_000_000_000).unwrap()),
+    }
+}
+
+fn key_of(o: &Order) -> dyno_core::ops::Key<Order> {
+    Order::key(o.user_id.as_str(), o.order_id.as_str())
+}
+
+/// Creates the table (tolerating a leftover one) and stores the sample.
+async fn seed<S: Store + ?Sized>(store: &S, order: &Order) {
+    match ecommerce::create_table(store).await {
+        Ok(()) | Err(Error::ResourceInUse { .. }) => {}
+        Err(e) => panic!("create table: {e}"),
+    }
+    let leftover = DeleteRequest {
+        table: table(),
+        key: key_of(order).into_item(),
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    store.delete_item(leftover).await.expect("delete leftover order");
+    order.put().send(store).await.expect("seed order");
+}
+
+fn table() -> String {
+    <ECommerce as Table>::definition().name.clone()
+}
+
+/// A user's cache key for an item: table and key attribute values.
+fn user_key(table: &str, key: &Item) -> String {
+    let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (key.get("PK"), key.get("SK")) else {
+        panic!("string PK and SK expected")
+    };
+    let mut k = String::with_capacity(table.len() + pk.len() + sk.len() + 2);
+    k.push_str(table);
+    k.push('\0');
+    k.push_str(pk);
+    k.push('\0');
+    k.push_str(sk);
+    k
+}
+
+fn typed_get<S: Store + ?Sized>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S, expected: &Order) {
+    c.benchmark_group("cache").bench_function(name, |b| {
+        b.to_async(rt).iter(|| async {
+            let got = Order::get(key_of(black_box(expected))).send(store).await.unwrap();
+            debug_assert_eq!(got.as_ref(), Some(expected));
+            got
+        })
+    });
+}
+
+fn benches(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let order = sample();
+    let table = table();
+    let key = key_of(&order).into_item();
+
+    let cached = CachedStore::new(MemoryStore::new());
+    let item: Arc<Item> = rt.block_on(async {
+        seed(&cached, &order).await;
+        let req = GetRequest { table: table.clone(), key: key.clone(), consistent_read: false, projection: None };
+        cached.get_item(req).await.unwrap().item.expect("seeded")
+    });
+    let stored = Order::from_item(&item).unwrap();
+    assert_eq!(stored.version, 1);
+    let before = cached.metrics().item;
+
+    let moka: moka::future::Cache<String, Arc<Item>> = moka::future::Cache::new(10_000);
+    rt.block_on(moka.insert(user_key(&table, &key), item.clone()));
+
+    typed_get(c, &rt, "cached_typed", &cached, &stored);
+    c.benchmark_group("cache").bench_function("cached_untyped", |b| {
+        b.to_async(&rt).iter(|| async {
+            let req = GetRequest { table: table.clone(), key: key.clone(), consistent_read: false, projection: None };
+            let got = cached.get_item(black_box(req)).await.unwrap().item;
+            debug_assert!(got.is_some());
+            got
+        })
+    });
+    c.benchmark_group("cache").bench_function("moka_raw", |b| {
+        b.to_async(&rt).iter(|| async {
+            let got = moka.get(&user_key(black_box(&table), black_box(&key))).await;
+            debug_assert!(got.is_some());
+            got
+        })
+    });
+    let metrics = cached.metrics();
+    assert_eq!(metrics.item.misses, before.misses, "every cached get must be a hit");
+    assert!(metrics.item.hits > before.hits);
+
+    let memory = MemoryStore::new();
+    rt.block_on(seed(&memory, &order));
+    typed_get(c, &rt, "memory_typed", &memory, &stored);
+
+    match std::env::var("DYNO_DYNALITE_ENDPOINT") {
+        Ok(endpoint) => {
+            let dynalite = rt.block_on(DynamoStore::local(&endpoint));
+            rt.block_on(seed(&dynalite, &order));
+            typed_get(c, &rt, "dynalite_typed", &dynalite, &stored);
+        }
+        Err(_) => eprintln!("DYNO_DYNALITE_ENDPOINT unset: dynalite skipped (use scripts/bench)"),
+    }
+}
+
+criterion_group!(cache, benches);
+criterion_main!(cache);

@@ -1,0 +1,371 @@
+//! The derived codec of the e-commerce `Order` against serde_dynamo and hand-written
+//! `AttributeValue` code, side by side in one run: encode (`to_item`) and decode (`from_item`).
+//!
+//! - `derived`: `#[derive(Entity)]`'s `to_item`/`from_item` (key attributes encoded from the fields
+//!   on every call).
+//! - `serde_dynamo`: `serde_dynamo::to_item`/`from_item` on a serde mirror of `Order` with the same
+//!   fields and attribute names; its PK/SK/GSI1PK/GSI1SK/_type strings are precomputed fields (so
+//!   serde_dynamo does no key formatting), `total` is stored as a string (serde_dynamo has no
+//!   exact-decimal number form), the date as `YYYY-MM-DD`, the TTL as epoch seconds.
+//!   serde_dynamo's `from_item` consumes the item; the clone that a reader holding `&Item` needs
+//!   is made outside the timing (`decode/serde_dynamo`) and inside it (`decode/serde_dynamo+clone`).
+//! - `hand`: hand-written code producing the same item as `derived` (same escaping, same forms).
+//!
+//! Outputs are dropped outside the timing in every case (`iter_batched`).
+//!
+//! `cargo bench -p dyno-tests --bench codec` (or `scripts/bench codec`)
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use dyno_core::value::describe;
+use dyno_core::{AttributeValue, Entity, Error, Item, Result};
+use dyno_tests::ecommerce::{Order, OrderStatus};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use time::{Date, Month, OffsetDateTime};
+
+/// The order every case encodes and decodes: all fields set, two products.
+fn sample() -> Order {
+    Order {
+        user_id: "alice".into(),
+        order_id: "2024-05-01-0042".into(),
+        status: OrderStatus::Shipped,
+        order_date: time::macros::date!(2024 - 05 - 01),
+        total: Decimal::new(12999, 2),
+        product_ids: vec!["PRD-1001".into(), "PRD-2002".into()],
+        note: Some("leave at the door".into()),
+        version: 3,
+        expires_at: Some(OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// serde_dynamo: a serde mirror of `Order`.
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+enum SerdeStatus {
+    Pending,
+    Shipped,
+    Delivered,
+    Cancelled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct SerdeOrder {
+    #[serde(rename = "PK")]
+    pk: String,
+    #[serde(rename = "SK")]
+    sk: String,
+    #[serde(rename = "GSI1PK")]
+    gsi1pk: String,
+    #[serde(rename = "GSI1SK")]
+    gsi1sk: String,
+    #[serde(rename = "_type")]
+    entity_type: String,
+    user_id: String,
+    order_id: String,
+    status: SerdeStatus,
+    #[serde(with = "ymd")]
+    order_date: Date,
+    #[serde(with = "decimal_text")]
+    total: Decimal,
+    product_ids: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+    version: u64,
+    #[serde(rename = "ttl", default, skip_serializing_if = "Option::is_none", with = "epoch")]
+    expires_at: Option<OffsetDateTime>,
+}
+
+mod ymd {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+    use time::Date;
+
+    pub fn serialize<S: Serializer>(d: &Date, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
+        let s = String::deserialize(d)?;
+        super::parse_ymd(&s).ok_or_else(|| D::Error::custom(format!("not YYYY-MM-DD: {s:?}")))
+    }
+}
+
+mod decimal_text {
+    use rust_decimal::Decimal;
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&d.normalize())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        let s = String::deserialize(d)?;
+        Decimal::from_str_exact(&s).map_err(D::Error::custom)
+    }
+}
+
+mod epoch {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+    use time::OffsetDateTime;
+
+    pub fn serialize<S: Serializer>(t: &Option<OffsetDateTime>, s: S) -> Result<S::Ok, S::Error> {
+        match t {
+            Some(t) => s.serialize_some(&t.unix_timestamp()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OffsetDateTime>, D::Error> {
+        Option::<i64>::deserialize(d)?
+            .map(|s| OffsetDateTime::from_unix_timestamp(s).map_err(D::Error::custom))
+            .transpose()
+    }
+}
+
+/// The mirror of `o`, its key strings taken from the derived item (so they are identical).
+fn mirror(o: &Order) -> SerdeOrder {
+    let item = o.to_item().unwrap();
+    let key = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(s)) => s.clone(),
+        other => panic!("{name}: {other:?}"),
+    };
+    SerdeOrder {
+        pk: key("PK"),
+        sk: key("SK"),
+        gsi1pk: key("GSI1PK"),
+        gsi1sk: key("GSI1SK"),
+        entity_type: key("_type"),
+        user_id: o.user_id.clone(),
+        order_id: o.order_id.clone(),
+        status: match o.status {
+            OrderStatus::Pending => SerdeStatus::Pending,
+            OrderStatus::Shipped => SerdeStatus::Shipped,
+            OrderStatus::Delivered => SerdeStatus::Delivered,
+            OrderStatus::Cancelled => SerdeStatus::Cancelled,
+        },
+        order_date: o.order_date,
+        total: o.total,
+        product_ids: o.product_ids.clone(),
+        note: o.note.clone(),
+        version: o.version,
+        expires_at: o.expires_at,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written: what a careful engineer writes without a derive, producing the derived item.
+
+/// dyno's key escape (`#` as `%23`, `%` as `%25`), with the common no-escape case as one copy.
+fn escape(value: &str, out: &mut String) {
+    if !value.bytes().any(|b| b == b'#' || b == b'%') {
+        out.push_str(value);
+        return;
+    }
+    for c in value.chars() {
+        match c {
+            '#' => out.push_str("%23"),
+            '%' => out.push_str("%25"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn unescape(segment: &str) -> String {
+    if !segment.contains('%') {
+        return segment.to_owned();
+    }
+    segment.replace("%23", "#").replace("%25", "%")
+}
+
+fn status_name(s: OrderStatus) -> &'static str {
+    match s {
+        OrderStatus::Pending => "PENDING",
+        OrderStatus::Shipped => "SHIPPED",
+        OrderStatus::Delivered => "DELIVERED",
+        OrderStatus::Cancelled => "CANCELLED",
+    }
+}
+
+fn parse_ymd(s: &str) -> Option<Date> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year: i32 = s[0..4].parse().ok()?;
+    let month = Month::try_from(s[5..7].parse::<u8>().ok()?).ok()?;
+    Date::from_calendar_date(year, month, s[8..10].parse().ok()?).ok()
+}
+
+fn hand_to_item(o: &Order) -> Item {
+    let mut item = Item::with_capacity(14);
+    let mut pk = String::with_capacity(5 + o.user_id.len());
+    pk.push_str("USER#");
+    escape(&o.user_id, &mut pk);
+    let mut sk = String::with_capacity(6 + o.order_id.len());
+    sk.push_str("ORDER#");
+    escape(&o.order_id, &mut sk);
+    let status = status_name(o.status);
+    let d = o.order_date;
+    let date = format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day());
+    item.insert("PK".to_owned(), AttributeValue::S(pk));
+    item.insert("SK".to_owned(), AttributeValue::S(sk));
+    item.insert("GSI1PK".to_owned(), AttributeValue::S(format!("STATUS#{status}")));
+    item.insert("GSI1SK".to_owned(), AttributeValue::S(date.clone()));
+    item.insert("_type".to_owned(), AttributeValue::S("Order".to_owned()));
+    item.insert("user_id".to_owned(), AttributeValue::S(o.user_id.clone()));
+    item.insert("order_id".to_owned(), AttributeValue::S(o.order_id.clone()));
+    item.insert("status".to_owned(), AttributeValue::S(status.to_owned()));
+    item.insert("order_date".to_owned(), AttributeValue::S(date));
+    item.insert("total".to_owned(), AttributeValue::N(o.total.normalize().to_string()));
+    item.insert(
+        "product_ids".to_owned(),
+        AttributeValue::L(o.product_ids.iter().map(|p| AttributeValue::S(p.clone())).collect()),
+    );
+    if let Some(note) = &o.note {
+        item.insert("note".to_owned(), AttributeValue::S(note.clone()));
+    }
+    item.insert("version".to_owned(), AttributeValue::N(o.version.to_string()));
+    if let Some(t) = o.expires_at {
+        item.insert("ttl".to_owned(), AttributeValue::N(t.unix_timestamp().to_string()));
+    }
+    item
+}
+
+fn bad(name: &str, expected: &str, found: Option<&AttributeValue>) -> Error {
+    Error::decode(expected.to_owned(), found.map_or_else(|| "nothing".to_owned(), describe)).at("Order", name)
+}
+
+fn s<'a>(item: &'a Item, name: &str) -> Result<&'a str> {
+    match item.get(name) {
+        Some(AttributeValue::S(s)) => Ok(s),
+        other => Err(bad(name, "S", other)),
+    }
+}
+
+fn n<'a>(item: &'a Item, name: &str) -> Result<&'a str> {
+    match item.get(name) {
+        Some(AttributeValue::N(n)) => Ok(n),
+        other => Err(bad(name, "N", other)),
+    }
+}
+
+fn hand_from_item(item: &Item) -> Result<Order> {
+    let user_id = match item.get("user_id") {
+        Some(AttributeValue::S(v)) => v.clone(),
+        _ => unescape(s(item, "PK")?.strip_prefix("USER#").ok_or_else(|| bad("PK", "USER#<id>", item.get("PK")))?),
+    };
+    let order_id = match item.get("order_id") {
+        Some(AttributeValue::S(v)) => v.clone(),
+        _ => unescape(s(item, "SK")?.strip_prefix("ORDER#").ok_or_else(|| bad("SK", "ORDER#<id>", item.get("SK")))?),
+    };
+    let status = match s(item, "status")? {
+        "PENDING" => OrderStatus::Pending,
+        "SHIPPED" => OrderStatus::Shipped,
+        "DELIVERED" => OrderStatus::Delivered,
+        "CANCELLED" => OrderStatus::Cancelled,
+        _ => return Err(bad("status", "an OrderStatus", item.get("status"))),
+    };
+    let order_date = parse_ymd(s(item, "order_date")?).ok_or_else(|| bad("order_date", "YYYY-MM-DD", item.get("order_date")))?;
+    let total = Decimal::from_str_exact(n(item, "total")?).map_err(|_| bad("total", "a decimal", item.get("total")))?;
+    let product_ids = match item.get("product_ids") {
+        Some(AttributeValue::L(l)) => l
+            .iter()
+            .map(|v| match v {
+                AttributeValue::S(s) => Ok(s.clone()),
+                other => Err(bad("product_ids", "S", Some(other))),
+            })
+            .collect::<Result<_>>()?,
+        other => return Err(bad("product_ids", "L", other)),
+    };
+    let note = match item.get("note") {
+        None => None,
+        Some(AttributeValue::S(v)) => Some(v.clone()),
+        other => return Err(bad("note", "S", other)),
+    };
+    let version = match item.get("version") {
+        None => 0,
+        Some(_) => n(item, "version")?.parse().map_err(|_| bad("version", "u64", item.get("version")))?,
+    };
+    let expires_at = match item.get("ttl") {
+        None => None,
+        Some(_) => {
+            let secs: i64 = n(item, "ttl")?.parse().map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?;
+            Some(OffsetDateTime::from_unix_timestamp(secs).map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?)
+        }
+    };
+    Ok(Order { user_id, order_id, status, order_date, total, product_ids, note, version, expires_at })
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Every case must produce and read the same data before it is timed.
+fn check(order: &Order, serde_order: &SerdeOrder) {
+    let derived = order.to_item().unwrap();
+    assert_eq!(hand_to_item(order), derived, "hand-written item differs from the derived one");
+    assert_eq!(&Order::from_item(&derived).unwrap(), order);
+    assert_eq!(&hand_from_item(&derived).unwrap(), order);
+    let serde_item: Item = serde_dynamo::to_item(serde_order).unwrap();
+    let mut names: Vec<_> = serde_item.keys().collect();
+    let mut derived_names: Vec<_> = derived.keys().collect();
+    names.sort();
+    derived_names.sort();
+    assert_eq!(names, derived_names, "serde mirror writes other attributes");
+    for (name, value) in &serde_item {
+        if name != "total" {
+            assert_eq!(Some(value), derived.get(name), "serde mirror differs on {name}");
+        }
+    }
+    let back: SerdeOrder = serde_dynamo::from_item(serde_item).unwrap();
+    assert_eq!(&back, serde_order);
+}
+
+fn benches(c: &mut Criterion) {
+    let order = sample();
+    let serde_order = mirror(&order);
+    check(&order, &serde_order);
+    let item = order.to_item().unwrap();
+    let serde_item: Item = serde_dynamo::to_item(&serde_order).unwrap();
+
+    let mut g = c.benchmark_group("codec/encode");
+    g.bench_function("derived", |b| {
+        b.iter_batched(|| (), |()| black_box(&order).to_item().unwrap(), BatchSize::SmallInput)
+    });
+    g.bench_function("serde_dynamo", |b| {
+        b.iter_batched(
+            || (),
+            |()| -> Item { serde_dynamo::to_item(black_box(&serde_order)).unwrap() },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("hand", |b| b.iter_batched(|| (), |()| hand_to_item(black_box(&order)), BatchSize::SmallInput));
+    g.finish();
+
+    let mut g = c.benchmark_group("codec/decode");
+    g.bench_function("derived", |b| {
+        b.iter_batched(|| (), |()| Order::from_item(black_box(&item)).unwrap(), BatchSize::SmallInput)
+    });
+    g.bench_function("serde_dynamo", |b| {
+        b.iter_batched(
+            || serde_item.clone(),
+            |owned| -> SerdeOrder { serde_dynamo::from_item(black_box(owned)).unwrap() },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("serde_dynamo+clone", |b| {
+        b.iter_batched(
+            || (),
+            |()| -> SerdeOrder { serde_dynamo::from_item(black_box(&serde_item).clone()).unwrap() },
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("hand", |b| {
+        b.iter_batched(|| (), |()| hand_from_item(black_box(&item)).unwrap(), BatchSize::SmallInput)
+    });
+    g.finish();
+}
+
+criterion_group!(codec, benches);
+criterion_main!(codec);
