@@ -516,6 +516,31 @@ async fn items_written_by_other_clients_are_read() {
     .await;
 }
 
+#[tokio::test]
+async fn an_invalid_key_fails_instead_of_reaching_another_item() {
+    on_every_backend(|store, kind| async move {
+        seed_orders(&*store).await;
+        // An empty id cannot be encoded ("USER#" would match every user): the key is refused.
+        assert!(Order::try_key("", "2024-001").is_err());
+        let get = Order::get(Order::key("", "2024-001")).send(&*store).await;
+        assert!(get.is_err(), "{kind:?}: {get:?}");
+        let upsert = Order::update(Order::key("", "x"))
+            .set_note("n")
+            .upsert()
+            .send(&*store)
+            .await;
+        assert!(upsert.is_err(), "{kind:?}: {upsert:?}");
+        let query = Order::query("").all(&*store).await;
+        assert!(query.is_err(), "{kind:?}: {query:?}");
+        assert_eq!(
+            Order::query("u1").count(&*store).await.unwrap(),
+            4,
+            "nothing was written"
+        );
+    })
+    .await;
+}
+
 /// A store that renames one table: each test gets its own copy of `ECommerce`.
 #[derive(Debug)]
 struct Renamed {
