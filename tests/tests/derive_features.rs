@@ -638,3 +638,39 @@ async fn tables_without_sort_key_and_composite_partitions() {
     let decoded = Team::from_item(&foreign).unwrap();
     assert_eq!((decoded.org.as_str(), decoded.team), ("acme", 9));
 }
+
+/// A constant partition: the key constructor and the query take the sort-key fields only.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Ledger, pk = "CONFIG", sk = "SETTING#{name}")]
+struct Setting {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+enum ConfigItem {
+    Setting(Setting),
+}
+
+#[tokio::test]
+async fn constant_partitions_take_no_partition_arguments() {
+    let store = store_with(&[]).await;
+    for (n, v) in [("a", "1"), ("b", "2")] {
+        Setting {
+            name: n.into(),
+            value: v.into(),
+        }
+        .put()
+        .send(&store)
+        .await
+        .unwrap();
+    }
+    assert_eq!(Setting::key("a").as_item()["PK"], s("CONFIG"));
+    let all = Setting::query().all(&store).await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(
+        Setting::query().name_eq("b").all(&store).await.unwrap()[0].value,
+        "2"
+    );
+    assert_eq!(ConfigItem::query(()).all(&store).await.unwrap().len(), 2);
+}
