@@ -13,7 +13,9 @@ pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, Up
 pub use crate::key::{KeyPart, Segment, Template, DELIMITER};
 pub use crate::ops::{FromItem, Key};
 pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef};
-pub use crate::value::{describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute};
+pub use crate::value::{
+    describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
+};
 
 mod keys;
 mod query;

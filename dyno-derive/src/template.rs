@@ -92,11 +92,9 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
                 }
                 segments.push(Seg::Field(name));
             }
-            '}' => {
-                return Err(err(format!(
-                    "key template {text:?}: unmatched `}}` at byte {i}; placeholders are `{{field}}`"
-                )))
-            }
+            '}' => return Err(err(format!(
+                "key template {text:?}: unmatched `}}` at byte {i}; placeholders are `{{field}}`"
+            ))),
             c => literal.push(c),
         }
     }
@@ -126,11 +124,16 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
         Seg::Lit(_) => None,
     }) {
         if seen.contains(&f) {
-            return Err(err(format!("key template {text:?}: `{{{f}}}` appears twice; use each field once")));
+            return Err(err(format!(
+                "key template {text:?}: `{{{f}}}` appears twice; use each field once"
+            )));
         }
         seen.push(f);
     }
-    Ok(Template { lit: lit.clone(), segments })
+    Ok(Template {
+        lit: lit.clone(),
+        segments,
+    })
 }
 
 #[cfg(test)]
@@ -138,16 +141,25 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Result<Vec<Seg>, String> {
-        parse(&syn::LitStr::new(s, proc_macro2::Span::call_site())).map(|t| t.segments).map_err(|e| e.to_string())
+        parse(&syn::LitStr::new(s, proc_macro2::Span::call_site()))
+            .map(|t| t.segments)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn parses_literals_and_fields() {
-        assert_eq!(p("USER#{user_id}").unwrap(), vec![Seg::Lit("USER#".into()), Seg::Field("user_id".into())]);
+        assert_eq!(
+            p("USER#{user_id}").unwrap(),
+            vec![Seg::Lit("USER#".into()), Seg::Field("user_id".into())]
+        );
         assert_eq!(p("PROFILE").unwrap(), vec![Seg::Lit("PROFILE".into())]);
         assert_eq!(
             p("{order_date}#{order_id}").unwrap(),
-            vec![Seg::Field("order_date".into()), Seg::Lit("#".into()), Seg::Field("order_id".into())]
+            vec![
+                Seg::Field("order_date".into()),
+                Seg::Lit("#".into()),
+                Seg::Field("order_id".into())
+            ]
         );
     }
 
@@ -156,7 +168,9 @@ mod tests {
         assert!(p("USER#{user_id").unwrap_err().contains("unclosed"));
         assert!(p("USER#{}").unwrap_err().contains("empty placeholder"));
         assert!(p("{a}{b}").unwrap_err().contains("must be followed by `#`"));
-        assert!(p("{a}-{b}").unwrap_err().contains("must be followed by `#`"));
+        assert!(p("{a}-{b}")
+            .unwrap_err()
+            .contains("must be followed by `#`"));
         assert!(p("A}").unwrap_err().contains("unmatched"));
         assert!(p("").unwrap_err().contains("empty"));
         assert!(p("{a b}").unwrap_err().contains("not a field name"));
