@@ -92,9 +92,11 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
                 }
                 segments.push(Seg::Field(name));
             }
-            '}' => return Err(err(format!(
+            '}' => {
+                return Err(err(format!(
                 "key template {text:?}: unmatched `}}` at byte {i}; placeholders are `{{field}}`"
-            ))),
+            )))
+            }
             c => literal.push(c),
         }
     }

@@ -209,7 +209,11 @@ impl<T: FromItem> Scan<T> {
     /// matching the filter and not expired, read but not decoded (see [`super::Query::count`]).
     pub async fn count<S: Store + ?Sized>(self, store: &S) -> Result<usize> {
         let span = self.span("count");
-        let n = self.lanes()?.count::<T, S>(store, T::ttl_attribute()).instrument(span).await?;
+        let n = self
+            .lanes()?
+            .count::<T, S>(store, T::ttl_attribute())
+            .instrument(span)
+            .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
     }
 }
