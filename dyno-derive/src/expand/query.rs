@@ -110,6 +110,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let def = quote! {
         #[doc = #doc]
         #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+        #[allow(clippy::type_complexity)]
         #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out = #ident> {
             core: #p::QueryCore,
             _marker: ::core::marker::PhantomData<fn() -> (State, Kind, Out)>,
@@ -183,6 +184,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let impls = quote! {
         #pk_helper
         #[automatically_derived]
+        #[allow(clippy::type_complexity)]
         impl #ident {
             #ctor
         }

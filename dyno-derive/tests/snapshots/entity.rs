@@ -1,6 +1,7 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
 #[doc = "A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+#[allow (clippy :: type_complexity)]
 pub struct OrderQuery < State = :: dyno_core :: __private :: Sk < 0 > ,
 Kind = :: dyno_core :: __private :: Local ,
 Out = Order > {
@@ -9,6 +10,7 @@ Out = Order > {
 }
 #[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+#[allow (clippy :: type_complexity)]
 pub struct OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
 Kind = < ECommerce as :: dyno_core :: __private :: TableIndex < {
     :: dyno_core :: __private :: index_id ("GSI1")
@@ -262,6 +264,7 @@ const _ : () = {
         :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))
     }
     #[automatically_derived]
+    #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
@@ -457,6 +460,7 @@ const _ : () = {
         :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]))
     }
     #[automatically_derived]
+    #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
