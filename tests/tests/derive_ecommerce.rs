@@ -4,16 +4,15 @@
 //! category under a price; placing an order in a transaction that decrements stock under a
 //! condition (where the backend has transactions).
 //!
-//! The derived table is named `ECommerce`; each test runs on its own table through a wrapper
-//! that renames it, so tests can share a server.
+//! The derived table is named `ECommerce`; each test runs on its own table through
+//! `TableNames`, so tests can share a server.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use dyno_core::ops::{EntityExt, Transaction};
-use dyno_core::store::*;
-use dyno_core::{Entity, Error, Result, Store, TableDef};
+use dyno_core::store::{PutRequest, ReturnValues, TableNames};
+use dyno_core::{Entity, Error, Store};
 use dyno_tests::ecommerce::*;
 use futures::StreamExt;
 use rust_decimal::Decimal;
@@ -30,11 +29,8 @@ where
 {
     for backend in backends().await {
         let name = unique_table_name("derive-ecommerce");
-        let store: Arc<dyn Store> = Arc::new(Renamed {
-            inner: backend.store.clone(),
-            from: "ECommerce",
-            to: name.clone(),
-        });
+        let store: Arc<dyn Store> =
+            Arc::new(TableNames::new(backend.store.clone()).map("ECommerce", name));
         create_table(&*store)
             .await
             .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
@@ -539,118 +535,6 @@ async fn an_invalid_key_fails_instead_of_reaching_another_item() {
         );
     })
     .await;
-}
-
-/// A store that renames one table: each test gets its own copy of `ECommerce`.
-#[derive(Debug)]
-struct Renamed {
-    inner: Arc<dyn Store>,
-    from: &'static str,
-    to: String,
-}
-
-impl Renamed {
-    fn to(&self, table: &mut String) {
-        if table == self.from {
-            *table = self.to.clone();
-        }
-    }
-    fn back(&self, table: &mut String) {
-        if *table == self.to {
-            *table = self.from.to_owned();
-        }
-    }
-    fn write(&self, w: &mut WriteRequest, forward: bool) {
-        let (WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. }) = w;
-        if forward {
-            self.to(table)
-        } else {
-            self.back(table)
-        }
-    }
-    fn name(&self, name: &str) -> String {
-        if name == self.from {
-            self.to.clone()
-        } else {
-            name.to_owned()
-        }
-    }
-}
-
-#[async_trait]
-impl Store for Renamed {
-    async fn get_item(&self, mut r: GetRequest) -> Result<GetOutput> {
-        self.to(&mut r.table);
-        self.inner.get_item(r).await
-    }
-    async fn put_item(&self, mut r: PutRequest) -> Result<WriteOutput> {
-        self.to(&mut r.table);
-        self.inner.put_item(r).await
-    }
-    async fn update_item(&self, mut r: UpdateRequest) -> Result<WriteOutput> {
-        self.to(&mut r.table);
-        self.inner.update_item(r).await
-    }
-    async fn delete_item(&self, mut r: DeleteRequest) -> Result<WriteOutput> {
-        self.to(&mut r.table);
-        self.inner.delete_item(r).await
-    }
-    async fn query(&self, mut r: QueryRequest) -> Result<Page> {
-        self.to(&mut r.table);
-        self.inner.query(r).await
-    }
-    async fn scan(&self, mut r: ScanRequest) -> Result<Page> {
-        self.to(&mut r.table);
-        self.inner.scan(r).await
-    }
-    async fn batch_get(&self, mut r: BatchGetRequest) -> Result<BatchGetOutput> {
-        r.keys.iter_mut().for_each(|k| self.to(&mut k.table));
-        let mut out = self.inner.batch_get(r).await?;
-        out.items.iter_mut().for_each(|(t, _)| self.back(t));
-        out.unprocessed_keys
-            .iter_mut()
-            .for_each(|k| self.back(&mut k.table));
-        Ok(out)
-    }
-    async fn batch_write(&self, mut r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        r.writes.iter_mut().for_each(|w| self.write(w, true));
-        let mut out = self.inner.batch_write(r).await?;
-        out.unprocessed
-            .iter_mut()
-            .for_each(|w| self.write(w, false));
-        Ok(out)
-    }
-    async fn transact_get(&self, mut r: TransactGetRequest) -> Result<TransactGetOutput> {
-        r.gets.iter_mut().for_each(|g| self.to(&mut g.table));
-        self.inner.transact_get(r).await
-    }
-    async fn transact_write(&self, mut r: TransactWriteRequest) -> Result<()> {
-        for a in &mut r.actions {
-            let (TransactWriteItem::Put { table, .. }
-            | TransactWriteItem::Update { table, .. }
-            | TransactWriteItem::Delete { table, .. }
-            | TransactWriteItem::ConditionCheck { table, .. }) = a;
-            self.to(table);
-        }
-        self.inner.transact_write(r).await
-    }
-    async fn create_table(&self, definition: &TableDef) -> Result<()> {
-        let renamed = definition.clone().named(self.name(&definition.name));
-        self.inner.create_table(&renamed).await
-    }
-    async fn delete_table(&self, name: &str) -> Result<()> {
-        self.inner.delete_table(&self.name(name)).await
-    }
-    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
-        let mut d = self.inner.describe_table(&self.name(name)).await?;
-        self.back(&mut d.definition.name);
-        Ok(d)
-    }
-    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
-        self.inner
-            .update_ttl(&self.name(table), attribute, enabled)
-            .await
-    }
 }
 
 #[test]
