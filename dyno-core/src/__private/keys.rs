@@ -241,12 +241,6 @@ pub fn get_attr_or_default<T: FromAttribute + Default>(
     }
 }
 
-/// The encoded segments of the fields of `template` in `key`, by field name.
-pub fn key_segments<'k>(key: &'k str, template: &Template) -> Option<Vec<(&'static str, &'k str)>> {
-    let parts = template.split(key)?;
-    Some(template.fields().zip(parts).collect())
-}
-
 /// The encoded segment of `field` in the primary key `key` (an update's key), from the
 /// partition or sort key attribute.
 pub fn primary_segment<'k>(

@@ -64,9 +64,9 @@ fn before(key: &str) -> String {
     }
 }
 
-fn bounded(prefix: &str, low: String, open_high: Option<String>) -> SortCondition {
-    let high = open_high.or_else(|| successor(prefix));
-    match high {
+/// `BETWEEN low AND` the end of `prefix` (or `>= low` when nothing follows the prefix).
+fn bounded(prefix: &str, low: String) -> SortCondition {
+    match successor(prefix) {
         Some(h) => SortCondition::Between(s(low), s(h)),
         None => SortCondition::Ge(s(low)),
     }
@@ -97,8 +97,8 @@ pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> SortCond
     match op {
         SkOp::Lt => SortCondition::Between(s(prefix.to_owned()), s(before(&key))),
         SkOp::Le => SortCondition::Between(s(prefix.to_owned()), s(through)),
-        SkOp::Gt => bounded(prefix, above, None),
-        SkOp::Ge => bounded(prefix, key, None),
+        SkOp::Gt => bounded(prefix, above),
+        SkOp::Ge => bounded(prefix, key),
     }
 }
 
