@@ -2,6 +2,7 @@
 //! the input. Parsing reports every error it meets in the [`Ctxt`] and keeps going.
 
 use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type};
 
@@ -176,6 +177,11 @@ pub struct EntityField<'a> {
 }
 
 impl EntityField<'_> {
+    /// The field's name as templates and attributes spell it (`type` for `r#type`).
+    pub fn name(&self) -> String {
+        self.ident.unraw().to_string()
+    }
+
     /// True when the field is written to the item.
     pub fn is_stored(&self) -> bool {
         !self.skip.get()
@@ -325,7 +331,7 @@ impl<'a> EntityInput<'a> {
             table,
             entity_type: entity_type
                 .get()
-                .map_or_else(|| input.ident.to_string(), |l| l.value()),
+                .map_or_else(|| input.ident.unraw().to_string(), |l| l.value()),
             pk,
             sk,
             indexes,
@@ -335,7 +341,7 @@ impl<'a> EntityInput<'a> {
 
     /// The field called `name`.
     pub fn field(&self, name: &str) -> Option<&EntityField<'a>> {
-        self.fields.iter().find(|f| f.ident == name)
+        self.fields.iter().find(|f| f.name() == name)
     }
 }
 
@@ -375,7 +381,7 @@ impl<'a> EntityField<'a> {
             ty: &field.ty,
             attr_name: rename
                 .as_ref()
-                .map_or_else(|| ident.to_string(), LitStr::value),
+                .map_or_else(|| ident.unraw().to_string(), LitStr::value),
             rename,
             skip,
             serde,
@@ -480,7 +486,7 @@ impl<'a> KeyPartInput<'a> {
                     let (name, span) = match rename.get() {
                         Some(l) => (l.value(), l.span()),
                         None => {
-                            let base = v.ident.to_string();
+                            let base = v.ident.unraw().to_string();
                             (
                                 rename_all.as_deref().map_or_else(
                                     || base.clone(),

@@ -15,7 +15,7 @@ const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partit
 
 /// Checks an entity declaration.
 pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
-    let names: Vec<String> = input.fields.iter().map(|f| f.ident.to_string()).collect();
+    let names: Vec<String> = input.fields.iter().map(|f| f.name()).collect();
     let field_list = names.join(", ");
 
     // Templates: every placeholder names a stored, plain field.

@@ -82,7 +82,10 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
                         "key template {text:?}: empty placeholder `{{}}`; name a field, as in \"USER#{{user_id}}\""
                     )));
                 }
-                if syn::parse_str::<syn::Ident>(&name).is_err() {
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+                let is_ident = name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                if !is_ident {
                     return Err(err(format!(
                         "key template {text:?}: `{{{name}}}` is not a field name; placeholders name struct fields, as in `{{user_id}}`"
                     )));

@@ -62,11 +62,13 @@ mod shadowed {
         pub cache: ::core::option::Option<u8>,
     }
 
+    /// Raw identifiers: `{type}` names the field `r#type`, stored as attribute `type`.
     #[derive(Debug, Clone, PartialEq, Entity)]
-    #[dyno(table = HygieneTable, pk = "THING#{id}", sk = "NOTE")]
+    #[dyno(table = HygieneTable, pk = "THING#{id}", sk = "NOTE#{type}")]
     pub struct Note {
         pub id: ::std::string::String,
-        pub text: ::std::string::String,
+        pub r#type: ::std::string::String,
+        pub r#match: ::std::string::String,
     }
 
     #[derive(Debug, Projection)]
@@ -91,7 +93,7 @@ mod shadowed {
 
 use dyno_core::ops::EntityExt;
 use dyno_core::Entity;
-use shadowed::{HygieneTable, Level, Tag, Thing, ThingItem, ThingSummary, ThingWithNotes};
+use shadowed::{HygieneTable, Level, Note, Tag, Thing, ThingItem, ThingSummary, ThingWithNotes};
 
 #[tokio::test]
 async fn derived_code_ignores_shadowing_names() {
@@ -141,4 +143,26 @@ async fn derived_code_ignores_shadowing_names() {
     assert_eq!(items.len(), 1);
     let grouped = ThingWithNotes::query("t1").get(&store).await.unwrap();
     assert_eq!(grouped.things.len(), 1);
+
+    let note = Note {
+        id: "t1".into(),
+        r#type: "memo".into(),
+        r#match: "yes".into(),
+    };
+    let item = note.to_item().unwrap();
+    assert_eq!(item["SK"], dyno_core::AttributeValue::S("NOTE#memo".into()));
+    assert_eq!(item["type"], dyno_core::AttributeValue::S("memo".into()));
+    assert_eq!(item["match"], dyno_core::AttributeValue::S("yes".into()));
+    note.put().send(&store).await.unwrap();
+    assert_eq!(
+        Note::query("t1").type_eq("memo").all(&store).await.unwrap(),
+        vec![note.clone()]
+    );
+    let updated = Note::update(Note::key("t1", "memo"))
+        .set_match("no")
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(updated.r#match, "no");
+    assert_eq!(Note::MATCH.name(), "match");
 }

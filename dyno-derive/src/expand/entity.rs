@@ -637,7 +637,7 @@ impl<'a> Gen<'a> {
             let fid = f.ident;
             let ty = f.ty;
             let a = &f.attr_name;
-            let name = fid.to_string();
+            let name = f.name();
             let value = if f.skip.get() {
                 quote!(::core::default::Default::default())
             } else if f.ttl.get() {
@@ -679,7 +679,7 @@ impl<'a> Gen<'a> {
             if !f.is_stored() || f.ttl.get() {
                 continue;
             }
-            let c = format_ident!("{}", case::screaming(&f.ident.to_string()));
+            let c = format_ident!("{}", case::screaming(&f.name()));
             let ty = f.ty;
             let a = &f.attr_name;
             let doc = format!(
@@ -716,7 +716,7 @@ impl<'a> Gen<'a> {
         let mut args = Vec::new();
         let mut encode = TokenStream::new();
         for name in fields {
-            let arg = format_ident!("{}", name);
+            let arg = self.field(name).ident.clone();
             let ty = self.key_arg_ty(name);
             let var = Self::seg_var(name);
             args.push(quote!(#arg: impl #p::FieldValue<#ty>));
@@ -740,7 +740,7 @@ impl<'a> Gen<'a> {
             }
         }
         let (_, encode) = self.encode_args(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
         let bounds = fields.iter().zip(&params).map(|(f, a)| {
             let ty = self.key_arg_ty(f);
@@ -777,7 +777,7 @@ impl<'a> Gen<'a> {
         let ident = self.ident;
         let fields = self.primary_args();
         let (args, encode) = self.encode_args(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let insert = self.insert_primary();
         let doc = format!(
             "The primary key of the `{ident}` with these key fields (`{}`{}).",

@@ -154,7 +154,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
     let pk_fn = format_ident!("__dyno_{}_partition", method);
-    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| format_ident!("{}", f)).collect();
+    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
     let pk_helper = quote! {
         fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
             use #p::{EncodePart as _, EncodePartFallback as _};

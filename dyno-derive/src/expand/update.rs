@@ -101,7 +101,7 @@ pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
         rest.push(merged);
         groups = rest;
     }
-    let order: Vec<String> = g.m.fields.iter().map(|f| f.ident.to_string()).collect();
+    let order: Vec<String> = g.m.fields.iter().map(|f| f.name()).collect();
     let mut out: Vec<Group> = groups
         .into_iter()
         .map(|(fields, units)| {
@@ -159,7 +159,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 
     let mut touch = TokenStream::new();
     for f in &g.m.fields {
-        let name = f.ident.to_string();
+        let name = f.name();
         if !f.is_stored() || g.primary.contains(&name) || f.version.get() {
             continue;
         }
@@ -419,7 +419,11 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 /// `updated_at`) and the public method.
 fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let p = &g.p;
-    let args: Vec<Ident> = grp.fields.iter().map(|f| format_ident!("{}", f)).collect();
+    let args: Vec<Ident> = grp
+        .fields
+        .iter()
+        .map(|f| g.field(f).ident.clone())
+        .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
     let mut encode = TokenStream::new();
     for ((name, arg), ty) in grp.fields.iter().zip(&args).zip(&tys) {
