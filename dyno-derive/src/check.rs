@@ -76,7 +76,10 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             );
         }
         let method = case::snake(&index.name);
-        if method.is_empty() || !method.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        if method.is_empty()
+            || !method.starts_with(|c: char| c.is_ascii_alphabetic())
+            || syn::parse_str::<syn::Ident>(&method).is_err()
+        {
             cx.error_spanned_by(
                 &index.name_tokens,
                 format!(

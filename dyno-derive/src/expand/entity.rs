@@ -679,7 +679,7 @@ impl<'a> Gen<'a> {
             if !f.is_stored() || f.ttl.get() {
                 continue;
             }
-            let c = format_ident!("{}", case::screaming(&f.name()));
+            let c = format_ident!("{}", case::field_const(&f.name()));
             let ty = f.ty;
             let a = &f.attr_name;
             let doc = format!(

@@ -29,7 +29,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         let ty = f.ty;
         let handle = format_ident!(
             "{}",
-            case::screaming(&fid.unraw().to_string()),
+            case::field_const(&fid.unraw().to_string()),
             span = fid.span()
         );
         let span = ty.span();
