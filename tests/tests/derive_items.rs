@@ -551,3 +551,14 @@ fn keys_of_hand_built_items_match_typed_keys() {
         &item(&[("PK", s("PRODUCT#p1")), ("SK", s("PRODUCT"))])
     );
 }
+
+#[test]
+fn streams_and_futures_are_send() {
+    fn send<T: Send>(_: T) {}
+    let store = dyno_core::MemoryStore::new();
+    send(Order::query("u1").stream(&store));
+    send(Order::gsi1(OrderStatus::Pending).all(&store));
+    send(Order::update(Order::key("u1", "o1")).set_note("x").send(&store));
+    send(UserItem::query("u1").stream(&store));
+    send(UserWithOrders::query("u1").get(&store));
+}

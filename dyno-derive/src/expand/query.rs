@@ -286,7 +286,7 @@ pub fn passthrough(
             }
 
             /// The matching items as a stream, fetching pages as it goes.
-            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + 's {
+            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + ::core::marker::Send + 's {
                 #p::QueryCore::stream(self.core.build::<Out>(), store)
             }
 

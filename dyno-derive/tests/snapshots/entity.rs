@@ -338,7 +338,7 @@ const _ : () = {
         }
         #[doc = r" The matching items as a stream, fetching pages as it goes."]
         pub fn stream < 's ,
-        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + 's {
+        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
             :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
         }
         #[doc = r" One page, starting after `cursor` (from the previous page)."]
@@ -534,7 +534,7 @@ const _ : () = {
         }
         #[doc = r" The matching items as a stream, fetching pages as it goes."]
         pub fn stream < 's ,
-        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + 's {
+        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
             :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
         }
         #[doc = r" One page, starting after `cursor` (from the previous page)."]
