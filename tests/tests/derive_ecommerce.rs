@@ -20,7 +20,7 @@ use rust_decimal::Decimal;
 use time::macros::date;
 use time::Date;
 
-use dyno_tests::backend::{backends, unique_table_name, BackendKind};
+use dyno_tests::backend::{backends, supports_transactions, unique_table_name, BackendKind};
 
 /// Runs `scenario` on a fresh e-commerce table on every backend.
 async fn on_every_backend<F, Fut>(scenario: F)
@@ -401,7 +401,7 @@ async fn products_by_category_under_a_price() {
 #[tokio::test]
 async fn place_an_order_in_a_transaction_that_decrements_stock() {
     on_every_backend(|store, kind| async move {
-        if kind == BackendKind::Dynalite {
+        if !supports_transactions(kind) {
             return; // dynalite has no transactions
         }
         seed_orders(&*store).await;
@@ -512,6 +512,31 @@ async fn items_written_by_other_clients_are_read() {
             .await
             .unwrap();
         assert_eq!(ids(&by_status), vec!["456"]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_invalid_key_fails_instead_of_reaching_another_item() {
+    on_every_backend(|store, kind| async move {
+        seed_orders(&*store).await;
+        // An empty id cannot be encoded ("USER#" would match every user): the key is refused.
+        assert!(Order::try_key("", "2024-001").is_err());
+        let get = Order::get(Order::key("", "2024-001")).send(&*store).await;
+        assert!(get.is_err(), "{kind:?}: {get:?}");
+        let upsert = Order::update(Order::key("", "x"))
+            .set_note("n")
+            .upsert()
+            .send(&*store)
+            .await;
+        assert!(upsert.is_err(), "{kind:?}: {upsert:?}");
+        let query = Order::query("").all(&*store).await;
+        assert!(query.is_err(), "{kind:?}: {query:?}");
+        assert_eq!(
+            Order::query("u1").count(&*store).await.unwrap(),
+            4,
+            "nothing was written"
+        );
     })
     .await;
 }

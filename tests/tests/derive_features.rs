@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition};
 use dyno_core::ops::{EntityExt, FromItem};
-use dyno_core::{AttributeValue, Entity, Item, KeyPart, MemoryStore, Store, Table};
+use dyno_core::{AttributeValue, Collection, Entity, Item, KeyPart, MemoryStore, Store, Table};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -520,4 +520,157 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         .unwrap();
     assert_eq!(raw["account"], s("a9"));
     assert_eq!(raw["kind"], s("Tx"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overloading, collections with a composite partition, tables without a sort key
+
+/// Shares `Tx`'s partitions (the account) and its GSI1 partitions (the flag).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Ledger, pk = "ACCOUNT#{account}", sk = "ALERT#{id}")]
+#[dyno(index(GSI1, pk = "FLAG#{flag}", sk = "{day}#{id}"))]
+struct Alert {
+    account: String,
+    id: String,
+    flag: String,
+    day: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+#[dyno(partition = Alert)]
+enum AccountItem {
+    Tx(Tx),
+    Alert(Alert),
+}
+
+#[tokio::test]
+async fn an_overloaded_index_returns_only_the_asked_entity() {
+    let store = store_with(&[tx("a1", "2024-05-01", 1, Some("fraud"), 1)]).await;
+    let alert = Alert {
+        account: "a1".into(),
+        id: "x".into(),
+        flag: "fraud".into(),
+        day: "2024-05-01".into(),
+    };
+    alert.put().send(&store).await.unwrap();
+    // Both items sit in GSI1 partition FLAG#fraud, both sort keys start with the day.
+    let txs = Tx::gsi1("fraud")
+        .day_eq("2024-05-01")
+        .all(&store)
+        .await
+        .unwrap();
+    assert_eq!(txs.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![1]);
+    let alerts = Alert::gsi1("fraud").all(&store).await.unwrap();
+    assert_eq!(alerts, vec![alert.clone()]);
+    // The account partition holds both: the collection reads them as what they are.
+    let items = AccountItem::query("a1").all(&store).await.unwrap();
+    assert_eq!(items.len(), 2);
+    assert!(items.contains(&AccountItem::Alert(alert)));
+    assert!(items
+        .iter()
+        .any(|i| matches!(i, AccountItem::Tx(t) if t.seq == 1)));
+    assert_eq!(
+        Tx::query("a1").all(&store).await.unwrap().len(),
+        1,
+        "the entity's own query skips the alert"
+    );
+}
+
+#[derive(Debug, Table)]
+#[dyno(name = "Teams", pk = "PK")]
+struct Teams;
+
+/// A table without a sort key, and a partition key of two fields.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Teams, pk = "ORG#{org}#TEAM#{team}")]
+struct Team {
+    org: String,
+    team: u16,
+    name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+struct TeamGroup {
+    team: Option<Team>,
+}
+
+#[tokio::test]
+async fn tables_without_sort_key_and_composite_partitions() {
+    let store = MemoryStore::new();
+    store.create_table(Teams::definition()).await.unwrap();
+    let t = Team {
+        org: "acme".into(),
+        team: 7,
+        name: "core".into(),
+    };
+    assert_eq!(
+        t.key().unwrap(),
+        [("PK".to_owned(), s("ORG#acme#TEAM#00007"))]
+            .into_iter()
+            .collect::<Item>()
+    );
+    t.put().send(&store).await.unwrap();
+    assert_eq!(
+        Team::get(Team::key("acme", 7u16))
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(t.clone())
+    );
+    assert_eq!(
+        Team::query("acme", 7u16).all(&store).await.unwrap(),
+        vec![t.clone()]
+    );
+    let group = TeamGroup::query(("acme", 7u16)).get(&store).await.unwrap();
+    assert_eq!(group.team, Some(t.clone()));
+    let renamed = Team::update(Team::key("acme", 7u16))
+        .set_name("platform")
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(renamed.name, "platform");
+    let foreign: Item = [
+        ("PK".to_owned(), s("ORG#acme#TEAM#9")),
+        ("name".to_owned(), s("legacy")),
+    ]
+    .into_iter()
+    .collect();
+    let decoded = Team::from_item(&foreign).unwrap();
+    assert_eq!((decoded.org.as_str(), decoded.team), ("acme", 9));
+}
+
+/// A constant partition: the key constructor and the query take the sort-key fields only.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Ledger, pk = "CONFIG", sk = "SETTING#{name}")]
+struct Setting {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+enum ConfigItem {
+    Setting(Setting),
+}
+
+#[tokio::test]
+async fn constant_partitions_take_no_partition_arguments() {
+    let store = store_with(&[]).await;
+    for (n, v) in [("a", "1"), ("b", "2")] {
+        Setting {
+            name: n.into(),
+            value: v.into(),
+        }
+        .put()
+        .send(&store)
+        .await
+        .unwrap();
+    }
+    assert_eq!(Setting::key("a").as_item()["PK"], s("CONFIG"));
+    let all = Setting::query().all(&store).await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(
+        Setting::query().name_eq("b").all(&store).await.unwrap()[0].value,
+        "2"
+    );
+    assert_eq!(ConfigItem::query(()).all(&store).await.unwrap().len(), 2);
 }

@@ -407,8 +407,8 @@ impl<'a> Gen<'a> {
                 #handles
                 #key_ctor
 
-                /// Decodes an item (what [`Entity::from_item`](#p::Entity::from_item) does; this
-                /// inherent method spares the choice between it and `FromItem::from_item`).
+                /// Decodes an item (what `Entity::from_item` does; this inherent method spares the
+                /// choice between it and `FromItem::from_item`).
                 pub fn from_item(item: &#p::Item) -> #p::Result<Self> {
                     <Self as #p::Entity>::from_item(item)
                 }

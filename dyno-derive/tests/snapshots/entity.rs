@@ -249,8 +249,8 @@ const _ : () = {
             __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
             :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
         }
-        #[doc = r" Decodes an item (what [`Entity::from_item`](#p::Entity::from_item) does; this"]
-        #[doc = r" inherent method spares the choice between it and `FromItem::from_item`)."]
+        #[doc = r" Decodes an item (what `Entity::from_item` does; this inherent method spares the"]
+        #[doc = r" choice between it and `FromItem::from_item`)."]
         pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
             < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
         }
