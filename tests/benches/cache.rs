@@ -56,7 +56,10 @@ async fn seed<S: Store + ?Sized>(store: &S, order: &Order) {
         return_values: ReturnValues::None,
         return_old_on_condition_failure: false,
     };
-    store.delete_item(leftover).await.expect("delete leftover order");
+    store
+        .delete_item(leftover)
+        .await
+        .expect("delete leftover order");
     order.put().send(store).await.expect("seed order");
 }
 
@@ -66,7 +69,8 @@ fn table() -> String {
 
 /// A user's cache key for an item: table and key attribute values.
 fn user_key(table: &str, key: &Item) -> String {
-    let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (key.get("PK"), key.get("SK")) else {
+    let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (key.get("PK"), key.get("SK"))
+    else {
         panic!("string PK and SK expected")
     };
     let mut k = String::with_capacity(table.len() + pk.len() + sk.len() + 2);
@@ -78,10 +82,19 @@ fn user_key(table: &str, key: &Item) -> String {
     k
 }
 
-fn typed_get<S: Store + ?Sized>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S, expected: &Order) {
+fn typed_get<S: Store + ?Sized>(
+    c: &mut Criterion,
+    rt: &Runtime,
+    name: &str,
+    store: &S,
+    expected: &Order,
+) {
     c.benchmark_group("cache").bench_function(name, |b| {
         b.to_async(rt).iter(|| async {
-            let got = Order::get(key_of(black_box(expected))).send(store).await.unwrap();
+            let got = Order::get(key_of(black_box(expected)))
+                .send(store)
+                .await
+                .unwrap();
             debug_assert_eq!(got.as_ref(), Some(expected));
             got
         })
@@ -89,7 +102,10 @@ fn typed_get<S: Store + ?Sized>(c: &mut Criterion, rt: &Runtime, name: &str, sto
 }
 
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let order = sample();
     let table = table();
     let key = key_of(&order).into_item();
@@ -97,7 +113,12 @@ fn benches(c: &mut Criterion) {
     let cached = CachedStore::new(MemoryStore::new());
     let item: Arc<Item> = rt.block_on(async {
         seed(&cached, &order).await;
-        let req = GetRequest { table: table.clone(), key: key.clone(), consistent_read: false, projection: None };
+        let req = GetRequest {
+            table: table.clone(),
+            key: key.clone(),
+            consistent_read: false,
+            projection: None,
+        };
         cached.get_item(req).await.unwrap().item.expect("seeded")
     });
     let stored = Order::from_item(&item).unwrap();
@@ -108,23 +129,34 @@ fn benches(c: &mut Criterion) {
     rt.block_on(moka.insert(user_key(&table, &key), item.clone()));
 
     typed_get(c, &rt, "cached_typed", &cached, &stored);
-    c.benchmark_group("cache").bench_function("cached_untyped", |b| {
-        b.to_async(&rt).iter(|| async {
-            let req = GetRequest { table: table.clone(), key: key.clone(), consistent_read: false, projection: None };
-            let got = cached.get_item(black_box(req)).await.unwrap().item;
-            debug_assert!(got.is_some());
-            got
-        })
-    });
+    c.benchmark_group("cache")
+        .bench_function("cached_untyped", |b| {
+            b.to_async(&rt).iter(|| async {
+                let req = GetRequest {
+                    table: table.clone(),
+                    key: key.clone(),
+                    consistent_read: false,
+                    projection: None,
+                };
+                let got = cached.get_item(black_box(req)).await.unwrap().item;
+                debug_assert!(got.is_some());
+                got
+            })
+        });
     c.benchmark_group("cache").bench_function("moka_raw", |b| {
         b.to_async(&rt).iter(|| async {
-            let got = moka.get(&user_key(black_box(&table), black_box(&key))).await;
+            let got = moka
+                .get(&user_key(black_box(&table), black_box(&key)))
+                .await;
             debug_assert!(got.is_some());
             got
         })
     });
     let metrics = cached.metrics();
-    assert_eq!(metrics.item.misses, before.misses, "every cached get must be a hit");
+    assert_eq!(
+        metrics.item.misses, before.misses,
+        "every cached get must be a hit"
+    );
     assert!(metrics.item.hits > before.hits);
 
     let memory = MemoryStore::new();

@@ -11,7 +11,9 @@
 //!   is made outside the timing (`decode/serde_dynamo`) and inside it (`decode/serde_dynamo+clone`).
 //! - `hand`: hand-written code producing the same item as `derived` (same escaping, same forms).
 //!
-//! Outputs are dropped outside the timing in every case (`iter_batched`).
+//! Inputs are made and outputs dropped outside the timing in every case (`iter_batched` in
+//! batches of 64, small enough that the batch's outputs stay in warm memory: with criterion's
+//! `SmallInput` batches the outputs pile up into megabytes and page faults dominate the timing).
 //!
 //! `cargo bench -p dyno-tests --bench codec` (or `scripts/bench codec`)
 
@@ -25,8 +27,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use time::{Date, Month, OffsetDateTime};
 
+/// Iterations per `iter_batched` batch.
+const BATCH: BatchSize = BatchSize::NumIterations(64);
+
 /// The order every case encodes and decodes: all fields set, two products.
-fn sample() -> Order {
+pub fn sample() -> Order {
     Order {
         user_id: "alice".into(),
         order_id: "2024-05-01-0042".into(),
@@ -53,7 +58,7 @@ enum SerdeStatus {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct SerdeOrder {
+pub struct SerdeOrder {
     #[serde(rename = "PK")]
     pk: String,
     #[serde(rename = "SK")]
@@ -75,7 +80,12 @@ struct SerdeOrder {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     note: Option<String>,
     version: u64,
-    #[serde(rename = "ttl", default, skip_serializing_if = "Option::is_none", with = "epoch")]
+    #[serde(
+        rename = "ttl",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "epoch"
+    )]
     expires_at: Option<OffsetDateTime>,
 }
 
@@ -84,7 +94,12 @@ mod ymd {
     use time::Date;
 
     pub fn serialize<S: Serializer>(d: &Date, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&format_args!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day()))
+        s.collect_str(&format_args!(
+            "{:04}-{:02}-{:02}",
+            d.year(),
+            u8::from(d.month()),
+            d.day()
+        ))
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
@@ -118,7 +133,9 @@ mod epoch {
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<OffsetDateTime>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<OffsetDateTime>, D::Error> {
         Option::<i64>::deserialize(d)?
             .map(|s| OffsetDateTime::from_unix_timestamp(s).map_err(D::Error::custom))
             .transpose()
@@ -126,7 +143,7 @@ mod epoch {
 }
 
 /// The mirror of `o`, its key strings taken from the derived item (so they are identical).
-fn mirror(o: &Order) -> SerdeOrder {
+pub fn mirror(o: &Order) -> SerdeOrder {
     let item = o.to_item().unwrap();
     let key = |name: &str| match item.get(name) {
         Some(AttributeValue::S(s)) => s.clone(),
@@ -199,7 +216,8 @@ fn parse_ymd(s: &str) -> Option<Date> {
     Date::from_calendar_date(year, month, s[8..10].parse().ok()?).ok()
 }
 
-fn hand_to_item(o: &Order) -> Item {
+#[inline(never)] // a call, as the derived methods are; and a symbol for profilers
+pub fn hand_to_item(o: &Order) -> Item {
     let mut item = Item::with_capacity(14);
     let mut pk = String::with_capacity(5 + o.user_id.len());
     pk.push_str("USER#");
@@ -212,30 +230,51 @@ fn hand_to_item(o: &Order) -> Item {
     let date = format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day());
     item.insert("PK".to_owned(), AttributeValue::S(pk));
     item.insert("SK".to_owned(), AttributeValue::S(sk));
-    item.insert("GSI1PK".to_owned(), AttributeValue::S(format!("STATUS#{status}")));
+    item.insert(
+        "GSI1PK".to_owned(),
+        AttributeValue::S(format!("STATUS#{status}")),
+    );
     item.insert("GSI1SK".to_owned(), AttributeValue::S(date.clone()));
     item.insert("_type".to_owned(), AttributeValue::S("Order".to_owned()));
     item.insert("user_id".to_owned(), AttributeValue::S(o.user_id.clone()));
     item.insert("order_id".to_owned(), AttributeValue::S(o.order_id.clone()));
     item.insert("status".to_owned(), AttributeValue::S(status.to_owned()));
     item.insert("order_date".to_owned(), AttributeValue::S(date));
-    item.insert("total".to_owned(), AttributeValue::N(o.total.normalize().to_string()));
+    item.insert(
+        "total".to_owned(),
+        AttributeValue::N(o.total.normalize().to_string()),
+    );
     item.insert(
         "product_ids".to_owned(),
-        AttributeValue::L(o.product_ids.iter().map(|p| AttributeValue::S(p.clone())).collect()),
+        AttributeValue::L(
+            o.product_ids
+                .iter()
+                .map(|p| AttributeValue::S(p.clone()))
+                .collect(),
+        ),
     );
     if let Some(note) = &o.note {
         item.insert("note".to_owned(), AttributeValue::S(note.clone()));
     }
-    item.insert("version".to_owned(), AttributeValue::N(o.version.to_string()));
+    item.insert(
+        "version".to_owned(),
+        AttributeValue::N(o.version.to_string()),
+    );
     if let Some(t) = o.expires_at {
-        item.insert("ttl".to_owned(), AttributeValue::N(t.unix_timestamp().to_string()));
+        item.insert(
+            "ttl".to_owned(),
+            AttributeValue::N(t.unix_timestamp().to_string()),
+        );
     }
     item
 }
 
 fn bad(name: &str, expected: &str, found: Option<&AttributeValue>) -> Error {
-    Error::decode(expected.to_owned(), found.map_or_else(|| "nothing".to_owned(), describe)).at("Order", name)
+    Error::decode(
+        expected.to_owned(),
+        found.map_or_else(|| "nothing".to_owned(), describe),
+    )
+    .at("Order", name)
 }
 
 fn s<'a>(item: &'a Item, name: &str) -> Result<&'a str> {
@@ -252,14 +291,23 @@ fn n<'a>(item: &'a Item, name: &str) -> Result<&'a str> {
     }
 }
 
-fn hand_from_item(item: &Item) -> Result<Order> {
+#[inline(never)]
+pub fn hand_from_item(item: &Item) -> Result<Order> {
     let user_id = match item.get("user_id") {
         Some(AttributeValue::S(v)) => v.clone(),
-        _ => unescape(s(item, "PK")?.strip_prefix("USER#").ok_or_else(|| bad("PK", "USER#<id>", item.get("PK")))?),
+        _ => unescape(
+            s(item, "PK")?
+                .strip_prefix("USER#")
+                .ok_or_else(|| bad("PK", "USER#<id>", item.get("PK")))?,
+        ),
     };
     let order_id = match item.get("order_id") {
         Some(AttributeValue::S(v)) => v.clone(),
-        _ => unescape(s(item, "SK")?.strip_prefix("ORDER#").ok_or_else(|| bad("SK", "ORDER#<id>", item.get("SK")))?),
+        _ => unescape(
+            s(item, "SK")?
+                .strip_prefix("ORDER#")
+                .ok_or_else(|| bad("SK", "ORDER#<id>", item.get("SK")))?,
+        ),
     };
     let status = match s(item, "status")? {
         "PENDING" => OrderStatus::Pending,
@@ -268,8 +316,10 @@ fn hand_from_item(item: &Item) -> Result<Order> {
         "CANCELLED" => OrderStatus::Cancelled,
         _ => return Err(bad("status", "an OrderStatus", item.get("status"))),
     };
-    let order_date = parse_ymd(s(item, "order_date")?).ok_or_else(|| bad("order_date", "YYYY-MM-DD", item.get("order_date")))?;
-    let total = Decimal::from_str_exact(n(item, "total")?).map_err(|_| bad("total", "a decimal", item.get("total")))?;
+    let order_date = parse_ymd(s(item, "order_date")?)
+        .ok_or_else(|| bad("order_date", "YYYY-MM-DD", item.get("order_date")))?;
+    let total = Decimal::from_str_exact(n(item, "total")?)
+        .map_err(|_| bad("total", "a decimal", item.get("total")))?;
     let product_ids = match item.get("product_ids") {
         Some(AttributeValue::L(l)) => l
             .iter()
@@ -287,16 +337,33 @@ fn hand_from_item(item: &Item) -> Result<Order> {
     };
     let version = match item.get("version") {
         None => 0,
-        Some(_) => n(item, "version")?.parse().map_err(|_| bad("version", "u64", item.get("version")))?,
+        Some(_) => n(item, "version")?
+            .parse()
+            .map_err(|_| bad("version", "u64", item.get("version")))?,
     };
     let expires_at = match item.get("ttl") {
         None => None,
         Some(_) => {
-            let secs: i64 = n(item, "ttl")?.parse().map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?;
-            Some(OffsetDateTime::from_unix_timestamp(secs).map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?)
+            let secs: i64 = n(item, "ttl")?
+                .parse()
+                .map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?;
+            Some(
+                OffsetDateTime::from_unix_timestamp(secs)
+                    .map_err(|_| bad("ttl", "epoch seconds", item.get("ttl")))?,
+            )
         }
     };
-    Ok(Order { user_id, order_id, status, order_date, total, product_ids, note, version, expires_at })
+    Ok(Order {
+        user_id,
+        order_id,
+        status,
+        order_date,
+        total,
+        product_ids,
+        note,
+        version,
+        expires_at,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +371,11 @@ fn hand_from_item(item: &Item) -> Result<Order> {
 /// Every case must produce and read the same data before it is timed.
 fn check(order: &Order, serde_order: &SerdeOrder) {
     let derived = order.to_item().unwrap();
-    assert_eq!(hand_to_item(order), derived, "hand-written item differs from the derived one");
+    assert_eq!(
+        hand_to_item(order),
+        derived,
+        "hand-written item differs from the derived one"
+    );
     assert_eq!(&Order::from_item(&derived).unwrap(), order);
     assert_eq!(&hand_from_item(&derived).unwrap(), order);
     let serde_item: Item = serde_dynamo::to_item(serde_order).unwrap();
@@ -315,7 +386,11 @@ fn check(order: &Order, serde_order: &SerdeOrder) {
     assert_eq!(names, derived_names, "serde mirror writes other attributes");
     for (name, value) in &serde_item {
         if name != "total" {
-            assert_eq!(Some(value), derived.get(name), "serde mirror differs on {name}");
+            assert_eq!(
+                Some(value),
+                derived.get(name),
+                "serde mirror differs on {name}"
+            );
         }
     }
     let back: SerdeOrder = serde_dynamo::from_item(serde_item).unwrap();
@@ -331,38 +406,44 @@ fn benches(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("codec/encode");
     g.bench_function("derived", |b| {
-        b.iter_batched(|| (), |()| black_box(&order).to_item().unwrap(), BatchSize::SmallInput)
+        b.iter_batched(|| (), |()| black_box(&order).to_item().unwrap(), BATCH)
     });
     g.bench_function("serde_dynamo", |b| {
         b.iter_batched(
             || (),
             |()| -> Item { serde_dynamo::to_item(black_box(&serde_order)).unwrap() },
-            BatchSize::SmallInput,
+            BATCH,
         )
     });
-    g.bench_function("hand", |b| b.iter_batched(|| (), |()| hand_to_item(black_box(&order)), BatchSize::SmallInput));
+    g.bench_function("hand", |b| {
+        b.iter_batched(|| (), |()| hand_to_item(black_box(&order)), BATCH)
+    });
     g.finish();
 
     let mut g = c.benchmark_group("codec/decode");
     g.bench_function("derived", |b| {
-        b.iter_batched(|| (), |()| Order::from_item(black_box(&item)).unwrap(), BatchSize::SmallInput)
+        b.iter_batched(
+            || (),
+            |()| Order::from_item(black_box(&item)).unwrap(),
+            BATCH,
+        )
     });
     g.bench_function("serde_dynamo", |b| {
         b.iter_batched(
             || serde_item.clone(),
             |owned| -> SerdeOrder { serde_dynamo::from_item(black_box(owned)).unwrap() },
-            BatchSize::SmallInput,
+            BATCH,
         )
     });
     g.bench_function("serde_dynamo+clone", |b| {
         b.iter_batched(
             || (),
             |()| -> SerdeOrder { serde_dynamo::from_item(black_box(&serde_item).clone()).unwrap() },
-            BatchSize::SmallInput,
+            BATCH,
         )
     });
     g.bench_function("hand", |b| {
-        b.iter_batched(|| (), |()| hand_from_item(black_box(&item)).unwrap(), BatchSize::SmallInput)
+        b.iter_batched(|| (), |()| hand_from_item(black_box(&item)).unwrap(), BATCH)
     });
     g.finish();
 }

@@ -43,15 +43,22 @@ fn put(table: &str, item: Item) -> PutRequest {
 
 fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, store: Arc<dyn Store>) {
     let table = format!("bench_{}_{}", name, std::process::id());
-    let def = TableDef::new(&table, "PK", Some("SK"))
-        .global_index(dyno_core::table::IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")));
+    let def = TableDef::new(&table, "PK", Some("SK")).global_index(
+        dyno_core::table::IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")),
+    );
     rt.block_on(async {
         store.create_table(&def).await.expect("create bench table");
         for i in 0..100 {
-            store.put_item(put(&table, order(1, i))).await.expect("seed");
+            store
+                .put_item(put(&table, order(1, i)))
+                .await
+                .expect("seed");
         }
     });
-    let key = Item::from([("PK".to_owned(), s("USER#1")), ("SK".to_owned(), s("ORDER#00000007"))]);
+    let key = Item::from([
+        ("PK".to_owned(), s("USER#1")),
+        ("SK".to_owned(), s("ORDER#00000007")),
+    ]);
 
     let mut group = c.benchmark_group("store");
     group.bench_function(format!("{name}/put"), |b| {
@@ -65,14 +72,23 @@ fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, stor
     });
     group.bench_function(format!("{name}/get"), |b| {
         b.to_async(rt).iter(|| {
-            let req = GetRequest { table: table.clone(), key: key.clone(), consistent_read: false, projection: None };
+            let req = GetRequest {
+                table: table.clone(),
+                key: key.clone(),
+                consistent_read: false,
+                projection: None,
+            };
             let store = &store;
             async move { assert!(store.get_item(req).await.unwrap().item.is_some()) }
         });
     });
     group.bench_function(format!("{name}/query100"), |b| {
         b.to_async(rt).iter(|| {
-            let req = QueryRequest::new(table.clone(), None, KeyCondition::partition("PK", s("USER#1")));
+            let req = QueryRequest::new(
+                table.clone(),
+                None,
+                KeyCondition::partition("PK", s("USER#1")),
+            );
             let store = &store;
             async move { assert_eq!(store.query(req).await.unwrap().items.len(), 100) }
         });
@@ -82,7 +98,10 @@ fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, stor
 }
 
 fn benches(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     bench_store(c, &rt, "memory", Arc::new(MemoryStore::new()));
     match std::env::var("DYNO_DYNALITE_ENDPOINT") {
         Ok(endpoint) => {

@@ -96,14 +96,13 @@ mod time_impls {
 
     use super::*;
     use crate::value::features::{
-        format_time_date, format_time_datetime, parse_time_date, parse_time_datetime,
+        parse_time_date, parse_time_datetime, write_time_date, write_time_datetime,
     };
 
     /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999.
     impl KeyPart for OffsetDateTime {
         fn encode_key(&self, out: &mut String) -> Result<()> {
-            out.push_str(&format_time_datetime(self).map_err(|m| Error::key(None, m))?);
-            Ok(())
+            write_time_datetime(self, out).map_err(|m| Error::key(None, m))
         }
         fn decode_key(segment: &str) -> Result<Self> {
             strict(segment, parse_time_datetime, EXPECTED_TIMESTAMP)
@@ -113,8 +112,7 @@ mod time_impls {
     /// `YYYY-MM-DD`, years 0000-9999.
     impl KeyPart for Date {
         fn encode_key(&self, out: &mut String) -> Result<()> {
-            out.push_str(&format_time_date(self).map_err(|m| Error::key(None, m))?);
-            Ok(())
+            write_time_date(self, out).map_err(|m| Error::key(None, m))
         }
         fn decode_key(segment: &str) -> Result<Self> {
             strict(segment, parse_time_date, EXPECTED_DATE)
@@ -128,15 +126,14 @@ mod chrono_impls {
 
     use super::*;
     use crate::value::features::{
-        format_chrono_date, format_chrono_datetime, parse_chrono_date, parse_chrono_datetime,
+        parse_chrono_date, parse_chrono_datetime, write_chrono_date, write_chrono_datetime,
     };
 
     /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999; a leap
     /// second is second 60.
     impl KeyPart for DateTime<Utc> {
         fn encode_key(&self, out: &mut String) -> Result<()> {
-            out.push_str(&format_chrono_datetime(self).map_err(|m| Error::key(None, m))?);
-            Ok(())
+            write_chrono_datetime(self, out).map_err(|m| Error::key(None, m))
         }
         fn decode_key(segment: &str) -> Result<Self> {
             strict(segment, parse_chrono_datetime, EXPECTED_TIMESTAMP)
@@ -146,8 +143,7 @@ mod chrono_impls {
     /// `YYYY-MM-DD`, years 0000-9999.
     impl KeyPart for NaiveDate {
         fn encode_key(&self, out: &mut String) -> Result<()> {
-            out.push_str(&format_chrono_date(self).map_err(|m| Error::key(None, m))?);
-            Ok(())
+            write_chrono_date(self, out).map_err(|m| Error::key(None, m))
         }
         fn decode_key(segment: &str) -> Result<Self> {
             strict(segment, parse_chrono_date, EXPECTED_DATE)

@@ -32,11 +32,29 @@ const EXPECTED_TIMESTAMP: &str = "S in RFC 3339 (UTC)";
 #[cfg(any(feature = "time", feature = "chrono"))]
 const EXPECTED_DATE: &str = "S in YYYY-MM-DD";
 
-/// Writes dyno's fixed-width timestamp form: `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. `second` may be
-/// 60 (a leap second, which chrono can represent); the string order stays the time order.
+/// Appends `n` zero-padded to `width` digits (more digits if `n` needs them). Plain digit pushes:
+/// `format!("{n:02}")` costs several times more (formatter, padding, a fresh `String`), and keys
+/// and attributes write dates on every encode.
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn push_padded(out: &mut String, mut n: u32, width: usize) {
+    let mut buf = [b'0'; 10];
+    let mut start = buf.len();
+    while n > 0 {
+        start -= 1;
+        buf[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let start = start.min(buf.len() - width.min(buf.len()));
+    out.extend(buf[start..].iter().map(|&b| char::from(b)));
+}
+
+/// Appends dyno's fixed-width timestamp form: `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`. `second` may be
+/// 60 (a leap second, which chrono can represent); the string order stays the time order. Nothing
+/// is written when the year is out of range.
 #[cfg(any(feature = "time", feature = "chrono"))]
 #[allow(clippy::too_many_arguments)]
 fn fixed_timestamp(
+    out: &mut String,
     year: i32,
     month: u32,
     day: u32,
@@ -45,32 +63,65 @@ fn fixed_timestamp(
     second: u32,
     nanos: u32,
     shown: &dyn std::fmt::Display,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<(), String> {
     if !(0..=9999).contains(&year) {
         return Err(format!(
             "timestamp {shown} is outside the years 0000-9999 that the fixed-width RFC 3339 form \
              (2024-01-02T03:04:05.000000000Z) can hold"
         ));
     }
-    Ok(format!(
-        "{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{nanos:09}Z"
-    ))
+    out.reserve(30);
+    push_ymd(out, year, month, day);
+    out.push('T');
+    push_padded(out, hour, 2);
+    out.push(':');
+    push_padded(out, minute, 2);
+    out.push(':');
+    push_padded(out, second, 2);
+    out.push('.');
+    push_padded(out, nanos, 9);
+    out.push('Z');
+    Ok(())
 }
 
-/// Writes `YYYY-MM-DD`.
+/// Appends `YYYY-MM-DD` for a year already checked to be in 0000-9999.
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn push_ymd(out: &mut String, year: i32, month: u32, day: u32) {
+    push_padded(out, year.unsigned_abs(), 4);
+    out.push('-');
+    push_padded(out, month, 2);
+    out.push('-');
+    push_padded(out, day, 2);
+}
+
+/// Appends `YYYY-MM-DD`; nothing is written when the year is out of range.
 #[cfg(any(feature = "time", feature = "chrono"))]
 fn fixed_date(
+    out: &mut String,
     year: i32,
     month: u32,
     day: u32,
     shown: &dyn std::fmt::Display,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<(), String> {
     if !(0..=9999).contains(&year) {
         return Err(format!(
             "date {shown} is outside the years 0000-9999 that YYYY-MM-DD can hold"
         ));
     }
-    Ok(format!("{year:04}-{month:02}-{day:02}"))
+    out.reserve(10);
+    push_ymd(out, year, month, day);
+    Ok(())
+}
+
+/// A fresh string filled by `write` (one allocation of the final size).
+#[cfg(any(feature = "time", feature = "chrono"))]
+fn written(
+    capacity: usize,
+    write: impl FnOnce(&mut String) -> std::result::Result<(), String>,
+) -> std::result::Result<String, String> {
+    let mut out = String::with_capacity(capacity);
+    write(&mut out)?;
+    Ok(out)
 }
 
 /// Parses exactly `YYYY-MM-DD` into its numbers (the calendar check is the caller's).
@@ -102,21 +153,32 @@ mod time_impls {
     use super::*;
     use crate::value::EpochTime;
 
-    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
-    pub(crate) fn format_datetime(t: &OffsetDateTime) -> std::result::Result<String, String> {
+    /// Appends dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn write_datetime(
+        t: &OffsetDateTime,
+        out: &mut String,
+    ) -> std::result::Result<(), String> {
         let utc = t
             .checked_to_offset(UtcOffset::UTC)
             .ok_or_else(|| format!("timestamp {t} cannot be converted to UTC"))?;
+        let (year, month, day) = utc.to_calendar_date();
+        let (hour, minute, second, nanos) = utc.to_hms_nano();
         fixed_timestamp(
-            utc.year(),
-            u32::from(u8::from(utc.month())),
-            u32::from(utc.day()),
-            u32::from(utc.hour()),
-            u32::from(utc.minute()),
-            u32::from(utc.second()),
-            utc.nanosecond(),
+            out,
+            year,
+            u32::from(u8::from(month)),
+            u32::from(day),
+            u32::from(hour),
+            u32::from(minute),
+            u32::from(second),
+            nanos,
             t,
         )
+    }
+
+    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn format_datetime(t: &OffsetDateTime) -> std::result::Result<String, String> {
+        written(30, |out| write_datetime(t, out))
     }
 
     /// Any RFC 3339 timestamp, converted to UTC.
@@ -126,14 +188,15 @@ mod time_impls {
             .checked_to_offset(UtcOffset::UTC)
     }
 
+    /// Appends `YYYY-MM-DD`; the message says why `d` has none.
+    pub(crate) fn write_date(d: &Date, out: &mut String) -> std::result::Result<(), String> {
+        let (year, month, day) = d.to_calendar_date();
+        fixed_date(out, year, u32::from(u8::from(month)), u32::from(day), d)
+    }
+
     /// `YYYY-MM-DD`; the message says why `d` has none.
     pub(crate) fn format_date(d: &Date) -> std::result::Result<String, String> {
-        fixed_date(
-            d.year(),
-            u32::from(u8::from(d.month())),
-            u32::from(d.day()),
-            d,
-        )
+        written(10, |out| write_date(d, out))
     }
 
     /// Exactly `YYYY-MM-DD`, a real calendar date.
@@ -196,8 +259,8 @@ mod time_impls {
 
 #[cfg(feature = "time")]
 pub(crate) use self::time_impls::{
-    format_date as format_time_date, format_datetime as format_time_datetime,
     parse_date as parse_time_date, parse_datetime as parse_time_datetime,
+    write_date as write_time_date, write_datetime as write_time_datetime,
 };
 
 #[cfg(feature = "chrono")]
@@ -207,14 +270,18 @@ mod chrono_impls {
     use super::*;
     use crate::value::EpochTime;
 
-    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
-    pub(crate) fn format_datetime(t: &DateTime<Utc>) -> std::result::Result<String, String> {
+    /// Appends dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn write_datetime(
+        t: &DateTime<Utc>,
+        out: &mut String,
+    ) -> std::result::Result<(), String> {
         // chrono keeps a leap second as nanoseconds past 1e9 in second 59; RFC 3339 writes :60.
         let (second, nanos) = match t.nanosecond() {
             n if n >= 1_000_000_000 => (t.second() + 1, n - 1_000_000_000),
             n => (t.second(), n),
         };
         fixed_timestamp(
+            out,
             t.year(),
             t.month(),
             t.day(),
@@ -226,6 +293,11 @@ mod chrono_impls {
         )
     }
 
+    /// dyno's fixed-width UTC form of `t`; the message says why it has none.
+    pub(crate) fn format_datetime(t: &DateTime<Utc>) -> std::result::Result<String, String> {
+        written(30, |out| write_datetime(t, out))
+    }
+
     /// Any RFC 3339 timestamp, converted to UTC.
     pub(crate) fn parse_datetime(s: &str) -> Option<DateTime<Utc>> {
         DateTime::parse_from_rfc3339(s)
@@ -233,9 +305,14 @@ mod chrono_impls {
             .map(|t| t.with_timezone(&Utc))
     }
 
+    /// Appends `YYYY-MM-DD`; the message says why `d` has none.
+    pub(crate) fn write_date(d: &NaiveDate, out: &mut String) -> std::result::Result<(), String> {
+        fixed_date(out, d.year(), d.month(), d.day(), d)
+    }
+
     /// `YYYY-MM-DD`; the message says why `d` has none.
     pub(crate) fn format_date(d: &NaiveDate) -> std::result::Result<String, String> {
-        fixed_date(d.year(), d.month(), d.day(), d)
+        written(10, |out| write_date(d, out))
     }
 
     /// Exactly `YYYY-MM-DD`, a real calendar date.
@@ -297,8 +374,8 @@ mod chrono_impls {
 
 #[cfg(feature = "chrono")]
 pub(crate) use self::chrono_impls::{
-    format_date as format_chrono_date, format_datetime as format_chrono_datetime,
     parse_date as parse_chrono_date, parse_datetime as parse_chrono_datetime,
+    write_date as write_chrono_date, write_datetime as write_chrono_datetime,
 };
 
 #[cfg(feature = "uuid")]
