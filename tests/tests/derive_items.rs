@@ -558,7 +558,11 @@ fn streams_and_futures_are_send() {
     let store = dyno_core::MemoryStore::new();
     send(Order::query("u1").stream(&store));
     send(Order::gsi1(OrderStatus::Pending).all(&store));
-    send(Order::update(Order::key("u1", "o1")).set_note("x").send(&store));
+    send(
+        Order::update(Order::key("u1", "o1"))
+            .set_note("x")
+            .send(&store),
+    );
     send(UserItem::query("u1").stream(&store));
     send(UserWithOrders::query("u1").get(&store));
 }
