@@ -26,8 +26,11 @@ struct Flight {
 
 const SHARDS: usize = 64;
 
+/// The flights of the keys hashing to one shard.
+type Shard = Mutex<HashMap<Box<[u8]>, Flight>>;
+
 pub(crate) struct Flights {
-    shards: Box<[Mutex<HashMap<Box<[u8]>, Flight>>]>,
+    shards: Box<[Shard]>,
     next_id: AtomicU64,
 }
 

@@ -64,6 +64,12 @@ impl TableInfo {
         }
     }
 
+    /// The same schema under the name requests use.
+    pub(crate) fn named(mut self, name: &str) -> Self {
+        name.clone_into(&mut self.name);
+        self
+    }
+
     /// The primary key of `item`, or `None` when a key attribute is missing (the backend will
     /// reject the write).
     pub(crate) fn key_of(&self, item: &Item) -> Option<Item> {

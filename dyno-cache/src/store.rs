@@ -308,15 +308,17 @@ impl<S: Store> CachedStore<S> {
             return Ok(info);
         }
         let description = self.inner.describe_table(table).await?;
-        Ok(self.remember(&description.definition))
+        Ok(self.remember(table, &description.definition))
     }
 
-    fn remember(&self, def: &TableDef) -> Arc<TableInfo> {
-        let info = Arc::new(TableInfo::from_def(def));
+    /// Remembers `def` under the name requests use for it (a renaming store below may describe
+    /// it under another): generations are hashed by that name on both sides.
+    fn remember(&self, table: &str, def: &TableDef) -> Arc<TableInfo> {
+        let info = Arc::new(TableInfo::from_def(def).named(table));
         self.tables
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(def.name.clone(), info.clone());
+            .insert(table.to_owned(), info.clone());
         info
     }
 
@@ -702,7 +704,7 @@ impl<S: Store> CachedStore<S> {
         } = request;
         let mut hits: Vec<(String, SharedItem)> = Vec::new();
         // Keys to read, each with its cache key, counter and version when it can be cached.
-        let mut to_read: Vec<(TableKey, Option<(Box<[u8]>, usize, u64)>)> = Vec::new();
+        let mut to_read: Vec<(TableKey, Option<Ticket>)> = Vec::new();
         let now = self.clock.now();
         for k in keys {
             let Some(key) = item_key(&k.table, &k.key) else {
@@ -731,7 +733,15 @@ impl<S: Store> CachedStore<S> {
                 inc(&self.counters.item.bypasses);
             }
             let slot = self.versions.slot(stable_hash(key.as_slice()));
-            to_read.push((k, Some((key.to_boxed(), slot, self.item_version(slot)))));
+            let start = self.item_version(slot);
+            to_read.push((
+                k,
+                Some(Ticket {
+                    key: key.to_boxed(),
+                    slot,
+                    start,
+                }),
+            ));
         }
         if to_read.is_empty() {
             return Ok(BatchGetOutput {
@@ -751,7 +761,7 @@ impl<S: Store> CachedStore<S> {
             })
             .await?;
         for (k, cache) in to_read {
-            let Some((key, slot, version)) = cache else {
+            let Some(Ticket { key, slot, start }) = cache else {
                 continue;
             };
             if out.unprocessed_keys.contains(&k) {
@@ -764,7 +774,7 @@ impl<S: Store> CachedStore<S> {
                     *t == k.table && k.key.iter().all(|(n, v)| item.get(n) == Some(v))
                 })
                 .map(|(_, item)| item.clone());
-            self.install_fill(key, slot, version, found, &k.table, ttl_override)
+            self.install_fill(key, slot, start, found, &k.table, ttl_override)
                 .await;
         }
         out.items.extend(hits);
@@ -1305,7 +1315,7 @@ impl<S: Store> CachedStore<S> {
 
     async fn describe_table_through(&self, name: &str) -> Result<TableDescription> {
         let description = self.inner.describe_table(name).await?;
-        self.remember(&description.definition);
+        self.remember(name, &description.definition);
         Ok(description)
     }
 

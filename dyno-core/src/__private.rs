@@ -13,7 +13,9 @@ pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, Up
 pub use crate::key::{KeyPart, Segment, Template, DELIMITER};
 pub use crate::ops::{FromItem, Key};
 pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef};
-pub use crate::value::{describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute};
+pub use crate::value::{
+    describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
+};
 
 mod keys;
 mod query;
@@ -200,7 +202,10 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
 /// The key from `try_key`, or, when its fields could not be encoded, a key that no store
 /// accepts (every request with it fails validation instead of reading or writing another item).
 pub fn key_or_invalid<E>(key: Result<Key<E>>) -> Key<E> {
-    key.unwrap_or_else(|_| Key::from_item(Item::new()))
+    key.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "invalid key: requests with it will fail validation");
+        Key::from_item(Item::new())
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

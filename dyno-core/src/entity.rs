@@ -70,7 +70,9 @@ pub trait Entity: Sized + Send + Sync + 'static {
             return t == Self::ENTITY_TYPE;
         }
         let key_matches = |name: Option<&str>, template: Option<Template>| match (name, template) {
-            (Some(name), Some(t)) => matches!(item.get(name), Some(AttributeValue::S(k)) if t.matches(k)),
+            (Some(name), Some(t)) => {
+                matches!(item.get(name), Some(AttributeValue::S(k)) if t.matches(k))
+            }
             (None, None) => true,
             _ => false,
         };

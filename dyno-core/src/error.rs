@@ -161,12 +161,17 @@ pub enum Error {
 impl Error {
     /// A [`Error::Validation`] with `message`.
     pub fn validation(message: impl Into<String>) -> Self {
-        Error::Validation { message: message.into() }
+        Error::Validation {
+            message: message.into(),
+        }
     }
 
     /// A [`Error::Key`] with `message`.
     pub fn key(entity: Option<&'static str>, message: impl Into<String>) -> Self {
-        Error::Key { entity, message: message.into() }
+        Error::Key {
+            entity,
+            message: message.into(),
+        }
     }
 
     /// A [`Error::Decode`] without a location; see [`Error::at`].
@@ -182,14 +187,24 @@ impl Error {
 
     /// A [`Error::Encode`] without a location; see [`Error::at`].
     pub fn encode(message: impl Into<String>) -> Self {
-        Error::Encode { entity: None, attribute: None, message: message.into(), source: None }
+        Error::Encode {
+            entity: None,
+            attribute: None,
+            message: message.into(),
+            source: None,
+        }
     }
 
     /// Fills in the entity and attribute of an encode, decode or key error where still unknown.
     #[must_use]
     pub fn at(mut self, at_entity: &'static str, at_attribute: &str) -> Self {
         match &mut self {
-            Error::Decode { entity, attribute, .. } | Error::Encode { entity, attribute, .. } => {
+            Error::Decode {
+                entity, attribute, ..
+            }
+            | Error::Encode {
+                entity, attribute, ..
+            } => {
                 entity.get_or_insert(at_entity);
                 if attribute.is_none() {
                     *attribute = Some(at_attribute.to_owned());
@@ -252,7 +267,11 @@ pub struct CancellationReason {
 impl CancellationReason {
     /// A reason with only a code (`None` means the action itself was fine).
     pub fn code(code: Option<&str>) -> Self {
-        CancellationReason { code: code.map(str::to_owned), message: None, item: None }
+        CancellationReason {
+            code: code.map(str::to_owned),
+            message: None,
+            item: None,
+        }
     }
 
     /// True when this action's condition failed.

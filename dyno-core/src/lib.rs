@@ -1,4 +1,8 @@
-//! dyno-core: the runtime of dyno, a type-safe single-table ORM for Amazon DynamoDB.
+#![doc = include_str!("../../README.md")]
+//!
+//! # Modules
+//!
+//! `dyno-core` is the runtime of dyno:
 //!
 //! - [`value`]: the codec between Rust values and DynamoDB attribute values;
 //! - [`key`]: key segments and key templates (`USER#{user_id}`);

@@ -47,12 +47,18 @@ pub struct KeyAttribute {
 impl KeyAttribute {
     /// A string key attribute (what key templates produce).
     pub fn string(name: impl Into<String>) -> Self {
-        KeyAttribute { name: name.into(), ty: ScalarType::S }
+        KeyAttribute {
+            name: name.into(),
+            ty: ScalarType::S,
+        }
     }
 
     /// A key attribute of any scalar type.
     pub fn new(name: impl Into<String>, ty: ScalarType) -> Self {
-        KeyAttribute { name: name.into(), ty }
+        KeyAttribute {
+            name: name.into(),
+            ty,
+        }
     }
 }
 
@@ -159,7 +165,10 @@ impl TableDef {
 
     /// The index called `name`, global or local.
     pub fn index(&self, name: &str) -> Option<&IndexDef> {
-        self.global_indexes.iter().chain(&self.local_indexes).find(|i| i.name == name)
+        self.global_indexes
+            .iter()
+            .chain(&self.local_indexes)
+            .find(|i| i.name == name)
     }
 
     /// True when `name` is a local secondary index.
@@ -173,9 +182,12 @@ impl TableDef {
         let mut out: Vec<KeyAttribute> = Vec::new();
         let all = std::iter::once(&self.partition_key)
             .chain(self.sort_key.as_ref())
-            .chain(self.global_indexes.iter().chain(&self.local_indexes).flat_map(|i| {
-                std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())
-            }));
+            .chain(
+                self.global_indexes
+                    .iter()
+                    .chain(&self.local_indexes)
+                    .flat_map(|i| std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())),
+            );
         for k in all {
             if !out.iter().any(|o| o.name == k.name) {
                 out.push(k.clone());
@@ -186,7 +198,8 @@ impl TableDef {
 
     /// The primary-key attribute names of the table (partition, then sort).
     pub fn key_names(&self) -> impl Iterator<Item = &str> {
-        std::iter::once(self.partition_key.name.as_str()).chain(self.sort_key.as_ref().map(|k| k.name.as_str()))
+        std::iter::once(self.partition_key.name.as_str())
+            .chain(self.sort_key.as_ref().map(|k| k.name.as_str()))
     }
 
     /// The definition as the JSON body of a `CreateTable` request (on-demand billing), for the
@@ -233,7 +246,8 @@ impl TableDef {
     pub fn to_cloudformation_json(&self) -> serde_json::Value {
         let mut props = self.to_create_table_json();
         if let Some(ttl) = &self.ttl_attribute {
-            props["TimeToLiveSpecification"] = serde_json::json!({"AttributeName": ttl, "Enabled": true});
+            props["TimeToLiveSpecification"] =
+                serde_json::json!({"AttributeName": ttl, "Enabled": true});
         }
         serde_json::json!({"Type": "AWS::DynamoDB::Table", "Properties": props})
     }

@@ -2,12 +2,13 @@
 //! the input. Parsing reports every error it meets in the [`Ctxt`] and keeps going.
 
 use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, Ident, LitStr, Type};
 
 use crate::attr::{
-    for_each_dyno_attr, int_value, key_name, no_value, nonempty_string, path_value, string_value, unknown_key_continue,
-    Attr, Flag,
+    for_each_dyno_attr, int_value, key_name, no_value, nonempty_string, path_value, string_value,
+    unknown_key_continue, Attr, Flag,
 };
 use crate::ctxt::Ctxt;
 use crate::template::{self, Template};
@@ -80,10 +81,13 @@ impl<'a> TableInput<'a> {
                             "include" => {
                                 let content;
                                 syn::parenthesized!(content in m.input);
-                                let list = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
+                                let list = content
+                                    .parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
                                 include.set(cx, &m.path, list.into_iter().collect::<Vec<_>>());
                             }
-                            _ => return unknown_key_continue(cx, &m, "index(...)", TABLE_INDEX_KEYS),
+                            _ => {
+                                return unknown_key_continue(cx, &m, "index(...)", TABLE_INDEX_KEYS)
+                            }
                         }
                         Ok(())
                     })?;
@@ -114,7 +118,10 @@ impl<'a> TableInput<'a> {
             return None;
         };
         let Some(pk) = pk.get() else {
-            cx.error_spanned_by(&input.ident, "missing partition key attribute: add `pk = \"PK\"` to `#[dyno(...)]`");
+            cx.error_spanned_by(
+                &input.ident,
+                "missing partition key attribute: add `pk = \"PK\"` to `#[dyno(...)]`",
+            );
             return None;
         };
         Some(TableInput {
@@ -170,6 +177,11 @@ pub struct EntityField<'a> {
 }
 
 impl EntityField<'_> {
+    /// The field's name as templates and attributes spell it (`type` for `r#type`).
+    pub fn name(&self) -> String {
+        self.ident.unraw().to_string()
+    }
+
     /// True when the field is written to the item.
     pub fn is_stored(&self) -> bool {
         !self.skip.get()
@@ -178,7 +190,16 @@ impl EntityField<'_> {
 
 const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "entity_type", "index(...)"];
 const ENTITY_INDEX_KEYS: &[&str] = &["<index name>", "name", "pk", "sk", "shards"];
-const FIELD_KEYS: &[&str] = &["rename", "skip", "serde", "default", "version", "created_at", "updated_at", "ttl"];
+const FIELD_KEYS: &[&str] = &[
+    "rename",
+    "skip",
+    "serde",
+    "default",
+    "version",
+    "created_at",
+    "updated_at",
+    "ttl",
+];
 
 fn parse_template(cx: &Ctxt, lit: LitStr) -> Option<Template> {
     match template::parse(&lit) {
@@ -242,18 +263,38 @@ impl<'a> EntityInput<'a> {
                     };
                     let pk = ipk.get().and_then(|l| parse_template(cx, l));
                     let sk = isk.get().and_then(|l| parse_template(cx, l));
-                    indexes.push(EntityIndex { name, name_tokens, pk, sk, shards: shards.get() });
+                    indexes.push(EntityIndex {
+                        name,
+                        name_tokens,
+                        pk,
+                        sk,
+                        shards: shards.get(),
+                    });
                 }
-                _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on an entity", ENTITY_KEYS),
+                _ => {
+                    return unknown_key_continue(
+                        cx,
+                        &meta,
+                        "#[dyno(...)] on an entity",
+                        ENTITY_KEYS,
+                    )
+                }
             }
             Ok(())
         });
 
         let fields = match &input.data {
             Data::Struct(s) => match &s.fields {
-                Fields::Named(named) => named.named.iter().filter_map(|f| EntityField::from_ast(cx, f)).collect(),
+                Fields::Named(named) => named
+                    .named
+                    .iter()
+                    .filter_map(|f| EntityField::from_ast(cx, f))
+                    .collect(),
                 _ => {
-                    cx.error_spanned_by(&input.ident, "`#[derive(Entity)]` needs a struct with named fields");
+                    cx.error_spanned_by(
+                        &input.ident,
+                        "`#[derive(Entity)]` needs a struct with named fields",
+                    );
                     return None;
                 }
             },
@@ -268,17 +309,29 @@ impl<'a> EntityInput<'a> {
             return None;
         };
         let Some(pk) = pk.get() else {
-            cx.error_spanned_by(&input.ident, "missing partition key template: add `pk = \"USER#{user_id}\"` to `#[dyno(...)]`");
+            cx.error_spanned_by(
+                &input.ident,
+                "missing partition key template: add `pk = \"USER#{user_id}\"` to `#[dyno(...)]`",
+            );
             return None;
         };
-        let pk = parse_template(cx, pk);
-        let sk = sk.get().map(|l| parse_template(cx, l));
-        let (Some(pk), Some(sk)) = (pk, sk.map_or(Some(None), |s| s.map(Some))) else { return None };
+        // A template that does not parse is reported and replaced by an empty one, so the other
+        // rules are still checked (nothing is generated once an error was reported).
+        let or_empty = |lit: LitStr| {
+            parse_template(cx, lit.clone()).unwrap_or(Template {
+                lit,
+                segments: Vec::new(),
+            })
+        };
+        let pk = or_empty(pk);
+        let sk = sk.get().map(or_empty);
         Some(EntityInput {
             ident: &input.ident,
             vis: &input.vis,
             table,
-            entity_type: entity_type.get().map_or_else(|| input.ident.to_string(), |l| l.value()),
+            entity_type: entity_type
+                .get()
+                .map_or_else(|| input.ident.unraw().to_string(), |l| l.value()),
             pk,
             sk,
             indexes,
@@ -288,7 +341,7 @@ impl<'a> EntityInput<'a> {
 
     /// The field called `name`.
     pub fn field(&self, name: &str) -> Option<&EntityField<'a>> {
-        self.fields.iter().find(|f| f.ident == name)
+        self.fields.iter().find(|f| f.name() == name)
     }
 }
 
@@ -326,7 +379,9 @@ impl<'a> EntityField<'a> {
         Some(EntityField {
             ident,
             ty: &field.ty,
-            attr_name: rename.as_ref().map_or_else(|| ident.to_string(), LitStr::value),
+            attr_name: rename
+                .as_ref()
+                .map_or_else(|| ident.unraw().to_string(), LitStr::value),
             rename,
             skip,
             serde,
@@ -344,12 +399,28 @@ impl<'a> EntityField<'a> {
 
 /// A key part: a unit enum (by name) or a newtype (delegating).
 pub enum KeyPartInput<'a> {
-    Enum { ident: &'a Ident, variants: Vec<(&'a Ident, String, Span)>, attribute: bool },
-    Newtype { ident: &'a Ident, inner: &'a Type, attribute: bool },
+    Enum {
+        ident: &'a Ident,
+        variants: Vec<(&'a Ident, String, Span)>,
+        attribute: bool,
+    },
+    Newtype {
+        ident: &'a Ident,
+        inner: &'a Type,
+        attribute: bool,
+    },
 }
 
 const KEYPART_KEYS: &[&str] = &["rename_all", "no_attribute"];
-const RENAME_ALL: &[&str] = &["lowercase", "UPPERCASE", "snake_case", "SCREAMING_SNAKE_CASE", "kebab-case", "camelCase", "PascalCase"];
+const RENAME_ALL: &[&str] = &[
+    "lowercase",
+    "UPPERCASE",
+    "snake_case",
+    "SCREAMING_SNAKE_CASE",
+    "kebab-case",
+    "camelCase",
+    "PascalCase",
+];
 
 impl<'a> KeyPartInput<'a> {
     pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
@@ -361,7 +432,14 @@ impl<'a> KeyPartInput<'a> {
                 "rename_all" => {
                     let lit = string_value(&meta)?;
                     if !RENAME_ALL.contains(&lit.value().as_str()) {
-                        cx.error_spanned_by(&lit, format!("unknown case {:?}; expected one of: {}", lit.value(), RENAME_ALL.join(", ")));
+                        cx.error_spanned_by(
+                            &lit,
+                            format!(
+                                "unknown case {:?}; expected one of: {}",
+                                lit.value(),
+                                RENAME_ALL.join(", ")
+                            ),
+                        );
                     }
                     rename_all.set(cx, &meta.path, lit);
                 }
@@ -369,7 +447,14 @@ impl<'a> KeyPartInput<'a> {
                     no_value(&meta)?;
                     no_attribute.set(cx, &meta.path);
                 }
-                _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a key part", KEYPART_KEYS),
+                _ => {
+                    return unknown_key_continue(
+                        cx,
+                        &meta,
+                        "#[dyno(...)] on a key part",
+                        KEYPART_KEYS,
+                    )
+                }
             }
             Ok(())
         });
@@ -387,30 +472,54 @@ impl<'a> KeyPartInput<'a> {
                     for_each_dyno_attr(cx, &v.attrs, |meta| {
                         match key_name(&meta).as_str() {
                             "rename" => rename.set(cx, &meta.path, nonempty_string(&meta)?),
-                            _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a variant", &["rename"]),
+                            _ => {
+                                return unknown_key_continue(
+                                    cx,
+                                    &meta,
+                                    "#[dyno(...)] on a variant",
+                                    &["rename"],
+                                )
+                            }
                         }
                         Ok(())
                     });
                     let (name, span) = match rename.get() {
                         Some(l) => (l.value(), l.span()),
                         None => {
-                            let base = v.ident.to_string();
-                            (rename_all.as_deref().map_or_else(|| base.clone(), |c| crate::case::convert(&base, c)), v.ident.span())
+                            let base = v.ident.unraw().to_string();
+                            (
+                                rename_all.as_deref().map_or_else(
+                                    || base.clone(),
+                                    |c| crate::case::convert(&base, c),
+                                ),
+                                v.ident.span(),
+                            )
                         }
                     };
                     variants.push((&v.ident, name, span));
                 }
                 if e.variants.is_empty() {
-                    cx.error_spanned_by(&input.ident, "`#[derive(KeyPart)]` needs at least one variant");
+                    cx.error_spanned_by(
+                        &input.ident,
+                        "`#[derive(KeyPart)]` needs at least one variant",
+                    );
                 }
-                Some(KeyPartInput::Enum { ident: &input.ident, variants, attribute })
+                Some(KeyPartInput::Enum {
+                    ident: &input.ident,
+                    variants,
+                    attribute,
+                })
             }
             Data::Struct(s) if s.fields.len() == 1 && !matches!(s.fields, Fields::Named(_)) => {
                 if rename_all.is_some() {
                     cx.error_spanned_by(&input.ident, "`rename_all` applies to enums only");
                 }
                 let inner = &s.fields.iter().next()?.ty;
-                Some(KeyPartInput::Newtype { ident: &input.ident, inner, attribute })
+                Some(KeyPartInput::Newtype {
+                    ident: &input.ident,
+                    inner,
+                    attribute,
+                })
             }
             _ => {
                 cx.error_spanned_by(&input.ident, "`#[derive(KeyPart)]` works on unit enums (encoded by variant name) and newtypes such as `struct UserId(String);`");
@@ -445,7 +554,14 @@ impl<'a> ProjectionInput<'a> {
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "entity" | "projection_of" => entity.set(cx, &meta.path, path_value(&meta)?),
-                _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a projection", &["entity"]),
+                _ => {
+                    return unknown_key_continue(
+                        cx,
+                        &meta,
+                        "#[dyno(...)] on a projection",
+                        &["entity"],
+                    )
+                }
             }
             Ok(())
         });
@@ -461,30 +577,55 @@ impl<'a> ProjectionInput<'a> {
                             let flag = match key_name(&meta).as_str() {
                                 "serde" => &mut serde,
                                 "default" => &mut default,
-                                _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a projection field", &["serde", "default"]),
+                                _ => {
+                                    return unknown_key_continue(
+                                        cx,
+                                        &meta,
+                                        "#[dyno(...)] on a projection field",
+                                        &["serde", "default"],
+                                    )
+                                }
                             };
                             no_value(&meta)?;
                             flag.set(cx, &meta.path);
                             Ok(())
                         });
-                        Some(ProjectionField { ident: f.ident.as_ref()?, ty: &f.ty, serde: serde.get(), default: default.get() })
+                        Some(ProjectionField {
+                            ident: f.ident.as_ref()?,
+                            ty: &f.ty,
+                            serde: serde.get(),
+                            default: default.get(),
+                        })
                     })
                     .collect(),
                 _ => {
-                    cx.error_spanned_by(&input.ident, "`#[derive(Projection)]` needs a struct with named fields");
+                    cx.error_spanned_by(
+                        &input.ident,
+                        "`#[derive(Projection)]` needs a struct with named fields",
+                    );
                     return None;
                 }
             },
             _ => {
-                cx.error_spanned_by(&input.ident, "`#[derive(Projection)]` needs a struct with named fields");
+                cx.error_spanned_by(
+                    &input.ident,
+                    "`#[derive(Projection)]` needs a struct with named fields",
+                );
                 return None;
             }
         };
         let Some(entity) = entity.get() else {
-            cx.error_spanned_by(&input.ident, "missing entity: add `#[dyno(entity = Order)]` naming the entity this projects");
+            cx.error_spanned_by(
+                &input.ident,
+                "missing entity: add `#[dyno(entity = Order)]` naming the entity this projects",
+            );
             return None;
         };
-        Some(ProjectionInput { ident: &input.ident, entity, fields })
+        Some(ProjectionInput {
+            ident: &input.ident,
+            entity,
+            fields,
+        })
     }
 }
 
@@ -521,7 +662,14 @@ impl<'a> CollectionInput<'a> {
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "partition" => partition.set(cx, &meta.path, path_value(&meta)?),
-                _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a collection", &["partition"]),
+                _ => {
+                    return unknown_key_continue(
+                        cx,
+                        &meta,
+                        "#[dyno(...)] on a collection",
+                        &["partition"],
+                    )
+                }
             }
             Ok(())
         });
@@ -530,8 +678,16 @@ impl<'a> CollectionInput<'a> {
                 let mut out = Vec::new();
                 for v in &e.variants {
                     match &v.fields {
-                        Fields::Unnamed(u) if u.unnamed.len() == 1 => out.push((&v.ident, &u.unnamed[0].ty)),
-                        _ => cx.error_spanned_by(v, format!("collection variants wrap one entity each, as in `{}(Order)`", v.ident)),
+                        Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                            out.push((&v.ident, &u.unnamed[0].ty))
+                        }
+                        _ => cx.error_spanned_by(
+                            v,
+                            format!(
+                                "collection variants wrap one entity each, as in `{}(Order)`",
+                                v.ident
+                            ),
+                        ),
                     }
                 }
                 if e.variants.is_empty() {
@@ -555,7 +711,11 @@ impl<'a> CollectionInput<'a> {
                         continue;
                     };
                     if let Some(ident) = &f.ident {
-                        out.push(GroupField { ident, entity, many });
+                        out.push(GroupField {
+                            ident,
+                            entity,
+                            many,
+                        });
                     }
                 }
                 if n.named.is_empty() {
@@ -564,16 +724,27 @@ impl<'a> CollectionInput<'a> {
                 CollectionShape::Struct(out)
             }
             Data::Union(_) => {
-                cx.error_spanned_by(&input.ident, "`#[derive(Collection)]` works on enums and structs");
+                cx.error_spanned_by(
+                    &input.ident,
+                    "`#[derive(Collection)]` works on enums and structs",
+                );
                 return None;
             }
         };
-        Some(CollectionInput { ident: &input.ident, vis: &input.vis, partition: partition.get(), shape })
+        Some(CollectionInput {
+            ident: &input.ident,
+            vis: &input.vis,
+            partition: partition.get(),
+            shape,
+        })
     }
 }
 
 fn no_generics(cx: &Ctxt, input: &DeriveInput, derive: &str) {
     if !input.generics.params.is_empty() {
-        cx.error_at(input.generics.span(), format!("`#[derive({derive})]` does not support generic types"));
+        cx.error_at(
+            input.generics.span(),
+            format!("`#[derive({derive})]` does not support generic types"),
+        );
     }
 }

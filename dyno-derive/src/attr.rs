@@ -22,7 +22,10 @@ impl<T> Attr<T> {
     pub fn set<A: ToTokens>(&mut self, cx: &Ctxt, tokens: A, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
-            cx.error_spanned_by(tokens, format!("duplicate `{}` in #[dyno(...)]: give it once", self.name));
+            cx.error_spanned_by(
+                tokens,
+                format!("duplicate `{}` in #[dyno(...)]: give it once", self.name),
+            );
         } else {
             self.value = Some((tokens, value));
         }
@@ -85,7 +88,12 @@ pub fn unknown_key(meta: &ParseNestedMeta<'_>, place: &str, allowed: &[&str]) ->
 
 /// Records an unknown-key error in `cx` and skips the key's value, so parsing goes on and
 /// later mistakes in the same attribute are reported too.
-pub fn unknown_key_continue(cx: &Ctxt, meta: &ParseNestedMeta<'_>, place: &str, allowed: &[&str]) -> syn::Result<()> {
+pub fn unknown_key_continue(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta<'_>,
+    place: &str,
+    allowed: &[&str],
+) -> syn::Result<()> {
     cx.syn_error(unknown_key(meta, place, allowed));
     skip_value(meta)
 }
@@ -105,17 +113,25 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 /// Parses `= "string"`.
 pub fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
     let name = key_name(meta);
-    let value = meta.value().map_err(|_| meta.error(format!("expected `{name} = \"...\"`")))?;
-    value
-        .parse::<syn::LitStr>()
-        .map_err(|e| syn::Error::new(e.span(), format!("expected a string literal: `{name} = \"...\"`")))
+    let value = meta
+        .value()
+        .map_err(|_| meta.error(format!("expected `{name} = \"...\"`")))?;
+    value.parse::<syn::LitStr>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected a string literal: `{name} = \"...\"`"),
+        )
+    })
 }
 
 /// Parses `= "string"` and refuses an empty string.
 pub fn nonempty_string(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
     let lit = string_value(meta)?;
     if lit.value().is_empty() {
-        return Err(syn::Error::new(lit.span(), format!("`{}` cannot be empty", key_name(meta))));
+        return Err(syn::Error::new(
+            lit.span(),
+            format!("`{}` cannot be empty", key_name(meta)),
+        ));
     }
     Ok(lit)
 }
@@ -123,16 +139,23 @@ pub fn nonempty_string(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
 /// Parses `= path::To::Type`.
 pub fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
     let name = key_name(meta);
-    let value = meta.value().map_err(|_| meta.error(format!("expected `{name} = TypeName`")))?;
-    value
-        .parse::<syn::Path>()
-        .map_err(|e| syn::Error::new(e.span(), format!("expected a type path: `{name} = TypeName`")))
+    let value = meta
+        .value()
+        .map_err(|_| meta.error(format!("expected `{name} = TypeName`")))?;
+    value.parse::<syn::Path>().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected a type path: `{name} = TypeName`"),
+        )
+    })
 }
 
 /// Parses `= 8`.
 pub fn int_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
     let name = key_name(meta);
-    let value = meta.value().map_err(|_| meta.error(format!("expected `{name} = <integer>`")))?;
+    let value = meta
+        .value()
+        .map_err(|_| meta.error(format!("expected `{name} = <integer>`")))?;
     value
         .parse::<syn::LitInt>()
         .map_err(|e| syn::Error::new(e.span(), format!("expected an integer: `{name} = 8`")))
@@ -141,7 +164,11 @@ pub fn int_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
 /// Refuses `= value` after a flag key.
 pub fn no_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
-        return Err(meta.error(format!("`{}` takes no value: write `#[dyno({})]`", key_name(meta), key_name(meta))));
+        return Err(meta.error(format!(
+            "`{}` takes no value: write `#[dyno({})]`",
+            key_name(meta),
+            key_name(meta)
+        )));
     }
     Ok(())
 }
@@ -157,7 +184,10 @@ pub fn for_each_dyno_attr(
             continue;
         }
         if let syn::Meta::Path(p) = &attr.meta {
-            cx.error_spanned_by(p, "expected `#[dyno(...)]` with keys inside the parentheses");
+            cx.error_spanned_by(
+                p,
+                "expected `#[dyno(...)]` with keys inside the parentheses",
+            );
             continue;
         }
         if let Err(e) = attr.parse_nested_meta(&mut f) {

@@ -39,6 +39,12 @@ pub fn screaming(s: &str) -> String {
     snake(s).to_uppercase()
 }
 
+/// The constant holding a field's handle: the field name in upper case (`order_date` ->
+/// `ORDER_DATE`), underscores kept, so it is always an identifier.
+pub fn field_const(field: &str) -> String {
+    field.to_uppercase()
+}
+
 /// `PascalCase`.
 pub fn pascal(s: &str) -> String {
     words(s)
@@ -85,6 +91,8 @@ mod tests {
         assert_eq!(snake("by-status"), "by_status");
         assert_eq!(snake("HTTPServer"), "http_server");
         assert_eq!(screaming("order_date"), "ORDER_DATE");
+        assert_eq!(field_const("order_date"), "ORDER_DATE");
+        assert_eq!(field_const("_x"), "_X");
         assert_eq!(pascal("order_date"), "OrderDate");
         assert_eq!(pascal("GSI1"), "Gsi1");
         assert_eq!(convert("InTransit", "SCREAMING_SNAKE_CASE"), "IN_TRANSIT");

@@ -15,7 +15,7 @@ const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partit
 
 /// Checks an entity declaration.
 pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
-    let names: Vec<String> = input.fields.iter().map(|f| f.ident.to_string()).collect();
+    let names: Vec<String> = input.fields.iter().map(|f| f.name()).collect();
     let field_list = names.join(", ");
 
     // Templates: every placeholder names a stored, plain field.
@@ -29,7 +29,10 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 continue;
             };
             let bad = |what: &str| {
-                cx.error_spanned_by(&t.lit, format!("field `{name}` is {what} and cannot be part of a key"));
+                cx.error_spanned_by(
+                    &t.lit,
+                    format!("field `{name}` is {what} and cannot be part of a key"),
+                );
             };
             if field.skip.get() {
                 bad("`#[dyno(skip)]` (not stored)");
@@ -64,13 +67,34 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
     let mut methods: BTreeSet<String> = BTreeSet::new();
     for index in &input.indexes {
         if seen.insert(index.name.clone(), ()).is_some() {
-            cx.error_spanned_by(&index.name_tokens, format!("index `{}` is given twice; declare each index once", index.name));
+            cx.error_spanned_by(
+                &index.name_tokens,
+                format!(
+                    "index `{}` is given twice; declare each index once",
+                    index.name
+                ),
+            );
         }
         let method = case::snake(&index.name);
-        if method.is_empty() || !method.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            cx.error_spanned_by(&index.name_tokens, format!("index `{}` has no usable method name: it must start with a letter", index.name));
+        if method.is_empty()
+            || !method.starts_with(|c: char| c.is_ascii_alphabetic())
+            || syn::parse_str::<syn::Ident>(&method).is_err()
+        {
+            cx.error_spanned_by(
+                &index.name_tokens,
+                format!(
+                    "index `{}` has no usable method name: it must start with a letter",
+                    index.name
+                ),
+            );
         } else if RESERVED_METHODS.contains(&method.as_str()) || !methods.insert(method.clone()) {
-            cx.error_spanned_by(&index.name_tokens, format!("index `{}` would generate `{}::{method}()`, which is taken", index.name, input.ident));
+            cx.error_spanned_by(
+                &index.name_tokens,
+                format!(
+                    "index `{}` would generate `{}::{method}()`, which is taken",
+                    index.name, input.ident
+                ),
+            );
         }
         if index.pk.is_none() && index.sk.is_none() {
             cx.error_spanned_by(
@@ -79,7 +103,10 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             );
         }
         if let (Some((_, span)), None) = (&index.shards, &index.pk) {
-            cx.error_at(*span, "`shards` needs the index's own partition key template (`pk = \"...\"`)");
+            cx.error_at(
+                *span,
+                "`shards` needs the index's own partition key template (`pk = \"...\"`)",
+            );
         }
     }
 
@@ -96,13 +123,27 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
         let mut roles = flags.iter().filter(|(_, fl)| fl.get());
         if let Some((role, flag)) = roles.next() {
             if let Some((other, _)) = roles.next() {
-                cx.error_spanned_by(flag.tokens(), format!("field `{}` cannot be both `{role}` and `{other}`", f.ident));
+                cx.error_spanned_by(
+                    flag.tokens(),
+                    format!("field `{}` cannot be both `{role}` and `{other}`", f.ident),
+                );
             }
             if let Some(prev) = singles.insert(role, f) {
-                cx.error_spanned_by(flag.tokens(), format!("`#[dyno({role})]` is on `{}` already; an entity has one {role} field", prev.ident));
+                cx.error_spanned_by(
+                    flag.tokens(),
+                    format!(
+                        "`#[dyno({role})]` is on `{}` already; an entity has one {role} field",
+                        prev.ident
+                    ),
+                );
             }
             if f.skip.get() || f.serde.get() {
-                cx.error_spanned_by(flag.tokens(), format!("a `{role}` field is stored by dyno: it cannot also be `skip` or `serde`"));
+                cx.error_spanned_by(
+                    flag.tokens(),
+                    format!(
+                        "a `{role}` field is stored by dyno: it cannot also be `skip` or `serde`"
+                    ),
+                );
             }
             if *role == "ttl" {
                 if let Some(r) = &f.rename {
@@ -111,9 +152,19 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             }
         }
         if f.skip.get() {
-            for (name, set) in [("serde", f.serde.get()), ("default", f.default.get()), ("rename", f.rename.is_some())] {
+            for (name, set) in [
+                ("serde", f.serde.get()),
+                ("default", f.default.get()),
+                ("rename", f.rename.is_some()),
+            ] {
                 if set {
-                    cx.error_spanned_by(f.skip.tokens(), format!("`skip` fields are not stored: `{name}` has no effect on `{}`", f.ident));
+                    cx.error_spanned_by(
+                        f.skip.tokens(),
+                        format!(
+                            "`skip` fields are not stored: `{name}` has no effect on `{}`",
+                            f.ident
+                        ),
+                    );
                 }
             }
         }
@@ -121,7 +172,7 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             if let Some(prev) = attr_names.insert(f.attr_name.as_str(), f) {
                 cx.error_spanned_by(
                     f.rename.as_ref().map_or_else(|| f.ident.to_token_stream(), |r| r.to_token_stream()),
-                    format!("attribute `{}` is used by `{}` already: give one of them another `rename`", f.attr_name, prev.ident),
+                    format!("attribute `{}` is already where field `{}` is stored: give one of them another `rename`", f.attr_name, prev.ident),
                 );
             }
         }
@@ -138,36 +189,64 @@ pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
         }
         if index.local {
             if index.pk.is_some() {
-                cx.error_spanned_by(&index.tokens, "a local index shares the table's partition key: leave out `pk`");
+                cx.error_spanned_by(
+                    &index.tokens,
+                    "a local index shares the table's partition key: leave out `pk`",
+                );
             }
             if index.sk.is_none() {
-                cx.error_spanned_by(&index.tokens, format!("local index `{name}` needs its sort key attribute: `sk = \"LSI1SK\"`"));
+                cx.error_spanned_by(
+                    &index.tokens,
+                    format!("local index `{name}` needs its sort key attribute: `sk = \"LSI1SK\"`"),
+                );
             }
             if input.sk.is_none() {
-                cx.error_spanned_by(&index.tokens, "local indexes need a table with a sort key (`sk = \"SK\"`)");
+                cx.error_spanned_by(
+                    &index.tokens,
+                    "local indexes need a table with a sort key (`sk = \"SK\"`)",
+                );
             }
         } else if index.pk.is_none() {
-            cx.error_spanned_by(&index.tokens, format!("global index `{name}` needs its partition key attribute: `pk = \"GSI1PK\"`"));
+            cx.error_spanned_by(
+                &index.tokens,
+                format!(
+                    "global index `{name}` needs its partition key attribute: `pk = \"GSI1PK\"`"
+                ),
+            );
         }
         if let (Some(k), Some((_, _))) = (&index.keys_only, &index.include) {
-            cx.error_spanned_by(k, "an index projects `keys_only` or `include(...)`, not both");
+            cx.error_spanned_by(
+                k,
+                "an index projects `keys_only` or `include(...)`, not both",
+            );
         }
     }
 }
 
 /// Checks a key-part declaration.
 pub fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
-    if let KeyPartInput::Enum { ident, variants, .. } = input {
+    if let KeyPartInput::Enum {
+        ident, variants, ..
+    } = input
+    {
         let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
         for (v, name, span) in variants {
             if name.contains('#') {
                 cx.error_at(*span, format!("variant `{v}` is encoded as {name:?}, which contains the key delimiter `#`"));
             }
             if name.is_empty() {
-                cx.error_at(*span, format!("variant `{v}` is encoded as an empty string; give it a name"));
+                cx.error_at(
+                    *span,
+                    format!("variant `{v}` is encoded as an empty string; give it a name"),
+                );
             }
             if let Some(prev) = seen.insert(name.as_str(), v) {
-                cx.error_at(*span, format!("variants `{prev}` and `{v}` of `{ident}` are both encoded as {name:?}"));
+                cx.error_at(
+                    *span,
+                    format!(
+                        "variants `{prev}` and `{v}` of `{ident}` are both encoded as {name:?}"
+                    ),
+                );
             }
         }
     }

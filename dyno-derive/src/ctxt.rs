@@ -19,12 +19,16 @@ impl Ctxt {
 
     /// Records an error spanned on `tokens`.
     pub fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
-        self.errors.borrow_mut().push(syn::Error::new_spanned(tokens.into_token_stream(), message));
+        self.errors
+            .borrow_mut()
+            .push(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
     /// Records an error at `span`.
     pub fn error_at<M: Display>(&self, span: proc_macro2::Span, message: M) {
-        self.errors.borrow_mut().push(syn::Error::new(span, message));
+        self.errors
+            .borrow_mut()
+            .push(syn::Error::new(span, message));
     }
 
     /// Records a parse error.
@@ -40,7 +44,9 @@ impl Ctxt {
     /// All errors combined into one (each keeps its span), or `Ok` when there was none.
     pub fn check(self) -> Result<(), syn::Error> {
         let mut errors = self.errors.into_inner().into_iter();
-        let Some(mut first) = errors.next() else { return Ok(()) };
+        let Some(mut first) = errors.next() else {
+            return Ok(());
+        };
         for e in errors {
             first.combine(e);
         }

@@ -72,6 +72,26 @@ pub fn collection(input: TokenStream) -> TokenStream {
     run(input, collection::generate, collection::stub)
 }
 
+/// `tokens` with every span set to `span`, so that a type error in them is reported on the
+/// user's token (and identical errors from several uses collapse into one).
+pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                TokenTree::Group(group)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
 /// Wraps items in `const _: () = { ... };`.
 fn dummy_const(items: TokenStream) -> TokenStream {
     quote! {

@@ -82,7 +82,10 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
                         "key template {text:?}: empty placeholder `{{}}`; name a field, as in \"USER#{{user_id}}\""
                     )));
                 }
-                if syn::parse_str::<syn::Ident>(&name).is_err() {
+                let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
+                let is_ident = name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                if !is_ident {
                     return Err(err(format!(
                         "key template {text:?}: `{{{name}}}` is not a field name; placeholders name struct fields, as in `{{user_id}}`"
                     )));
@@ -94,8 +97,8 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
             }
             '}' => {
                 return Err(err(format!(
-                    "key template {text:?}: unmatched `}}` at byte {i}; placeholders are `{{field}}`"
-                )))
+                "key template {text:?}: unmatched `}}` at byte {i}; placeholders are `{{field}}`"
+            )))
             }
             c => literal.push(c),
         }
@@ -126,11 +129,16 @@ pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
         Seg::Lit(_) => None,
     }) {
         if seen.contains(&f) {
-            return Err(err(format!("key template {text:?}: `{{{f}}}` appears twice; use each field once")));
+            return Err(err(format!(
+                "key template {text:?}: `{{{f}}}` appears twice; use each field once"
+            )));
         }
         seen.push(f);
     }
-    Ok(Template { lit: lit.clone(), segments })
+    Ok(Template {
+        lit: lit.clone(),
+        segments,
+    })
 }
 
 #[cfg(test)]
@@ -138,16 +146,25 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Result<Vec<Seg>, String> {
-        parse(&syn::LitStr::new(s, proc_macro2::Span::call_site())).map(|t| t.segments).map_err(|e| e.to_string())
+        parse(&syn::LitStr::new(s, proc_macro2::Span::call_site()))
+            .map(|t| t.segments)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
     fn parses_literals_and_fields() {
-        assert_eq!(p("USER#{user_id}").unwrap(), vec![Seg::Lit("USER#".into()), Seg::Field("user_id".into())]);
+        assert_eq!(
+            p("USER#{user_id}").unwrap(),
+            vec![Seg::Lit("USER#".into()), Seg::Field("user_id".into())]
+        );
         assert_eq!(p("PROFILE").unwrap(), vec![Seg::Lit("PROFILE".into())]);
         assert_eq!(
             p("{order_date}#{order_id}").unwrap(),
-            vec![Seg::Field("order_date".into()), Seg::Lit("#".into()), Seg::Field("order_id".into())]
+            vec![
+                Seg::Field("order_date".into()),
+                Seg::Lit("#".into()),
+                Seg::Field("order_id".into())
+            ]
         );
     }
 
@@ -156,7 +173,9 @@ mod tests {
         assert!(p("USER#{user_id").unwrap_err().contains("unclosed"));
         assert!(p("USER#{}").unwrap_err().contains("empty placeholder"));
         assert!(p("{a}{b}").unwrap_err().contains("must be followed by `#`"));
-        assert!(p("{a}-{b}").unwrap_err().contains("must be followed by `#`"));
+        assert!(p("{a}-{b}")
+            .unwrap_err()
+            .contains("must be followed by `#`"));
         assert!(p("A}").unwrap_err().contains("unmatched"));
         assert!(p("").unwrap_err().contains("empty"));
         assert!(p("{a b}").unwrap_err().contains("not a field name"));

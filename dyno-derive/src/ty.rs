@@ -56,7 +56,8 @@ pub fn set_elem(ty: &Type) -> Option<&Type> {
 }
 
 const NUMBERS: &[&str] = &[
-    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "Decimal",
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "Decimal",
 ];
 
 /// True for the number types (primitive integers and floats, `Decimal`), looking through one
@@ -64,7 +65,9 @@ const NUMBERS: &[&str] = &[
 pub fn is_numeric(ty: &Type) -> bool {
     let ty = option_inner(ty).unwrap_or(ty);
     match last_segment(ty) {
-        Some(seg) => matches!(seg.arguments, PathArguments::None) && NUMBERS.iter().any(|n| seg.ident == n),
+        Some(seg) => {
+            matches!(seg.arguments, PathArguments::None) && NUMBERS.iter().any(|n| seg.ident == n)
+        }
         None => false,
     }
 }
@@ -85,7 +88,11 @@ mod tests {
         assert!(vec_elem(&t("Vec<String>")).is_some());
         assert!(vec_elem(&t("Option<Vec<u8>>")).is_some());
         assert!(set_elem(&t("std::collections::HashSet<String>")).is_some());
-        assert!(is_numeric(&t("u32")) && is_numeric(&t("Option<i64>")) && is_numeric(&t("rust_decimal::Decimal")));
+        assert!(
+            is_numeric(&t("u32"))
+                && is_numeric(&t("Option<i64>"))
+                && is_numeric(&t("rust_decimal::Decimal"))
+        );
         assert!(!is_numeric(&t("String")) && !is_numeric(&t("Vec<u32>")));
     }
 }

@@ -105,7 +105,12 @@ pub fn definition() -> &'static TableDef {
 
 /// A user.
 pub fn user(id: &str, name: &str) -> User {
-    User { user_id: id.into(), name: name.into(), email: format!("{}@example.com", name.to_lowercase()), version: 0 }
+    User {
+        user_id: id.into(),
+        name: name.into(),
+        email: format!("{}@example.com", name.to_lowercase()),
+        version: 0,
+    }
 }
 
 /// An order of `user` on `date` (`YYYY-MM-DD`).
@@ -125,5 +130,11 @@ pub fn order(user: &str, id: &str, status: OrderStatus, date: Date, total: Decim
 
 /// A product.
 pub fn product(id: &str, category: &str, price: Decimal, stock: u32) -> Product {
-    Product { product_id: id.into(), name: format!("Product {id}"), category: category.into(), price, stock }
+    Product {
+        product_id: id.into(),
+        name: format!("Product {id}"),
+        category: category.into(),
+        price,
+        stock,
+    }
 }

@@ -356,14 +356,11 @@ impl State {
             return None;
         }
         let err = (rule.make)();
-        match &mut rule.remaining {
-            Some(n) => {
-                *n -= 1;
-                if *n == 0 {
-                    queue.pop_front();
-                }
+        if let Some(n) = &mut rule.remaining {
+            *n -= 1;
+            if *n == 0 {
+                queue.pop_front();
             }
-            None => {}
         }
         Some(err)
     }

@@ -11,13 +11,14 @@ use dyno_core::store::{ReturnValues, Store};
 use dyno_core::Error;
 use dyno_tests::fault::{self, Op};
 
-/// Yields until `cond` holds (bounded, so a broken cache fails instead of hanging).
+/// Polls until `cond` holds. The bound (a minute of polling) only turns a broken cache into a
+/// failure instead of a hang; it is not a timing assertion.
 async fn until(what: &str, mut cond: impl FnMut() -> bool) {
-    for _ in 0..100_000 {
+    for _ in 0..60_000 {
         if cond() {
             return;
         }
-        tokio::task::yield_now().await;
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     }
     panic!("gave up waiting for: {what}");
 }
@@ -26,7 +27,11 @@ async fn until(what: &str, mut cond: impl FnMut() -> bool) {
 async fn a_thousand_concurrent_gets_of_a_cold_key_make_one_backend_call() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "HOT", &[("v", "1")]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "HOT", &[("v", "1")])))
+        .await
+        .unwrap();
     let gate = c.inner().pause_next(Op::GetItem);
     let tasks: Vec<_> = (0..1000)
         .map(|_| {
@@ -44,14 +49,21 @@ async fn a_thousand_concurrent_gets_of_a_cold_key_make_one_backend_call() {
     }
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     let m = c.metrics();
-    assert_eq!((m.item.misses, m.item.loads, m.coalesced_waiters), (1000, 1, 999));
+    assert_eq!(
+        (m.item.misses, m.item.loads, m.coalesced_waiters),
+        (1000, 1, 999)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[])))
+        .await
+        .unwrap();
     let gate = c.inner().pause_next(Op::GetItem);
     c.inner().fail_next(Op::GetItem, 1, fault::throttled);
     let tasks: Vec<_> = (0..100)
@@ -69,7 +81,12 @@ async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
     }
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     // Not cached: the next get loads and succeeds.
-    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_some());
+    assert!(c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .is_some());
     assert_eq!(c.inner().calls(Op::GetItem), 2);
 }
 
@@ -77,7 +94,11 @@ async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
 async fn a_read_that_began_before_a_write_cannot_install_its_older_item() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "old")])))
+        .await
+        .unwrap();
     // The read fetches "old" from the backend and is held before it returns to the cache.
     let held = c.inner().pause_next_after(Op::GetItem);
     let reader = tokio::spawn({
@@ -85,12 +106,27 @@ async fn a_read_that_began_before_a_write_cannot_install_its_older_item() {
         async move { c.get_item(get(key("U#1", "A"))).await }
     });
     held.reached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "new")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "new")])))
+        .await
+        .unwrap();
     held.release();
     let seen = reader.await.unwrap().unwrap().item.unwrap();
-    assert_eq!(attr(&seen, "v").as_deref(), Some("old"), "the read overlapped the write: either answer is fine");
-    let now = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
-    assert_eq!(attr(&now, "v").as_deref(), Some("new"), "the older image was not installed over the write");
+    assert_eq!(
+        attr(&seen, "v").as_deref(),
+        Some("old"),
+        "the read overlapped the write: either answer is fine"
+    );
+    let now = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        attr(&now, "v").as_deref(),
+        Some("new"),
+        "the older image was not installed over the write"
+    );
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert_eq!(c.metrics().rejected_stale_fills, 1);
 }
@@ -101,7 +137,11 @@ async fn a_stale_replica_read_after_a_write_is_not_installed_either() {
     // FaultStore serves the pre-write image while the read is in flight across the write.
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "old")])))
+        .await
+        .unwrap();
     c.inner().hold_stale(TABLE, key("U#1", "A")).await.unwrap();
     let gate = c.inner().pause_next(Op::GetItem);
     let reader = tokio::spawn({
@@ -109,11 +149,18 @@ async fn a_stale_replica_read_after_a_write_is_not_installed_either() {
         async move { c.get_item(get(key("U#1", "A"))).await }
     });
     gate.reached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "new")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "new")])))
+        .await
+        .unwrap();
     gate.release();
     let seen = reader.await.unwrap().unwrap().item.unwrap();
     assert_eq!(attr(&seen, "v").as_deref(), Some("old"));
-    let now = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let now = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&now, "v").as_deref(), Some("new"));
     assert_eq!(c.metrics().rejected_stale_fills, 1);
 }
@@ -160,7 +207,11 @@ async fn a_write_to_another_partition_does_not_reject_a_page() {
 async fn a_get_after_a_write_does_not_join_a_load_that_began_before_it() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "old")]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "old")])))
+        .await
+        .unwrap();
     let early = c.inner().pause_next_after(Op::GetItem);
     let first = tokio::spawn({
         let c = c.clone();
@@ -176,8 +227,15 @@ async fn a_get_after_a_write_does_not_join_a_load_that_began_before_it() {
         let c = c.clone();
         async move { c.get_item(get(key("U#1", "A"))).await }
     });
-    until("the second get to finish or join", || second.is_finished() || c.metrics().coalesced_waiters > 0).await;
-    assert_eq!(c.metrics().coalesced_waiters, 0, "the get joined a load older than the write");
+    until("the second get to finish or join", || {
+        second.is_finished() || c.metrics().coalesced_waiters > 0
+    })
+    .await;
+    assert_eq!(
+        c.metrics().coalesced_waiters,
+        0,
+        "the get joined a load older than the write"
+    );
     let second = second.await.unwrap().unwrap().item.unwrap();
     assert_eq!(attr(&second, "v").as_deref(), Some("new"));
     early.release();
@@ -189,7 +247,9 @@ async fn a_get_after_a_write_does_not_join_a_load_that_began_before_it() {
 async fn writes_completing_out_of_order_leave_no_stale_image() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.put_item(put(item("U#1", "A", &[("v", "0")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "0")])))
+        .await
+        .unwrap();
     // W1 is applied by the backend first, but its response is held.
     let held = c.inner().pause_next_after(Op::PutItem);
     let w1 = tokio::spawn({
@@ -198,20 +258,35 @@ async fn writes_completing_out_of_order_leave_no_stale_image() {
     });
     held.reached().await;
     // W2 is applied after W1 and completes first.
-    c.put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "2")])))
+        .await
+        .unwrap();
     held.release();
     w1.await.unwrap().unwrap();
     // The backend holds "2". W1 completing last must not leave "1" in the cache.
-    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let got = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("2"));
-    assert_eq!(c.inner().calls(Op::GetItem), 1, "the raced key was invalidated, then loaded");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "the raced key was invalidated, then loaded"
+    );
 }
 
 #[tokio::test]
 async fn waiters_of_a_cancelled_load_load_again() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.inner().inner().put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[])))
+        .await
+        .unwrap();
     let gate = c.inner().pause_next(Op::GetItem);
     let leader = tokio::spawn({
         let c = c.clone();

@@ -17,25 +17,44 @@ async fn weighted_size_stays_within_the_byte_budget_under_a_reinsert_soak() {
     for round in 0..8 {
         let version = round.to_string();
         for i in 0..400 {
-            let it = item("U#1", &format!("K{i:03}"), &[("payload", &payload), ("round", &version)]);
+            let it = item(
+                "U#1",
+                &format!("K{i:03}"),
+                &[("payload", &payload), ("round", &version)],
+            );
             c.put_item(put(it)).await.unwrap();
         }
         c.run_pending_tasks().await;
         let m = c.metrics();
-        assert!(m.item.current_bytes <= BUDGET, "round {round}: {} bytes cached", m.item.current_bytes);
+        assert!(
+            m.item.current_bytes <= BUDGET,
+            "round {round}: {} bytes cached",
+            m.item.current_bytes
+        );
         assert!(m.item.entries > 0);
     }
     // Whatever survived is the latest round, and what did not is loaded correctly.
     for i in 0..400 {
-        let got = c.get_item(get(key("U#1", &format!("K{i:03}")))).await.unwrap().item.unwrap();
+        let got = c
+            .get_item(get(key("U#1", &format!("K{i:03}"))))
+            .await
+            .unwrap()
+            .item
+            .unwrap();
         assert_eq!(attr(&got, "round").as_deref(), Some("7"));
     }
     c.run_pending_tasks().await;
     let m = c.metrics();
     assert!(m.item.current_bytes <= BUDGET);
-    assert!(m.item.evictions.size > 0, "the budget forced evictions: {m:?}");
+    assert!(
+        m.item.evictions.size > 0,
+        "the budget forced evictions: {m:?}"
+    );
     assert!(m.item.evicted_bytes > 0);
-    assert!(m.item.loads > 0 && m.item.loads < 400, "some entries survived, some were evicted");
+    assert!(
+        m.item.loads > 0 && m.item.loads < 400,
+        "some entries survived, some were evicted"
+    );
 }
 
 #[tokio::test]
@@ -44,12 +63,18 @@ async fn query_pages_are_held_to_their_own_budget() {
     let (c, _) = cached_with(|b| b.query_capacity_bytes(BUDGET)).await;
     let payload = "y".repeat(3000);
     for p in 0..60 {
-        c.put_item(put(item(&format!("U#{p}"), "A", &[("payload", &payload)]))).await.unwrap();
+        c.put_item(put(item(&format!("U#{p}"), "A", &[("payload", &payload)])))
+            .await
+            .unwrap();
         c.query(partition(&format!("U#{p}"))).await.unwrap();
     }
     c.run_pending_tasks().await;
     let m = c.metrics();
-    assert!(m.query.current_bytes <= BUDGET, "{} bytes of pages", m.query.current_bytes);
+    assert!(
+        m.query.current_bytes <= BUDGET,
+        "{} bytes of pages",
+        m.query.current_bytes
+    );
     assert!(m.query.evictions.size > 0);
 }
 
@@ -57,7 +82,9 @@ async fn query_pages_are_held_to_their_own_budget() {
 async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
     let (c, clock) = cached_with(|b| b.item_ttl(60 * SECOND).negative_ttl(600 * SECOND)).await;
     // put A: one write-through; generations of the table partition and the table scan.
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
     // get A: hit.
     c.get_item(get(key("U#1", "A"))).await.unwrap();
     // get B twice: a miss with one load (a tombstone), then a negative hit.
@@ -71,8 +98,12 @@ async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
     u.return_values = ReturnValues::AllOld;
     c.update_item(u).await.unwrap();
     // put C twice: two write-throughs, the second replacing a fresh entry; 4 generations.
-    c.put_item(put(item("U#1", "C", &[("v", "1")]))).await.unwrap();
-    c.put_item(put(item("U#1", "C", &[("v", "1")]))).await.unwrap();
+    c.put_item(put(item("U#1", "C", &[("v", "1")])))
+        .await
+        .unwrap();
+    c.put_item(put(item("U#1", "C", &[("v", "1")])))
+        .await
+        .unwrap();
     // 61s later C has expired: a miss, a load, and the refill replaces an expired entry.
     clock.advance(61 * SECOND);
     c.get_item(get(key("U#1", "C"))).await.unwrap();
@@ -91,7 +122,12 @@ async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
             misses: 2,
             loads: 2,
             bypasses: 0,
-            evictions: Evictions { size: 0, expired: 1, replaced: 1, explicit: 1 },
+            evictions: Evictions {
+                size: 0,
+                expired: 1,
+                replaced: 1,
+                explicit: 1,
+            },
             evicted_bytes: evicted,
             current_bytes: item_bytes,
             entries: 2, // B's tombstone and C
@@ -122,14 +158,27 @@ async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
 #[tokio::test]
 async fn the_same_item_weighs_the_same_and_a_bigger_item_weighs_more() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "small")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "small")])))
+        .await
+        .unwrap();
     c.run_pending_tasks().await;
     let small = c.metrics().item.current_bytes;
-    c.put_item(put(item("U#1", "A", &[("v", "small")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "small")])))
+        .await
+        .unwrap();
     c.run_pending_tasks().await;
-    assert_eq!(c.metrics().item.current_bytes, small, "a re-insert does not grow the cache");
+    assert_eq!(
+        c.metrics().item.current_bytes,
+        small,
+        "a re-insert does not grow the cache"
+    );
     let big = "z".repeat(10_000);
-    c.put_item(put(item("U#1", "A", &[("v", &big)]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", &big)])))
+        .await
+        .unwrap();
     c.run_pending_tasks().await;
-    assert_eq!(c.metrics().item.current_bytes, small + 10_000 - "small".len() as u64);
+    assert_eq!(
+        c.metrics().item.current_bytes,
+        small + 10_000 - "small".len() as u64
+    );
 }

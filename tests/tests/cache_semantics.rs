@@ -11,8 +11,8 @@ use cache_util::*;
 use dyno_cache::Clock;
 use dyno_core::expr::{Condition, Path};
 use dyno_core::store::{
-    BatchGetRequest, BatchWriteRequest, ReturnValues, ScanRequest, Store, TableKey, TransactGetItem,
-    TransactGetRequest, TransactWriteItem, TransactWriteRequest, WriteRequest,
+    BatchGetRequest, BatchWriteRequest, ReturnValues, ScanRequest, Store, TableKey,
+    TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, Error, Item};
 use dyno_tests::fault::{self, Op, Pick};
@@ -20,11 +20,28 @@ use dyno_tests::fault::{self, Op, Pick};
 #[tokio::test]
 async fn get_loads_once_then_hits() {
     let (c, _) = cached().await;
-    c.inner().inner().put_item(put(item("U#1", "P", &[("name", "Ann")]))).await.unwrap();
-    let first = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
-    let second = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "P", &[("name", "Ann")])))
+        .await
+        .unwrap();
+    let first = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    let second = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&first, "name").as_deref(), Some("Ann"));
-    assert!(Arc::ptr_eq(&first, &second), "a hit hands out the cached Arc, not a copy");
+    assert!(
+        Arc::ptr_eq(&first, &second),
+        "a hit hands out the cached Arc, not a copy"
+    );
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     let m = c.metrics();
     assert_eq!((m.item.misses, m.item.loads, m.item.hits), (1, 1, 1));
@@ -33,8 +50,15 @@ async fn get_loads_once_then_hits() {
 #[tokio::test]
 async fn put_then_get_reads_the_write_without_a_backend_call() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("name", "Ann")]))).await.unwrap();
-    let got = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
+    c.put_item(put(item("U#1", "P", &[("name", "Ann")])))
+        .await
+        .unwrap();
+    let got = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "name").as_deref(), Some("Ann"));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -42,29 +66,64 @@ async fn put_then_get_reads_the_write_without_a_backend_call() {
 #[tokio::test]
 async fn put_asks_for_all_old_but_returns_only_what_the_caller_asked() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("v", "1")]))).await.unwrap();
-    let out = c.put_item(put(item("U#1", "P", &[("v", "2")]))).await.unwrap();
+    c.put_item(put(item("U#1", "P", &[("v", "1")])))
+        .await
+        .unwrap();
+    let out = c
+        .put_item(put(item("U#1", "P", &[("v", "2")])))
+        .await
+        .unwrap();
     assert_eq!(out.attributes, None, "the caller asked for nothing");
     let mut asked = put(item("U#1", "P", &[("v", "3")]));
     asked.return_values = ReturnValues::AllOld;
     let out = c.put_item(asked).await.unwrap();
-    assert_eq!(out.attributes.as_ref().and_then(|a| attr(a, "v")).as_deref(), Some("2"));
+    assert_eq!(
+        out.attributes
+            .as_ref()
+            .and_then(|a| attr(a, "v"))
+            .as_deref(),
+        Some("2")
+    );
 }
 
 #[tokio::test]
 async fn update_caches_the_new_image_and_returns_what_was_asked() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("name", "Ann"), ("city", "Oslo")]))).await.unwrap();
-    let out = c.update_item(set(key("U#1", "P"), &[("city", "Rome")])).await.unwrap();
-    assert_eq!(out.attributes, None, "ALL_NEW was asked of the backend, not given to the caller");
-    let got = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
+    c.put_item(put(item("U#1", "P", &[("name", "Ann"), ("city", "Oslo")])))
+        .await
+        .unwrap();
+    let out = c
+        .update_item(set(key("U#1", "P"), &[("city", "Rome")]))
+        .await
+        .unwrap();
+    assert_eq!(
+        out.attributes, None,
+        "ALL_NEW was asked of the backend, not given to the caller"
+    );
+    let got = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Rome"));
     assert_eq!(attr(&got, "name").as_deref(), Some("Ann"));
     let mut asked = set(key("U#1", "P"), &[("city", "Bern")]);
     asked.return_values = ReturnValues::AllNew;
     let out = c.update_item(asked).await.unwrap();
-    assert_eq!(out.attributes.as_ref().and_then(|a| attr(a, "city")).as_deref(), Some("Bern"));
-    let got = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
+    assert_eq!(
+        out.attributes
+            .as_ref()
+            .and_then(|a| attr(a, "city"))
+            .as_deref(),
+        Some("Bern")
+    );
+    let got = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Bern"));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -72,12 +131,25 @@ async fn update_caches_the_new_image_and_returns_what_was_asked() {
 #[tokio::test]
 async fn update_asking_for_old_values_invalidates_and_the_next_get_loads_the_new_state() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("city", "Oslo")]))).await.unwrap();
+    c.put_item(put(item("U#1", "P", &[("city", "Oslo")])))
+        .await
+        .unwrap();
     let mut asked = set(key("U#1", "P"), &[("city", "Rome")]);
     asked.return_values = ReturnValues::AllOld;
     let out = c.update_item(asked).await.unwrap();
-    assert_eq!(out.attributes.as_ref().and_then(|a| attr(a, "city")).as_deref(), Some("Oslo"));
-    let got = c.get_item(get(key("U#1", "P"))).await.unwrap().item.unwrap();
+    assert_eq!(
+        out.attributes
+            .as_ref()
+            .and_then(|a| attr(a, "city"))
+            .as_deref(),
+        Some("Oslo")
+    );
+    let got = c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Rome"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert_eq!(c.metrics().invalidations, 1);
@@ -88,7 +160,12 @@ async fn delete_caches_a_tombstone() {
     let (c, _) = cached().await;
     c.put_item(put(item("U#1", "P", &[]))).await.unwrap();
     c.delete_item(delete(key("U#1", "P"))).await.unwrap();
-    assert!(c.get_item(get(key("U#1", "P"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "P")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     assert_eq!(c.metrics().item.negative_hits, 1);
 }
@@ -98,34 +175,69 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
     let (c, _) = cached().await;
     // Old images of keys 0..6 in the cache.
     for i in 0..6 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[("v", "old")]))).await.unwrap();
+        c.put_item(put(item("U#1", &format!("K{i}"), &[("v", "old")])))
+            .await
+            .unwrap();
     }
     // Every 2nd write comes back unprocessed (K1, K3, K5) and is not applied.
     c.inner().unprocessed_writes(Pick::EveryNth(2), Some(1));
     let writes = (0..6)
-        .map(|i| WriteRequest::Put { table: TABLE.into(), item: item("U#1", &format!("K{i}"), &[("v", "new")]) })
+        .map(|i| WriteRequest::Put {
+            table: TABLE.into(),
+            item: item("U#1", &format!("K{i}"), &[("v", "new")]),
+        })
         .collect();
     let out = c.batch_write(BatchWriteRequest { writes }).await.unwrap();
     assert_eq!(out.unprocessed.len(), 3);
     for i in [0, 2, 4] {
-        let got = c.get_item(get(key("U#1", &format!("K{i}")))).await.unwrap().item.unwrap();
+        let got = c
+            .get_item(get(key("U#1", &format!("K{i}"))))
+            .await
+            .unwrap()
+            .item
+            .unwrap();
         assert_eq!(attr(&got, "v").as_deref(), Some("new"));
     }
-    assert_eq!(c.inner().calls(Op::GetItem), 0, "processed writes are read from the cache");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        0,
+        "processed writes are read from the cache"
+    );
     for i in [1, 3, 5] {
-        let got = c.get_item(get(key("U#1", &format!("K{i}")))).await.unwrap().item.unwrap();
-        assert_eq!(attr(&got, "v").as_deref(), Some("old"), "an unprocessed write is not cached");
+        let got = c
+            .get_item(get(key("U#1", &format!("K{i}"))))
+            .await
+            .unwrap()
+            .item
+            .unwrap();
+        assert_eq!(
+            attr(&got, "v").as_deref(),
+            Some("old"),
+            "an unprocessed write is not cached"
+        );
     }
-    assert_eq!(c.inner().calls(Op::GetItem), 3, "unprocessed keys were invalidated");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        3,
+        "unprocessed keys were invalidated"
+    );
 }
 
 #[tokio::test]
 async fn batch_write_deletes_leave_tombstones() {
     let (c, _) = cached().await;
     c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
-    let writes = vec![WriteRequest::Delete { table: TABLE.into(), key: key("U#1", "A") }];
+    let writes = vec![WriteRequest::Delete {
+        table: TABLE.into(),
+        key: key("U#1", "A"),
+    }];
     c.batch_write(BatchWriteRequest { writes }).await.unwrap();
-    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
 
@@ -133,7 +245,9 @@ async fn batch_write_deletes_leave_tombstones() {
 async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
     let (c, _) = cached().await;
     for sk in ["A", "B", "C"] {
-        c.put_item(put(item("U#1", sk, &[("v", "old")]))).await.unwrap();
+        c.put_item(put(item("U#1", sk, &[("v", "old")])))
+            .await
+            .unwrap();
     }
     let u = set(key("U#1", "C"), &[("v", "new")]);
     let actions = vec![
@@ -157,13 +271,33 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
             return_old_on_condition_failure: false,
         },
     ];
-    c.transact_write(TransactWriteRequest { actions, client_request_token: None }).await.unwrap();
-    let a = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    c.transact_write(TransactWriteRequest {
+        actions,
+        client_request_token: None,
+    })
+    .await
+    .unwrap();
+    let a = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("new"));
-    assert!(c.get_item(get(key("U#1", "B"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "B")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     // A transactional update returns no image: its key was invalidated, and is loaded fresh.
-    let cc = c.get_item(get(key("U#1", "C"))).await.unwrap().item.unwrap();
+    let cc = c
+        .get_item(get(key("U#1", "C")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&cc, "v").as_deref(), Some("new"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
@@ -172,31 +306,79 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
 async fn batch_get_uses_the_item_cache_and_fills_misses_and_tombstones() {
     let (c, _) = cached().await;
     c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
-    c.inner().inner().put_item(put(item("U#1", "B", &[]))).await.unwrap();
-    let keys = ["A", "B", "C"].map(|sk| TableKey { table: TABLE.into(), key: key("U#1", sk) }).to_vec();
-    let out = c.batch_get(BatchGetRequest { keys: keys.clone(), consistent_read: false }).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "B", &[])))
+        .await
+        .unwrap();
+    let keys = ["A", "B", "C"]
+        .map(|sk| TableKey {
+            table: TABLE.into(),
+            key: key("U#1", sk),
+        })
+        .to_vec();
+    let out = c
+        .batch_get(BatchGetRequest {
+            keys: keys.clone(),
+            consistent_read: false,
+        })
+        .await
+        .unwrap();
     assert_eq!(out.items.len(), 2);
     assert_eq!(c.inner().calls(Op::BatchGet), 1);
     let m = c.metrics();
-    assert_eq!((m.item.hits, m.item.misses), (1, 2), "A from the cache, B and C loaded");
+    assert_eq!(
+        (m.item.hits, m.item.misses),
+        (1, 2),
+        "A from the cache, B and C loaded"
+    );
     // Now all three are cached: B as an item, C as a tombstone.
-    let out = c.batch_get(BatchGetRequest { keys, consistent_read: false }).await.unwrap();
+    let out = c
+        .batch_get(BatchGetRequest {
+            keys,
+            consistent_read: false,
+        })
+        .await
+        .unwrap();
     assert_eq!(out.items.len(), 2);
     assert_eq!(c.inner().calls(Op::BatchGet), 1);
-    assert!(c.get_item(get(key("U#1", "C"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "C")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
 
 #[tokio::test]
 async fn batch_get_does_not_cache_unprocessed_keys() {
     let (c, _) = cached().await;
-    c.inner().inner().put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[])))
+        .await
+        .unwrap();
     c.inner().unprocessed_keys(Pick::All, Some(1));
-    let keys = vec![TableKey { table: TABLE.into(), key: key("U#1", "A") }];
-    let out = c.batch_get(BatchGetRequest { keys, consistent_read: false }).await.unwrap();
+    let keys = vec![TableKey {
+        table: TABLE.into(),
+        key: key("U#1", "A"),
+    }];
+    let out = c
+        .batch_get(BatchGetRequest {
+            keys,
+            consistent_read: false,
+        })
+        .await
+        .unwrap();
     assert_eq!(out.unprocessed_keys.len(), 1);
     // Not cached as missing: the next get reads the backend and finds it.
-    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_some());
+    assert!(c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .is_some());
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
 
@@ -204,7 +386,9 @@ async fn batch_get_does_not_cache_unprocessed_keys() {
 async fn query_pages_are_cached_per_full_request() {
     let (c, _) = cached().await;
     for sk in ["A", "B", "C"] {
-        c.put_item(put(item("U#1", sk, &[("v", sk)]))).await.unwrap();
+        c.put_item(put(item("U#1", sk, &[("v", sk)])))
+            .await
+            .unwrap();
     }
     let first = c.query(partition("U#1")).await.unwrap();
     let again = c.query(partition("U#1")).await.unwrap();
@@ -221,7 +405,13 @@ async fn query_pages_are_cached_per_full_request() {
     assert_eq!(sks(&c.query(next.clone()).await.unwrap()), ["B"]);
     let mut projected = partition("U#1");
     projected.projection = Some(vec![Path::attr("PK"), Path::attr("SK")]);
-    assert!(c.query(projected).await.unwrap().items.iter().all(|i| !i.contains_key("v")));
+    assert!(c
+        .query(projected)
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .all(|i| !i.contains_key("v")));
     let mut filtered = partition("U#1");
     filtered.filter = Some(Condition::eq("v", s("B")));
     assert_eq!(sks(&c.query(filtered).await.unwrap()), ["B"]);
@@ -243,29 +433,68 @@ async fn a_write_invalidates_pages_of_its_partition_only() {
     c.query(partition("U#2")).await.unwrap();
     assert_eq!(c.inner().calls(Op::Query), 2);
     c.put_item(put(item("U#1", "B", &[]))).await.unwrap();
-    assert_eq!(sks(&c.query(partition("U#1")).await.unwrap()), ["A", "B"], "the new item is seen");
+    assert_eq!(
+        sks(&c.query(partition("U#1")).await.unwrap()),
+        ["A", "B"],
+        "the new item is seen"
+    );
     assert_eq!(c.inner().calls(Op::Query), 3);
     c.query(partition("U#2")).await.unwrap();
-    assert_eq!(c.inner().calls(Op::Query), 3, "another partition's page stays cached");
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        3,
+        "another partition's page stays cached"
+    );
 }
 
 #[tokio::test]
 async fn an_update_moving_an_item_between_gsi_partitions_invalidates_both() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]))).await.unwrap();
-    c.put_item(put(item("U#1", "O#2", &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "2")]))).await.unwrap();
-    c.put_item(put(item("U#1", "O#3", &[("GSI1PK", "STATUS#lost"), ("GSI1SK", "3")]))).await.unwrap();
+    c.put_item(put(item(
+        "U#1",
+        "O#1",
+        &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")],
+    )))
+    .await
+    .unwrap();
+    c.put_item(put(item(
+        "U#1",
+        "O#2",
+        &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "2")],
+    )))
+    .await
+    .unwrap();
+    c.put_item(put(item(
+        "U#1",
+        "O#3",
+        &[("GSI1PK", "STATUS#lost"), ("GSI1SK", "3")],
+    )))
+    .await
+    .unwrap();
     for status in ["new", "shipped", "lost"] {
         c.query(gsi1(&format!("STATUS#{status}"))).await.unwrap();
     }
     assert_eq!(c.inner().calls(Op::Query), 3);
     // No ReturnValues from the caller: the cache asks ALL_NEW and has the old image cached.
-    c.update_item(set(key("U#1", "O#1"), &[("GSI1PK", "STATUS#shipped")])).await.unwrap();
-    assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty(), "old partition refreshed");
-    assert_eq!(sks(&c.query(gsi1("STATUS#shipped")).await.unwrap()), ["O#1", "O#2"], "new partition refreshed");
+    c.update_item(set(key("U#1", "O#1"), &[("GSI1PK", "STATUS#shipped")]))
+        .await
+        .unwrap();
+    assert!(
+        c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty(),
+        "old partition refreshed"
+    );
+    assert_eq!(
+        sks(&c.query(gsi1("STATUS#shipped")).await.unwrap()),
+        ["O#1", "O#2"],
+        "new partition refreshed"
+    );
     assert_eq!(c.inner().calls(Op::Query), 5);
     c.query(gsi1("STATUS#lost")).await.unwrap();
-    assert_eq!(c.inner().calls(Op::Query), 5, "an unrelated GSI partition stays cached");
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        5,
+        "an unrelated GSI partition stays cached"
+    );
 }
 
 #[tokio::test]
@@ -273,9 +502,18 @@ async fn a_gsi_move_with_no_known_old_image_invalidates_the_whole_index() {
     let (c, _) = cached().await;
     // Written behind the cache's back: the cache has no old image of O#1.
     let inner = c.inner().inner();
-    inner.put_item(put(item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]))).await.unwrap();
+    inner
+        .put_item(put(item(
+            "U#1",
+            "O#1",
+            &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")],
+        )))
+        .await
+        .unwrap();
     c.query(gsi1("STATUS#new")).await.unwrap();
-    c.update_item(set(key("U#1", "O#1"), &[("GSI1PK", "STATUS#shipped")])).await.unwrap();
+    c.update_item(set(key("U#1", "O#1"), &[("GSI1PK", "STATUS#shipped")]))
+        .await
+        .unwrap();
     assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());
     assert_eq!(c.inner().calls(Op::Query), 2);
 }
@@ -284,7 +522,10 @@ async fn a_gsi_move_with_no_known_old_image_invalidates_the_whole_index() {
 async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
     let (c, _) = cached().await;
     c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
-    let scan = ScanRequest { table: TABLE.into(), ..ScanRequest::default() };
+    let scan = ScanRequest {
+        table: TABLE.into(),
+        ..ScanRequest::default()
+    };
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.inner().calls(Op::Scan), 1);
@@ -296,19 +537,37 @@ async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
 #[tokio::test]
 async fn a_failed_write_changes_nothing() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
     c.query(partition("U#1")).await.unwrap();
     let before = c.metrics();
     c.inner().throttle_next(Op::PutItem, 1);
     c.inner().fail_next(Op::UpdateItem, 1, fault::service_error);
-    c.inner().fail_next(Op::DeleteItem, 1, || Error::validation("no"));
-    assert!(c.put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap_err().is_throttled());
-    assert!(c.update_item(set(key("U#1", "A"), &[("v", "3")])).await.is_err());
+    c.inner()
+        .fail_next(Op::DeleteItem, 1, || Error::validation("no"));
+    assert!(c
+        .put_item(put(item("U#1", "A", &[("v", "2")])))
+        .await
+        .unwrap_err()
+        .is_throttled());
+    assert!(c
+        .update_item(set(key("U#1", "A"), &[("v", "3")]))
+        .await
+        .is_err());
     assert!(c.delete_item(delete(key("U#1", "A"))).await.is_err());
-    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let got = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
     c.query(partition("U#1")).await.unwrap();
-    assert_eq!((c.inner().calls(Op::GetItem), c.inner().calls(Op::Query)), (0, 1));
+    assert_eq!(
+        (c.inner().calls(Op::GetItem), c.inner().calls(Op::Query)),
+        (0, 1)
+    );
     let after = c.metrics();
     assert_eq!(after.invalidations, before.invalidations);
     assert_eq!(after.generation_bumps, before.generation_bumps);
@@ -318,22 +577,44 @@ async fn a_failed_write_changes_nothing() {
 #[tokio::test]
 async fn a_condition_failure_installs_the_item_it_returns() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "cached")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "cached")])))
+        .await
+        .unwrap();
     // Another writer changes it behind the cache.
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "theirs")]))).await.unwrap();
-    let err = c.put_item(put_if_absent(item("U#1", "A", &[("v", "mine")]))).await.unwrap_err();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "theirs")])))
+        .await
+        .unwrap();
+    let err = c
+        .put_item(put_if_absent(item("U#1", "A", &[("v", "mine")])))
+        .await
+        .unwrap_err();
     match err {
-        Error::ConditionFailed { item, .. } => assert_eq!(item, None, "the caller did not ask for the item"),
+        Error::ConditionFailed { item, .. } => {
+            assert_eq!(item, None, "the caller did not ask for the item")
+        }
         other => panic!("expected a condition failure, got {other}"),
     }
-    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
-    assert_eq!(attr(&got, "v").as_deref(), Some("theirs"), "the returned item replaced the stale one");
+    let got = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        attr(&got, "v").as_deref(),
+        Some("theirs"),
+        "the returned item replaced the stale one"
+    );
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     // A caller who asked gets it.
     let mut asked = put_if_absent(item("U#1", "A", &[]));
     asked.return_old_on_condition_failure = true;
     match c.put_item(asked).await.unwrap_err() {
-        Error::ConditionFailed { item: Some(old), .. } => assert_eq!(attr(&old, "v").as_deref(), Some("theirs")),
+        Error::ConditionFailed {
+            item: Some(old), ..
+        } => assert_eq!(attr(&old, "v").as_deref(), Some("theirs")),
         other => panic!("expected a condition failure with the item, got {other}"),
     }
 }
@@ -341,27 +622,58 @@ async fn a_condition_failure_installs_the_item_it_returns() {
 #[tokio::test]
 async fn an_unknown_outcome_invalidates_the_key_and_its_partitions() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
     c.query(partition("U#1")).await.unwrap();
     // The write is applied, but the response is lost.
-    c.inner().fail_next_after(Op::PutItem, 1, fault::outcome_unknown);
-    let err = c.put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap_err();
+    c.inner()
+        .fail_next_after(Op::PutItem, 1, fault::outcome_unknown);
+    let err = c
+        .put_item(put(item("U#1", "A", &[("v", "2")])))
+        .await
+        .unwrap_err();
     assert!(err.is_outcome_unknown());
-    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let got = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("2"));
-    assert_eq!(c.inner().calls(Op::GetItem), 1, "the key was invalidated, not kept");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "the key was invalidated, not kept"
+    );
     let page = c.query(partition("U#1")).await.unwrap();
     assert_eq!(attr(&page.items[0], "v").as_deref(), Some("2"));
-    assert_eq!(c.inner().calls(Op::Query), 2, "the partition's pages were invalidated");
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        2,
+        "the partition's pages were invalidated"
+    );
 }
 
 #[tokio::test]
 async fn an_unknown_outcome_that_did_not_apply_still_leaves_no_wrong_entry() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
-    c.inner().fail_next(Op::UpdateItem, 1, fault::outcome_unknown);
-    assert!(c.update_item(set(key("U#1", "A"), &[("v", "2")])).await.unwrap_err().is_outcome_unknown());
-    let got = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
+    c.inner()
+        .fail_next(Op::UpdateItem, 1, fault::outcome_unknown);
+    assert!(c
+        .update_item(set(key("U#1", "A"), &[("v", "2")]))
+        .await
+        .unwrap_err()
+        .is_outcome_unknown());
+    let got = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
@@ -369,8 +681,12 @@ async fn an_unknown_outcome_that_did_not_apply_still_leaves_no_wrong_entry() {
 #[tokio::test]
 async fn a_cancelled_transaction_invalidates_its_keys() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
-    c.put_item(put(item("U#1", "B", &[("v", "1")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
+    c.put_item(put(item("U#1", "B", &[("v", "1")])))
+        .await
+        .unwrap();
     let actions = vec![
         TransactWriteItem::Put {
             table: TABLE.into(),
@@ -385,26 +701,73 @@ async fn a_cancelled_transaction_invalidates_its_keys() {
             return_old_on_condition_failure: false,
         },
     ];
-    let err = c.transact_write(TransactWriteRequest { actions, client_request_token: None }).await.unwrap_err();
-    assert!(matches!(err, Error::TransactionCanceled { .. }), "got {err}");
-    let a = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let err = c
+        .transact_write(TransactWriteRequest {
+            actions,
+            client_request_token: None,
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::TransactionCanceled { .. }),
+        "got {err}"
+    );
+    let a = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("1"), "nothing was applied");
     c.get_item(get(key("U#1", "B"))).await.unwrap();
-    assert_eq!(c.inner().calls(Op::GetItem), 2, "both keys were invalidated");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        2,
+        "both keys were invalidated"
+    );
 }
 
 #[tokio::test]
 async fn strongly_consistent_reads_go_to_the_backend_and_refresh_the_cache() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap();
-    let cached_v = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
-    assert_eq!(attr(&cached_v, "v").as_deref(), Some("1"), "eventual reads may be stale up to the TTL");
-    let fresh = c.get_item(consistent_get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "2")])))
+        .await
+        .unwrap();
+    let cached_v = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        attr(&cached_v, "v").as_deref(),
+        Some("1"),
+        "eventual reads may be stale up to the TTL"
+    );
+    let fresh = c
+        .get_item(consistent_get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&fresh, "v").as_deref(), Some("2"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
-    let after = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
-    assert_eq!(attr(&after, "v").as_deref(), Some("2"), "the consistent read refreshed the entry");
+    let after = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        attr(&after, "v").as_deref(),
+        Some("2"),
+        "the consistent read refreshed the entry"
+    );
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     // Consistent queries bypass too.
     c.query(partition("U#1")).await.unwrap();
@@ -417,18 +780,45 @@ async fn strongly_consistent_reads_go_to_the_backend_and_refresh_the_cache() {
 #[tokio::test]
 async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
-    c.inner().inner().put_item(put(item("U#1", "A", &[("v", "2")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "2")])))
+        .await
+        .unwrap();
     let gets = vec![
-        TransactGetItem { table: TABLE.into(), key: key("U#1", "A"), projection: None },
-        TransactGetItem { table: TABLE.into(), key: key("U#1", "missing"), projection: None },
+        TransactGetItem {
+            table: TABLE.into(),
+            key: key("U#1", "A"),
+            projection: None,
+        },
+        TransactGetItem {
+            table: TABLE.into(),
+            key: key("U#1", "missing"),
+            projection: None,
+        },
     ];
     let out = c.transact_get(TransactGetRequest { gets }).await.unwrap();
-    assert_eq!(attr(out.items[0].as_ref().unwrap(), "v").as_deref(), Some("2"));
+    assert_eq!(
+        attr(out.items[0].as_ref().unwrap(), "v").as_deref(),
+        Some("2")
+    );
     assert!(out.items[1].is_none());
-    let after = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    let after = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&after, "v").as_deref(), Some("2"));
-    assert!(c.get_item(get(key("U#1", "missing"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "missing")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     assert_eq!(c.inner().calls(Op::TransactGet), 1);
 }
@@ -436,7 +826,9 @@ async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
 #[tokio::test]
 async fn projected_gets_are_answered_from_the_whole_cached_item() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("name", "Ann"), ("city", "Oslo")]))).await.unwrap();
+    c.put_item(put(item("U#1", "A", &[("name", "Ann"), ("city", "Oslo")])))
+        .await
+        .unwrap();
     let mut req = get(key("U#1", "A"));
     req.projection = Some(vec![Path::attr("name")]);
     let got = c.get_item(req).await.unwrap().item.unwrap();
@@ -453,14 +845,28 @@ async fn projected_gets_are_answered_from_the_whole_cached_item() {
 #[tokio::test]
 async fn missing_items_are_cached_for_the_negative_ttl() {
     let (c, clock) = cached_with(|b| b.negative_ttl(10 * SECOND).item_ttl(300 * SECOND)).await;
-    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     clock.advance(9 * SECOND);
-    assert!(c.get_item(get(key("U#1", "A"))).await.unwrap().item.is_none());
+    assert!(c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert_eq!(c.metrics().item.negative_hits, 1);
     clock.advance(2 * SECOND);
     c.get_item(get(key("U#1", "A"))).await.unwrap();
-    assert_eq!(c.inner().calls(Op::GetItem), 2, "the tombstone expired after 10s, not 300s");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        2,
+        "the tombstone expired after 10s, not 300s"
+    );
 }
 
 #[tokio::test]
@@ -475,12 +881,31 @@ async fn negative_caching_can_be_turned_off() {
 async fn any_write_replaces_a_tombstone() {
     let (c, _) = cached().await;
     for sk in ["A", "B"] {
-        assert!(c.get_item(get(key("U#1", sk))).await.unwrap().item.is_none());
+        assert!(c
+            .get_item(get(key("U#1", sk)))
+            .await
+            .unwrap()
+            .item
+            .is_none());
     }
-    c.put_item(put(item("U#1", "A", &[("v", "put")]))).await.unwrap();
-    c.update_item(set(key("U#1", "B"), &[("v", "upserted")])).await.unwrap();
-    let a = c.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
-    let b = c.get_item(get(key("U#1", "B"))).await.unwrap().item.unwrap();
+    c.put_item(put(item("U#1", "A", &[("v", "put")])))
+        .await
+        .unwrap();
+    c.update_item(set(key("U#1", "B"), &[("v", "upserted")]))
+        .await
+        .unwrap();
+    let a = c
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    let b = c
+        .get_item(get(key("U#1", "B")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("put"));
     assert_eq!(attr(&b, "v").as_deref(), Some("upserted"));
     assert_eq!(c.inner().calls(Op::GetItem), 2, "only the two first misses");
@@ -501,16 +926,30 @@ async fn item_and_query_ttls_expire_by_the_injected_clock() {
     assert_eq!(c.inner().calls(Op::GetItem), 0, "the item lives 60s");
     clock.advance(55 * SECOND);
     c.get_item(get(key("U#1", "A"))).await.unwrap();
-    assert_eq!(c.inner().calls(Op::GetItem), 1, "the item expired after 60s");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "the item expired after 60s"
+    );
 }
 
 #[tokio::test]
 async fn per_entity_ttls_override_the_item_ttl_and_cap_query_pages() {
-    let (c, clock) =
-        cached_with(|b| b.item_ttl(300 * SECOND).query_ttl(300 * SECOND).entity_ttl("Order", 10 * SECOND)).await;
-    c.put_item(put(item("U#1", "O#1", &[("_type", "Order")]))).await.unwrap();
-    c.put_item(put(item("U#1", "PROFILE", &[("_type", "User")]))).await.unwrap();
-    c.put_item(put(item("U#2", "PROFILE", &[("_type", "User")]))).await.unwrap();
+    let (c, clock) = cached_with(|b| {
+        b.item_ttl(300 * SECOND)
+            .query_ttl(300 * SECOND)
+            .entity_ttl("Order", 10 * SECOND)
+    })
+    .await;
+    c.put_item(put(item("U#1", "O#1", &[("_type", "Order")])))
+        .await
+        .unwrap();
+    c.put_item(put(item("U#1", "PROFILE", &[("_type", "User")])))
+        .await
+        .unwrap();
+    c.put_item(put(item("U#2", "PROFILE", &[("_type", "User")])))
+        .await
+        .unwrap();
     c.query(partition("U#1")).await.unwrap();
     c.query(partition("U#2")).await.unwrap();
     clock.advance(11 * SECOND);
@@ -519,44 +958,71 @@ async fn per_entity_ttls_override_the_item_ttl_and_cap_query_pages() {
     c.get_item(get(key("U#1", "O#1"))).await.unwrap();
     assert_eq!(c.inner().calls(Op::GetItem), 1, "orders live 10s");
     c.query(partition("U#2")).await.unwrap();
-    assert_eq!(c.inner().calls(Op::Query), 2, "a page of users only lives 300s");
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        2,
+        "a page of users only lives 300s"
+    );
     c.query(partition("U#1")).await.unwrap();
-    assert_eq!(c.inner().calls(Op::Query), 3, "a page holding an order lives 10s");
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        3,
+        "a page holding an order lives 10s"
+    );
 }
 
 #[tokio::test]
 async fn with_ttl_overrides_the_ttl_of_what_a_write_caches() {
     let (c, clock) = cached_with(|b| b.item_ttl(300 * SECOND)).await;
-    c.with_ttl(5 * SECOND).put_item(put(item("U#1", "short", &[]))).await.unwrap();
+    c.with_ttl(5 * SECOND)
+        .put_item(put(item("U#1", "short", &[])))
+        .await
+        .unwrap();
     c.put_item(put(item("U#1", "normal", &[]))).await.unwrap();
     // The view is a Store: typed code takes it like any other.
     let view: &dyn Store = &c.with_ttl(5 * SECOND);
-    view.update_item(set(key("U#1", "upd"), &[("v", "1")])).await.unwrap();
+    view.update_item(set(key("U#1", "upd"), &[("v", "1")]))
+        .await
+        .unwrap();
     clock.advance(6 * SECOND);
     c.get_item(get(key("U#1", "normal"))).await.unwrap();
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     c.get_item(get(key("U#1", "short"))).await.unwrap();
     c.get_item(get(key("U#1", "upd"))).await.unwrap();
-    assert_eq!(c.inner().calls(Op::GetItem), 2, "both short-lived entries expired");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        2,
+        "both short-lived entries expired"
+    );
 }
 
 #[tokio::test]
 async fn ttl_jitter_shortens_entries_within_its_bound() {
     let (c, clock) = cached_with(|b| b.item_ttl(100 * SECOND).ttl_jitter(0.5)).await;
     for i in 0..50 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[]))).await.unwrap();
+        c.put_item(put(item("U#1", &format!("K{i}"), &[])))
+            .await
+            .unwrap();
     }
     clock.advance(49 * SECOND);
     for i in 0..50 {
         c.get_item(get(key("U#1", &format!("K{i}")))).await.unwrap();
     }
-    assert_eq!(c.inner().calls(Op::GetItem), 0, "no entry lives less than 50s");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        0,
+        "no entry lives less than 50s"
+    );
     clock.advance(51 * SECOND);
     // Reading every key again refills it; count how many had expired by 100s: all.
     for i in 0..50 {
         c.get_item(get(key("U#1", &format!("K{i}")))).await.unwrap();
     }
-    assert_eq!(c.inner().calls(Op::GetItem), 50, "no entry lives more than 100s");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        50,
+        "no entry lives more than 100s"
+    );
 }
 
 #[tokio::test]
@@ -571,15 +1037,27 @@ async fn an_item_ttl_attribute_caps_its_cache_lifetime() {
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     clock.advance(2 * SECOND);
     c.get_item(get(key("U#1", "A"))).await.unwrap();
-    assert_eq!(c.inner().calls(Op::GetItem), 1, "the entry expired with the item's own TTL");
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "the entry expired with the item's own TTL"
+    );
 }
 
 #[tokio::test]
 async fn the_cache_works_behind_arc_dyn_store() {
     let (c, _) = cached().await;
     let store: Arc<dyn Store> = Arc::new(c);
-    store.put_item(put(item("U#1", "A", &[("v", "1")]))).await.unwrap();
-    let got = store.get_item(get(key("U#1", "A"))).await.unwrap().item.unwrap();
+    store
+        .put_item(put(item("U#1", "A", &[("v", "1")])))
+        .await
+        .unwrap();
+    let got = store
+        .get_item(get(key("U#1", "A")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
 }
 
@@ -589,10 +1067,59 @@ async fn tables_are_described_once_when_not_registered() {
     memory.create_table(&table()).await.unwrap();
     let c = dyno_cache::CachedStore::new(dyno_tests::fault::FaultStore::new(memory));
     for i in 0..3 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[]))).await.unwrap();
+        c.put_item(put(item("U#1", &format!("K{i}"), &[])))
+            .await
+            .unwrap();
     }
     assert_eq!(c.inner().calls(Op::DescribeTable), 1);
-    let got: Item = (*c.get_item(get(key("U#1", "K0"))).await.unwrap().item.unwrap()).clone();
+    let got: Item = (*c
+        .get_item(get(key("U#1", "K0")))
+        .await
+        .unwrap()
+        .item
+        .unwrap())
+    .clone();
     assert_eq!(got, item("U#1", "K0", &[]));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
+}
+
+#[tokio::test]
+async fn apply_change_invalidates_like_a_local_write() {
+    // The hook a DynamoDB Streams consumer calls for changes made by other processes.
+    let (c, _) = cached().await;
+    let old = item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]);
+    c.put_item(put(old.clone())).await.unwrap();
+    c.query(partition("U#1")).await.unwrap();
+    c.query(gsi1("STATUS#new")).await.unwrap();
+    c.query(gsi1("STATUS#lost")).await.unwrap();
+    let new = item(
+        "U#1",
+        "O#1",
+        &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "1")],
+    );
+    c.inner().inner().put_item(put(new.clone())).await.unwrap();
+    c.apply_change(TABLE, &key("U#1", "O#1"), Some(&old), Some(&new))
+        .await
+        .unwrap();
+    let got = c
+        .get_item(get(key("U#1", "O#1")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(attr(&got, "GSI1PK").as_deref(), Some("STATUS#shipped"));
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());
+    c.query(partition("U#1")).await.unwrap();
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        5,
+        "the item's partitions were reloaded"
+    );
+    c.query(gsi1("STATUS#lost")).await.unwrap();
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        5,
+        "other partitions stay cached"
+    );
 }

@@ -28,10 +28,7 @@ mod transactions;
 #[path = "conformance/writes.rs"]
 mod writes;
 
-#[path = "conformance/backend_shim.rs"]
-mod backend;
-
-use backend::{backends, unique_table_name, BackendKind};
+use dyno_tests::backend::{self, backends, unique_table_name, BackendKind};
 use support::{
     Ctx, IndexDef, KeyAttribute, Out, Projection, ScalarType, Scenario, TableDef, TableSpec,
 };
@@ -142,64 +139,120 @@ fn transcript_diff(reference: &Ctx, other: &Ctx) -> Option<String> {
     None
 }
 
-#[tokio::test]
-async fn conformance() {
-    let backends = backends().await;
-    let scenarios = scenarios();
-    let mut problems = Vec::new();
-    let mut notes = Vec::new();
-    let mut requests = 0;
-    for scenario in &scenarios {
-        let mut reference: Option<Ctx> = None;
-        for backend in &backends {
-            let deviation = scenario
-                .deviations
-                .iter()
-                .find(|(k, _)| *k == backend.kind)
-                .map(|(_, why)| *why);
-            let ctx = match run_on(scenario, backend).await {
-                Ok(ctx) => ctx,
-                Err(e) => {
-                    problems.push(format!("[{}] {e}", scenario.name));
-                    continue;
-                }
-            };
-            if backend.kind == BackendKind::Memory {
-                requests += ctx.transcript.len();
-            }
-            let diff = reference.as_ref().and_then(|r| transcript_diff(r, &ctx));
-            let deviates = !ctx.failures.is_empty() || diff.is_some();
-            match (deviation, deviates) {
-                (None, false) => {}
-                (None, true) => {
-                    let mut msg = format!("[{}] on {}:", scenario.name, backend.name);
-                    for f in &ctx.failures {
-                        msg.push_str(&format!("\n    check failed: {f}"));
-                    }
-                    if let Some(d) = diff {
-                        msg.push_str(&format!("\n    {d}"));
-                    }
-                    problems.push(msg);
-                }
-                (Some(why), true) => notes.push(format!("[{}] {} deviates as recorded: {why}", scenario.name, backend.name)),
-                (Some(why), false) => problems.push(format!(
-                    "[{}] {} was recorded as deviating ({why}) but now conforms: remove the deviation",
+/// What one scenario found on every backend.
+#[derive(Default)]
+struct Findings {
+    problems: Vec<String>,
+    notes: Vec<String>,
+    requests: usize,
+}
+
+/// Runs one scenario on MemoryStore (the reference transcript), then on the servers at once, and
+/// judges each server's run against the reference and the scenario's recorded deviations.
+async fn judge(scenario: &Scenario, backends: &[backend::Backend]) -> Findings {
+    let mut found = Findings::default();
+    let (memory, servers): (Vec<_>, Vec<_>) =
+        backends.iter().partition(|b| b.kind == BackendKind::Memory);
+    let reference = match run_on(scenario, memory[0]).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            found.problems.push(format!("[{}] {e}", scenario.name));
+            return found;
+        }
+    };
+    found.requests = reference.transcript.len();
+    if scenario
+        .deviations
+        .iter()
+        .any(|d| d.backend == BackendKind::Memory)
+    {
+        found.problems.push(format!(
+            "[{}] MemoryStore must not deviate from DynamoDB",
+            scenario.name
+        ));
+    }
+    if !reference.failures.is_empty() {
+        found.problems.push(format!(
+            "[{}] on memory:\n    check failed: {}",
+            scenario.name,
+            reference.failures.join("\n    check failed: ")
+        ));
+    }
+    let runs = servers.iter().map(|backend| async move {
+        let deviation = scenario
+            .deviations
+            .iter()
+            .find(|d| d.backend == backend.kind);
+        match deviation {
+            Some(d) if d.skip => (backend, deviation, None),
+            _ => (backend, deviation, Some(run_on(scenario, backend).await)),
+        }
+    });
+    for (backend, deviation, run) in futures::future::join_all(runs).await {
+        let ctx = match run {
+            None => {
+                let why = deviation.map_or("", |d| d.why);
+                found.notes.push(format!(
+                    "[{}] not run on {}: {why}",
                     scenario.name, backend.name
-                )),
+                ));
+                continue;
             }
-            if backend.kind == BackendKind::Memory {
-                reference = Some(ctx);
+            Some(Err(e)) => {
+                found.problems.push(format!("[{}] {e}", scenario.name));
+                continue;
             }
+            Some(Ok(ctx)) => ctx,
+        };
+        let diff = transcript_diff(&reference, &ctx);
+        let deviates = !ctx.failures.is_empty() || diff.is_some();
+        match (deviation.map(|d| d.why), deviates) {
+            (None, false) => {}
+            (None, true) => {
+                let mut msg = format!("[{}] on {}:", scenario.name, backend.name);
+                for f in &ctx.failures {
+                    msg.push_str(&format!("\n    check failed: {f}"));
+                }
+                if let Some(d) = diff {
+                    msg.push_str(&format!("\n    {d}"));
+                }
+                found.problems.push(msg);
+            }
+            (Some(why), true) => found.notes.push(format!(
+                "[{}] {} deviates as recorded: {why}",
+                scenario.name, backend.name
+            )),
+            (Some(why), false) => found.problems.push(format!(
+                "[{}] {} was recorded as deviating ({why}) but now conforms: remove the deviation",
+                scenario.name, backend.name
+            )),
         }
     }
+    found
+}
+
+#[tokio::test]
+async fn conformance() {
+    use futures::StreamExt;
+
+    let backends = backends().await;
+    let scenarios = scenarios();
+    // A few scenarios at a time: the servers answer in milliseconds, not microseconds.
+    let findings: Vec<Findings> = futures::stream::iter(&scenarios)
+        .map(|s| judge(s, &backends))
+        .buffered(4)
+        .collect()
+        .await;
+    let requests: usize = findings.iter().map(|f| f.requests).sum();
     let names: Vec<&str> = backends.iter().map(|b| b.name).collect();
     println!(
         "conformance: {} scenarios, {requests} requests each, on {names:?}",
         scenarios.len()
     );
-    for n in &notes {
+    for n in findings.iter().flat_map(|f| &f.notes) {
         println!("  {n}");
     }
+    let problems: Vec<&String> = findings.iter().flat_map(|f| &f.problems).collect();
     assert!(
         requests >= 150,
         "the suite should make at least 150 requests, made {requests}"
@@ -208,6 +261,10 @@ async fn conformance() {
         problems.is_empty(),
         "{} conformance problem(s):\n{}",
         problems.len(),
-        problems.join("\n")
+        problems
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

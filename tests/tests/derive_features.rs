@@ -6,12 +6,18 @@ use std::collections::{BTreeSet, HashMap};
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition};
 use dyno_core::ops::{EntityExt, FromItem};
-use dyno_core::{AttributeValue, Entity, Item, KeyPart, MemoryStore, Store, Table};
+use dyno_core::{AttributeValue, Collection, Entity, Item, KeyPart, MemoryStore, Store, Table};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 #[derive(Debug, Table)]
-#[dyno(name = "Ledger", pk = "PK", sk = "SK", ttl = "expires", entity_attribute = "kind")]
+#[dyno(
+    name = "Ledger",
+    pk = "PK",
+    sk = "SK",
+    ttl = "expires",
+    entity_attribute = "kind"
+)]
 #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 #[dyno(index(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK", include("amount")))]
 #[dyno(index(name = "ByDay", pk = "DAYPK", sk = "DAYSK"))]
@@ -81,7 +87,10 @@ fn tx(account: &str, day: &str, seq: u32, flag: Option<&str>, amount: u64) -> Tx
         description: format!("tx {seq}"),
         cached: Some("not stored".into()),
         tags: vec!["a".into()],
-        meta: Meta { source: "api".into(), retries: 2 },
+        meta: Meta {
+            source: "api".into(),
+            retries: 2,
+        },
         expires_at: Some(1_900_000_000),
         created: None,
         updated: None,
@@ -106,19 +115,34 @@ fn sort(q: KeyCondition) -> Option<SortCondition> {
 
 #[test]
 fn field_attributes_shape_the_item() {
-    let it = tx("a1", "2024-05-01", 7, Some("fraud"), 500).to_item().unwrap();
+    let it = tx("a1", "2024-05-01", 7, Some("fraud"), 500)
+        .to_item()
+        .unwrap();
     assert_eq!(it["kind"], s("Tx"), "custom entity-type attribute");
     assert!(!it.contains_key("_type"));
     assert_eq!(it["desc"], s("tx 7"), "renamed");
-    assert!(!it.contains_key("description") && !it.contains_key("cached"), "skipped");
-    assert_eq!(it["expires"], AttributeValue::N("1900000000".into()), "ttl as epoch seconds under the table's ttl attribute");
+    assert!(
+        !it.contains_key("description") && !it.contains_key("cached"),
+        "skipped"
+    );
+    assert_eq!(
+        it["expires"],
+        AttributeValue::N("1900000000".into()),
+        "ttl as epoch seconds under the table's ttl attribute"
+    );
     assert!(!it.contains_key("expires_at"));
     match &it["meta"] {
         AttributeValue::M(m) => assert_eq!(m["source"], s("api")),
         other => panic!("serde field stored as {other:?}"),
     }
-    assert!(matches!(it["created"], AttributeValue::S(_)), "created_at filled in when unset");
-    assert!(matches!(it["updated"], AttributeValue::S(_)), "updated_at set on every write");
+    assert!(
+        matches!(it["created"], AttributeValue::S(_)),
+        "created_at filled in when unset"
+    );
+    assert!(
+        matches!(it["updated"], AttributeValue::S(_)),
+        "updated_at set on every write"
+    );
     assert_eq!(it["rev"], AttributeValue::N("0".into()));
     // Keys.
     assert_eq!(it["PK"], s("ACCOUNT#a1"));
@@ -132,16 +156,32 @@ fn field_attributes_shape_the_item() {
         AttributeValue::S(d) => d.clone(),
         other => panic!("{other:?}"),
     };
-    let shard: u32 = day.strip_prefix("DAY#2024-05-01#").expect("shard suffix").parse().unwrap();
+    let shard: u32 = day
+        .strip_prefix("DAY#2024-05-01#")
+        .expect("shard suffix")
+        .parse()
+        .unwrap();
     assert!(shard < 4);
     // The shard comes from the primary key: the same item always lands on the same shard.
-    assert_eq!(tx("a1", "2024-05-01", 7, None, 1).to_item().unwrap()["DAYPK"], s(&day));
-    assert!(!it.contains_key("LSI1PK"), "a local index shares the table's partition key");
+    assert_eq!(
+        tx("a1", "2024-05-01", 7, None, 1).to_item().unwrap()["DAYPK"],
+        s(&day)
+    );
+    assert!(
+        !it.contains_key("LSI1PK"),
+        "a local index shares the table's partition key"
+    );
 
     let back = Tx::from_item(&it).unwrap();
     assert_eq!(back.cached, None, "skip reads as Default");
     assert_eq!(back.description, "tx 7");
-    assert_eq!(back.meta, Meta { source: "api".into(), retries: 2 });
+    assert_eq!(
+        back.meta,
+        Meta {
+            source: "api".into(),
+            retries: 2
+        }
+    );
     assert_eq!(back.expires_at, Some(1_900_000_000));
     assert!(back.created.is_some() && back.updated.is_some());
     assert_eq!(Tx::TTL_ATTRIBUTE, Some("expires"));
@@ -153,8 +193,17 @@ fn table_derive_declares_indexes_and_projections() {
     use dyno_core::table::Projection;
     let def = Ledger::definition();
     assert_eq!(def.name, "Ledger");
-    assert_eq!(def.global_indexes.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), vec!["GSI1", "GSI2", "ByDay", "Audit"]);
-    assert_eq!(def.index("GSI2").unwrap().projection, Projection::Include(vec!["amount".into()]));
+    assert_eq!(
+        def.global_indexes
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect::<Vec<_>>(),
+        vec!["GSI1", "GSI2", "ByDay", "Audit"]
+    );
+    assert_eq!(
+        def.index("GSI2").unwrap().projection,
+        Projection::Include(vec!["amount".into()])
+    );
     assert_eq!(def.index("Audit").unwrap().projection, Projection::KeysOnly);
     assert_eq!(def.index("Audit").unwrap().sort_key, None);
     assert!(def.is_local_index("LSI1"));
@@ -185,15 +234,30 @@ fn defaults_fill_missing_attributes() {
 
 #[test]
 fn composite_and_index_fields_are_recovered_from_keys() {
-    let it = tx("a1", "2024-05-01", 7, Some("fraud"), 500).to_item().unwrap();
+    let it = tx("a1", "2024-05-01", 7, Some("fraud"), 500)
+        .to_item()
+        .unwrap();
     let keys_only: Item = it
         .iter()
-        .filter(|(k, _)| ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "DAYPK", "DAYSK", "LSI1SK", "desc", "meta"].contains(&k.as_str()))
+        .filter(|(k, _)| {
+            [
+                "PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "DAYPK", "DAYSK", "LSI1SK",
+                "desc", "meta",
+            ]
+            .contains(&k.as_str())
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let back = Tx::from_item(&keys_only).unwrap();
-    assert_eq!((back.account.as_str(), back.day.as_str(), back.seq), ("a1", "2024-05-01", 7));
-    assert_eq!(back.flag.as_deref(), Some("fraud"), "from the sparse index key");
+    assert_eq!(
+        (back.account.as_str(), back.day.as_str(), back.seq),
+        ("a1", "2024-05-01", 7)
+    );
+    assert_eq!(
+        back.flag.as_deref(),
+        Some("fraud"),
+        "from the sparse index key"
+    );
     assert_eq!((back.region, back.tier, back.amount), (Region::Eu, 1, 500));
 }
 
@@ -205,20 +269,45 @@ fn composite_sort_key_conditions_go_part_by_part() {
     let q = kc(Tx::query("a1").into_query());
     assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("TX#"))));
     let q = kc(Tx::query("a1").day_eq("2024-05-01").into_query());
-    assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("TX#2024-05-01#"))), "a fixed part includes its delimiter");
-    let q = kc(Tx::query("a1").day_eq("2024-05-01").seq_eq(7u32).into_query());
-    assert_eq!(sort(q), Some(SortCondition::Eq(s("TX#2024-05-01#0000000007"))));
-    let q = kc(Tx::query("a1").day_eq("2024-05-01").seq_between(2u32, 4u32).into_query());
-    assert_eq!(sort(q), Some(SortCondition::Between(s("TX#2024-05-01#0000000002"), s("TX#2024-05-01#0000000004"))));
+    assert_eq!(
+        sort(q),
+        Some(SortCondition::BeginsWith(s("TX#2024-05-01#"))),
+        "a fixed part includes its delimiter"
+    );
+    let q = kc(Tx::query("a1")
+        .day_eq("2024-05-01")
+        .seq_eq(7u32)
+        .into_query());
+    assert_eq!(
+        sort(q),
+        Some(SortCondition::Eq(s("TX#2024-05-01#0000000007")))
+    );
+    let q = kc(Tx::query("a1")
+        .day_eq("2024-05-01")
+        .seq_between(2u32, 4u32)
+        .into_query());
+    assert_eq!(
+        sort(q),
+        Some(SortCondition::Between(
+            s("TX#2024-05-01#0000000002"),
+            s("TX#2024-05-01#0000000004")
+        ))
+    );
     let q = kc(Tx::query("a1").day_lt("2024-05-01").into_query());
-    assert!(matches!(sort(q), Some(SortCondition::Between(lo, _)) if lo == s("TX#")), "ranges stay under the prefix");
+    assert!(
+        matches!(sort(q), Some(SortCondition::Between(lo, _)) if lo == s("TX#")),
+        "ranges stay under the prefix"
+    );
     let q = kc(Tx::gsi1("fraud").day_eq("2024-05-01").into_query());
     assert_eq!(q.partition_value, s("FLAG#fraud"));
     assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("2024-05-01#"))));
     let q = kc(Tx::gsi2(Region::Us, 3u8).amount_gt(10u64).into_query());
     assert_eq!(q.partition_value, s("REGION#us#003"));
     let q = kc(Tx::lsi1("a1").amount_ge(10u64).into_query());
-    assert_eq!(q.partition_name, "PK", "a local index queries the table's partition key");
+    assert_eq!(
+        q.partition_name, "PK",
+        "a local index queries the table's partition key"
+    );
 }
 
 async fn store_with(items: &[Tx]) -> MemoryStore {
@@ -232,7 +321,9 @@ async fn store_with(items: &[Tx]) -> MemoryStore {
 
 #[tokio::test]
 async fn sharded_index_queries_fan_out_and_merge_in_sort_order() {
-    let items: Vec<Tx> = (0..40).map(|i| tx(&format!("acct{}", i % 7), "2024-05-01", i, None, i as u64)).collect();
+    let items: Vec<Tx> = (0..40)
+        .map(|i| tx(&format!("acct{}", i % 7), "2024-05-01", i, None, i as u64))
+        .collect();
     let mut other_day = tx("acct1", "2024-05-02", 99, None, 1);
     other_day.seq = 1000;
     let mut all = items.clone();
@@ -248,9 +339,21 @@ async fn sharded_index_queries_fan_out_and_merge_in_sort_order() {
     assert!(shards.len() > 1, "{shards:?}");
     let got = Tx::by_day("2024-05-01").all(&store).await.unwrap();
     let seqs: Vec<u32> = got.iter().map(|t| t.seq).collect();
-    assert_eq!(seqs, (0..40).collect::<Vec<_>>(), "every shard, merged in sort-key order");
-    let got = Tx::by_day("2024-05-01").seq_ge(35u32).descending().all(&store).await.unwrap();
-    assert_eq!(got.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![39, 38, 37, 36, 35]);
+    assert_eq!(
+        seqs,
+        (0..40).collect::<Vec<_>>(),
+        "every shard, merged in sort-key order"
+    );
+    let got = Tx::by_day("2024-05-01")
+        .seq_ge(35u32)
+        .descending()
+        .all(&store)
+        .await
+        .unwrap();
+    assert_eq!(
+        got.iter().map(|t| t.seq).collect::<Vec<_>>(),
+        vec![39, 38, 37, 36, 35]
+    );
 }
 
 #[tokio::test]
@@ -262,55 +365,129 @@ async fn sparse_index_holds_only_items_with_the_field() {
     ])
     .await;
     let flagged = Tx::gsi1("fraud").all(&store).await.unwrap();
-    assert_eq!(flagged.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![1, 3]);
+    assert_eq!(
+        flagged.iter().map(|t| t.seq).collect::<Vec<_>>(),
+        vec![1, 3]
+    );
     // Clearing the flag takes the item out of the index; setting it puts it back, with the
     // index sort key rebuilt from the primary key.
-    Tx::update(Tx::key("a1", "2024-05-01", 1u32)).set_flag(None).send(&store).await.unwrap();
+    Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .set_flag(None)
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(Tx::gsi1("fraud").all(&store).await.unwrap().len(), 1);
-    Tx::update(Tx::key("a1", "2024-05-01", 2u32)).set_flag("fraud").send(&store).await.unwrap();
-    let flagged = Tx::gsi1("fraud").day_eq("2024-05-01").all(&store).await.unwrap();
+    Tx::update(Tx::key("a1", "2024-05-01", 2u32))
+        .set_flag("fraud")
+        .send(&store)
+        .await
+        .unwrap();
+    let flagged = Tx::gsi1("fraud")
+        .day_eq("2024-05-01")
+        .all(&store)
+        .await
+        .unwrap();
     assert_eq!(flagged.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![2]);
-    Tx::update(Tx::key("a2", "2024-05-03", 3u32)).remove_flag().send(&store).await.unwrap();
+    Tx::update(Tx::key("a2", "2024-05-03", 3u32))
+        .remove_flag()
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(Tx::gsi1("fraud").all(&store).await.unwrap().len(), 1);
 }
 
 #[tokio::test]
 async fn index_keys_made_of_several_fields_are_set_together() {
     let store = store_with(&[tx("a1", "2024-05-01", 1, None, 10)]).await;
-    let updated = Tx::update(Tx::key("a1", "2024-05-01", 1u32)).set_region_and_tier(Region::Us, 2u8).send(&store).await.unwrap();
+    let updated = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .set_region_and_tier(Region::Us, 2u8)
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!((updated.region, updated.tier), (Region::Us, 2));
     // GSI2 projects only `amount`: count instead of decoding.
     assert_eq!(Tx::gsi2(Region::Us, 2u8).count(&store).await.unwrap(), 1);
     assert_eq!(Tx::gsi2(Region::Eu, 1u8).count(&store).await.unwrap(), 0);
     // The amount feeds GSI2SK and LSI1SK: both are rewritten.
-    Tx::update(Tx::key("a1", "2024-05-01", 1u32)).set_amount(77u64).send(&store).await.unwrap();
-    assert_eq!(Tx::gsi2(Region::Us, 2u8).amount_eq(77u64).count(&store).await.unwrap(), 1);
-    assert_eq!(Tx::lsi1("a1").amount_eq(77u64).consistent().all(&store).await.unwrap().len(), 1);
+    Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .set_amount(77u64)
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(
+        Tx::gsi2(Region::Us, 2u8)
+            .amount_eq(77u64)
+            .count(&store)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        Tx::lsi1("a1")
+            .amount_eq(77u64)
+            .consistent()
+            .all(&store)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[tokio::test]
 async fn updates_touch_timestamps_and_versions() {
     let store = store_with(&[tx("a1", "2024-05-01", 1, None, 10)]).await;
-    let before = Tx::get(Tx::key("a1", "2024-05-01", 1u32)).send(&store).await.unwrap().unwrap();
+    let before = Tx::get(Tx::key("a1", "2024-05-01", 1u32))
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(before.rev, 1, "a put increments the version");
     let created = before.created;
-    let after = Tx::update(Tx::key("a1", "2024-05-01", 1u32)).if_version(1).add_fees(3u32).send(&store).await.unwrap();
+    let after = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .if_version(1)
+        .add_fees(3u32)
+        .send(&store)
+        .await
+        .unwrap();
     assert_eq!(after.rev, 2);
     assert_eq!(after.fees, 3);
     assert_eq!(after.created, created, "created_at is kept");
     assert!(after.updated >= before.updated);
-    let stale = Tx::update(Tx::key("a1", "2024-05-01", 1u32)).if_version(1).add_fees(1u32).send(&store).await.unwrap_err();
+    let stale = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .if_version(1)
+        .add_fees(1u32)
+        .send(&store)
+        .await
+        .unwrap_err();
     assert!(stale.is_condition_failed(), "{stale}");
 }
 
 #[test]
 fn every_update_sets_updated_at_and_keeps_created_at() {
-    let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32)).set_description("x").into_builder().unwrap();
-    let set: HashMap<String, SetValue> = b.update_expr().set.iter().map(|(p, v)| (p.top().unwrap().to_owned(), v.clone())).collect();
-    assert!(matches!(set["updated"], SetValue::Operand(dyno_core::expr::UpdateOperand::Value(AttributeValue::S(_)))));
-    assert!(matches!(set["created"], SetValue::Operand(dyno_core::expr::UpdateOperand::IfNotExists(..))));
+    let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .set_description("x")
+        .into_builder()
+        .unwrap();
+    let set: HashMap<String, SetValue> = b
+        .update_expr()
+        .set
+        .iter()
+        .map(|(p, v)| (p.top().unwrap().to_owned(), v.clone()))
+        .collect();
+    assert!(matches!(
+        set["updated"],
+        SetValue::Operand(dyno_core::expr::UpdateOperand::Value(AttributeValue::S(_)))
+    ));
+    assert!(matches!(
+        set["created"],
+        SetValue::Operand(dyno_core::expr::UpdateOperand::IfNotExists(..))
+    ));
     assert_eq!(set["desc"], SetValue::value(s("x")));
-    let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32)).set_expires_at(None).into_builder().unwrap();
+    let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
+        .set_expires_at(None)
+        .into_builder()
+        .unwrap();
     assert!(b.update_expr().remove.contains(&Path::attr("expires")));
 }
 
@@ -326,7 +503,10 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         .send(&store)
         .await
         .unwrap();
-    assert_eq!((created.account.as_str(), created.day.as_str(), created.seq), ("a9", "2024-06-01", 3));
+    assert_eq!(
+        (created.account.as_str(), created.day.as_str(), created.seq),
+        ("a9", "2024-06-01", 3)
+    );
     let raw = store
         .get_item(dyno_core::store::GetRequest {
             table: "Ledger".into(),
@@ -340,4 +520,157 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         .unwrap();
     assert_eq!(raw["account"], s("a9"));
     assert_eq!(raw["kind"], s("Tx"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overloading, collections with a composite partition, tables without a sort key
+
+/// Shares `Tx`'s partitions (the account) and its GSI1 partitions (the flag).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Ledger, pk = "ACCOUNT#{account}", sk = "ALERT#{id}")]
+#[dyno(index(GSI1, pk = "FLAG#{flag}", sk = "{day}#{id}"))]
+struct Alert {
+    account: String,
+    id: String,
+    flag: String,
+    day: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+#[dyno(partition = Alert)]
+enum AccountItem {
+    Tx(Tx),
+    Alert(Alert),
+}
+
+#[tokio::test]
+async fn an_overloaded_index_returns_only_the_asked_entity() {
+    let store = store_with(&[tx("a1", "2024-05-01", 1, Some("fraud"), 1)]).await;
+    let alert = Alert {
+        account: "a1".into(),
+        id: "x".into(),
+        flag: "fraud".into(),
+        day: "2024-05-01".into(),
+    };
+    alert.put().send(&store).await.unwrap();
+    // Both items sit in GSI1 partition FLAG#fraud, both sort keys start with the day.
+    let txs = Tx::gsi1("fraud")
+        .day_eq("2024-05-01")
+        .all(&store)
+        .await
+        .unwrap();
+    assert_eq!(txs.iter().map(|t| t.seq).collect::<Vec<_>>(), vec![1]);
+    let alerts = Alert::gsi1("fraud").all(&store).await.unwrap();
+    assert_eq!(alerts, vec![alert.clone()]);
+    // The account partition holds both: the collection reads them as what they are.
+    let items = AccountItem::query("a1").all(&store).await.unwrap();
+    assert_eq!(items.len(), 2);
+    assert!(items.contains(&AccountItem::Alert(alert)));
+    assert!(items
+        .iter()
+        .any(|i| matches!(i, AccountItem::Tx(t) if t.seq == 1)));
+    assert_eq!(
+        Tx::query("a1").all(&store).await.unwrap().len(),
+        1,
+        "the entity's own query skips the alert"
+    );
+}
+
+#[derive(Debug, Table)]
+#[dyno(name = "Teams", pk = "PK")]
+struct Teams;
+
+/// A table without a sort key, and a partition key of two fields.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Teams, pk = "ORG#{org}#TEAM#{team}")]
+struct Team {
+    org: String,
+    team: u16,
+    name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+struct TeamGroup {
+    team: Option<Team>,
+}
+
+#[tokio::test]
+async fn tables_without_sort_key_and_composite_partitions() {
+    let store = MemoryStore::new();
+    store.create_table(Teams::definition()).await.unwrap();
+    let t = Team {
+        org: "acme".into(),
+        team: 7,
+        name: "core".into(),
+    };
+    assert_eq!(
+        t.key().unwrap(),
+        [("PK".to_owned(), s("ORG#acme#TEAM#00007"))]
+            .into_iter()
+            .collect::<Item>()
+    );
+    t.put().send(&store).await.unwrap();
+    assert_eq!(
+        Team::get(Team::key("acme", 7u16))
+            .send(&store)
+            .await
+            .unwrap(),
+        Some(t.clone())
+    );
+    assert_eq!(
+        Team::query("acme", 7u16).all(&store).await.unwrap(),
+        vec![t.clone()]
+    );
+    let group = TeamGroup::query(("acme", 7u16)).get(&store).await.unwrap();
+    assert_eq!(group.team, Some(t.clone()));
+    let renamed = Team::update(Team::key("acme", 7u16))
+        .set_name("platform")
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(renamed.name, "platform");
+    let foreign: Item = [
+        ("PK".to_owned(), s("ORG#acme#TEAM#9")),
+        ("name".to_owned(), s("legacy")),
+    ]
+    .into_iter()
+    .collect();
+    let decoded = Team::from_item(&foreign).unwrap();
+    assert_eq!((decoded.org.as_str(), decoded.team), ("acme", 9));
+}
+
+/// A constant partition: the key constructor and the query take the sort-key fields only.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Ledger, pk = "CONFIG", sk = "SETTING#{name}")]
+struct Setting {
+    name: String,
+    value: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+enum ConfigItem {
+    Setting(Setting),
+}
+
+#[tokio::test]
+async fn constant_partitions_take_no_partition_arguments() {
+    let store = store_with(&[]).await;
+    for (n, v) in [("a", "1"), ("b", "2")] {
+        Setting {
+            name: n.into(),
+            value: v.into(),
+        }
+        .put()
+        .send(&store)
+        .await
+        .unwrap();
+    }
+    assert_eq!(Setting::key("a").as_item()["PK"], s("CONFIG"));
+    let all = Setting::query().all(&store).await.unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(
+        Setting::query().name_eq("b").all(&store).await.unwrap()[0].value,
+        "2"
+    );
+    assert_eq!(ConfigItem::query(()).all(&store).await.unwrap().len(), 2);
 }

@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 
-use dyno_core::expr::{Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, UpdateOperand};
+use dyno_core::expr::{
+    Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, UpdateOperand,
+};
 use dyno_core::ops::{FromItem, Key};
 use dyno_core::{AttributeValue, Entity, Item, KeyPart, Table};
 use dyno_tests::ecommerce::*;
@@ -20,11 +22,20 @@ fn n(v: &str) -> AttributeValue {
 }
 
 fn item(pairs: &[(&str, AttributeValue)]) -> Item {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
 }
 
 fn sample_order() -> Order {
-    let mut o = order("u1", "o1", OrderStatus::Shipped, date!(2024 - 03 - 05), Decimal::new(4250, 2));
+    let mut o = order(
+        "u1",
+        "o1",
+        OrderStatus::Shipped,
+        date!(2024 - 03 - 05),
+        Decimal::new(4250, 2),
+    );
     o.product_ids = vec!["p1".into(), "p2".into()];
     o.note = Some("gift".into());
     o.version = 3;
@@ -64,7 +75,10 @@ fn order_to_item_is_exact() {
 fn entity_constants_describe_templates_and_attributes() {
     assert_eq!(Order::ENTITY_TYPE, "Order");
     assert_eq!(Order::PK.to_string(), "USER#{user_id}");
-    assert_eq!(Order::SK.map(|t| t.to_string()).as_deref(), Some("ORDER#{order_id}"));
+    assert_eq!(
+        Order::SK.map(|t| t.to_string()).as_deref(),
+        Some("ORDER#{order_id}")
+    );
     assert_eq!(Order::INDEXES.len(), 1);
     assert_eq!(Order::INDEXES[0].index, "GSI1");
     assert_eq!(Order::INDEXES[0].pk.to_string(), "STATUS#{status}");
@@ -74,7 +88,10 @@ fn entity_constants_describe_templates_and_attributes() {
     assert_eq!(ECommerce::GSI1, "GSI1");
     let def = ECommerce::definition();
     assert_eq!(def.name, "ECommerce");
-    assert_eq!(def.index("GSI1").map(|i| i.partition_key.name.as_str()), Some("GSI1PK"));
+    assert_eq!(
+        def.index("GSI1").map(|i| i.partition_key.name.as_str()),
+        Some("GSI1PK")
+    );
     assert_eq!(def.ttl_attribute.as_deref(), Some("ttl"));
     let mut o = sample_order();
     assert_eq!(o.version(), Some(3));
@@ -90,7 +107,10 @@ fn the_key_holds_the_primary_key_only() {
     let owned = String::from("u1");
     assert_eq!(Order::key(&owned, String::from("o1")).into_item(), k);
     let user = User::key("u1");
-    assert_eq!(user.as_item(), &item(&[("PK", s("USER#u1")), ("SK", s("PROFILE"))]));
+    assert_eq!(
+        user.as_item(),
+        &item(&[("PK", s("USER#u1")), ("SK", s("PROFILE"))])
+    );
 }
 
 #[test]
@@ -148,14 +168,28 @@ fn conventional_items_written_by_other_clients_decode_from_their_keys() {
     assert_eq!(o.version, 0, "a missing version reads as 0");
     assert_eq!(o.note, None);
 
-    let profile = item(&[("PK", s("USER#123")), ("SK", s("PROFILE")), ("name", s("Ann")), ("email", s("a@x"))]);
+    let profile = item(&[
+        ("PK", s("USER#123")),
+        ("SK", s("PROFILE")),
+        ("name", s("Ann")),
+        ("email", s("a@x")),
+    ]);
     assert!(User::is_entity(&profile) && !Order::is_entity(&profile));
     assert_eq!(User::from_item(&profile).unwrap().user_id, "123");
 
     // A key that cannot be parsed for a field says where and what.
-    let bad = item(&[("PK", s("USER#1")), ("SK", s("ORDER#2")), ("GSI1PK", s("STATUS#LOST")), ("GSI1SK", s("2023-12-24")), ("total", n("1"))]);
+    let bad = item(&[
+        ("PK", s("USER#1")),
+        ("SK", s("ORDER#2")),
+        ("GSI1PK", s("STATUS#LOST")),
+        ("GSI1SK", s("2023-12-24")),
+        ("total", n("1")),
+    ]);
     let err = Order::from_item(&bad).unwrap_err().to_string();
-    assert!(err.contains("Order.GSI1PK") && err.contains("status"), "{err}");
+    assert!(
+        err.contains("Order.GSI1PK") && err.contains("status"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -173,13 +207,18 @@ fn decode_errors_name_the_entity_and_attribute() {
 fn the_entity_attribute_decides_when_present() {
     let mut it = sample_order().to_item().unwrap();
     it.insert("_type".into(), s("Invoice"));
-    assert!(!Order::is_entity(&it), "an item typed as another entity is never decoded as an Order");
+    assert!(
+        !Order::is_entity(&it),
+        "an item typed as another entity is never decoded as an Order"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Query builders
 
-fn key_condition<T: FromItem>(q: dyno_core::Result<dyno_core::ops::Query<T>>) -> (Option<String>, KeyCondition) {
+fn key_condition<T: FromItem>(
+    q: dyno_core::Result<dyno_core::ops::Query<T>>,
+) -> (Option<String>, KeyCondition) {
     let q = q.unwrap();
     let r = q.request();
     (r.index.clone(), r.key_condition.clone())
@@ -191,32 +230,65 @@ fn table_query_reads_the_users_orders_only() {
     assert_eq!(index, None);
     assert_eq!(kc.partition_name, "PK");
     assert_eq!(kc.partition_value, s("USER#u1"));
-    assert_eq!(kc.sort, Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#")))));
+    assert_eq!(
+        kc.sort,
+        Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#"))))
+    );
     let (_, kc) = key_condition(Order::query("u1").order_id_begins_with("2024").into_query());
-    assert_eq!(kc.sort, Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#2024")))));
+    assert_eq!(
+        kc.sort,
+        Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#2024"))))
+    );
     let (_, kc) = key_condition(Order::query("u1").order_id_eq("o9").into_query());
-    assert_eq!(kc.sort, Some(("SK".into(), SortCondition::Eq(s("ORDER#o9")))));
+    assert_eq!(
+        kc.sort,
+        Some(("SK".into(), SortCondition::Eq(s("ORDER#o9"))))
+    );
     // Ranges stay under the prefix: other entities of the partition are outside the bounds.
     let (_, kc) = key_condition(Order::query("u1").order_id_ge("o5").into_query());
-    assert_eq!(kc.sort, Some(("SK".into(), SortCondition::Between(s("ORDER#o5"), s("ORDER$")))));
+    assert_eq!(
+        kc.sort,
+        Some((
+            "SK".into(),
+            SortCondition::Between(s("ORDER#o5"), s("ORDER$"))
+        ))
+    );
     let (_, kc) = key_condition(User::query("u1").into_query());
-    assert_eq!(kc.sort, Some(("SK".into(), SortCondition::Eq(s("PROFILE")))));
+    assert_eq!(
+        kc.sort,
+        Some(("SK".into(), SortCondition::Eq(s("PROFILE"))))
+    );
 }
 
 #[test]
 fn index_queries_are_typed_by_the_index_fields() {
     let (index, kc) = key_condition(
-        Order::gsi1(OrderStatus::Shipped).order_date_between(date!(2024 - 01 - 01), date!(2024 - 01 - 31)).into_query(),
+        Order::gsi1(OrderStatus::Shipped)
+            .order_date_between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
+            .into_query(),
     );
     assert_eq!(index.as_deref(), Some("GSI1"));
     assert_eq!(kc.partition_name, "GSI1PK");
     assert_eq!(kc.partition_value, s("STATUS#SHIPPED"));
-    assert_eq!(kc.sort, Some(("GSI1SK".into(), SortCondition::Between(s("2024-01-01"), s("2024-01-31")))));
-    let (_, kc) = key_condition(Product::gsi1("books").price_lt(Decimal::new(20, 0)).into_query());
+    assert_eq!(
+        kc.sort,
+        Some((
+            "GSI1SK".into(),
+            SortCondition::Between(s("2024-01-01"), s("2024-01-31"))
+        ))
+    );
+    let (_, kc) = key_condition(
+        Product::gsi1("books")
+            .price_lt(Decimal::new(20, 0))
+            .into_query(),
+    );
     assert_eq!(kc.partition_value, s("CATEGORY#books"));
     let mut bound = String::new();
     Decimal::new(20, 0).encode_key(&mut bound).unwrap();
-    assert_eq!(kc.sort, Some(("GSI1SK".into(), SortCondition::Lt(s(&bound)))));
+    assert_eq!(
+        kc.sort,
+        Some(("GSI1SK".into(), SortCondition::Lt(s(&bound))))
+    );
 }
 
 #[test]
@@ -233,13 +305,29 @@ fn query_options_reach_the_request() {
     assert!(!r.scan_forward && r.consistent_read);
     assert_eq!(
         r.filter,
-        Some(Condition::Compare(Operand::Path(Path::attr("total")), Comparator::Gt, Operand::Value(n("10"))))
+        Some(Condition::Compare(
+            Operand::Path(Path::attr("total")),
+            Comparator::Gt,
+            Operand::Value(n("10"))
+        ))
     );
-    let q = Order::query("u1").project::<OrderSummary>().into_query().unwrap();
-    let projected: Vec<String> =
-        q.request().projection.clone().unwrap().iter().filter_map(|p| p.top().map(str::to_owned)).collect();
+    let q = Order::query("u1")
+        .project::<OrderSummary>()
+        .into_query()
+        .unwrap();
+    let projected: Vec<String> = q
+        .request()
+        .projection
+        .clone()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.top().map(str::to_owned))
+        .collect();
     for a in ["order_id", "status", "total", "PK", "SK", "_type"] {
-        assert!(projected.iter().any(|p| p == a), "{a} missing from {projected:?}");
+        assert!(
+            projected.iter().any(|p| p == a),
+            "{a} missing from {projected:?}"
+        );
     }
 }
 
@@ -247,7 +335,10 @@ fn query_options_reach_the_request() {
 fn building_errors_surface_when_the_query_runs() {
     let err = Order::query("").into_query().unwrap_err();
     assert!(err.to_string().contains("user_id"), "{err}");
-    let err = Order::query("u1").filter(Order::NOTE.lt(None)).into_query().unwrap_err();
+    let err = Order::query("u1")
+        .filter(Order::NOTE.lt(None))
+        .into_query()
+        .unwrap_err();
     assert!(err.to_string().contains("note"), "{err}");
 }
 
@@ -256,25 +347,42 @@ fn building_errors_surface_when_the_query_runs() {
 
 #[test]
 fn typed_conditions_use_the_field_attribute_and_encoding() {
-    let c = Order::STATUS.eq(OrderStatus::Pending).into_condition().unwrap();
+    let c = Order::STATUS
+        .eq(OrderStatus::Pending)
+        .into_condition()
+        .unwrap();
     assert_eq!(c, Condition::eq("status", s("PENDING")));
-    let c = (Product::STOCK.ge(1u32) & Product::CATEGORY.begins_with("bo")).into_condition().unwrap();
+    let c = (Product::STOCK.ge(1u32) & Product::CATEGORY.begins_with("bo"))
+        .into_condition()
+        .unwrap();
     assert!(matches!(c, Condition::And(ref v) if v.len() == 2));
 }
 
 fn sets(u: &dyno_core::expr::Update) -> HashMap<String, SetValue> {
-    u.set.iter().map(|(p, v)| (p.top().unwrap().to_owned(), v.clone())).collect()
+    u.set
+        .iter()
+        .map(|(p, v)| (p.top().unwrap().to_owned(), v.clone()))
+        .collect()
 }
 
 #[test]
 fn setting_an_index_key_field_rewrites_the_index_key() {
-    let b = Order::update(Order::key("u1", "o1")).set_status(OrderStatus::Delivered).into_builder().unwrap();
+    let b = Order::update(Order::key("u1", "o1"))
+        .set_status(OrderStatus::Delivered)
+        .into_builder()
+        .unwrap();
     let set = sets(b.update_expr());
     assert_eq!(set["status"], SetValue::value(s("DELIVERED")));
     assert_eq!(set["GSI1PK"], SetValue::value(s("STATUS#DELIVERED")));
     assert!(!set.contains_key("GSI1SK"), "the date did not change");
-    let b = Order::update(Order::key("u1", "o1")).set_order_date(date!(2024 - 02 - 02)).into_builder().unwrap();
-    assert_eq!(sets(b.update_expr())["GSI1SK"], SetValue::value(s("2024-02-02")));
+    let b = Order::update(Order::key("u1", "o1"))
+        .set_order_date(date!(2024 - 02 - 02))
+        .into_builder()
+        .unwrap();
+    assert_eq!(
+        sets(b.update_expr())["GSI1SK"],
+        SetValue::value(s("2024-02-02"))
+    );
 }
 
 #[test]
@@ -293,11 +401,18 @@ fn update_actions_follow_the_field_types() {
     assert_eq!(
         sets(u)["product_ids"],
         SetValue::Operand(UpdateOperand::ListAppend(
-            Box::new(UpdateOperand::IfNotExists(Path::attr("product_ids"), Box::new(UpdateOperand::Value(AttributeValue::L(vec![]))))),
+            Box::new(UpdateOperand::IfNotExists(
+                Path::attr("product_ids"),
+                Box::new(UpdateOperand::Value(AttributeValue::L(vec![])))
+            )),
             Box::new(UpdateOperand::Value(AttributeValue::L(vec![s("p3")]))),
         ))
     );
-    let b = Product::update(Product::key("p1")).subtract_stock(2u32).set_if_absent_name("x").into_builder().unwrap();
+    let b = Product::update(Product::key("p1"))
+        .subtract_stock(2u32)
+        .set_if_absent_name("x")
+        .into_builder()
+        .unwrap();
     let set = sets(b.update_expr());
     assert_eq!(
         set["stock"],
@@ -308,20 +423,34 @@ fn update_actions_follow_the_field_types() {
     );
     assert_eq!(
         set["name"],
-        SetValue::Operand(UpdateOperand::IfNotExists(Path::attr("name"), Box::new(UpdateOperand::Value(s("x")))))
+        SetValue::Operand(UpdateOperand::IfNotExists(
+            Path::attr("name"),
+            Box::new(UpdateOperand::Value(s("x")))
+        ))
     );
     // Setting a field twice keeps the last value (no overlapping paths).
-    let b = Order::update(Order::key("u1", "o1")).set_note("a").set_note("b").into_builder().unwrap();
+    let b = Order::update(Order::key("u1", "o1"))
+        .set_note("a")
+        .set_note("b")
+        .into_builder()
+        .unwrap();
     assert_eq!(b.update_expr().set.len(), 1);
     assert_eq!(sets(b.update_expr())["note"], SetValue::value(s("b")));
     // `None` removes.
-    let b = Order::update(Order::key("u1", "o1")).set_note(None).into_builder().unwrap();
+    let b = Order::update(Order::key("u1", "o1"))
+        .set_note(None)
+        .into_builder()
+        .unwrap();
     assert_eq!(b.update_expr().remove, vec![Path::attr("note")]);
 }
 
 #[test]
 fn update_errors_surface_when_sent() {
-    let err = Order::update(Order::key("u1", "o1")).set_total(Decimal::MAX).condition(Order::NOTE.gt(None)).into_builder().unwrap_err();
+    let err = Order::update(Order::key("u1", "o1"))
+        .set_total(Decimal::MAX)
+        .condition(Order::NOTE.gt(None))
+        .into_builder()
+        .unwrap_err();
     assert!(err.to_string().contains("note"), "{err}");
 }
 
@@ -333,12 +462,30 @@ fn projections_decode_a_subset_and_skip_other_entities() {
     let it = sample_order().to_item().unwrap();
     assert!(OrderSummary::accepts(&it));
     let p = <OrderSummary as FromItem>::from_item(&it).unwrap();
-    assert_eq!(p, OrderSummary { order_id: "o1".into(), status: OrderStatus::Shipped, total: Decimal::new(4250, 2) });
+    assert_eq!(
+        p,
+        OrderSummary {
+            order_id: "o1".into(),
+            status: OrderStatus::Shipped,
+            total: Decimal::new(4250, 2)
+        }
+    );
     let user_item = user("u1", "Ann").to_item().unwrap();
     assert!(!OrderSummary::accepts(&user_item));
     // A key field missing as an attribute is read from the key.
-    let projected = item(&[("PK", s("USER#u1")), ("SK", s("ORDER#o7")), ("_type", s("Order")), ("status", s("PENDING")), ("total", n("1"))]);
-    assert_eq!(<OrderSummary as FromItem>::from_item(&projected).unwrap().order_id, "o7");
+    let projected = item(&[
+        ("PK", s("USER#u1")),
+        ("SK", s("ORDER#o7")),
+        ("_type", s("Order")),
+        ("status", s("PENDING")),
+        ("total", n("1")),
+    ]);
+    assert_eq!(
+        <OrderSummary as FromItem>::from_item(&projected)
+            .unwrap()
+            .order_id,
+        "o7"
+    );
     let attrs = <OrderSummary as FromItem>::projection().unwrap();
     assert_eq!(attrs, &["order_id", "status", "total", "PK", "SK", "_type"]);
 }
@@ -353,7 +500,9 @@ fn collections_pick_the_entity_of_each_item() {
     assert_eq!(from_u, UserItem::User(u));
     let p = product("p1", "books", Decimal::ONE, 1).to_item().unwrap();
     assert!(!UserItem::accepts(&p));
-    let err = <UserItem as FromItem>::from_item(&p).unwrap_err().to_string();
+    let err = <UserItem as FromItem>::from_item(&p)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("Product"), "{err}");
     let (_, kc) = key_condition(UserItem::query("u1").into_query());
     assert_eq!(kc.partition_value, s("USER#u1"));
@@ -397,5 +546,23 @@ fn key_part_derive_encodes_by_name_and_delegates_newtypes() {
 #[test]
 fn keys_of_hand_built_items_match_typed_keys() {
     let k: Key<Product> = Product::key("p1");
-    assert_eq!(k.as_item(), &item(&[("PK", s("PRODUCT#p1")), ("SK", s("PRODUCT"))]));
+    assert_eq!(
+        k.as_item(),
+        &item(&[("PK", s("PRODUCT#p1")), ("SK", s("PRODUCT"))])
+    );
+}
+
+#[test]
+fn streams_and_futures_are_send() {
+    fn send<T: Send>(_: T) {}
+    let store = dyno_core::MemoryStore::new();
+    send(Order::query("u1").stream(&store));
+    send(Order::gsi1(OrderStatus::Pending).all(&store));
+    send(
+        Order::update(Order::key("u1", "o1"))
+            .set_note("x")
+            .send(&store),
+    );
+    send(UserItem::query("u1").stream(&store));
+    send(UserWithOrders::query("u1").get(&store));
 }

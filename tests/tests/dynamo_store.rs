@@ -755,6 +755,20 @@ async fn transactions_where_supported() {
             ],
         };
 
+        // Empty transactions are refused (before sending: moto would answer HTTP 500).
+        let err = b
+            .store
+            .transact_write(TransactWriteRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+        let err = b
+            .store
+            .transact_get(TransactGetRequest::default())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+
         if !supports_transactions(b.kind) {
             // dynalite has no TransactWriteItems/TransactGetItems: the server does not know the
             // operation, and the error says so with its code.
@@ -990,6 +1004,25 @@ async fn typed_errors_for_validation_and_missing_tables() {
             matches!(err, Error::ResourceNotFound { .. }),
             "{who}: {err:?}"
         );
+        let err = b.store.describe_table(&missing).await.unwrap_err();
+        assert!(
+            matches!(err, Error::ResourceNotFound { .. }),
+            "{who}: {err:?}"
+        );
+        let err = b
+            .store
+            .update_ttl(&missing, "expires", true)
+            .await
+            .unwrap_err();
+        if supports_ttl(b.kind) {
+            // moto sends the code "ResourceNotFound" here (no "Exception"): mapped all the same.
+            assert!(
+                matches!(err, Error::ResourceNotFound { .. }),
+                "{who}: {err:?}"
+            );
+        } else {
+            assert!(matches!(err, Error::Service { .. }), "{who}: {err:?}");
+        }
         let q = QueryRequest::new(
             &t,
             Some("NoSuchIndex"),

@@ -61,7 +61,10 @@ impl<T> EncodePartFallback for &Part<'_, T> {}
 /// Adds the entity and field to a key-encoding error.
 pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
     match err {
-        Error::Key { entity: e, message } => Error::Key { entity: e.or(Some(entity)), message: format!("field `{field}`: {message}") },
+        Error::Key { entity: e, message } => Error::Key {
+            entity: e.or(Some(entity)),
+            message: format!("field `{field}`: {message}"),
+        },
         other => other.at(entity, field),
     }
 }
@@ -100,11 +103,23 @@ impl<T> Default for Recover<T> {
 pub trait RecoverKey<T> {
     /// The field's value read from the first key attribute whose template holds it; `None` when
     /// no such attribute is present.
-    fn recover(&self, item: &Item, entity: &'static str, field: &str, sources: &[KeySource]) -> Result<Option<T>>;
+    fn recover(
+        &self,
+        item: &Item,
+        entity: &'static str,
+        field: &str,
+        sources: &[KeySource],
+    ) -> Result<Option<T>>;
 }
 
 impl<T: KeyPart> RecoverKey<T> for Recover<T> {
-    fn recover(&self, item: &Item, entity: &'static str, field: &str, sources: &[KeySource]) -> Result<Option<T>> {
+    fn recover(
+        &self,
+        item: &Item,
+        entity: &'static str,
+        field: &str,
+        sources: &[KeySource],
+    ) -> Result<Option<T>> {
         recover_segment(item, entity, field, sources, |s| T::decode_key(s))
     }
 }
@@ -112,7 +127,13 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
 /// Fallback for types without `KeyPart` (non-key fields of a projection): nothing to recover.
 pub trait RecoverNone<T> {
     /// Always `None`.
-    fn recover(&self, _item: &Item, _entity: &'static str, _field: &str, _sources: &[KeySource]) -> Result<Option<T>> {
+    fn recover(
+        &self,
+        _item: &Item,
+        _entity: &'static str,
+        _field: &str,
+        _sources: &[KeySource],
+    ) -> Result<Option<T>> {
         Ok(None)
     }
 }
@@ -137,12 +158,22 @@ fn recover_segment<T>(
     decode: impl Fn(&str) -> Result<T>,
 ) -> Result<Option<T>> {
     for source in sources {
-        let Some(position) = source.template.fields().position(|f| f == field) else { continue };
-        let Some(value) = item.get(source.attribute) else { continue };
-        let AttributeValue::S(key) = value else {
-            return Err(Error::decode(format!("S key in the form {}", source.template), describe(value)).at(entity, source.attribute));
+        let Some(position) = source.template.fields().position(|f| f == field) else {
+            continue;
         };
-        let Some(parts) = source.template.split(strip_shard(key, source.shards)) else { continue };
+        let Some(value) = item.get(source.attribute) else {
+            continue;
+        };
+        let AttributeValue::S(key) = value else {
+            return Err(Error::decode(
+                format!("S key in the form {}", source.template),
+                describe(value),
+            )
+            .at(entity, source.attribute));
+        };
+        let Some(parts) = source.template.split(strip_shard(key, source.shards)) else {
+            continue;
+        };
         return decode(parts[position]).map(Some).map_err(|e| {
             let message = match e {
                 Error::Key { message, .. } => message,
@@ -192,22 +223,22 @@ pub fn key_field_opt<T: FromAttribute>(
 ) -> Result<Option<T>> {
     match item.get(attribute) {
         Some(AttributeValue::Null(true)) | None => recover(),
-        Some(v) => T::from_attribute(v).map(Some).map_err(|e| e.at(entity, attribute)),
+        Some(v) => T::from_attribute(v)
+            .map(Some)
+            .map_err(|e| e.at(entity, attribute)),
     }
 }
 
 /// Decodes a non-key field, with `Default` when the attribute is absent.
-pub fn get_attr_or_default<T: FromAttribute + Default>(item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
+pub fn get_attr_or_default<T: FromAttribute + Default>(
+    item: &Item,
+    entity: &'static str,
+    attribute: &str,
+) -> Result<T> {
     match item.get(attribute) {
         Some(v) => T::from_attribute(v).map_err(|e| e.at(entity, attribute)),
         None => Ok(T::default()),
     }
-}
-
-/// The encoded segments of the fields of `template` in `key`, by field name.
-pub fn key_segments<'k>(key: &'k str, template: &Template) -> Option<Vec<(&'static str, &'k str)>> {
-    let parts = template.split(key)?;
-    Some(template.fields().zip(parts).collect())
 }
 
 /// The encoded segment of `field` in the primary key `key` (an update's key), from the
@@ -219,7 +250,9 @@ pub fn primary_segment<'k>(
     sources: &[(&'static str, Template)],
 ) -> Result<&'k str> {
     for (attribute, template) in sources {
-        let Some(position) = template.fields().position(|f| f == field) else { continue };
+        let Some(position) = template.fields().position(|f| f == field) else {
+            continue;
+        };
         if let Some(AttributeValue::S(k)) = key.get(*attribute) {
             if let Some(parts) = template.split(k) {
                 return Ok(parts[position]);
@@ -230,7 +263,10 @@ pub fn primary_segment<'k>(
             format!("key attribute {attribute} does not have the form {template}"),
         ));
     }
-    Err(Error::key(Some(entity), format!("field `{field}` is not part of the primary key")))
+    Err(Error::key(
+        Some(entity),
+        format!("field `{field}` is not part of the primary key"),
+    ))
 }
 
 #[cfg(test)]
@@ -241,34 +277,61 @@ mod tests {
     const DAY: Template = Template::new(&[Segment::Literal("DAY#"), Segment::Field("day")]);
 
     fn item(pairs: &[(&str, &str)]) -> Item {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned()))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned())))
+            .collect()
     }
 
     #[test]
     fn recovers_fields_from_keys_and_shards() {
         let sources = [
-            KeySource { attribute: "PK", template: PK, shards: 0 },
-            KeySource { attribute: "GSI2PK", template: DAY, shards: 8 },
+            KeySource {
+                attribute: "PK",
+                template: PK,
+                shards: 0,
+            },
+            KeySource {
+                attribute: "GSI2PK",
+                template: DAY,
+                shards: 8,
+            },
         ];
         let it = item(&[("PK", "USER#a%23b"), ("GSI2PK", "DAY#2024-01-01#7")]);
-        let user: Option<String> = Recover::<String>::new().recover(&it, "User", "user_id", &sources).unwrap();
+        let user: Option<String> = Recover::<String>::new()
+            .recover(&it, "User", "user_id", &sources)
+            .unwrap();
         assert_eq!(user.as_deref(), Some("a#b"));
-        let day: Option<String> = Recover::<String>::new().recover(&it, "User", "day", &sources).unwrap();
+        let day: Option<String> = Recover::<String>::new()
+            .recover(&it, "User", "day", &sources)
+            .unwrap();
         assert_eq!(day.as_deref(), Some("2024-01-01"));
-        let none: Option<String> = Recover::<String>::new().recover(&Item::new(), "User", "user_id", &sources).unwrap();
+        let none: Option<String> = Recover::<String>::new()
+            .recover(&Item::new(), "User", "user_id", &sources)
+            .unwrap();
         assert!(none.is_none());
-        let bad: Result<Option<u32>> = Recover::<u32>::new().recover(&item(&[("PK", "USER#x")]), "User", "user_id", &sources);
+        let bad: Result<Option<u32>> =
+            Recover::<u32>::new().recover(&item(&[("PK", "USER#x")]), "User", "user_id", &sources);
         let err = bad.unwrap_err().to_string();
         assert!(err.contains("User.PK") && err.contains("user_id"), "{err}");
     }
 
     #[test]
     fn key_field_prefers_the_attribute() {
-        let sources = [KeySource { attribute: "PK", template: PK, shards: 0 }];
+        let sources = [KeySource {
+            attribute: "PK",
+            template: PK,
+            shards: 0,
+        }];
         let it = item(&[("PK", "USER#1"), ("user_id", "1")]);
-        let v: String = key_field(&it, "User", "user_id", || Recover::<String>::new().recover(&it, "User", "user_id", &sources)).unwrap();
+        let v: String = key_field(&it, "User", "user_id", || {
+            Recover::<String>::new().recover(&it, "User", "user_id", &sources)
+        })
+        .unwrap();
         assert_eq!(v, "1");
-        let err = key_field::<String>(&Item::new(), "User", "user_id", || Ok(None)).unwrap_err().to_string();
+        let err = key_field::<String>(&Item::new(), "User", "user_id", || Ok(None))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("User.user_id"), "{err}");
     }
 

@@ -106,7 +106,10 @@ impl QueryCore {
     /// The whole sort key (`*_eq` on the last part).
     pub fn sk_eq(mut self, segment: Result<String>, trailing: &str) -> Self {
         if let Some(s) = self.segment(segment) {
-            self.sort = Some(SortCondition::Eq(AttributeValue::S(format!("{}{s}{trailing}", self.prefix))));
+            self.sort = Some(SortCondition::Eq(AttributeValue::S(format!(
+                "{}{s}{trailing}",
+                self.prefix
+            ))));
         }
         self
     }
@@ -177,7 +180,8 @@ impl QueryCore {
         if self.constant {
             return Some(SortCondition::Eq(AttributeValue::S(self.prefix.clone())));
         }
-        (!self.prefix.is_empty()).then(|| SortCondition::BeginsWith(AttributeValue::S(self.prefix.clone())))
+        (!self.prefix.is_empty())
+            .then(|| SortCondition::BeginsWith(AttributeValue::S(self.prefix.clone())))
     }
 
     /// The `ops::Query` this describes, or the first error met building it.
@@ -194,7 +198,10 @@ impl QueryCore {
             }
         };
         let mut q = if self.shards > 0 {
-            let keys = shard_keys(&self.pk, self.shards).into_iter().map(key).collect();
+            let keys = shard_keys(&self.pk, self.shards)
+                .into_iter()
+                .map(key)
+                .collect();
             Query::sharded(self.table, self.index, self.sk_name, keys)
         } else {
             Query::new(self.table, self.index, key(self.pk.clone()))

@@ -64,9 +64,9 @@ fn before(key: &str) -> String {
     }
 }
 
-fn bounded(prefix: &str, low: String, open_high: Option<String>) -> SortCondition {
-    let high = open_high.or_else(|| successor(prefix));
-    match high {
+/// `BETWEEN low AND` the end of `prefix` (or `>= low` when nothing follows the prefix).
+fn bounded(prefix: &str, low: String) -> SortCondition {
+    match successor(prefix) {
         Some(h) => SortCondition::Between(s(low), s(h)),
         None => SortCondition::Ge(s(low)),
     }
@@ -76,8 +76,16 @@ fn bounded(prefix: &str, low: String, open_high: Option<String>) -> SortConditio
 pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> SortCondition {
     let key = format!("{prefix}{segment}");
     // The greatest key whose part equals `segment`, and the least key whose part is above it.
-    let through = if last { key.clone() } else { format!("{key}{}{MAX}", crate::key::DELIMITER) };
-    let above = if last { format!("{key}\0") } else { format!("{key}$") };
+    let through = if last {
+        key.clone()
+    } else {
+        format!("{key}{}{MAX}", crate::key::DELIMITER)
+    };
+    let above = if last {
+        format!("{key}\0")
+    } else {
+        format!("{key}$")
+    };
     if prefix.is_empty() {
         return match op {
             SkOp::Lt => SortCondition::Lt(s(key)),
@@ -89,14 +97,18 @@ pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> SortCond
     match op {
         SkOp::Lt => SortCondition::Between(s(prefix.to_owned()), s(before(&key))),
         SkOp::Le => SortCondition::Between(s(prefix.to_owned()), s(through)),
-        SkOp::Gt => bounded(prefix, above, None),
-        SkOp::Ge => bounded(prefix, key, None),
+        SkOp::Gt => bounded(prefix, above),
+        SkOp::Ge => bounded(prefix, key),
     }
 }
 
 /// `part BETWEEN low AND high` (inclusive) under `prefix`.
 pub fn sk_between(prefix: &str, low: &str, high: &str, last: bool) -> SortCondition {
-    let high = if last { format!("{prefix}{high}") } else { format!("{prefix}{high}{}{MAX}", crate::key::DELIMITER) };
+    let high = if last {
+        format!("{prefix}{high}")
+    } else {
+        format!("{prefix}{high}{}{MAX}", crate::key::DELIMITER)
+    };
     SortCondition::Between(s(format!("{prefix}{low}")), s(high))
 }
 
@@ -129,25 +141,75 @@ mod tests {
 
     #[test]
     fn ranges_on_the_last_part_are_exact_and_stay_under_the_prefix() {
-        let keys = ["ORDER#a", "ORDER#b", "ORDER#ba", "ORDER#c", "ORDEQ", "ORDER", "PROFILE", "ORDER$"];
-        let pick = |c: SortCondition| keys.iter().filter(|k| holds(&c, k)).copied().collect::<Vec<_>>();
-        assert_eq!(pick(sk_compare("ORDER#", "b", true, SkOp::Lt)), vec!["ORDER#a"]);
-        assert_eq!(pick(sk_compare("ORDER#", "b", true, SkOp::Le)), vec!["ORDER#a", "ORDER#b"]);
-        assert_eq!(pick(sk_compare("ORDER#", "b", true, SkOp::Gt)), vec!["ORDER#ba", "ORDER#c", "ORDER$"]);
-        assert_eq!(pick(sk_compare("ORDER#", "b", true, SkOp::Ge)), vec!["ORDER#b", "ORDER#ba", "ORDER#c", "ORDER$"]);
-        assert_eq!(pick(sk_between("ORDER#", "a", "b", true)), vec!["ORDER#a", "ORDER#b"]);
+        let keys = [
+            "ORDER#a", "ORDER#b", "ORDER#ba", "ORDER#c", "ORDEQ", "ORDER", "PROFILE", "ORDER$",
+        ];
+        let pick = |c: SortCondition| {
+            keys.iter()
+                .filter(|k| holds(&c, k))
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pick(sk_compare("ORDER#", "b", true, SkOp::Lt)),
+            vec!["ORDER#a"]
+        );
+        assert_eq!(
+            pick(sk_compare("ORDER#", "b", true, SkOp::Le)),
+            vec!["ORDER#a", "ORDER#b"]
+        );
+        assert_eq!(
+            pick(sk_compare("ORDER#", "b", true, SkOp::Gt)),
+            vec!["ORDER#ba", "ORDER#c", "ORDER$"]
+        );
+        assert_eq!(
+            pick(sk_compare("ORDER#", "b", true, SkOp::Ge)),
+            vec!["ORDER#b", "ORDER#ba", "ORDER#c", "ORDER$"]
+        );
+        assert_eq!(
+            pick(sk_between("ORDER#", "a", "b", true)),
+            vec!["ORDER#a", "ORDER#b"]
+        );
         // `ORDER$` is the successor bound itself: another entity's key there is skipped by the
         // entity check (it does not match `ORDER#{...}`).
     }
 
     #[test]
     fn ranges_on_an_inner_part_include_the_rest_of_the_key() {
-        let keys = ["2024-01-01#x", "2024-01-02#a", "2024-01-02#zz", "2024-01-03#b", "2024-01-02"];
-        let pick = |c: SortCondition| keys.iter().filter(|k| holds(&c, k)).copied().collect::<Vec<_>>();
-        assert_eq!(pick(sk_compare("", "2024-01-02", false, SkOp::Lt)), vec!["2024-01-01#x"]);
-        assert_eq!(pick(sk_compare("", "2024-01-02", false, SkOp::Le)), vec!["2024-01-01#x", "2024-01-02#a", "2024-01-02#zz", "2024-01-02"]);
-        assert_eq!(pick(sk_compare("", "2024-01-02", false, SkOp::Gt)), vec!["2024-01-03#b"]);
-        assert_eq!(pick(sk_between("", "2024-01-02", "2024-01-02", false)), vec!["2024-01-02#a", "2024-01-02#zz", "2024-01-02"]);
+        let keys = [
+            "2024-01-01#x",
+            "2024-01-02#a",
+            "2024-01-02#zz",
+            "2024-01-03#b",
+            "2024-01-02",
+        ];
+        let pick = |c: SortCondition| {
+            keys.iter()
+                .filter(|k| holds(&c, k))
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pick(sk_compare("", "2024-01-02", false, SkOp::Lt)),
+            vec!["2024-01-01#x"]
+        );
+        assert_eq!(
+            pick(sk_compare("", "2024-01-02", false, SkOp::Le)),
+            vec![
+                "2024-01-01#x",
+                "2024-01-02#a",
+                "2024-01-02#zz",
+                "2024-01-02"
+            ]
+        );
+        assert_eq!(
+            pick(sk_compare("", "2024-01-02", false, SkOp::Gt)),
+            vec!["2024-01-03#b"]
+        );
+        assert_eq!(
+            pick(sk_between("", "2024-01-02", "2024-01-02", false)),
+            vec!["2024-01-02#a", "2024-01-02#zz", "2024-01-02"]
+        );
         assert_eq!(pick(sk_begins_with("2024-01-0", "")), keys.to_vec());
     }
 
@@ -156,6 +218,6 @@ mod tests {
         assert_eq!(successor("ORDER#").as_deref(), Some("ORDER$"));
         assert_eq!(successor("A\u{10FFFF}").as_deref(), Some("B"));
         assert_eq!(successor("\u{10FFFF}"), None);
-        assert!(before("ORDER#b") < "ORDER#b".to_owned() && before("ORDER#b") > "ORDER#az".to_owned());
+        assert!(before("ORDER#b").as_str() < "ORDER#b" && before("ORDER#b").as_str() > "ORDER#az");
     }
 }

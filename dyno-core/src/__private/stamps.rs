@@ -206,7 +206,13 @@ impl<T: TtlField> TtlCodec<T> for Ttl<T> {
 /// Fallback: only reached in code that does not compile anyway.
 pub trait TtlCodecFallback<T> {
     /// Always an error.
-    fn put(&self, _item: &mut Item, entity: &'static str, attribute: &str, _value: &T) -> Result<()> {
+    fn put(
+        &self,
+        _item: &mut Item,
+        entity: &'static str,
+        attribute: &str,
+        _value: &T,
+    ) -> Result<()> {
         Err(Error::encode("not a TTL type").at(entity, attribute))
     }
     /// Always an error.

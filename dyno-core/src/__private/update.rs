@@ -45,7 +45,14 @@ impl<E> fmt::Debug for UpdateCore<E> {
 impl<E: Entity> UpdateCore<E> {
     /// An update of the item with `key`.
     pub fn new(key: Key<E>) -> Self {
-        UpdateCore { key, actions: Vec::new(), condition: None, version: None, upsert: false, error: None }
+        UpdateCore {
+            key,
+            actions: Vec::new(),
+            condition: None,
+            version: None,
+            upsert: false,
+            error: None,
+        }
     }
 
     /// The key attributes (to recompute shards and read primary-key segments).
@@ -101,7 +108,13 @@ impl<E: Entity> UpdateCore<E> {
     pub fn set_if_absent(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.with(name, value) {
             let path = Path::attr(name);
-            self.push(name, Action::Set(SetValue::Operand(UpdateOperand::IfNotExists(path, Box::new(UpdateOperand::Value(v))))));
+            self.push(
+                name,
+                Action::Set(SetValue::Operand(UpdateOperand::IfNotExists(
+                    path,
+                    Box::new(UpdateOperand::Value(v)),
+                ))),
+            );
         }
     }
 
@@ -120,18 +133,30 @@ impl<E: Entity> UpdateCore<E> {
     /// `SET name = if_not_exists(name, 0) - :value`
     pub fn subtract_result(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.with(name, value) {
-            let current = UpdateOperand::IfNotExists(Path::attr(name), Box::new(UpdateOperand::Value(AttributeValue::N("0".into()))));
-            self.push(name, Action::Set(SetValue::Minus(current, UpdateOperand::Value(v))));
+            let current = UpdateOperand::IfNotExists(
+                Path::attr(name),
+                Box::new(UpdateOperand::Value(AttributeValue::N("0".into()))),
+            );
+            self.push(
+                name,
+                Action::Set(SetValue::Minus(current, UpdateOperand::Value(v))),
+            );
         }
     }
 
     /// `SET name = list_append(if_not_exists(name, []), :value)`
     pub fn append_result(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.with(name, value) {
-            let current = UpdateOperand::IfNotExists(Path::attr(name), Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))));
+            let current = UpdateOperand::IfNotExists(
+                Path::attr(name),
+                Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))),
+            );
             self.push(
                 name,
-                Action::Set(SetValue::Operand(UpdateOperand::ListAppend(Box::new(current), Box::new(UpdateOperand::Value(v))))),
+                Action::Set(SetValue::Operand(UpdateOperand::ListAppend(
+                    Box::new(current),
+                    Box::new(UpdateOperand::Value(v)),
+                ))),
             );
         }
     }

@@ -2,13 +2,15 @@
 //! projections.
 //!
 //! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders
-//! (see [`render`]); `MemoryStore` evaluates the same tree. No user value or attribute name is
+//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree. No user value or attribute name is
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
 mod render;
 pub mod typed;
 
-pub use self::render::{render_condition, render_key_condition, render_projection, render_update, Placeholders};
+pub use self::render::{
+    render_condition, render_key_condition, render_projection, render_update, Placeholders,
+};
 use crate::value::AttributeValue;
 
 /// One step of a document path.
@@ -175,7 +177,11 @@ pub enum Condition {
 impl Condition {
     /// `path = value`
     pub fn eq(path: impl Into<Path>, value: AttributeValue) -> Self {
-        Condition::Compare(Operand::Path(path.into()), Comparator::Eq, Operand::Value(value))
+        Condition::Compare(
+            Operand::Path(path.into()),
+            Comparator::Eq,
+            Operand::Value(value),
+        )
     }
 
     /// `attribute_exists(path)`
@@ -269,7 +275,11 @@ pub struct KeyCondition {
 impl KeyCondition {
     /// `pk = value`
     pub fn partition(name: impl Into<String>, value: AttributeValue) -> Self {
-        KeyCondition { partition_name: name.into(), partition_value: value, sort: None }
+        KeyCondition {
+            partition_name: name.into(),
+            partition_value: value,
+            sort: None,
+        }
     }
 
     /// Adds a sort-key condition.
@@ -327,7 +337,10 @@ pub struct Update {
 impl Update {
     /// True when there is no action.
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty() && self.remove.is_empty() && self.add.is_empty() && self.delete.is_empty()
+        self.set.is_empty()
+            && self.remove.is_empty()
+            && self.add.is_empty()
+            && self.delete.is_empty()
     }
 
     /// Every path the update writes, in action order (SET, REMOVE, ADD, DELETE).

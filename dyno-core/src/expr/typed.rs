@@ -94,16 +94,25 @@ pub struct Cond<E> {
 impl<E> Cond<E> {
     /// Wraps an untyped condition (for what the typed handles cannot say).
     pub fn raw(condition: Condition) -> Self {
-        Cond { inner: Ok(condition), _entity: PhantomData }
+        Cond {
+            inner: Ok(condition),
+            _entity: PhantomData,
+        }
     }
 
     /// A condition that failed to build; the request using it returns `error`.
     pub fn error(error: Error) -> Self {
-        Cond { inner: Err(error), _entity: PhantomData }
+        Cond {
+            inner: Err(error),
+            _entity: PhantomData,
+        }
     }
 
     fn from_result(inner: Result<Condition>) -> Self {
-        Cond { inner, _entity: PhantomData }
+        Cond {
+            inner,
+            _entity: PhantomData,
+        }
     }
 
     /// Both conditions.
@@ -187,7 +196,10 @@ impl<E, T> fmt::Debug for Field<E, T> {
 impl<E, T> Field<E, T> {
     /// The handle for attribute `name`.
     pub const fn new(name: &'static str) -> Self {
-        Field { name, _types: PhantomData }
+        Field {
+            name,
+            _types: PhantomData,
+        }
     }
 
     /// The attribute name.
@@ -212,7 +224,10 @@ impl<E, T> Field<E, T> {
 
     /// `size(field)`, to compare the length of a string, list, map, set or binary.
     pub fn size(&self) -> Size<E> {
-        Size { path: self.path(), _entity: PhantomData }
+        Size {
+            path: self.path(),
+            _entity: PhantomData,
+        }
     }
 
     /// `attribute_type(field, type)`
@@ -242,7 +257,11 @@ impl<E, T: ToAttribute> Field<E, T> {
     /// `field = value`; a `None` value means the attribute is absent.
     pub fn eq(&self, value: impl FieldValue<T>) -> Cond<E> {
         match encode_value(value) {
-            Ok(Some(v)) => Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Eq, Operand::Value(v))),
+            Ok(Some(v)) => Cond::raw(Condition::Compare(
+                Operand::Path(self.path()),
+                Comparator::Eq,
+                Operand::Value(v),
+            )),
             Ok(None) => self.not_exists(),
             Err(e) => Cond::error(e.at("condition", self.name)),
         }
@@ -251,7 +270,11 @@ impl<E, T: ToAttribute> Field<E, T> {
     /// `field <> value`; a `None` value means the attribute is present.
     pub fn ne(&self, value: impl FieldValue<T>) -> Cond<E> {
         match encode_value(value) {
-            Ok(Some(v)) => Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Ne, Operand::Value(v))),
+            Ok(Some(v)) => Cond::raw(Condition::Compare(
+                Operand::Path(self.path()),
+                Comparator::Ne,
+                Operand::Value(v),
+            )),
             Ok(None) => self.exists(),
             Err(e) => Cond::error(e.at("condition", self.name)),
         }
@@ -279,9 +302,13 @@ impl<E, T: ToAttribute> Field<E, T> {
 
     /// `field BETWEEN low AND high` (both inclusive).
     pub fn between(&self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Cond<E> {
-        let built = self
-            .operand(low, "BETWEEN")
-            .and_then(|lo| Ok(Condition::Between(Operand::Path(self.path()), lo, self.operand(high, "BETWEEN")?)));
+        let built = self.operand(low, "BETWEEN").and_then(|lo| {
+            Ok(Condition::Between(
+                Operand::Path(self.path()),
+                lo,
+                self.operand(high, "BETWEEN")?,
+            ))
+        });
         Cond::from_result(built)
     }
 
@@ -306,7 +333,11 @@ impl<E, T: ToAttribute> Field<E, T> {
 
     /// `field = other` (another field of the same type).
     pub fn eq_field(&self, other: Field<E, T>) -> Cond<E> {
-        Cond::raw(Condition::Compare(Operand::Path(self.path()), Comparator::Eq, Operand::Path(other.path())))
+        Cond::raw(Condition::Compare(
+            Operand::Path(self.path()),
+            Comparator::Eq,
+            Operand::Path(other.path()),
+        ))
     }
 }
 
@@ -315,12 +346,18 @@ macro_rules! string_ops {
         impl<E> Field<E, $t> {
             /// `begins_with(field, prefix)`
             pub fn begins_with(&self, prefix: &str) -> Cond<E> {
-                Cond::raw(Condition::BeginsWith(self.path(), Operand::Value(AttributeValue::S(prefix.to_owned()))))
+                Cond::raw(Condition::BeginsWith(
+                    self.path(),
+                    Operand::Value(AttributeValue::S(prefix.to_owned())),
+                ))
             }
 
             /// `contains(field, text)`: a substring.
             pub fn contains(&self, text: &str) -> Cond<E> {
-                Cond::raw(Condition::Contains(self.path(), Operand::Value(AttributeValue::S(text.to_owned()))))
+                Cond::raw(Condition::Contains(
+                    self.path(),
+                    Operand::Value(AttributeValue::S(text.to_owned())),
+                ))
             }
         }
     };
@@ -332,10 +369,16 @@ impl<E, T: ToAttribute> Field<E, Vec<T>> {
     /// `contains(field, element)`: the list holds `element`.
     pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
         let name = self.name;
-        let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
-            v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
-                .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
-        });
+        let built = encode_value(element)
+            .map_err(|e| e.at("condition", name))
+            .and_then(|v| {
+                v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
+                    .ok_or_else(|| {
+                        Error::validation(format!(
+                            "condition `contains({name}, ...)`: the element has no attribute form"
+                        ))
+                    })
+            });
         Cond::from_result(built)
     }
 }
@@ -361,10 +404,16 @@ impl<E, T: crate::value::SetElement + ToAttribute> Field<E, std::collections::BT
     /// `contains(field, element)`: the set holds `element`.
     pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
         let name = self.name;
-        let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
-            v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
-                .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
-        });
+        let built = encode_value(element)
+            .map_err(|e| e.at("condition", name))
+            .and_then(|v| {
+                v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
+                    .ok_or_else(|| {
+                        Error::validation(format!(
+                            "condition `contains({name}, ...)`: the element has no attribute form"
+                        ))
+                    })
+            });
         Cond::from_result(built)
     }
 }
@@ -429,9 +478,15 @@ mod tests {
     #[test]
     fn comparisons_name_the_field_and_encode_the_value() {
         let c = TOTAL.gt(5).into_condition().unwrap();
-        assert_eq!(c, Condition::Compare(Operand::Path(Path::attr("total")), Comparator::Gt, n("5")));
+        assert_eq!(
+            c,
+            Condition::Compare(Operand::Path(Path::attr("total")), Comparator::Gt, n("5"))
+        );
         let c = TOTAL.between(1, 9).into_condition().unwrap();
-        assert_eq!(c, Condition::Between(Operand::Path(Path::attr("total")), n("1"), n("9")));
+        assert_eq!(
+            c,
+            Condition::Between(Operand::Path(Path::attr("total")), n("1"), n("9"))
+        );
         let c = NAME.eq("bob").into_condition().unwrap();
         assert_eq!(c, Condition::eq("name", AttributeValue::S("bob".into())));
     }
@@ -440,8 +495,14 @@ mod tests {
     fn optional_fields_take_bare_values_and_none_means_absent() {
         let c = NOTE.eq("gift").into_condition().unwrap();
         assert_eq!(c, Condition::eq("note", AttributeValue::S("gift".into())));
-        assert_eq!(NOTE.eq(None).into_condition().unwrap(), Condition::not_exists("note"));
-        assert_eq!(NOTE.ne(None).into_condition().unwrap(), Condition::exists("note"));
+        assert_eq!(
+            NOTE.eq(None).into_condition().unwrap(),
+            Condition::not_exists("note")
+        );
+        assert_eq!(
+            NOTE.ne(None).into_condition().unwrap(),
+            Condition::exists("note")
+        );
         assert!(NOTE.lt(None).into_condition().is_err());
     }
 
@@ -455,7 +516,9 @@ mod tests {
 
     #[test]
     fn combinators_build_the_tree() {
-        let c = (TOTAL.gt(1) & NAME.begins_with("a") | !TAGS.contains("x")).into_condition().unwrap();
+        let c = (TOTAL.gt(1) & NAME.begins_with("a") | !TAGS.contains("x"))
+            .into_condition()
+            .unwrap();
         match c {
             Condition::Or(v) => {
                 assert!(matches!(v[0], Condition::And(_)));
@@ -464,7 +527,12 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(TOTAL.is_in(Vec::<u64>::new()).into_condition().is_err());
-        assert!(matches!(TOTAL.is_in([1, 2]).into_condition().unwrap(), Condition::In(_, ref v) if v.len() == 2));
-        assert!(matches!(TAGS.size().gt(2).into_condition().unwrap(), Condition::Compare(Operand::Size(_), Comparator::Gt, _)));
+        assert!(
+            matches!(TOTAL.is_in([1, 2]).into_condition().unwrap(), Condition::In(_, ref v) if v.len() == 2)
+        );
+        assert!(matches!(
+            TAGS.size().gt(2).into_condition().unwrap(),
+            Condition::Compare(Operand::Size(_), Comparator::Gt, _)
+        ));
     }
 }

@@ -59,29 +59,25 @@ impl Lanes {
         }
     }
 
-    /// Counts matching items (`Select = COUNT`) in every lane, concurrently.
-    pub(crate) async fn count<S: Store + ?Sized>(&self, store: &S) -> Result<usize> {
+    /// Counts, in every lane concurrently, the items a read of `T` would return: items `T`
+    /// accepts whose TTL has not passed. It reads the items rather than asking the store for
+    /// `Select = COUNT`, because a server-side count cannot tell entities apart on a shared
+    /// partition or index, nor skip expired items DynamoDB has not deleted yet.
+    pub(crate) async fn count<T: FromItem, S: Store + ?Sized>(
+        &self,
+        store: &S,
+        ttl: Option<&str>,
+    ) -> Result<usize> {
         let counts = futures::future::try_join_all((0..self.len()).map(|lane| async move {
             let mut total = 0usize;
             let mut start = None;
             loop {
-                let page = match self {
-                    Lanes::Query(q) => {
-                        let mut r = q[lane].clone();
-                        r.exclusive_start_key = start;
-                        r.count_only = true;
-                        r.projection = None;
-                        store.query(r).await?
-                    }
-                    Lanes::Scan(s) => {
-                        let mut r = s[lane].clone();
-                        r.exclusive_start_key = start;
-                        r.count_only = true;
-                        r.projection = None;
-                        store.scan(r).await?
-                    }
-                };
-                total += page.count;
+                let page = self.fetch(store, lane, start).await?;
+                total += page
+                    .items
+                    .iter()
+                    .filter(|it| !hidden(it, ttl) && T::accepts(it))
+                    .count();
                 match page.last_evaluated_key {
                     Some(k) => start = Some(k),
                     None => return Ok::<_, Error>(total),

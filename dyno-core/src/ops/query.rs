@@ -250,19 +250,18 @@ impl<T: FromItem> Query<T> {
         Ok(self.limit(1).all(store).await?.into_iter().next())
     }
 
-    /// The number of items matching the key condition and the filter, counted by the store
-    /// (`Select = COUNT`, page after page, all shards), capped at the limit.
-    ///
-    /// The store counts without returning items, so the count cannot check
-    /// [`FromItem::accepts`] or TTL: on an overloaded index, add a filter on the entity-type
-    /// attribute to count one entity only, and expired items not yet deleted are counted.
+    /// The number of results [`Query::all`] would return (capped at the limit): items matching
+    /// the key condition and the filter that are `T`'s and not expired. The items are read, page
+    /// after page on every shard, but not decoded; a store-side `Select = COUNT` could not tell
+    /// the entities of an overloaded index apart.
     pub async fn count<S: Store + ?Sized>(self, store: &S) -> Result<usize> {
         if self.requests.is_empty() {
             return Ok(0);
         }
         let span = self.span("count");
+        let ttl = T::ttl_attribute();
         let n = Lanes::Query(self.requests)
-            .count(store)
+            .count::<T, S>(store, ttl)
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))

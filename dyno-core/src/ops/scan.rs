@@ -205,12 +205,15 @@ impl<T: FromItem> Scan<T> {
         })
     }
 
-    /// The number of items matching the filter, counted by the store (`Select = COUNT`), capped
-    /// at the limit. Like [`super::Query::count`], it cannot tell entities apart or skip expired
-    /// items: filter on the entity-type attribute to count one entity.
+    /// The number of results [`Scan::all`] would return (capped at the limit): `T`'s items
+    /// matching the filter and not expired, read but not decoded (see [`super::Query::count`]).
     pub async fn count<S: Store + ?Sized>(self, store: &S) -> Result<usize> {
         let span = self.span("count");
-        let n = self.lanes()?.count(store).instrument(span).await?;
+        let n = self
+            .lanes()?
+            .count::<T, S>(store, T::ttl_attribute())
+            .instrument(span)
+            .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
     }
 }

@@ -27,7 +27,11 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let vis = model.vis;
     let variants: Vec<(Ident, &Type)> = match &model.shape {
         CollectionShape::Enum(v) => v.iter().map(|(i, t)| ((*i).clone(), *t)).collect(),
-        CollectionShape::Struct(fields) => fields.iter().enumerate().map(|(i, f)| (format_ident!("F{}", i), f.entity)).collect(),
+        CollectionShape::Struct(fields) => fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (format_ident!("F{}", i), f.entity))
+            .collect(),
     };
     let Some((_, first)) = variants.first() else {
         cx.error_spanned_by(ident, "a collection needs at least one entity");
@@ -59,9 +63,15 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             (hidden, def)
         }
     };
-    let names = variants.iter().map(|(_, t)| quote!(#t).to_string().replace(' ', "")).collect::<Vec<_>>().join(", ");
+    let names = variants
+        .iter()
+        .map(|(_, t)| quote!(#t).to_string().replace(' ', ""))
+        .collect::<Vec<_>>()
+        .join(", ");
     let expected = format!("an item of one of {names}");
-    let accepts = variants.iter().map(|(_, t)| quote!(<#t as #p::FromItem>::accepts(item)));
+    let accepts = variants
+        .iter()
+        .map(|(_, t)| quote!(<#t as #p::FromItem>::accepts(item)));
     let decode = variants.iter().map(|(v, t)| {
         quote! {
             if <#t as #p::FromItem>::accepts(item) {
@@ -69,7 +79,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             }
         }
     });
-    let members = variants.iter().map(|(_, t)| quote!(impl #p::CollectionMember<#t> for #item_ty {}));
+    let members = variants
+        .iter()
+        .map(|(_, t)| quote!(impl #p::CollectionMember<#t> for #item_ty {}));
     let from_item = quote! {
         #[automatically_derived]
         impl #p::FromItem for #item_ty {
@@ -104,7 +116,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let debug_name = query_ty.to_string();
     let (query_def, run) = match &model.shape {
         CollectionShape::Enum(_) => {
-            let doc = format!("A query returning every `{ident}` in one partition; built by [`{ident}::query`].");
+            let doc = format!(
+                "A query returning every `{ident}` in one partition; built by [`{ident}::query`]."
+            );
             let def = quote! {
                 #[doc = #doc]
                 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]

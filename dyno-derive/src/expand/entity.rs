@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Type};
 
-use super::{dummy_const, private, query, update};
+use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -34,6 +34,11 @@ pub struct IndexGen<'a> {
     pub decl: &'a EntityIndex,
     /// `<Table as TableIndex<{ID}>>`, spanned on the index name.
     pub tr: TokenStream,
+    /// The index name's span: every use of the index trait carries it, so an undeclared index
+    /// is one error there.
+    pub span: Span,
+    /// `__I<n>_NAME`: the index name, from the table.
+    pub name_const: Ident,
     /// The partition template: the index's own, or the table's (local index without `pk`).
     pub pk: &'a Template,
     pub own_pk: bool,
@@ -48,9 +53,18 @@ pub struct IndexGen<'a> {
 }
 
 impl IndexGen<'_> {
+    /// `<Table as TableIndex<ID>>::<item>`, all spanned on the index name.
+    pub fn assoc(&self, item: &str) -> TokenStream {
+        let tr = &self.tr;
+        let item = Ident::new(item, self.span);
+        respan(quote!(#tr::#item), self.span)
+    }
+
     /// Fields of both templates.
     pub fn fields(&self) -> impl Iterator<Item = &str> {
-        self.pk.fields().chain(self.sk.into_iter().flat_map(|t| t.fields()))
+        self.pk
+            .fields()
+            .chain(self.sk.into_iter().flat_map(|t| t.fields()))
     }
 }
 
@@ -91,13 +105,25 @@ impl<'a> Gen<'a> {
             .enumerate()
             .map(|(i, decl)| {
                 let name = &decl.name;
-                let span = decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
-                let tr = quote_spanned!(span=> <#table as #p::TableIndex<{ #p::index_id(#name) }>>);
+                let span = decl
+                    .name_tokens
+                    .clone()
+                    .into_iter()
+                    .next()
+                    .map_or_else(Span::call_site, |t| t.span());
+                let tr = respan(
+                    quote!(<#table as #p::TableIndex<{ #p::index_id(#name) }>>),
+                    span,
+                );
                 let method = format_ident!("{}", case::snake(name));
-                let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name));
+                // Spanned on the index name, like every use of the index trait: an index the table
+                // does not declare is one error, there.
+                let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);
                 IndexGen {
                     decl,
                     tr,
+                    span,
+                    name_const: format_ident!("__I{}_NAME", i),
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
                     own_pk: decl.pk.is_some(),
                     sk: decl.sk.as_ref(),
@@ -116,7 +142,15 @@ impl<'a> Gen<'a> {
                 keyed.insert(f.to_owned());
             }
         }
-        Gen { m, p, ident: m.ident, table, indexes, primary, keyed }
+        Gen {
+            m,
+            p,
+            ident: m.ident,
+            table,
+            indexes,
+            primary,
+            keyed,
+        }
     }
 
     pub fn field(&self, name: &str) -> &'a EntityField<'a> {
@@ -156,36 +190,75 @@ impl<'a> Gen<'a> {
             let c = template_const(p, t);
             quote!(const __SK_T: #p::Template = #c;)
         });
-        let sk_opt = if has_sk { quote!(::core::option::Option::Some(__SK_T)) } else { quote!(::core::option::Option::None) };
+        let sk_opt = if has_sk {
+            quote!(::core::option::Option::Some(__SK_T))
+        } else {
+            quote!(::core::option::Option::None)
+        };
 
         // Compile-time checks against the table.
         let mut checks = TokenStream::new();
         let sk_msg = if has_sk {
-            format!("`{ident}` gives `sk = ...` but table `{}` has no sort key: remove `sk`", table.to_string().replace(' ', ""))
+            format!(
+                "`{ident}` gives `sk = ...` but table `{}` has no sort key: remove `sk`",
+                table.to_string().replace(' ', "")
+            )
         } else {
-            format!("table `{}` has a sort key: give `{ident}` an `sk = \"...\"` template", table.to_string().replace(' ', ""))
+            format!(
+                "table `{}` has a sort key: give `{ident}` an `sk = \"...\"` template",
+                table.to_string().replace(' ', "")
+            )
         };
-        let sk_span = self.m.sk.as_ref().map_or_else(|| ident.span(), |t| t.lit.span());
-        checks.extend(quote_spanned! {sk_span=>
-            const _: () = #p::const_assert(<#table as #p::TableKeys>::SK.is_some() == #has_sk, #sk_msg);
-        });
+        let sk_span = self
+            .m
+            .sk
+            .as_ref()
+            .map_or_else(|| ident.span(), |t| t.lit.span());
+        checks.extend(respan(
+            quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::SK.is_some() == #has_sk, #sk_msg);),
+            sk_span,
+        ));
 
         let mut index_consts = TokenStream::new();
         let mut index_templates = Vec::new();
-        let mut sources = vec![quote!(#p::KeySource { attribute: __PK_NAME, template: __PK_T, shards: 0 })];
+        let mut sources =
+            vec![quote!(#p::KeySource { attribute: __PK_NAME, template: __PK_T, shards: 0 })];
         if has_sk {
-            sources.push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
+            sources
+                .push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
         }
         for ix in &self.indexes {
-            let tr = &ix.tr;
-            let (pk_t_name, sk_t_name, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
+            let (pk_t_name, sk_t_name, pk_name, sk_name) =
+                (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
             let name = &ix.decl.name;
-            let span = ix.decl.name_tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span());
-            let pk_c = if ix.own_pk { template_const(p, ix.pk) } else { quote!(__PK_T) };
+            let span = ix
+                .decl
+                .name_tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(Span::call_site, |t| t.span());
+            let pk_c = if ix.own_pk {
+                template_const(p, ix.pk)
+            } else {
+                quote!(__PK_T)
+            };
+            let (a_name, a_pk, a_sk, a_local) = (
+                ix.assoc("NAME"),
+                ix.assoc("PK"),
+                ix.assoc("SK"),
+                ix.assoc("LOCAL"),
+            );
+            let name_const = &ix.name_const;
+            let has_sk_const = format_ident!("{}_HAS_SK", name_const);
+            let local_const = format_ident!("{}_LOCAL", name_const);
             index_consts.extend(quote! {
                 const #pk_t_name: #p::Template = #pk_c;
-                const #pk_name: &str = #tr::PK;
-                const #sk_name: &str = match #tr::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                const #name_const: &str = #a_name;
+                const #pk_name: &str = #a_pk;
+                const #sk_name: &str = match #a_sk { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                const #has_sk_const: bool = #a_sk.is_some();
+                const #local_const: bool = #a_local;
             });
             let has_isk = ix.sk.is_some();
             if let Some(t) = ix.sk {
@@ -200,19 +273,30 @@ impl<'a> Gen<'a> {
             let own_pk = ix.own_pk;
             let local_msg = format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`");
             let global_msg = format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`");
-            checks.extend(quote_spanned! {span=>
-                const _: () = #p::const_assert(#tr::SK.is_some() == #has_isk, #isk_msg);
-                const _: () = #p::const_assert(!#tr::LOCAL || !#own_pk, #local_msg);
-                const _: () = #p::const_assert(#tr::LOCAL || #own_pk, #global_msg);
-            });
-            let isk_opt = if has_isk { quote!(::core::option::Option::Some(#sk_t_name)) } else { quote!(::core::option::Option::None) };
-            index_templates.push(quote!(#p::IndexTemplate { index: #tr::NAME, pk: #pk_t_name, sk: #isk_opt }));
+            checks.extend(respan(
+                quote! {
+                    const _: () = #p::const_assert(#has_sk_const == #has_isk, #isk_msg);
+                    const _: () = #p::const_assert(!#local_const || !#own_pk, #local_msg);
+                    const _: () = #p::const_assert(#local_const || #own_pk, #global_msg);
+                },
+                span,
+            ));
+            let isk_opt = if has_isk {
+                quote!(::core::option::Option::Some(#sk_t_name))
+            } else {
+                quote!(::core::option::Option::None)
+            };
+            index_templates.push(
+                quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt }),
+            );
             let shards = ix.shards;
             if ix.own_pk {
                 sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
             }
             if has_isk {
-                sources.push(quote!(#p::KeySource { attribute: #sk_name, template: #sk_t_name, shards: 0 }));
+                sources.push(
+                    quote!(#p::KeySource { attribute: #sk_name, template: #sk_t_name, shards: 0 }),
+                );
             }
         }
 
@@ -247,9 +331,13 @@ impl<'a> Gen<'a> {
             }
             if f.ttl.get() {
                 let msg = format!("`{fid}` is `#[dyno(ttl)]` but table `{}` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`", table.to_string().replace(' ', ""));
-                let fspan = f.ttl.tokens().and_then(|t| t.clone().into_iter().next()).map_or(span, |t| t.span());
+                let fspan = f
+                    .ttl
+                    .tokens()
+                    .and_then(|t| t.clone().into_iter().next())
+                    .map_or(span, |t| t.span());
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
-                checks.extend(quote_spanned!(fspan=> const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);));
+                checks.extend(respan(quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);), fspan));
                 ttl_const = quote! {
                     const __TTL_NAME: &str = match <#table as #p::TableKeys>::TTL { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
                 };
@@ -261,15 +349,19 @@ impl<'a> Gen<'a> {
         }
 
         let key_fn = self.key_fn();
-        let to_item = self.to_item();
-        let from_item = self.from_item();
+        let to_item = self.encode_fn();
+        let from_item = self.decode_fn();
         let handles = self.handles();
         let key_ctor = self.key_ctor();
         let partition = self.partition_impl();
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
 
-        let sk_opt_t: Vec<TokenStream> = if has_sk { vec![quote!(__SK_T)] } else { Vec::new() };
+        let sk_opt_t: Vec<TokenStream> = if has_sk {
+            vec![quote!(__SK_T)]
+        } else {
+            Vec::new()
+        };
         let primary_sources = quote! {
             const __PRIMARY_SOURCES: &[(&str, #p::Template)] = &[(__PK_NAME, __PK_T) #(, (__SK_NAME, #sk_opt_t))*];
         };
@@ -315,8 +407,8 @@ impl<'a> Gen<'a> {
                 #handles
                 #key_ctor
 
-                /// Decodes an item (what [`Entity::from_item`](#p::Entity::from_item) does; this
-                /// inherent method spares the choice between it and `FromItem::from_item`).
+                /// Decodes an item (what `Entity::from_item` does; this inherent method spares the
+                /// choice between it and `FromItem::from_item`).
                 pub fn from_item(item: &#p::Item) -> #p::Result<Self> {
                     <Self as #p::Entity>::from_item(item)
                 }
@@ -387,7 +479,12 @@ impl<'a> Gen<'a> {
 
     fn key_fn(&self) -> TokenStream {
         let p = &self.p;
-        let segs = self.segments_of_self(self.m.pk.fields().chain(self.m.sk.iter().flat_map(|t| t.fields())));
+        let segs = self.segments_of_self(
+            self.m
+                .pk
+                .fields()
+                .chain(self.m.sk.iter().flat_map(|t| t.fields())),
+        );
         let insert = self.insert_primary();
         quote! {
             fn key(&self) -> #p::Result<#p::Item> {
@@ -400,7 +497,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn to_item(&self) -> TokenStream {
+    fn encode_fn(&self) -> TokenStream {
         let p = &self.p;
         let table = &self.table;
         let keyed: Vec<&str> = self.keyed.iter().map(String::as_str).collect();
@@ -463,16 +560,24 @@ impl<'a> Gen<'a> {
     /// the shard). Segments come from `__s_*` variables; optional ones must all be `Some`, or the
     /// index attributes are left out (sparse index). With `removes`, a `None` pushes the index
     /// attributes there instead (updates).
-    pub fn insert_index(&self, ix: &IndexGen<'_>, write_pk: bool, write_sk: bool, removes: Option<&Ident>, shard_src: &TokenStream) -> TokenStream {
+    pub fn insert_index(
+        &self,
+        ix: &IndexGen<'_>,
+        write_pk: bool,
+        write_sk: bool,
+        removes: Option<&Ident>,
+        shard_src: &TokenStream,
+    ) -> TokenStream {
         let p = &self.p;
         let table = &self.table;
         let (pk_t, sk_t, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
         let mut optional: Vec<&str> = Vec::new();
-        let written = ix
-            .pk
-            .fields()
-            .filter(|_| ix.own_pk && write_pk)
-            .chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| write_sk));
+        let written = ix.pk.fields().filter(|_| ix.own_pk && write_pk).chain(
+            ix.sk
+                .into_iter()
+                .flat_map(|t| t.fields())
+                .filter(|_| write_sk),
+        );
         for f in written {
             if self.is_optional(f) && !optional.contains(&f) {
                 optional.push(f);
@@ -524,7 +629,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn from_item(&self) -> TokenStream {
+    fn decode_fn(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
         let mut inits = TokenStream::new();
@@ -532,7 +637,7 @@ impl<'a> Gen<'a> {
             let fid = f.ident;
             let ty = f.ty;
             let a = &f.attr_name;
-            let name = fid.to_string();
+            let name = f.name();
             let value = if f.skip.get() {
                 quote!(::core::default::Default::default())
             } else if f.ttl.get() {
@@ -574,10 +679,13 @@ impl<'a> Gen<'a> {
             if !f.is_stored() || f.ttl.get() {
                 continue;
             }
-            let c = format_ident!("{}", case::screaming(&f.ident.to_string()));
+            let c = format_ident!("{}", case::field_const(&f.name()));
             let ty = f.ty;
             let a = &f.attr_name;
-            let doc = format!("Field `{}` (attribute `{a}`), for typed conditions and filters.", f.ident);
+            let doc = format!(
+                "Field `{}` (attribute `{a}`), for typed conditions and filters.",
+                f.ident
+            );
             out.extend(quote! {
                 #[doc = #doc]
                 pub const #c: #p::Field<#ident, #ty> = #p::Field::new(#a);
@@ -589,7 +697,12 @@ impl<'a> Gen<'a> {
     /// The ordered, deduplicated fields of the primary key: the key constructor's arguments.
     pub fn primary_args(&self) -> Vec<&'a str> {
         let mut out: Vec<&'a str> = Vec::new();
-        for f in self.m.pk.fields().chain(self.m.sk.iter().flat_map(|t| t.fields())) {
+        for f in self
+            .m
+            .pk
+            .fields()
+            .chain(self.m.sk.iter().flat_map(|t| t.fields()))
+        {
             if !out.contains(&f) {
                 out.push(f);
             }
@@ -603,7 +716,7 @@ impl<'a> Gen<'a> {
         let mut args = Vec::new();
         let mut encode = TokenStream::new();
         for name in fields {
-            let arg = format_ident!("{}", name);
+            let arg = self.field(name).ident.clone();
             let ty = self.key_arg_ty(name);
             let var = Self::seg_var(name);
             args.push(quote!(#arg: impl #p::FieldValue<#ty>));
@@ -627,7 +740,7 @@ impl<'a> Gen<'a> {
             }
         }
         let (_, encode) = self.encode_args(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
         let bounds = fields.iter().zip(&params).map(|(f, a)| {
             let ty = self.key_arg_ty(f);
@@ -664,12 +777,16 @@ impl<'a> Gen<'a> {
         let ident = self.ident;
         let fields = self.primary_args();
         let (args, encode) = self.encode_args(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| format_ident!("{}", f)).collect();
+        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let insert = self.insert_primary();
         let doc = format!(
             "The primary key of the `{ident}` with these key fields (`{}`{}).",
             self.m.pk.text(),
-            self.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()
+            self.m
+                .sk
+                .as_ref()
+                .map(|s| format!(", `{}`", s.text()))
+                .unwrap_or_default()
         );
         quote! {
             #[doc = #doc]

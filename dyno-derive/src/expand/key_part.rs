@@ -19,11 +19,21 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     }
     let p = private();
     Some(match model {
-        KeyPartInput::Enum { ident, variants, attribute } => {
+        KeyPartInput::Enum {
+            ident,
+            variants,
+            attribute,
+        } => {
             let idents: Vec<_> = variants.iter().map(|(v, _, _)| *v).collect();
             let names: Vec<_> = variants.iter().map(|(_, n, _)| n.as_str()).collect();
-            let expected = format!("one of {} for {ident}", names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", "));
-            let type_name = ident.to_string();
+            let expected = format!(
+                "one of {} for {ident}",
+                names
+                    .iter()
+                    .map(|n| format!("{n:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
             let attribute_impls = attribute.then(|| {
                 quote! {
                     #[automatically_derived]
@@ -69,7 +79,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                             #(#names => ::core::result::Result::Ok(#ident::#idents),)*
                             other => ::core::result::Result::Err(#p::Error::key(
                                 ::core::option::Option::None,
-                                ::std::format!("expected {} for {}, found {:?}", #expected, #type_name, other),
+                                ::std::format!("expected {}, found {:?}", #expected, other),
                             )),
                         }
                     }
@@ -77,7 +87,11 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 #attribute_impls
             })
         }
-        KeyPartInput::Newtype { ident, inner, attribute } => {
+        KeyPartInput::Newtype {
+            ident,
+            inner,
+            attribute,
+        } => {
             let attribute_impls = attribute.then(|| {
                 quote! {
                     #[automatically_derived]

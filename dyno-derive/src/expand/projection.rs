@@ -4,6 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::DeriveInput;
 
@@ -26,14 +27,18 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     for f in &model.fields {
         let fid = f.ident;
         let ty = f.ty;
-        let handle = format_ident!("{}", case::screaming(&fid.to_string()), span = fid.span());
+        let handle = format_ident!(
+            "{}",
+            case::field_const(&fid.unraw().to_string()),
+            span = fid.span()
+        );
         let span = ty.span();
         checks.extend(quote_spanned! {span=>
             const _: #p::Field<#entity, #ty> = <#entity>::#handle;
         });
         let name = quote!(<#entity>::#handle.name());
         names.push(name.clone());
-        let field_name = fid.to_string();
+        let field_name = fid.unraw().to_string();
         let value = if f.serde {
             if f.default {
                 quote!(#p::get_attr_or_default::<#p::Serde<#ty>>(item, __ENTITY, #name)?.0)

@@ -12,11 +12,14 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
+use super::respan;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
 struct Spec<'g> {
     ty: Ident,
+    /// The index name's span (indexes only).
+    span: Option<proc_macro2::Span>,
     kind: TokenStream,
     index: TokenStream,
     pk: &'g Template,
@@ -35,6 +38,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     let ident = g.ident;
     let mut specs = vec![Spec {
         ty: format_ident!("{}Query", ident),
+        span: None,
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
@@ -44,15 +48,23 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         sk_name: quote!(__SK_NAME),
         shards: 0,
         method: format_ident!("query"),
-        doc: format!("the table (`{}`{})", g.m.pk.text(), g.m.sk.as_ref().map(|s| format!(", `{}`", s.text())).unwrap_or_default()),
+        doc: format!(
+            "the table (`{}`{})",
+            g.m.pk.text(),
+            g.m.sk
+                .as_ref()
+                .map(|s| format!(", `{}`", s.text()))
+                .unwrap_or_default()
+        ),
     }];
     for ix in &g.indexes {
-        let tr = &ix.tr;
-        let (pk_t, pk_name, sk_name) = (&ix.pk_t, &ix.pk_name, &ix.sk_name);
+        let (pk_t, pk_name, sk_name, name_const) =
+            (&ix.pk_t, &ix.pk_name, &ix.sk_name, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
-            kind: quote!(#tr::Kind),
-            index: quote!(::core::option::Option::Some(#tr::NAME)),
+            span: Some(ix.span),
+            kind: ix.assoc("Kind"),
+            index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
             pk_t: quote!(#pk_t),
             pk_name: quote!(#pk_name),
@@ -64,8 +76,14 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
                 "index `{}` (`{}`{}{})",
                 ix.decl.name,
                 ix.pk.text(),
-                ix.sk.map(|s| format!(", `{}`", s.text())).unwrap_or_default(),
-                if ix.shards > 0 { format!(", {} shards", ix.shards) } else { String::new() }
+                ix.sk
+                    .map(|s| format!(", `{}`", s.text()))
+                    .unwrap_or_default(),
+                if ix.shards > 0 {
+                    format!(", {} shards", ix.shards)
+                } else {
+                    String::new()
+                }
             ),
         });
     }
@@ -92,10 +110,17 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let def = quote! {
         #[doc = #doc]
         #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+        #[allow(clippy::type_complexity)]
         #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out = #ident> {
             core: #p::QueryCore,
             _marker: ::core::marker::PhantomData<fn() -> (State, Kind, Out)>,
         }
+    };
+
+    // The defaults name the index kind: spanned on the index name like the constructor below.
+    let def = match s.span {
+        Some(span) => respan(def, span),
+        None => def,
     };
 
     // Constructor on the entity.
@@ -118,32 +143,48 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
                 Some(Seg::Lit(l)) => l.clone(),
                 _ => String::new(),
             };
-            (quote!(::core::option::Option::Some(#sk_name)), prefix, t.is_constant())
+            (
+                quote!(::core::option::Option::Some(#sk_name)),
+                prefix,
+                t.is_constant(),
+            )
         }
         None => (quote!(::core::option::Option::None), String::new(), false),
     };
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
+    let pk_fn = format_ident!("__dyno_{}_partition", method);
+    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
+    let pk_helper = quote! {
+        fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
+            use #p::{EncodePart as _, EncodePartFallback as _};
+            #encode
+            ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
+        }
+    };
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
-            use #p::{EncodePart as _, EncodePartFallback as _};
-            let __pk = (|| -> #p::Result<::std::string::String> {
-                #encode
-                ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
-            })();
             #ty {
-                core: #p::QueryCore::new::<#ident>(#index, #pk_name, __pk, #shards, #sk_opt, #sk_prefix, #sk_constant),
+                core: #p::QueryCore::new::<#ident>(#index, #pk_name, #pk_fn(#(#arg_names),*), #shards, #sk_opt, #sk_prefix, #sk_constant),
                 _marker: ::core::marker::PhantomData,
             }
         }
+    };
+    // An index's constructor names the index kind (`<Table as TableIndex<ID>>::Kind`): spanned on
+    // the index name, so an undeclared index is reported there, once.
+    let ctor = match s.span {
+        Some(span) => respan(ctor, span),
+        None => ctor,
     };
 
     let passthrough = passthrough(p, ty, &quote!(#ident), true);
     let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
+        #pk_helper
         #[automatically_derived]
+        #[allow(clippy::type_complexity)]
         impl #ident {
             #ctor
         }
@@ -161,7 +202,12 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
 
 /// The methods every query builder has: filter, limit, page size, order, consistency,
 /// projection, and running it.
-pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project: bool) -> TokenStream {
+pub fn passthrough(
+    p: &TokenStream,
+    ty: &Ident,
+    filter_of: &TokenStream,
+    project: bool,
+) -> TokenStream {
     let filter = if project {
         quote! {
             /// Keeps only items matching `condition` (a FilterExpression, applied after the key
@@ -219,6 +265,16 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project
 
             #project
 
+            /// Strongly consistent read: on the table and local indexes only (on a global index
+            /// this does not compile).
+            pub fn consistent(mut self) -> Self
+            where
+                Kind: #p::ConsistentRead,
+            {
+                self.core = self.core.consistent();
+                self
+            }
+
             /// The untyped query this builder describes, or the error met building it.
             pub fn into_query(self) -> #p::Result<#p::Query<Out>> {
                 self.core.build::<Out>()
@@ -230,7 +286,7 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project
             }
 
             /// The matching items as a stream, fetching pages as it goes.
-            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + 's {
+            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + ::core::marker::Send + 's {
                 #p::QueryCore::stream(self.core.build::<Out>(), store)
             }
 
@@ -250,14 +306,6 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, filter_of: &TokenStream, project
             }
         }
 
-        #[automatically_derived]
-        impl<State, Kind: #p::ConsistentRead, Out> #ty<State, Kind, Out> {
-            /// Strongly consistent read (the table and local indexes only).
-            pub fn consistent(mut self) -> Self {
-                self.core = self.core.consistent();
-                self
-            }
-        }
     }
 }
 
@@ -269,7 +317,11 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, field) in fields.iter().enumerate() {
         // The literal after this field: `#...` before the next field, or the template's tail.
-        let position = t.segments.iter().position(|s| matches!(s, Seg::Field(f) if f == field)).unwrap_or(0);
+        let position = t
+            .segments
+            .iter()
+            .position(|s| matches!(s, Seg::Field(f) if f == field))
+            .unwrap_or(0);
         let following = match t.segments.get(position + 1) {
             Some(Seg::Lit(l)) => l.clone(),
             _ => String::new(),
@@ -278,7 +330,11 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
         let last = is_final_field && following.is_empty();
         let arg_ty = g.key_arg_ty(field);
         let encode = |arg: &Ident, prefix: bool| {
-            let f = if prefix { quote!(encode_part_prefix) } else { quote!(encode_part) };
+            let f = if prefix {
+                quote!(encode_part_prefix)
+            } else {
+                quote!(encode_part)
+            };
             quote! {
                 #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f())
                     .map_err(|e| #p::key_error(e, __ENTITY, #field))
@@ -311,7 +367,12 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             }
         };
         let mut ranges = TokenStream::new();
-        for (suffix, op, what) in [("lt", "Lt", "<"), ("le", "Le", "<="), ("gt", "Gt", ">"), ("ge", "Ge", ">=")] {
+        for (suffix, op, what) in [
+            ("lt", "Lt", "<"),
+            ("le", "Le", "<="),
+            ("gt", "Gt", ">"),
+            ("ge", "Ge", ">="),
+        ] {
             let name = format_ident!("{}_{}", field, suffix);
             let op = format_ident!("{}", op);
             let doc = format!("`{field} {what} value`.");

@@ -43,7 +43,11 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             let ipk = index.pk.as_ref();
             (quote!(#ipk), quote!(#p::Global), false)
         };
-        let method = if local { quote!(local_index) } else { quote!(global_index) };
+        let method = if local {
+            quote!(local_index)
+        } else {
+            quote!(global_index)
+        };
         def = quote!(#def.#method(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection)));
         index_impls.extend(quote! {
             #[automatically_derived]
@@ -68,7 +72,10 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     if let Some(ttl) = &table.ttl {
         def = quote!(#def.ttl(#ttl));
     }
-    let entity_attribute = table.entity_attribute.as_ref().map(|a| quote!(const ENTITY_ATTRIBUTE: &'static str = #a;));
+    let entity_attribute = table
+        .entity_attribute
+        .as_ref()
+        .map(|a| quote!(const ENTITY_ATTRIBUTE: &'static str = #a;));
     let consts = if index_consts.is_empty() {
         TokenStream::new()
     } else {

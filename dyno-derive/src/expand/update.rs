@@ -38,20 +38,49 @@ pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
     let mut units: Vec<(Unit, BTreeSet<String>)> = Vec::new();
     for (i, ix) in g.indexes.iter().enumerate() {
         let non_primary = |fields: Vec<&str>| -> BTreeSet<String> {
-            fields.into_iter().filter(|f| !g.primary.contains(*f)).map(str::to_owned).collect()
+            fields
+                .into_iter()
+                .filter(|f| !g.primary.contains(*f))
+                .map(str::to_owned)
+                .collect()
         };
         let sparse = ix.fields().any(|f| g.is_optional(f));
-        let pk_fields: Vec<&str> = if ix.own_pk { ix.pk.fields().collect() } else { Vec::new() };
+        let pk_fields: Vec<&str> = if ix.own_pk {
+            ix.pk.fields().collect()
+        } else {
+            Vec::new()
+        };
         let sk_fields: Vec<&str> = ix.sk.map(|t| t.fields().collect()).unwrap_or_default();
         if sparse {
             let all = non_primary(pk_fields.into_iter().chain(sk_fields).collect());
-            units.push((Unit { index: i, pk: ix.own_pk, sk: ix.sk.is_some() }, all));
+            units.push((
+                Unit {
+                    index: i,
+                    pk: ix.own_pk,
+                    sk: ix.sk.is_some(),
+                },
+                all,
+            ));
         } else {
             if ix.own_pk {
-                units.push((Unit { index: i, pk: true, sk: false }, non_primary(pk_fields)));
+                units.push((
+                    Unit {
+                        index: i,
+                        pk: true,
+                        sk: false,
+                    },
+                    non_primary(pk_fields),
+                ));
             }
             if ix.sk.is_some() {
-                units.push((Unit { index: i, pk: false, sk: true }, non_primary(sk_fields)));
+                units.push((
+                    Unit {
+                        index: i,
+                        pk: false,
+                        sk: true,
+                    },
+                    non_primary(sk_fields),
+                ));
             }
         }
     }
@@ -72,7 +101,7 @@ pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
         rest.push(merged);
         groups = rest;
     }
-    let order: Vec<String> = g.m.fields.iter().map(|f| f.ident.to_string()).collect();
+    let order: Vec<String> = g.m.fields.iter().map(|f| f.name()).collect();
     let mut out: Vec<Group> = groups
         .into_iter()
         .map(|(fields, units)| {
@@ -116,7 +145,10 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 
     let mut methods = TokenStream::new();
     let mut helpers = TokenStream::new();
-    let grouped: BTreeSet<&str> = groups.iter().flat_map(|grp| grp.fields.iter().map(String::as_str)).collect();
+    let grouped: BTreeSet<&str> = groups
+        .iter()
+        .flat_map(|grp| grp.fields.iter().map(String::as_str))
+        .collect();
 
     // Index-key groups.
     for grp in groups {
@@ -127,7 +159,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 
     let mut touch = TokenStream::new();
     for f in &g.m.fields {
-        let name = f.ident.to_string();
+        let name = f.name();
         if !f.is_stored() || g.primary.contains(&name) || f.version.get() {
             continue;
         }
@@ -137,7 +169,14 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         let optional = crate::ty::option_inner(ty_f);
         let remove = optional.map(|_| {
             let m = format_ident!("remove_{}", fid);
-            let doc = format!("Removes `{fid}` (sets it to `None`){}.", if grouped.contains(name.as_str()) { ", and the index keys it feeds (the item leaves those sparse indexes)" } else { "" });
+            let doc = format!(
+                "Removes `{fid}` (sets it to `None`){}.",
+                if grouped.contains(name.as_str()) {
+                    ", and the index keys it feeds (the item leaves those sparse indexes)"
+                } else {
+                    ""
+                }
+            );
             let index_removes = groups
                 .iter()
                 .filter(|grp| grp.fields.contains(&name))
@@ -169,8 +208,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         }
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
-                let helper = format_ident!("__set_{}", fid);
-                quote!(let r = __update.#helper(now); __update.core.record(r);)
+                let helper = format_ident!("__dyno_set_{}", fid);
+                quote!(let r = #helper(&mut __update, now); __update.core.record(r);)
             } else {
                 quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
             };
@@ -186,7 +225,14 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             continue;
         }
         let set = format_ident!("set_{}", fid);
-        let set_doc = format!("Sets `{fid}`{}.", if optional.is_some() { " (`None` removes it)" } else { "" });
+        let set_doc = format!(
+            "Sets `{fid}`{}.",
+            if optional.is_some() {
+                " (`None` removes it)"
+            } else {
+                ""
+            }
+        );
         let encode = if f.ttl.get() {
             quote!(#p::FieldValue::<#ty_f>::with_value(value, |v| (&#p::Ttl::<#ty_f>::new()).value(v)))
         } else if f.serde.get() {
@@ -194,7 +240,11 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         } else {
             quote!(#p::encode_value::<#ty_f, _>(value))
         };
-        let attr_name = if f.ttl.get() { quote!(__TTL_NAME) } else { quote!(#a) };
+        let attr_name = if f.ttl.get() {
+            quote!(__TTL_NAME)
+        } else {
+            quote!(#a)
+        };
         methods.extend(quote! {
             #[doc = #set_doc]
             pub fn #set(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
@@ -226,7 +276,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             let add = format_ident!("add_{}", fid);
             let sub = format_ident!("subtract_{}", fid);
             let add_doc = format!("Adds `n` to `{fid}` (an absent value counts as 0), atomically.");
-            let sub_doc = format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically.");
+            let sub_doc =
+                format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically.");
             methods.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
@@ -326,9 +377,10 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             }
         }
 
+        #helpers
+
         #[automatically_derived]
         impl #ty {
-            #helpers
             #methods
 
             /// Applies only if `condition` holds on the stored item.
@@ -367,7 +419,11 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 /// `updated_at`) and the public method.
 fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let p = &g.p;
-    let args: Vec<Ident> = grp.fields.iter().map(|f| format_ident!("{}", f)).collect();
+    let args: Vec<Ident> = grp
+        .fields
+        .iter()
+        .map(|f| g.field(f).ident.clone())
+        .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
     let mut encode = TokenStream::new();
     for ((name, arg), ty) in grp.fields.iter().zip(&args).zip(&tys) {
@@ -394,13 +450,17 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
                 })?;
             });
         }
-        encode.extend(quote!(self.core.set_attr(#a, #attr);));
+        encode.extend(quote!(__update.core.set_attr(#a, #attr);));
     }
     // Primary-key segments the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
     for u in &grp.units {
         let ix = &g.indexes[u.index];
-        let fields = ix.pk.fields().filter(|_| u.pk && ix.own_pk).chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| u.sk));
+        let fields = ix
+            .pk
+            .fields()
+            .filter(|_| u.pk && ix.own_pk)
+            .chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| u.sk));
         for f in fields {
             if g.primary.contains(f) && !needed.contains(&f) {
                 needed.push(f);
@@ -411,27 +471,45 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         let var = Gen::seg_var(f);
         quote! {
             let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(self.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
+                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
         }
     });
     let removes = format_ident!("__removes");
     let writes = grp.units.iter().map(|u| {
         let ix = &g.indexes[u.index];
-        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(self.core.key()))
+        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(__update.core.key()))
     });
-    let helper = format_ident!("__set_{}", grp.fields.join("_and_"));
+    let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
     let public = format_ident!("set_{}", grp.fields.join("_and_"));
-    let index_names: Vec<String> = grp.units.iter().map(|u| g.indexes[u.index].decl.name.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let index_names: Vec<String> = grp
+        .units
+        .iter()
+        .map(|u| g.indexes[u.index].decl.name.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let doc = format!(
         "Sets {} and rewrites the keys of index {} in the same request{}.",
-        grp.fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" and "),
+        grp.fields
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(" and "),
         index_names.join(", "),
-        if grp.fields.len() > 1 { " (these fields make up one index key, so they are set together)" } else { "" }
+        if grp.fields.len() > 1 {
+            " (these fields make up one index key, so they are set together)"
+        } else {
+            ""
+        }
     );
-    let params = args.iter().zip(&tys).map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
+    let params = args
+        .iter()
+        .zip(&tys)
+        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
     let params2 = params.clone();
+    let ty = format_ident!("{}Update", g.ident);
     let helper_fn = quote! {
-        fn #helper(&mut self, #(#params),*) -> #p::Result<()> {
+        fn #helper(__update: &mut #ty, #(#params),*) -> #p::Result<()> {
             use #p::{EncodePart as _, EncodePartFallback as _};
             #encode
             #(#primary)*
@@ -440,10 +518,10 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
             for (name, value) in __item {
-                self.core.set_attr(&name, ::core::option::Option::Some(value));
+                __update.core.set_attr(&name, ::core::option::Option::Some(value));
             }
             for name in #removes {
-                self.core.remove_attr(name);
+                __update.core.remove_attr(name);
             }
             ::core::result::Result::Ok(())
         }
@@ -453,7 +531,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         quote! {
             #[doc = #doc]
             pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = self.#helper(#(#args),*);
+                let r = #helper(&mut self, #(#args),*);
                 self.core.record(r);
                 self
             }

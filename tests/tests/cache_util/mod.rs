@@ -27,12 +27,16 @@ pub fn table() -> TableDef {
 
 /// A cache built by `configure` over an empty `Shop` table; returns it with its clock.
 pub async fn cached_with(
-    configure: impl FnOnce(CachedStoreBuilder<FaultStore<MemoryStore>>) -> CachedStoreBuilder<FaultStore<MemoryStore>>,
+    configure: impl FnOnce(
+        CachedStoreBuilder<FaultStore<MemoryStore>>,
+    ) -> CachedStoreBuilder<FaultStore<MemoryStore>>,
 ) -> (Cached, ManualClock) {
     let memory = MemoryStore::new();
     memory.create_table(&table()).await.unwrap();
     let clock = ManualClock::new();
-    let builder = CachedStore::builder(FaultStore::new(memory)).clock(clock.clone()).table(table());
+    let builder = CachedStore::builder(FaultStore::new(memory))
+        .clock(clock.clone())
+        .table(table());
     (configure(builder).build(), clock)
 }
 
@@ -58,11 +62,19 @@ pub fn item(pk: &str, sk: &str, attrs: &[(&str, &str)]) -> Item {
 }
 
 pub fn get(k: Item) -> GetRequest {
-    GetRequest { table: TABLE.into(), key: k, consistent_read: false, projection: None }
+    GetRequest {
+        table: TABLE.into(),
+        key: k,
+        consistent_read: false,
+        projection: None,
+    }
 }
 
 pub fn consistent_get(k: Item) -> GetRequest {
-    GetRequest { consistent_read: true, ..get(k) }
+    GetRequest {
+        consistent_read: true,
+        ..get(k)
+    }
 }
 
 pub fn put(item: Item) -> PutRequest {
@@ -76,13 +88,19 @@ pub fn put(item: Item) -> PutRequest {
 }
 
 pub fn put_if_absent(item: Item) -> PutRequest {
-    PutRequest { condition: Some(Condition::not_exists("PK")), ..put(item) }
+    PutRequest {
+        condition: Some(Condition::not_exists("PK")),
+        ..put(item)
+    }
 }
 
 /// `SET name = value, ...`
 pub fn set(k: Item, pairs: &[(&str, &str)]) -> UpdateRequest {
     let update = Update {
-        set: pairs.iter().map(|(n, v)| (Path::attr(*n), SetValue::value(s(v)))).collect(),
+        set: pairs
+            .iter()
+            .map(|(n, v)| (Path::attr(*n), SetValue::value(s(v))))
+            .collect(),
         ..Update::default()
     };
     UpdateRequest {
@@ -112,7 +130,11 @@ pub fn partition(pk: &str) -> QueryRequest {
 
 /// All items of a GSI1 partition.
 pub fn gsi1(pk: &str) -> QueryRequest {
-    QueryRequest::new(TABLE, Some("GSI1"), KeyCondition::partition("GSI1PK", s(pk)))
+    QueryRequest::new(
+        TABLE,
+        Some("GSI1"),
+        KeyCondition::partition("GSI1PK", s(pk)),
+    )
 }
 
 /// The sort keys of a page's items, in order.

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Display};
 use std::sync::Arc;
 
-pub use crate::backend::BackendKind;
 pub use dyno_core::expr::{
     Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, Update,
     UpdateOperand,
@@ -13,6 +12,7 @@ pub use dyno_core::expr::{
 pub use dyno_core::store::*;
 pub use dyno_core::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 pub use dyno_core::{AttributeValue, Error, Item};
+pub use dyno_tests::backend::BackendKind;
 use futures::future::BoxFuture;
 
 /// A table a scenario needs: its logical name and its definition (renamed per run).
@@ -28,7 +28,36 @@ pub struct Scenario {
     /// The requests and checks.
     pub run: for<'a> fn(&'a mut Ctx) -> BoxFuture<'a, ()>,
     /// Backends that deviate from DynamoDB's documented behaviour here, and how.
-    pub deviations: &'static [(BackendKind, &'static str)],
+    pub deviations: Vec<Deviation>,
+}
+
+/// How a backend deviates from DynamoDB's documentation in a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Deviation {
+    /// The backend.
+    pub backend: BackendKind,
+    /// What it does instead.
+    pub why: &'static str,
+    /// The scenario is not run on it (a request would bring the server down).
+    pub skip: bool,
+}
+
+/// `backend` answers differently from DynamoDB here (the difference must be observed).
+pub const fn differs(backend: BackendKind, why: &'static str) -> Deviation {
+    Deviation {
+        backend,
+        why,
+        skip: false,
+    }
+}
+
+/// `backend` crashes on a request of this scenario, which therefore does not run on it.
+pub const fn crashes(backend: BackendKind, why: &'static str) -> Deviation {
+    Deviation {
+        backend,
+        why,
+        skip: true,
+    }
 }
 
 /// The normalized result of one request.
@@ -72,6 +101,13 @@ pub enum Out {
         indexes: Vec<String>,
         ttl: Option<String>,
     },
+    /// The shape of a page whose order DynamoDB leaves open: counts and the LastEvaluatedKey's
+    /// attribute names.
+    Shape {
+        count: usize,
+        scanned: usize,
+        lek: Option<Vec<String>>,
+    },
     /// An error, by kind.
     Err(Failure),
 }
@@ -80,6 +116,8 @@ pub enum Out {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Failure {
     Validation,
+    /// An item over 400 KB, refused before it is written (`Error::ItemTooLarge`).
+    TooLarge,
     ConditionFailed(Option<Item>),
     /// Reason codes in order, with the item returned for a failed condition.
     Canceled(Vec<(String, Option<Item>)>),
@@ -92,6 +130,7 @@ impl Out {
     fn from_error(e: &Error) -> Out {
         Out::Err(match e {
             Error::Validation { .. } => Failure::Validation,
+            Error::ItemTooLarge { .. } => Failure::TooLarge,
             Error::ConditionFailed { item, .. } => Failure::ConditionFailed(item.clone()),
             Error::TransactionCanceled { reasons } => Failure::Canceled(
                 reasons
@@ -213,6 +252,11 @@ impl Display for Out {
             Out::Table { keys, indexes, ttl } => {
                 write!(f, "table keys={keys:?} indexes={indexes:?} ttl={ttl:?}")
             }
+            Out::Shape {
+                count,
+                scanned,
+                lek,
+            } => write!(f, "page count={count} scanned={scanned} lek names={lek:?}"),
             Out::Err(e) => write!(f, "error {e:?}"),
         }
     }
@@ -461,6 +505,39 @@ impl Ctx {
             Err(e) => Out::from_error(&e),
         };
         self.record(label, out)
+    }
+
+    /// One query page, recorded by its shape only (for pages whose order is unspecified).
+    pub async fn query_shape(&mut self, label: &str, mut r: QueryRequest) -> Out {
+        r.table = self.t(&r.table);
+        let out = match self.store.query(r).await {
+            Ok(p) => Out::Shape {
+                count: p.count,
+                scanned: p.scanned_count,
+                lek: p.last_evaluated_key.map(|k| {
+                    let mut names: Vec<String> = k.into_keys().collect();
+                    names.sort();
+                    names
+                }),
+            },
+            Err(e) => Out::from_error(&e),
+        };
+        self.record(label, out)
+    }
+
+    /// Every page of a query with the items sorted (for orders DynamoDB does not specify).
+    pub async fn query_all_unordered(&mut self, label: &str, r: QueryRequest) -> Out {
+        let out = match self.query_all(label, r).await {
+            Out::AllPages { items, pages } => Out::AllPages {
+                items: sorted(items),
+                pages,
+            },
+            other => other,
+        };
+        if let Some(last) = self.transcript.last_mut() {
+            last.1 = out.clone();
+        }
+        out
     }
 
     /// Every page of a query, following LastEvaluatedKey (at most 50 pages).

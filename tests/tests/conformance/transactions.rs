@@ -6,10 +6,36 @@ use futures::future::BoxFuture;
 use crate::support::*;
 use crate::{BackendKind, HASH, MAIN};
 
-const NO_TRANSACTIONS: &[(BackendKind, &str)] = &[(
+const NO_TRANSACTIONS: &[Deviation] = &[differs(
     BackendKind::Dynalite,
     "dynalite does not implement TransactWriteItems or TransactGetItems",
 )];
+
+const NO_TRANSACTIONS_NOR_TOKENS: &[Deviation] = &[
+    differs(
+        BackendKind::Dynalite,
+        "dynalite does not implement TransactWriteItems",
+    ),
+    differs(
+        BackendKind::Moto,
+        "moto ignores ClientRequestToken: a retry is applied again",
+    ),
+];
+
+const NO_TRANSACTIONAL_VALIDATION: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+    differs(BackendKind::Moto, "moto answers a plain ValidationException where DynamoDB cancels with a ValidationError reason"),
+];
+
+const MALFORMED: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+    differs(BackendKind::Moto, "moto fails with HTTP 500 on an empty transaction and cancels with reason KeyError on a malformed key"),
+];
+
+const TRANSACT_GET: &[Deviation] = &[
+    differs(BackendKind::Dynalite, "dynalite does not implement TransactGetItems"),
+    differs(BackendKind::Moto, "moto ignores ProjectionExpression in TransactGetItems and fails with HTTP 500 on an empty request"),
+];
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![
@@ -17,31 +43,43 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "a transaction applies every action",
             tables: &[MAIN, HASH],
             run: commit,
-            deviations: NO_TRANSACTIONS,
+            deviations: NO_TRANSACTIONS.to_vec(),
         },
         Scenario {
             name: "a failed condition cancels every action, reasons in order",
             tables: &[MAIN],
             run: cancel,
-            deviations: NO_TRANSACTIONS,
+            deviations: NO_TRANSACTIONS.to_vec(),
+        },
+        Scenario {
+            name: "an action failing at run time cancels with a ValidationError reason",
+            tables: &[MAIN],
+            run: runtime_validation,
+            deviations: NO_TRANSACTIONAL_VALIDATION.to_vec(),
         },
         Scenario {
             name: "transaction limits: one action per item, 1..=100 actions",
             tables: &[MAIN],
             run: limits,
-            deviations: NO_TRANSACTIONS,
+            deviations: NO_TRANSACTIONS.to_vec(),
+        },
+        Scenario {
+            name: "malformed transactions are rejected",
+            tables: &[MAIN],
+            run: malformed,
+            deviations: MALFORMED.to_vec(),
         },
         Scenario {
             name: "idempotency tokens",
             tables: &[MAIN],
             run: idempotency,
-            deviations: NO_TRANSACTIONS,
+            deviations: NO_TRANSACTIONS_NOR_TOKENS.to_vec(),
         },
         Scenario {
             name: "TransactGetItems",
             tables: &[MAIN, HASH],
             run: transact_get,
-            deviations: NO_TRANSACTIONS,
+            deviations: TRANSACT_GET.to_vec(),
         },
     ]
 }
@@ -197,6 +235,23 @@ fn cancel(c: &mut Ctx) -> BoxFuture<'_, ()> {
             Some("1".to_owned()),
             "update rolled back",
         );
+    })
+}
+
+fn runtime_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put(
+            "locked item",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("locked"), "state" => s("locked")},
+        )
+        .await;
+        c.put(
+            "counter",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("counter"), "count" => n(1)},
+        )
+        .await;
         let actions = vec![
             tupdate(key("p", "counter"), counter_add(1), None),
             tupdate(
@@ -228,6 +283,20 @@ fn cancel(c: &mut Ctx) -> BoxFuture<'_, ()> {
     })
 }
 
+fn malformed(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let o = c.transact_write("no actions", tx(vec![])).await;
+        c.invalid(&o, "0 actions");
+        let actions = vec![tput("main", item! {"PK" => s("p")}, None)];
+        let o = c
+            .transact_write("a put without its sort key", tx(actions))
+            .await;
+        c.invalid(&o, "invalid key");
+        let o = c.scan("nothing written", scan("main")).await;
+        c.eq(o.counts(), (0, 0), "rejected transactions write nothing");
+    })
+}
+
 fn limits(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let actions = vec![
@@ -249,8 +318,6 @@ fn limits(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .collect();
         let o = c.transact_write("101 actions", tx(actions)).await;
         c.invalid(&o, "101 actions");
-        let o = c.transact_write("no actions", tx(vec![])).await;
-        c.invalid(&o, "0 actions");
         let o = c.scan("nothing written", scan("main")).await;
         c.eq(o.counts(), (0, 0), "rejected transactions write nothing");
         let actions = (0..100)
@@ -268,11 +335,6 @@ fn limits(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .query("100 items", query("main", None, "PK", s("p")))
             .await;
         c.eq(o.counts(), (100, 100), "all written");
-        let actions = vec![tput("main", item! {"PK" => s("p")}, None)];
-        let o = c
-            .transact_write("a put without its sort key", tx(actions))
-            .await;
-        c.invalid(&o, "invalid key");
         let actions = vec![tput(
             "no-such-table",
             item! {"PK" => s("p"), "SK" => s("1")},

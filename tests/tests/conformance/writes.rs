@@ -11,31 +11,31 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "conditional put",
             tables: &[MAIN],
             run: conditional_put,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "conditional update and delete",
             tables: &[MAIN],
             run: conditional_update_delete,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "update actions: SET, REMOVE, ADD, DELETE",
             tables: &[MAIN],
             run: update_actions,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "ReturnValues on update",
             tables: &[MAIN],
             run: update_return_values,
-            deviations: &[],
+            deviations: vec![],
         },
         Scenario {
             name: "UPDATED_OLD and UPDATED_NEW return nested paths only",
             tables: &[MAIN],
             run: updated_nested,
-            deviations: &[(
+            deviations: vec![differs(
                 BackendKind::Moto,
                 "moto returns the whole top-level attribute for UPDATED_OLD of a nested SET",
             )],
@@ -44,13 +44,31 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "ReturnValues on put and delete",
             tables: &[MAIN],
             run: put_delete_return_values,
-            deviations: &[],
+            deviations: vec![],
+        },
+        Scenario {
+            name: "ReturnValues other than NONE and ALL_OLD are rejected on put and delete",
+            tables: &[MAIN],
+            run: invalid_return_values,
+            deviations: vec![differs(
+                BackendKind::Dynalite,
+                "dynalite accepts ALL_NEW on DeleteItem (and deletes the item)",
+            )],
+        },
+        Scenario {
+            name: "ReturnValuesOnConditionCheckFailure returns the old item",
+            tables: &[MAIN],
+            run: return_old_on_failure,
+            deviations: vec![differs(
+                BackendKind::Dynalite,
+                "dynalite 3.2.2 predates ReturnValuesOnConditionCheckFailure and returns no item",
+            )],
         },
         Scenario {
             name: "update errors",
             tables: &[MAIN],
             run: update_errors,
-            deviations: &[],
+            deviations: vec![],
         },
     ]
 }
@@ -67,15 +85,6 @@ fn conditional_put(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.ok(&o, "first create");
         let o = c.put_req("create again fails", r.clone()).await;
         c.fails(&o, Failure::ConditionFailed(None), "second create");
-        r.return_old_on_condition_failure = true;
-        let o = c
-            .put_req("create again, asking for the old item", r.clone())
-            .await;
-        c.fails(
-            &o,
-            Failure::ConditionFailed(Some(doc("a", 1))),
-            "old item returned on failure",
-        );
         let mut v = put("main", doc("a", 2));
         v.condition = Some(Condition::eq("version", n(1)));
         let o = c
@@ -86,9 +95,8 @@ fn conditional_put(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.fails(&o, Failure::ConditionFailed(None), "stale version");
         let mut missing = put("main", doc("b", 1));
         missing.condition = Some(Condition::exists("PK"));
-        missing.return_old_on_condition_failure = true;
         let o = c.put_req("replace-only on a missing item", missing).await;
-        c.fails(&o, Failure::ConditionFailed(None), "no old item to return");
+        c.fails(&o, Failure::ConditionFailed(None), "replace-only");
         let mut complex = put("main", doc("a", 3));
         complex.condition = Some(
             cmp("version", Comparator::Lt, n(3))
@@ -122,15 +130,10 @@ fn conditional_update_delete(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.ok(&o, "update applies");
         let mut d = delete("main", key("p", "a"));
         d.condition = Some(Condition::eq("version", n(9)));
-        d.return_old_on_condition_failure = true;
         let o = c.delete("delete with a failing condition", d.clone()).await;
         let mut now = doc("a", 1);
         now.insert("name".into(), s("m"));
-        c.fails(
-            &o,
-            Failure::ConditionFailed(Some(now.clone())),
-            "old item on failed delete",
-        );
+        c.fails(&o, Failure::ConditionFailed(None), "failed delete");
         d.condition = Some(Condition::eq("version", n(1)));
         d.return_values = ReturnValues::AllOld;
         let o = c.delete("delete with a holding condition", d).await;
@@ -256,7 +259,7 @@ fn update_actions(c: &mut Ctx) -> BoxFuture<'_, ()> {
                     Path::attr("total"),
                     SetValue::Minus(
                         UpdateOperand::Path(Path::attr("total")),
-                        UpdateOperand::Value(n("0.5")),
+                        UpdateOperand::Value(n("0.25")),
                     ),
                 ),
             ],
@@ -278,7 +281,7 @@ fn update_actions(c: &mut Ctx) -> BoxFuture<'_, ()> {
             "list" => l(vec![s("replaced"), n(2)]),
             "meta" => m(item! {"a" => n(1), "b" => s("nested")}),
             "first" => s("v1"),
-            "total" => n(13),
+            "total" => n("13.25"),
         };
         c.eq(
             o.item().map(|i| show(&i)),
@@ -316,7 +319,11 @@ fn update_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
         )
         .await;
         let step = |rv: ReturnValues, v: i64| {
-            let mut u = update("main", key("p", "r"), set(&[("a", n(v)), ("c", s("new"))]));
+            let mut u = update(
+                "main",
+                key("p", "r"),
+                set(&[("a", n(v)), ("c", s(format!("c{v}")))]),
+            );
             u.return_values = rv;
             u
         };
@@ -326,7 +333,7 @@ fn update_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.eq(
             o.item(),
             Some(
-                item! {"PK" => s("p"), "SK" => s("r"), "a" => n(2), "b" => s("x"), "c" => s("new")},
+                item! {"PK" => s("p"), "SK" => s("r"), "a" => n(2), "b" => s("x"), "c" => s("c2")},
             ),
             "ALL_OLD",
         );
@@ -335,14 +342,14 @@ fn update_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .await;
         c.eq(
             o.item(),
-            Some(item! {"a" => n(3), "c" => s("new")}),
+            Some(item! {"a" => n(3), "c" => s("c3")}),
             "UPDATED_OLD",
         );
         let o = c.update("ALL_NEW", step(ReturnValues::AllNew, 5)).await;
         c.eq(
             o.item(),
             Some(
-                item! {"PK" => s("p"), "SK" => s("r"), "a" => n(5), "b" => s("x"), "c" => s("new")},
+                item! {"PK" => s("p"), "SK" => s("r"), "a" => n(5), "b" => s("x"), "c" => s("c5")},
             ),
             "ALL_NEW",
         );
@@ -351,7 +358,7 @@ fn update_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .await;
         c.eq(
             o.item(),
-            Some(item! {"a" => n(6), "c" => s("new")}),
+            Some(item! {"a" => n(6), "c" => s("c6")}),
             "UPDATED_NEW",
         );
         let mut fresh = update("main", key("p", "fresh"), set(&[("a", n(1))]));
@@ -428,6 +435,17 @@ fn put_delete_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
         r.item = doc("a", 2);
         let o = c.put_req("ALL_OLD on a replace", r.clone()).await;
         c.eq(o, Out::Written(Some(doc("a", 1))), "old item");
+        let mut d = delete("main", key("p", "a"));
+        d.return_values = ReturnValues::AllOld;
+        let o = c.delete("delete with ALL_OLD", d).await;
+        c.eq(o, Out::Written(Some(doc("a", 2))), "deleted item returned");
+    })
+}
+
+fn invalid_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put("start", "main", doc("a", 1)).await;
+        let mut r = put("main", doc("a", 2));
         r.return_values = ReturnValues::UpdatedNew;
         let o = c
             .put_req("UPDATED_NEW is not valid on put", r.clone())
@@ -440,9 +458,54 @@ fn put_delete_return_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
         d.return_values = ReturnValues::AllNew;
         let o = c.delete("ALL_NEW is not valid on delete", d.clone()).await;
         c.invalid(&o, "delete ALL_NEW");
-        d.return_values = ReturnValues::AllOld;
-        let o = c.delete("delete with ALL_OLD", d).await;
-        c.eq(o, Out::Written(Some(doc("a", 2))), "deleted item returned");
+        let o = c.get("the item is unchanged", "main", key("p", "a")).await;
+        c.eq(
+            o.item(),
+            Some(doc("a", 1)),
+            "rejected writes change nothing",
+        );
+    })
+}
+
+fn return_old_on_failure(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put("start", "main", doc("a", 1)).await;
+        let mut r = put("main", doc("a", 2));
+        r.condition = Some(Condition::not_exists("PK"));
+        r.return_old_on_condition_failure = true;
+        let o = c.put_req("create again, asking for the old item", r).await;
+        c.fails(
+            &o,
+            Failure::ConditionFailed(Some(doc("a", 1))),
+            "put returns the old item",
+        );
+        let mut u = update("main", key("p", "a"), set(&[("name", s("z"))]));
+        u.condition = Some(Condition::eq("version", n(7)));
+        u.return_old_on_condition_failure = true;
+        let o = c
+            .update("a failed update, asking for the old item", u)
+            .await;
+        c.fails(
+            &o,
+            Failure::ConditionFailed(Some(doc("a", 1))),
+            "update returns the old item",
+        );
+        let mut d = delete("main", key("p", "a"));
+        d.condition = Some(Condition::eq("version", n(9)));
+        d.return_old_on_condition_failure = true;
+        let o = c
+            .delete("a failed delete, asking for the old item", d)
+            .await;
+        c.fails(
+            &o,
+            Failure::ConditionFailed(Some(doc("a", 1))),
+            "delete returns the old item",
+        );
+        let mut missing = update("main", key("p", "none"), set(&[("name", s("z"))]));
+        missing.condition = Some(Condition::exists("PK"));
+        missing.return_old_on_condition_failure = true;
+        let o = c.update("a failed update on a missing item", missing).await;
+        c.fails(&o, Failure::ConditionFailed(None), "no old item to return");
     })
 }
 

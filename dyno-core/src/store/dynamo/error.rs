@@ -147,8 +147,14 @@ pub(crate) fn from_sdk<E: OperationError>(
                     message,
                     source: Some(Box::new(err)),
                 },
-                Some("ValidationException") => Error::Validation { message },
-                Some("ResourceNotFoundException") => Error::ResourceNotFound { message },
+                // A reused idempotency token with other parameters is a caller mistake.
+                Some("ValidationException" | "IdempotentParameterMismatchException") => {
+                    Error::Validation { message }
+                }
+                // moto spells it without "Exception" on UpdateTimeToLive.
+                Some("ResourceNotFoundException" | "ResourceNotFound") => {
+                    Error::ResourceNotFound { message }
+                }
                 Some("ResourceInUseException") => Error::ResourceInUse { message },
                 Some("InternalServerError" | "ServiceUnavailable") => outcome_unknown(message, err),
                 _ if status.is_server_error() => outcome_unknown(message, err),

@@ -223,8 +223,9 @@ impl DynamoStore {
     }
 }
 
-/// DynamoDB refuses a batch with nothing in it; say so without a round trip.
-fn empty_batch(operation: &str, what: &str) -> Error {
+/// DynamoDB refuses a batch or transaction with nothing in it; say so without a round trip (moto
+/// answers an empty transaction with an HTTP 500).
+fn empty_request(operation: &str, what: &str) -> Error {
     Error::validation(format!("{operation} needs at least one {what}, found none"))
 }
 
@@ -391,7 +392,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
         traced(span("BatchGetItem", &tables), async {
             if r.keys.is_empty() {
-                return Err(empty_batch("BatchGetItem", "key"));
+                return Err(empty_request("BatchGetItem", "key"));
             }
             let out = convert::batch_get(r)?
                 .send_with(&self.client)
@@ -410,7 +411,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.writes.iter().map(|w| w.table()));
         traced(span("BatchWriteItem", &tables), async {
             if r.writes.is_empty() {
-                return Err(empty_batch("BatchWriteItem", "write"));
+                return Err(empty_request("BatchWriteItem", "write"));
             }
             let out = convert::batch_write(r)?
                 .send_with(&self.client)
@@ -425,6 +426,9 @@ impl Store for DynamoStore {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         let tables = table_names(r.gets.iter().map(|g| g.table.as_str()));
         traced(span("TransactGetItems", &tables), async {
+            if r.gets.is_empty() {
+                return Err(empty_request("TransactGetItems", "read"));
+            }
             let expected = r.gets.len();
             let out = convert::transact_get(r)?
                 .send_with(&self.client)
@@ -456,6 +460,9 @@ impl Store for DynamoStore {
     async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
         let tables = table_names(r.actions.iter().map(|a| a.table()));
         traced(span("TransactWriteItems", &tables), async {
+            if r.actions.is_empty() {
+                return Err(empty_request("TransactWriteItems", "action"));
+            }
             let out = convert::transact_write(r)?
                 .send_with(&self.client)
                 .await

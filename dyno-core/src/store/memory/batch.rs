@@ -11,7 +11,6 @@ use crate::error::{Error, Result};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, WriteRequest,
 };
-use crate::value::{item_size, SharedItem};
 
 /// BatchGetItem's most keys per request.
 pub(super) const MAX_BATCH_GET: usize = 100;
@@ -105,7 +104,7 @@ pub(super) fn batch_write(
         let (pk, sk, put) = match w {
             WriteRequest::Put { item, .. } => {
                 let prepared = prepare_put(schema, item)?;
-                bytes += item_size(&prepared.item);
+                bytes += prepared.size;
                 (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))
             }
             WriteRequest::Delete { key, .. } => {
@@ -132,8 +131,7 @@ pub(super) fn batch_write(
         let schema = &tables[t].1.schema;
         match put {
             Some(p) => {
-                let item: SharedItem = Arc::new(p.item);
-                guards[t].insert(schema, p.pk, p.sk, item, p.index_keys);
+                p.write(schema, &mut guards[t]);
             }
             None => {
                 guards[t].remove(schema, &pk, &sk);

@@ -67,18 +67,19 @@ impl TableData {
     }
 
     /// Stores `item` at its key, replacing (and returning) what was there, and updates every index.
-    /// `index_keys` are the item's index keys as `Schema::index_keys` computed them.
+    /// `size` is the item's size and `index_keys` its index keys as `Schema::index_keys` computed
+    /// them.
     pub fn insert(
         &mut self,
         schema: &Schema,
         pk: KeyBytes,
         sk: KeyBytes,
         item: SharedItem,
+        size: usize,
         index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
     ) -> Option<Entry> {
         let old = self.remove(schema, &pk, &sk);
         let expires = expiry_of(&item, self.ttl_attribute.as_deref());
-        let size = item_size(&item);
         for ((index, map), key) in schema.indexes.iter().zip(&mut self.indexes).zip(index_keys) {
             let Some((ipk, pos)) = key else { continue };
             let entry = match schema.project_for_index(index, &item) {

@@ -1,24 +1,9 @@
 //! `MemoryStore`: an embedded engine with DynamoDB's semantics, the default store for tests,
-//! examples and local development.
+//! examples and local development (see [`MemoryStore`]).
 //!
-//! It is not a mock: it validates keys and items as DynamoDB does, keeps items in DynamoDB's order
-//! (S and B bytewise, N numerically), maintains global and local secondary indexes (sparse, with
-//! their projections) on every write, evaluates conditions, filters and update actions, pages
-//! queries and scans with `Limit`, `ExclusiveStartKey` and the 1 MB rule, runs transactions all or
-//! nothing, enforces batch limits and the 400 KB item limit, and honours TTL.
-//!
-//! Design: a catalog of tables, each behind its own `RwLock` holding the primary map and every
-//! index map, all changed in one critical section, so that readers never see an item without its
-//! index entries or the other way round. Items are stored as `Arc<Item>` and handed out without
-//! copying. Transactions and batch writes lock every table they touch in name order.
-//!
-//! TTL: items whose TTL attribute (a number of epoch seconds) is in the past are hidden from every
-//! read and write at once (DynamoDB itself deletes them up to days later), and are removed on the
-//! next write to their table or on [`MemoryStore::sweep_expired`]. The clock is injectable
-//! ([`MemoryStore::with_clock`]) so tests can move time without sleeping.
-//!
-//! Nothing is persisted: everything a `MemoryStore` holds is gone when it is dropped or the
-//! process exits.
+//! Layout: `keys` (schemas, order-preserving key bytes), `data` (one table's maps, changed
+//! together), `read` (query and scan), `batch`, `txn`, and `eval` (conditions, updates,
+//! projections, number normalization).
 
 mod batch;
 mod data;
@@ -50,9 +35,32 @@ use crate::table::TableDef;
 use crate::value::{item_size, Item, SharedItem, MAX_ITEM_SIZE};
 
 /// The clock a [`MemoryStore`] reads for TTL and idempotency tokens.
-pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
-/// The in-process engine. Cheap to share: wrap it in an `Arc` (it is `Send + Sync`).
+/// The in-process DynamoDB engine: the default store, for tests, examples and local development.
+///
+/// It is not a mock. It validates keys and items as DynamoDB does (key types, empty keys, the
+/// 2048/1024-byte key limits, 400 KB items, 38-digit numbers, sets), keeps items in DynamoDB's
+/// order (S and B bytewise, N numerically), maintains global and local secondary indexes (sparse,
+/// projected, type-checked) on every write, evaluates conditions, filters and update actions,
+/// pages queries and scans with `Limit`, `ExclusiveStartKey` and the 1 MB rule, runs transactions
+/// all or nothing with a reason per action and idempotency tokens, and enforces batch limits. The
+/// conformance suite (tests/tests/conformance.rs) runs the same scenarios on it, dynalite and
+/// moto.
+///
+/// **Concurrency.** `Send + Sync`; share it in an `Arc`. Each table sits behind one lock holding
+/// its items and every index, changed in one critical section: a reader never sees a half-written
+/// item or an index entry without its item. Reads hand out the stored `Arc<Item>` without copying
+/// it. Transactions and batch writes lock the tables they touch in name order.
+///
+/// **TTL.** Items whose TTL attribute (a number of epoch seconds) is in the past are hidden from
+/// every read and treated as absent by every write at once (DynamoDB deletes them up to days
+/// later and shows them until then): expired items disappear immediately from reads, and are
+/// removed on the next write to their table or on [`MemoryStore::sweep_expired`]. Time comes from
+/// an injectable clock ([`MemoryStore::with_clock`]), so tests move time without sleeping.
+///
+/// **Durability.** None: everything a `MemoryStore` holds is gone when it is dropped or the
+/// process exits.
 ///
 /// ```
 /// # futures::executor::block_on(async {
@@ -123,7 +131,7 @@ impl MemoryStore {
     /// *now.lock().unwrap() += Duration::from_secs(60); // an hour of TTL passes in no time
     /// # drop(store);
     /// ```
-    pub fn with_clock(clock: Clock) -> Self {
+    pub fn with_clock(clock: Arc<dyn Fn() -> SystemTime + Send + Sync>) -> Self {
         MemoryStore {
             tables: RwLock::default(),
             clock,
@@ -200,22 +208,55 @@ struct Prepared {
     pk: KeyBytes,
     sk: KeyBytes,
     item: Item,
+    size: usize,
     index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
 }
 
+impl Prepared {
+    /// Stores the item in `data` with its index entries, returning it shared.
+    fn write(self, schema: &Schema, data: &mut TableData) -> SharedItem {
+        let item = Arc::new(self.item);
+        data.insert(
+            schema,
+            self.pk,
+            self.sk,
+            Arc::clone(&item),
+            self.size,
+            self.index_keys,
+        );
+        item
+    }
+}
+
 /// Validates a whole item as PutItem does.
+///
+/// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
 fn prepare_put(schema: &Schema, item: Item) -> Result<Prepared> {
     let item = eval::validate_item(item)?;
     let (pk, sk) = schema.item_key(&item)?;
-    prepare_item(schema, pk, sk, item)
-}
-
-/// The checks that follow a write's evaluation: size and index keys.
-fn prepare_item(schema: &Schema, pk: KeyBytes, sk: KeyBytes, item: Item) -> Result<Prepared> {
     let size = item_size(&item);
     if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge {
+            entity: None,
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
+    }
+    prepare_item(schema, pk, sk, item, size)
+}
+
+/// The checks that follow a write's evaluation: size and index keys. An updated item over
+/// 400 KB is DynamoDB's validation error (only the service can tell).
+fn prepare_item(
+    schema: &Schema,
+    pk: KeyBytes,
+    sk: KeyBytes,
+    item: Item,
+    size: usize,
+) -> Result<Prepared> {
+    if size > MAX_ITEM_SIZE {
         return Err(Error::validation(format!(
-            "Item size has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
+            "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
         )));
     }
     let index_keys = schema.index_keys(&item, &pk, &sk)?;
@@ -223,6 +264,7 @@ fn prepare_item(schema: &Schema, pk: KeyBytes, sk: KeyBytes, item: Item) -> Resu
         pk,
         sk,
         item,
+        size,
         index_keys,
     })
 }
@@ -271,8 +313,9 @@ fn updated_item(
     };
     let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
     let item = eval::validate_item(item)?;
+    let size = item_size(&item);
     Ok((
-        prepare_item(schema, pk.to_vec(), sk.to_vec(), item)?,
+        prepare_item(schema, pk.to_vec(), sk.to_vec(), item, size)?,
         touched,
     ))
 }
@@ -338,13 +381,7 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
-        data.insert(
-            schema,
-            prepared.pk,
-            prepared.sk,
-            Arc::new(prepared.item),
-            prepared.index_keys,
-        );
+        prepared.write(schema, &mut data);
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
@@ -377,14 +414,7 @@ impl Store for MemoryStore {
             &pk,
             &sk,
         )?;
-        let new = Arc::new(prepared.item);
-        data.insert(
-            schema,
-            prepared.pk,
-            prepared.sk,
-            Arc::clone(&new),
-            prepared.index_keys,
-        );
+        let new = prepared.write(schema, &mut data);
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::None => None,

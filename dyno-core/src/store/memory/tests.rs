@@ -428,6 +428,59 @@ fn writes_keep_indexes_consistent() {
 }
 
 #[test]
+fn batch_get_returns_at_most_16_mb_and_the_rest_as_unprocessed() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&TableDef::new("Tbl", "PK", Some("SK")))).unwrap();
+    let big = "x".repeat(390 * 1024);
+    for i in 0..50 {
+        let mut it = key("p", &format!("{i:02}"));
+        it.insert("data".into(), s(&big));
+        put(&store, it).unwrap();
+    }
+    let keys: Vec<TableKey> = (0..50)
+        .map(|i| TableKey {
+            table: "Tbl".into(),
+            key: key("p", &format!("{i:02}")),
+        })
+        .collect();
+    let out = block_on(store.batch_get(BatchGetRequest {
+        keys: keys.clone(),
+        consistent_read: false,
+    }))
+    .unwrap();
+    let returned: usize = out
+        .items
+        .iter()
+        .map(|(_, i)| crate::value::item_size(i))
+        .sum();
+    assert!(
+        returned <= 16 * 1024 * 1024,
+        "response within 16 MB, got {returned} bytes"
+    );
+    assert_eq!(out.items.len(), 42, "as many 390 KB items as fit in 16 MB");
+    assert_eq!(
+        out.items.len() + out.unprocessed_keys.len(),
+        50,
+        "every key is returned or unprocessed"
+    );
+    let unprocessed = block_on(store.batch_get(BatchGetRequest {
+        keys: out.unprocessed_keys,
+        consistent_read: false,
+    }))
+    .unwrap();
+    assert_eq!(unprocessed.items.len(), 8, "the retry reads the rest");
+    assert!(unprocessed.unprocessed_keys.is_empty());
+    let dup = vec![keys[0].clone(), keys[0].clone()];
+    assert!(matches!(
+        block_on(store.batch_get(BatchGetRequest {
+            keys: dup,
+            consistent_read: false
+        })),
+        Err(Error::Validation { .. })
+    ));
+}
+
+#[test]
 fn reads_share_items_without_copying() {
     let store = MemoryStore::new();
     block_on(store.create_table(&TableDef::new("Tbl", "PK", Some("SK")))).unwrap();
@@ -469,6 +522,19 @@ fn table_definitions_are_validated() {
         .global_index(IndexDef::new("Gxx", "A", None).projection(Projection::Include(vec![])));
     assert!(matches!(
         block_on(store.create_table(&include_nothing)),
+        Err(Error::Validation { .. })
+    ));
+    // One attribute typed S by the table and N by an index: CreateTable cannot express it, so
+    // it is refused rather than silently typed one way.
+    let mut conflict = TableDef::new("Tbl", "PK", Some("SK"));
+    conflict.global_indexes.push(IndexDef {
+        name: "Idx".into(),
+        partition_key: crate::table::KeyAttribute::new("SK", crate::table::ScalarType::N),
+        sort_key: None,
+        projection: Projection::All,
+    });
+    assert!(matches!(
+        block_on(store.create_table(&conflict)),
         Err(Error::Validation { .. })
     ));
     let same_keys = TableDef::new("Tbl", "PK", Some("PK"));

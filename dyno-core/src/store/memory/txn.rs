@@ -221,7 +221,7 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let schema = &tables[t].1.schema;
         match put {
             Some(p) => {
-                guards[t].insert(schema, p.pk, p.sk, Arc::new(p.item), p.index_keys);
+                p.write(schema, &mut guards[t]);
             }
             None => {
                 guards[t].remove(schema, &pk, &sk);

@@ -1,0 +1,854 @@
+// Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
+#[doc = "A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
+#[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+#[allow (clippy :: type_complexity)]
+pub struct OrderQuery < State = :: dyno_core :: __private :: Sk < 0 > ,
+Kind = :: dyno_core :: __private :: Local ,
+Out = Order > {
+    core : :: dyno_core :: __private :: QueryCore ,
+    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind , Out) > ,
+}
+#[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
+#[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+#[allow (clippy :: type_complexity)]
+pub struct OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
+Kind = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+    :: dyno_core :: __private :: index_id ("GSI1")
+}
+>> :: Kind ,
+Out = Order > {
+    core : :: dyno_core :: __private :: QueryCore ,
+    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind , Out) > ,
+}
+#[doc = "A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`."]
+#[must_use = "an update does nothing until it is sent with `.send(&store)`"]
+pub struct OrderUpdate {
+    core : :: dyno_core :: __private :: UpdateCore < Order > ,
+}
+#[doc (hidden)]
+#[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
+const _ : () = {
+    const __ENTITY : & str = "Order" ;
+    const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
+    const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
+    const __PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableKeys > :: PK ;
+    const __SK_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: SK {
+        :: core :: option :: Option :: Some (n) => n ,
+        :: core :: option :: Option :: None => ""
+    };
+    const __TTL_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL {
+        :: core :: option :: Option :: Some (n) => n ,
+        :: core :: option :: Option :: None => ""
+    };
+    const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
+    const __I0_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: NAME ;
+    const __I0_PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: PK ;
+    const __I0_SK_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: SK {
+        :: core :: option :: Option :: Some (n) => n ,
+        :: core :: option :: Option :: None => ""
+    };
+    const __I0_NAME_HAS_SK : bool = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: SK . is_some () ;
+    const __I0_NAME_LOCAL : bool = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: LOCAL ;
+    const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
+    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource {
+        attribute : __PK_NAME ,
+        template : __PK_T ,
+        shards : 0
+    }, :: dyno_core :: __private :: KeySource {
+        attribute : __SK_NAME ,
+        template : __SK_T ,
+        shards : 0
+    }, :: dyno_core :: __private :: KeySource {
+        attribute : __I0_PK_NAME ,
+        template : __I0_PK_T ,
+        shards : 0u32
+    }, :: dyno_core :: __private :: KeySource {
+        attribute : __I0_SK_NAME ,
+        template : __I0_SK_T ,
+        shards : 0
+    }
+] ;
+    const __PRIMARY_SOURCES : & [(& str , :: dyno_core :: __private :: Template)] = & [(__PK_NAME , __PK_T) , (__SK_NAME , __SK_T)] ;
+    const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0_NAME_HAS_SK == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! __I0_NAME_LOCAL || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0_NAME_LOCAL || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
+    const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
+    const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
+    const _ : () = :: dyno_core :: __private :: assert_key_part :: < OrderStatus > () ;
+    const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
+    const _ : () = :: dyno_core :: __private :: assert_version :: < u64 > () ;
+    const _ : () = :: dyno_core :: __private :: assert_ttl :: < Option < OffsetDateTime > > () ;
+    const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: Entity for Order {
+        type Table = ECommerce ;
+        const ENTITY_TYPE : & 'static str = __ENTITY ;
+        const PK : :: dyno_core :: __private :: Template = __PK_T ;
+        const SK : :: core :: option :: Option < :: dyno_core :: __private :: Template > = :: core :: option :: Option :: Some (__SK_T) ;
+        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate {
+            index : __I0_NAME ,
+            pk : __I0_PK_T ,
+            sk : :: core :: option :: Option :: Some (__I0_SK_T)
+        }
+] ;
+        const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
+        const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
+        fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
+            let __s_user_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . user_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
+            let __s_order_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
+            :: core :: result :: Result :: Ok (__item)
+        }
+        fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _ ,
+                StampNow as _ ,
+                StampNowFallback as _ ,
+                TtlCodec as _ ,
+                TtlCodecFallback as _
+            };
+            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (13usize) ;
+            let __s_order_date : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_date)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) ? ;
+            let __s_order_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
+            let __s_status : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . status)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
+            let __s_user_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . user_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "user_id" , & self . user_id) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_id" , & self . order_id) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "status" , & self . status) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_date" , & self . order_date) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "total" , & self . total) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "note" , & self . note) ? ;
+            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "version" , & self . version) ? ;
+            (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . put (& mut __item , __ENTITY , __TTL_NAME , & self . expires_at) ? ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
+            {
+                let mut __k = :: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]) ;
+                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __I0_SK_T , & [__s_order_date . as_str ()]))) ;
+            }
+            __item . insert (:: std :: string :: String :: from (< ECommerce as :: dyno_core :: __private :: Table > :: ENTITY_ATTRIBUTE) , :: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (__ENTITY)) ,) ;
+            :: core :: result :: Result :: Ok (__item)
+        }
+        fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
+            use :: dyno_core :: __private :: {
+                RecoverKey as _ ,
+                RecoverNone as _ ,
+                TtlCodec as _ ,
+                TtlCodecFallback as _
+            };
+            :: core :: result :: Result :: Ok (Order {
+                user_id : :: dyno_core :: __private :: key_field :: < String > (item , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
+                order_id : :: dyno_core :: __private :: key_field :: < String > (item , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
+                status : :: dyno_core :: __private :: key_field :: < OrderStatus > (item , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
+                order_date : :: dyno_core :: __private :: key_field :: < Date > (item , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
+                total : :: dyno_core :: __private :: get_attr :: < Decimal > (item , __ENTITY , "total") ? ,
+                note : :: dyno_core :: __private :: get_attr :: < Option < String > > (item , __ENTITY , "note") ? ,
+                version : :: dyno_core :: __private :: get_attr_or_default :: < u64 > (item , __ENTITY , "version") ? ,
+                expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get (item , __ENTITY , __TTL_NAME) ? ,
+            }
+)
+        }
+        fn version (& self) -> :: core :: option :: Option < u64 > {
+            use :: dyno_core :: __private :: {
+                VersionOf as _ ,
+                VersionOfFallback as _
+            };
+            :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))
+        }
+        fn set_version (& mut self , version : u64) {
+            use :: dyno_core :: __private :: {
+                VersionOf as _ ,
+                VersionOfFallback as _
+            };
+            (& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . set (& mut self . version , version)
+        }
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: EntityMeta for Order {
+        const KEY_SOURCES : & 'static [:: dyno_core :: __private :: KeySource] = __KEY_SOURCES ;
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
+    #[automatically_derived]
+    impl < A0 : :: dyno_core :: __private :: FieldValue < String > > :: dyno_core :: __private :: PartitionKeyOf < A0 > for Order {
+        #[allow (clippy :: unused_unit)]
+        fn partition_key (args : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            let user_id = args ;
+            let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
+            :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))
+        }
+    }
+    #[automatically_derived]
+    impl Order {
+        #[doc = "Field `user_id` (attribute `user_id`), for typed conditions and filters."]
+        pub const USER_ID : :: dyno_core :: __private :: Field < Order ,
+        String > = :: dyno_core :: __private :: Field :: new ("user_id") ;
+        #[doc = "Field `order_id` (attribute `order_id`), for typed conditions and filters."]
+        pub const ORDER_ID : :: dyno_core :: __private :: Field < Order ,
+        String > = :: dyno_core :: __private :: Field :: new ("order_id") ;
+        #[doc = "Field `status` (attribute `status`), for typed conditions and filters."]
+        pub const STATUS : :: dyno_core :: __private :: Field < Order ,
+        OrderStatus > = :: dyno_core :: __private :: Field :: new ("status") ;
+        #[doc = "Field `order_date` (attribute `order_date`), for typed conditions and filters."]
+        pub const ORDER_DATE : :: dyno_core :: __private :: Field < Order ,
+        Date > = :: dyno_core :: __private :: Field :: new ("order_date") ;
+        #[doc = "Field `total` (attribute `total`), for typed conditions and filters."]
+        pub const TOTAL : :: dyno_core :: __private :: Field < Order ,
+        Decimal > = :: dyno_core :: __private :: Field :: new ("total") ;
+        #[doc = "Field `note` (attribute `note`), for typed conditions and filters."]
+        pub const NOTE : :: dyno_core :: __private :: Field < Order ,
+        Option < String > > = :: dyno_core :: __private :: Field :: new ("note") ;
+        #[doc = "Field `version` (attribute `version`), for typed conditions and filters."]
+        pub const VERSION : :: dyno_core :: __private :: Field < Order ,
+        u64 > = :: dyno_core :: __private :: Field :: new ("version") ;
+        #[doc = "The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`)."]
+        #[doc = r""]
+        #[doc = r" An invalid value (an empty string) makes every request using the key fail with"]
+        #[doc = r" the encoding error; [`Self::try_key`] reports it here instead."]
+        pub fn key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Key < Order > {
+            :: dyno_core :: __private :: key_or_invalid (Self :: try_key (user_id , order_id))
+        }
+        #[doc = r" The primary key, or the error encoding its fields."]
+        pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
+            let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
+            let __s_order_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
+            :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
+        }
+        #[doc = r" Decodes an item (what `Entity::from_item` does; this inherent method spares the"]
+        #[doc = r" choice between it and `FromItem::from_item`)."]
+        pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
+            < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
+        }
+    }
+    fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _
+        };
+        let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
+        :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))
+    }
+    #[automatically_derived]
+    #[allow (clippy :: type_complexity)]
+    impl Order {
+        #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
+        pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
+            OrderQuery {
+                core : :: dyno_core :: __private :: QueryCore :: new :: < Order > (:: core :: option :: Option :: None , __PK_NAME , __dyno_query_partition (user_id) , 0u32 , :: core :: option :: Option :: Some (__SK_NAME) , "ORDER#" , false) ,
+                _marker : :: core :: marker :: PhantomData ,
+            }
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out > :: core :: fmt :: Debug for OrderQuery < State ,
+    Kind ,
+    Out > {
+        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
+            f . debug_struct ("OrderQuery") . field ("query" , & self . core) . finish ()
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem > OrderQuery < State ,
+    Kind ,
+    Out > {
+        #[doc = r" Keeps only items matching `condition` (a FilterExpression, applied after the key"]
+        #[doc = r" condition; filtered items still count towards read capacity)."]
+        pub fn filter (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
+            self . core = self . core . filter (condition . into_condition ()) ;
+            self
+        }
+        #[doc = r" Returns at most `n` items in total."]
+        pub fn limit (mut self , n : usize) -> Self {
+            self . core = self . core . limit (n) ;
+            self
+        }
+        #[doc = r" Asks the store for at most `n` items per page."]
+        pub fn page_size (mut self , n : u32) -> Self {
+            self . core = self . core . page_size (n) ;
+            self
+        }
+        #[doc = r" Returns items in descending sort-key order."]
+        pub fn descending (mut self) -> Self {
+            self . core = self . core . descending () ;
+            self
+        }
+        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
+        #[doc = r" entity) and returns `P2`s."]
+        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < State ,
+        Kind ,
+        P2 > {
+            OrderQuery {
+                core : self . core ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = r" Strongly consistent read: on the table and local indexes only (on a global index"]
+        #[doc = r" this does not compile)."]
+        pub fn consistent (mut self) -> Self where Kind : :: dyno_core :: __private :: ConsistentRead ,
+        {
+            self . core = self . core . consistent () ;
+            self
+        }
+        #[doc = r" The untyped query this builder describes, or the error met building it."]
+        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < Out >> {
+            self . core . build :: < Out > ()
+        }
+        #[doc = r" Every matching item, all pages."]
+        pub async fn all < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: std :: vec :: Vec < Out >> {
+            self . core . build :: < Out > () ? . all (store) . await
+        }
+        #[doc = r" The matching items as a stream, fetching pages as it goes."]
+        pub fn stream < 's ,
+        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
+            :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
+        }
+        #[doc = r" One page, starting after `cursor` (from the previous page)."]
+        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: PageOf < Out >> {
+            self . core . build :: < Out > () ? . page (store , cursor) . await
+        }
+        #[doc = r" The first matching item."]
+        pub async fn first < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < Out >> {
+            self . core . build :: < Out > () ? . first (store) . await
+        }
+        #[doc = r" The number of matching items."]
+        pub async fn count < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < usize > {
+            self . core . build :: < Out > () ? . count (store) . await
+        }
+    }
+    #[automatically_derived]
+    impl < Kind ,
+    Out > OrderQuery < :: dyno_core :: __private :: Sk < 0usize > ,
+    Kind ,
+    Out > {
+        #[doc = concat ! ("`" , "order_id" , " = value`: the whole sort key.")]
+        pub fn order_id_eq (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id < value`."]
+        pub fn order_id_lt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id <= value`."]
+        pub fn order_id_le (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id > value`."]
+        pub fn order_id_gt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id >= value`."]
+        pub fn order_id_ge (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id BETWEEN low AND high` (both inclusive)."]
+        pub fn order_id_between (self , low : impl :: dyno_core :: __private :: FieldValue < String > , high : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_id` starts with `value` (a partial value, for strings)."]
+        pub fn order_id_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderQuery {
+                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+    }
+    fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _
+        };
+        let __s_status : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
+        :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]))
+    }
+    #[automatically_derived]
+    #[allow (clippy :: type_complexity)]
+    impl Order {
+        #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
+        pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
+            OrderGsi1Query {
+                core : :: dyno_core :: __private :: QueryCore :: new :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , __I0_PK_NAME , __dyno_gsi1_partition (status) , 0u32 , :: core :: option :: Option :: Some (__I0_SK_NAME) , "" , false) ,
+                _marker : :: core :: marker :: PhantomData ,
+            }
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out > :: core :: fmt :: Debug for OrderGsi1Query < State ,
+    Kind ,
+    Out > {
+        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
+            f . debug_struct ("OrderGsi1Query") . field ("query" , & self . core) . finish ()
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < State ,
+    Kind ,
+    Out > {
+        #[doc = r" Keeps only items matching `condition` (a FilterExpression, applied after the key"]
+        #[doc = r" condition; filtered items still count towards read capacity)."]
+        pub fn filter (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
+            self . core = self . core . filter (condition . into_condition ()) ;
+            self
+        }
+        #[doc = r" Returns at most `n` items in total."]
+        pub fn limit (mut self , n : usize) -> Self {
+            self . core = self . core . limit (n) ;
+            self
+        }
+        #[doc = r" Asks the store for at most `n` items per page."]
+        pub fn page_size (mut self , n : u32) -> Self {
+            self . core = self . core . page_size (n) ;
+            self
+        }
+        #[doc = r" Returns items in descending sort-key order."]
+        pub fn descending (mut self) -> Self {
+            self . core = self . core . descending () ;
+            self
+        }
+        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
+        #[doc = r" entity) and returns `P2`s."]
+        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderGsi1Query < State ,
+        Kind ,
+        P2 > {
+            OrderGsi1Query {
+                core : self . core ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = r" Strongly consistent read: on the table and local indexes only (on a global index"]
+        #[doc = r" this does not compile)."]
+        pub fn consistent (mut self) -> Self where Kind : :: dyno_core :: __private :: ConsistentRead ,
+        {
+            self . core = self . core . consistent () ;
+            self
+        }
+        #[doc = r" The untyped query this builder describes, or the error met building it."]
+        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < Out >> {
+            self . core . build :: < Out > ()
+        }
+        #[doc = r" Every matching item, all pages."]
+        pub async fn all < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: std :: vec :: Vec < Out >> {
+            self . core . build :: < Out > () ? . all (store) . await
+        }
+        #[doc = r" The matching items as a stream, fetching pages as it goes."]
+        pub fn stream < 's ,
+        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
+            :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
+        }
+        #[doc = r" One page, starting after `cursor` (from the previous page)."]
+        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: PageOf < Out >> {
+            self . core . build :: < Out > () ? . page (store , cursor) . await
+        }
+        #[doc = r" The first matching item."]
+        pub async fn first < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < Out >> {
+            self . core . build :: < Out > () ? . first (store) . await
+        }
+        #[doc = r" The number of matching items."]
+        pub async fn count < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < usize > {
+            self . core . build :: < Out > () ? . count (store) . await
+        }
+    }
+    #[automatically_derived]
+    impl < Kind ,
+    Out > OrderGsi1Query < :: dyno_core :: __private :: Sk < 0usize > ,
+    Kind ,
+    Out > {
+        #[doc = concat ! ("`" , "order_date" , " = value`: the whole sort key.")]
+        pub fn order_date_eq (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date < value`."]
+        pub fn order_date_lt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date <= value`."]
+        pub fn order_date_le (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date > value`."]
+        pub fn order_date_gt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date >= value`."]
+        pub fn order_date_ge (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date BETWEEN low AND high` (both inclusive)."]
+        pub fn order_date_between (self , low : impl :: dyno_core :: __private :: FieldValue < Date > , high : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        #[doc = "`order_date` starts with `value` (a partial value, for strings)."]
+        pub fn order_date_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Kind ,
+        Out > {
+            use :: dyno_core :: __private :: {
+                EncodePart as _ ,
+                EncodePartFallback as _
+            };
+            OrderGsi1Query {
+                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+    }
+    #[automatically_derived]
+    impl Order {
+        #[doc = r" Starts a typed update of the item with primary key `key`."]
+        pub fn update (key : :: dyno_core :: __private :: Key < Order >) -> OrderUpdate {
+            #[allow (unused_imports)]
+            use :: dyno_core :: __private :: {
+                StampNow as _ ,
+                StampNowFallback as _
+            };
+            #[allow (unused_mut)]
+            let mut __update = OrderUpdate {
+                core : :: dyno_core :: __private :: UpdateCore :: new (key)
+            };
+            __update
+        }
+    }
+    #[automatically_derived]
+    impl :: core :: fmt :: Debug for OrderUpdate {
+        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
+            f . debug_struct ("OrderUpdate") . field ("update" , & self . core) . finish ()
+        }
+    }
+    fn __dyno_set_status (__update : & mut OrderUpdate , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _
+        };
+        let (__a_status , __s_status) = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | v : & OrderStatus | -> :: dyno_core :: __private :: Result < _ > {
+            let seg = (& :: dyno_core :: __private :: Part (v)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
+            :: core :: result :: Result :: Ok ((:: dyno_core :: __private :: ToAttribute :: to_attribute (v) ? , seg))
+        }
+) ? ;
+        __update . core . set_attr ("status" , __a_status) ;
+        let mut __item = :: dyno_core :: __private :: Item :: new () ;
+        #[allow (unused_mut)]
+        let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
+        {
+            let mut __k = :: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]) ;
+            __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+        }
+        for (name , value) in __item {
+            __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
+        }
+        for name in __removes {
+            __update . core . remove_attr (name) ;
+        }
+        :: core :: result :: Result :: Ok (())
+    }
+    fn __dyno_set_order_date (__update : & mut OrderUpdate , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _
+        };
+        let (__a_order_date , __s_order_date) = :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | v : & Date | -> :: dyno_core :: __private :: Result < _ > {
+            let seg = (& :: dyno_core :: __private :: Part (v)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) ? ;
+            :: core :: result :: Result :: Ok ((:: dyno_core :: __private :: ToAttribute :: to_attribute (v) ? , seg))
+        }
+) ? ;
+        __update . core . set_attr ("order_date" , __a_order_date) ;
+        let mut __item = :: dyno_core :: __private :: Item :: new () ;
+        #[allow (unused_mut)]
+        let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
+        {
+            __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __I0_SK_T , & [__s_order_date . as_str ()]))) ;
+        }
+        for (name , value) in __item {
+            __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
+        }
+        for name in __removes {
+            __update . core . remove_attr (name) ;
+        }
+        :: core :: result :: Result :: Ok (())
+    }
+    #[automatically_derived]
+    impl OrderUpdate {
+        #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
+        pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
+            let r = __dyno_set_status (& mut self , status) ;
+            self . core . record (r) ;
+            self
+        }
+        #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
+        pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
+            let r = __dyno_set_order_date (& mut self , order_date) ;
+            self . core . record (r) ;
+            self
+        }
+        #[doc = "Sets `total`."]
+        pub fn set_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
+            use :: dyno_core :: __private :: {
+                TtlCodec as _ ,
+                TtlCodecFallback as _
+            };
+            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
+            _ > (value) ;
+            self . core . set_attr_result ("total" , value) ;
+            self
+        }
+        #[doc = "Sets `total` unless the item has it already (`if_not_exists`)."]
+        pub fn set_if_absent_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
+            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
+            _ > (value) ;
+            self . core . set_if_absent_result ("total" , value) ;
+            self
+        }
+        #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically."]
+        pub fn add_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
+            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
+            _ > (n) ;
+            self . core . add_result ("total" , value) ;
+            self
+        }
+        #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically."]
+        pub fn subtract_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
+            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
+            _ > (n) ;
+            self . core . subtract_result ("total" , value) ;
+            self
+        }
+        #[doc = "Sets `note` (`None` removes it)."]
+        pub fn set_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
+            use :: dyno_core :: __private :: {
+                TtlCodec as _ ,
+                TtlCodecFallback as _
+            };
+            let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
+            _ > (value) ;
+            self . core . set_attr_result ("note" , value) ;
+            self
+        }
+        #[doc = "Removes `note` (sets it to `None`)."]
+        pub fn remove_note (mut self) -> Self {
+            self . core . remove_attr ("note") ;
+            self
+        }
+        #[doc = "Sets `note` unless the item has it already (`if_not_exists`)."]
+        pub fn set_if_absent_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
+            let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
+            _ > (value) ;
+            self . core . set_if_absent_result ("note" , value) ;
+            self
+        }
+        #[doc = "Sets `expires_at` (`None` removes it)."]
+        pub fn set_expires_at (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < OffsetDateTime > >) -> Self {
+            use :: dyno_core :: __private :: {
+                TtlCodec as _ ,
+                TtlCodecFallback as _
+            };
+            let value = :: dyno_core :: __private :: FieldValue :: < Option < OffsetDateTime > > :: with_value (value , | v | (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . value (v)) ;
+            self . core . set_attr_result (__TTL_NAME , value) ;
+            self
+        }
+        #[doc = "Removes `expires_at` (sets it to `None`)."]
+        pub fn remove_expires_at (mut self) -> Self {
+            self . core . remove_attr ("expires_at") ;
+            self
+        }
+        #[doc = r" Applies only if `condition` holds on the stored item."]
+        pub fn condition (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
+            self . core . condition (condition . into_condition ()) ;
+            self
+        }
+        #[doc = r" Applies only if the stored version is `version` (optimistic locking); the update"]
+        #[doc = r" increments it."]
+        pub fn if_version (mut self , version : u64) -> Self {
+            self . core . if_version (version) ;
+            self
+        }
+        #[doc = r" Creates the item when it does not exist (with its key fields and entity type),"]
+        #[doc = r" instead of failing. The created item holds only what the update sets, and may not"]
+        #[doc = r" decode until its other fields are written."]
+        pub fn upsert (mut self) -> Self {
+            use :: dyno_core :: __private :: {
+                RecoverKey as _ ,
+                RecoverNone as _
+            };
+            self . core . upsert () ;
+            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . core . key () , __ENTITY , "user_id" , __KEY_SOURCES) {
+                :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
+                    let value = :: dyno_core :: __private :: ToAttribute :: to_attribute (& v) ;
+                    self . core . set_if_absent ("user_id" , value) ;
+                }
+                :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
+                :: core :: result :: Result :: Err (e) => self . core . record (:: core :: result :: Result :: Err (e)) ,
+            }
+            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . core . key () , __ENTITY , "order_id" , __KEY_SOURCES) {
+                :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
+                    let value = :: dyno_core :: __private :: ToAttribute :: to_attribute (& v) ;
+                    self . core . set_if_absent ("order_id" , value) ;
+                }
+                :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
+                :: core :: result :: Result :: Err (e) => self . core . record (:: core :: result :: Result :: Err (e)) ,
+            }
+            self
+        }
+        #[doc = r" The untyped update builder, for transactions."]
+        pub fn into_builder (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: UpdateBuilder < Order >> {
+            self . core . into_builder ()
+        }
+        #[doc = r" Sends the update; returns the item as it is afterwards."]
+        pub async fn send < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < Order > {
+            self . core . into_builder () ? . send (store) . await
+        }
+    }
+};

@@ -1,0 +1,48 @@
+// Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
+#[doc (hidden)]
+#[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
+const _ : () = {
+    #[automatically_derived]
+    impl OrderStatus {
+        #[doc = r" The variant's name as stored in keys and attributes."]
+        pub const fn key_name (& self) -> & 'static str {
+            match self {
+                OrderStatus :: Pending => "PENDING" ,
+                OrderStatus :: Shipped => "SENT" ,
+            }
+        }
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: KeyPart for OrderStatus {
+        fn encode_key (& self , out : & mut :: std :: string :: String) -> :: dyno_core :: __private :: Result < () > {
+            out . push_str (self . key_name ()) ;
+            :: core :: result :: Result :: Ok (())
+        }
+        fn decode_key (segment : & str) -> :: dyno_core :: __private :: Result < Self > {
+            match segment {
+                "PENDING" => :: core :: result :: Result :: Ok (OrderStatus :: Pending) ,
+                "SENT" => :: core :: result :: Result :: Ok (OrderStatus :: Shipped) ,
+                other => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: key (:: core :: option :: Option :: None , :: std :: format ! ("expected {}, found {:?}" , "one of \"PENDING\", \"SENT\" for OrderStatus" , other) ,)) ,
+            }
+        }
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: ToAttribute for OrderStatus {
+        fn to_attribute (& self) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < :: dyno_core :: __private :: AttributeValue >> {
+            :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (:: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (self . key_name ()) ,)))
+        }
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: FromAttribute for OrderStatus {
+        fn from_attribute (value : & :: dyno_core :: __private :: AttributeValue) -> :: dyno_core :: __private :: Result < Self > {
+            match value {
+                :: dyno_core :: __private :: AttributeValue :: S (s) => match s . as_str () {
+                    "PENDING" => :: core :: result :: Result :: Ok (OrderStatus :: Pending) ,
+                    "SENT" => :: core :: result :: Result :: Ok (OrderStatus :: Shipped) ,
+                    _ => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: dyno_core :: __private :: describe (value))) ,
+                },
+                other => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: dyno_core :: __private :: describe (other))) ,
+            }
+        }
+    }
+};

@@ -1,0 +1,678 @@
+//! A flash sale: what single-table users fight with when many clients hit one item at once.
+//!
+//! 1. Contention on one item: 200 buyers race for 50 units. Each order decrements the stock
+//!    with a condition (`stock >= qty`) evaluated by DynamoDB itself, so a read-then-write race
+//!    cannot oversell or lose an update. Where the backend has transactions, the order and the
+//!    decrement are written together (all or nothing); otherwise (dynalite) the decrement comes
+//!    first and the order second, with a compensating increment if the order cannot be written.
+//! 2. A hot partition: every order of the sale is listed under `SALE#<id>` in GSI1. One partition
+//!    key takes every write of the sale, and one DynamoDB partition accepts ~1,000 writes/s. The
+//!    index key carries a shard suffix (`SALE#<id>#0` .. `#7`) computed from the item, so writes
+//!    spread over 8 partitions; the typed query fans out over the shards and merges them back in
+//!    sort-key order.
+//! 3. Optimistic locking: every order is tallied into one versioned summary item with
+//!    read-modify-write. A stale write fails its version check and is retried from a fresh read,
+//!    so no tally is lost.
+//! 4. A hot key for reads: everybody refreshes the product page. A `CachedStore` in front of the
+//!    store (DAX-style, but write-through) turns 200 concurrent reads into one backend read, and
+//!    a write made through it is read back at once.
+//!
+//! Runs on the in-process `MemoryStore` by default; set `AWS_ENDPOINT_URL_DYNAMODB` (plus the
+//! usual AWS_REGION and credentials) to run against DynamoDB, DynamoDB Local or dynalite on a
+//! fresh table that is deleted afterwards. Every number printed is checked; a violated invariant
+//! exits non-zero. (moto fails them: its UpdateItem and TransactWriteItems are not atomic under
+//! concurrent requests, so it loses updates and oversells. That is moto, not DynamoDB.)
+//!
+//! ```text
+//! cargo run -p dyno-examples --example flash_sale
+//! ```
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use dyno_cache::CachedStore;
+use dyno_core::expr::{Condition, Path};
+use dyno_core::ops::{EntityExt, FromItem, Transaction};
+use dyno_core::store::TableNames;
+use dyno_core::{AttributeValue, DynamoStore, Entity, Error, Item, MemoryStore, Store, Table};
+use futures::StreamExt;
+use time::OffsetDateTime;
+use tokio::sync::Barrier;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The sale's table: primary key plus one overloaded GSI.
+#[derive(Debug, Table)]
+#[dyno(name = "FlashSale", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct FlashSale;
+
+/// The product on sale. `stock` and `sold` only ever change together, under a condition.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = FlashSale, pk = "PRODUCT#{product_id}", sk = "PRODUCT")]
+struct Product {
+    product_id: String,
+    name: String,
+    stock: u32,
+    sold: u32,
+}
+
+/// One buyer's order in the sale. The primary key allows one order per buyer and sale (a second
+/// `create` fails its condition). GSI1 lists the sale's orders by time, sharded 8 ways: the
+/// stored GSI1PK is `SALE#<sale_id>#<0..7>`, the shard chosen from the item's primary key.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = FlashSale, pk = "BUYER#{buyer_id}", sk = "SALE#{sale_id}")]
+#[dyno(index(GSI1, pk = "SALE#{sale_id}", sk = "{placed_at}#{buyer_id}", shards = 8))]
+struct SaleOrder {
+    buyer_id: String,
+    sale_id: String,
+    placed_at: OffsetDateTime,
+    qty: u32,
+}
+
+/// The sale's dashboard, updated by read-modify-write under an optimistic lock.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = FlashSale, pk = "SALE#{sale_id}", sk = "SUMMARY")]
+struct SaleSummary {
+    sale_id: String,
+    orders: u32,
+    units: u32,
+    /// The last few buyers, newest first: a structured value an atomic counter cannot maintain.
+    recent_buyers: Vec<String>,
+    #[dyno(version)]
+    version: u64,
+}
+
+const SALE: &str = "BF-2024";
+const PRODUCT: &str = "console-x";
+const INITIAL_STOCK: u32 = 50;
+const BUYERS: usize = 200;
+/// Buyers in flight at once (a real shop would see more, spread over many processes).
+const CONCURRENCY: usize = 32;
+const SHARDS: usize = 8;
+const PAGE_VIEWS: usize = 200;
+const RESTOCK: u32 = 10;
+
+/// What a run measured; every invariant has been checked before it is returned.
+#[derive(Debug)]
+struct Outcome {
+    orders: usize,
+    units_sold: u32,
+    final_stock: u32,
+    refused: usize,
+    tx_retries: u32,
+    per_shard: BTreeMap<String, usize>,
+    summary_version: u64,
+    lock_retries: u32,
+    cache_loads: u64,
+}
+
+/// How an order is placed on this backend.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    /// Order put + conditional decrement in one transaction.
+    Transaction,
+    /// Conditional decrement, then the order put (compensated if it fails).
+    ConditionalUpdate,
+}
+
+/// What happened to one buyer, and how many times their transaction was retried.
+enum Attempt {
+    Bought { retries: u32 },
+    SoldOut { retries: u32 },
+}
+
+async fn run(store: Arc<dyn Store>) -> Result<Outcome, BoxError> {
+    store.create_table(FlashSale::definition()).await?;
+    Product {
+        product_id: PRODUCT.into(),
+        name: "Console X (limited edition)".into(),
+        stock: INITIAL_STOCK,
+        sold: 0,
+    }
+    .create()
+    .send(&*store)
+    .await?;
+
+    // ---------------------------------------------------------------------------------------
+    let mode = if supports_transactions(&*store).await? {
+        Mode::Transaction
+    } else {
+        Mode::ConditionalUpdate
+    };
+    println!("\n== 1. Contention: {BUYERS} buyers, {INITIAL_STOCK} units ==");
+    match mode {
+        Mode::Transaction => {
+            println!("mode: transaction (order create + `stock >= qty` decrement, all or nothing)")
+        }
+        Mode::ConditionalUpdate => println!(
+            "mode: conditional update `stock >= qty`, then the order (no transactions here)"
+        ),
+    }
+    let attempts: Vec<Result<Attempt, Error>> = futures::stream::iter(0..BUYERS)
+        .map(|i| {
+            let store = Arc::clone(&store);
+            // Tasks, not just futures: buyers run in parallel on the runtime's threads.
+            tokio::spawn(async move { buy(&*store, mode, &buyer(i), wanted(i)).await })
+        })
+        .buffer_unordered(CONCURRENCY)
+        .map(|joined| joined.unwrap_or_else(|e| panic!("buyer task panicked: {e}")))
+        .collect()
+        .await;
+    let (mut refused, mut tx_retries) = (0, 0);
+    for a in attempts {
+        match a? {
+            Attempt::Bought { retries } => tx_retries += retries,
+            Attempt::SoldOut { retries } => {
+                refused += 1;
+                tx_retries += retries;
+            }
+        }
+    }
+
+    // The authority: a strongly consistent read of the product, and a strongly consistent scan
+    // of the table for the orders (GSIs are eventually consistent on DynamoDB).
+    let product = Product::get(Product::key(PRODUCT))
+        .consistent()
+        .send(&*store)
+        .await?
+        .ok_or("the product disappeared")?;
+    let orders = SaleOrder::scan().consistent().all(&*store).await?;
+    let ordered_units: u32 = orders.iter().map(|o| o.qty).sum();
+    println!(
+        "orders accepted: {:>3}   units in them: {ordered_units}",
+        orders.len()
+    );
+    println!("buyers refused:  {refused:>3}   (not enough stock left for their quantity)");
+    println!("transactions retried (conflict, throttled, outcome unknown): {tx_retries}");
+    println!(
+        "product: stock {} + sold {} = {} (initial {INITIAL_STOCK})",
+        product.stock,
+        product.sold,
+        product.stock + product.sold
+    );
+    check(
+        product.stock + product.sold == INITIAL_STOCK,
+        "no lost update: stock + sold == initial stock",
+    )?;
+    check(
+        ordered_units == product.sold,
+        "no oversell: units in orders == units sold",
+    )?;
+    check(
+        orders.len() + refused == BUYERS,
+        "every buyer either has an order or was refused",
+    )?;
+
+    // ---------------------------------------------------------------------------------------
+    println!("\n== 2. Hot partition: the sale's orders, write-sharded {SHARDS} ways ==");
+    // A raw scan of GSI1 shows where the index entries physically went.
+    let keys = Gsi1Key::scan_index(&*store).await?;
+    let mut per_shard: BTreeMap<String, usize> = BTreeMap::new();
+    for k in keys.iter().filter(|k| k.0.starts_with("SALE#")) {
+        *per_shard.entry(k.0.clone()).or_default() += 1;
+    }
+    for (pk, n) in &per_shard {
+        println!("  {pk:<16} {n:>3} {}", "#".repeat(*n));
+    }
+    check(
+        per_shard.len() > 1 && per_shard.len() <= SHARDS,
+        "index writes are spread over several partitions",
+    )?;
+    // The typed query takes only the logical partition: it queries all 8 shards concurrently and
+    // merges their pages in GSI1SK order.
+    let listing = SaleOrder::gsi1(SALE).all(&*store).await?;
+    let in_order = listing
+        .windows(2)
+        .all(|w| (w[0].placed_at, &w[0].buyer_id) <= (w[1].placed_at, &w[1].buyer_id));
+    check(
+        listing.len() == orders.len(),
+        "the merged listing has every order",
+    )?;
+    check(
+        in_order,
+        "the merged listing is in (placed_at, buyer) order",
+    )?;
+    let first = SaleOrder::gsi1(SALE).limit(5).all(&*store).await?;
+    let last = SaleOrder::gsi1(SALE)
+        .descending()
+        .limit(3)
+        .all(&*store)
+        .await?;
+    println!("first 5 orders (merged across shards):");
+    for o in &first {
+        println!("  {}  {}  qty {}", clock(o.placed_at), o.buyer_id, o.qty);
+    }
+    println!("last 3 orders (descending):");
+    for o in &last {
+        println!("  {}  {}  qty {}", clock(o.placed_at), o.buyer_id, o.qty);
+    }
+    let latest: Vec<&SaleOrder> = listing.iter().rev().take(3).collect();
+    check(
+        first.as_slice() == &listing[..5.min(listing.len())]
+            && last.iter().collect::<Vec<_>>() == latest,
+        "limit(5) returns the 5 earliest, descending().limit(3) the 3 latest",
+    )?;
+
+    // ---------------------------------------------------------------------------------------
+    println!(
+        "\n== 3. Optimistic locking: {} writers on one summary item ==",
+        orders.len()
+    );
+    SaleSummary {
+        sale_id: SALE.into(),
+        orders: 0,
+        units: 0,
+        recent_buyers: Vec::new(),
+        version: 0,
+    }
+    .put()
+    .send(&*store)
+    .await?;
+    let lock_retries = Arc::new(AtomicU32::new(0));
+    // Everybody reads the same version before anybody writes: the worst case, made certain.
+    let barrier = Arc::new(Barrier::new(orders.len()));
+    let tasks: Vec<_> = orders
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let (store, barrier, retries) = (
+                Arc::clone(&store),
+                Arc::clone(&barrier),
+                Arc::clone(&lock_retries),
+            );
+            let order = o.clone();
+            tokio::spawn(async move { tally(&*store, &order, i, &barrier, &retries).await })
+        })
+        .collect();
+    for t in tasks {
+        t.await??;
+    }
+    let summary = SaleSummary::get(SaleSummary::key(SALE))
+        .consistent()
+        .send(&*store)
+        .await?
+        .ok_or("the summary disappeared")?;
+    let lock_retries = lock_retries.load(Ordering::Relaxed);
+    println!(
+        "summary: {} orders, {} units, version {}, newest buyers {:?}",
+        summary.orders, summary.units, summary.version, summary.recent_buyers
+    );
+    println!("stale writes rejected and retried: {lock_retries}");
+    check(
+        summary.orders as usize == orders.len() && summary.units == product.sold,
+        "no tally lost: the summary matches the orders",
+    )?;
+    check(
+        summary.version == orders.len() as u64 + 1,
+        "one version per successful write (the put that created it included)",
+    )?;
+
+    // ---------------------------------------------------------------------------------------
+    println!("\n== 4. Hot key reads: {PAGE_VIEWS} views of the product page ==");
+    let cached = Arc::new(CachedStore::new(Arc::clone(&store)));
+    let views: Vec<dyno_core::Result<Option<Product>>> = futures::stream::iter(0..PAGE_VIEWS)
+        .map(|_| {
+            let cached = Arc::clone(&cached);
+            tokio::spawn(async move { Product::get(Product::key(PRODUCT)).send(&*cached).await })
+        })
+        .buffer_unordered(CONCURRENCY)
+        .map(|joined| joined.unwrap_or_else(|e| panic!("page view task panicked: {e}")))
+        .collect()
+        .await;
+    for v in views {
+        check_eq(v?.map(|p| p.stock), Some(product.stock), "page view stock")?;
+    }
+    let m = cached.metrics().item;
+    println!(
+        "cache: hits {}, misses {}, backend reads {}, misses that waited for another's read {}",
+        m.hits,
+        m.misses,
+        m.loads,
+        cached.metrics().coalesced_waiters
+    );
+    check(
+        m.hits + m.misses == PAGE_VIEWS as u64 && m.loads == 1,
+        "concurrent misses share one backend read (single flight), the rest are hits",
+    )?;
+    // Restocking through the cache updates the cached item before it returns.
+    let restocked = Product::update(Product::key(PRODUCT))
+        .add_stock(RESTOCK)
+        .send(&*cached)
+        .await?;
+    let seen = Product::get(Product::key(PRODUCT)).send(&*cached).await?;
+    println!(
+        "restocked {RESTOCK} units; next (cached) page view shows stock {}",
+        seen.as_ref().map_or(0, |p| p.stock)
+    );
+    check(
+        seen.map(|p| p.stock) == Some(restocked.stock)
+            && restocked.stock == product.stock + RESTOCK,
+        "a write through the cache is read back at once",
+    )?;
+    let cache_loads = m.loads;
+
+    Ok(Outcome {
+        orders: orders.len(),
+        units_sold: product.sold,
+        final_stock: product.stock,
+        refused,
+        tx_retries,
+        per_shard,
+        summary_version: summary.version,
+        lock_retries,
+        cache_loads,
+    })
+}
+
+/// `hh:mm:ss.micros` of a timestamp, fixed width.
+fn clock(t: OffsetDateTime) -> String {
+    let (h, m, s, us) = t.time().as_hms_micro();
+    format!("{h:02}:{m:02}:{s:02}.{us:06}")
+}
+
+/// The `i`th buyer.
+fn buyer(i: usize) -> String {
+    format!("buyer-{i:03}")
+}
+
+/// How many units buyer `i` wants: mostly one, some two or three.
+fn wanted(i: usize) -> u32 {
+    [1, 1, 2, 1, 3][i % 5]
+}
+
+/// One buyer's attempt: an order for `qty` units if the stock allows it.
+async fn buy(store: &dyn Store, mode: Mode, buyer_id: &str, qty: u32) -> Result<Attempt, Error> {
+    let order = SaleOrder {
+        buyer_id: buyer_id.into(),
+        sale_id: SALE.into(),
+        placed_at: OffsetDateTime::now_utc(),
+        qty,
+    };
+    // The decrement is conditional: DynamoDB evaluates `stock >= qty` and applies the update
+    // atomically on the item, so two buyers can never both take the last unit.
+    let decrement = || {
+        Product::update(Product::key(PRODUCT))
+            .subtract_stock(qty)
+            .add_sold(qty)
+            .condition(Product::STOCK.ge(qty))
+    };
+    match mode {
+        Mode::Transaction => {
+            // The same token on every attempt: a retry after an unknown outcome (a timeout, a
+            // 5xx) is not applied twice by DynamoDB (for 10 minutes).
+            let token = format!("{SALE}/{buyer_id}");
+            let (mut retries, mut unknown) = (0, false);
+            loop {
+                let result = Transaction::new()
+                    .update(decrement().into_builder()?)
+                    .create(&order)
+                    .token(token.as_str())
+                    .send(store)
+                    .await;
+                match result {
+                    Ok(()) => return Ok(Attempt::Bought { retries }),
+                    // The order exists: an earlier attempt whose outcome was unknown went
+                    // through (the create doubles as an idempotency check, for backends that
+                    // ignore tokens).
+                    Err(Error::TransactionCanceled { reasons })
+                        if unknown && reasons.get(1).is_some_and(|r| r.is_condition_failed()) =>
+                    {
+                        return Ok(Attempt::Bought { retries })
+                    }
+                    Err(Error::TransactionCanceled { reasons })
+                        if reasons.first().is_some_and(|r| r.is_condition_failed()) =>
+                    {
+                        return Ok(Attempt::SoldOut { retries })
+                    }
+                    // Concurrent transactions on one item cancel each other on DynamoDB
+                    // (TransactionConflict): nothing was written, so retry after a pause.
+                    Err(Error::TransactionCanceled { reasons })
+                        if reasons
+                            .iter()
+                            .any(|r| r.code.as_deref() == Some("TransactionConflict")) => {}
+                    Err(e) if e.is_outcome_unknown() => unknown = true,
+                    Err(e) if e.is_throttled() => {}
+                    Err(e) => return Err(e),
+                }
+                retries += 1;
+                if retries > 20 {
+                    return Err(Error::validation(format!(
+                        "{buyer_id}: the order transaction failed {retries} times in a row"
+                    )));
+                }
+                tokio::time::sleep(backoff(buyer_id, retries)).await;
+            }
+        }
+        Mode::ConditionalUpdate => {
+            // Without a transaction, an unknown outcome of the decrement cannot be retried
+            // blindly (it may have been applied): it stops the example with an error.
+            match decrement().send(store).await {
+                Ok(_) => {}
+                Err(e) if e.is_condition_failed() => return Ok(Attempt::SoldOut { retries: 0 }),
+                Err(e) => return Err(e),
+            }
+            // The units are reserved; if the order cannot be written, give them back so that
+            // stock + sold stays equal to the initial stock.
+            if let Err(e) = order.create().send(store).await {
+                Product::update(Product::key(PRODUCT))
+                    .add_stock(qty)
+                    .subtract_sold(qty)
+                    .send(store)
+                    .await?;
+                return Err(e);
+            }
+            Ok(Attempt::Bought { retries: 0 })
+        }
+    }
+}
+
+/// Adds one order to the summary: read, modify, write if the version is still the one read.
+async fn tally(
+    store: &dyn Store,
+    order: &SaleOrder,
+    i: usize,
+    barrier: &Barrier,
+    retries: &AtomicU32,
+) -> Result<(), Error> {
+    let mut first = true;
+    loop {
+        let mut summary = SaleSummary::get(SaleSummary::key(SALE))
+            .consistent()
+            .send(store)
+            .await?
+            .ok_or_else(|| Error::validation("the summary is missing"))?;
+        if std::mem::take(&mut first) {
+            barrier.wait().await;
+        }
+        summary.orders += 1;
+        summary.units += order.qty;
+        summary.recent_buyers.insert(0, order.buyer_id.clone());
+        summary.recent_buyers.truncate(3);
+        // A versioned put requires the stored version to be `summary.version`, and writes +1.
+        match summary.put().send(store).await {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_condition_failed() => {
+                let n = retries.fetch_add(1, Ordering::Relaxed) + 1;
+                tokio::time::sleep(backoff(&order.buyer_id, n % 8 + (i % 3) as u32)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A short pause growing with `attempt`, spread by a hash of `who` so retries do not collide
+/// again in lockstep.
+fn backoff(who: &str, attempt: u32) -> Duration {
+    let spread = who
+        .bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    Duration::from_micros(100 * u64::from(attempt.min(10)) + spread % 500)
+}
+
+/// Probes for TransactWriteItems with a harmless condition check (dynalite has none).
+async fn supports_transactions(store: &dyn Store) -> Result<bool, Error> {
+    let probe = Transaction::new().check(
+        Product::key("transaction-probe"),
+        Condition::not_exists(Path::attr("PK")),
+    );
+    match probe.send(store).await {
+        Ok(()) => Ok(true),
+        Err(Error::Service { .. } | Error::Validation { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The partition key of one GSI1 entry, read raw: the shard suffix is visible here, while the
+/// typed entities hide it.
+struct Gsi1Key(String);
+
+impl FromItem for Gsi1Key {
+    fn accepts(item: &Item) -> bool {
+        matches!(item.get("GSI1PK"), Some(AttributeValue::S(_)))
+    }
+    fn from_item(item: &Item) -> dyno_core::Result<Self> {
+        match item.get("GSI1PK") {
+            Some(AttributeValue::S(s)) => Ok(Gsi1Key(s.clone())),
+            other => Err(Error::decode("GSI1PK as a string", format!("{other:?}"))),
+        }
+    }
+    fn projection() -> Option<&'static [&'static str]> {
+        Some(&["GSI1PK"])
+    }
+}
+
+impl Gsi1Key {
+    async fn scan_index(store: &dyn Store) -> dyno_core::Result<Vec<Gsi1Key>> {
+        dyno_core::ops::Scan::<Gsi1Key>::new(FlashSale::definition().name.clone())
+            .index("GSI1")
+            .all(store)
+            .await
+    }
+}
+
+fn check_eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Result<(), BoxError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected {want:?}, found {got:?}").into())
+    }
+}
+
+fn check(ok: bool, what: &str) -> Result<(), BoxError> {
+    if ok {
+        println!("OK   {what}");
+        Ok(())
+    } else {
+        println!("FAIL {what}");
+        Err(format!("check failed: {what}").into())
+    }
+}
+
+/// `inner` with the logical table `FlashSale` mapped to a fresh physical table, so runs never
+/// see each other's items.
+fn fresh_table(inner: DynamoStore) -> (Arc<dyn Store>, String) {
+    let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos();
+    let table = format!("FlashSale-{}-{nanos}", std::process::id());
+    let store = TableNames::new(inner).map("FlashSale", table.clone());
+    (Arc::new(store), table)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let (store, remote): (Arc<dyn Store>, bool) = match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
+        Ok(endpoint) => {
+            let (store, table) = fresh_table(DynamoStore::from_env().await);
+            println!("backend: DynamoDB API at {endpoint}, table {table}");
+            (store, true)
+        }
+        Err(_) => {
+            println!("backend: MemoryStore (set AWS_ENDPOINT_URL_DYNAMODB for a server)");
+            (Arc::new(MemoryStore::new()), false)
+        }
+    };
+    let result = run(Arc::clone(&store)).await;
+    if remote {
+        if let Err(e) = store.delete_table("FlashSale").await {
+            eprintln!("warning: could not delete the table: {e}");
+        }
+    }
+    match result {
+        Ok(o) => {
+            println!(
+                "\ndone: {} orders, {} units sold, {} left, {} refused; {} transactions \
+                 and {} stale writes retried; {} index shards used; summary at version {}; \
+                 {} backend read(s) for {PAGE_VIEWS} page views",
+                o.orders,
+                o.units_sold,
+                o.final_stock,
+                o.refused,
+                o.tx_retries,
+                o.lock_retries,
+                o.per_shard.len(),
+                o.summary_version,
+                o.cache_loads
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What must hold whatever the interleaving (`run` checked it too; restated here).
+    fn assert_invariants(o: &Outcome) {
+        assert_eq!(o.final_stock + o.units_sold, INITIAL_STOCK, "{o:?}");
+        assert_eq!(o.orders + o.refused, BUYERS, "{o:?}");
+        assert!(o.units_sold > 0 && o.orders > 0, "{o:?}");
+        // 200 buyers want far more than 50 units. Stock only falls, so if 3 or more units were
+        // left every buyer would have been served, which 50 units cannot do.
+        assert!(o.final_stock < 3, "{o:?}");
+        assert_eq!(o.per_shard.values().sum::<usize>(), o.orders, "{o:?}");
+        assert!(
+            o.per_shard.len() > 1 && o.per_shard.len() <= SHARDS,
+            "{o:?}"
+        );
+        assert_eq!(o.summary_version, o.orders as u64 + 1, "{o:?}");
+        // All writers read version 1 before any wrote: all but one had to retry at least once.
+        assert!(o.lock_retries as usize >= o.orders - 1, "{o:?}");
+        assert_eq!(o.cache_loads, 1, "{o:?}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn runs_on_memory_store() {
+        let o = run(Arc::new(MemoryStore::new())).await.unwrap();
+        assert_invariants(&o);
+        assert_eq!(o.tx_retries, 0, "MemoryStore serializes transactions");
+    }
+
+    /// On dynalite when `scripts/test` started one (no transactions there: the conditional
+    /// update path).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn runs_on_dynalite() {
+        let Ok(endpoint) = std::env::var("DYNO_DYNALITE_ENDPOINT") else {
+            assert!(
+                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
+                "DYNO_REQUIRE_BACKENDS is set but DYNO_DYNALITE_ENDPOINT is not"
+            );
+            eprintln!("skipped: DYNO_DYNALITE_ENDPOINT is not set");
+            return;
+        };
+        let (store, _) = fresh_table(DynamoStore::local(&endpoint).await);
+        let result = run(Arc::clone(&store)).await;
+        let _ = store.delete_table("FlashSale").await;
+        assert_invariants(&result.unwrap());
+    }
+}

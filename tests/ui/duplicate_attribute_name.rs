@@ -1,0 +1,17 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{user_id}", sk = "PROFILE")]
+struct User {
+    user_id: String,
+    name: String,
+    #[dyno(rename = "name")]
+    display_name: String,
+}
+
+fn main() {}

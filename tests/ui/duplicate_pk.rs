@@ -1,0 +1,15 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{user_id}", sk = "PROFILE")]
+#[dyno(pk = "CUSTOMER#{user_id}")]
+struct User {
+    user_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use dyno_core::KeyPart;
+
+#[derive(KeyPart)]
+enum Status {
+    Pending,
+    Shipped { carrier: String },
+    #[dyno(rename = "A#B")]
+    Lost,
+}
+
+fn main() {}

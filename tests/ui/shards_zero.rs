@@ -1,0 +1,16 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{user_id}", sk = "PROFILE")]
+#[dyno(index(GSI1, pk = "DAY#{day}", sk = "{user_id}", shards = 0))]
+struct User {
+    user_id: String,
+    day: String,
+}
+
+fn main() {}

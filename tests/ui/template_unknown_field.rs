@@ -1,0 +1,14 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{usr_id}", sk = "PROFILE")]
+struct User {
+    user_id: String,
+}
+
+fn main() {}

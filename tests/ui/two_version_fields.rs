@@ -1,0 +1,18 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{user_id}", sk = "PROFILE")]
+struct User {
+    user_id: String,
+    #[dyno(version)]
+    version: u64,
+    #[dyno(version)]
+    revision: u64,
+}
+
+fn main() {}
