@@ -39,6 +39,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::table::TableDef;
+use crate::value::Item;
 
 /// How long `create_table` and `delete_table` wait for the table to become active or gone.
 const TABLE_WAIT: Duration = Duration::from_secs(120);
@@ -245,6 +246,22 @@ fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<f64> {
     cc.and_then(|c| c.capacity_units)
 }
 
+/// A single-item write's output (an empty returned item means none), with its capacity for the span.
+fn write_output(
+    attributes: Option<Item>,
+    cc: Option<&sdk::ConsumedCapacity>,
+) -> (WriteOutput, Option<f64>) {
+    let consumed_capacity = capacity(cc);
+    let attributes = attributes.filter(|a| !a.is_empty());
+    (
+        WriteOutput {
+            attributes,
+            consumed_capacity,
+        },
+        consumed_capacity,
+    )
+}
+
 /// The tables of a batch or transaction, for the span (`A` or `A,B`).
 fn table_names<'a>(tables: impl Iterator<Item = &'a str>) -> String {
     let mut names: Vec<&str> = Vec::new();
@@ -298,14 +315,7 @@ impl Store for DynamoStore {
                 .send_with(&self.client)
                 .await
                 .map_err(|e| from_sdk("PutItem", e))?;
-            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                WriteOutput {
-                    attributes: out.attributes.filter(|a| !a.is_empty()),
-                    consumed_capacity,
-                },
-                consumed_capacity,
-            ))
+            Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
@@ -316,14 +326,7 @@ impl Store for DynamoStore {
                 .send_with(&self.client)
                 .await
                 .map_err(|e| from_sdk("UpdateItem", e))?;
-            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                WriteOutput {
-                    attributes: out.attributes.filter(|a| !a.is_empty()),
-                    consumed_capacity,
-                },
-                consumed_capacity,
-            ))
+            Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
@@ -334,14 +337,7 @@ impl Store for DynamoStore {
                 .send_with(&self.client)
                 .await
                 .map_err(|e| from_sdk("DeleteItem", e))?;
-            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                WriteOutput {
-                    attributes: out.attributes.filter(|a| !a.is_empty()),
-                    consumed_capacity,
-                },
-                consumed_capacity,
-            ))
+            Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
