@@ -26,15 +26,14 @@ use dyno_core::key::Template;
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, Transaction};
 use dyno_core::store::{GetRequest, ScanRequest, TableNames};
 use dyno_core::{
-    AttributeValue, Collection, DynamoStore, Entity, Error, Item, KeyPart, MemoryStore, Projection,
-    Store, Table, TableDef,
+    AttributeValue, DynamoStore, Entity, Error, Item, KeyPart, MemoryStore, Store, Table, TableDef,
 };
 use rust_decimal::Decimal;
 use time::macros::date;
 use time::{Date, OffsetDateTime};
 
 // ---------------------------------------------------------------------------------------------
-// The model: the same as the workspace's tests use (tests/src/ecommerce.rs).
+// The model (examples/ecommerce/model.rs, also the one the workspace's tests use):
 //
 // | entity  | PK             | SK              | GSI1PK               | GSI1SK         |
 // |---------|----------------|-----------------|----------------------|----------------|
@@ -43,86 +42,10 @@ use time::{Date, OffsetDateTime};
 // | Product | `PRODUCT#<id>` | `PRODUCT`       | `CATEGORY#<category>`| `<price>`      |
 // ---------------------------------------------------------------------------------------------
 
-/// The one table.
-#[derive(Debug, Table)]
-#[dyno(name = "ECommerce", pk = "PK", sk = "SK", ttl = "ttl")]
-#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
-pub struct ECommerce;
+#[path = "ecommerce/model.rs"]
+mod model;
 
-/// A customer's profile.
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = ECommerce, pk = "USER#{user_id}", sk = "PROFILE")]
-pub struct User {
-    pub user_id: String,
-    pub name: String,
-    pub email: String,
-    #[dyno(version)]
-    pub version: u64,
-}
-
-/// Where an order is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, KeyPart)]
-#[dyno(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum OrderStatus {
-    Pending,
-    Shipped,
-    Delivered,
-    Cancelled,
-}
-
-/// An order of a user, also listed by status and date in GSI1.
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = ECommerce, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
-#[dyno(index(GSI1, pk = "STATUS#{status}", sk = "{order_date}"))]
-pub struct Order {
-    pub user_id: String,
-    pub order_id: String,
-    pub status: OrderStatus,
-    pub order_date: Date,
-    pub total: Decimal,
-    pub product_ids: Vec<String>,
-    pub note: Option<String>,
-    #[dyno(version)]
-    pub version: u64,
-    /// Unpaid orders expire.
-    #[dyno(ttl)]
-    pub expires_at: Option<OffsetDateTime>,
-}
-
-/// A product, also listed by category and price in GSI1.
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = ECommerce, pk = "PRODUCT#{product_id}", sk = "PRODUCT")]
-#[dyno(index(GSI1, pk = "CATEGORY#{category}", sk = "{price}"))]
-pub struct Product {
-    pub product_id: String,
-    pub name: String,
-    pub category: String,
-    pub price: Decimal,
-    pub stock: u32,
-}
-
-/// Everything in a user's partition, one item at a time.
-#[derive(Debug, Clone, PartialEq, Collection)]
-pub enum UserItem {
-    User(User),
-    Order(Order),
-}
-
-/// A user's partition, grouped: the profile and the orders, from one query.
-#[derive(Debug, Clone, PartialEq, Collection)]
-pub struct UserWithOrders {
-    pub user: Option<User>,
-    pub orders: Vec<Order>,
-}
-
-/// The order fields a listing needs.
-#[derive(Debug, Clone, PartialEq, Projection)]
-#[dyno(entity = Order)]
-pub struct OrderSummary {
-    pub order_id: String,
-    pub status: OrderStatus,
-    pub total: Decimal,
-}
+use model::{ECommerce, Order, OrderStatus, OrderSummary, Product, User, UserItem, UserWithOrders};
 
 fn user(id: &str, name: &str) -> User {
     User {
