@@ -18,16 +18,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use dyno_cache::CachedStore;
 use dyno_core::entity::IndexTemplate;
 use dyno_core::key::Template;
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, Transaction};
-use dyno_core::store::{GetRequest, ScanRequest, TableNames};
-use dyno_core::{
-    AttributeValue, DynamoStore, Entity, Error, Item, KeyPart, MemoryStore, Store, Table, TableDef,
-};
+use dyno_core::store::{GetRequest, ScanRequest};
+use dyno_core::{AttributeValue, Entity, Error, Item, KeyPart, Store, Table, TableDef};
 use rust_decimal::Decimal;
 use time::macros::date;
 use time::{Date, OffsetDateTime};
@@ -42,8 +39,12 @@ use time::{Date, OffsetDateTime};
 // | Product | `PRODUCT#<id>` | `PRODUCT`       | `CATEGORY#<category>`| `<price>`      |
 // ---------------------------------------------------------------------------------------------
 
+#[path = "support/backend.rs"]
+mod backend;
 #[path = "ecommerce/model.rs"]
 mod model;
+
+use backend::Backend;
 
 use model::{ECommerce, Order, OrderStatus, OrderSummary, Product, User, UserItem, UserWithOrders};
 
@@ -99,31 +100,19 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
 
-    let endpoint = std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
-        .ok()
-        .filter(|e| !e.is_empty());
-    let store: Arc<dyn Store> = match &endpoint {
-        // A table of its own per run, so that reruns and other users of the server never collide.
-        Some(_) => Arc::new(TableNames::new(DynamoStore::from_env().await).prefix(run_prefix())),
-        None => Arc::new(MemoryStore::new()),
-    };
+    let backend = Backend::from_env().await;
     let mut out = std::io::stdout().lock();
-    let _ = match &endpoint {
-        Some(e) => writeln!(out, "dyno walkthrough on the DynamoDB-compatible server at {e}"),
-        None => writeln!(out, "dyno walkthrough on MemoryStore, the embedded engine (set AWS_ENDPOINT_URL_DYNAMODB to use a server)"),
-    };
+    let _ = writeln!(out, "dyno walkthrough on {}", backend.describe());
 
-    let result = run(store.clone(), &mut out).await;
+    let result = run(backend.store.clone(), &mut out).await;
     // On a server, the run's table goes away with it, whether or not the run got to the end.
-    let cleanup = match &endpoint {
-        Some(_) => store.delete_table(&table_def().name).await,
-        None => Ok(()),
-    };
-    let physical = format!("{}{}", run_prefix(), table_def().name);
+    let table = &table_def().name;
+    let cleanup = backend.delete_tables(&[table]).await;
+    let physical = backend.physical(table);
     let _ = out.flush();
     match (result, cleanup) {
         (Ok(()), Ok(())) => {
-            if endpoint.is_some() {
+            if backend.is_remote() {
                 let _ = writeln!(out, "\nDeleted the table {physical}.");
             }
             ExitCode::SUCCESS
@@ -134,24 +123,12 @@ async fn main() -> ExitCode {
         }
         (Err(e), cleanup) => {
             eprintln!("walkthrough failed: {}", chain(&*e));
-            match cleanup {
-                Err(Error::ResourceNotFound { .. }) | Ok(()) => {}
-                Err(e) => eprintln!("and the table {physical} may be left over: {}", chain(&e)),
+            if let Err(e) = cleanup {
+                eprintln!("and the table {physical} may be left over: {}", chain(&e));
             }
             ExitCode::FAILURE
         }
     }
-}
-
-/// The table-name prefix of this run on a server: `dyno-example-<unix millis>-<pid>-`.
-fn run_prefix() -> &'static str {
-    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PREFIX.get_or_init(|| {
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        format!("dyno-example-{millis}-{}-", std::process::id())
-    })
 }
 
 /// An error and its sources, on one line.
@@ -1175,7 +1152,7 @@ mod tests {
     #[tokio::test]
     async fn walkthrough_runs_on_memory_store() {
         let mut out = Vec::new();
-        let result = run(Arc::new(MemoryStore::new()), &mut out).await;
+        let result = run(Arc::new(dyno_core::MemoryStore::new()), &mut out).await;
         let text = String::from_utf8(out).unwrap();
         if let Err(e) = result {
             panic!(

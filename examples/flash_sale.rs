@@ -27,6 +27,10 @@
 //! cargo run -p dyno-examples --example flash_sale
 //! ```
 
+#[path = "support/backend.rs"]
+mod backend;
+
+use backend::Backend;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -36,8 +40,7 @@ use std::time::Duration;
 use dyno_cache::CachedStore;
 use dyno_core::expr::{Condition, Path};
 use dyno_core::ops::{EntityExt, FromItem, Transaction};
-use dyno_core::store::TableNames;
-use dyno_core::{AttributeValue, DynamoStore, Entity, Error, Item, MemoryStore, Store, Table};
+use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use futures::StreamExt;
 use time::OffsetDateTime;
 use tokio::sync::Barrier;
@@ -572,36 +575,19 @@ fn check(ok: bool, what: &str) -> Result<(), BoxError> {
     }
 }
 
-/// `inner` with the logical table `FlashSale` mapped to a fresh physical table, so runs never
-/// see each other's items.
-fn fresh_table(inner: DynamoStore) -> (Arc<dyn Store>, String) {
-    let nanos = OffsetDateTime::now_utc().unix_timestamp_nanos();
-    let table = format!("FlashSale-{}-{nanos}", std::process::id());
-    let store = TableNames::new(inner).map("FlashSale", table.clone());
-    (Arc::new(store), table)
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let (store, remote): (Arc<dyn Store>, bool) = match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
-        Ok(endpoint) => {
-            let (store, table) = fresh_table(DynamoStore::from_env().await);
-            println!("backend: DynamoDB API at {endpoint}, table {table}");
-            (store, true)
-        }
-        Err(_) => {
-            println!("backend: MemoryStore (set AWS_ENDPOINT_URL_DYNAMODB for a server)");
-            (Arc::new(MemoryStore::new()), false)
-        }
-    };
-    let result = run(Arc::clone(&store)).await;
-    if remote {
-        if let Err(e) = store.delete_table("FlashSale").await {
-            eprintln!("warning: could not delete the table: {e}");
-        }
+    let backend = Backend::from_env().await;
+    println!("backend: {}", backend.describe());
+    let result = run(Arc::clone(&backend.store)).await;
+    if let Err(e) = backend.delete_tables(&["FlashSale"]).await {
+        eprintln!(
+            "warning: could not delete the table {}: {e}",
+            backend.physical("FlashSale")
+        );
     }
     match result {
         Ok(o) => {
@@ -653,7 +639,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn runs_on_memory_store() {
-        let o = run(Arc::new(MemoryStore::new())).await.unwrap();
+        let o = run(Arc::new(dyno_core::MemoryStore::new())).await.unwrap();
         assert_invariants(&o);
         assert_eq!(o.tx_retries, 0, "MemoryStore serializes transactions");
     }
@@ -670,9 +656,10 @@ mod tests {
             eprintln!("skipped: DYNO_DYNALITE_ENDPOINT is not set");
             return;
         };
-        let (store, _) = fresh_table(DynamoStore::local(&endpoint).await);
+        let backend = Backend::local(&endpoint).await;
+        let store = Arc::clone(&backend.store);
         let result = run(Arc::clone(&store)).await;
-        let _ = store.delete_table("FlashSale").await;
+        let _ = backend.delete_tables(&["FlashSale"]).await;
         assert_invariants(&result.unwrap());
     }
 }

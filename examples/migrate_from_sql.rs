@@ -54,14 +54,17 @@
 //! cargo run -p dyno-examples --example migrate_from_sql
 //! ```
 
+#[path = "support/backend.rs"]
+mod backend;
+
+use backend::Backend;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use dyno_core::ops::batch::MAX_BATCH_WRITES;
 use dyno_core::ops::{BatchWriter, EntityExt};
-use dyno_core::store::TableNames;
-use dyno_core::{Collection, DynamoStore, Entity, KeyPart, MemoryStore, Store, Table};
+use dyno_core::{Collection, Entity, KeyPart, Store, Table};
 use rusqlite::{params, Connection};
 use rust_decimal::Decimal;
 use time::macros::{date, format_description};
@@ -827,36 +830,19 @@ async fn run(store: Arc<dyn Store>) -> Result<Outcome, BoxError> {
     })
 }
 
-/// `inner` with the logical table `ECommerce` mapped to a fresh physical table, so runs never
-/// see each other's items.
-fn fresh_table(inner: DynamoStore) -> (Arc<dyn Store>, String) {
-    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
-    let table = format!("ECommerce-migration-{}-{nanos}", std::process::id());
-    let store = TableNames::new(inner).map("ECommerce", table.clone());
-    (Arc::new(store), table)
-}
-
 #[tokio::main]
 async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .init();
-    let (store, remote): (Arc<dyn Store>, bool) = match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
-        Ok(endpoint) => {
-            let (store, table) = fresh_table(DynamoStore::from_env().await);
-            println!("backend: DynamoDB API at {endpoint}, table {table}");
-            (store, true)
-        }
-        Err(_) => {
-            println!("backend: MemoryStore (set AWS_ENDPOINT_URL_DYNAMODB for a server)");
-            (Arc::new(MemoryStore::new()), false)
-        }
-    };
-    let result = run(Arc::clone(&store)).await;
-    if remote {
-        if let Err(e) = store.delete_table("ECommerce").await {
-            eprintln!("warning: could not delete the table: {e}");
-        }
+    let backend = Backend::from_env().await;
+    println!("backend: {}", backend.describe());
+    let result = run(Arc::clone(&backend.store)).await;
+    if let Err(e) = backend.delete_tables(&["ECommerce"]).await {
+        eprintln!(
+            "warning: could not delete the table {}: {e}",
+            backend.physical("ECommerce")
+        );
     }
     match result {
         Ok(o) => {
@@ -913,7 +899,7 @@ mod tests {
 
     #[tokio::test]
     async fn runs_on_memory_store() {
-        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let store: Arc<dyn Store> = Arc::new(dyno_core::MemoryStore::new());
         let o = run(Arc::clone(&store)).await.unwrap();
         assert_complete(&o, &*store).await;
     }
@@ -929,12 +915,13 @@ mod tests {
             eprintln!("skipped: DYNO_DYNALITE_ENDPOINT is not set");
             return;
         };
-        let (store, _) = fresh_table(DynamoStore::local(&endpoint).await);
+        let backend = Backend::local(&endpoint).await;
+        let store = Arc::clone(&backend.store);
         let result = run(Arc::clone(&store)).await;
         if let Ok(o) = &result {
             assert_complete(o, &*store).await;
         }
-        let _ = store.delete_table("ECommerce").await;
+        let _ = backend.delete_tables(&["ECommerce"]).await;
         result.unwrap();
     }
 }
