@@ -188,10 +188,12 @@ impl<E: Entity> UpdateCore<E> {
 
     /// The `ops` builder, or the first error met building.
     pub fn into_builder(self) -> Result<UpdateBuilder<E>> {
+        // An invalid key explains any later error (its segments read as missing), so it comes first.
+        let key = self.key.check().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         if let Some(e) = self.error {
             return Err(e);
         }
-        let mut b = UpdateBuilder::new(self.key);
+        let mut b = UpdateBuilder::new(key);
         for (name, action) in self.actions {
             let path = Path::attr(name);
             b = match action {

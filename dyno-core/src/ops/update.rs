@@ -112,6 +112,7 @@ impl<E: Entity> UpdateBuilder<E> {
             version,
             upsert,
         } = self;
+        let key = key.try_into_item()?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = (!upsert).then(item_exists::<E>);
         match (E::VERSION_ATTRIBUTE, version) {
@@ -149,7 +150,6 @@ impl<E: Entity> UpdateBuilder<E> {
         if let Some(c) = condition {
             cond = Some(Condition::and_opt(cond, c));
         }
-        let key = key.into_item();
         check_update_size::<E>(&key, &update)?;
         Ok((key, update, cond))
     }
