@@ -29,7 +29,7 @@ pub use self::keys::*;
 pub use self::query::QueryCore;
 pub use self::sort::*;
 pub use self::stamps::*;
-pub use self::update::UpdateCore;
+pub use self::update::{IndexKeyNeed, UpdateCore};
 pub use crate::ops::{Cursor, PageOf, Query, UpdateBuilder};
 pub use crate::store::Store;
 

@@ -538,6 +538,75 @@ async fn an_invalid_key_fails_instead_of_reaching_another_item() {
     .await;
 }
 
+#[tokio::test]
+async fn an_upsert_never_creates_an_order_missing_from_its_index() {
+    on_every_backend(|store, kind| async move {
+        // The note alone cannot give GSI1PK (`STATUS#{status}`) or GSI1SK (`{order_date}`): a
+        // created order would never be listed by status, so the upsert is refused unsent.
+        let err = Order::update(Order::key("u9", "o9"))
+            .set_note("n")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Validation { .. }), "{kind:?}: {err:?}");
+        for needed in [
+            "upsert of Order",
+            "GSI1PK",
+            "`status`",
+            "GSI1SK",
+            "`order_date`",
+        ] {
+            assert!(msg.contains(needed), "{kind:?}: {needed} in {msg}");
+        }
+        // The status alone still leaves the sort key out.
+        let err = Order::update(Order::key("u9", "o9"))
+            .upsert()
+            .set_status(OrderStatus::Pending)
+            .send(&*store)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("GSI1SK") && !err.contains("GSI1PK"),
+            "{kind:?}: {err}"
+        );
+        assert_eq!(
+            Order::get(Order::key("u9", "o9"))
+                .send(&*store)
+                .await
+                .unwrap(),
+            None
+        );
+
+        // Setting every index field creates an order that its index lists.
+        let created = Order::update(Order::key("u9", "o9"))
+            .upsert()
+            .set_status(OrderStatus::Pending)
+            .set_order_date(d("2024-02-01"))
+            .set_total(dec(5))
+            .set_product_ids(Vec::<String>::new())
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(created.status, OrderStatus::Pending);
+        let listed = Order::gsi1(OrderStatus::Pending)
+            .order_date_eq(d("2024-02-01"))
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(listed, vec![created], "{kind:?}");
+        // Without upsert, an update of an existing order needs no index field.
+        Order::update(Order::key("u9", "o9"))
+            .set_note("gift")
+            .send(&*store)
+            .await
+            .unwrap();
+    })
+    .await;
+}
+
 /// The error every request built from `Order::key("", ..)` must fail with: the key encoding
 /// error, naming the entity and the field, not a generic validation error from the store.
 fn assert_key_error<T: std::fmt::Debug>(what: &str, r: dyno_core::Result<T>) {

@@ -6,7 +6,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition};
 use dyno_core::ops::{EntityExt, FromItem};
-use dyno_core::{AttributeValue, Collection, Entity, Item, KeyPart, MemoryStore, Store, Table};
+use dyno_core::{
+    AttributeValue, Collection, Entity, Error, Item, KeyPart, MemoryStore, Store, Table,
+};
+use dyno_tests::fault::FaultStore;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -520,6 +523,41 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         .unwrap();
     assert_eq!(raw["account"], s("a9"));
     assert_eq!(raw["kind"], s("Tx"));
+    // Every index key is the one a put of the created item writes: ByDay's (`DAY#{day}`,
+    // sharded, and `{seq}`) come from the primary key alone, GSI2's and LSI1's from the
+    // values set; the sparse GSI1 stays out (no flag).
+    let full = created.to_item().unwrap();
+    for attr in ["DAYPK", "DAYSK", "GSI2PK", "GSI2SK", "LSI1SK"] {
+        assert_eq!(raw.get(attr), full.get(attr), "{attr}");
+    }
+    assert!(!raw.contains_key("GSI1PK") && !raw.contains_key("GSI1SK"));
+    let by_day = Tx::by_day("2024-06-01").all(&store).await.unwrap();
+    assert_eq!(by_day, vec![created]);
+}
+
+#[tokio::test]
+async fn an_upsert_missing_an_index_field_is_refused_before_sending() {
+    let store = FaultStore::new(store_with(&[]).await);
+    let err = Tx::update(Tx::key("a9", "2024-06-01", 3u32))
+        .set_description("new")
+        .set_amount(1u64)
+        .upsert()
+        .send(&store)
+        .await
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(
+        msg.contains("GSI2PK")
+            && msg.contains("`region` and `tier`")
+            && msg.contains("REGION#{region}#{tier}"),
+        "{msg}"
+    );
+    assert!(
+        !msg.contains("GSI2SK") && !msg.contains("DAYPK") && !msg.contains("GSI1"),
+        "{msg}"
+    );
+    assert_eq!(store.counts().total(), 0, "refused before any call");
 }
 
 // ---------------------------------------------------------------------------------------------
