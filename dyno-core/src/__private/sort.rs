@@ -69,31 +69,46 @@ pub struct PartRange {
 
 impl PartRange {
     /// A key condition holding for every key in the range (and, under a non-empty prefix, only
-    /// for keys starting with it or equal to its successor); `None` when every key may match.
+    /// for keys starting with it or equal to its successor); `None` when every key may match. It
+    /// is exact for a range on the last part without prefix, and for ranges on parts whose
+    /// bounds hold no character below `#`, but for bounds a key dyno writes never equals.
     pub fn key_condition(&self) -> Option<SortCondition> {
         let p = &self.prefix;
+        // (bound, inclusive)
         let low = match &self.low {
-            // A strictly greater last part continues past the value: `\0` is the least suffix.
-            Some((c, false)) if self.last => Some(format!("{p}{c}\0")),
-            Some((c, _)) => Some(format!("{p}{c}")),
-            None => (!p.is_empty()).then(|| p.clone()),
+            // A key whose part is above `c` is above `prefix + c`, whatever follows the part.
+            Some((c, inclusive)) => Some((format!("{p}{c}"), *inclusive)),
+            None => (!p.is_empty()).then(|| (p.clone(), true)),
         };
         let high = match &self.high {
-            Some((c, _)) if self.last => Some(format!("{p}{c}")),
-            // A key whose part is at most `c` has a part that is below `c`, or is a prefix of
-            // it followed by `#`. Where `c` holds a character below `#`, a shorter part followed
-            // by `#` sorts above `c`: every key under `prefix + c[..j]` may match.
-            Some((c, _)) => match c.find(|ch: char| ch < crate::key::DELIMITER) {
-                Some(j) => successor(&format!("{p}{}", &c[..j])),
-                None => successor(&format!("{p}{c}{}", crate::key::DELIMITER)),
+            Some((c, inclusive)) if self.last => Some((format!("{p}{c}"), *inclusive)),
+            // Below `c`, a part followed by `#` stays below `prefix + c` unless it is a prefix
+            // of `c` followed by a character below `#`: from there on, every key under
+            // `prefix + c[..j]` may match.
+            Some((c, inclusive)) => match c.find(|ch: char| ch < crate::key::DELIMITER) {
+                Some(j) => successor(&format!("{p}{}", &c[..j])).map(|h| (h, false)),
+                None if *inclusive => {
+                    successor(&format!("{p}{c}{}", crate::key::DELIMITER)).map(|h| (h, false))
+                }
+                None => Some((format!("{p}{c}"), false)),
             },
-            None => successor(p).filter(|_| !p.is_empty()),
+            None => successor(p).filter(|_| !p.is_empty()).map(|h| (h, false)),
         };
         match (low, high) {
-            (Some(l), Some(h)) if l > h => Some(SortCondition::Eq(s(l))),
-            (Some(l), Some(h)) => Some(SortCondition::Between(s(l), s(h))),
-            (Some(l), None) => Some(SortCondition::Ge(s(l))),
-            (None, Some(h)) => Some(SortCondition::Le(s(h))),
+            (Some((l, li)), Some((h, _))) => {
+                // BETWEEN is inclusive: an exclusive low bound moves to the next string, an
+                // exclusive high bound stays (the exact check drops a key equal to it).
+                let l = if li { l } else { format!("{l}\0") };
+                Some(if l > h {
+                    SortCondition::Eq(s(l))
+                } else {
+                    SortCondition::Between(s(l), s(h))
+                })
+            }
+            (Some((l, true)), None) => Some(SortCondition::Ge(s(l))),
+            (Some((l, false)), None) => Some(SortCondition::Gt(s(l))),
+            (None, Some((h, true))) => Some(SortCondition::Le(s(h))),
+            (None, Some((h, false))) => Some(SortCondition::Lt(s(h))),
             (None, None) => None,
         }
     }
