@@ -910,11 +910,18 @@ proptest::proptest! {
             }
             let q = Listing::query("s");
             let b = bound.as_str();
-            let (found, keep): (Vec<Listing>, Box<dyn Fn(&str) -> bool>) = match op {
-                0 => (q.category_lt(b).all(&store).await.unwrap(), Box::new(|c| c < b)),
-                1 => (q.category_le(b).all(&store).await.unwrap(), Box::new(|c| c <= b)),
-                2 => (q.category_gt(b).all(&store).await.unwrap(), Box::new(|c| c > b)),
-                _ => (q.category_ge(b).all(&store).await.unwrap(), Box::new(|c| c >= b)),
+            let found = match op {
+                0 => q.category_lt(b).all(&store).await,
+                1 => q.category_le(b).all(&store).await,
+                2 => q.category_gt(b).all(&store).await,
+                _ => q.category_ge(b).all(&store).await,
+            }
+            .unwrap();
+            let keep = |c: &str| match op {
+                0 => c < b,
+                1 => c <= b,
+                2 => c > b,
+                _ => c >= b,
             };
             let mut reference: Vec<Listing> =
                 items.iter().filter(|l| keep(&l.category)).cloned().collect();
