@@ -29,7 +29,7 @@ pub use self::keys::*;
 pub use self::query::QueryCore;
 pub use self::sort::*;
 pub use self::stamps::*;
-pub use self::update::UpdateCore;
+pub use self::update::{IndexKeyNeed, UpdateCore};
 pub use crate::ops::{Cursor, PageOf, Query, UpdateBuilder};
 pub use crate::store::Store;
 
@@ -199,13 +199,10 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
     }
 }
 
-/// The key from `try_key`, or, when its fields could not be encoded, a key that no store
-/// accepts (every request with it fails validation instead of reading or writing another item).
+/// The key from `try_key`, or, when its fields could not be encoded, a key carrying the error:
+/// every request built from it fails with that error before anything is sent.
 pub fn key_or_invalid<E>(key: Result<Key<E>>) -> Key<E> {
-    key.unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "invalid key: requests with it will fail validation");
-        Key::from_item(Item::new())
-    })
+    key.unwrap_or_else(Key::invalid)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -121,12 +121,19 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// - `Entity::query(partition fields)` and one method per index (`Order::gsi1(status)`)
 ///   returning typed query builders (`OrderQuery`, `OrderGsi1Query`) whose sort-key conditions
 ///   are methods named after the sort-key fields (`order_date_between(a, b)`); the parts of a
-///   composite sort key are given in order; `consistent()` exists on the table and local indexes;
+///   composite sort key are given in order; `consistent()` exists on the table and local indexes.
+///   Ranges are exact on every part: where a key condition cannot express a range on an inner
+///   part (values with characters below `#`), the query reads a key range covering it and drops
+///   the items outside, so a page can hold fewer results than its `page_size`;
 /// - `Entity::update(key)` returning `OrderUpdate`: `set_*`, `set_if_absent_*`, `remove_*`
 ///   (options), `add_*`/`subtract_*` (numbers), `append_*` (lists), `add_to_*`/`delete_from_*`
 ///   (sets). Primary-key fields have no setter; setting an index-key field rewrites the index
 ///   key in the same request (fields that make up one index key are set together:
-///   `set_region_and_tier(region, tier)`).
+///   `set_region_and_tier(region, tier)`). `upsert()` also writes the index keys the primary key
+///   determines, and refuses (before sending) to create an item missing a key of a non-sparse
+///   index whose fields the update does not set;
+/// - `Entity::key(..)` with a value that cannot be encoded (an empty string) gives a key that
+///   carries the error: every request built from it fails with it, before any store call.
 #[proc_macro_derive(Entity, attributes(dyno))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     expand::entity(input.into()).into()

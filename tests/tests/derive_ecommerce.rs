@@ -10,10 +10,11 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use dyno_core::ops::{EntityExt, Transaction};
+use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, TransactGet, Transaction};
 use dyno_core::store::{PutRequest, ReturnValues, TableNames};
-use dyno_core::{Entity, Error, Store};
+use dyno_core::{Entity, Error, MemoryStore, Store};
 use dyno_tests::ecommerce::*;
+use dyno_tests::fault::FaultStore;
 use futures::StreamExt;
 use rust_decimal::Decimal;
 use time::macros::date;
@@ -535,6 +536,187 @@ async fn an_invalid_key_fails_instead_of_reaching_another_item() {
         );
     })
     .await;
+}
+
+#[tokio::test]
+async fn an_upsert_never_creates_an_order_missing_from_its_index() {
+    on_every_backend(|store, kind| async move {
+        // The note alone cannot give GSI1PK (`STATUS#{status}`) or GSI1SK (`{order_date}`): a
+        // created order would never be listed by status, so the upsert is refused unsent.
+        let err = Order::update(Order::key("u9", "o9"))
+            .set_note("n")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Validation { .. }), "{kind:?}: {err:?}");
+        for needed in [
+            "upsert of Order",
+            "GSI1PK",
+            "`status`",
+            "GSI1SK",
+            "`order_date`",
+        ] {
+            assert!(msg.contains(needed), "{kind:?}: {needed} in {msg}");
+        }
+        // The status alone still leaves the sort key out.
+        let err = Order::update(Order::key("u9", "o9"))
+            .upsert()
+            .set_status(OrderStatus::Pending)
+            .send(&*store)
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("GSI1SK") && !err.contains("GSI1PK"),
+            "{kind:?}: {err}"
+        );
+        assert_eq!(
+            Order::get(Order::key("u9", "o9"))
+                .send(&*store)
+                .await
+                .unwrap(),
+            None
+        );
+
+        // Setting every index field creates an order that its index lists.
+        let created = Order::update(Order::key("u9", "o9"))
+            .upsert()
+            .set_status(OrderStatus::Pending)
+            .set_order_date(d("2024-02-01"))
+            .set_total(dec(5))
+            .set_product_ids(Vec::<String>::new())
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(created.status, OrderStatus::Pending);
+        let listed = Order::gsi1(OrderStatus::Pending)
+            .order_date_eq(d("2024-02-01"))
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(listed, vec![created], "{kind:?}");
+        // Without upsert, an update of an existing order needs no index field.
+        Order::update(Order::key("u9", "o9"))
+            .set_note("gift")
+            .send(&*store)
+            .await
+            .unwrap();
+    })
+    .await;
+}
+
+/// The error every request built from `Order::key("", ..)` must fail with: the key encoding
+/// error, naming the entity and the field, not a generic validation error from the store.
+fn assert_key_error<T: std::fmt::Debug>(what: &str, r: dyno_core::Result<T>) {
+    match r {
+        Err(e @ Error::Key { .. }) => {
+            let msg = e.to_string();
+            assert!(
+                msg.contains("Order") && msg.contains("user_id") && msg.contains("empty"),
+                "{what}: {msg}"
+            );
+        }
+        other => panic!("{what}: expected the key's encoding error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn every_request_from_an_invalid_key_fails_with_its_encoding_error_before_any_call() {
+    let store = FaultStore::new(MemoryStore::new());
+    create_table(&store).await.unwrap();
+    let encoding = Order::try_key("", "2024-001").unwrap_err().to_string();
+    let key = Order::key("", "2024-001");
+    let debug = format!("{key:?}");
+    assert!(
+        debug.contains("invalid") && debug.contains("user_id"),
+        "{debug}"
+    );
+    assert_eq!(key.error().map(ToString::to_string), Some(encoding.clone()));
+    assert_key_error("try_as_item", key.try_as_item());
+    assert_ne!(key, Order::key("u1", "2024-001"));
+    let before = store.counts();
+
+    assert_key_error("get", Order::get(key.clone()).send(&store).await);
+    assert_key_error("get request", Order::get(key.clone()).request());
+    assert_key_error("delete", Order::delete(key.clone()).send(&store).await);
+    assert_key_error(
+        "delete with version",
+        Order::delete(key.clone()).if_version(1).send(&store).await,
+    );
+    assert_key_error(
+        "typed update",
+        Order::update(key.clone()).set_note("n").send(&store).await,
+    );
+    assert_key_error(
+        "typed upsert",
+        Order::update(key.clone())
+            .set_note("n")
+            .upsert()
+            .send(&store)
+            .await,
+    );
+    assert_key_error(
+        "untyped update",
+        dyno_core::ops::UpdateBuilder::new(key.clone())
+            .remove(dyno_core::expr::Path::attr("note"))
+            .send(&store)
+            .await,
+    );
+    let mut writes = BatchWriter::new();
+    assert_key_error("batch delete", writes.delete(key.clone()).map(|_| ()));
+    assert!(writes.is_empty());
+    assert_key_error(
+        "batch get",
+        BatchGet::new([Order::key("u1", "2024-001"), key.clone()])
+            .run(&store)
+            .await,
+    );
+    assert_key_error(
+        "transaction delete",
+        Transaction::new().delete(key.clone()).send(&store).await,
+    );
+    assert_key_error(
+        "transaction check",
+        Transaction::new()
+            .check(
+                key.clone(),
+                Order::STATUS
+                    .eq(OrderStatus::Pending)
+                    .into_condition()
+                    .unwrap(),
+            )
+            .send(&store)
+            .await,
+    );
+    assert_key_error(
+        "typed update builder",
+        Order::update(key.clone()).set_note("n").into_builder(),
+    );
+    assert_key_error(
+        "transaction update",
+        Transaction::new()
+            .update(
+                dyno_core::ops::UpdateBuilder::new(key.clone())
+                    .remove(dyno_core::expr::Path::attr("note")),
+            )
+            .send(&store)
+            .await,
+    );
+    let mut tx = TransactGet::new();
+    tx.get(User::key("u1"));
+    tx.get(key.clone());
+    assert_key_error("transactional get", tx.send(&store).await);
+    // The last use of the only key hands back the original error itself.
+    let last = Order::key("", "2024-001").try_into_item().unwrap_err();
+    assert_eq!(last.to_string(), encoding);
+
+    assert_eq!(
+        store.counts().since(&before).total(),
+        0,
+        "nothing reached the store"
+    );
 }
 
 #[test]

@@ -6,7 +6,10 @@ use std::collections::{BTreeSet, HashMap};
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition};
 use dyno_core::ops::{EntityExt, FromItem};
-use dyno_core::{AttributeValue, Collection, Entity, Item, KeyPart, MemoryStore, Store, Table};
+use dyno_core::{
+    AttributeValue, Collection, Entity, Error, Item, KeyPart, MemoryStore, Store, Table,
+};
+use dyno_tests::fault::FaultStore;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
@@ -520,6 +523,41 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         .unwrap();
     assert_eq!(raw["account"], s("a9"));
     assert_eq!(raw["kind"], s("Tx"));
+    // Every index key is the one a put of the created item writes: ByDay's (`DAY#{day}`,
+    // sharded, and `{seq}`) come from the primary key alone, GSI2's and LSI1's from the
+    // values set; the sparse GSI1 stays out (no flag).
+    let full = created.to_item().unwrap();
+    for attr in ["DAYPK", "DAYSK", "GSI2PK", "GSI2SK", "LSI1SK"] {
+        assert_eq!(raw.get(attr), full.get(attr), "{attr}");
+    }
+    assert!(!raw.contains_key("GSI1PK") && !raw.contains_key("GSI1SK"));
+    let by_day = Tx::by_day("2024-06-01").all(&store).await.unwrap();
+    assert_eq!(by_day, vec![created]);
+}
+
+#[tokio::test]
+async fn an_upsert_missing_an_index_field_is_refused_before_sending() {
+    let store = FaultStore::new(store_with(&[]).await);
+    let err = Tx::update(Tx::key("a9", "2024-06-01", 3u32))
+        .set_description("new")
+        .set_amount(1u64)
+        .upsert()
+        .send(&store)
+        .await
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(
+        msg.contains("GSI2PK")
+            && msg.contains("`region` and `tier`")
+            && msg.contains("REGION#{region}#{tier}"),
+        "{msg}"
+    );
+    assert!(
+        !msg.contains("GSI2SK") && !msg.contains("DAYPK") && !msg.contains("GSI1"),
+        "{msg}"
+    );
+    assert_eq!(store.counts().total(), 0, "refused before any call");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -673,4 +711,226 @@ async fn constant_partitions_take_no_partition_arguments() {
         "2"
     );
     assert_eq!(ConfigItem::query(()).all(&store).await.unwrap().len(), 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranges on an inner part of a composite sort key
+
+#[derive(Debug, Table)]
+#[dyno(name = "Catalog", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Catalog;
+
+/// Listed by category then name, in the table and in a sharded index.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Catalog, pk = "SHOP#{shop}", sk = "ITEM#{category}#{name}")]
+#[dyno(index(GSI1, pk = "ALL#{shop}", sk = "{category}#{name}", shards = 3))]
+struct Listing {
+    shop: String,
+    category: String,
+    name: String,
+}
+
+/// Another entity in the same partition, right after `ITEM#` in sort order.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Catalog, pk = "SHOP#{shop}", sk = "ITEM$")]
+struct ShopInfo {
+    shop: String,
+}
+
+/// Categories with characters below the delimiter `#`: `"a!x"` is above `"a"` as a category but
+/// `"ITEM#a!x#..."` is below `"ITEM#a#..."` as a key.
+const CATEGORIES: [&str; 8] = ["a", "a!x", "a x", "a\"", "b", "a$", "ab", "\u{1}"];
+
+fn listings(shop: &str) -> Vec<Listing> {
+    CATEGORIES
+        .iter()
+        .flat_map(|c| {
+            ["n1", "n2"].map(|n| Listing {
+                shop: shop.into(),
+                category: (*c).into(),
+                name: n.into(),
+            })
+        })
+        .collect()
+}
+
+fn categories(found: &[Listing]) -> BTreeSet<(String, String)> {
+    found
+        .iter()
+        .map(|l| (l.category.clone(), l.name.clone()))
+        .collect()
+}
+
+fn expected(pred: impl Fn(&str) -> bool) -> BTreeSet<(String, String)> {
+    categories(
+        &listings("s")
+            .into_iter()
+            .filter(|l| pred(&l.category))
+            .collect::<Vec<_>>(),
+    )
+}
+
+#[tokio::test]
+async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend() {
+    for backend in dyno_tests::backend::backends().await {
+        let table = dyno_tests::backend::unique_table_name("catalog");
+        let store = dyno_core::store::TableNames::new(backend.store.clone()).map("Catalog", table);
+        store.create_table(Catalog::definition()).await.unwrap();
+        for l in listings("s") {
+            l.put().send(&store).await.unwrap();
+        }
+        ShopInfo { shop: "s".into() }
+            .put()
+            .send(&store)
+            .await
+            .unwrap();
+        let name = backend.name;
+
+        let gt = Listing::query("s")
+            .category_gt("a")
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(categories(&gt), expected(|c| c > "a"), "{name}: gt");
+        let le = Listing::query("s")
+            .category_le("a")
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(categories(&le), expected(|c| c <= "a"), "{name}: le");
+        let lt = Listing::query("s")
+            .category_lt("a!")
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(categories(&lt), expected(|c| c < "a!"), "{name}: lt");
+        let between = Listing::query("s")
+            .category_between("a", "a!x")
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(
+            categories(&between),
+            expected(|c| ("a"..="a!x").contains(&c)),
+            "{name}: between"
+        );
+        // Sort-key order, descending, and a limit counted on the results.
+        let desc = Listing::query("s")
+            .category_ge("a")
+            .descending()
+            .limit(5)
+            .all(&store)
+            .await
+            .unwrap();
+        let mut all_ge = Listing::query("s")
+            .category_ge("a")
+            .all(&store)
+            .await
+            .unwrap();
+        all_ge.reverse();
+        assert_eq!(
+            desc,
+            all_ge[..5].to_vec(),
+            "{name}: descending with a limit"
+        );
+        assert_eq!(
+            Listing::query("s")
+                .category_gt("a")
+                .count(&store)
+                .await
+                .unwrap(),
+            gt.len(),
+            "{name}: count"
+        );
+        // Pages of two items read, with cursors: a page may hold fewer results than it read.
+        let mut paged = Vec::new();
+        let mut cursor = None;
+        loop {
+            let page = Listing::query("s")
+                .category_gt("a")
+                .page_size(2)
+                .page(&store, cursor.as_ref())
+                .await
+                .unwrap();
+            assert!(page.items.len() <= 2, "{name}");
+            paged.extend(page.items);
+            match page.cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(paged, gt, "{name}: pages");
+        // The sharded index, merged across shards in sort-key order.
+        let sharded = Listing::gsi1("s")
+            .category_gt("a")
+            .page_size(3)
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(
+            categories(&sharded),
+            expected(|c| c > "a"),
+            "{name}: sharded"
+        );
+        let keys: Vec<String> = sharded
+            .iter()
+            .map(|l| match &l.to_item().unwrap()["GSI1SK"] {
+                AttributeValue::S(k) => k.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] <= w[1]), "{name}: {keys:?}");
+        let _ = store.delete_table("Catalog").await;
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Random categories (low characters included) and bounds: every range on the inner part
+    /// returns exactly what a filter on the decoded field returns, in sort-key order.
+    #[test]
+    fn inner_part_ranges_match_a_reference_filter(
+        cats in proptest::collection::vec("[\\x01 !\"$a-c]{1,3}", 1..12),
+        bound in "[\\x01 !\"$a-c]{1,3}",
+        op in 0u8..4,
+    ) {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(async {
+            let store = MemoryStore::new();
+            store.create_table(Catalog::definition()).await.unwrap();
+            let items: Vec<Listing> = cats
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Listing { shop: "s".into(), category: c.clone(), name: format!("n{i}") })
+                .collect();
+            for l in &items {
+                l.put().send(&store).await.unwrap();
+            }
+            let q = Listing::query("s");
+            let b = bound.as_str();
+            let found = match op {
+                0 => q.category_lt(b).all(&store).await,
+                1 => q.category_le(b).all(&store).await,
+                2 => q.category_gt(b).all(&store).await,
+                _ => q.category_ge(b).all(&store).await,
+            }
+            .unwrap();
+            let keep = |c: &str| match op {
+                0 => c < b,
+                1 => c <= b,
+                2 => c > b,
+                _ => c >= b,
+            };
+            let mut reference: Vec<Listing> =
+                items.iter().filter(|l| keep(&l.category)).cloned().collect();
+            reference.sort_by_key(|l| match &l.key().unwrap()["SK"] {
+                AttributeValue::S(k) => k.clone(),
+                _ => String::new(),
+            });
+            proptest::prop_assert_eq!(found, reference);
+            Ok(())
+        })?;
+    }
 }

@@ -118,8 +118,10 @@ fn an_empty_key_value_is_an_error_not_a_key_matching_everything() {
     let err = Order::try_key("", "o1").unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("user_id") && msg.contains("Order"), "{msg}");
-    // The infallible constructor gives a key no store accepts.
-    assert!(Order::key("", "o1").as_item().is_empty());
+    // The infallible constructor gives a key carrying that error, and no key attributes.
+    let key = Order::key("", "o1");
+    assert!(key.as_item().is_empty());
+    assert_eq!(key.error().map(ToString::to_string), Some(msg));
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use futures::Stream;
 
-use super::sort::{sk_begins_with, sk_between, sk_compare, SkOp};
+use super::sort::{sk_begins_with, sk_between, sk_compare, PartRange, SkOp};
 use super::{shard_keys, TableKeys};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -27,6 +27,8 @@ pub struct QueryCore {
     prefix: String,
     constant: bool,
     sort: Option<SortCondition>,
+    /// A range on a part: its key condition is `sort`'s place, its exact check runs on each item.
+    range: Option<PartRange>,
     filter: Option<Condition>,
     limit: Option<usize>,
     page_size: Option<u32>,
@@ -56,6 +58,7 @@ impl QueryCore {
             prefix: sk_prefix.to_owned(),
             constant: sk_constant,
             sort: None,
+            range: None,
             filter: None,
             limit: None,
             page_size: None,
@@ -117,7 +120,7 @@ impl QueryCore {
     /// A range on the next part.
     pub fn sk_compare(mut self, segment: Result<String>, last: bool, op: SkOp) -> Self {
         if let Some(s) = self.segment(segment) {
-            self.sort = Some(sk_compare(&self.prefix, &s, last, op));
+            self.range = Some(sk_compare(&self.prefix, &s, last, op));
         }
         self
     }
@@ -125,7 +128,7 @@ impl QueryCore {
     /// `BETWEEN` on the next part.
     pub fn sk_between(mut self, low: Result<String>, high: Result<String>, last: bool) -> Self {
         if let (Some(lo), Some(hi)) = (self.segment(low), self.segment(high)) {
-            self.sort = Some(sk_between(&self.prefix, &lo, &hi, last));
+            self.range = Some(sk_between(&self.prefix, &lo, &hi, last));
         }
         self
     }
@@ -171,11 +174,15 @@ impl QueryCore {
         self
     }
 
-    /// The sort-key condition: the one given, else the fixed prefix (`begins_with`, or `=` for a
-    /// constant sort key), else none.
+    /// The sort-key condition: the one given (for a range, a key condition covering it: see
+    /// [`PartRange`]), else the fixed prefix (`begins_with`, or `=` for a constant sort key),
+    /// else none.
     pub fn sort_condition(&self) -> Option<SortCondition> {
         if let Some(s) = &self.sort {
             return Some(s.clone());
+        }
+        if let Some(r) = &self.range {
+            return r.key_condition();
         }
         if self.constant {
             return Some(SortCondition::Eq(AttributeValue::S(self.prefix.clone())));
@@ -206,6 +213,9 @@ impl QueryCore {
         } else {
             Query::new(self.table, self.index, key(self.pk.clone()))
         };
+        if let (Some(range), Some(name)) = (self.range, self.sk_name) {
+            q = q.sort_range(name, range);
+        }
         if let Some(f) = self.filter {
             q = q.filter(f);
         }

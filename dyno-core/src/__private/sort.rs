@@ -2,16 +2,23 @@
 //!
 //! A sort key is `prefix + segment + rest`: `prefix` is the template's literal text plus the
 //! parts already fixed by `*_eq`, `segment` is the encoded value of the part being compared, and
-//! `rest` is empty for the template's last part or starts with `#` otherwise. A range on the
-//! part must not leak into keys outside `prefix` (other entities in the same partition, or other
-//! values of the fixed parts), so ranges under a non-empty prefix become `BETWEEN` bounded by the
-//! prefix. Ranges on the last part are exact; on an inner part they are exact for fixed-width
-//! encodings (integers, dates, timestamps) and for segments without characters below `$`.
+//! `rest` is empty for the template's last part or starts with `#` otherwise.
+//!
+//! `begins_with` and `=` on a part are exact key conditions. A range on a part is not always one:
+//! on an inner part, a segment with a character below `#` (`' '`, `'!'`...) sorts differently
+//! inside the key than alone (`"a!x" > "a"`, but `"a!x#1" < "a#1"`). So a range is a
+//! [`PartRange`]: a key condition that holds for every matching key (bounded by the prefix, so it
+//! never leaks into other entities or other values of the fixed parts), plus an exact check of
+//! the segment that the typed query applies to each item it reads. The check only drops items
+//! the key condition could not exclude; results stay in sort-key order.
+//!
+//! Ranges compare encoded segments: the field's order for numbers, dates and timestamps (fixed
+//! width), and byte order of the escaped text for strings.
 
 use crate::expr::SortCondition;
 use crate::value::AttributeValue;
 
-/// The highest character: a bound above every key that continues with ordinary text.
+/// The highest character.
 const MAX: char = '\u{10FFFF}';
 
 /// A comparison on one sort-key part.
@@ -46,70 +53,115 @@ pub fn successor(prefix: &str) -> Option<String> {
     None
 }
 
-/// A string below `key` and above every key dyno writes that is below `key`.
-fn before(key: &str) -> String {
-    let mut chars: Vec<char> = key.chars().collect();
-    match chars.pop() {
-        None => String::new(),
-        Some('\0') => chars.into_iter().collect(),
-        Some(c) => {
-            let prev = match c {
-                '\u{E000}' => '\u{D7FF}',
-                c => char::from_u32(c as u32 - 1).unwrap_or('\0'),
-            };
-            chars.push(prev);
-            chars.push(MAX);
-            chars.into_iter().collect()
-        }
-    }
+/// A range on one part of a sort key: the keys `prefix + segment + rest` whose `segment` lies
+/// between the bounds (`(encoded value, inclusive)`; `None`: unbounded).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PartRange {
+    /// Literal text and fixed parts before the part.
+    pub prefix: String,
+    /// True when the part ends the key; otherwise it ends at the next `#`.
+    pub last: bool,
+    /// Lower bound.
+    pub low: Option<(String, bool)>,
+    /// Upper bound.
+    pub high: Option<(String, bool)>,
 }
 
-/// `BETWEEN low AND` the end of `prefix` (or `>= low` when nothing follows the prefix).
-fn bounded(prefix: &str, low: String) -> SortCondition {
-    match successor(prefix) {
-        Some(h) => SortCondition::Between(s(low), s(h)),
-        None => SortCondition::Ge(s(low)),
+impl PartRange {
+    /// A key condition holding for every key in the range (and, under a non-empty prefix, only
+    /// for keys starting with it or equal to its successor); `None` when every key may match. It
+    /// is exact for a range on the last part without prefix, and for ranges on parts whose
+    /// bounds hold no character below `#`, but for bounds a key dyno writes never equals.
+    pub fn key_condition(&self) -> Option<SortCondition> {
+        let p = &self.prefix;
+        // (bound, inclusive)
+        let low = match &self.low {
+            // A key whose part is above `c` is above `prefix + c`, whatever follows the part.
+            Some((c, inclusive)) => Some((format!("{p}{c}"), *inclusive)),
+            None => (!p.is_empty()).then(|| (p.clone(), true)),
+        };
+        let high = match &self.high {
+            Some((c, inclusive)) if self.last => Some((format!("{p}{c}"), *inclusive)),
+            // Below `c`, a part followed by `#` stays below `prefix + c` unless it is a prefix
+            // of `c` followed by a character below `#`: from there on, every key under
+            // `prefix + c[..j]` may match.
+            Some((c, inclusive)) => match c.find(|ch: char| ch < crate::key::DELIMITER) {
+                Some(j) => successor(&format!("{p}{}", &c[..j])).map(|h| (h, false)),
+                None if *inclusive => {
+                    successor(&format!("{p}{c}{}", crate::key::DELIMITER)).map(|h| (h, false))
+                }
+                None => Some((format!("{p}{c}"), false)),
+            },
+            None => successor(p).filter(|_| !p.is_empty()).map(|h| (h, false)),
+        };
+        match (low, high) {
+            (Some((l, li)), Some((h, _))) => {
+                // BETWEEN is inclusive: an exclusive low bound moves to the next string, an
+                // exclusive high bound stays (the exact check drops a key equal to it).
+                let l = if li { l } else { format!("{l}\0") };
+                Some(if l > h {
+                    SortCondition::Eq(s(l))
+                } else {
+                    SortCondition::Between(s(l), s(h))
+                })
+            }
+            (Some((l, true)), None) => Some(SortCondition::Ge(s(l))),
+            (Some((l, false)), None) => Some(SortCondition::Gt(s(l))),
+            (None, Some((h, true))) => Some(SortCondition::Le(s(h))),
+            (None, Some((h, false))) => Some(SortCondition::Lt(s(h))),
+            (None, None) => None,
+        }
+    }
+
+    /// True when `key` starts with the prefix and its part is in the range (exact).
+    pub fn holds(&self, key: &str) -> bool {
+        let Some(rest) = key.strip_prefix(self.prefix.as_str()) else {
+            return false;
+        };
+        let part = if self.last {
+            rest
+        } else {
+            rest.split(crate::key::DELIMITER).next().unwrap_or(rest)
+        };
+        let above = match &self.low {
+            Some((c, true)) => part >= c.as_str(),
+            Some((c, false)) => part > c.as_str(),
+            None => true,
+        };
+        let below = match &self.high {
+            Some((c, true)) => part <= c.as_str(),
+            Some((c, false)) => part < c.as_str(),
+            None => true,
+        };
+        above && below
     }
 }
 
 /// `part <op> segment` under `prefix`; `last` is true when the part ends the template.
-pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> SortCondition {
-    let key = format!("{prefix}{segment}");
-    // The greatest key whose part equals `segment`, and the least key whose part is above it.
-    let through = if last {
-        key.clone()
-    } else {
-        format!("{key}{}{MAX}", crate::key::DELIMITER)
+pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> PartRange {
+    let bound = |inclusive| Some((segment.to_owned(), inclusive));
+    let (low, high) = match op {
+        SkOp::Lt => (None, bound(false)),
+        SkOp::Le => (None, bound(true)),
+        SkOp::Gt => (bound(false), None),
+        SkOp::Ge => (bound(true), None),
     };
-    let above = if last {
-        format!("{key}\0")
-    } else {
-        format!("{key}$")
-    };
-    if prefix.is_empty() {
-        return match op {
-            SkOp::Lt => SortCondition::Lt(s(key)),
-            SkOp::Le => SortCondition::Le(s(through)),
-            SkOp::Gt => SortCondition::Ge(s(above)),
-            SkOp::Ge => SortCondition::Ge(s(key)),
-        };
-    }
-    match op {
-        SkOp::Lt => SortCondition::Between(s(prefix.to_owned()), s(before(&key))),
-        SkOp::Le => SortCondition::Between(s(prefix.to_owned()), s(through)),
-        SkOp::Gt => bounded(prefix, above),
-        SkOp::Ge => bounded(prefix, key),
+    PartRange {
+        prefix: prefix.to_owned(),
+        last,
+        low,
+        high,
     }
 }
 
 /// `part BETWEEN low AND high` (inclusive) under `prefix`.
-pub fn sk_between(prefix: &str, low: &str, high: &str, last: bool) -> SortCondition {
-    let high = if last {
-        format!("{prefix}{high}")
-    } else {
-        format!("{prefix}{high}{}{MAX}", crate::key::DELIMITER)
-    };
-    SortCondition::Between(s(format!("{prefix}{low}")), s(high))
+pub fn sk_between(prefix: &str, low: &str, high: &str, last: bool) -> PartRange {
+    PartRange {
+        prefix: prefix.to_owned(),
+        last,
+        low: Some((low.to_owned(), true)),
+        high: Some((high.to_owned(), true)),
+    }
 }
 
 /// `begins_with(sk, prefix + partial)`.
@@ -119,6 +171,8 @@ pub fn sk_begins_with(prefix: &str, partial: &str) -> SortCondition {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     /// Evaluates a sort condition on a key as DynamoDB does (UTF-8 byte order).
@@ -139,17 +193,22 @@ mod tests {
         }
     }
 
+    /// What a typed query returns: keys the store selects with the key condition, then the
+    /// exact check.
+    fn select<'k>(r: &PartRange, keys: &[&'k str]) -> Vec<&'k str> {
+        let c = r.key_condition();
+        keys.iter()
+            .copied()
+            .filter(|k| c.as_ref().is_none_or(|c| holds(c, k)) && r.holds(k))
+            .collect()
+    }
+
     #[test]
-    fn ranges_on_the_last_part_are_exact_and_stay_under_the_prefix() {
+    fn ranges_on_the_last_part_stay_under_the_prefix() {
         let keys = [
             "ORDER#a", "ORDER#b", "ORDER#ba", "ORDER#c", "ORDEQ", "ORDER", "PROFILE", "ORDER$",
         ];
-        let pick = |c: SortCondition| {
-            keys.iter()
-                .filter(|k| holds(&c, k))
-                .copied()
-                .collect::<Vec<_>>()
-        };
+        let pick = |r: PartRange| select(&r, &keys);
         assert_eq!(
             pick(sk_compare("ORDER#", "b", true, SkOp::Lt)),
             vec!["ORDER#a"]
@@ -160,18 +219,24 @@ mod tests {
         );
         assert_eq!(
             pick(sk_compare("ORDER#", "b", true, SkOp::Gt)),
-            vec!["ORDER#ba", "ORDER#c", "ORDER$"]
+            vec!["ORDER#ba", "ORDER#c"]
         );
         assert_eq!(
             pick(sk_compare("ORDER#", "b", true, SkOp::Ge)),
-            vec!["ORDER#b", "ORDER#ba", "ORDER#c", "ORDER$"]
+            vec!["ORDER#b", "ORDER#ba", "ORDER#c"]
         );
         assert_eq!(
             pick(sk_between("ORDER#", "a", "b", true)),
             vec!["ORDER#a", "ORDER#b"]
         );
-        // `ORDER$` is the successor bound itself: another entity's key there is skipped by the
-        // entity check (it does not match `ORDER#{...}`).
+        // The key condition alone is exact on the last part, but for `ORDER$` (the bound).
+        let ge = sk_compare("ORDER#", "b", true, SkOp::Ge)
+            .key_condition()
+            .unwrap();
+        assert_eq!(
+            SortCondition::Between(s("ORDER#b".into()), s("ORDER$".into())),
+            ge
+        );
     }
 
     #[test]
@@ -181,26 +246,15 @@ mod tests {
             "2024-01-02#a",
             "2024-01-02#zz",
             "2024-01-03#b",
-            "2024-01-02",
         ];
-        let pick = |c: SortCondition| {
-            keys.iter()
-                .filter(|k| holds(&c, k))
-                .copied()
-                .collect::<Vec<_>>()
-        };
+        let pick = |r: PartRange| select(&r, &keys);
         assert_eq!(
             pick(sk_compare("", "2024-01-02", false, SkOp::Lt)),
             vec!["2024-01-01#x"]
         );
         assert_eq!(
             pick(sk_compare("", "2024-01-02", false, SkOp::Le)),
-            vec![
-                "2024-01-01#x",
-                "2024-01-02#a",
-                "2024-01-02#zz",
-                "2024-01-02"
-            ]
+            vec!["2024-01-01#x", "2024-01-02#a", "2024-01-02#zz"]
         );
         assert_eq!(
             pick(sk_compare("", "2024-01-02", false, SkOp::Gt)),
@@ -208,9 +262,28 @@ mod tests {
         );
         assert_eq!(
             pick(sk_between("", "2024-01-02", "2024-01-02", false)),
-            vec!["2024-01-02#a", "2024-01-02#zz", "2024-01-02"]
+            vec!["2024-01-02#a", "2024-01-02#zz"]
         );
-        assert_eq!(pick(sk_begins_with("2024-01-0", "")), keys.to_vec());
+    }
+
+    /// The failing case of issue #3: `"a!x"` is above `"a"` as a part, below it in the key.
+    #[test]
+    fn inner_parts_with_characters_below_the_delimiter_are_exact() {
+        let keys = ["P#a!x#1", "P#a#1", "P#a #2", "P#b#1", "P#\"#1", "Q#a!x#1"];
+        let pick = |r: PartRange| select(&r, &keys);
+        assert_eq!(
+            pick(sk_compare("P#", "a", false, SkOp::Gt)),
+            vec!["P#a!x#1", "P#a #2", "P#b#1"]
+        );
+        assert_eq!(
+            pick(sk_compare("P#", "a", false, SkOp::Le)),
+            vec!["P#a#1", "P#\"#1"]
+        );
+        assert_eq!(
+            pick(sk_compare("P#", "a!", false, SkOp::Lt)),
+            vec!["P#a#1", "P#a #2", "P#\"#1"]
+        );
+        assert_eq!(pick(sk_between("P#", "b", "a", false)), Vec::<&str>::new());
     }
 
     #[test]
@@ -218,6 +291,89 @@ mod tests {
         assert_eq!(successor("ORDER#").as_deref(), Some("ORDER$"));
         assert_eq!(successor("A\u{10FFFF}").as_deref(), Some("B"));
         assert_eq!(successor("\u{10FFFF}"), None);
-        assert!(before("ORDER#b").as_str() < "ORDER#b" && before("ORDER#b").as_str() > "ORDER#az");
+    }
+
+    /// Segments as encoded keys hold them: no `#`, any other character, low ones included.
+    fn segment() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop::sample::select(vec![
+                '\0',
+                '\u{1}',
+                ' ',
+                '!',
+                '"',
+                '$',
+                '%',
+                '0',
+                '9',
+                'a',
+                'b',
+                'z',
+                '~',
+                '\u{7f}',
+                'é',
+                '\u{FFFF}',
+                '\u{10FFFF}',
+            ]),
+            1..5,
+        )
+        .prop_map(|cs| cs.into_iter().collect())
+    }
+
+    fn op() -> impl Strategy<Value = SkOp> {
+        prop::sample::select(vec![SkOp::Lt, SkOp::Le, SkOp::Gt, SkOp::Ge])
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Against a reference filter on the parts: the key condition keeps every matching key
+        /// (it is a superset), and with the exact check the result is exactly the matching keys.
+        #[test]
+        fn every_range_on_every_part_is_exact(
+            prefix in prop::sample::select(vec!["", "T#", "T#a#", "T#!#"]),
+            parts in proptest::collection::vec((segment(), segment()), 1..24),
+            others in proptest::collection::vec(segment(), 0..4),
+            bound in segment(),
+            bound2 in segment(),
+            op in op(),
+            last in any::<bool>(),
+            between in any::<bool>(),
+        ) {
+            // Keys of this prefix, plus keys of other entities in the partition.
+            let mut keys: Vec<String> = parts
+                .iter()
+                .map(|(part, rest)| {
+                    if last { format!("{prefix}{part}") } else { format!("{prefix}{part}#{rest}") }
+                })
+                .collect();
+            keys.extend(others.iter().map(|o| format!("U#{o}")));
+            let range = if between {
+                sk_between(prefix, &bound, &bound2, last)
+            } else {
+                sk_compare(prefix, &bound, last, op)
+            };
+            let reference = |key: &str| -> bool {
+                let Some(rest) = key.strip_prefix(prefix) else { return false };
+                let part = if last { rest } else { rest.split('#').next().unwrap() };
+                if between {
+                    part >= bound.as_str() && part <= bound2.as_str()
+                } else {
+                    match op {
+                        SkOp::Lt => part < bound.as_str(),
+                        SkOp::Le => part <= bound.as_str(),
+                        SkOp::Gt => part > bound.as_str(),
+                        SkOp::Ge => part >= bound.as_str(),
+                    }
+                }
+            };
+            let condition = range.key_condition();
+            for k in &keys {
+                let expected = reference(k);
+                let read = condition.as_ref().is_none_or(|c| holds(c, k));
+                prop_assert!(!expected || read, "key {k:?} matches but the key condition {condition:?} misses it");
+                prop_assert_eq!(read && range.holds(k), expected, "key {:?}", k);
+            }
+        }
     }
 }

@@ -19,6 +19,22 @@ enum Action {
     Delete(AttributeValue),
 }
 
+/// An index key attribute that an item created by an upsert must hold, and that only the
+/// update's own values can give (its template has fields outside the primary key).
+#[derive(Debug, Clone, Copy)]
+pub struct IndexKeyNeed {
+    /// The index key attribute (`GSI1PK`).
+    pub attribute: &'static str,
+    /// The index.
+    pub index: &'static str,
+    /// `"partition"` or `"sort"`.
+    pub role: &'static str,
+    /// The template (`STATUS#{status}`).
+    pub template: &'static str,
+    /// The fields outside the primary key that the template needs.
+    pub fields: &'static [&'static str],
+}
+
 /// What a generated update builder has gathered so far.
 pub struct UpdateCore<E> {
     key: Key<E>,
@@ -26,6 +42,7 @@ pub struct UpdateCore<E> {
     condition: Option<Condition>,
     version: Option<u64>,
     upsert: bool,
+    needs: &'static [IndexKeyNeed],
     error: Option<Error>,
 }
 
@@ -37,6 +54,7 @@ impl<E> fmt::Debug for UpdateCore<E> {
             .field("condition", &self.condition)
             .field("version", &self.version)
             .field("upsert", &self.upsert)
+            .field("needs", &self.needs)
             .field("error", &self.error)
             .finish()
     }
@@ -51,6 +69,7 @@ impl<E: Entity> UpdateCore<E> {
             condition: None,
             version: None,
             upsert: false,
+            needs: &[],
             error: None,
         }
     }
@@ -181,17 +200,66 @@ impl<E: Entity> UpdateCore<E> {
         self.version = Some(version);
     }
 
-    /// Creates the item when absent.
-    pub fn upsert(&mut self) {
+    /// Creates the item when absent. `needs` are the index key attributes of non-sparse indexes
+    /// that the update must set for a created item to be in its indexes (those computed from the
+    /// primary key alone are set by the caller).
+    pub fn upsert(&mut self, needs: &'static [IndexKeyNeed]) {
         self.upsert = true;
+        self.needs = needs;
+    }
+
+    /// An upsert must not create an item that is silently missing from a non-sparse index: the
+    /// index key attributes it cannot write are an error, listed with the fields to set.
+    fn check_index_keys(&self) -> Result<()> {
+        if !self.upsert {
+            return Ok(());
+        }
+        let sets = |name: &str| {
+            self.actions
+                .iter()
+                .any(|(n, a)| n == name && matches!(a, Action::Set(_)))
+        };
+        let missing: Vec<String> = self
+            .needs
+            .iter()
+            .filter(|need| !sets(need.attribute))
+            .map(|need| {
+                format!(
+                    "{} (the {} key of index {}, `{}`, needs {})",
+                    need.attribute,
+                    need.role,
+                    need.index,
+                    need.template,
+                    need.fields
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::validation(format!(
+            "upsert of {}: an item it creates would lack index key attribute(s) {}, so it would never \
+             appear in those indexes; set those fields in this update, or write the whole item with \
+             put/create, or update without upsert",
+            E::ENTITY_TYPE,
+            missing.join(", ")
+        )))
     }
 
     /// The `ops` builder, or the first error met building.
     pub fn into_builder(self) -> Result<UpdateBuilder<E>> {
+        // An invalid key explains any later error (its segments read as missing), so it comes first.
+        let index_keys = self.check_index_keys();
+        let key = self.key.check().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         if let Some(e) = self.error {
             return Err(e);
         }
-        let mut b = UpdateBuilder::new(self.key);
+        index_keys?;
+        let mut b = UpdateBuilder::new(key);
         for (name, action) in self.actions {
             let path = Path::attr(name);
             b = match action {

@@ -73,12 +73,19 @@ impl<E: Entity> Delete<E> {
         Ok(cond)
     }
 
+    /// The key (or its error, first) and the condition.
+    fn parts(self) -> Result<(crate::value::Item, Option<Condition>)> {
+        let condition = self.condition_expr();
+        let key = self.key.try_into_item()?;
+        Ok((key, condition?))
+    }
+
     /// The request this delete sends.
     pub fn into_request(self) -> Result<DeleteRequest> {
-        let condition = self.condition_expr()?;
+        let (key, condition) = self.parts()?;
         Ok(DeleteRequest {
             table: table_name::<E>(),
-            key: self.key.into_item(),
+            key,
             condition,
             return_values: ReturnValues::AllOld,
             return_old_on_condition_failure: false,
@@ -87,10 +94,10 @@ impl<E: Entity> Delete<E> {
 
     /// The same delete as an action of a [`super::Transaction`].
     pub fn into_transact(self) -> Result<TransactWriteItem> {
-        let condition = self.condition_expr()?;
+        let (key, condition) = self.parts()?;
         Ok(TransactWriteItem::Delete {
             table: table_name::<E>(),
-            key: self.key.into_item(),
+            key,
             condition,
             return_old_on_condition_failure: false,
         })

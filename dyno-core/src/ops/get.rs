@@ -43,14 +43,14 @@ impl<E: Entity> Get<E> {
         self
     }
 
-    /// The request this get sends.
-    pub fn request(&self) -> GetRequest {
-        GetRequest {
+    /// The request this get sends, or the error of an invalid key.
+    pub fn request(&self) -> Result<GetRequest> {
+        Ok(GetRequest {
             table: table_name::<E>(),
-            key: self.key.as_item().clone(),
+            key: self.key.try_as_item()?.clone(),
             consistent_read: self.consistent,
             projection: None,
-        }
+        })
     }
 
     /// Reads the item: `None` when absent or expired.
@@ -58,7 +58,7 @@ impl<E: Entity> Get<E> {
         let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
         let request = GetRequest {
             table: table_name::<E>(),
-            key: self.key.into_item(),
+            key: self.key.try_into_item()?,
             consistent_read: self.consistent,
             projection: None,
         };

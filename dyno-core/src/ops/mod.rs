@@ -10,9 +10,10 @@
 //! to days late), and writes refuse items over DynamoDB's 400 KB limit before sending anything.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use crate::entity::Entity;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::value::Item;
 
 pub mod batch;
@@ -42,8 +43,14 @@ pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Tra
 pub use self::update::UpdateBuilder;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
+///
+/// A key whose fields could not be encoded (an empty string, say) still exists, so that the
+/// infallible `E::key(...)` stays infallible, but it carries the encoding error instead of key
+/// attributes: every request built from it (get, update, delete, batch, transaction) fails with
+/// that error before anything is sent, and `Debug` shows it.
 pub struct Key<E> {
     item: Item,
+    error: Option<Arc<Error>>,
     _entity: PhantomData<fn() -> E>,
 }
 
@@ -52,36 +59,123 @@ impl<E> Key<E> {
     pub fn from_item(item: Item) -> Self {
         Key {
             item,
+            error: None,
             _entity: PhantomData,
         }
     }
 
-    /// The key attributes.
+    /// A key that could not be built: every request using it fails with `error`.
+    pub fn invalid(error: Error) -> Self {
+        Key {
+            item: Item::new(),
+            error: Some(Arc::new(error)),
+            _entity: PhantomData,
+        }
+    }
+
+    /// The key attributes (empty for an [invalid](Self::invalid) key; see [`Self::try_as_item`]).
     pub fn as_item(&self) -> &Item {
         &self.item
     }
 
-    /// The key attributes, owned.
+    /// The key attributes, owned (empty for an [invalid](Self::invalid) key; see
+    /// [`Self::try_into_item`]).
     pub fn into_item(self) -> Item {
         self.item
+    }
+
+    /// The encoding error of an invalid key.
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_deref()
+    }
+
+    /// The key attributes, or the error that kept the key from being built.
+    pub fn try_as_item(&self) -> Result<&Item> {
+        match &self.error {
+            None => Ok(&self.item),
+            Some(e) => Err(replay(e)),
+        }
+    }
+
+    /// The key attributes, owned, or the error that kept the key from being built (the original
+    /// error when this key was not cloned).
+    pub fn try_into_item(self) -> Result<Item> {
+        self.check().map(Key::into_item)
+    }
+
+    /// This key if it is valid, else the error that kept it from being built (the original error
+    /// when this key was not cloned).
+    pub fn check(self) -> Result<Self> {
+        match self.error {
+            None => Ok(self),
+            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| replay(&shared))),
+        }
+    }
+}
+
+/// A copy of a key error held by several clones of a key. Key encoding yields `Key`, `Encode`
+/// or `Validation` errors, copied exactly (a lower-level `source` is not: its text stays in the
+/// message); anything else becomes an [`Error::Key`] with its message.
+fn replay(e: &Error) -> Error {
+    match e {
+        Error::Key { entity, message } => Error::Key {
+            entity: *entity,
+            message: message.clone(),
+        },
+        Error::Validation { message } => Error::Validation {
+            message: message.clone(),
+        },
+        Error::Encode {
+            entity,
+            attribute,
+            message,
+            source,
+        } => Error::Encode {
+            entity: *entity,
+            attribute: attribute.clone(),
+            message: match source {
+                Some(s) => format!("{message} ({s})"),
+                None => message.clone(),
+            },
+            source: None,
+        },
+        other => Error::Key {
+            entity: None,
+            message: other.to_string(),
+        },
     }
 }
 
 impl<E> Clone for Key<E> {
     fn clone(&self) -> Self {
-        Key::from_item(self.item.clone())
+        Key {
+            item: self.item.clone(),
+            error: self.error.clone(),
+            _entity: PhantomData,
+        }
     }
 }
 
 impl<E> std::fmt::Debug for Key<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Key").field(&self.item).finish()
+        match &self.error {
+            None => f.debug_tuple("Key").field(&self.item).finish(),
+            Some(e) => f
+                .debug_struct("Key")
+                .field("invalid", &format_args!("{e}"))
+                .finish(),
+        }
     }
 }
 
+/// Valid keys are equal when their attributes are; invalid keys when their errors read the same.
 impl<E> PartialEq for Key<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.item == other.item
+        match (&self.error, &other.error) {
+            (None, None) => self.item == other.item,
+            (Some(a), Some(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use super::canon::Writer;
 use super::cursor::{LanePos, PageState};
 use super::support::hidden;
 use super::FromItem;
+use crate::__private::PartRange;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
 use crate::value::{AttributeValue, Item, SharedItem};
@@ -67,6 +68,7 @@ impl Lanes {
         &self,
         store: &S,
         ttl: Option<&str>,
+        range: Option<&(String, PartRange)>,
     ) -> Result<usize> {
         let counts = futures::future::try_join_all((0..self.len()).map(|lane| async move {
             let mut total = 0usize;
@@ -76,7 +78,7 @@ impl Lanes {
                 total += page
                     .items
                     .iter()
-                    .filter(|it| !hidden(it, ttl) && T::accepts(it))
+                    .filter(|it| !hidden(it, ttl) && in_range(it, range) && T::accepts(it))
                     .count();
                 match page.last_evaluated_key {
                     Some(k) => start = Some(k),
@@ -138,6 +140,17 @@ pub(crate) struct Plan {
     pub(crate) limit: Option<usize>,
     /// Items whose TTL attribute is in the past are skipped.
     pub(crate) ttl: Option<&'static str>,
+    /// Items whose sort key (this attribute) is outside this range are skipped.
+    pub(crate) range: Option<(String, PartRange)>,
+}
+
+/// True when `item`'s sort key is in `range` (or there is no range). An item without the
+/// attribute as a string is outside.
+fn in_range(item: &Item, range: Option<&(String, PartRange)>) -> bool {
+    match range {
+        None => true,
+        Some((attr, r)) => matches!(item.get(attr), Some(AttributeValue::S(k)) if r.holds(k)),
+    }
 }
 
 /// What one round produced.
@@ -232,7 +245,7 @@ impl Plan {
 
         let mut items = Vec::new();
         for it in &raw {
-            if hidden(it, self.ttl) || !T::accepts(it) {
+            if hidden(it, self.ttl) || !in_range(it, self.range.as_ref()) || !T::accepts(it) {
                 continue;
             }
             if items.len() == remaining {

@@ -10,6 +10,7 @@ use super::canon::{fnv1a, Writer};
 use super::cursor::{Cursor, PageState};
 use super::paging::{Lanes, Plan};
 use super::FromItem;
+use crate::__private::PartRange;
 use crate::error::Result;
 use crate::expr::{Condition, KeyCondition, Path};
 use crate::store::{QueryRequest, Store};
@@ -19,13 +20,19 @@ use crate::store::{QueryRequest, Store};
 ///
 /// Items are decoded only when [`FromItem::accepts`] them: other entities sharing an overloaded
 /// index are skipped (and do not count towards [`Query::limit`]); items whose TTL attribute is in
-/// the past are skipped too.
+/// the past are skipped too. So are items outside a typed range on one part of a composite sort
+/// key (`category_gt(..)` on `"{category}#{name}"`), which DynamoDB's key condition cannot always
+/// express exactly: the query reads a key range covering it and checks each item's part, so, as
+/// with a DynamoDB filter, a page (and a request's `Limit`) can hold fewer results than items
+/// read.
 #[must_use = "a query does nothing until it is run with all, stream, page, first or count"]
 pub struct Query<T: FromItem> {
     /// One request per shard (one for an unsharded query).
     requests: Vec<QueryRequest>,
     sort_key: Option<String>,
     limit: Option<usize>,
+    /// The exact check of a range on a sort-key part: the attribute and the range.
+    range: Option<(String, PartRange)>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -35,6 +42,7 @@ impl<T: FromItem> Clone for Query<T> {
             requests: self.requests.clone(),
             sort_key: self.sort_key.clone(),
             limit: self.limit,
+            range: self.range.clone(),
             _t: PhantomData,
         }
     }
@@ -47,6 +55,7 @@ impl<T: FromItem> fmt::Debug for Query<T> {
             .field("requests", &self.requests)
             .field("sort_key", &self.sort_key)
             .field("limit", &self.limit)
+            .field("range", &self.range)
             .finish()
     }
 }
@@ -91,6 +100,7 @@ impl<T: FromItem> Query<T> {
             requests,
             sort_key,
             limit: None,
+            range: None,
             _t: PhantomData,
         };
         if let Some(attrs) = T::projection() {
@@ -108,6 +118,17 @@ impl<T: FromItem> Query<T> {
     /// reduce the capacity consumed or the 1 MB page.
     pub fn filter(self, c: Condition) -> Self {
         self.each(|r| r.filter = Some(Condition::and_opt(r.filter.take(), c.clone())))
+    }
+
+    /// Keeps only items whose sort key `attribute` is in `range` (exact), and reads the attribute
+    /// when a projection would leave it out.
+    pub(crate) fn sort_range(mut self, attribute: &str, range: PartRange) -> Self {
+        self.range = Some((attribute.to_owned(), range));
+        let projection = self.requests.first().and_then(|r| r.projection.clone());
+        match projection {
+            Some(paths) => self.with_projection(paths),
+            None => self,
+        }
     }
 
     /// At most `n` decoded results overall (across pages, and across calls to [`Query::page`]
@@ -142,7 +163,8 @@ impl<T: FromItem> Query<T> {
     fn with_projection(self, mut paths: Vec<Path>) -> Self {
         let extra = T::ttl_attribute()
             .into_iter()
-            .chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1));
+            .chain(self.sort_key.as_deref().filter(|_| self.requests.len() > 1))
+            .chain(self.range.as_ref().map(|(a, _)| a.as_str()));
         let extra: Vec<String> = extra.map(str::to_owned).collect();
         for name in extra {
             if !paths
@@ -168,6 +190,7 @@ impl<T: FromItem> Query<T> {
             forward: self.requests.first().is_none_or(|r| r.scan_forward),
             limit: self.limit,
             ttl: T::ttl_attribute(),
+            range: self.range.clone(),
         }
     }
 
@@ -175,6 +198,21 @@ impl<T: FromItem> Query<T> {
         let mut w = Writer::default();
         Lanes::Query(self.requests.clone()).fingerprint_into(&mut w);
         w.opt_str(self.sort_key.as_deref());
+        match &self.range {
+            None => w.u8(0),
+            Some((attr, r)) => {
+                w.u8(1);
+                w.str(attr);
+                w.str(&r.prefix);
+                w.u8(u8::from(r.last));
+                for bound in [&r.low, &r.high] {
+                    w.opt_str(bound.as_ref().map(|(v, _)| v.as_str()));
+                    w.u8(bound
+                        .as_ref()
+                        .map_or(2, |(_, inclusive)| u8::from(*inclusive)));
+                }
+            }
+        }
         fnv1a(&w.buf)
     }
 
@@ -261,7 +299,7 @@ impl<T: FromItem> Query<T> {
         let span = self.span("count");
         let ttl = T::ttl_attribute();
         let n = Lanes::Query(self.requests)
-            .count::<T, S>(store, ttl)
+            .count::<T, S>(store, ttl, self.range.as_ref())
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))

@@ -148,6 +148,7 @@ impl<T: FromItem> Scan<T> {
             forward: true,
             limit: self.limit,
             ttl: T::ttl_attribute(),
+            range: None,
         })
     }
 
@@ -211,7 +212,7 @@ impl<T: FromItem> Scan<T> {
         let span = self.span("count");
         let n = self
             .lanes()?
-            .count::<T, S>(store, T::ttl_attribute())
+            .count::<T, S>(store, T::ttl_attribute(), None)
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))

@@ -151,13 +151,15 @@ impl Transaction {
 
     /// Requires `condition` to hold on the item at `key`, without writing it.
     pub fn check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
-        let action = TransactWriteItem::ConditionCheck {
-            table: table_name::<E>(),
-            key: key.into_item(),
-            condition,
-            return_old_on_condition_failure: false,
-        };
-        self.push(Some(E::ENTITY_TYPE), Ok(action), None)
+        let action = key
+            .try_into_item()
+            .map(|key| TransactWriteItem::ConditionCheck {
+                table: table_name::<E>(),
+                key,
+                condition,
+                return_old_on_condition_failure: false,
+            });
+        self.push(Some(E::ENTITY_TYPE), action, None)
     }
 
     /// Adds a raw action (duplicate puts among raw actions are left to the store to detect).
@@ -244,6 +246,8 @@ pub struct TransactGet {
     gets: Vec<TransactGetItem>,
     ttls: Vec<Option<&'static str>>,
     id: u64,
+    /// The first invalid key added.
+    error: Option<Error>,
 }
 
 /// Where one entity of a [`TransactGet`] is in its results.
@@ -283,14 +287,23 @@ impl TransactGet {
             gets: Vec::new(),
             ttls: Vec::new(),
             id: fastrand::u64(..),
+            error: None,
         }
     }
 
     /// Adds a read of `key`.
+    /// An invalid key is recorded, and [`Self::send`] fails with its error without reading.
     pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
+        let key = match key.try_into_item() {
+            Ok(key) => key,
+            Err(e) => {
+                self.error.get_or_insert(e.for_entity(E::ENTITY_TYPE));
+                Item::new()
+            }
+        };
         self.gets.push(TransactGetItem {
             table: table_name::<E>(),
-            key: key.into_item(),
+            key,
             projection: None,
         });
         self.ttls.push(ttl_attribute::<E>());
@@ -313,6 +326,9 @@ impl TransactGet {
 
     /// Reads every item in one transaction.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<TransactGetResults> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         if self.gets.is_empty() || self.gets.len() > MAX_TRANSACTION_ACTIONS {
             return Err(Error::validation(format!(
                 "transactional read: {} items, DynamoDB needs 1 to {MAX_TRANSACTION_ACTIONS}",

@@ -93,6 +93,11 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// Allows the update to create the item when it does not exist (it then holds only the key,
     /// the updated attributes and the entity type, and may not decode as `E`).
+    ///
+    /// This untyped builder writes exactly the attributes it is given: index key attributes
+    /// included, so an item it creates is in an index only if the update sets that index's key
+    /// attributes. The derive's typed `upsert` computes those keys and refuses an upsert that
+    /// would create an item missing from a non-sparse index.
     pub fn upsert(mut self) -> Self {
         self.upsert = true;
         self
@@ -112,6 +117,7 @@ impl<E: Entity> UpdateBuilder<E> {
             version,
             upsert,
         } = self;
+        let key = key.try_into_item()?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = (!upsert).then(item_exists::<E>);
         match (E::VERSION_ATTRIBUTE, version) {
@@ -149,7 +155,6 @@ impl<E: Entity> UpdateBuilder<E> {
         if let Some(c) = condition {
             cond = Some(Condition::and_opt(cond, c));
         }
-        let key = key.into_item();
         check_update_size::<E>(&key, &update)?;
         Ok((key, update, cond))
     }

@@ -355,6 +355,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             }
         });
     }
+    let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
+    helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
     let impls = quote! {
         #[automatically_derived]
@@ -394,10 +396,20 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             /// Creates the item when it does not exist (with its key fields and entity type),
             /// instead of failing. The created item holds only what the update sets, and may not
             /// decode until its other fields are written.
+            ///
+            /// Index keys: an upsert writes every index key that the primary key alone
+            /// determines, and the update's setters write the others from the values they set.
+            /// An item created without a key of a non-sparse index would silently never appear
+            /// in that index, so when the update does not set every field those keys need,
+            /// sending fails with [`Error::Validation`](::dyno_core::Error::Validation) naming
+            /// the attributes and fields, before anything is sent (whether or not the item
+            /// exists). A sparse index (one with an `Option` field) is left out, as for a `None`.
             pub fn upsert(mut self) -> Self {
                 use #p::{RecoverKey as _, RecoverNone as _};
-                self.core.upsert();
+                const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
+                self.core.upsert(__NEEDS);
                 #upsert_attrs
+                #index_keys_call
                 self
             }
 
@@ -538,4 +550,96 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         }
     });
     (helper_fn, public_fn.unwrap_or_default())
+}
+
+/// What `upsert` needs for the keys of non-sparse indexes: a helper writing the keys that the
+/// primary key alone determines (no update sets them: the primary key never changes), the call
+/// to it, and the keys only the update's values can give, which the update must set.
+fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>) {
+    let p = &g.p;
+    let mut needs = Vec::new();
+    let mut own: Vec<(usize, bool, bool)> = Vec::new();
+    for (i, ix) in g.indexes.iter().enumerate() {
+        if ix.fields().any(|f| g.is_optional(f)) {
+            continue;
+        }
+        let name_const = &ix.name_const;
+        let roles = [
+            (ix.own_pk.then_some(ix.pk), &ix.pk_name, "partition", true),
+            (ix.sk, &ix.sk_name, "sort", false),
+        ];
+        let (mut pk, mut sk) = (false, false);
+        for (template, attr, role, is_pk) in roles {
+            let Some(template) = template else { continue };
+            let outside: Vec<&str> = template
+                .fields()
+                .filter(|f| !g.primary.contains(*f))
+                .collect();
+            if outside.is_empty() {
+                if is_pk {
+                    pk = true;
+                } else {
+                    sk = true;
+                }
+                continue;
+            }
+            let text = template.text();
+            needs.push(quote! {
+                #p::IndexKeyNeed {
+                    attribute: #attr,
+                    index: #name_const,
+                    role: #role,
+                    template: #text,
+                    fields: &[#(#outside),*],
+                }
+            });
+        }
+        if pk || sk {
+            own.push((i, pk, sk));
+        }
+    }
+    if own.is_empty() {
+        return (TokenStream::new(), TokenStream::new(), needs);
+    }
+    let mut primary: Vec<&str> = Vec::new();
+    for &(i, pk, sk) in &own {
+        let ix = &g.indexes[i];
+        let fields = ix
+            .pk
+            .fields()
+            .filter(|_| pk)
+            .chain(ix.sk.into_iter().flat_map(|t| t.fields()).filter(|_| sk));
+        for f in fields {
+            if !primary.contains(&f) {
+                primary.push(f);
+            }
+        }
+    }
+    let segments = primary.iter().map(|f| {
+        let var = Gen::seg_var(f);
+        quote! {
+            let #var: ::std::string::String =
+                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
+        }
+    });
+    let writes = own.iter().map(|&(i, pk, sk)| {
+        g.insert_index(&g.indexes[i], pk, sk, None, &quote!(__update.core.key()))
+    });
+    let ty = format_ident!("{}Update", g.ident);
+    let helper = quote! {
+        fn __dyno_upsert_index_keys(__update: &mut #ty) -> #p::Result<()> {
+            #(#segments)*
+            let mut __item = #p::Item::new();
+            #(#writes)*
+            for (name, value) in __item {
+                __update.core.set_attr(&name, ::core::option::Option::Some(value));
+            }
+            ::core::result::Result::Ok(())
+        }
+    };
+    let call = quote! {
+        let r = __dyno_upsert_index_keys(&mut self);
+        self.core.record(r);
+    };
+    (helper, call, needs)
 }

@@ -818,12 +818,34 @@ const _ : () = {
         #[doc = r" Creates the item when it does not exist (with its key fields and entity type),"]
         #[doc = r" instead of failing. The created item holds only what the update sets, and may not"]
         #[doc = r" decode until its other fields are written."]
+        #[doc = r""]
+        #[doc = r" Index keys: an upsert writes every index key that the primary key alone"]
+        #[doc = r" determines, and the update's setters write the others from the values they set."]
+        #[doc = r" An item created without a key of a non-sparse index would silently never appear"]
+        #[doc = r" in that index, so when the update does not set every field those keys need,"]
+        #[doc = r" sending fails with [`Error::Validation`](::dyno_core::Error::Validation) naming"]
+        #[doc = r" the attributes and fields, before anything is sent (whether or not the item"]
+        #[doc = r" exists). A sparse index (one with an `Option` field) is left out, as for a `None`."]
         pub fn upsert (mut self) -> Self {
             use :: dyno_core :: __private :: {
                 RecoverKey as _ ,
                 RecoverNone as _
             };
-            self . core . upsert () ;
+            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed {
+                attribute : __I0_PK_NAME ,
+                index : __I0_NAME ,
+                role : "partition" ,
+                template : "STATUS#{status}" ,
+                fields : & ["status"] ,
+            }, :: dyno_core :: __private :: IndexKeyNeed {
+                attribute : __I0_SK_NAME ,
+                index : __I0_NAME ,
+                role : "sort" ,
+                template : "{order_date}" ,
+                fields : & ["order_date"] ,
+            }
+] ;
+            self . core . upsert (__NEEDS) ;
             match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . core . key () , __ENTITY , "user_id" , __KEY_SOURCES) {
                 :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
                     let value = :: dyno_core :: __private :: ToAttribute :: to_attribute (& v) ;
