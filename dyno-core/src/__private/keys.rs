@@ -482,9 +482,81 @@ mod tests {
         assert!(err.contains("User.user_id"), "{err}");
     }
 
+    /// A `KeyPart` breaking its contract: its segment holds the delimiter, or is empty.
+    struct Raw(&'static str);
+
+    impl KeyPart for Raw {
+        fn encode_key(&self, out: &mut String) -> Result<()> {
+            out.push_str(self.0);
+            Ok(())
+        }
+        fn decode_key(_: &str) -> Result<Self> {
+            Err(Error::key(None, "not decodable"))
+        }
+    }
+
+    #[test]
+    fn write_part_appends_and_checks_the_segment() {
+        let mut key = String::from("USER#");
+        Part(&"a#b".to_owned())
+            .write_part(&mut key, &PK, "User", "user_id")
+            .unwrap();
+        assert_eq!(key, "USER#a%23b");
+        assert_eq!(Part(&"abc".to_owned()).len_hint(), 3);
+        assert_eq!((&Part(&7u32)).len_hint(), 24);
+
+        let err = Part(&Raw("x#y"))
+            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("User") && err.contains("user_id") && err.contains("\"x#y\""),
+            "{err}"
+        );
+        let err = Part(&Raw(""))
+            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("empty") && err.contains("user_id"), "{err}");
+        // The type's own refusal is kept, with the entity and field added.
+        let err = Part(&String::new())
+            .write_part(&mut String::new(), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("key value is empty") && err.contains("user_id"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn decoders_on_looked_up_values() {
+        let s = AttributeValue::S("x".into());
+        assert_eq!(attr_in::<String>(Some(&s), "E", "a").unwrap(), "x");
+        assert_eq!(attr_in::<Option<String>>(None, "E", "a").unwrap(), None);
+        let err = attr_in::<String>(None, "E", "a").unwrap_err().to_string();
+        assert!(err.contains("E.a"), "{err}");
+        let err = attr_in::<u32>(Some(&s), "E", "a").unwrap_err().to_string();
+        assert!(err.contains("E.a"), "{err}");
+        assert_eq!(attr_or_default_in::<u32>(None, "E", "a").unwrap(), 0);
+        assert_eq!(
+            key_field_opt_in::<String>(Some(&AttributeValue::Null(true)), "E", "a", || Ok(Some(
+                "k".into()
+            )))
+            .unwrap()
+            .as_deref(),
+            Some("k")
+        );
+        assert_eq!(
+            key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into()))).unwrap(),
+            "x"
+        );
+    }
+
     #[test]
     fn renders_templates() {
         assert_eq!(render(&PK, &["42"]), "USER#42");
+        assert_eq!(render(&PK, &["42"]).capacity(), "USER#42".len());
         assert_eq!(strip_shard("DAY#x#3", 8), "DAY#x");
         assert_eq!(strip_shard("DAY#x#9", 8), "DAY#x#9");
     }
