@@ -711,7 +711,8 @@ impl<'a> Gen<'a> {
         let p = &self.p;
         let ident = self.ident;
         let mut slots = TokenStream::new();
-        let mut arms = TokenStream::new();
+        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
         for f in &self.m.fields {
             let fid = f.ident;
@@ -723,12 +724,21 @@ impl<'a> Gen<'a> {
                 slots.extend(quote! {
                     let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
                 });
-                let pat = if f.ttl.get() {
-                    quote!(__TTL_NAME)
+                if f.ttl.get() {
+                    // The table's TTL name is a constant the macro cannot see: another field may
+                    // share it, so it is not a `match` arm.
+                    ttl_check = quote! {
+                        if __name.as_str() == __TTL_NAME {
+                            #slot = ::core::option::Option::Some(__value);
+                        }
+                    };
                 } else {
-                    quote!(#a)
-                };
-                arms.extend(quote!(#pat => #slot = ::core::option::Option::Some(__value),));
+                    // Fields sharing an attribute all read it, as separate lookups would.
+                    match by_attribute.iter_mut().find(|(name, _)| name == a) {
+                        Some((_, slots)) => slots.push(slot.clone()),
+                        None => by_attribute.push((a.clone(), vec![slot.clone()])),
+                    }
+                }
             }
             let value = if f.skip.get() {
                 quote!(::core::default::Default::default())
@@ -755,14 +765,17 @@ impl<'a> Gen<'a> {
             };
             inits.extend(quote!(#fid: #value,));
         }
-        let scan = if arms.is_empty() {
+        let arms = by_attribute.iter().map(
+            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
+        );
+        let scan = if by_attribute.is_empty() && ttl_check.is_empty() {
             TokenStream::new()
         } else {
             quote! {
                 for (__name, __value) in item {
-                    #[allow(unreachable_patterns)]
+                    #ttl_check
                     match __name.as_str() {
-                        #arms
+                        #(#arms)*
                         _ => {}
                     }
                 }

@@ -193,16 +193,31 @@ const _ : () = {
             let mut __v_version : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             let mut __v_expires_at : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             for (__name , __value) in item {
-                #[allow (unreachable_patterns)]
+                if __name . as_str () == __TTL_NAME {
+                    __v_expires_at = :: core :: option :: Option :: Some (__value) ;
+                }
                 match __name . as_str () {
-                    "user_id" => __v_user_id = :: core :: option :: Option :: Some (__value) ,
-                    "order_id" => __v_order_id = :: core :: option :: Option :: Some (__value) ,
-                    "status" => __v_status = :: core :: option :: Option :: Some (__value) ,
-                    "order_date" => __v_order_date = :: core :: option :: Option :: Some (__value) ,
-                    "total" => __v_total = :: core :: option :: Option :: Some (__value) ,
-                    "note" => __v_note = :: core :: option :: Option :: Some (__value) ,
-                    "version" => __v_version = :: core :: option :: Option :: Some (__value) ,
-                    __TTL_NAME => __v_expires_at = :: core :: option :: Option :: Some (__value) ,
+                    "user_id" => {
+                        __v_user_id = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "order_id" => {
+                        __v_order_id = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "status" => {
+                        __v_status = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "order_date" => {
+                        __v_order_date = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "total" => {
+                        __v_total = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "note" => {
+                        __v_note = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "version" => {
+                        __v_version = :: core :: option :: Option :: Some (__value) ;
+                    }
                     _ => {}
                 }
             }
