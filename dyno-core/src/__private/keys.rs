@@ -29,6 +29,15 @@ pub trait EncodePart {
     fn encode_part(&self) -> Result<String>;
     /// The value as a key-segment prefix (`begins_with` on a partial value).
     fn encode_part_prefix(&self) -> Result<String>;
+    /// Appends the value's segment to `out`, the key being built from `template`: the appended
+    /// segment must be non-empty and free of the delimiter. Errors name the entity and field.
+    fn write_part(
+        &self,
+        out: &mut String,
+        template: &Template,
+        entity: &'static str,
+        field: &'static str,
+    ) -> Result<()>;
 }
 
 impl<T: KeyPart> EncodePart for Part<'_, T> {
@@ -42,6 +51,20 @@ impl<T: KeyPart> EncodePart for Part<'_, T> {
         self.0.encode_prefix(&mut out)?;
         Ok(out)
     }
+    #[inline]
+    fn write_part(
+        &self,
+        out: &mut String,
+        template: &Template,
+        entity: &'static str,
+        field: &'static str,
+    ) -> Result<()> {
+        let start = out.len();
+        match self.0.encode_key(out) {
+            Ok(()) => check_segment(&out[start..], template, entity, field),
+            Err(e) => Err(key_error(e, entity, field)),
+        }
+    }
 }
 
 /// Fallback when the type has no `KeyPart`; only reached in code that does not compile anyway.
@@ -54,9 +77,78 @@ pub trait EncodePartFallback {
     fn encode_part_prefix(&self) -> Result<String> {
         Err(Error::key(None, "type has no KeyPart impl"))
     }
+    /// Always an error.
+    fn write_part(
+        &self,
+        _out: &mut String,
+        _template: &Template,
+        entity: &'static str,
+        field: &'static str,
+    ) -> Result<()> {
+        Err(key_error(
+            Error::key(None, "type has no KeyPart impl"),
+            entity,
+            field,
+        ))
+    }
 }
 
 impl<T> EncodePartFallback for &Part<'_, T> {}
+
+/// The length a key segment of a [`Part`] likely has, to size the key string once: exact for
+/// strings without `#` or `%`.
+pub trait PartLen {
+    /// Bytes the segment likely takes.
+    fn len_hint(&self) -> usize;
+}
+
+impl PartLen for Part<'_, String> {
+    #[inline]
+    fn len_hint(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// [`PartLen`] for other types: room for a number, date or timestamp.
+pub trait PartLenFallback {
+    /// Bytes the segment likely takes.
+    #[inline]
+    fn len_hint(&self) -> usize {
+        24
+    }
+}
+
+impl<T> PartLenFallback for &Part<'_, T> {}
+
+/// Refuses an empty segment or one holding the delimiter (a `KeyPart` impl breaking its
+/// contract would make the key ambiguous), as `Template::encode` does.
+#[inline]
+fn check_segment(
+    segment: &str,
+    template: &Template,
+    entity: &'static str,
+    field: &'static str,
+) -> Result<()> {
+    if segment.is_empty() || segment.as_bytes().contains(&(DELIMITER as u8)) {
+        return Err(bad_segment(segment, template, entity, field));
+    }
+    Ok(())
+}
+
+#[cold]
+fn bad_segment(segment: &str, template: &Template, entity: &'static str, field: &str) -> Error {
+    key_error(
+        Error::key(
+            None,
+            format!(
+                "template {template}: encoded as {segment:?}, which is empty or contains the \
+                 delimiter '{DELIMITER}'"
+            ),
+        ),
+        entity,
+        field,
+    )
+}
 
 /// Adds the entity and field to a key-encoding error.
 pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
@@ -71,7 +163,15 @@ pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
 
 /// Writes `template` with `parts` (the encoded segments of its fields, in template order).
 pub fn render(template: &Template, parts: &[&str]) -> String {
-    let mut out = String::new();
+    let literals: usize = template
+        .segments()
+        .iter()
+        .map(|seg| match seg {
+            Segment::Literal(l) => l.len(),
+            Segment::Field(_) => 0,
+        })
+        .sum();
+    let mut out = String::with_capacity(literals + parts.iter().map(|p| p.len()).sum::<usize>());
     let mut parts = parts.iter();
     for seg in template.segments() {
         match seg {
@@ -199,7 +299,18 @@ pub fn key_field<T: FromAttribute>(
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
-    if let Some(v) = item.get(attribute) {
+    key_field_in(item.get(attribute), entity, attribute, recover)
+}
+
+/// [`key_field`] on the attribute's value, already looked up (`None`: absent).
+#[inline]
+pub fn key_field_in<T: FromAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<T> {
+    if let Some(v) = value {
         return T::from_attribute(v).map_err(|e| e.at(entity, attribute));
     }
     match recover()? {
@@ -221,7 +332,18 @@ pub fn key_field_opt<T: FromAttribute>(
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
-    match item.get(attribute) {
+    key_field_opt_in(item.get(attribute), entity, attribute, recover)
+}
+
+/// [`key_field_opt`] on the attribute's value, already looked up (`None`: absent).
+#[inline]
+pub fn key_field_opt_in<T: FromAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<Option<T>> {
+    match value {
         Some(AttributeValue::Null(true)) | None => recover(),
         Some(v) => T::from_attribute(v)
             .map(Some)
@@ -235,10 +357,35 @@ pub fn get_attr_or_default<T: FromAttribute + Default>(
     entity: &'static str,
     attribute: &str,
 ) -> Result<T> {
-    match item.get(attribute) {
+    attr_or_default_in(item.get(attribute), entity, attribute)
+}
+
+/// [`get_attr_or_default`] on the attribute's value, already looked up (`None`: absent).
+#[inline]
+pub fn attr_or_default_in<T: FromAttribute + Default>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+) -> Result<T> {
+    match value {
         Some(v) => T::from_attribute(v).map_err(|e| e.at(entity, attribute)),
         None => Ok(T::default()),
     }
+}
+
+/// [`get_attr`](crate::value::get_attr) on the attribute's value, already looked up (`None`:
+/// absent, which only `Option` fields accept).
+#[inline]
+pub fn attr_in<T: FromAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+) -> Result<T> {
+    match value {
+        Some(v) => T::from_attribute(v),
+        None => T::from_missing(),
+    }
+    .map_err(|e| e.at(entity, attribute))
 }
 
 /// The encoded segment of `field` in the primary key `key` (an update's key), from the
@@ -335,9 +482,81 @@ mod tests {
         assert!(err.contains("User.user_id"), "{err}");
     }
 
+    /// A `KeyPart` breaking its contract: its segment holds the delimiter, or is empty.
+    struct Raw(&'static str);
+
+    impl KeyPart for Raw {
+        fn encode_key(&self, out: &mut String) -> Result<()> {
+            out.push_str(self.0);
+            Ok(())
+        }
+        fn decode_key(_: &str) -> Result<Self> {
+            Err(Error::key(None, "not decodable"))
+        }
+    }
+
+    #[test]
+    fn write_part_appends_and_checks_the_segment() {
+        let mut key = String::from("USER#");
+        Part(&"a#b".to_owned())
+            .write_part(&mut key, &PK, "User", "user_id")
+            .unwrap();
+        assert_eq!(key, "USER#a%23b");
+        assert_eq!(Part(&"abc".to_owned()).len_hint(), 3);
+        assert_eq!((&Part(&7u32)).len_hint(), 24);
+
+        let err = Part(&Raw("x#y"))
+            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("User") && err.contains("user_id") && err.contains("\"x#y\""),
+            "{err}"
+        );
+        let err = Part(&Raw(""))
+            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("empty") && err.contains("user_id"), "{err}");
+        // The type's own refusal is kept, with the entity and field added.
+        let err = Part(&String::new())
+            .write_part(&mut String::new(), &PK, "User", "user_id")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("key value is empty") && err.contains("user_id"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn decoders_on_looked_up_values() {
+        let s = AttributeValue::S("x".into());
+        assert_eq!(attr_in::<String>(Some(&s), "E", "a").unwrap(), "x");
+        assert_eq!(attr_in::<Option<String>>(None, "E", "a").unwrap(), None);
+        let err = attr_in::<String>(None, "E", "a").unwrap_err().to_string();
+        assert!(err.contains("E.a"), "{err}");
+        let err = attr_in::<u32>(Some(&s), "E", "a").unwrap_err().to_string();
+        assert!(err.contains("E.a"), "{err}");
+        assert_eq!(attr_or_default_in::<u32>(None, "E", "a").unwrap(), 0);
+        assert_eq!(
+            key_field_opt_in::<String>(Some(&AttributeValue::Null(true)), "E", "a", || Ok(Some(
+                "k".into()
+            )))
+            .unwrap()
+            .as_deref(),
+            Some("k")
+        );
+        assert_eq!(
+            key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into()))).unwrap(),
+            "x"
+        );
+    }
+
     #[test]
     fn renders_templates() {
         assert_eq!(render(&PK, &["42"]), "USER#42");
+        assert_eq!(render(&PK, &["42"]).capacity(), "USER#42".len());
         assert_eq!(strip_shard("DAY#x#3", 8), "DAY#x");
         assert_eq!(strip_shard("DAY#x#9", 8), "DAY#x#9");
     }

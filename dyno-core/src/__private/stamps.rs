@@ -179,7 +179,16 @@ pub trait TtlCodec<T> {
     /// Writes `value` as epoch seconds into `attribute` (left out when `None`).
     fn put(&self, item: &mut Item, entity: &'static str, attribute: &str, value: &T) -> Result<()>;
     /// Reads the field from `attribute`.
-    fn get(&self, item: &Item, entity: &'static str, attribute: &str) -> Result<T>;
+    fn get(&self, item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
+        self.get_in(item.get(attribute), entity, attribute)
+    }
+    /// Reads the field from the value of `attribute`, already looked up (`None`: absent).
+    fn get_in(
+        &self,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &str,
+    ) -> Result<T>;
     /// The attribute value for `value` (`None`: no expiry).
     fn value(&self, value: &T) -> Result<Option<AttributeValue>>;
 }
@@ -191,8 +200,13 @@ impl<T: TtlField> TtlCodec<T> for Ttl<T> {
         }
         Ok(())
     }
-    fn get(&self, item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
-        let seconds = match item.get(attribute) {
+    fn get_in(
+        &self,
+        value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &str,
+    ) -> Result<T> {
+        let seconds = match value {
             None | Some(AttributeValue::Null(true)) => None,
             Some(v) => Some(i64::from_attribute(v).map_err(|e| e.at(entity, attribute))?),
         };
@@ -217,6 +231,15 @@ pub trait TtlCodecFallback<T> {
     }
     /// Always an error.
     fn get(&self, _item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
+        Err(Error::decode("a TTL type", "another type").at(entity, attribute))
+    }
+    /// Always an error.
+    fn get_in(
+        &self,
+        _value: Option<&AttributeValue>,
+        entity: &'static str,
+        attribute: &str,
+    ) -> Result<T> {
         Err(Error::decode("a TTL type", "another type").at(entity, attribute))
     }
     /// Always an error.

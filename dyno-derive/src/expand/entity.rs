@@ -425,34 +425,119 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `let __s_f = ...;` for each key field of `fields`, encoding `self.f`.
-    fn segments_of_self<'f>(&self, fields: impl IntoIterator<Item = &'f str>) -> TokenStream {
+    /// `&self.f`, or `__o_f` (bound to the `Some` value) when `f` is optional.
+    fn value_of_self(&self, name: &str) -> TokenStream {
+        if self.is_optional(name) {
+            let o = format_ident!("__o_{}", name);
+            quote!(#o)
+        } else {
+            let fid = self.field(name).ident;
+            quote!(&self.#fid)
+        }
+    }
+
+    /// Statements building `__k`, the key of template `t` (constant `tc`), from the fields of
+    /// `self`: one string sized once, each segment written into it and checked there.
+    fn build_key(&self, t: &Template, tc: &TokenStream, extra: usize) -> TokenStream {
         let p = &self.p;
-        let mut out = TokenStream::new();
-        let mut seen = BTreeSet::new();
-        for name in fields {
-            if !seen.insert(name) {
-                continue;
-            }
-            let f = self.field(name);
-            let fid = f.ident;
-            let var = Self::seg_var(name);
-            if self.is_optional(name) {
-                out.extend(quote! {
-                    let #var: ::core::option::Option<::std::string::String> = match &self.#fid {
-                        ::core::option::Option::Some(v) => ::core::option::Option::Some(
-                            (&#p::Part(v)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?,
-                        ),
-                        ::core::option::Option::None => ::core::option::Option::None,
-                    };
-                });
-            } else {
-                out.extend(quote! {
-                    let #var: ::std::string::String = (&#p::Part(&self.#fid)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?;
-                });
-            }
+        let literals: usize = extra
+            + t.segments
+                .iter()
+                .map(|s| match s {
+                    Seg::Lit(l) => l.len(),
+                    Seg::Field(_) => 0,
+                })
+                .sum::<usize>();
+        let hints = t.fields().map(|f| {
+            let v = self.value_of_self(f);
+            quote!(+ (&#p::Part(#v)).len_hint())
+        });
+        let mut out = quote! {
+            let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
+        };
+        for seg in &t.segments {
+            out.extend(match seg {
+                Seg::Lit(l) => quote!(__k.push_str(#l);),
+                Seg::Field(f) => {
+                    let v = self.value_of_self(f);
+                    quote!((&#p::Part(#v)).write_part(&mut __k, &#tc, __ENTITY, #f)?;)
+                }
+            });
         }
         out
+    }
+
+    /// Inserts the primary key attributes of `self` into `__item`.
+    fn insert_primary_of_self(&self) -> TokenStream {
+        let p = &self.p;
+        let pk = self.build_key(&self.m.pk, &quote!(__PK_T), 0);
+        let mut out = quote! {{
+            #pk
+            __item.insert(::std::string::String::from(__PK_NAME), #p::AttributeValue::S(__k));
+        }};
+        if let Some(sk) = &self.m.sk {
+            let sk = self.build_key(sk, &quote!(__SK_T), 0);
+            out.extend(quote! {{
+                #sk
+                __item.insert(::std::string::String::from(__SK_NAME), #p::AttributeValue::S(__k));
+            }});
+        }
+        out
+    }
+
+    /// Inserts index `ix`'s key attributes of `self` into `__item` (which already holds the
+    /// primary key, for the shard); left out when an optional field is `None` (sparse index).
+    fn insert_index_of_self(&self, ix: &IndexGen<'_>) -> TokenStream {
+        let p = &self.p;
+        let table = &self.table;
+        let (pk_t, sk_t, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
+        let mut body = TokenStream::new();
+        if ix.own_pk {
+            // `#<shard>`: at most 11 bytes.
+            let extra = if ix.shards > 0 { 11 } else { 0 };
+            let key = self.build_key(ix.pk, &quote!(#pk_t), extra);
+            let shard = (ix.shards > 0).then(|| {
+                let n = ix.shards;
+                quote!(#p::push_shard(&mut __k, #p::shard_of(&__item, __PK_NAME, <#table as #p::TableKeys>::SK, #n));)
+            });
+            body.extend(quote! {{
+                #key
+                #shard
+                __item.insert(::std::string::String::from(#pk_name), #p::AttributeValue::S(__k));
+            }});
+        }
+        if let Some(sk) = ix.sk {
+            let key = self.build_key(sk, &quote!(#sk_t), 0);
+            body.extend(quote! {{
+                #key
+                __item.insert(::std::string::String::from(#sk_name), #p::AttributeValue::S(__k));
+            }});
+        }
+        let mut optional: Vec<&str> = Vec::new();
+        let written = ix
+            .pk
+            .fields()
+            .filter(|_| ix.own_pk)
+            .chain(ix.sk.into_iter().flat_map(|t| t.fields()));
+        for f in written {
+            if self.is_optional(f) && !optional.contains(&f) {
+                optional.push(f);
+            }
+        }
+        if optional.is_empty() {
+            return body;
+        }
+        let fields = optional.iter().map(|f| {
+            let fid = self.field(f).ident;
+            quote!(self.#fid.as_ref())
+        });
+        let pats = optional.iter().map(|f| {
+            let o = format_ident!("__o_{}", f);
+            quote!(::core::option::Option::Some(#o))
+        });
+        quote! {
+            if let (#(#pats,)*) = (#(#fields,)*) { #body }
+        }
     }
 
     /// Inserts the primary key attributes into `__item` from `__s_*` variables.
@@ -479,18 +564,11 @@ impl<'a> Gen<'a> {
 
     fn key_fn(&self) -> TokenStream {
         let p = &self.p;
-        let segs = self.segments_of_self(
-            self.m
-                .pk
-                .fields()
-                .chain(self.m.sk.iter().flat_map(|t| t.fields())),
-        );
-        let insert = self.insert_primary();
+        let insert = self.insert_primary_of_self();
         quote! {
             fn key(&self) -> #p::Result<#p::Item> {
-                use #p::{EncodePart as _, EncodePartFallback as _};
+                use #p::{EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _};
                 let mut __item = #p::Item::with_capacity(2);
-                #segs
                 #insert
                 ::core::result::Result::Ok(__item)
             }
@@ -500,8 +578,6 @@ impl<'a> Gen<'a> {
     fn encode_fn(&self) -> TokenStream {
         let p = &self.p;
         let table = &self.table;
-        let keyed: Vec<&str> = self.keyed.iter().map(String::as_str).collect();
-        let segs = self.segments_of_self(keyed);
         let mut fields = TokenStream::new();
         for f in &self.m.fields {
             if !f.is_stored() {
@@ -533,17 +609,16 @@ impl<'a> Gen<'a> {
                 quote!(#p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?;)
             });
         }
-        let primary = self.insert_primary();
+        let primary = self.insert_primary_of_self();
         let mut indexes = TokenStream::new();
         for ix in &self.indexes {
-            indexes.extend(self.insert_index(ix, true, true, None, &quote!(&__item)));
+            indexes.extend(self.insert_index_of_self(ix));
         }
         let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
         quote! {
             fn to_item(&self) -> #p::Result<#p::Item> {
-                use #p::{EncodePart as _, EncodePartFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
+                use #p::{EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
                 let mut __item = #p::Item::with_capacity(#capacity);
-                #segs
                 #fields
                 #primary
                 #indexes
@@ -629,43 +704,88 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `from_item`: one pass over the item's attributes puts each one the entity reads into its
+    /// field's slot (a `match` on the name instead of a hash lookup per field), then each field
+    /// is decoded from its slot, falling back to the key attributes for key fields.
     fn decode_fn(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
+        let mut slots = TokenStream::new();
+        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
         for f in &self.m.fields {
             let fid = f.ident;
             let ty = f.ty;
             let a = &f.attr_name;
             let name = f.name();
+            let slot = format_ident!("__v_{}", name);
+            if !f.skip.get() {
+                slots.extend(quote! {
+                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
+                });
+                if f.ttl.get() {
+                    // The table's TTL name is a constant the macro cannot see: another field may
+                    // share it, so it is not a `match` arm.
+                    ttl_check = quote! {
+                        if __name.as_str() == __TTL_NAME {
+                            #slot = ::core::option::Option::Some(__value);
+                        }
+                    };
+                } else {
+                    // Fields sharing an attribute all read it, as separate lookups would.
+                    match by_attribute.iter_mut().find(|(name, _)| name == a) {
+                        Some((_, slots)) => slots.push(slot.clone()),
+                        None => by_attribute.push((a.clone(), vec![slot.clone()])),
+                    }
+                }
+            }
             let value = if f.skip.get() {
                 quote!(::core::default::Default::default())
             } else if f.ttl.get() {
-                quote!((&#p::Ttl::<#ty>::new()).get(item, __ENTITY, __TTL_NAME)?)
+                quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
             } else if f.serde.get() {
                 if f.default.get() {
-                    quote!(#p::get_attr_or_default::<#p::Serde<#ty>>(item, __ENTITY, #a)?.0)
+                    quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
                 } else {
-                    quote!(#p::get_attr::<#p::Serde<#ty>>(item, __ENTITY, #a)?.0)
+                    quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
                 let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
                 if self.is_optional(&name) {
-                    quote!(#p::key_field_opt::<#inner>(item, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
                 } else {
-                    quote!(#p::key_field::<#ty>(item, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
                 }
             } else if f.default.get() || f.version.get() {
-                quote!(#p::get_attr_or_default::<#ty>(item, __ENTITY, #a)?)
+                quote!(#p::attr_or_default_in::<#ty>(#slot, __ENTITY, #a)?)
             } else {
-                quote!(#p::get_attr::<#ty>(item, __ENTITY, #a)?)
+                quote!(#p::attr_in::<#ty>(#slot, __ENTITY, #a)?)
             };
             inits.extend(quote!(#fid: #value,));
         }
+        let arms = by_attribute.iter().map(
+            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
+        );
+        let scan = if by_attribute.is_empty() && ttl_check.is_empty() {
+            TokenStream::new()
+        } else {
+            quote! {
+                for (__name, __value) in item {
+                    #ttl_check
+                    match __name.as_str() {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            }
+        };
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 use #p::{RecoverKey as _, RecoverNone as _, TtlCodec as _, TtlCodecFallback as _};
+                #slots
+                #scan
                 ::core::result::Result::Ok(#ident { #inits })
             }
         }

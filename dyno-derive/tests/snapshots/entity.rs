@@ -112,29 +112,37 @@ const _ : () = {
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
             use :: dyno_core :: __private :: {
                 EncodePart as _ ,
-                EncodePartFallback as _
+                EncodePartFallback as _ ,
+                PartLen as _ ,
+                PartLenFallback as _
             };
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-            let __s_user_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . user_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
-            let __s_order_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
+            {
+                let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (& self . user_id)) . len_hint ()) ;
+                __k . push_str ("USER#") ;
+                (& :: dyno_core :: __private :: Part (& self . user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
+                __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+            }
+            {
+                let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (& self . order_id)) . len_hint ()) ;
+                __k . push_str ("ORDER#") ;
+                (& :: dyno_core :: __private :: Part (& self . order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
+                __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+            }
             :: core :: result :: Result :: Ok (__item)
         }
         fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
             use :: dyno_core :: __private :: {
                 EncodePart as _ ,
                 EncodePartFallback as _ ,
+                PartLen as _ ,
+                PartLenFallback as _ ,
                 StampNow as _ ,
                 StampNowFallback as _ ,
                 TtlCodec as _ ,
                 TtlCodecFallback as _
             };
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (13usize) ;
-            let __s_order_date : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_date)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) ? ;
-            let __s_order_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . order_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
-            let __s_status : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . status)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
-            let __s_user_id : :: std :: string :: String = (& :: dyno_core :: __private :: Part (& self . user_id)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "user_id" , & self . user_id) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_id" , & self . order_id) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "status" , & self . status) ? ;
@@ -143,12 +151,28 @@ const _ : () = {
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "note" , & self . note) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "version" , & self . version) ? ;
             (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . put (& mut __item , __ENTITY , __TTL_NAME , & self . expires_at) ? ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
             {
-                let mut __k = :: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]) ;
+                let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (& self . user_id)) . len_hint ()) ;
+                __k . push_str ("USER#") ;
+                (& :: dyno_core :: __private :: Part (& self . user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
+                __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+            }
+            {
+                let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (& self . order_id)) . len_hint ()) ;
+                __k . push_str ("ORDER#") ;
+                (& :: dyno_core :: __private :: Part (& self . order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
+                __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+            }
+            {
+                let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (& self . status)) . len_hint ()) ;
+                __k . push_str ("STATUS#") ;
+                (& :: dyno_core :: __private :: Part (& self . status)) . write_part (& mut __k , & __I0_PK_T , __ENTITY , "status") ? ;
                 __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __I0_SK_T , & [__s_order_date . as_str ()]))) ;
+            }
+            {
+                let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (& self . order_date)) . len_hint ()) ;
+                (& :: dyno_core :: __private :: Part (& self . order_date)) . write_part (& mut __k , & __I0_SK_T , __ENTITY , "order_date") ? ;
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
             }
             __item . insert (:: std :: string :: String :: from (< ECommerce as :: dyno_core :: __private :: Table > :: ENTITY_ATTRIBUTE) , :: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (__ENTITY)) ,) ;
             :: core :: result :: Result :: Ok (__item)
@@ -160,15 +184,52 @@ const _ : () = {
                 TtlCodec as _ ,
                 TtlCodecFallback as _
             };
+            let mut __v_user_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_order_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_status : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_order_date : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_total : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_note : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_version : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __v_expires_at : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            for (__name , __value) in item {
+                if __name . as_str () == __TTL_NAME {
+                    __v_expires_at = :: core :: option :: Option :: Some (__value) ;
+                }
+                match __name . as_str () {
+                    "user_id" => {
+                        __v_user_id = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "order_id" => {
+                        __v_order_id = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "status" => {
+                        __v_status = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "order_date" => {
+                        __v_order_date = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "total" => {
+                        __v_total = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "note" => {
+                        __v_note = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    "version" => {
+                        __v_version = :: core :: option :: Option :: Some (__value) ;
+                    }
+                    _ => {}
+                }
+            }
             :: core :: result :: Result :: Ok (Order {
-                user_id : :: dyno_core :: __private :: key_field :: < String > (item , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
-                order_id : :: dyno_core :: __private :: key_field :: < String > (item , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
-                status : :: dyno_core :: __private :: key_field :: < OrderStatus > (item , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
-                order_date : :: dyno_core :: __private :: key_field :: < Date > (item , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
-                total : :: dyno_core :: __private :: get_attr :: < Decimal > (item , __ENTITY , "total") ? ,
-                note : :: dyno_core :: __private :: get_attr :: < Option < String > > (item , __ENTITY , "note") ? ,
-                version : :: dyno_core :: __private :: get_attr_or_default :: < u64 > (item , __ENTITY , "version") ? ,
-                expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get (item , __ENTITY , __TTL_NAME) ? ,
+                user_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
+                order_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
+                status : :: dyno_core :: __private :: key_field_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
+                order_date : :: dyno_core :: __private :: key_field_in :: < Date > (__v_order_date , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
+                total : :: dyno_core :: __private :: attr_in :: < Decimal > (__v_total , __ENTITY , "total") ? ,
+                note : :: dyno_core :: __private :: attr_in :: < Option < String > > (__v_note , __ENTITY , "note") ? ,
+                version : :: dyno_core :: __private :: attr_or_default_in :: < u64 > (__v_version , __ENTITY , "version") ? ,
+                expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get_in (__v_expires_at , __ENTITY , __TTL_NAME) ? ,
             }
 )
         }
