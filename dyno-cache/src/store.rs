@@ -593,11 +593,11 @@ impl<S: Store> CachedStore<S> {
                 if entry.expires_at > self.clock.now() {
                     let item = match entry.item {
                         Some(item) => {
-                            inc(&self.counters.item.hits);
+                            self.counters.item.hits.add(key.hash);
                             Some(project(item, request.projection.as_deref()))
                         }
                         None => {
-                            inc(&self.counters.item.negative_hits);
+                            self.counters.item.negative_hits.add(key.hash);
                             None
                         }
                     };
@@ -746,10 +746,10 @@ impl<S: Store> CachedStore<S> {
                 {
                     match entry.item {
                         Some(item) => {
-                            inc(&self.counters.item.hits);
+                            self.counters.item.hits.add(key.hash);
                             hits.push((k.table, item));
                         }
-                        None => inc(&self.counters.item.negative_hits),
+                        None => self.counters.item.negative_hits.add(key.hash),
                     }
                     continue;
                 }
@@ -903,7 +903,7 @@ impl<S: Store> CachedStore<S> {
         } else {
             if let Some(entry) = self.pages.get(&key.as_ref()).await {
                 if entry.expires_at > self.clock.now() && self.is_current(&entry.deps) {
-                    inc(&self.counters.query.hits);
+                    self.counters.query.hits.add(key.hash);
                     return Ok((*entry.page).clone());
                 }
             }
