@@ -589,7 +589,11 @@ impl<S: Store> CachedStore<S> {
                 .as_deref()
                 .is_none_or(|p| p.iter().all(is_top_level));
         if servable {
-            if let Some(entry) = self.items.get(&key.as_ref()).await {
+            // moka's lookup future is boxed on its own: inline, it would make this future (boxed
+            // by `Store`) larger than the allocator's fast size classes (about 1 KiB), and one
+            // slow allocation costs more than two fast ones.
+            let lookup = key.as_ref();
+            if let Some(entry) = Box::pin(self.items.get(&lookup)).await {
                 if entry.expires_at > self.clock.now() {
                     let item = match entry.item {
                         Some(item) => {
