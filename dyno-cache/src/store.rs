@@ -825,12 +825,7 @@ impl<S: Store> CachedStore<S> {
                 }
                 let key = self.hasher.lookup(item_key(&g.table, &g.key)?);
                 let slot = self.versions.slot(key.hash);
-                Some((
-                    key.to_key(),
-                    slot,
-                    self.item_version(slot),
-                    g.table.clone(),
-                ))
+                Some((key.to_key(), slot, self.item_version(slot), g.table.clone()))
             })
             .collect();
         let out = self.inner.transact_get(request).await?;
