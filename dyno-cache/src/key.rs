@@ -5,11 +5,12 @@
 //! `{"SK": "B", "PK": "A"}` share one entry, and so do the numbers `1.50` and `1.5`. The item
 //! key of a get is encoded into a stack buffer, so a cache hit allocates nothing for its key.
 
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
 
 use dyno_core::expr::{Condition, KeyCondition, Operand, Path, PathElement, SortCondition};
 use dyno_core::store::{QueryRequest, ScanRequest};
 use dyno_core::value::{AttributeValue, Item};
+use moka::Equivalent;
 
 /// Bytes kept on the stack before spilling to the heap: enough for typical single-table keys.
 const INLINE: usize = 192;
@@ -30,30 +31,43 @@ impl KeyBuf {
         }
     }
 
+    /// Appends `bytes`: one bulk copy (inlined, so the fixed-size pushes of tags and lengths
+    /// become plain stores).
+    #[inline(always)]
     fn push(&mut self, bytes: &[u8]) {
-        if let Some(heap) = &mut self.heap {
-            heap.extend_from_slice(bytes);
-        } else if self.len + bytes.len() <= INLINE {
-            self.inline[self.len..self.len + bytes.len()].copy_from_slice(bytes);
-            self.len += bytes.len();
+        let end = self.len + bytes.len();
+        if self.heap.is_none() && end <= INLINE {
+            self.inline[self.len..end].copy_from_slice(bytes);
+            self.len = end;
         } else {
-            let mut heap = Vec::with_capacity((self.len + bytes.len()) * 2);
-            heap.extend_from_slice(&self.inline[..self.len]);
-            heap.extend_from_slice(bytes);
-            self.heap = Some(heap);
+            self.spill(bytes);
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn spill(&mut self, bytes: &[u8]) {
+        let heap = self.heap.get_or_insert_with(|| {
+            let mut heap = Vec::with_capacity((self.len + bytes.len()) * 2);
+            heap.extend_from_slice(&self.inline[..self.len]);
+            heap
+        });
+        heap.extend_from_slice(bytes);
+    }
+
+    #[inline(always)]
     fn byte(&mut self, b: u8) {
         self.push(&[b]);
     }
 
     /// A length-prefixed byte string (so that concatenations cannot collide).
+    #[inline(always)]
     fn bytes(&mut self, b: &[u8]) {
         self.push(&(b.len() as u32).to_le_bytes());
         self.push(b);
     }
 
+    #[inline(always)]
     fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
@@ -74,9 +88,129 @@ impl KeyBuf {
     }
 }
 
-/// A fixed, process-independent hasher for striping (not for cache lookups, which moka hashes).
+/// A fixed, process-independent hasher for the striped query generations.
 pub(crate) fn stable_hash(bytes: &[u8]) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
+}
+
+/// The hasher of cache keys, applied once per key: moka, the single-flight table and the version
+/// stripes all reuse that hash. foldhash (hashbrown's default) with a random seed per store: keys
+/// come from callers' requests, so the hash must not be predictable, and SipHash cost six times
+/// as much on a hit (about 420 instructions for a 67-byte key).
+#[derive(Clone, Default)]
+pub(crate) struct KeyHasher(foldhash::quality::RandomState);
+
+impl KeyHasher {
+    /// Hashes an encoded key once, for every table that needs it.
+    pub(crate) fn lookup(&self, buf: KeyBuf) -> Lookup {
+        Lookup {
+            hash: self.0.hash_one(buf.as_slice()),
+            buf,
+        }
+    }
+}
+
+/// An encoded key and its hash, as a read holds it (on the stack).
+pub(crate) struct Lookup {
+    pub(crate) hash: u64,
+    buf: KeyBuf,
+}
+
+impl Lookup {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        self.buf.as_slice()
+    }
+
+    /// The borrowed form moka looks entries up by.
+    pub(crate) fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            hash: self.hash,
+            bytes: self.buf.as_slice(),
+        }
+    }
+
+    /// The owned form moka stores.
+    pub(crate) fn to_key(&self) -> CacheKey {
+        CacheKey {
+            hash: self.hash,
+            bytes: self.buf.to_boxed(),
+        }
+    }
+}
+
+/// A cache key as moka stores it: the encoded bytes and their hash (see [`KeyHasher`]).
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct CacheKey {
+    pub(crate) hash: u64,
+    pub(crate) bytes: Box<[u8]>,
+}
+
+impl CacheKey {
+    /// The borrowed form moka looks entries up by.
+    pub(crate) fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            hash: self.hash,
+            bytes: &self.bytes,
+        }
+    }
+}
+
+impl Hash for CacheKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// A borrowed [`CacheKey`], so that a hit needs no allocation for its key.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyRef<'a> {
+    hash: u64,
+    bytes: &'a [u8],
+}
+
+impl Hash for KeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl Equivalent<CacheKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &CacheKey) -> bool {
+        self.hash == key.hash && self.bytes == &*key.bytes
+    }
+}
+
+/// moka's hasher for [`CacheKey`]s: passes their precomputed hash through, so a key is hashed
+/// once, not again by moka.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PreHashed;
+
+impl BuildHasher for PreHashed {
+    type Hasher = PassThrough;
+
+    fn build_hasher(&self) -> PassThrough {
+        PassThrough(0)
+    }
+}
+
+/// The hasher [`PreHashed`] builds.
+pub(crate) struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is called for cache keys; anything else still gets a usable hash.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
 }
 
 /// The cache key of an item: its table and key attributes. `None` when a key attribute is not a

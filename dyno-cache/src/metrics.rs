@@ -62,10 +62,38 @@ pub struct CacheMetrics {
     pub rejected_stale_fills: u64,
 }
 
+/// Lanes of a [`HitCounter`].
+const LANES: usize = 8;
+
+/// One lane on its own cache line (128 bytes: adjacent-line prefetch pairs 64-byte lines).
+#[derive(Default)]
+#[repr(align(128))]
+struct Lane(AtomicU64);
+
+/// A counter bumped by every hit, from any thread: split into lanes by key hash, so that threads
+/// hitting different keys do not fight over one cache line (a hit is otherwise read-only here).
+#[derive(Default)]
+pub(crate) struct HitCounter {
+    lanes: [Lane; LANES],
+}
+
+impl HitCounter {
+    /// `+= 1` in the lane of `hash`, relaxed.
+    pub(crate) fn add(&self, hash: u64) {
+        self.lanes[(hash >> 61) as usize % LANES]
+            .0
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn sum(&self) -> u64 {
+        self.lanes.iter().map(|l| l.0.load(Ordering::Relaxed)).sum()
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct TierCounters {
-    pub(crate) hits: AtomicU64,
-    pub(crate) negative_hits: AtomicU64,
+    pub(crate) hits: HitCounter,
+    pub(crate) negative_hits: HitCounter,
     pub(crate) misses: AtomicU64,
     pub(crate) loads: AtomicU64,
     pub(crate) bypasses: AtomicU64,
@@ -98,8 +126,8 @@ impl TierCounters {
     pub(crate) fn snapshot(&self, current_bytes: u64, entries: u64) -> TierMetrics {
         let l = |c: &AtomicU64| c.load(Ordering::Relaxed);
         TierMetrics {
-            hits: l(&self.hits),
-            negative_hits: l(&self.negative_hits),
+            hits: self.hits.sum(),
+            negative_hits: self.negative_hits.sum(),
             misses: l(&self.misses),
             loads: l(&self.loads),
             bypasses: l(&self.bypasses),

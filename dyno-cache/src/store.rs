@@ -27,7 +27,8 @@ use crate::builder::{CachedStoreBuilder, Ttls};
 use crate::clock::Clock;
 use crate::flight::{self, share_error, Flights, Role};
 use crate::key::{
-    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, stable_hash, KeyBuf,
+    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, CacheKey, KeyHasher,
+    KeyRef, Lookup, PreHashed,
 };
 use crate::metrics::{inc, CacheMetrics, Counters};
 use crate::schema::{Image, TableInfo};
@@ -83,14 +84,14 @@ impl Expiring for PageEntry {
 /// hold memory; freshness on read is decided by the injected clock.
 struct EntryExpiry;
 
-impl<V: Expiring> Expiry<Box<[u8]>, V> for EntryExpiry {
-    fn expire_after_create(&self, _: &Box<[u8]>, value: &V, _: Instant) -> Option<Duration> {
+impl<V: Expiring> Expiry<CacheKey, V> for EntryExpiry {
+    fn expire_after_create(&self, _: &CacheKey, value: &V, _: Instant) -> Option<Duration> {
         Some(value.ttl())
     }
 
     fn expire_after_update(
         &self,
-        _: &Box<[u8]>,
+        _: &CacheKey,
         value: &V,
         _: Instant,
         _: Option<Duration>,
@@ -106,7 +107,7 @@ fn weight(key_len: usize, bytes: usize) -> u32 {
 /// The token a write takes before it is sent: which version counter guards its key, and the
 /// value it had then.
 struct Ticket {
-    key: Box<[u8]>,
+    key: CacheKey,
     slot: usize,
     start: u64,
 }
@@ -117,8 +118,10 @@ struct Ticket {
 /// See the [crate documentation](crate) for what it guarantees and the tests that prove it.
 pub struct CachedStore<S> {
     inner: S,
-    items: Cache<Box<[u8]>, ItemEntry>,
-    pages: Cache<Box<[u8]>, PageEntry>,
+    items: Cache<CacheKey, ItemEntry, PreHashed>,
+    pages: Cache<CacheKey, PageEntry, PreHashed>,
+    /// Hashes every cache key once, for moka, the version stripes and single flight.
+    hasher: KeyHasher,
     ttls: Ttls,
     clock: Arc<dyn Clock>,
     counters: Arc<Counters>,
@@ -184,7 +187,7 @@ impl<S: Store> CachedStore<S> {
                         .item
                         .removed(cause, v.expires_at <= clock.now(), v.weight);
                 })
-                .build()
+                .build_with_hasher(PreHashed)
         };
         let pages = {
             let (counters, clock) = (counters.clone(), clock.clone());
@@ -197,7 +200,7 @@ impl<S: Store> CachedStore<S> {
                         .query
                         .removed(cause, v.expires_at <= clock.now(), v.weight);
                 })
-                .build()
+                .build_with_hasher(PreHashed)
         };
         let tables = tables
             .iter()
@@ -207,6 +210,7 @@ impl<S: Store> CachedStore<S> {
             inner,
             items,
             pages,
+            hasher: KeyHasher::default(),
             ttls,
             clock,
             counters,
@@ -385,15 +389,15 @@ impl<S: Store> CachedStore<S> {
     }
 
     /// The entry for `key` if it is still fresh by the injected clock.
-    async fn fresh_item(&self, key: &[u8]) -> Option<ItemEntry> {
+    async fn fresh_item(&self, key: KeyRef<'_>) -> Option<ItemEntry> {
         self.items
-            .get(key)
+            .get(&key)
             .await
             .filter(|e| e.expires_at > self.clock.now())
     }
 
     /// What the cache knows of an item now: a fresh entry, or `Unknown`.
-    async fn cached_image(&self, key: &[u8]) -> Option<Option<SharedItem>> {
+    async fn cached_image(&self, key: KeyRef<'_>) -> Option<Option<SharedItem>> {
         self.fresh_item(key).await.map(|e| e.item)
     }
 
@@ -401,7 +405,7 @@ impl<S: Store> CachedStore<S> {
     /// (a write completed meanwhile: the fetched image may predate it).
     async fn install_fill(
         &self,
-        key: Box<[u8]>,
+        key: CacheKey,
         slot: usize,
         version: u64,
         item: Option<SharedItem>,
@@ -411,7 +415,7 @@ impl<S: Store> CachedStore<S> {
         let info = self.known_table(table);
         let entry = self
             .item_expiry(item.as_deref(), info.as_deref(), ttl_override)
-            .map(|exp| self.item_entry(key.len(), item, exp));
+            .map(|exp| self.item_entry(key.bytes.len(), item, exp));
         let mut rejected = false;
         self.items
             .entry(key)
@@ -436,10 +440,10 @@ impl<S: Store> CachedStore<S> {
     }
 
     fn ticket(&self, table: &str, key: &Item) -> Option<Ticket> {
-        let key = item_key(table, key)?;
-        let slot = self.versions.slot(stable_hash(key.as_slice()));
+        let key = self.hasher.lookup(item_key(table, key)?);
+        let slot = self.versions.slot(key.hash);
         Some(Ticket {
-            key: key.to_boxed(),
+            key: key.to_key(),
             slot,
             start: self.item_version(slot),
         })
@@ -469,7 +473,7 @@ impl<S: Store> CachedStore<S> {
             (Some(image), true) => {
                 inc(&self.counters.write_through_updates);
                 self.item_expiry(image.as_deref(), info, ttl_override)
-                    .map(|exp| self.item_entry(ticket.key.len(), image, exp))
+                    .map(|exp| self.item_entry(ticket.key.bytes.len(), image, exp))
             }
             _ => {
                 inc(&self.counters.invalidations);
@@ -560,7 +564,7 @@ impl<S: Store> CachedStore<S> {
                 }
             }
             e if e.is_outcome_unknown() => {
-                let old = self.cached_image(&ticket.key).await;
+                let old = self.cached_image(ticket.key.as_ref()).await;
                 self.bump(info, key, image_of(&old), new_if_applied, touched);
                 self.finish_write(ticket, None, Some(info), None).await;
                 e
@@ -571,11 +575,53 @@ impl<S: Store> CachedStore<S> {
 
     // ---- reads ----
 
+    /// A get: answered here when a fresh entry serves it. Everything else (bypasses, misses)
+    /// runs in its own boxed future, so the future of a hit stays small.
     async fn get(&self, request: GetRequest, ttl_override: Option<Duration>) -> Result<GetOutput> {
         let Some(key) = item_key(&request.table, &request.key) else {
             inc(&self.counters.item.bypasses);
             return self.inner.get_item(request).await;
         };
+        let key = self.hasher.lookup(key);
+        let servable = !request.consistent_read
+            && request
+                .projection
+                .as_deref()
+                .is_none_or(|p| p.iter().all(is_top_level));
+        if servable {
+            // moka's lookup future is boxed on its own: inline, it would make this future (boxed
+            // by `Store`) larger than the allocator's fast size classes (about 1 KiB), and one
+            // slow allocation costs more than two fast ones.
+            let lookup = key.as_ref();
+            if let Some(entry) = Box::pin(self.items.get(&lookup)).await {
+                if entry.expires_at > self.clock.now() {
+                    let item = match entry.item {
+                        Some(item) => {
+                            self.counters.item.hits.add(key.hash);
+                            Some(project(item, request.projection.as_deref()))
+                        }
+                        None => {
+                            self.counters.item.negative_hits.add(key.hash);
+                            None
+                        }
+                    };
+                    return Ok(GetOutput {
+                        item,
+                        consumed_capacity: None,
+                    });
+                }
+            }
+        }
+        Box::pin(self.get_uncached(key, request, ttl_override)).await
+    }
+
+    /// A get the cache cannot answer: a bypass, or a miss.
+    async fn get_uncached(
+        &self,
+        key: Lookup,
+        request: GetRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<GetOutput> {
         if let Some(p) = &request.projection {
             if !p.iter().all(is_top_level) || request.consistent_read {
                 // Nested projections are the backend's to evaluate; a consistent projected read
@@ -586,12 +632,12 @@ impl<S: Store> CachedStore<S> {
         }
         if request.consistent_read {
             inc(&self.counters.item.bypasses);
-            let slot = self.versions.slot(stable_hash(key.as_slice()));
+            let slot = self.versions.slot(key.hash);
             let version = self.item_version(slot);
             let table = request.table.clone();
             let out = self.inner.get_item(request).await?;
             self.install_fill(
-                key.to_boxed(),
+                key.to_key(),
                 slot,
                 version,
                 out.item.clone(),
@@ -600,24 +646,6 @@ impl<S: Store> CachedStore<S> {
             )
             .await;
             return Ok(out);
-        }
-        if let Some(entry) = self.items.get(key.as_slice()).await {
-            if entry.expires_at > self.clock.now() {
-                let item = match entry.item {
-                    Some(item) => {
-                        inc(&self.counters.item.hits);
-                        Some(project(item, request.projection.as_deref()))
-                    }
-                    None => {
-                        inc(&self.counters.item.negative_hits);
-                        None
-                    }
-                };
-                return Ok(GetOutput {
-                    item,
-                    consumed_capacity: None,
-                });
-            }
         }
         inc(&self.counters.item.misses);
         let GetRequest {
@@ -636,12 +664,12 @@ impl<S: Store> CachedStore<S> {
     /// Loads one item on a miss, sharing the load with concurrent misses on the same key.
     async fn load(
         &self,
-        key: KeyBuf,
+        key: Lookup,
         table: String,
         key_attrs: Item,
         ttl_override: Option<Duration>,
     ) -> Result<Option<SharedItem>> {
-        let hash = stable_hash(key.as_slice());
+        let hash = key.hash;
         let slot = self.versions.slot(hash);
         loop {
             let version = self.item_version(slot);
@@ -657,7 +685,7 @@ impl<S: Store> CachedStore<S> {
                 }
                 Role::Leader(leader) => {
                     // The previous flight may have installed the item since our lookup.
-                    if let Some(entry) = self.fresh_item(key.as_slice()).await {
+                    if let Some(entry) = self.fresh_item(key.as_ref()).await {
                         leader.finish(Ok(entry.item.clone()));
                         return Ok(entry.item);
                     }
@@ -671,7 +699,7 @@ impl<S: Store> CachedStore<S> {
                     match self.inner.get_item(request).await {
                         Ok(out) => {
                             self.install_fill(
-                                key.to_boxed(),
+                                key.to_key(),
                                 slot,
                                 version,
                                 out.item.clone(),
@@ -712,19 +740,20 @@ impl<S: Store> CachedStore<S> {
                 to_read.push((k, None));
                 continue;
             };
+            let key = self.hasher.lookup(key);
             if !consistent_read {
                 if let Some(entry) = self
                     .items
-                    .get(key.as_slice())
+                    .get(&key.as_ref())
                     .await
                     .filter(|e| e.expires_at > now)
                 {
                     match entry.item {
                         Some(item) => {
-                            inc(&self.counters.item.hits);
+                            self.counters.item.hits.add(key.hash);
                             hits.push((k.table, item));
                         }
-                        None => inc(&self.counters.item.negative_hits),
+                        None => self.counters.item.negative_hits.add(key.hash),
                     }
                     continue;
                 }
@@ -732,12 +761,12 @@ impl<S: Store> CachedStore<S> {
             } else {
                 inc(&self.counters.item.bypasses);
             }
-            let slot = self.versions.slot(stable_hash(key.as_slice()));
+            let slot = self.versions.slot(key.hash);
             let start = self.item_version(slot);
             to_read.push((
                 k,
                 Some(Ticket {
-                    key: key.to_boxed(),
+                    key: key.to_key(),
                     slot,
                     start,
                 }),
@@ -794,14 +823,9 @@ impl<S: Store> CachedStore<S> {
                 if g.projection.is_some() {
                     return None;
                 }
-                let key = item_key(&g.table, &g.key)?;
-                let slot = self.versions.slot(stable_hash(key.as_slice()));
-                Some((
-                    key.to_boxed(),
-                    slot,
-                    self.item_version(slot),
-                    g.table.clone(),
-                ))
+                let key = self.hasher.lookup(item_key(&g.table, &g.key)?);
+                let slot = self.versions.slot(key.hash);
+                Some((key.to_key(), slot, self.item_version(slot), g.table.clone()))
             })
             .collect();
         let out = self.inner.transact_get(request).await?;
@@ -819,7 +843,7 @@ impl<S: Store> CachedStore<S> {
         request: QueryRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
-        let key = query_key(&request);
+        let key = self.hasher.lookup(query_key(&request));
         let index = request.index.as_deref().unwrap_or("");
         let hashes = [
             partition_hash(
@@ -847,7 +871,7 @@ impl<S: Store> CachedStore<S> {
         request: ScanRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
-        let key = scan_key(&request);
+        let key = self.hasher.lookup(scan_key(&request));
         let hashes = [scan_hash(&request.table)];
         let table = request.table.clone();
         let consistent = request.consistent_read;
@@ -866,7 +890,7 @@ impl<S: Store> CachedStore<S> {
     /// on a miss.
     async fn page(
         &self,
-        key: KeyBuf,
+        key: Lookup,
         hashes: &[u64],
         consistent: bool,
         table: &str,
@@ -876,9 +900,9 @@ impl<S: Store> CachedStore<S> {
         if consistent {
             inc(&self.counters.query.bypasses);
         } else {
-            if let Some(entry) = self.pages.get(key.as_slice()).await {
+            if let Some(entry) = self.pages.get(&key.as_ref()).await {
                 if entry.expires_at > self.clock.now() && self.is_current(&entry.deps) {
-                    inc(&self.counters.query.hits);
+                    self.counters.query.hits.add(key.hash);
                     return Ok((*entry.page).clone());
                 }
             }
@@ -903,7 +927,7 @@ impl<S: Store> CachedStore<S> {
                 weight,
                 deps,
             };
-            self.pages.insert(key.to_boxed(), entry).await;
+            self.pages.insert(key.to_key(), entry).await;
         }
         Ok(page)
     }
@@ -961,7 +985,7 @@ impl<S: Store> CachedStore<S> {
         let cached_old = if rewrite {
             None
         } else {
-            self.cached_image(&ticket.key).await
+            self.cached_image(ticket.key.as_ref()).await
         };
         if rewrite {
             request.return_values = ReturnValues::AllOld;
@@ -1027,7 +1051,7 @@ impl<S: Store> CachedStore<S> {
         let cached_old = if send == ReturnValues::AllOld {
             None
         } else {
-            self.cached_image(&ticket.key).await
+            self.cached_image(ticket.key.as_ref()).await
         };
         match self.inner.update_item(request).await {
             Ok(mut out) => {
@@ -1091,7 +1115,7 @@ impl<S: Store> CachedStore<S> {
         let cached_old = if rewrite {
             None
         } else {
-            self.cached_image(&ticket.key).await
+            self.cached_image(ticket.key.as_ref()).await
         };
         if rewrite {
             request.return_values = ReturnValues::AllOld;
@@ -1145,7 +1169,7 @@ impl<S: Store> CachedStore<S> {
             let Some(ticket) = self.ticket(w.table(), &key) else {
                 continue;
             };
-            let old = self.cached_image(&ticket.key).await;
+            let old = self.cached_image(ticket.key.as_ref()).await;
             plan.push((w.clone(), info, key, ticket, new, old));
         }
         match self.inner.batch_write(request).await {
@@ -1237,7 +1261,7 @@ impl<S: Store> CachedStore<S> {
                 continue;
             };
             let old = if writes {
-                self.cached_image(&ticket.key).await
+                self.cached_image(ticket.key.as_ref()).await
             } else {
                 None
             };

@@ -37,19 +37,47 @@ pub(crate) fn now_epoch_seconds() -> i64 {
 ///
 /// Typed reads skip expired items because DynamoDB deletes them up to days after they expire.
 pub fn is_expired(item: &Item, ttl_attribute: &str) -> bool {
-    expired_at(item, ttl_attribute, now_epoch_seconds())
+    // The clock is read only for an item that carries the attribute.
+    ttl_seconds(item, ttl_attribute).is_some_and(|at| at.before(now_epoch_seconds()))
 }
 
-pub(crate) fn expired_at(item: &Item, ttl_attribute: &str, now: i64) -> bool {
+#[cfg(test)]
+fn expired_at(item: &Item, ttl_attribute: &str, now: i64) -> bool {
+    ttl_seconds(item, ttl_attribute).is_some_and(|at| at.before(now))
+}
+
+/// A TTL attribute's value: whole epoch seconds (the usual form, compared exactly), or any other
+/// number DynamoDB accepts (fractional or exponent forms, read as `f64`, which is precise enough
+/// for epoch seconds).
+#[derive(Clone, Copy)]
+enum TtlSeconds {
+    Whole(i64),
+    Other(f64),
+}
+
+impl TtlSeconds {
+    fn before(self, now: i64) -> bool {
+        match self {
+            TtlSeconds::Whole(at) => at < now,
+            TtlSeconds::Other(at) => at < now as f64,
+        }
+    }
+}
+
+/// The TTL attribute of `item` as a number; `None` when absent or not a number.
+fn ttl_seconds(item: &Item, ttl_attribute: &str) -> Option<TtlSeconds> {
     let Some(AttributeValue::N(n)) = item.get(ttl_attribute) else {
-        return false;
+        return None;
     };
-    // Fractional or exponent forms: DynamoDB reads them as numbers too; f64 is precise enough for
-    // epoch seconds.
-    let Ok(at) = n.parse::<f64>() else {
-        return false;
-    };
-    at < now as f64
+    let digits = n.as_bytes();
+    // Up to 18 digits cannot overflow an i64.
+    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+        let whole = digits
+            .iter()
+            .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+        return Some(TtlSeconds::Whole(whole));
+    }
+    n.parse::<f64>().ok().map(TtlSeconds::Other)
 }
 
 /// True when `item` should be hidden from a typed read of items with TTL attribute `ttl`.
@@ -133,6 +161,12 @@ mod tests {
         assert!(!expired_at(&item("1800000000"), "ttl", now));
         assert!(expired_at(&item("1"), "ttl", now));
         assert!(expired_at(&item("1.5e9"), "ttl", now));
+        assert!(!expired_at(&item("1.7e9"), "ttl", now));
+        assert!(expired_at(&item("1699999999.5"), "ttl", now));
+        assert!(!expired_at(&item("1700000000.5"), "ttl", now));
+        assert!(expired_at(&item("-5"), "ttl", now));
+        assert!(!expired_at(&item("99999999999999999999"), "ttl", now));
+        assert!(!expired_at(&item("soon"), "ttl", now));
         assert!(!expired_at(&Item::new(), "ttl", now));
         let s = Item::from([("ttl".to_owned(), AttributeValue::S("1".to_owned()))]);
         assert!(!expired_at(&s, "ttl", now));
