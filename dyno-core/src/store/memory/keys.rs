@@ -5,6 +5,7 @@
 //! one type per table, so the engine's `BTreeMap`s keyed by these bytes iterate in DynamoDB order.
 
 use std::collections::HashSet;
+use std::hash::Hasher;
 
 use super::data::IndexKeys;
 use super::eval;
@@ -417,9 +418,18 @@ impl Schema {
         if key.len() != expected {
             return Err(schema_mismatch());
         }
-        let pk = lookup_key_part(self.pk(), key, true)?;
+        // One or two attributes: matching their names beats hashing them for lookups.
+        let (mut pk, mut sk) = (None, None);
+        for (name, value) in key {
+            if *name == self.pk().name {
+                pk = Some(value);
+            } else if self.sk().is_some_and(|s| s.name == *name) {
+                sk = Some(value);
+            }
+        }
+        let pk = lookup_key_part(self.pk(), pk, true)?;
         let sk = match self.sk() {
-            Some(s) => lookup_key_part(s, key, false)?,
+            Some(s) => lookup_key_part(s, sk, false)?,
             None => KeyBytes::empty(),
         };
         Ok((pk, sk))
@@ -428,17 +438,17 @@ impl Schema {
     /// Checks the index key attributes of an item being written (from its key values): when
     /// present they must have the index's type and not be empty. Returns each index's key.
     pub fn index_keys(&self, values: &KeyValues<'_>) -> Result<IndexKeys> {
-        self.indexes
-            .iter()
-            .map(|index| {
-                let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true)?;
-                let sk = match (&index.sk, index.sk_slot) {
-                    (Some(s), Some(slot)) => index_key_part(index, s, values.get(slot), false)?,
-                    _ => Some(KeyBytes::empty()),
-                };
-                Ok(pk.zip(sk))
-            })
-            .collect()
+        // Sized up front: collecting through `Result` would grow and then shrink the buffer.
+        let mut keys = Vec::with_capacity(self.indexes.len());
+        for index in &self.indexes {
+            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true)?;
+            let sk = match (&index.sk, index.sk_slot) {
+                (Some(s), Some(slot)) => index_key_part(index, s, values.get(slot), false)?,
+                _ => Some(KeyBytes::empty()),
+            };
+            keys.push(pk.zip(sk));
+        }
+        Ok(keys.into_boxed_slice())
     }
 
     /// The key of an index entry for an item already validated on write (`None`: not indexed),
@@ -533,8 +543,12 @@ fn item_key_part(
     checked_key_bytes(attr, value, partition)
 }
 
-fn lookup_key_part(attr: &KeyAttribute, key: &Item, partition: bool) -> Result<KeyBytes> {
-    let value = key.get(&attr.name).ok_or_else(schema_mismatch)?;
+fn lookup_key_part(
+    attr: &KeyAttribute,
+    value: Option<&AttributeValue>,
+    partition: bool,
+) -> Result<KeyBytes> {
+    let value = value.ok_or_else(schema_mismatch)?;
     if !attr.ty.matches(value) {
         return Err(schema_mismatch());
     }
@@ -709,12 +723,32 @@ fn encode_number_vec(n: &str) -> Option<Vec<u8>> {
 
 /// A stable 64-bit hash (FNV-1a) of a partition key, to assign partitions to scan segments.
 pub(super) fn segment_hash(pk: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in pk {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    let mut h = Fnv::default();
+    h.write(pk);
+    h.finish()
+}
+
+/// FNV-1a: stable and a few instructions per byte, for short names and keys the application
+/// chooses (scan segments, the table catalog).
+pub(super) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    h
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The smallest byte string greater than every string starting with `prefix` (`None` when there
