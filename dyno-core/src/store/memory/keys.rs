@@ -50,6 +50,7 @@ impl KeyBytes {
     }
 
     /// The key's bytes.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
@@ -104,10 +105,11 @@ impl std::fmt::Debug for KeyBytes {
 }
 
 impl PartialEq for KeyBytes {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
-                a == b && x == y
+                a == b && head(x) == head(y) && tail(x) == tail(y)
             }
             _ => self.as_slice() == other.as_slice(),
         }
@@ -115,6 +117,19 @@ impl PartialEq for KeyBytes {
 }
 
 impl Eq for KeyBytes {}
+
+/// The first 16 bytes of an inline key as a big-endian integer.
+#[inline]
+fn head(bytes: &[u8; KeyBytes::INLINE]) -> u128 {
+    u128::from_be_bytes(*bytes.first_chunk::<16>().unwrap_or(&[0; 16]))
+}
+
+/// The last 8 bytes of an inline key as a big-endian integer (they overlap the head, which
+/// only matters where the heads are equal).
+#[inline]
+fn tail(bytes: &[u8; KeyBytes::INLINE]) -> u64 {
+    u64::from_be_bytes(*bytes.last_chunk::<8>().unwrap_or(&[0; 8]))
+}
 
 impl std::hash::Hash for KeyBytes {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
@@ -132,22 +147,13 @@ impl PartialOrd for KeyBytes {
 /// bytes, then by length: padding with zeros keeps bytewise order (a proper prefix pads to at
 /// most the longer key, and ties go to the shorter).
 impl Ord for KeyBytes {
+    #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         match (&self.0, &other.0) {
-            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
-                let head = |v: &[u8; KeyBytes::INLINE]| {
-                    u128::from_be_bytes(v[..16].try_into().unwrap_or([0; 16]))
-                };
-                let tail = |v: &[u8; KeyBytes::INLINE]| {
-                    let mut t = [0u8; 8];
-                    t[..KeyBytes::INLINE - 16].copy_from_slice(&v[16..]);
-                    u64::from_be_bytes(t)
-                };
-                head(x)
-                    .cmp(&head(y))
-                    .then_with(|| tail(x).cmp(&tail(y)))
-                    .then(a.cmp(b))
-            }
+            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => head(x)
+                .cmp(&head(y))
+                .then_with(|| tail(x).cmp(&tail(y)))
+                .then(a.cmp(b)),
             _ => self.as_slice().cmp(other.as_slice()),
         }
     }
@@ -807,6 +813,24 @@ mod tests {
     fn malformed_numbers_are_rejected() {
         for bad in ["", "-", "abc", "1.2.3", "1e", "e5", "."] {
             assert_eq!(encode_number(bad), None, "{bad:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn key_bytes_order_and_equality_are_bytewise(
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            cut in 0usize..40,
+        ) {
+            // Shared prefixes and zero bytes are where a padded comparison could go wrong.
+            let c: Vec<u8> = a[..cut.min(a.len())].iter().copied().chain([0, 0]).collect();
+            for (x, y) in [(&a, &b), (&a, &c), (&c, &a), (&a, &a)] {
+                let (kx, ky) = (KeyBytes::from(x.as_slice()), KeyBytes::from(y.clone()));
+                proptest::prop_assert_eq!(kx.cmp(&ky), x.cmp(y));
+                proptest::prop_assert_eq!(kx == ky, x == y);
+                proptest::prop_assert_eq!(kx.as_slice(), x.as_slice());
+            }
         }
     }
 
