@@ -118,17 +118,18 @@ impl PartialEq for KeyBytes {
 
 impl Eq for KeyBytes {}
 
-/// The first 16 bytes of an inline key as a big-endian integer.
+/// The first 16 bytes of an inline key, loaded in native byte order (`u128::from_be` of it is
+/// the big-endian integer that orders like the bytes).
 #[inline]
 fn head(bytes: &[u8; KeyBytes::INLINE]) -> u128 {
-    u128::from_be_bytes(*bytes.first_chunk::<16>().unwrap_or(&[0; 16]))
+    u128::from_ne_bytes(*bytes.first_chunk::<16>().unwrap_or(&[0; 16]))
 }
 
-/// The last 8 bytes of an inline key as a big-endian integer (they overlap the head, which
-/// only matters where the heads are equal).
+/// The last 8 bytes of an inline key, in native byte order (they overlap the head, which only
+/// matters where the heads are equal).
 #[inline]
 fn tail(bytes: &[u8; KeyBytes::INLINE]) -> u64 {
-    u64::from_be_bytes(*bytes.last_chunk::<8>().unwrap_or(&[0; 8]))
+    u64::from_ne_bytes(*bytes.last_chunk::<8>().unwrap_or(&[0; 8]))
 }
 
 impl std::hash::Hash for KeyBytes {
@@ -150,10 +151,19 @@ impl Ord for KeyBytes {
     #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         match (&self.0, &other.0) {
-            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => head(x)
-                .cmp(&head(y))
-                .then_with(|| tail(x).cmp(&tail(y)))
-                .then(a.cmp(b)),
+            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
+                // Equal parts (common in index positions: one index sort key, one table
+                // partition) are told apart without swapping bytes.
+                let (hx, hy) = (head(x), head(y));
+                if hx != hy {
+                    return u128::from_be(hx).cmp(&u128::from_be(hy));
+                }
+                let (tx, ty) = (tail(x), tail(y));
+                if tx != ty {
+                    return u64::from_be(tx).cmp(&u64::from_be(ty));
+                }
+                a.cmp(b)
+            }
             _ => self.as_slice().cmp(other.as_slice()),
         }
     }
