@@ -118,10 +118,9 @@ impl TableData {
             len,
             ..
         } = self;
-        let slot = match partitions.get_mut(&pk) {
-            Some(partition) => Some(partition.entry(sk.clone())),
-            None => None,
-        };
+        let slot = partitions
+            .get_mut(&pk)
+            .map(|partition| partition.entry(sk.clone()));
         let old = match &slot {
             Some(btree_map::Entry::Occupied(o)) => Some(o.get()),
             _ => None,

@@ -641,7 +641,7 @@ mod tests {
         ] {
             assert_eq!(canonical_digits(text), expected, "{text}");
         }
-        let max = format!("{}", "9".repeat(38)) + &"0".repeat(88);
+        let max = "9".repeat(38) + &"0".repeat(88);
         assert_eq!(canonical_digits(&max), Some(38), "9.99..E+125");
         assert_eq!(canonical_digits(&(max + "0")), None, "1E+126 overflows");
         let min = format!("0.{}1", "0".repeat(129));
