@@ -66,7 +66,7 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
             out.unprocessed_keys.push(k);
             continue;
         }
-        let Some(entry) = guards[t].live(&pk, &sk, now) else {
+        let Some(entry) = guards[t].live(&pk, &sk, || now) else {
             continue;
         };
         if bytes + entry.size > MAX_BATCH_BYTES {
@@ -131,7 +131,7 @@ pub(super) fn batch_write(
         let schema = &tables[t].1.schema;
         match put {
             Some(p) => {
-                p.write(schema, &mut guards[t]);
+                guards[t].insert(schema, p);
             }
             None => {
                 guards[t].remove(schema, &pk, &sk);

@@ -1,11 +1,19 @@
 //! One table's contents: the primary map, the index maps and the TTL expiry index, changed
 //! together so that an index entry never exists without its item (every change happens under the
 //! table's write lock, in one call).
+//!
+//! Layout, for cheap writes: keys are [`KeyBytes`] (inline when short, so B-tree searches compare
+//! them in place), an index entry holds the item's `Arc` (or its projection), and each stored
+//! item keeps its index keys, so that replacing or deleting it finds its index entries without
+//! looking into the old item, and an entry whose index key did not change is overwritten in place.
 
+use std::collections::btree_map;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::keys::{IndexPos, KeyBytes, Schema};
+use super::keys::{IndexPos, IndexSchema, KeyBytes, Schema};
+use super::Prepared;
+use crate::error::Result;
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
 
 /// A stored item (or index entry) with what reads need without looking inside it.
@@ -26,8 +34,21 @@ impl Entry {
     }
 }
 
-/// One partition of the table: sort key bytes to entry.
-pub(super) type Partition = BTreeMap<KeyBytes, Entry>;
+/// An item's key in each index, in `Schema::indexes` order: the index partition and sort key
+/// bytes, or `None` where the item is absent from a sparse index.
+pub(super) type IndexKeys = Box<[Option<(KeyBytes, KeyBytes)>]>;
+
+/// An item in the table's primary map.
+#[derive(Debug)]
+pub(super) struct Stored {
+    /// The item as reads see it.
+    pub entry: Entry,
+    /// Where its index entries are.
+    pub index_keys: IndexKeys,
+}
+
+/// One partition of the table: sort key bytes to item.
+pub(super) type Partition = BTreeMap<KeyBytes, Stored>;
 /// One partition of an index.
 pub(super) type IndexPartition = BTreeMap<IndexPos, Entry>;
 
@@ -57,85 +78,131 @@ impl TableData {
     }
 
     /// The stored entry at a key, expired or not.
-    pub fn get(&self, pk: &[u8], sk: &[u8]) -> Option<&Entry> {
-        self.partitions.get(pk)?.get(sk)
+    pub fn get(&self, pk: &KeyBytes, sk: &KeyBytes) -> Option<&Entry> {
+        self.partitions.get(pk)?.get(sk).map(|s| &s.entry)
     }
 
-    /// The entry at a key unless it has expired at `now`.
-    pub fn live(&self, pk: &[u8], sk: &[u8], now: f64) -> Option<&Entry> {
-        self.get(pk, sk).filter(|e| e.is_live(now))
+    /// The entry at a key unless it has expired at the time `now` gives (read only for an
+    /// item that has an expiry).
+    pub fn live(&self, pk: &KeyBytes, sk: &KeyBytes, now: impl FnOnce() -> f64) -> Option<&Entry> {
+        self.get(pk, sk)
+            .filter(|e| e.expires.is_none() || e.is_live(now()))
     }
 
-    /// Stores `item` at its key, replacing (and returning) what was there, and updates every index.
-    /// `size` is the item's size and `index_keys` its index keys as `Schema::index_keys` computed
-    /// them.
-    pub fn insert(
+    /// True when some item has an expiry (only then can a write have expired items to purge).
+    pub fn has_expiring(&self) -> bool {
+        !self.expiry.is_empty()
+    }
+
+    /// Stores a prepared item at its key unless `check` (given the current item) refuses,
+    /// replacing what was there and updating every index. Returns the new item and the one it
+    /// replaced. On error nothing has changed.
+    pub fn put(
         &mut self,
         schema: &Schema,
-        pk: KeyBytes,
-        sk: KeyBytes,
-        item: SharedItem,
-        size: usize,
-        index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
-    ) -> Option<Entry> {
-        let old = self.remove(schema, &pk, &sk);
-        let expires = expiry_of(&item, self.ttl_attribute.as_deref());
-        for ((index, map), key) in schema.indexes.iter().zip(&mut self.indexes).zip(index_keys) {
-            let Some((ipk, pos)) = key else { continue };
-            let entry = match schema.project_for_index(index, &item) {
-                Some(projected) => Entry {
-                    size: item_size(&projected),
-                    item: Arc::new(projected),
-                    expires,
-                },
-                None => Entry {
-                    item: Arc::clone(&item),
-                    size,
-                    expires,
-                },
-            };
-            map.entry(ipk).or_default().insert(pos, entry);
-        }
-        if let Some(t) = expires {
-            self.expiry
-                .insert((expiry_second(t), pk.clone(), sk.clone()));
-        }
-        self.partitions.entry(pk).or_default().insert(
+        prepared: Prepared,
+        check: impl FnOnce(Option<&SharedItem>) -> Result<()>,
+    ) -> Result<(SharedItem, Option<SharedItem>)> {
+        let Prepared {
+            pk,
             sk,
-            Entry {
-                item,
+            item,
+            size,
+            index_keys,
+        } = prepared;
+        let expires = expiry_of(&item, self.ttl_attribute.as_deref());
+        let TableData {
+            partitions,
+            indexes,
+            expiry,
+            len,
+            ..
+        } = self;
+        let slot = partitions
+            .get_mut(&pk)
+            .map(|partition| partition.entry(sk.clone()));
+        let old = match &slot {
+            Some(btree_map::Entry::Occupied(o)) => Some(o.get()),
+            _ => None,
+        };
+        check(old.map(|o| &o.entry.item))?;
+        let item = Arc::new(item);
+        let new = NewEntry {
+            item: &item,
+            size,
+            expires,
+        };
+        update_indexes(
+            schema,
+            indexes,
+            &pk,
+            &sk,
+            old.map(|o| &*o.index_keys),
+            Some((&index_keys, new)),
+        );
+        let old_expires = old.and_then(|o| o.entry.expires);
+        if old_expires.map(expiry_second) != expires.map(expiry_second) {
+            if let Some(t) = old_expires {
+                expiry.remove(&(expiry_second(t), pk.clone(), sk.clone()));
+            }
+            if let Some(t) = expires {
+                expiry.insert((expiry_second(t), pk.clone(), sk.clone()));
+            }
+        }
+        let stored = Stored {
+            entry: Entry {
+                item: Arc::clone(&item),
                 size,
                 expires,
             },
-        );
-        self.len += 1;
-        old
+            index_keys,
+        };
+        let old = match slot {
+            Some(btree_map::Entry::Occupied(mut o)) => Some(std::mem::replace(o.get_mut(), stored)),
+            Some(btree_map::Entry::Vacant(v)) => {
+                v.insert(stored);
+                None
+            }
+            None => {
+                partitions.insert(pk, Partition::from([(sk, stored)]));
+                None
+            }
+        };
+        if old.is_none() {
+            *len += 1;
+        }
+        Ok((item, old.map(|o| o.entry.item)))
+    }
+
+    /// Stores a prepared item at its key, replacing what was there; returns the stored item.
+    pub fn insert(&mut self, schema: &Schema, prepared: Prepared) -> SharedItem {
+        match self.put(schema, prepared, |_| Ok(())) {
+            Ok((new, _)) => new,
+            Err(_) => unreachable!("a put without a check cannot fail"),
+        }
     }
 
     /// Removes the item at a key with its index entries, returning it.
-    pub fn remove(&mut self, schema: &Schema, pk: &[u8], sk: &[u8]) -> Option<Entry> {
+    pub fn remove(&mut self, schema: &Schema, pk: &KeyBytes, sk: &KeyBytes) -> Option<SharedItem> {
         let partition = self.partitions.get_mut(pk)?;
         let old = partition.remove(sk)?;
         if partition.is_empty() {
             self.partitions.remove(pk);
         }
         self.len -= 1;
-        for (index, map) in schema.indexes.iter().zip(&mut self.indexes) {
-            let Some((ipk, pos)) = schema.index_key(index, &old.item, pk, sk) else {
-                continue;
-            };
-            if let Some(part) = map.get_mut(&ipk) {
-                part.remove(&pos);
-                if part.is_empty() {
-                    map.remove(&ipk);
-                }
-            }
-        }
-        if let Some(t) = old.expires {
+        update_indexes(
+            schema,
+            &mut self.indexes,
+            pk,
+            sk,
+            Some(&old.index_keys),
+            None,
+        );
+        if let Some(t) = old.entry.expires {
             self.expiry
-                .remove(&(expiry_second(t), pk.to_vec(), sk.to_vec()));
+                .remove(&(expiry_second(t), pk.clone(), sk.clone()));
         }
-        Some(old)
+        Some(old.entry.item)
     }
 
     /// Deletes every item expired at `now` (epoch seconds). Cheap when nothing has expired.
@@ -146,7 +213,13 @@ impl TableData {
         }
         let due: Vec<(KeyBytes, KeyBytes)> = self
             .expiry
-            .range(..(cutoff.saturating_add(1), Vec::new(), Vec::new()))
+            .range(
+                ..(
+                    cutoff.saturating_add(1),
+                    KeyBytes::empty(),
+                    KeyBytes::empty(),
+                ),
+            )
             .filter(|(_, pk, sk)| self.get(pk, sk).is_some_and(|e| !e.is_live(now)))
             .map(|(_, pk, sk)| (pk.clone(), sk.clone()))
             .collect();
@@ -161,9 +234,9 @@ impl TableData {
         self.expiry.clear();
         let ttl = self.ttl_attribute.as_deref();
         for (pk, partition) in &mut self.partitions {
-            for (sk, entry) in partition.iter_mut() {
-                entry.expires = expiry_of(&entry.item, ttl);
-                if let Some(t) = entry.expires {
+            for (sk, stored) in partition.iter_mut() {
+                stored.entry.expires = expiry_of(&stored.entry.item, ttl);
+                if let Some(t) = stored.entry.expires {
                     self.expiry
                         .insert((expiry_second(t), pk.clone(), sk.clone()));
                 }
@@ -176,7 +249,7 @@ impl TableData {
                     entry.expires = partitions
                         .get(&pos.table_pk)
                         .and_then(|p| p.get(&pos.table_sk))
-                        .and_then(|base| base.expires);
+                        .and_then(|base| base.entry.expires);
                 }
             }
         }
@@ -190,8 +263,83 @@ impl TableData {
         self.partitions
             .values()
             .flat_map(|p| p.values())
-            .filter(|e| e.is_live(now))
+            .filter(|s| s.entry.is_live(now))
             .count()
+    }
+}
+
+/// The item an index entry is made from.
+#[derive(Clone, Copy)]
+struct NewEntry<'a> {
+    item: &'a SharedItem,
+    size: usize,
+    expires: Option<f64>,
+}
+
+impl NewEntry<'_> {
+    /// The entry `index` holds for this item: the item itself for `ALL`, else its projection.
+    fn for_index(self, schema: &Schema, index: &IndexSchema) -> Entry {
+        match schema.project_for_index(index, self.item) {
+            Some(projected) => Entry {
+                size: item_size(&projected),
+                item: Arc::new(projected),
+                expires: self.expires,
+            },
+            None => Entry {
+                item: Arc::clone(self.item),
+                size: self.size,
+                expires: self.expires,
+            },
+        }
+    }
+}
+
+/// Moves an item's index entries from its old keys to its new ones: an entry whose key did not
+/// change is overwritten in place (one search), others are removed and inserted.
+fn update_indexes(
+    schema: &Schema,
+    indexes: &mut [BTreeMap<KeyBytes, IndexPartition>],
+    pk: &KeyBytes,
+    sk: &KeyBytes,
+    old: Option<&[Option<(KeyBytes, KeyBytes)>]>,
+    new: Option<(&IndexKeys, NewEntry<'_>)>,
+) {
+    let pos = |isk: &KeyBytes| IndexPos {
+        sk: isk.clone(),
+        table_pk: pk.clone(),
+        table_sk: sk.clone(),
+    };
+    for (i, (index, map)) in schema.indexes.iter().zip(indexes).enumerate() {
+        let old_key = old.and_then(|k| k[i].as_ref());
+        let new_key = new.and_then(|(k, e)| Some((k[i].as_ref()?, e)));
+        if let (Some(o), Some((n, entry))) = (old_key, new_key) {
+            if o == n {
+                let at = pos(&n.1);
+                if let Some(slot) = map.get_mut(&n.0).and_then(|p| p.get_mut(&at)) {
+                    *slot = entry.for_index(schema, index);
+                    continue;
+                }
+            }
+        }
+        if let Some((ipk, isk)) = old_key {
+            if let Some(part) = map.get_mut(ipk) {
+                part.remove(&pos(isk));
+                if part.is_empty() {
+                    map.remove(ipk);
+                }
+            }
+        }
+        if let Some(((ipk, isk), entry)) = new_key {
+            let entry = entry.for_index(schema, index);
+            match map.get_mut(ipk) {
+                Some(part) => {
+                    part.insert(pos(isk), entry);
+                }
+                None => {
+                    map.insert(ipk.clone(), IndexPartition::from([(pos(isk), entry)]));
+                }
+            }
+        }
     }
 }
 

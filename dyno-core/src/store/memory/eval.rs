@@ -127,112 +127,189 @@ pub(crate) fn normalize_number(n: &str) -> Result<String> {
 }
 
 /// Validates the attribute values of an item as DynamoDB does on write: numbers valid, sets
-/// non-empty and without duplicates, nested values too. Returns the item with numbers normalized.
-pub(crate) fn validate_item(item: Item) -> Result<Item> {
-    item.into_iter()
-        .map(|(name, value)| {
-            let value = validate_value(&value, &mut name.clone(), 1)?;
-            Ok((name, value))
-        })
-        .collect()
+/// non-empty and without duplicates, nested values too, numbers normalized in place. Returns the
+/// item's size by DynamoDB's formula.
+#[cfg(test)]
+pub(crate) fn validate_item(item: &mut Item) -> Result<usize> {
+    let mut size = 0;
+    for (name, value) in item.iter_mut() {
+        size += name.len() + validate_attribute(name, value)?;
+    }
+    Ok(size)
 }
 
-/// Validates one value (from an item or an expression) and returns it with numbers normalized.
-/// `at` names where the value sits, for messages; `depth` is its nesting level (1: top level).
-pub(crate) fn validate_value(
-    value: &AttributeValue,
-    at: &mut String,
-    depth: usize,
-) -> Result<AttributeValue> {
-    if depth > MAX_NESTING {
-        return Err(Error::validation(format!(
-            "Nesting Levels have exceeded supported limits: {at} is nested deeper than {MAX_NESTING} levels"
-        )));
-    }
-    let invalid = |what: String| {
-        Error::validation(format!("One or more parameter values were invalid: {what}"))
-    };
-    let number = |n: &str, at: &str| {
-        Decimal::parse_checked(n)
-            .map_err(|e| Error::validation(format!("{}: {n} (at {at})", e.message())))
-    };
-    Ok(match value {
-        AttributeValue::S(_) | AttributeValue::B(_) | AttributeValue::Bool(_) => value.clone(),
-        AttributeValue::N(n) => AttributeValue::N(number(n, at)?.to_string()),
-        AttributeValue::Null(true) => value.clone(),
-        AttributeValue::Null(false) => {
-            return Err(invalid(format!(
-                "Null attribute value types must have the value of true (at {at})"
-            )))
+/// Validates one attribute of an item being written, normalizing its numbers in place (only
+/// those whose text is not already canonical are rewritten). Returns the value's size by
+/// DynamoDB's formula (`attribute_size` of the normalized value). Error messages say where the
+/// bad value sits (`name.key[2]`); they are only built on error.
+pub(crate) fn validate_attribute(name: &str, value: &mut AttributeValue) -> Result<usize> {
+    check_value(value, 1).map_err(|e| e.into_error(name))
+}
+
+/// Validates one value of an expression (`root` names it in messages) and returns it with its
+/// numbers normalized.
+pub(crate) fn validate_value(value: &AttributeValue, root: &str) -> Result<AttributeValue> {
+    let mut value = value.clone();
+    check_value(&mut value, 1).map_err(|e| e.into_error(root))?;
+    Ok(value)
+}
+
+/// Why a value is invalid, and where (built on the way out of the recursion, only on error).
+struct Invalid {
+    problem: Problem,
+    /// The path below the attribute, innermost first.
+    path: Vec<Step>,
+}
+
+enum Problem {
+    TooDeep,
+    Number(number::NumberError, String),
+    NullFalse,
+    EmptySet(&'static str),
+    Duplicate(String),
+    Unsupported(String),
+}
+
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Invalid {
+    fn new(problem: Problem) -> Self {
+        Invalid {
+            problem,
+            path: Vec::new(),
         }
+    }
+
+    fn at(mut self, step: Step) -> Self {
+        self.path.push(step);
+        self
+    }
+
+    fn into_error(self, root: &str) -> Error {
+        let mut at = root.to_owned();
+        for step in self.path.iter().rev() {
+            match step {
+                Step::Key(key) => {
+                    at.push('.');
+                    at.push_str(key);
+                }
+                Step::Index(i) => at.push_str(&format!("[{i}]")),
+            }
+        }
+        let invalid = |what: String| {
+            Error::validation(format!("One or more parameter values were invalid: {what}"))
+        };
+        match self.problem {
+            Problem::TooDeep => Error::validation(format!(
+                "Nesting Levels have exceeded supported limits: {at} is nested deeper than {MAX_NESTING} levels"
+            )),
+            Problem::Number(e, n) => Error::validation(format!("{}: {n} (at {at})", e.message())),
+            Problem::NullFalse => invalid(format!(
+                "Null attribute value types must have the value of true (at {at})"
+            )),
+            Problem::EmptySet(kind) => {
+                invalid(format!("An {kind} set  may not be empty (at {at})"))
+            }
+            Problem::Duplicate(duplicate) => invalid(format!(
+                "Input collection contains duplicates: {duplicate} (at {at})"
+            )),
+            Problem::Unsupported(other) => invalid(format!(
+                "unsupported attribute value type {other} (at {at})"
+            )),
+        }
+    }
+}
+
+/// Checks a value in place (numbers normalized) and returns its size by DynamoDB's formula.
+/// `depth` is its nesting level (1: top level).
+fn check_value(value: &mut AttributeValue, depth: usize) -> Result<usize, Invalid> {
+    if depth > MAX_NESTING {
+        return Err(Invalid::new(Problem::TooDeep));
+    }
+    Ok(match value {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(true) => 1,
+        AttributeValue::N(n) => check_number(n)?,
+        AttributeValue::Null(false) => return Err(Invalid::new(Problem::NullFalse)),
         AttributeValue::Ss(set) => {
-            check_set(set.iter(), set.len(), "string", at)?;
-            value.clone()
+            check_set(set, "string")?;
+            set.iter().map(String::len).sum()
         }
         AttributeValue::Bs(set) => {
-            check_set(set.iter().map(|b| b.as_ref()), set.len(), "binary", at)?;
-            value.clone()
+            let bytes: Vec<&[u8]> = set.iter().map(|b| b.as_ref()).collect();
+            check_set(&bytes, "binary")?;
+            bytes.iter().map(|b| b.len()).sum()
         }
         AttributeValue::Ns(set) => {
-            let numbers = set
-                .iter()
-                .map(|n| number(n, at))
-                .collect::<Result<Vec<_>>>()?;
+            let mut size = 0;
+            for n in set.iter_mut() {
+                size += check_number(n)?;
+            }
             // Canonical text is unique per value, so duplicates compare numerically.
-            let canonical: Vec<String> = numbers.iter().map(ToString::to_string).collect();
-            check_set(canonical.iter(), set.len(), "number", at)?;
-            AttributeValue::Ns(canonical)
+            check_set(set, "number")?;
+            size
         }
         AttributeValue::L(list) => {
-            let mut out = Vec::with_capacity(list.len());
-            for (i, element) in list.iter().enumerate() {
-                let len = at.len();
-                at.push_str(&format!("[{i}]"));
-                out.push(validate_value(element, at, depth + 1)?);
-                at.truncate(len);
+            let mut size = 3;
+            for (i, element) in list.iter_mut().enumerate() {
+                size += 1 + check_value(element, depth + 1).map_err(|e| e.at(Step::Index(i)))?;
             }
-            AttributeValue::L(out)
+            size
         }
         AttributeValue::M(map) => {
-            let mut out = std::collections::HashMap::with_capacity(map.len());
-            for (key, element) in map {
-                let len = at.len();
-                at.push('.');
-                at.push_str(key);
-                out.insert(key.clone(), validate_value(element, at, depth + 1)?);
-                at.truncate(len);
+            let mut size = 3;
+            for (key, element) in map.iter_mut() {
+                size += 1
+                    + key.len()
+                    + check_value(element, depth + 1).map_err(|e| e.at(Step::Key(key.clone())))?;
             }
-            AttributeValue::M(out)
+            size
         }
-        other => {
-            return Err(invalid(format!(
-                "unsupported attribute value type {other:?} (at {at})"
-            )))
-        }
+        other => return Err(Invalid::new(Problem::Unsupported(format!("{other:?}")))),
     })
 }
 
-/// A set must be non-empty and without duplicates (numbers compared by value).
-fn check_set<T: std::hash::Hash + Eq + std::fmt::Debug>(
-    elements: impl Iterator<Item = T>,
-    len: usize,
-    kind: &str,
-    at: &str,
-) -> Result<()> {
-    if len == 0 {
-        return Err(Error::validation(format!(
-            "One or more parameter values were invalid: An {kind} set  may not be empty (at {at})"
-        )));
-    }
-    let mut seen = HashSet::with_capacity(len);
-    for element in elements {
-        if let Some(duplicate) = seen.replace(element) {
-            return Err(Error::validation(format!(
-                "One or more parameter values were invalid: Input collection contains duplicates: {duplicate:?} (at {at})"
-            )));
+/// Checks a number, rewriting it in canonical form unless it already is; returns its size.
+fn check_number(n: &mut String) -> Result<usize, Invalid> {
+    let significant = match number::canonical_digits(n) {
+        Some(digits) => digits,
+        None => {
+            let d = Decimal::parse_checked(n)
+                .map_err(|e| Invalid::new(Problem::Number(e, n.clone())))?;
+            *n = d.to_string();
+            d.significant_digits()
         }
+    };
+    // `value::attribute_size` of the canonical text: base-100 digits plus one byte, one more
+    // when negative.
+    Ok(significant.max(1).div_ceil(2) + 1 + usize::from(n.starts_with('-')))
+}
+
+/// A set must be non-empty and without duplicates (numbers compared by canonical text).
+fn check_set<T: std::hash::Hash + Eq + std::fmt::Debug>(
+    elements: &[T],
+    kind: &'static str,
+) -> Result<(), Invalid> {
+    if elements.is_empty() {
+        return Err(Invalid::new(Problem::EmptySet(kind)));
     }
-    Ok(())
+    let duplicate = if elements.len() <= 16 {
+        // Small sets (nearly all): pairwise, no hashing.
+        (1..elements.len())
+            .find(|&i| elements[..i].contains(&elements[i]))
+            .map(|i| &elements[i])
+    } else {
+        let mut seen = HashSet::with_capacity(elements.len());
+        elements.iter().find(|e| !seen.insert(*e))
+    };
+    match duplicate {
+        Some(d) => Err(Invalid::new(Problem::Duplicate(format!("{d:?}")))),
+        None => Ok(()),
+    }
 }
 
 /// DynamoDB's name for a value's type, as `attribute_type` and error messages use it.
@@ -602,7 +679,13 @@ mod tests {
             ("s", s("")),
             ("b", b(b"")),
         ]);
-        let got = validate_item(raw).unwrap();
+        let mut got = raw.clone();
+        let size = validate_item(&mut got).unwrap();
+        assert_eq!(
+            size,
+            crate::value::item_size(&got),
+            "size of the normalized item"
+        );
         assert_eq!(got["n"], n("1.5"));
         assert_eq!(got["set"], ns(&["10", "2"]));
         assert_eq!(
@@ -630,7 +713,7 @@ mod tests {
             ),
         ];
         for (value, expected) in cases {
-            let err = message(validate_item(item(vec![("v", value.clone())])).unwrap_err());
+            let err = message(validate_item(&mut item(vec![("v", value.clone())])).unwrap_err());
             assert!(err.contains(expected), "{value:?}: {err}");
         }
     }
@@ -642,10 +725,10 @@ mod tests {
             deep = l(vec![deep]);
         }
         assert!(
-            validate_item(item(vec![("a", deep.clone())])).is_ok(),
+            validate_item(&mut item(vec![("a", deep.clone())])).is_ok(),
             "32 levels"
         );
-        let err = message(validate_item(item(vec![("a", l(vec![deep]))])).unwrap_err());
+        let err = message(validate_item(&mut item(vec![("a", l(vec![deep]))])).unwrap_err());
         assert!(
             err.contains("Nesting Levels have exceeded supported limits"),
             "{err}"

@@ -5,7 +5,9 @@
 //! one type per table, so the engine's `BTreeMap`s keyed by these bytes iterate in DynamoDB order.
 
 use std::collections::HashSet;
+use std::hash::Hasher;
 
+use super::data::IndexKeys;
 use super::eval;
 use crate::error::{Error, Result};
 use crate::table::{KeyAttribute, Projection, ScalarType, TableDef};
@@ -16,8 +18,156 @@ pub(super) const MAX_PARTITION_KEY: usize = 2048;
 /// DynamoDB's limit on a sort key value.
 pub(super) const MAX_SORT_KEY: usize = 1024;
 
-/// Encoded key bytes.
-pub(super) type KeyBytes = Vec<u8>;
+/// Encoded key bytes. Short keys (up to [`KeyBytes::INLINE`] bytes: nearly all keys) sit inline,
+/// so that the engine's B-trees compare keys without following a pointer and a write does not
+/// allocate for its keys; longer ones live on the heap.
+#[derive(Clone)]
+pub(super) struct KeyBytes(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// `bytes[..len]`, the rest zero (comparisons rely on the zero padding).
+    Inline {
+        len: u8,
+        bytes: [u8; KeyBytes::INLINE],
+    },
+    /// More than `INLINE` bytes (never fewer: one representation per value).
+    Heap(Box<[u8]>),
+}
+
+const _: () = assert!(std::mem::size_of::<KeyBytes>() == 24);
+
+impl KeyBytes {
+    /// The longest key kept inline.
+    pub const INLINE: usize = 22;
+
+    /// The empty key (a table or index without a sort key).
+    pub const fn empty() -> Self {
+        KeyBytes(Repr::Inline {
+            len: 0,
+            bytes: [0; KeyBytes::INLINE],
+        })
+    }
+
+    /// The key's bytes.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Repr::Heap(b) => b,
+        }
+    }
+}
+
+impl Default for KeyBytes {
+    fn default() -> Self {
+        KeyBytes::empty()
+    }
+}
+
+impl From<&[u8]> for KeyBytes {
+    fn from(b: &[u8]) -> Self {
+        if b.len() <= KeyBytes::INLINE {
+            let mut bytes = [0; KeyBytes::INLINE];
+            bytes[..b.len()].copy_from_slice(b);
+            KeyBytes(Repr::Inline {
+                len: b.len() as u8,
+                bytes,
+            })
+        } else {
+            KeyBytes(Repr::Heap(b.into()))
+        }
+    }
+}
+
+impl From<Vec<u8>> for KeyBytes {
+    fn from(v: Vec<u8>) -> Self {
+        if v.len() <= KeyBytes::INLINE {
+            KeyBytes::from(v.as_slice())
+        } else {
+            KeyBytes(Repr::Heap(v.into_boxed_slice()))
+        }
+    }
+}
+
+impl std::ops::Deref for KeyBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+impl std::fmt::Debug for KeyBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_slice().escape_ascii().to_string())
+    }
+}
+
+impl PartialEq for KeyBytes {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
+                a == b && head(x) == head(y) && tail(x) == tail(y)
+            }
+            _ => self.as_slice() == other.as_slice(),
+        }
+    }
+}
+
+impl Eq for KeyBytes {}
+
+/// The first 16 bytes of an inline key, loaded in native byte order (`u128::from_be` of it is
+/// the big-endian integer that orders like the bytes).
+#[inline]
+fn head(bytes: &[u8; KeyBytes::INLINE]) -> u128 {
+    u128::from_ne_bytes(*bytes.first_chunk::<16>().unwrap_or(&[0; 16]))
+}
+
+/// The last 8 bytes of an inline key, in native byte order (they overlap the head, which only
+/// matters where the heads are equal).
+#[inline]
+fn tail(bytes: &[u8; KeyBytes::INLINE]) -> u64 {
+    u64::from_ne_bytes(*bytes.last_chunk::<8>().unwrap_or(&[0; 8]))
+}
+
+impl std::hash::Hash for KeyBytes {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
+}
+
+impl PartialOrd for KeyBytes {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Bytewise order. Two inline keys compare as two big-endian integers of their zero-padded
+/// bytes, then by length: padding with zeros keeps bytewise order (a proper prefix pads to at
+/// most the longer key, and ties go to the shorter).
+impl Ord for KeyBytes {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        match (&self.0, &other.0) {
+            (Repr::Inline { len: a, bytes: x }, Repr::Inline { len: b, bytes: y }) => {
+                // Equal parts (common in index positions: one index sort key, one table
+                // partition) are told apart without swapping bytes.
+                let (hx, hy) = (head(x), head(y));
+                if hx != hy {
+                    return u128::from_be(hx).cmp(&u128::from_be(hy));
+                }
+                let (tx, ty) = (tail(x), tail(y));
+                if tx != ty {
+                    return u64::from_be(tx).cmp(&u64::from_be(ty));
+                }
+                a.cmp(b)
+            }
+            _ => self.as_slice().cmp(other.as_slice()),
+        }
+    }
+}
 
 /// Where an entry sits inside one index partition: the index sort key, then the table key (so that
 /// entries with equal index sort keys have a stable order and pagination can resume exactly).
@@ -44,6 +194,9 @@ pub(super) struct IndexSchema {
     pub sk: Option<KeyAttribute>,
     /// Projected attributes beyond the keys; `None` for `ALL`.
     pub projected: Option<HashSet<String>>,
+    /// Where a write finds the partition and sort key values ([`KeyValues`] slots).
+    pk_slot: usize,
+    sk_slot: Option<usize>,
 }
 
 /// The immutable part of a table: its definition and key schema.
@@ -53,6 +206,36 @@ pub(super) struct Schema {
     pub def: TableDef,
     /// The indexes, globals first, then locals (the order of the engine's index data).
     pub indexes: Vec<IndexSchema>,
+    /// Every key attribute name of the table and its indexes, once each: the attributes a write
+    /// picks out of the item while validating it (their position is their [`KeyValues`] slot).
+    key_attributes: Vec<String>,
+}
+
+/// The most distinct key attributes a table can have: its own two and two per index (20 global,
+/// 5 local).
+const MAX_KEY_ATTRIBUTES: usize = 2 + 2 * 20 + 2 * 5;
+
+/// The values of an item's key attributes (table and indexes), picked out in the one pass that
+/// validates the item, so that computing its keys needs no further lookups.
+pub(super) struct KeyValues<'a>([Option<&'a AttributeValue>; MAX_KEY_ATTRIBUTES]);
+
+impl<'a> KeyValues<'a> {
+    /// No values yet.
+    pub fn new() -> Self {
+        KeyValues([None; MAX_KEY_ATTRIBUTES])
+    }
+
+    /// Records the value of attribute `name` if it is a key attribute of `schema`.
+    #[inline]
+    pub fn offer(&mut self, schema: &Schema, name: &str, value: &'a AttributeValue) {
+        if let Some(slot) = schema.key_attributes.iter().position(|k| k == name) {
+            self.0[slot] = Some(value);
+        }
+    }
+
+    fn get(&self, slot: usize) -> Option<&'a AttributeValue> {
+        self.0[slot]
+    }
 }
 
 impl Schema {
@@ -171,6 +354,8 @@ impl Schema {
                 pk: index.partition_key.clone(),
                 sk: index.sort_key.clone(),
                 projected,
+                pk_slot: 0,
+                sk_slot: None,
             });
         }
         if non_key_total > 100 {
@@ -178,9 +363,27 @@ impl Schema {
                 "One or more parameter values were invalid: The sum of NonKeyAttributes across all secondary indexes ({non_key_total}) exceeds the limit of 100"
             )));
         }
+        let mut key_attributes: Vec<String> = Vec::new();
+        let mut slot = |name: &str| match key_attributes.iter().position(|k| k == name) {
+            Some(at) => at,
+            None => {
+                key_attributes.push(name.to_owned());
+                key_attributes.len() - 1
+            }
+        };
+        slot(&def.partition_key.name);
+        if let Some(sk) = &def.sort_key {
+            slot(&sk.name);
+        }
+        for index in &mut indexes {
+            index.pk_slot = slot(&index.pk.name);
+            index.sk_slot = index.sk.as_ref().map(|s| slot(&s.name));
+        }
+        debug_assert!(key_attributes.len() <= MAX_KEY_ATTRIBUTES);
         Ok(Schema {
             def: def.clone(),
             indexes,
+            key_attributes,
         })
     }
 
@@ -212,12 +415,14 @@ impl Schema {
             .find(|(_, i)| i.name == name)
     }
 
-    /// The primary key of a whole item being written (PutItem's checks and messages).
-    pub fn item_key(&self, item: &Item) -> Result<(KeyBytes, KeyBytes)> {
-        let pk = item_key_part(self.pk(), item, true)?;
+    /// The primary key of a whole item being written (PutItem's checks and messages), from its
+    /// key values.
+    pub fn item_key(&self, values: &KeyValues<'_>) -> Result<(KeyBytes, KeyBytes)> {
+        // The table's keys take the first slots.
+        let pk = item_key_part(self.pk(), values.get(0), true)?;
         let sk = match self.sk() {
-            Some(s) => item_key_part(s, item, false)?,
-            None => Vec::new(),
+            Some(s) => item_key_part(s, values.get(1), false)?,
+            None => KeyBytes::empty(),
         };
         Ok((pk, sk))
     }
@@ -229,65 +434,61 @@ impl Schema {
         if key.len() != expected {
             return Err(schema_mismatch());
         }
-        let pk = lookup_key_part(self.pk(), key, true)?;
+        // One or two attributes: matching their names beats hashing them for lookups.
+        let (mut pk, mut sk) = (None, None);
+        for (name, value) in key {
+            if *name == self.pk().name {
+                pk = Some(value);
+            } else if self.sk().is_some_and(|s| s.name == *name) {
+                sk = Some(value);
+            }
+        }
+        let pk = lookup_key_part(self.pk(), pk, true)?;
         let sk = match self.sk() {
-            Some(s) => lookup_key_part(s, key, false)?,
-            None => Vec::new(),
+            Some(s) => lookup_key_part(s, sk, false)?,
+            None => KeyBytes::empty(),
         };
         Ok((pk, sk))
     }
 
-    /// Checks the index key attributes of an item being written: when present they must have the
-    /// index's type and not be empty. Returns each index's key (`None` where the item is absent
-    /// from a sparse index).
-    pub fn index_keys(
-        &self,
-        item: &Item,
-        table_pk: &[u8],
-        table_sk: &[u8],
-    ) -> Result<Vec<Option<(KeyBytes, IndexPos)>>> {
-        self.indexes
-            .iter()
-            .map(|index| {
-                let pk = index_key_part(index, &index.pk, item, true)?;
-                let sk = match &index.sk {
-                    Some(s) => index_key_part(index, s, item, false)?,
-                    None => Some(Vec::new()),
-                };
-                Ok(match (pk, sk) {
-                    (Some(pk), Some(sk)) => Some((
-                        pk,
-                        IndexPos {
-                            sk,
-                            table_pk: table_pk.to_vec(),
-                            table_sk: table_sk.to_vec(),
-                        },
-                    )),
-                    _ => None,
-                })
-            })
-            .collect()
+    /// Checks the index key attributes of an item being written (from its key values): when
+    /// present they must have the index's type and not be empty. Returns each index's key.
+    pub fn index_keys(&self, values: &KeyValues<'_>) -> Result<IndexKeys> {
+        // Sized up front: collecting through `Result` would grow and then shrink the buffer.
+        let mut keys = Vec::with_capacity(self.indexes.len());
+        for index in &self.indexes {
+            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true)?;
+            let sk = match (&index.sk, index.sk_slot) {
+                (Some(s), Some(slot)) => index_key_part(index, s, values.get(slot), false)?,
+                _ => Some(KeyBytes::empty()),
+            };
+            keys.push(pk.zip(sk));
+        }
+        Ok(keys.into_boxed_slice())
     }
 
-    /// The key of an index entry for an item already validated on write (`None`: not indexed).
+    /// The key of an index entry for an item already validated on write (`None`: not indexed),
+    /// looked up in the item (the engine keeps the keys it computed on write; this recomputes
+    /// them to check it).
+    #[cfg(test)]
     pub fn index_key(
         &self,
         index: &IndexSchema,
         item: &Item,
-        table_pk: &[u8],
-        table_sk: &[u8],
+        table_pk: &KeyBytes,
+        table_sk: &KeyBytes,
     ) -> Option<(KeyBytes, IndexPos)> {
         let pk = encode_value(item.get(&index.pk.name)?)?;
         let sk = match &index.sk {
             Some(s) => encode_value(item.get(&s.name)?)?,
-            None => Vec::new(),
+            None => KeyBytes::empty(),
         };
         Some((
             pk,
             IndexPos {
                 sk,
-                table_pk: table_pk.to_vec(),
-                table_sk: table_sk.to_vec(),
+                table_pk: table_pk.clone(),
+                table_sk: table_sk.clone(),
             },
         ))
     }
@@ -336,8 +537,12 @@ fn validate_name(what: &str, name: &str, min: usize) -> Result<()> {
     Ok(())
 }
 
-fn item_key_part(attr: &KeyAttribute, item: &Item, partition: bool) -> Result<KeyBytes> {
-    let value = item.get(&attr.name).ok_or_else(|| {
+fn item_key_part(
+    attr: &KeyAttribute,
+    value: Option<&AttributeValue>,
+    partition: bool,
+) -> Result<KeyBytes> {
+    let value = value.ok_or_else(|| {
         Error::validation(format!(
             "One or more parameter values were invalid: Missing the key {} in the item",
             attr.name
@@ -354,8 +559,12 @@ fn item_key_part(attr: &KeyAttribute, item: &Item, partition: bool) -> Result<Ke
     checked_key_bytes(attr, value, partition)
 }
 
-fn lookup_key_part(attr: &KeyAttribute, key: &Item, partition: bool) -> Result<KeyBytes> {
-    let value = key.get(&attr.name).ok_or_else(schema_mismatch)?;
+fn lookup_key_part(
+    attr: &KeyAttribute,
+    value: Option<&AttributeValue>,
+    partition: bool,
+) -> Result<KeyBytes> {
+    let value = value.ok_or_else(schema_mismatch)?;
     if !attr.ty.matches(value) {
         return Err(schema_mismatch());
     }
@@ -409,10 +618,10 @@ pub(super) fn checked_key_bytes(
 fn index_key_part(
     index: &IndexSchema,
     attr: &KeyAttribute,
-    item: &Item,
+    value: Option<&AttributeValue>,
     partition: bool,
 ) -> Result<Option<KeyBytes>> {
-    let Some(value) = item.get(&attr.name) else {
+    let Some(value) = value else {
         return Ok(None);
     };
     if !attr.ty.matches(value) {
@@ -463,8 +672,8 @@ fn invalid_number(n: &str) -> Error {
 /// The order-preserving bytes of a scalar value (`None` for other types or an unparsable number).
 pub(super) fn encode_value(value: &AttributeValue) -> Option<KeyBytes> {
     match value {
-        AttributeValue::S(s) => Some(s.as_bytes().to_vec()),
-        AttributeValue::B(b) => Some(b.as_ref().to_vec()),
+        AttributeValue::S(s) => Some(KeyBytes::from(s.as_bytes())),
+        AttributeValue::B(b) => Some(KeyBytes::from(b.as_ref())),
         AttributeValue::N(n) => encode_number(n),
         _ => None,
     }
@@ -475,6 +684,10 @@ pub(super) fn encode_value(value: &AttributeValue) -> Option<KeyBytes> {
 /// shorter negative mantissa sorts after a longer one: -1.2 > -1.23). Equal numbers written
 /// differently (`1.50`, `1.5`, `15e-1`) encode identically. `None` when `n` is not a number.
 pub(super) fn encode_number(n: &str) -> Option<KeyBytes> {
+    encode_number_vec(n).map(KeyBytes::from)
+}
+
+fn encode_number_vec(n: &str) -> Option<Vec<u8>> {
     let (negative, body) = match n.as_bytes().first()? {
         b'-' => (true, &n[1..]),
         b'+' => (false, &n[1..]),
@@ -526,12 +739,32 @@ pub(super) fn encode_number(n: &str) -> Option<KeyBytes> {
 
 /// A stable 64-bit hash (FNV-1a) of a partition key, to assign partitions to scan segments.
 pub(super) fn segment_hash(pk: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in pk {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    let mut h = Fnv::default();
+    h.write(pk);
+    h.finish()
+}
+
+/// FNV-1a: stable and a few instructions per byte, for short names and keys the application
+/// chooses (scan segments, the table catalog).
+pub(super) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
     }
-    h
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// The smallest byte string greater than every string starting with `prefix` (`None` when there
@@ -541,7 +774,7 @@ pub(super) fn prefix_successor(prefix: &[u8]) -> Option<KeyBytes> {
     while let Some(last) = out.pop() {
         if last < 0xff {
             out.push(last + 1);
-            return Some(out);
+            return Some(KeyBytes::from(out));
         }
     }
     None
@@ -593,10 +826,31 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn key_bytes_order_and_equality_are_bytewise(
+            a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            cut in 0usize..40,
+        ) {
+            // Shared prefixes and zero bytes are where a padded comparison could go wrong.
+            let c: Vec<u8> = a[..cut.min(a.len())].iter().copied().chain([0, 0]).collect();
+            for (x, y) in [(&a, &b), (&a, &c), (&c, &a), (&a, &a)] {
+                let (kx, ky) = (KeyBytes::from(x.as_slice()), KeyBytes::from(y.clone()));
+                proptest::prop_assert_eq!(kx.cmp(&ky), x.cmp(y));
+                proptest::prop_assert_eq!(kx == ky, x == y);
+                proptest::prop_assert_eq!(kx.as_slice(), x.as_slice());
+            }
+        }
+    }
+
     #[test]
     fn prefix_successor_bounds_prefix_ranges() {
-        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
-        assert_eq!(prefix_successor(&[0x61, 0xff]), Some(vec![0x62]));
+        assert_eq!(prefix_successor(b"ab").as_deref(), Some(&b"ac"[..]));
+        assert_eq!(
+            prefix_successor(&[0x61, 0xff]).as_deref(),
+            Some(&[0x62][..])
+        );
         assert_eq!(prefix_successor(&[0xff, 0xff]), None);
     }
 }

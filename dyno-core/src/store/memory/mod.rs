@@ -17,13 +17,14 @@ mod tests;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 
-use self::data::TableData;
-use self::keys::{IndexPos, KeyBytes, Schema};
+use self::data::{IndexKeys, TableData};
+use self::keys::{Fnv, KeyBytes, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::store::{
@@ -81,11 +82,16 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// # Ok::<(), dyno_core::Error>(()) }).unwrap();
 /// ```
 pub struct MemoryStore {
-    tables: RwLock<HashMap<String, Arc<TableState>>>,
+    tables: RwLock<Catalog>,
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
     tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
 }
+
+/// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
+/// (a few instructions per byte) rather than SipHash: table names come from the application, not
+/// from untrusted input.
+type Catalog = HashMap<String, Arc<TableState>, BuildHasherDefault<Fnv>>;
 
 /// A table: its immutable schema and its data behind one lock.
 #[derive(Debug)]
@@ -157,6 +163,16 @@ impl MemoryStore {
         }
     }
 
+    /// A table's data locked for writing, with its expired items purged (reading the clock only
+    /// when some item has an expiry).
+    fn write_data<'t>(&self, table: &'t TableState) -> RwLockWriteGuard<'t, TableData> {
+        let mut data = write_lock(&table.data);
+        if data.has_expiring() {
+            data.purge_expired(&table.schema, self.now());
+        }
+        data
+    }
+
     /// The named table, or DynamoDB's `ResourceNotFoundException`.
     fn table(&self, name: &str) -> Result<Arc<TableState>> {
         read_lock(&self.tables)
@@ -209,32 +225,28 @@ struct Prepared {
     sk: KeyBytes,
     item: Item,
     size: usize,
-    index_keys: Vec<Option<(KeyBytes, IndexPos)>>,
+    index_keys: IndexKeys,
 }
 
-impl Prepared {
-    /// Stores the item in `data` with its index entries, returning it shared.
-    fn write(self, schema: &Schema, data: &mut TableData) -> SharedItem {
-        let item = Arc::new(self.item);
-        data.insert(
-            schema,
-            self.pk,
-            self.sk,
-            Arc::clone(&item),
-            self.size,
-            self.index_keys,
-        );
-        item
+/// Validates an item being written in one pass over it: every value checked and its numbers
+/// normalized in place, the size summed by DynamoDB's formula, the key attributes (table and
+/// indexes) picked out for the key computations that follow.
+fn scan_item<'a>(schema: &Schema, item: &'a mut Item) -> Result<(usize, KeyValues<'a>)> {
+    let mut size = 0;
+    let mut keys = KeyValues::new();
+    for (name, value) in item.iter_mut() {
+        size += name.len() + eval::validate_attribute(name, value)?;
+        keys.offer(schema, name, value);
     }
+    Ok((size, keys))
 }
 
 /// Validates a whole item as PutItem does.
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
-fn prepare_put(schema: &Schema, item: Item) -> Result<Prepared> {
-    let item = eval::validate_item(item)?;
-    let (pk, sk) = schema.item_key(&item)?;
-    let size = item_size(&item);
+fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
+    let (size, keys) = scan_item(schema, &mut item)?;
+    let (pk, sk) = schema.item_key(&keys)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {
             entity: None,
@@ -242,24 +254,8 @@ fn prepare_put(schema: &Schema, item: Item) -> Result<Prepared> {
             limit: MAX_ITEM_SIZE,
         });
     }
-    prepare_item(schema, pk, sk, item, size)
-}
-
-/// The checks that follow a write's evaluation: size and index keys. An updated item over
-/// 400 KB is DynamoDB's validation error (only the service can tell).
-fn prepare_item(
-    schema: &Schema,
-    pk: KeyBytes,
-    sk: KeyBytes,
-    item: Item,
-    size: usize,
-) -> Result<Prepared> {
-    if size > MAX_ITEM_SIZE {
-        return Err(Error::validation(format!(
-            "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
-        )));
-    }
-    let index_keys = schema.index_keys(&item, &pk, &sk)?;
+    let index_keys = schema.index_keys(&keys)?;
+    debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
         sk,
@@ -292,32 +288,38 @@ fn check_condition(
     }
 }
 
-/// The item a missing item's update starts from: its key.
-fn key_item(key: &Item) -> Item {
-    key.clone()
-}
-
-/// Applies an update to the current item (or the key alone), returning the new item and the
-/// top-level attributes it touched.
+/// Applies an update to the current item (or the key alone), returning the new item, validated
+/// (an updated item over 400 KB is DynamoDB's validation error: only the service can tell), and
+/// the top-level attributes it touched.
 fn updated_item(
     schema: &Schema,
     key: &Item,
     old: Option<&SharedItem>,
     update: &crate::expr::Update,
-    pk: &[u8],
-    sk: &[u8],
+    pk: &KeyBytes,
+    sk: &KeyBytes,
 ) -> Result<(Prepared, Vec<String>)> {
     let mut item = match old {
         Some(o) => (**o).clone(),
-        None => key_item(key),
+        None => key.clone(),
     };
     let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
-    let item = eval::validate_item(item)?;
-    let size = item_size(&item);
-    Ok((
-        prepare_item(schema, pk.to_vec(), sk.to_vec(), item, size)?,
-        touched,
-    ))
+    let (size, keys) = scan_item(schema, &mut item)?;
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::validation(format!(
+            "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
+        )));
+    }
+    let index_keys = schema.index_keys(&keys)?;
+    debug_assert_eq!(size, item_size(&item));
+    let prepared = Prepared {
+        pk: pk.clone(),
+        sk: sk.clone(),
+        item,
+        size,
+        index_keys,
+    };
+    Ok((prepared, touched))
 }
 
 fn only_none_or_all_old(rv: ReturnValues, operation: &str) -> Result<()> {
@@ -351,9 +353,8 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         read::validate_projection(request.projection.as_deref())?;
-        let now = self.now();
         let item = read_lock(&table.data)
-            .live(&pk, &sk, now)
+            .live(&pk, &sk, || self.now())
             .map(|e| Arc::clone(&e.item));
         let item = match (item, &request.projection) {
             (Some(item), Some(paths)) => Some(Arc::new(eval::project(&item, paths))),
@@ -370,18 +371,14 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item)?;
-        let now = self.now();
-        let mut data = write_lock(&table.data);
-        data.purge_expired(schema, now);
-        let old = data
-            .get(&prepared.pk, &prepared.sk)
-            .map(|e| Arc::clone(&e.item));
-        check_condition(
-            request.condition.as_ref(),
-            old.as_ref(),
-            request.return_old_on_condition_failure,
-        )?;
-        prepared.write(schema, &mut data);
+        let mut data = self.write_data(&table);
+        let (_, old) = data.put(schema, prepared, |old| {
+            check_condition(
+                request.condition.as_ref(),
+                old,
+                request.return_old_on_condition_failure,
+            )
+        })?;
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
@@ -397,9 +394,7 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
-        let now = self.now();
-        let mut data = write_lock(&table.data);
-        data.purge_expired(schema, now);
+        let mut data = self.write_data(&table);
         let old = data.get(&pk, &sk).map(|e| Arc::clone(&e.item));
         check_condition(
             request.condition.as_ref(),
@@ -414,7 +409,7 @@ impl Store for MemoryStore {
             &pk,
             &sk,
         )?;
-        let new = prepared.write(schema, &mut data);
+        let new = data.insert(schema, prepared);
         drop(data);
         let attributes = match request.return_values {
             ReturnValues::None => None,
@@ -436,9 +431,7 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
-        let now = self.now();
-        let mut data = write_lock(&table.data);
-        data.purge_expired(schema, now);
+        let mut data = self.write_data(&table);
         let old = data.get(&pk, &sk).map(|e| Arc::clone(&e.item));
         check_condition(
             request.condition.as_ref(),

@@ -109,7 +109,7 @@ fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<S
     let table_pk = part(schema.pk(), true)?;
     let table_sk = match schema.sk() {
         Some(s) => part(s, false)?,
-        None => Vec::new(),
+        None => KeyBytes::empty(),
     };
     let (pk, sk) = match target.index {
         None => (table_pk.clone(), table_sk.clone()),
@@ -414,13 +414,13 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
 fn index_bound(bound: &Bound<KeyBytes>, is_lower: bool) -> Bound<IndexPos> {
     let pos = |sk: KeyBytes| IndexPos {
         sk,
-        table_pk: Vec::new(),
-        table_sk: Vec::new(),
+        table_pk: KeyBytes::empty(),
+        table_sk: KeyBytes::empty(),
     };
     let succ = |v: &KeyBytes| {
-        let mut s = v.clone();
+        let mut s = v.to_vec();
         s.push(0);
-        s
+        KeyBytes::from(s)
     };
     match (bound, is_lower) {
         (Bound::Unbounded, _) => Bound::Unbounded,
@@ -475,7 +475,9 @@ pub(super) fn run_query(
             if !valid_range(&lower, &upper) {
                 return Ok(Page::default());
             }
-            let range = partition.range((lower, upper)).map(|(_, e)| (e, e));
+            let range = partition
+                .range((lower, upper))
+                .map(|(_, s)| (&s.entry, &s.entry));
             if forward {
                 reader.read(range)
             } else {
@@ -604,7 +606,7 @@ pub(super) fn run_scan(
                     };
                     partition
                         .range((from, Bound::Unbounded))
-                        .map(|(_, e)| (e, e))
+                        .map(|(_, s)| (&s.entry, &s.entry))
                 });
             reader.read(entries)
         }

@@ -113,11 +113,25 @@ fn check_invariants(store: &MemoryStore) {
         for (i, index) in schema.indexes.iter().enumerate() {
             let mut expected = 0;
             for (pk, partition) in &data.partitions {
-                for (sk, entry) in partition {
-                    if let Some((ipk, pos)) = schema.index_key(index, &entry.item, pk, sk) {
+                for (sk, stored) in partition {
+                    let key = schema.index_key(index, &stored.entry.item, pk, sk);
+                    assert_eq!(
+                        stored.index_keys[i],
+                        key.as_ref().map(|(ipk, pos)| (ipk.clone(), pos.sk.clone())),
+                        "the {} key kept with the item is the item's",
+                        index.name
+                    );
+                    if let Some((ipk, pos)) = key {
                         expected += 1;
                         let found = data.indexes[i].get(&ipk).and_then(|p| p.get(&pos));
-                        assert!(found.is_some(), "item without its {} entry", index.name);
+                        let found = found.expect("item without its index entry");
+                        assert_eq!(found.expires, stored.entry.expires, "index entry expiry");
+                        if index.projected.is_none() {
+                            assert!(
+                                Arc::ptr_eq(&found.item, &stored.entry.item),
+                                "an ALL index entry shares the item"
+                            );
+                        }
                     }
                 }
             }

@@ -56,7 +56,9 @@ pub(super) fn transact_get(
         .iter()
         .zip(&located)
         .map(|(g, (t, pk, sk))| {
-            let item = guards[*t].live(pk, sk, now).map(|e| Arc::clone(&e.item))?;
+            let item = guards[*t]
+                .live(pk, sk, || now)
+                .map(|e| Arc::clone(&e.item))?;
             Some(match &g.projection {
                 Some(paths) => Arc::new(eval::project(&item, paths)),
                 None => item,
@@ -221,7 +223,7 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let schema = &tables[t].1.schema;
         match put {
             Some(p) => {
-                p.write(schema, &mut guards[t]);
+                guards[t].insert(schema, p);
             }
             None => {
                 guards[t].remove(schema, &pk, &sk);

@@ -84,7 +84,7 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
     match operand {
         Operand::Path(p) | Operand::Size(p) => check_path(p, "condition"),
         Operand::Value(v) => {
-            validate_value(v, &mut "expression value".to_owned(), 1)?;
+            validate_value(v, "expression value")?;
             match (ordering, v) {
                 (Some(op), v)
                     if !matches!(

@@ -310,6 +310,50 @@ impl PartialOrd for Decimal {
     }
 }
 
+/// When `text` is already a checked number in canonical form (exactly what `Display` writes for
+/// it), its number of significant digits; `None` when it is not (not canonical, or not a valid
+/// number: parse it). Writes of canonical numbers, the common case, take this path and neither
+/// parse nor rewrite them.
+pub(crate) fn canonical_digits(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let (negative, body) = match bytes.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, bytes),
+    };
+    let point = body.iter().position(|&c| c == b'.');
+    let (int, frac) = match point {
+        Some(at) => (&body[..at], &body[at + 1..]),
+        None => (body, &[][..]),
+    };
+    if int.is_empty() || !int.iter().chain(frac).all(u8::is_ascii_digit) {
+        return None;
+    }
+    // A point needs a fraction ending in a nonzero digit.
+    if point.is_some() && frac.last().is_none_or(|&c| c == b'0') {
+        return None;
+    }
+    let (significant, adjusted) = if int == b"0" {
+        if frac.is_empty() {
+            // Zero is `0`, never `-0`.
+            return (!negative).then_some(0);
+        }
+        let zeros = frac.iter().take_while(|&&c| c == b'0').count();
+        (frac.len() - zeros, -(zeros as i64) - 1)
+    } else {
+        if int[0] == b'0' {
+            return None;
+        }
+        let trailing = if frac.is_empty() {
+            int.iter().rev().take_while(|&&c| c == b'0').count()
+        } else {
+            0
+        };
+        (int.len() + frac.len() - trailing, int.len() as i64 - 1)
+    };
+    (significant <= MAX_DIGITS && (MIN_EXPONENT..=MAX_EXPONENT).contains(&adjusted))
+        .then_some(significant)
+}
+
 /// Plain notation without an exponent (`1e3` is `1000`, `1.50` is `1.5`, `-0` is `0`), so that
 /// integer decoders read back what they wrote. Only meaningful for checked numbers: an unchecked
 /// exponent can be huge.
@@ -556,6 +600,53 @@ mod tests {
             prop_assert_eq!(d(&canonical).to_string(), canonical.clone());
             prop_assert_eq!(d(&canonical), once);
         }
+    }
+
+    proptest! {
+        #[test]
+        fn canonical_digits_recognizes_exactly_the_canonical_text(
+            text in "[-+]?[0-9]{0,3}(\\.[0-9]{0,3})?([eE][-+]?[0-9]{1,3})?",
+            big in "-?[1-9][0-9]{30,45}(\\.[0-9]{0,5}[1-9])?",
+            small in "-?0\\.0{120,135}[1-9]{1,3}",
+        ) {
+            for text in [text, big, small] {
+                let expected = Decimal::parse_checked(&text)
+                    .ok()
+                    .filter(|d| d.to_string() == text)
+                    .map(|d| d.significant_digits());
+                prop_assert_eq!(canonical_digits(&text), expected, "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn canonical_digits_on_edge_cases() {
+        for (text, expected) in [
+            ("0", Some(0)),
+            ("-0", None),
+            ("1", Some(1)),
+            ("-129.99", Some(5)),
+            ("1000", Some(1)),
+            ("0.00012", Some(2)),
+            ("1.50", None),
+            ("1.", None),
+            (".5", None),
+            ("+1", None),
+            ("01", None),
+            ("1e3", None),
+            ("", None),
+            ("-", None),
+            ("12345678901234567890123456789012345678", Some(38)),
+            ("123456789012345678901234567890123456789", None),
+        ] {
+            assert_eq!(canonical_digits(text), expected, "{text}");
+        }
+        let max = "9".repeat(38) + &"0".repeat(88);
+        assert_eq!(canonical_digits(&max), Some(38), "9.99..E+125");
+        assert_eq!(canonical_digits(&(max + "0")), None, "1E+126 overflows");
+        let min = format!("0.{}1", "0".repeat(129));
+        assert_eq!(canonical_digits(&min), Some(1), "1E-130");
+        assert_eq!(canonical_digits(&format!("0.{}1", "0".repeat(130))), None);
     }
 
     fn decimal_text_i128(mantissa: i128, scale: u32) -> String {

@@ -113,9 +113,7 @@ fn check_set_value(value: &SetValue) -> Result<()> {
 fn check_operand(op: &UpdateOperand, in_function: bool) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
-        UpdateOperand::Value(v) => {
-            validate_value(v, &mut "expression value".to_owned(), 1).map(drop)
-        }
+        UpdateOperand::Value(v) => validate_value(v, "expression value").map(drop),
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
             check_operand(default, true)
@@ -162,7 +160,7 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
                 display_path(p)
             ))
         }),
-        UpdateOperand::Value(v) => validate_value(v, &mut "expression value".to_owned(), 1),
+        UpdateOperand::Value(v) => validate_value(v, "expression value"),
         UpdateOperand::IfNotExists(p, default) => match resolve(item, p) {
             Some(v) => Ok(v.clone()),
             None => operand(default, item),
@@ -188,7 +186,7 @@ fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValu
     ) {
         return Err(incorrect_action_operand("ADD", value));
     }
-    let value = validate_value(value, &mut "expression value".to_owned(), 1)?;
+    let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(value);
     };
@@ -230,7 +228,7 @@ fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
     ) {
         return Err(incorrect_action_operand("DELETE", value));
     }
-    let value = validate_value(value, &mut "expression value".to_owned(), 1)?;
+    let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(Deleted::Nothing);
     };
