@@ -23,7 +23,7 @@ impl Stripes {
     }
 
     pub(crate) fn slot(&self, hash: u64) -> usize {
-        // The low bits of SipHash are as good as any.
+        // The low bits of either hash (the seeded key hash, `stable_hash`) are as good as any.
         (hash & self.mask) as usize
     }
 
