@@ -1,40 +1,4 @@
-use dyno_core::{Entity, KeyPart, Table};
-
-#[derive(Table)]
-#[dyno(name = "Shop", pk = "PK", sk = "SK")]
-#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
-#[dyno(index(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK"))]
-struct Shop;
-
-#[derive(Debug, Clone, Copy, PartialEq, KeyPart)]
-enum Status {
-    Pending,
-    Shipped,
-}
-
-#[derive(Debug, Entity)]
-#[dyno(table = Shop, pk = "USER#{user_id}", sk = "ORDER#{order_date}#{order_id}")]
-#[dyno(index(GSI1, pk = "STATUS#{status}", sk = "{order_date}"))]
-#[dyno(index(GSI2, pk = "REGION#{region}#{warehouse}", sk = "{order_id}"))]
-struct Order {
-    user_id: String,
-    order_id: String,
-    order_date: String,
-    status: Status,
-    region: String,
-    warehouse: String,
-    total: u64,
-    name: String,
-    tags: Vec<String>,
-    note: Option<String>,
-}
-
-#[derive(Debug, Entity)]
-#[dyno(table = Shop, pk = "PRODUCT#{product_id}", sk = "PRODUCT")]
-struct Product {
-    product_id: String,
-    stock: u32,
-}
+include!("common/shop.rs");
 
 fn main() {
     let _ = Order::update(Order::key("u1", "2024-01-01", "o1")).add_total(1u64).set_if_absent_status(Status::Pending);
