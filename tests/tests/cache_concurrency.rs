@@ -81,12 +81,7 @@ async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
     }
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     // Not cached: the next get loads and succeeds.
-    assert!(c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .is_some());
+    assert!(read(&c, key("U#1", "A")).await.is_some());
     assert_eq!(c.inner().calls(Op::GetItem), 2);
 }
 
@@ -106,9 +101,7 @@ async fn a_read_that_began_before_a_write_cannot_install_its_older_item() {
         async move { c.get_item(get(key("U#1", "A"))).await }
     });
     held.reached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "new")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "new")])).await;
     held.release();
     let seen = reader.await.unwrap().unwrap().item.unwrap();
     assert_eq!(
@@ -116,12 +109,7 @@ async fn a_read_that_began_before_a_write_cannot_install_its_older_item() {
         Some("old"),
         "the read overlapped the write: either answer is fine"
     );
-    let now = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let now = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(
         attr(&now, "v").as_deref(),
         Some("new"),
@@ -149,18 +137,11 @@ async fn a_stale_replica_read_after_a_write_is_not_installed_either() {
         async move { c.get_item(get(key("U#1", "A"))).await }
     });
     gate.reached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "new")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "new")])).await;
     gate.release();
     let seen = reader.await.unwrap().unwrap().item.unwrap();
     assert_eq!(attr(&seen, "v").as_deref(), Some("old"));
-    let now = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let now = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&now, "v").as_deref(), Some("new"));
     assert_eq!(c.metrics().rejected_stale_fills, 1);
 }
@@ -169,14 +150,14 @@ async fn a_stale_replica_read_after_a_write_is_not_installed_either() {
 async fn a_query_that_began_before_a_write_cannot_install_its_older_page() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     let held = c.inner().pause_next_after(Op::Query);
     let reader = tokio::spawn({
         let c = c.clone();
         async move { c.query(partition("U#1")).await }
     });
     held.reached().await;
-    c.put_item(put(item("U#1", "B", &[]))).await.unwrap();
+    write(&c, item("U#1", "B", &[])).await;
     held.release();
     assert_eq!(sks(&reader.await.unwrap().unwrap()), ["A"]);
     assert_eq!(sks(&c.query(partition("U#1")).await.unwrap()), ["A", "B"]);
@@ -188,14 +169,14 @@ async fn a_query_that_began_before_a_write_cannot_install_its_older_page() {
 async fn a_write_to_another_partition_does_not_reject_a_page() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     let held = c.inner().pause_next_after(Op::Query);
     let reader = tokio::spawn({
         let c = c.clone();
         async move { c.query(partition("U#1")).await }
     });
     held.reached().await;
-    c.put_item(put(item("U#2", "B", &[]))).await.unwrap();
+    write(&c, item("U#2", "B", &[])).await;
     held.release();
     reader.await.unwrap().unwrap();
     c.query(partition("U#1")).await.unwrap();
@@ -247,9 +228,7 @@ async fn a_get_after_a_write_does_not_join_a_load_that_began_before_it() {
 async fn writes_completing_out_of_order_leave_no_stale_image() {
     let (c, _) = cached().await;
     let c = Arc::new(c);
-    c.put_item(put(item("U#1", "A", &[("v", "0")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "0")])).await;
     // W1 is applied by the backend first, but its response is held.
     let held = c.inner().pause_next_after(Op::PutItem);
     let w1 = tokio::spawn({
@@ -258,18 +237,11 @@ async fn writes_completing_out_of_order_leave_no_stale_image() {
     });
     held.reached().await;
     // W2 is applied after W1 and completes first.
-    c.put_item(put(item("U#1", "A", &[("v", "2")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "2")])).await;
     held.release();
     w1.await.unwrap().unwrap();
     // The backend holds "2". W1 completing last must not leave "1" in the cache.
-    let got = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("2"));
     assert_eq!(
         c.inner().calls(Op::GetItem),

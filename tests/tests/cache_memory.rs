@@ -22,7 +22,7 @@ async fn weighted_size_stays_within_the_byte_budget_under_a_reinsert_soak() {
                 &format!("K{i:03}"),
                 &[("payload", &payload), ("round", &version)],
             );
-            c.put_item(put(it)).await.unwrap();
+            write(&c, it).await;
         }
         c.run_pending_tasks().await;
         let m = c.metrics();
@@ -35,12 +35,7 @@ async fn weighted_size_stays_within_the_byte_budget_under_a_reinsert_soak() {
     }
     // Whatever survived is the latest round, and what did not is loaded correctly.
     for i in 0..400 {
-        let got = c
-            .get_item(get(key("U#1", &format!("K{i:03}"))))
-            .await
-            .unwrap()
-            .item
-            .unwrap();
+        let got = read(&c, key("U#1", &format!("K{i:03}"))).await.unwrap();
         assert_eq!(attr(&got, "round").as_deref(), Some("7"));
     }
     c.run_pending_tasks().await;
@@ -63,9 +58,7 @@ async fn query_pages_are_held_to_their_own_budget() {
     let (c, _) = cached_with(|b| b.query_capacity_bytes(BUDGET)).await;
     let payload = "y".repeat(3000);
     for p in 0..60 {
-        c.put_item(put(item(&format!("U#{p}"), "A", &[("payload", &payload)])))
-            .await
-            .unwrap();
+        write(&c, item(&format!("U#{p}"), "A", &[("payload", &payload)])).await;
         c.query(partition(&format!("U#{p}"))).await.unwrap();
     }
     c.run_pending_tasks().await;
@@ -82,9 +75,7 @@ async fn query_pages_are_held_to_their_own_budget() {
 async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
     let (c, clock) = cached_with(|b| b.item_ttl(60 * SECOND).negative_ttl(600 * SECOND)).await;
     // put A: one write-through; generations of the table partition and the table scan.
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     // get A: hit.
     c.get_item(get(key("U#1", "A"))).await.unwrap();
     // get B twice: a miss with one load (a tombstone), then a negative hit.
@@ -98,12 +89,8 @@ async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
     u.return_values = ReturnValues::AllOld;
     c.update_item(u).await.unwrap();
     // put C twice: two write-throughs, the second replacing a fresh entry; 4 generations.
-    c.put_item(put(item("U#1", "C", &[("v", "1")])))
-        .await
-        .unwrap();
-    c.put_item(put(item("U#1", "C", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "C", &[("v", "1")])).await;
+    write(&c, item("U#1", "C", &[("v", "1")])).await;
     // 61s later C has expired: a miss, a load, and the refill replaces an expired entry.
     clock.advance(61 * SECOND);
     c.get_item(get(key("U#1", "C"))).await.unwrap();
@@ -158,14 +145,10 @@ async fn every_counter_has_its_exact_value_in_a_deterministic_scenario() {
 #[tokio::test]
 async fn the_same_item_weighs_the_same_and_a_bigger_item_weighs_more() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "small")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "small")])).await;
     c.run_pending_tasks().await;
     let small = c.metrics().item.current_bytes;
-    c.put_item(put(item("U#1", "A", &[("v", "small")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "small")])).await;
     c.run_pending_tasks().await;
     assert_eq!(
         c.metrics().item.current_bytes,
@@ -173,9 +156,7 @@ async fn the_same_item_weighs_the_same_and_a_bigger_item_weighs_more() {
         "a re-insert does not grow the cache"
     );
     let big = "z".repeat(10_000);
-    c.put_item(put(item("U#1", "A", &[("v", &big)])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", &big)])).await;
     c.run_pending_tasks().await;
     assert_eq!(
         c.metrics().item.current_bytes,

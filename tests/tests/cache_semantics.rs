@@ -25,18 +25,8 @@ async fn get_loads_once_then_hits() {
         .put_item(put(item("U#1", "P", &[("name", "Ann")])))
         .await
         .unwrap();
-    let first = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
-    let second = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let first = read(&c, key("U#1", "P")).await.unwrap();
+    let second = read(&c, key("U#1", "P")).await.unwrap();
     assert_eq!(attr(&first, "name").as_deref(), Some("Ann"));
     assert!(
         Arc::ptr_eq(&first, &second),
@@ -50,15 +40,8 @@ async fn get_loads_once_then_hits() {
 #[tokio::test]
 async fn put_then_get_reads_the_write_without_a_backend_call() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("name", "Ann")])))
-        .await
-        .unwrap();
-    let got = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    write(&c, item("U#1", "P", &[("name", "Ann")])).await;
+    let got = read(&c, key("U#1", "P")).await.unwrap();
     assert_eq!(attr(&got, "name").as_deref(), Some("Ann"));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -66,13 +49,8 @@ async fn put_then_get_reads_the_write_without_a_backend_call() {
 #[tokio::test]
 async fn put_asks_for_all_old_but_returns_only_what_the_caller_asked() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("v", "1")])))
-        .await
-        .unwrap();
-    let out = c
-        .put_item(put(item("U#1", "P", &[("v", "2")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "P", &[("v", "1")])).await;
+    let out = write(&c, item("U#1", "P", &[("v", "2")])).await;
     assert_eq!(out.attributes, None, "the caller asked for nothing");
     let mut asked = put(item("U#1", "P", &[("v", "3")]));
     asked.return_values = ReturnValues::AllOld;
@@ -89,9 +67,7 @@ async fn put_asks_for_all_old_but_returns_only_what_the_caller_asked() {
 #[tokio::test]
 async fn update_caches_the_new_image_and_returns_what_was_asked() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("name", "Ann"), ("city", "Oslo")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "P", &[("name", "Ann"), ("city", "Oslo")])).await;
     let out = c
         .update_item(set(key("U#1", "P"), &[("city", "Rome")]))
         .await
@@ -100,12 +76,7 @@ async fn update_caches_the_new_image_and_returns_what_was_asked() {
         out.attributes, None,
         "ALL_NEW was asked of the backend, not given to the caller"
     );
-    let got = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "P")).await.unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Rome"));
     assert_eq!(attr(&got, "name").as_deref(), Some("Ann"));
     let mut asked = set(key("U#1", "P"), &[("city", "Bern")]);
@@ -118,12 +89,7 @@ async fn update_caches_the_new_image_and_returns_what_was_asked() {
             .as_deref(),
         Some("Bern")
     );
-    let got = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "P")).await.unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Bern"));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -131,9 +97,7 @@ async fn update_caches_the_new_image_and_returns_what_was_asked() {
 #[tokio::test]
 async fn update_asking_for_old_values_invalidates_and_the_next_get_loads_the_new_state() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[("city", "Oslo")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "P", &[("city", "Oslo")])).await;
     let mut asked = set(key("U#1", "P"), &[("city", "Rome")]);
     asked.return_values = ReturnValues::AllOld;
     let out = c.update_item(asked).await.unwrap();
@@ -144,12 +108,7 @@ async fn update_asking_for_old_values_invalidates_and_the_next_get_loads_the_new
             .as_deref(),
         Some("Oslo")
     );
-    let got = c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "P")).await.unwrap();
     assert_eq!(attr(&got, "city").as_deref(), Some("Rome"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert_eq!(c.metrics().invalidations, 1);
@@ -158,14 +117,9 @@ async fn update_asking_for_old_values_invalidates_and_the_next_get_loads_the_new
 #[tokio::test]
 async fn delete_caches_a_tombstone() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "P", &[]))).await.unwrap();
+    write(&c, item("U#1", "P", &[])).await;
     c.delete_item(delete(key("U#1", "P"))).await.unwrap();
-    assert!(c
-        .get_item(get(key("U#1", "P")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "P")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     assert_eq!(c.metrics().item.negative_hits, 1);
 }
@@ -175,9 +129,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
     let (c, _) = cached().await;
     // Old images of keys 0..6 in the cache.
     for i in 0..6 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[("v", "old")])))
-            .await
-            .unwrap();
+        write(&c, item("U#1", &format!("K{i}"), &[("v", "old")])).await;
     }
     // Every 2nd write comes back unprocessed (K1, K3, K5) and is not applied.
     c.inner().unprocessed_writes(Pick::EveryNth(2), Some(1));
@@ -190,12 +142,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
     let out = c.batch_write(BatchWriteRequest { writes }).await.unwrap();
     assert_eq!(out.unprocessed.len(), 3);
     for i in [0, 2, 4] {
-        let got = c
-            .get_item(get(key("U#1", &format!("K{i}"))))
-            .await
-            .unwrap()
-            .item
-            .unwrap();
+        let got = read(&c, key("U#1", &format!("K{i}"))).await.unwrap();
         assert_eq!(attr(&got, "v").as_deref(), Some("new"));
     }
     assert_eq!(
@@ -204,12 +151,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
         "processed writes are read from the cache"
     );
     for i in [1, 3, 5] {
-        let got = c
-            .get_item(get(key("U#1", &format!("K{i}"))))
-            .await
-            .unwrap()
-            .item
-            .unwrap();
+        let got = read(&c, key("U#1", &format!("K{i}"))).await.unwrap();
         assert_eq!(
             attr(&got, "v").as_deref(),
             Some("old"),
@@ -226,18 +168,13 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
 #[tokio::test]
 async fn batch_write_deletes_leave_tombstones() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     let writes = vec![WriteRequest::Delete {
         table: TABLE.into(),
         key: key("U#1", "A"),
     }];
     c.batch_write(BatchWriteRequest { writes }).await.unwrap();
-    assert!(c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "A")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
 
@@ -245,9 +182,7 @@ async fn batch_write_deletes_leave_tombstones() {
 async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
     let (c, _) = cached().await;
     for sk in ["A", "B", "C"] {
-        c.put_item(put(item("U#1", sk, &[("v", "old")])))
-            .await
-            .unwrap();
+        write(&c, item("U#1", sk, &[("v", "old")])).await;
     }
     let u = set(key("U#1", "C"), &[("v", "new")]);
     let actions = vec![
@@ -277,27 +212,12 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
     })
     .await
     .unwrap();
-    let a = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let a = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("new"));
-    assert!(c
-        .get_item(get(key("U#1", "B")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "B")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     // A transactional update returns no image: its key was invalidated, and is loaded fresh.
-    let cc = c
-        .get_item(get(key("U#1", "C")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let cc = read(&c, key("U#1", "C")).await.unwrap();
     assert_eq!(attr(&cc, "v").as_deref(), Some("new"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
@@ -305,7 +225,7 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
 #[tokio::test]
 async fn batch_get_uses_the_item_cache_and_fills_misses_and_tombstones() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     c.inner()
         .inner()
         .put_item(put(item("U#1", "B", &[])))
@@ -342,12 +262,7 @@ async fn batch_get_uses_the_item_cache_and_fills_misses_and_tombstones() {
         .unwrap();
     assert_eq!(out.items.len(), 2);
     assert_eq!(c.inner().calls(Op::BatchGet), 1);
-    assert!(c
-        .get_item(get(key("U#1", "C")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "C")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
 
@@ -373,12 +288,7 @@ async fn batch_get_does_not_cache_unprocessed_keys() {
         .unwrap();
     assert_eq!(out.unprocessed_keys.len(), 1);
     // Not cached as missing: the next get reads the backend and finds it.
-    assert!(c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .is_some());
+    assert!(read(&c, key("U#1", "A")).await.is_some());
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
 
@@ -386,9 +296,7 @@ async fn batch_get_does_not_cache_unprocessed_keys() {
 async fn query_pages_are_cached_per_full_request() {
     let (c, _) = cached().await;
     for sk in ["A", "B", "C"] {
-        c.put_item(put(item("U#1", sk, &[("v", sk)])))
-            .await
-            .unwrap();
+        write(&c, item("U#1", sk, &[("v", sk)])).await;
     }
     let first = c.query(partition("U#1")).await.unwrap();
     let again = c.query(partition("U#1")).await.unwrap();
@@ -427,12 +335,12 @@ async fn query_pages_are_cached_per_full_request() {
 #[tokio::test]
 async fn a_write_invalidates_pages_of_its_partition_only() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
-    c.put_item(put(item("U#2", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
+    write(&c, item("U#2", "A", &[])).await;
     c.query(partition("U#1")).await.unwrap();
     c.query(partition("U#2")).await.unwrap();
     assert_eq!(c.inner().calls(Op::Query), 2);
-    c.put_item(put(item("U#1", "B", &[]))).await.unwrap();
+    write(&c, item("U#1", "B", &[])).await;
     assert_eq!(
         sks(&c.query(partition("U#1")).await.unwrap()),
         ["A", "B"],
@@ -450,27 +358,25 @@ async fn a_write_invalidates_pages_of_its_partition_only() {
 #[tokio::test]
 async fn an_update_moving_an_item_between_gsi_partitions_invalidates_both() {
     let (c, _) = cached().await;
-    c.put_item(put(item(
-        "U#1",
-        "O#1",
-        &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")],
-    )))
-    .await
-    .unwrap();
-    c.put_item(put(item(
-        "U#1",
-        "O#2",
-        &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "2")],
-    )))
-    .await
-    .unwrap();
-    c.put_item(put(item(
-        "U#1",
-        "O#3",
-        &[("GSI1PK", "STATUS#lost"), ("GSI1SK", "3")],
-    )))
-    .await
-    .unwrap();
+    write(
+        &c,
+        item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]),
+    )
+    .await;
+    write(
+        &c,
+        item(
+            "U#1",
+            "O#2",
+            &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "2")],
+        ),
+    )
+    .await;
+    write(
+        &c,
+        item("U#1", "O#3", &[("GSI1PK", "STATUS#lost"), ("GSI1SK", "3")]),
+    )
+    .await;
     for status in ["new", "shipped", "lost"] {
         c.query(gsi1(&format!("STATUS#{status}"))).await.unwrap();
     }
@@ -502,14 +408,11 @@ async fn a_gsi_move_with_no_known_old_image_invalidates_the_whole_index() {
     let (c, _) = cached().await;
     // Written behind the cache's back: the cache has no old image of O#1.
     let inner = c.inner().inner();
-    inner
-        .put_item(put(item(
-            "U#1",
-            "O#1",
-            &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")],
-        )))
-        .await
-        .unwrap();
+    write(
+        inner,
+        item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]),
+    )
+    .await;
     c.query(gsi1("STATUS#new")).await.unwrap();
     c.update_item(set(key("U#1", "O#1"), &[("GSI1PK", "STATUS#shipped")]))
         .await
@@ -521,7 +424,7 @@ async fn a_gsi_move_with_no_known_old_image_invalidates_the_whole_index() {
 #[tokio::test]
 async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     let scan = ScanRequest {
         table: TABLE.into(),
         ..ScanRequest::default()
@@ -529,7 +432,7 @@ async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.inner().calls(Op::Scan), 1);
-    c.put_item(put(item("U#9", "Z", &[]))).await.unwrap();
+    write(&c, item("U#9", "Z", &[])).await;
     assert_eq!(c.scan(scan).await.unwrap().items.len(), 2);
     assert_eq!(c.inner().calls(Op::Scan), 2);
 }
@@ -537,9 +440,7 @@ async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
 #[tokio::test]
 async fn a_failed_write_changes_nothing() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     c.query(partition("U#1")).await.unwrap();
     let before = c.metrics();
     c.inner().throttle_next(Op::PutItem, 1);
@@ -556,12 +457,7 @@ async fn a_failed_write_changes_nothing() {
         .await
         .is_err());
     assert!(c.delete_item(delete(key("U#1", "A"))).await.is_err());
-    let got = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
     c.query(partition("U#1")).await.unwrap();
     assert_eq!(
@@ -577,9 +473,7 @@ async fn a_failed_write_changes_nothing() {
 #[tokio::test]
 async fn a_condition_failure_installs_the_item_it_returns() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "cached")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "cached")])).await;
     // Another writer changes it behind the cache.
     c.inner()
         .inner()
@@ -596,12 +490,7 @@ async fn a_condition_failure_installs_the_item_it_returns() {
         }
         other => panic!("expected a condition failure, got {other}"),
     }
-    let got = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(
         attr(&got, "v").as_deref(),
         Some("theirs"),
@@ -622,9 +511,7 @@ async fn a_condition_failure_installs_the_item_it_returns() {
 #[tokio::test]
 async fn an_unknown_outcome_invalidates_the_key_and_its_partitions() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     c.query(partition("U#1")).await.unwrap();
     // The write is applied, but the response is lost.
     c.inner()
@@ -634,12 +521,7 @@ async fn an_unknown_outcome_invalidates_the_key_and_its_partitions() {
         .await
         .unwrap_err();
     assert!(err.is_outcome_unknown());
-    let got = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("2"));
     assert_eq!(
         c.inner().calls(Op::GetItem),
@@ -658,9 +540,7 @@ async fn an_unknown_outcome_invalidates_the_key_and_its_partitions() {
 #[tokio::test]
 async fn an_unknown_outcome_that_did_not_apply_still_leaves_no_wrong_entry() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     c.inner()
         .fail_next(Op::UpdateItem, 1, fault::outcome_unknown);
     assert!(c
@@ -668,12 +548,7 @@ async fn an_unknown_outcome_that_did_not_apply_still_leaves_no_wrong_entry() {
         .await
         .unwrap_err()
         .is_outcome_unknown());
-    let got = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
@@ -681,12 +556,8 @@ async fn an_unknown_outcome_that_did_not_apply_still_leaves_no_wrong_entry() {
 #[tokio::test]
 async fn a_cancelled_transaction_invalidates_its_keys() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
-    c.put_item(put(item("U#1", "B", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
+    write(&c, item("U#1", "B", &[("v", "1")])).await;
     let actions = vec![
         TransactWriteItem::Put {
             table: TABLE.into(),
@@ -712,12 +583,7 @@ async fn a_cancelled_transaction_invalidates_its_keys() {
         matches!(err, Error::TransactionCanceled { .. }),
         "got {err}"
     );
-    let a = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let a = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("1"), "nothing was applied");
     c.get_item(get(key("U#1", "B"))).await.unwrap();
     assert_eq!(
@@ -730,20 +596,13 @@ async fn a_cancelled_transaction_invalidates_its_keys() {
 #[tokio::test]
 async fn strongly_consistent_reads_go_to_the_backend_and_refresh_the_cache() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     c.inner()
         .inner()
         .put_item(put(item("U#1", "A", &[("v", "2")])))
         .await
         .unwrap();
-    let cached_v = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let cached_v = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(
         attr(&cached_v, "v").as_deref(),
         Some("1"),
@@ -757,12 +616,7 @@ async fn strongly_consistent_reads_go_to_the_backend_and_refresh_the_cache() {
         .unwrap();
     assert_eq!(attr(&fresh, "v").as_deref(), Some("2"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
-    let after = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let after = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(
         attr(&after, "v").as_deref(),
         Some("2"),
@@ -780,9 +634,7 @@ async fn strongly_consistent_reads_go_to_the_backend_and_refresh_the_cache() {
 #[tokio::test]
 async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "1")])).await;
     c.inner()
         .inner()
         .put_item(put(item("U#1", "A", &[("v", "2")])))
@@ -806,19 +658,9 @@ async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
         Some("2")
     );
     assert!(out.items[1].is_none());
-    let after = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let after = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&after, "v").as_deref(), Some("2"));
-    assert!(c
-        .get_item(get(key("U#1", "missing")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "missing")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
     assert_eq!(c.inner().calls(Op::TransactGet), 1);
 }
@@ -826,9 +668,7 @@ async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
 #[tokio::test]
 async fn projected_gets_are_answered_from_the_whole_cached_item() {
     let (c, _) = cached().await;
-    c.put_item(put(item("U#1", "A", &[("name", "Ann"), ("city", "Oslo")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("name", "Ann"), ("city", "Oslo")])).await;
     let mut req = get(key("U#1", "A"));
     req.projection = Some(vec![Path::attr("name")]);
     let got = c.get_item(req).await.unwrap().item.unwrap();
@@ -845,19 +685,9 @@ async fn projected_gets_are_answered_from_the_whole_cached_item() {
 #[tokio::test]
 async fn missing_items_are_cached_for_the_negative_ttl() {
     let (c, clock) = cached_with(|b| b.negative_ttl(10 * SECOND).item_ttl(300 * SECOND)).await;
-    assert!(c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "A")).await.is_none());
     clock.advance(9 * SECOND);
-    assert!(c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .is_none());
+    assert!(read(&c, key("U#1", "A")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert_eq!(c.metrics().item.negative_hits, 1);
     clock.advance(2 * SECOND);
@@ -881,31 +711,14 @@ async fn negative_caching_can_be_turned_off() {
 async fn any_write_replaces_a_tombstone() {
     let (c, _) = cached().await;
     for sk in ["A", "B"] {
-        assert!(c
-            .get_item(get(key("U#1", sk)))
-            .await
-            .unwrap()
-            .item
-            .is_none());
+        assert!(read(&c, key("U#1", sk)).await.is_none());
     }
-    c.put_item(put(item("U#1", "A", &[("v", "put")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "A", &[("v", "put")])).await;
     c.update_item(set(key("U#1", "B"), &[("v", "upserted")]))
         .await
         .unwrap();
-    let a = c
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
-    let b = c
-        .get_item(get(key("U#1", "B")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let a = read(&c, key("U#1", "A")).await.unwrap();
+    let b = read(&c, key("U#1", "B")).await.unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("put"));
     assert_eq!(attr(&b, "v").as_deref(), Some("upserted"));
     assert_eq!(c.inner().calls(Op::GetItem), 2, "only the two first misses");
@@ -914,7 +727,7 @@ async fn any_write_replaces_a_tombstone() {
 #[tokio::test]
 async fn item_and_query_ttls_expire_by_the_injected_clock() {
     let (c, clock) = cached_with(|b| b.item_ttl(60 * SECOND).query_ttl(5 * SECOND)).await;
-    c.put_item(put(item("U#1", "A", &[]))).await.unwrap();
+    write(&c, item("U#1", "A", &[])).await;
     c.query(partition("U#1")).await.unwrap();
     clock.advance(4 * SECOND);
     c.query(partition("U#1")).await.unwrap();
@@ -941,15 +754,9 @@ async fn per_entity_ttls_override_the_item_ttl_and_cap_query_pages() {
             .entity_ttl("Order", 10 * SECOND)
     })
     .await;
-    c.put_item(put(item("U#1", "O#1", &[("_type", "Order")])))
-        .await
-        .unwrap();
-    c.put_item(put(item("U#1", "PROFILE", &[("_type", "User")])))
-        .await
-        .unwrap();
-    c.put_item(put(item("U#2", "PROFILE", &[("_type", "User")])))
-        .await
-        .unwrap();
+    write(&c, item("U#1", "O#1", &[("_type", "Order")])).await;
+    write(&c, item("U#1", "PROFILE", &[("_type", "User")])).await;
+    write(&c, item("U#2", "PROFILE", &[("_type", "User")])).await;
     c.query(partition("U#1")).await.unwrap();
     c.query(partition("U#2")).await.unwrap();
     clock.advance(11 * SECOND);
@@ -978,7 +785,7 @@ async fn with_ttl_overrides_the_ttl_of_what_a_write_caches() {
         .put_item(put(item("U#1", "short", &[])))
         .await
         .unwrap();
-    c.put_item(put(item("U#1", "normal", &[]))).await.unwrap();
+    write(&c, item("U#1", "normal", &[])).await;
     // The view is a Store: typed code takes it like any other.
     let view: &dyn Store = &c.with_ttl(5 * SECOND);
     view.update_item(set(key("U#1", "upd"), &[("v", "1")]))
@@ -1000,9 +807,7 @@ async fn with_ttl_overrides_the_ttl_of_what_a_write_caches() {
 async fn ttl_jitter_shortens_entries_within_its_bound() {
     let (c, clock) = cached_with(|b| b.item_ttl(100 * SECOND).ttl_jitter(0.5)).await;
     for i in 0..50 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[])))
-            .await
-            .unwrap();
+        write(&c, item("U#1", &format!("K{i}"), &[])).await;
     }
     clock.advance(49 * SECOND);
     for i in 0..50 {
@@ -1031,7 +836,7 @@ async fn an_item_ttl_attribute_caps_its_cache_lifetime() {
     let now = clock.now().as_secs();
     let mut it = item("U#1", "A", &[]);
     it.insert("ttl".into(), AttributeValue::N((now + 20).to_string()));
-    c.put_item(put(it)).await.unwrap();
+    write(&c, it).await;
     clock.advance(19 * SECOND);
     c.get_item(get(key("U#1", "A"))).await.unwrap();
     assert_eq!(c.inner().calls(Op::GetItem), 0);
@@ -1048,16 +853,8 @@ async fn an_item_ttl_attribute_caps_its_cache_lifetime() {
 async fn the_cache_works_behind_arc_dyn_store() {
     let (c, _) = cached().await;
     let store: Arc<dyn Store> = Arc::new(c);
-    store
-        .put_item(put(item("U#1", "A", &[("v", "1")])))
-        .await
-        .unwrap();
-    let got = store
-        .get_item(get(key("U#1", "A")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    write(&store, item("U#1", "A", &[("v", "1")])).await;
+    let got = read(&store, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&got, "v").as_deref(), Some("1"));
 }
 
@@ -1067,18 +864,10 @@ async fn tables_are_described_once_when_not_registered() {
     memory.create_table(&table()).await.unwrap();
     let c = dyno_cache::CachedStore::new(dyno_tests::fault::FaultStore::new(memory));
     for i in 0..3 {
-        c.put_item(put(item("U#1", &format!("K{i}"), &[])))
-            .await
-            .unwrap();
+        write(&c, item("U#1", &format!("K{i}"), &[])).await;
     }
     assert_eq!(c.inner().calls(Op::DescribeTable), 1);
-    let got: Item = (*c
-        .get_item(get(key("U#1", "K0")))
-        .await
-        .unwrap()
-        .item
-        .unwrap())
-    .clone();
+    let got: Item = (*read(&c, key("U#1", "K0")).await.unwrap()).clone();
     assert_eq!(got, item("U#1", "K0", &[]));
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -1088,7 +877,7 @@ async fn apply_change_invalidates_like_a_local_write() {
     // The hook a DynamoDB Streams consumer calls for changes made by other processes.
     let (c, _) = cached().await;
     let old = item("U#1", "O#1", &[("GSI1PK", "STATUS#new"), ("GSI1SK", "1")]);
-    c.put_item(put(old.clone())).await.unwrap();
+    write(&c, old.clone()).await;
     c.query(partition("U#1")).await.unwrap();
     c.query(gsi1("STATUS#new")).await.unwrap();
     c.query(gsi1("STATUS#lost")).await.unwrap();
@@ -1101,12 +890,7 @@ async fn apply_change_invalidates_like_a_local_write() {
     c.apply_change(TABLE, &key("U#1", "O#1"), Some(&old), Some(&new))
         .await
         .unwrap();
-    let got = c
-        .get_item(get(key("U#1", "O#1")))
-        .await
-        .unwrap()
-        .item
-        .unwrap();
+    let got = read(&c, key("U#1", "O#1")).await.unwrap();
     assert_eq!(attr(&got, "GSI1PK").as_deref(), Some("STATUS#shipped"));
     assert_eq!(c.inner().calls(Op::GetItem), 1);
     assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());

@@ -9,8 +9,10 @@ use dyno_cache::{CachedStore, CachedStoreBuilder, ManualClock};
 use dyno_core::expr::{Condition, KeyCondition, Path, SetValue, Update};
 use dyno_core::store::{
     DeleteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, Store, UpdateRequest,
+    WriteOutput,
 };
 use dyno_core::table::IndexDef;
+use dyno_core::value::SharedItem;
 use dyno_core::{AttributeValue, Item, MemoryStore, TableDef};
 use dyno_tests::fault::FaultStore;
 
@@ -68,6 +70,16 @@ pub fn get(k: Item) -> GetRequest {
         consistent_read: false,
         projection: None,
     }
+}
+
+/// The item at `k` through `store` (an eventually consistent get), which must not fail.
+pub async fn read<S: Store + ?Sized>(store: &S, k: Item) -> Option<SharedItem> {
+    store.get_item(get(k)).await.expect("get").item
+}
+
+/// Puts `item` through `store` (unconditionally), which must not fail.
+pub async fn write<S: Store + ?Sized>(store: &S, item: Item) -> WriteOutput {
+    store.put_item(put(item)).await.expect("put")
 }
 
 pub fn consistent_get(k: Item) -> GetRequest {
