@@ -54,6 +54,15 @@ struct Deps {
     slots: [(usize, u64); 2],
 }
 
+impl Deps {
+    /// One number that moves whenever any of the counters moves (they only grow).
+    fn version(&self) -> u64 {
+        self.slots[..self.len]
+            .iter()
+            .fold(self.epoch, |v, (_, g)| v.wrapping_add(*g))
+    }
+}
+
 /// A query-cache entry: one page and the generations it is valid for.
 #[derive(Clone)]
 struct PageEntry {
@@ -131,7 +140,8 @@ pub struct CachedStore<S> {
     generations: Stripes,
     /// Bumped by table administration: every earlier snapshot becomes invalid.
     epoch: AtomicU64,
-    flights: Flights,
+    flights: Flights<Option<SharedItem>>,
+    page_flights: Flights<Arc<Page>>,
     tables: RwLock<HashMap<String, Arc<TableInfo>>>,
 }
 
@@ -218,6 +228,7 @@ impl<S: Store> CachedStore<S> {
             generations: Stripes::new(stripe_bits),
             epoch: AtomicU64::new(0),
             flights: Flights::new(),
+            page_flights: Flights::new(),
             tables: RwLock::new(tables),
         }
     }
@@ -887,7 +898,7 @@ impl<S: Store> CachedStore<S> {
     }
 
     /// A query or scan page through the query cache. `fetch` is the backend call, only awaited
-    /// on a miss.
+    /// on a miss, and shared by concurrent misses of the same page (single flight).
     async fn page(
         &self,
         key: Lookup,
@@ -899,19 +910,77 @@ impl<S: Store> CachedStore<S> {
     ) -> Result<Page> {
         if consistent {
             inc(&self.counters.query.bypasses);
-        } else {
-            if let Some(entry) = self.pages.get(&key.as_ref()).await {
-                if entry.expires_at > self.clock.now() && self.is_current(&entry.deps) {
-                    self.counters.query.hits.add(key.hash);
-                    return Ok((*entry.page).clone());
+            // Taken before the backend call: a write completing after this point makes the page
+            // unservable, whenever it is installed.
+            let deps = self.snapshot(hashes);
+            return self.fill_page(key, deps, table, ttl_override, fetch).await;
+        }
+        if let Some(page) = self.fresh_page(&key).await {
+            self.counters.query.hits.add(key.hash);
+            return Ok((*page).clone());
+        }
+        inc(&self.counters.query.misses);
+        let mut fetch = Some(fetch);
+        loop {
+            // Before the backend call, as above; its generations are also the flight's version,
+            // so a caller that arrives after a write does not join a load that began before it.
+            let deps = self.snapshot(hashes);
+            match self
+                .page_flights
+                .join(key.as_slice(), key.hash, deps.version())
+            {
+                Role::Waiter(rx) => {
+                    inc(&self.counters.coalesced_waiters);
+                    match flight::wait(rx).await {
+                        Some(Ok(page)) => return Ok((*page).clone()),
+                        Some(Err(e)) => return Err(share_error(e)),
+                        // The leader was cancelled: lead or join a new flight.
+                        None => continue,
+                    }
+                }
+                Role::Leader(leader) => {
+                    // The previous flight may have installed the page since our lookup.
+                    if let Some(page) = self.fresh_page(&key).await {
+                        leader.finish(Ok(page.clone()));
+                        return Ok((*page).clone());
+                    }
+                    inc(&self.counters.query.loads);
+                    // Every arm below returns, so a caller takes `fetch` once at most.
+                    let Some(fetch) = fetch.take() else {
+                        unreachable!("a caller leads one flight at most")
+                    };
+                    return match self.fill_page(key, deps, table, ttl_override, fetch).await {
+                        Ok(page) => {
+                            let page = Arc::new(page);
+                            leader.finish(Ok(page.clone()));
+                            Ok(Arc::unwrap_or_clone(page))
+                        }
+                        Err(e) => {
+                            let e = Arc::new(e);
+                            leader.finish(Err(e.clone()));
+                            Err(share_error(e))
+                        }
+                    };
                 }
             }
-            inc(&self.counters.query.misses);
-            inc(&self.counters.query.loads);
         }
-        // Taken before the backend call: a write completing after this point makes the page
-        // unservable, whenever it is installed.
-        let deps = self.snapshot(hashes);
+    }
+
+    /// The cached page at `key` if it is fresh and no write has touched what it depends on.
+    async fn fresh_page(&self, key: &Lookup) -> Option<Arc<Page>> {
+        let entry = self.pages.get(&key.as_ref()).await?;
+        (entry.expires_at > self.clock.now() && self.is_current(&entry.deps)).then_some(entry.page)
+    }
+
+    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale.
+    async fn fill_page(
+        &self,
+        key: Lookup,
+        deps: Deps,
+        table: &str,
+        ttl_override: Option<Duration>,
+        fetch: impl std::future::Future<Output = Result<Page>>,
+    ) -> Result<Page> {
         let page = fetch.await?;
         if !self.is_current(&deps) {
             inc(&self.counters.rejected_stale_fills);

@@ -1,4 +1,4 @@
-//! CachedStore under concurrency: single flight, the stale-fill guard for items and query pages,
+//! CachedStore under concurrency: single flight (items and query pages), the stale-fill guard for items and query pages,
 //! racing writes, cancelled loads. Interleavings are forced with FaultStore's pause barriers, so
 //! every test is deterministic: no sleeps, no timing assumptions.
 
@@ -83,6 +83,102 @@ async fn a_load_error_reaches_every_waiter_and_is_not_cached() {
     // Not cached: the next get loads and succeeds.
     assert!(read(&c, key("U#1", "A")).await.is_some());
     assert_eq!(c.inner().calls(Op::GetItem), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_queries_of_a_cold_page_make_one_backend_call() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    for sk in ["O#1", "O#2"] {
+        write(c.inner().inner(), item("U#1", sk, &[])).await;
+    }
+    let gate = c.inner().pause_next(Op::Query);
+    let tasks: Vec<_> = (0..100)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.query(partition("U#1")).await })
+        })
+        .collect();
+    gate.reached().await;
+    // Hold the one load until every other caller has joined it.
+    until("99 waiters", || c.metrics().coalesced_waiters == 99).await;
+    gate.release();
+    for t in tasks {
+        let page = t.await.unwrap().unwrap();
+        assert_eq!(sks(&page), ["O#1", "O#2"]);
+    }
+    assert_eq!(c.inner().calls(Op::Query), 1);
+    let m = c.metrics();
+    assert_eq!(
+        (m.query.misses, m.query.loads, m.coalesced_waiters),
+        (100, 1, 99)
+    );
+    // The shared page was installed once: the next query is a hit.
+    c.query(partition("U#1")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::Query), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_load_error_reaches_every_waiter_and_is_not_cached() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    write(c.inner().inner(), item("U#1", "O#1", &[])).await;
+    let gate = c.inner().pause_next(Op::Query);
+    c.inner().fail_next(Op::Query, 1, fault::throttled);
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.query(partition("U#1")).await })
+        })
+        .collect();
+    gate.reached().await;
+    until("49 waiters", || c.metrics().coalesced_waiters == 49).await;
+    gate.release();
+    for t in tasks {
+        let err = t.await.unwrap().unwrap_err();
+        assert!(err.is_throttled(), "every waiter gets the error, got {err}");
+    }
+    assert_eq!(c.inner().calls(Op::Query), 1);
+    // Not cached: the next query loads and succeeds.
+    assert_eq!(sks(&c.query(partition("U#1")).await.unwrap()), ["O#1"]);
+    assert_eq!(c.inner().calls(Op::Query), 2);
+}
+
+#[tokio::test]
+async fn a_query_after_a_write_does_not_join_a_page_load_that_began_before_it() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    write(c.inner().inner(), item("U#1", "O#1", &[])).await;
+    let early = c.inner().pause_next_after(Op::Query);
+    let first = tokio::spawn({
+        let c = c.clone();
+        async move { c.query(partition("U#1")).await }
+    });
+    early.reached().await;
+    // The pre-write load holds a page without O#2; the write adds it.
+    write(&*c, item("U#1", "O#2", &[])).await;
+    let second = tokio::spawn({
+        let c = c.clone();
+        async move { c.query(partition("U#1")).await }
+    });
+    until("the second query to finish or join", || {
+        second.is_finished() || c.metrics().coalesced_waiters > 0
+    })
+    .await;
+    assert_eq!(
+        c.metrics().coalesced_waiters,
+        0,
+        "the query joined a load older than the write"
+    );
+    assert_eq!(sks(&second.await.unwrap().unwrap()), ["O#1", "O#2"]);
+    early.release();
+    assert_eq!(sks(&first.await.unwrap().unwrap()), ["O#1"]);
+    assert_eq!(c.inner().calls(Op::Query), 2);
+    // The older page was not installed: a third query reads the write.
+    assert_eq!(
+        sks(&c.query(partition("U#1")).await.unwrap()),
+        ["O#1", "O#2"]
+    );
 }
 
 #[tokio::test]
