@@ -22,9 +22,7 @@ use dyno_cache::CachedStore;
 use dyno_core::ops::EntityExt;
 use dyno_core::store::{DeleteRequest, GetRequest, ReturnValues};
 use dyno_core::{AttributeValue, DynamoStore, Error, Item, MemoryStore, Store, Table};
-use dyno_tests::ecommerce::{self, ECommerce, Order, OrderStatus};
-use rust_decimal::Decimal;
-use time::OffsetDateTime;
+use dyno_tests::ecommerce::{self, ECommerce, Order};
 use tokio::runtime::Runtime;
 
 /// Inputs are made before, and outputs dropped after, the timing, in batches this small (so that
@@ -34,15 +32,8 @@ const BATCH: BatchSize = BatchSize::NumIterations(64);
 /// The order the gets read (version 0: never stored, so its first put creates it).
 fn sample() -> Order {
     Order {
-        user_id: "alice".into(),
-        order_id: "2024-05-01-0042".into(),
-        status: OrderStatus::Shipped,
-        order_date: time::macros::date!(2024 - 05 - 01),
-        total: Decimal::new(12999, 2),
-        product_ids: vec!["PRD-1001".into(), "PRD-2002".into()],
-        note: Some("leave at the door".into()),
         version: 0,
-        expires_at: Some(OffsetDateTime::from_unix_timestamp(4_000_000_000).unwrap()),
+        ..ecommerce::full_order()
     }
 }
 

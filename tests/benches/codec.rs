@@ -22,7 +22,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use dyno_core::value::describe;
 use dyno_core::{AttributeValue, Entity, Error, Item, Result};
-use dyno_tests::ecommerce::{Order, OrderStatus};
+use dyno_tests::ecommerce::{self, Order, OrderStatus};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use time::{Date, Month, OffsetDateTime};
@@ -32,17 +32,7 @@ const BATCH: BatchSize = BatchSize::NumIterations(64);
 
 /// The order every case encodes and decodes: all fields set, two products.
 pub fn sample() -> Order {
-    Order {
-        user_id: "alice".into(),
-        order_id: "2024-05-01-0042".into(),
-        status: OrderStatus::Shipped,
-        order_date: time::macros::date!(2024 - 05 - 01),
-        total: Decimal::new(12999, 2),
-        product_ids: vec!["PRD-1001".into(), "PRD-2002".into()],
-        note: Some("leave at the door".into()),
-        version: 3,
-        expires_at: Some(OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap()),
-    }
+    ecommerce::full_order()
 }
 
 // ---------------------------------------------------------------------------------------------

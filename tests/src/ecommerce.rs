@@ -4,7 +4,7 @@
 
 use dyno_core::{Store, Table, TableDef};
 use rust_decimal::Decimal;
-use time::Date;
+use time::{Date, OffsetDateTime};
 
 #[path = "../../examples/ecommerce/model.rs"]
 mod model;
@@ -54,5 +54,23 @@ pub fn product(id: &str, category: &str, price: Decimal, stock: u32) -> Product 
         category: category.into(),
         price,
         stock,
+    }
+}
+
+/// An order with every field set (two products, a note, version 3, a TTL in 2096): the one the
+/// codec and cache benchmarks measure.
+pub fn full_order() -> Order {
+    Order {
+        user_id: "alice".into(),
+        order_id: "2024-05-01-0042".into(),
+        status: OrderStatus::Shipped,
+        order_date: time::macros::date!(2024 - 05 - 01),
+        total: Decimal::new(12999, 2),
+        product_ids: vec!["PRD-1001".into(), "PRD-2002".into()],
+        note: Some("leave at the door".into()),
+        version: 3,
+        expires_at: Some(
+            OffsetDateTime::from_unix_timestamp(4_000_000_000).expect("a valid timestamp"),
+        ),
     }
 }
