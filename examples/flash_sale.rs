@@ -583,12 +583,7 @@ async fn main() -> ExitCode {
     let backend = Backend::from_env().await;
     println!("backend: {}", backend.describe());
     let result = run(Arc::clone(&backend.store)).await;
-    if let Err(e) = backend.delete_tables(&["FlashSale"]).await {
-        eprintln!(
-            "warning: could not delete the table {}: {e}",
-            backend.physical("FlashSale")
-        );
-    }
+    backend.delete_tables_or_warn(&["FlashSale"]).await;
     match result {
         Ok(o) => {
             println!(

@@ -95,4 +95,13 @@ impl Backend {
         }
         Ok(())
     }
+
+    /// [`Self::delete_tables`], with a failure reported on stderr (the run's result stands).
+    #[allow(dead_code)] // used by some of the examples only
+    pub async fn delete_tables_or_warn(&self, tables: &[&str]) {
+        if let Err(e) = self.delete_tables(tables).await {
+            let names: Vec<String> = tables.iter().map(|t| self.physical(t)).collect();
+            eprintln!("warning: could not delete {}: {e}", names.join(", "));
+        }
+    }
 }
