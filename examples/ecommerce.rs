@@ -836,12 +836,7 @@ async fn ttl(store: &dyn Store, out: &mut impl Write) -> Outcome {
     )?;
     check(ids(&listed) == "2024-008", "only the live order is listed")?;
     match store
-        .get_item(GetRequest {
-            table: table_def().name.clone(),
-            key: Order::key("u1", "2024-007").into_item(),
-            consistent_read: true,
-            projection: None,
-        })
+        .get_item(GetRequest::new(&table_def().name, Order::key("u1", "2024-007").into_item()).consistent())
         .await?
         .item
     {
@@ -986,12 +981,7 @@ async fn caching(store: Arc<dyn Store>, out: &mut impl Write) -> Outcome {
 // ---------------------------------------------------------------------------------------------
 
 async fn raw_get(store: &dyn Store, key: &Item) -> Outcome<Item> {
-    let request = GetRequest {
-        table: table_def().name.clone(),
-        key: key.clone(),
-        consistent_read: true,
-        projection: None,
-    };
+    let request = GetRequest::borrowed(&table_def().name, key).consistent();
     let item = store
         .get_item(request)
         .await?

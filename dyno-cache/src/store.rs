@@ -588,7 +588,11 @@ impl<S: Store> CachedStore<S> {
 
     /// A get: answered here when a fresh entry serves it. Everything else (bypasses, misses)
     /// runs in its own boxed future, so the future of a hit stays small.
-    async fn get(&self, request: GetRequest, ttl_override: Option<Duration>) -> Result<GetOutput> {
+    async fn get(
+        &self,
+        request: GetRequest<'_>,
+        ttl_override: Option<Duration>,
+    ) -> Result<GetOutput> {
         let Some(key) = item_key(&request.table, &request.key) else {
             inc(&self.counters.item.bypasses);
             return self.inner.get_item(request).await;
@@ -630,7 +634,7 @@ impl<S: Store> CachedStore<S> {
     async fn get_uncached(
         &self,
         key: Lookup,
-        request: GetRequest,
+        request: GetRequest<'_>,
         ttl_override: Option<Duration>,
     ) -> Result<GetOutput> {
         if let Some(p) = &request.projection {
@@ -645,7 +649,7 @@ impl<S: Store> CachedStore<S> {
             inc(&self.counters.item.bypasses);
             let slot = self.versions.slot(key.hash);
             let version = self.item_version(slot);
-            let table = request.table.clone();
+            let table = request.table.clone().into_owned();
             let out = self.inner.get_item(request).await?;
             self.install_fill(
                 key.to_key(),
@@ -665,7 +669,9 @@ impl<S: Store> CachedStore<S> {
             projection,
             ..
         } = request;
-        let item = self.load(key, table, item_key_attrs, ttl_override).await?;
+        let item = self
+            .load(key, &table, &item_key_attrs, ttl_override)
+            .await?;
         Ok(GetOutput {
             item: item.map(|i| project(i, projection.as_deref())),
             consumed_capacity: None,
@@ -676,8 +682,8 @@ impl<S: Store> CachedStore<S> {
     async fn load(
         &self,
         key: Lookup,
-        table: String,
-        key_attrs: Item,
+        table: &str,
+        key_attrs: &Item,
         ttl_override: Option<Duration>,
     ) -> Result<Option<SharedItem>> {
         let hash = key.hash;
@@ -701,20 +707,18 @@ impl<S: Store> CachedStore<S> {
                         return Ok(entry.item);
                     }
                     inc(&self.counters.item.loads);
-                    let request = GetRequest {
-                        table: table.clone(),
-                        key: key_attrs.clone(),
-                        consistent_read: false,
-                        projection: None,
-                    };
-                    match self.inner.get_item(request).await {
+                    match self
+                        .inner
+                        .get_item(GetRequest::borrowed(table, key_attrs))
+                        .await
+                    {
                         Ok(out) => {
                             self.install_fill(
                                 key.to_key(),
                                 slot,
                                 version,
                                 out.item.clone(),
-                                &table,
+                                table,
                                 ttl_override,
                             )
                             .await;
@@ -1447,7 +1451,7 @@ fn project(item: SharedItem, projection: Option<&[Path]>) -> SharedItem {
 
 #[async_trait]
 impl<S: Store> Store for CachedStore<S> {
-    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         self.get(r, None).await
     }
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
@@ -1493,7 +1497,7 @@ impl<S: Store> Store for CachedStore<S> {
 
 #[async_trait]
 impl<S: Store> Store for WithTtl<'_, S> {
-    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         self.store.get(r, Some(self.ttl)).await
     }
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {

@@ -561,12 +561,7 @@ impl<S: Store> FaultStore<S> {
     pub async fn hold_stale(&self, table: &str, key: Item) -> Result<()> {
         let now = self
             .inner
-            .get_item(GetRequest {
-                table: table.to_owned(),
-                key: key.clone(),
-                consistent_read: true,
-                projection: None,
-            })
+            .get_item(GetRequest::borrowed(table, &key).consistent())
             .await?;
         let mut s = self.state();
         s.stale.retain(|e| !(e.table == table && e.key == key));
@@ -652,7 +647,7 @@ impl<S: Store> FaultStore<S> {
 
 #[async_trait]
 impl<S: Store> Store for FaultStore<S> {
-    async fn get_item(&self, request: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         self.enter(Op::GetItem).await?;
         let stale = if request.consistent_read {
             None
@@ -841,8 +836,8 @@ mod tests {
 
     #[async_trait]
     impl Store for Echo {
-        async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
-            let mut item = r.key;
+        async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+            let mut item = r.key.into_owned();
             item.insert("fresh".into(), AttributeValue::Bool(true));
             Ok(GetOutput {
                 item: Some(Arc::new(item)),
@@ -902,12 +897,10 @@ mod tests {
         }
     }
 
-    fn get(i: u32, consistent: bool) -> GetRequest {
+    fn get(i: u32, consistent: bool) -> GetRequest<'static> {
         GetRequest {
-            table: "T".into(),
-            key: key(i),
             consistent_read: consistent,
-            projection: None,
+            ..GetRequest::new("T", key(i))
         }
     }
 

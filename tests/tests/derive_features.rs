@@ -511,12 +511,13 @@ async fn upsert_writes_the_key_fields_of_a_new_item() {
         ("a9", "2024-06-01", 3)
     );
     let raw = store
-        .get_item(dyno_core::store::GetRequest {
-            table: "Ledger".into(),
-            key: Tx::key("a9", "2024-06-01", 3u32).into_item(),
-            consistent_read: true,
-            projection: None,
-        })
+        .get_item(
+            dyno_core::store::GetRequest::new(
+                "Ledger",
+                Tx::key("a9", "2024-06-01", 3u32).into_item(),
+            )
+            .consistent(),
+        )
         .await
         .unwrap()
         .item

@@ -80,13 +80,8 @@ fn put(table: &str, item: Item) -> PutRequest {
     }
 }
 
-fn get(table: &str, key: Item) -> GetRequest {
-    GetRequest {
-        table: table.to_owned(),
-        key,
-        consistent_read: true,
-        projection: None,
-    }
+fn get(table: &str, key: Item) -> GetRequest<'static> {
+    GetRequest::new(table.to_owned(), key).consistent()
 }
 
 async fn fetch(b: &Backend, table: &str, k: Item) -> Option<Arc<Item>> {

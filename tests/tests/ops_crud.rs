@@ -38,7 +38,7 @@ impl<S> Counting<S> {
 
 #[async_trait]
 impl<S: Store> Store for Counting<S> {
-    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         self.tick();
         self.inner.get_item(r).await
     }
@@ -410,12 +410,7 @@ async fn upsert_creates_an_item_that_decodes() {
         }
     );
     let raw = store
-        .get_item(GetRequest {
-            table: TABLE.into(),
-            key: User::key("dave").unwrap().into_item(),
-            consistent_read: true,
-            projection: None,
-        })
+        .get_item(GetRequest::new(TABLE, User::key("dave").unwrap().into_item()).consistent())
         .await
         .unwrap()
         .item
@@ -575,12 +570,10 @@ async fn expired_items_are_hidden_from_typed_reads() {
     }
 
     let raw = store
-        .get_item(GetRequest {
-            table: TABLE.into(),
-            key: Order::key("u5", "expired").unwrap().into_item(),
-            consistent_read: false,
-            projection: None,
-        })
+        .get_item(GetRequest::new(
+            TABLE,
+            Order::key("u5", "expired").unwrap().into_item(),
+        ))
         .await
         .unwrap();
     assert!(

@@ -28,7 +28,7 @@ impl Counting {
 
 #[async_trait]
 impl Store for Counting {
-    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         self.inner.get_item(r).await
     }
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {

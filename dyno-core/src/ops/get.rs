@@ -4,7 +4,7 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, hidden, table_name, ttl_attribute};
+use super::support::{decode, hidden, table_def, ttl_attribute};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::Result;
@@ -43,25 +43,18 @@ impl<E: Entity> Get<E> {
         self
     }
 
-    /// The request this get sends, or the error of an invalid key.
-    pub fn request(&self) -> Result<GetRequest> {
+    /// The request this get sends (borrowing the key), or the error of an invalid key.
+    pub fn request(&self) -> Result<GetRequest<'_>> {
         Ok(GetRequest {
-            table: table_name::<E>(),
-            key: self.key.try_as_item()?.clone(),
             consistent_read: self.consistent,
-            projection: None,
+            ..GetRequest::borrowed(&table_def::<E>().name, self.key.try_as_item()?)
         })
     }
 
     /// Reads the item: `None` when absent or expired.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
-        let request = GetRequest {
-            table: table_name::<E>(),
-            key: self.key.try_into_item()?,
-            consistent_read: self.consistent,
-            projection: None,
-        };
+        let request = self.request()?;
         let out = store
             .get_item(request)
             .instrument(span)

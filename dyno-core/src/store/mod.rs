@@ -7,6 +7,7 @@ mod dynamo;
 mod memory;
 mod rename;
 
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 use async_trait::async_trait;
@@ -35,17 +36,67 @@ pub enum ReturnValues {
     UpdatedNew,
 }
 
-/// GetItem.
+/// GetItem. It may borrow its table name and key (a read has no reason to take them), so that
+/// a get served from memory or a cache copies and frees nothing of them; `'static` when owned.
+///
+/// ```
+/// use dyno_core::store::GetRequest;
+/// use dyno_core::{AttributeValue, Item};
+///
+/// let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+/// let borrowed = GetRequest::borrowed("Shop", &key);
+/// let owned: GetRequest<'static> = GetRequest::new("Shop", key.clone());
+/// assert_eq!(borrowed, owned);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct GetRequest {
+pub struct GetRequest<'a> {
     /// Table name.
-    pub table: String,
+    pub table: Cow<'a, str>,
     /// The primary key.
-    pub key: Item,
+    pub key: Cow<'a, Item>,
     /// Strongly consistent read.
     pub consistent_read: bool,
     /// Attributes to return (all when `None`).
     pub projection: Option<Vec<Path>>,
+}
+
+impl<'a> GetRequest<'a> {
+    /// An eventually consistent get of every attribute, owning its key.
+    pub fn new(table: impl Into<Cow<'a, str>>, key: Item) -> Self {
+        GetRequest {
+            table: table.into(),
+            key: Cow::Owned(key),
+            consistent_read: false,
+            projection: None,
+        }
+    }
+
+    /// An eventually consistent get of every attribute, borrowing its table name and key.
+    pub fn borrowed(table: &'a str, key: &'a Item) -> Self {
+        GetRequest {
+            table: Cow::Borrowed(table),
+            key: Cow::Borrowed(key),
+            consistent_read: false,
+            projection: None,
+        }
+    }
+
+    /// A strongly consistent read.
+    #[must_use]
+    pub fn consistent(mut self) -> Self {
+        self.consistent_read = true;
+        self
+    }
+
+    /// The same request owning its table name and key (copied if borrowed).
+    pub fn into_owned(self) -> GetRequest<'static> {
+        GetRequest {
+            table: Cow::Owned(self.table.into_owned()),
+            key: Cow::Owned(self.key.into_owned()),
+            consistent_read: self.consistent_read,
+            projection: self.projection,
+        }
+    }
 }
 
 /// GetItem's result.
@@ -375,7 +426,7 @@ pub struct TableDescription {
 #[async_trait]
 pub trait Store: Send + Sync + Debug {
     /// GetItem.
-    async fn get_item(&self, request: GetRequest) -> Result<GetOutput>;
+    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput>;
     /// PutItem.
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput>;
     /// UpdateItem.
@@ -408,7 +459,7 @@ macro_rules! forward_store {
     ($($ptr:ident)::+) => {
         #[async_trait]
         impl<S: Store + ?Sized> Store for $($ptr)::+<S> {
-            async fn get_item(&self, r: GetRequest) -> Result<GetOutput> { (**self).get_item(r).await }
+            async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> { (**self).get_item(r).await }
             async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> { (**self).put_item(r).await }
             async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> { (**self).update_item(r).await }
             async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> { (**self).delete_item(r).await }

@@ -2,6 +2,7 @@
 //! of one environment (a `staging-` prefix, a per-test table), in every request and back in every
 //! response.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use async_trait::async_trait;
@@ -99,8 +100,8 @@ impl<S> TableNames<S> {
 
 #[async_trait]
 impl<S: Store> Store for TableNames<S> {
-    async fn get_item(&self, mut r: GetRequest) -> Result<GetOutput> {
-        self.rename(&mut r.table);
+    async fn get_item(&self, mut r: GetRequest<'_>) -> Result<GetOutput> {
+        r.table = Cow::Owned(self.physical(&r.table));
         self.inner.get_item(r).await
     }
     async fn put_item(&self, mut r: PutRequest) -> Result<WriteOutput> {

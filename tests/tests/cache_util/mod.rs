@@ -63,13 +63,8 @@ pub fn item(pk: &str, sk: &str, attrs: &[(&str, &str)]) -> Item {
     item
 }
 
-pub fn get(k: Item) -> GetRequest {
-    GetRequest {
-        table: TABLE.into(),
-        key: k,
-        consistent_read: false,
-        projection: None,
-    }
+pub fn get(k: Item) -> GetRequest<'static> {
+    GetRequest::new(TABLE, k)
 }
 
 /// The item at `k` through `store` (an eventually consistent get), which must not fail.
@@ -82,11 +77,8 @@ pub async fn write<S: Store + ?Sized>(store: &S, item: Item) -> WriteOutput {
     store.put_item(put(item)).await.expect("put")
 }
 
-pub fn consistent_get(k: Item) -> GetRequest {
-    GetRequest {
-        consistent_read: true,
-        ..get(k)
-    }
+pub fn consistent_get(k: Item) -> GetRequest<'static> {
+    get(k).consistent()
 }
 
 pub fn put(item: Item) -> PutRequest {

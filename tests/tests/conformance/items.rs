@@ -112,12 +112,7 @@ fn round_trip(c: &mut Ctx) -> BoxFuture<'_, ()> {
 fn projection(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         c.put("put", "main", full_item()).await;
-        let mut r = GetRequest {
-            table: "main".into(),
-            key: key("p", "all-types"),
-            consistent_read: true,
-            projection: None,
-        };
+        let mut r = GetRequest::new("main", key("p", "all-types")).consistent();
         r.projection = Some(vec![
             Path::attr("str"),
             Path::attr("map").key("inner").key("deep"),

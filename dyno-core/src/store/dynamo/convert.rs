@@ -94,12 +94,12 @@ fn start_key(key: Option<Item>) -> Option<Item> {
 }
 
 /// GetItem.
-pub(crate) fn get(r: GetRequest) -> Result<GetItemInputBuilder> {
+pub(crate) fn get(r: GetRequest<'_>) -> Result<GetItemInputBuilder> {
     let mut ph = Placeholders::new();
     let projection = projection(r.projection.as_deref(), &mut ph, &r.table)?;
     Ok(GetItemInputBuilder::default()
         .table_name(r.table)
-        .set_key(Some(r.key))
+        .set_key(Some(r.key.into_owned()))
         .consistent_read(r.consistent_read)
         .set_projection_expression(projection)
         .set_expression_attribute_names(ph.names_or_none())
@@ -771,15 +771,10 @@ mod tests {
 
     #[test]
     fn requests_without_expressions_send_no_empty_maps() {
-        let input = get(GetRequest {
-            table: "T".into(),
-            key: key("p", "s"),
-            consistent_read: true,
-            projection: None,
-        })
-        .unwrap()
-        .build()
-        .unwrap();
+        let input = get(GetRequest::new("T", key("p", "s")).consistent())
+            .unwrap()
+            .build()
+            .unwrap();
         assert_eq!(input.expression_attribute_names(), None);
         assert_eq!(input.projection_expression(), None);
         assert_eq!(input.consistent_read(), Some(true));
@@ -802,10 +797,8 @@ mod tests {
     #[test]
     fn empty_projection_and_bad_limits_are_refused() {
         let r = GetRequest {
-            table: "T".into(),
-            key: key("p", "s"),
-            consistent_read: false,
             projection: Some(vec![]),
+            ..GetRequest::new("T", key("p", "s"))
         };
         assert!(
             matches!(get(r), Err(Error::Validation { message }) if message.contains("empty projection on table T"))

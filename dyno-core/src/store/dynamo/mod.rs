@@ -291,7 +291,7 @@ async fn traced<T>(span: Span, call: impl Future<Output = Result<(T, Option<f64>
 
 #[async_trait]
 impl Store for DynamoStore {
-    async fn get_item(&self, r: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         traced(span("GetItem", &r.table), async {
             let out = convert::get(r)?
                 .send_with(&self.client)

@@ -76,8 +76,7 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// ]);
 /// store.put_item(PutRequest { table: "Shop".into(), item: item.clone(), condition: None,
 ///     return_values: Default::default(), return_old_on_condition_failure: false }).await?;
-/// let key = item.clone();
-/// let got = store.get_item(GetRequest { table: "Shop".into(), key, consistent_read: false, projection: None }).await?;
+/// let got = store.get_item(GetRequest::borrowed("Shop", &item)).await?;
 /// assert_eq!(got.item.as_deref(), Some(&item));
 /// # Ok::<(), dyno_core::Error>(()) }).unwrap();
 /// ```
@@ -349,7 +348,7 @@ fn updated_paths(item: &Item, update: &crate::expr::Update, touched: &[String]) 
 
 #[async_trait]
 impl Store for MemoryStore {
-    async fn get_item(&self, request: GetRequest) -> Result<GetOutput> {
+    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         read::validate_projection(request.projection.as_deref())?;

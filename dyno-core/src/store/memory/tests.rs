@@ -72,14 +72,9 @@ fn put(store: &MemoryStore, it: Item) -> Result<WriteOutput> {
 }
 
 fn get(store: &MemoryStore, k: Item) -> Option<SharedItem> {
-    block_on(store.get_item(GetRequest {
-        table: "Tbl".into(),
-        key: k,
-        consistent_read: false,
-        projection: None,
-    }))
-    .unwrap()
-    .item
+    block_on(store.get_item(GetRequest::borrowed("Tbl", &k)))
+        .unwrap()
+        .item
 }
 
 fn query_count(store: &MemoryStore, index: Option<&str>, pk_name: &str, pk: &str) -> usize {
