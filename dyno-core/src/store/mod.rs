@@ -47,6 +47,9 @@ pub enum ReturnValues {
 /// let borrowed = GetRequest::borrowed("Shop", &key);
 /// let owned: GetRequest<'static> = GetRequest::new("Shop", key.clone());
 /// assert_eq!(borrowed, owned);
+/// // A request that must outlive what it borrows (queued, or shared with other tasks):
+/// let kept: GetRequest<'static> = borrowed.consistent().into_owned();
+/// assert!(kept.consistent_read && kept.key == owned.key);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetRequest<'a> {
