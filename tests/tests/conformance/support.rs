@@ -467,25 +467,25 @@ impl Ctx {
     }
 
     pub async fn put_req(&mut self, label: &str, mut r: PutRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = written(self.store.put_item(r).await);
         self.record(label, out)
     }
 
     pub async fn update(&mut self, label: &str, mut r: UpdateRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = written(self.store.update_item(r).await);
         self.record(label, out)
     }
 
     pub async fn delete(&mut self, label: &str, mut r: DeleteRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = written(self.store.delete_item(r).await);
         self.record(label, out)
     }
 
     pub async fn query(&mut self, label: &str, mut r: QueryRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = match self.store.query(r).await {
             Ok(p) => Out::Page {
                 items: canonical_items(&p.items),
@@ -500,7 +500,7 @@ impl Ctx {
 
     /// One query page, recorded by its shape only (for pages whose order is unspecified).
     pub async fn query_shape(&mut self, label: &str, mut r: QueryRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = match self.store.query(r).await {
             Ok(p) => Out::Shape {
                 count: p.count,
@@ -533,7 +533,7 @@ impl Ctx {
 
     /// Every page of a query, following LastEvaluatedKey (at most 50 pages).
     pub async fn query_all(&mut self, label: &str, mut r: QueryRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let mut items = Vec::new();
         let mut pages = 0;
         let out = loop {
@@ -553,7 +553,7 @@ impl Ctx {
     }
 
     pub async fn scan(&mut self, label: &str, mut r: ScanRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let out = match self.store.scan(r).await {
             Ok(p) => Out::ScanPage {
                 items: sorted(canonical_items(&p.items)),
@@ -568,7 +568,7 @@ impl Ctx {
 
     /// Every page of a scan (items sorted, since scan order is the backend's).
     pub async fn scan_all(&mut self, label: &str, mut r: ScanRequest) -> Out {
-        r.table = self.t(&r.table).into();
+        r.table = self.t(&r.table);
         let mut items = Vec::new();
         let mut pages = 0;
         let out = loop {
