@@ -3,7 +3,7 @@
 //! - `cached_typed`: `Order::get(key).send(&cached)` on a hit, `key` an `Order::key(..)` made
 //!   before the timing: the request, the cache lookup, the TTL check and one decode.
 //! - `cached_untyped`: `cached.get_item(request)` on a hit, the `GetRequest` borrowing the table
-//!   name and key made before the timing: the cache key encoding, the lookup.
+//!   name and key (both made before the timing): the cache key encoding, the lookup.
 //! - `moka_raw`: the same `Arc<Item>` from a plain `moka::future::Cache<String, Arc<Item>>`,
 //!   keyed by a string built in the timing from the table name and key attributes (the user's
 //!   counterpart of the cache's key encoding): what a hand-rolled cache costs.
