@@ -325,17 +325,8 @@ pub fn key_field_in<T: FromAttribute>(
     }
 }
 
-/// Decodes an optional key field (sparse index): its attribute, else the index key, else `None`.
-pub fn key_field_opt<T: FromAttribute>(
-    item: &Item,
-    entity: &'static str,
-    attribute: &str,
-    recover: impl FnOnce() -> Result<Option<T>>,
-) -> Result<Option<T>> {
-    key_field_opt_in(item.get(attribute), entity, attribute, recover)
-}
-
-/// [`key_field_opt`] on the attribute's value, already looked up (`None`: absent).
+/// Decodes an optional key field (sparse index) from its attribute's value, already looked up
+/// (`None`: absent), else the index key, else `None`.
 #[inline]
 pub fn key_field_opt_in<T: FromAttribute>(
     value: Option<&AttributeValue>,

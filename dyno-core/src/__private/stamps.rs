@@ -178,10 +178,6 @@ impl<T> Default for Ttl<T> {
 pub trait TtlCodec<T> {
     /// Writes `value` as epoch seconds into `attribute` (left out when `None`).
     fn put(&self, item: &mut Item, entity: &'static str, attribute: &str, value: &T) -> Result<()>;
-    /// Reads the field from `attribute`.
-    fn get(&self, item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
-        self.get_in(item.get(attribute), entity, attribute)
-    }
     /// Reads the field from the value of `attribute`, already looked up (`None`: absent).
     fn get_in(
         &self,
@@ -228,10 +224,6 @@ pub trait TtlCodecFallback<T> {
         _value: &T,
     ) -> Result<()> {
         Err(Error::encode("not a TTL type").at(entity, attribute))
-    }
-    /// Always an error.
-    fn get(&self, _item: &Item, entity: &'static str, attribute: &str) -> Result<T> {
-        Err(Error::decode("a TTL type", "another type").at(entity, attribute))
     }
     /// Always an error.
     fn get_in(
