@@ -1,9 +1,12 @@
-//! The backends every cross-backend test runs against: MemoryStore always, plus dynalite and moto
-//! when their endpoints are in the environment.
+//! The backends every cross-backend test runs against: MemoryStore always, plus dynalite, moto and
+//! dynoxide when their endpoints are in the environment.
 //!
-//! `scripts/test` starts the servers and exports `DYNO_DYNALITE_ENDPOINT` and `DYNO_MOTO_ENDPOINT`
-//! (`http://127.0.0.1:PORT`); with `DYNO_REQUIRE_BACKENDS=1` (CI) a missing endpoint is a failure,
-//! not a skip. Plain `cargo test` runs on MemoryStore alone.
+//! `scripts/test` starts the servers and exports `DYNO_DYNALITE_ENDPOINT`, `DYNO_MOTO_ENDPOINT` and
+//! `DYNO_DYNOXIDE_ENDPOINT` (`http://127.0.0.1:PORT`); with `DYNO_REQUIRE_BACKENDS=1` (CI) a missing
+//! endpoint is a failure, not a skip. Plain `cargo test` runs on MemoryStore alone.
+//!
+//! dynoxide is the reference: where backends disagree, a MemoryStore result that differs from
+//! dynoxide's is a MemoryStore bug unless DynamoDB's documentation says otherwise.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -14,6 +17,8 @@ use dyno_core::{DynamoStore, MemoryStore, Store};
 pub const DYNALITE_ENDPOINT_VAR: &str = "DYNO_DYNALITE_ENDPOINT";
 /// Environment variable holding moto's endpoint.
 pub const MOTO_ENDPOINT_VAR: &str = "DYNO_MOTO_ENDPOINT";
+/// Environment variable holding dynoxide's endpoint.
+pub const DYNOXIDE_ENDPOINT_VAR: &str = "DYNO_DYNOXIDE_ENDPOINT";
 /// Environment variable that, set to `1`, makes a missing server endpoint a failure.
 pub const REQUIRE_BACKENDS_VAR: &str = "DYNO_REQUIRE_BACKENDS";
 
@@ -24,8 +29,10 @@ pub enum BackendKind {
     Memory,
     /// dynalite (Node): no transactions, no TTL.
     Dynalite,
-    /// moto (Python): transactions and TTL, lax validation.
+    /// moto (Python): transactions and TTL, lax validation, not atomic under concurrent writes.
     Moto,
+    /// dynoxide (Rust, on SQLite): the reference; transactions, TTL and streams.
+    Dynoxide,
 }
 
 impl BackendKind {
@@ -38,7 +45,7 @@ impl BackendKind {
 /// One store to run a test on.
 #[derive(Debug, Clone)]
 pub struct Backend {
-    /// Short name for assertion messages: `memory`, `dynalite`, `moto`.
+    /// Short name for assertion messages: `memory`, `dynalite`, `moto`, `dynoxide`.
     pub name: &'static str,
     /// The engine.
     pub kind: BackendKind,
@@ -57,7 +64,7 @@ pub async fn backends() -> Vec<Backend> {
     out
 }
 
-/// A `DynamoStore` for each server whose endpoint variable is set, dynalite first.
+/// A `DynamoStore` for each server whose endpoint variable is set: dynalite, moto, dynoxide.
 ///
 /// # Panics
 /// When `DYNO_REQUIRE_BACKENDS=1` and an endpoint variable is missing or empty.
@@ -67,6 +74,7 @@ pub async fn server_backends() -> Vec<Backend> {
     for (name, kind, var) in [
         ("dynalite", BackendKind::Dynalite, DYNALITE_ENDPOINT_VAR),
         ("moto", BackendKind::Moto, MOTO_ENDPOINT_VAR),
+        ("dynoxide", BackendKind::Dynoxide, DYNOXIDE_ENDPOINT_VAR),
     ] {
         match std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
             Some(endpoint) => {
@@ -92,6 +100,16 @@ pub fn supports_transactions(kind: BackendKind) -> bool {
 /// True when the backend implements UpdateTimeToLive/DescribeTimeToLive (dynalite does not).
 pub fn supports_ttl(kind: BackendKind) -> bool {
     !matches!(kind, BackendKind::Dynalite)
+}
+
+/// True when the backend implements DynamoDB Streams (MemoryStore's own change feed aside).
+pub fn supports_streams(kind: BackendKind) -> bool {
+    matches!(kind, BackendKind::Moto | BackendKind::Dynoxide)
+}
+
+/// True when concurrent conditional writes on one item are atomic (moto's are not).
+pub fn atomic_conditional_writes(kind: BackendKind) -> bool {
+    !matches!(kind, BackendKind::Moto)
 }
 
 /// A table name no other test (in this or a concurrent process) uses:
@@ -152,8 +170,10 @@ mod tests {
     fn dynalite_lacks_transactions_and_ttl() {
         assert!(!supports_transactions(BackendKind::Dynalite));
         assert!(!supports_ttl(BackendKind::Dynalite));
-        for kind in [BackendKind::Memory, BackendKind::Moto] {
+        for kind in [BackendKind::Memory, BackendKind::Moto, BackendKind::Dynoxide] {
             assert!(supports_transactions(kind) && supports_ttl(kind));
         }
+        assert!(supports_streams(BackendKind::Dynoxide) && !supports_streams(BackendKind::Dynalite));
+        assert!(!atomic_conditional_writes(BackendKind::Moto));
     }
 }
