@@ -167,6 +167,13 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         let ty_f = f.ty;
         let a = &f.attr_name;
         let optional = crate::ty::option_inner(ty_f);
+        // The attribute the field is stored in, as `to_item` names it: a TTL field lives in the
+        // table's TTL attribute.
+        let attr_name = if f.ttl.get() {
+            quote!(__TTL_NAME)
+        } else {
+            quote!(#a)
+        };
         let remove = optional.map(|_| {
             let m = format_ident!("remove_{}", fid);
             let doc = format!(
@@ -191,7 +198,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             quote! {
                 #[doc = #doc]
                 pub fn #m(mut self) -> Self {
-                    self.core.remove_attr(#a);
+                    self.core.remove_attr(#attr_name);
                     #(#index_removes)*
                     self
                 }
@@ -239,11 +246,6 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             quote!(#p::FieldValue::<#ty_f>::with_value(value, |v| #p::ToAttribute::to_attribute(&#p::Serde(v))))
         } else {
             quote!(#p::encode_value::<#ty_f, _>(value))
-        };
-        let attr_name = if f.ttl.get() {
-            quote!(__TTL_NAME)
-        } else {
-            quote!(#a)
         };
         methods.extend(quote! {
             #[doc = #set_doc]
