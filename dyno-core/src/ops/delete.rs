@@ -4,7 +4,9 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, hidden, table_name, ttl_attribute, version_is};
+use super::support::{
+    decode, hidden, owned_by, ownership_error, table_name, ttl_attribute, version_is,
+};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -12,6 +14,12 @@ use crate::expr::Condition;
 use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
 
 /// Deletes one `E` and returns the item it deleted; built by [`super::EntityExt::delete`].
+///
+/// A delete never removes another entity's item (entities sharing a key shape): it is conditioned
+/// on the item's entity-type attribute being `E`'s or absent, in the same request, and fails with
+/// [`Error::WrongEntity`] otherwise, changing nothing (in a [`super::Transaction`], the same
+/// condition cancels the transaction). Batch deletes cannot be conditioned: see
+/// [`super::BatchWriter::delete`].
 #[must_use = "a delete does nothing until it is sent"]
 pub struct Delete<E: Entity> {
     key: Key<E>,
@@ -53,7 +61,7 @@ impl<E: Entity> Delete<E> {
     }
 
     fn condition_expr(&self) -> Result<Option<Condition>> {
-        let mut cond = self.condition.clone();
+        let mut cond = Some(Condition::and_opt(self.condition.clone(), owned_by::<E>()));
         if let Some(v) = self.version {
             let attr = E::VERSION_ATTRIBUTE.ok_or_else(|| {
                 Error::validation(format!(
@@ -107,11 +115,15 @@ impl<E: Entity> Delete<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store
-            .delete_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = request.key.clone();
+        let out = match store.delete_item(request).instrument(span).await {
+            Ok(out) => out,
+            Err(e) => {
+                return Err(ownership_error::<E, S>(store, &key, e)
+                    .await
+                    .for_entity(E::ENTITY_TYPE))
+            }
+        };
         match out.attributes {
             Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => {
                 decode::<E>(&item).map(Some)

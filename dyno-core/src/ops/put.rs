@@ -4,7 +4,10 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{check_size, item_absent, item_exists, number, table_name, version_is};
+use super::support::{
+    check_size, item_absent, item_exists, key_of, number, owned_by, ownership_error, table_def,
+    table_name, version_is,
+};
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::expr::Condition;
@@ -35,6 +38,15 @@ pub enum PutMode {
 ///
 /// A stale version fails with [`crate::Error::ConditionFailed`]. After a successful write the
 /// stored version is `entity.version() + 1`.
+///
+/// # Ownership
+///
+/// A put or replace never overwrites another entity's item (entities sharing a key shape, such
+/// as users and organizations at `ACCOUNT#{name}`): the write is conditioned on the item's
+/// entity-type attribute being `E`'s or absent, in the same request, and fails with
+/// [`crate::Error::WrongEntity`] otherwise, changing nothing. In a [`super::Transaction`] the
+/// same condition cancels the transaction. A create fails with
+/// [`crate::Error::ConditionFailed`] on any existing item.
 #[must_use = "a put does nothing until it is sent"]
 pub struct Put<'a, E: Entity> {
     entity: &'a E,
@@ -75,9 +87,9 @@ impl<'a, E: Entity> Put<'a, E> {
             .to_item()
             .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let mut cond = match self.mode {
-            PutMode::Upsert => None,
+            PutMode::Upsert => Some(owned_by::<E>()),
             PutMode::Create => Some(item_absent::<E>()),
-            PutMode::Replace => Some(item_exists::<E>()),
+            PutMode::Replace => Some(item_exists::<E>().and(owned_by::<E>())),
         };
         if let Some(attr) = E::VERSION_ATTRIBUTE {
             let v = self.entity.version().unwrap_or(0);
@@ -126,12 +138,16 @@ impl<'a, E: Entity> Put<'a, E> {
     /// any request is made.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
         let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
+        let create = self.mode == PutMode::Create;
         let request = self.into_request()?;
-        store
-            .put_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        Ok(())
+        let key = key_of(&request.item, table_def::<E>())?;
+        match store.put_item(request).instrument(span).await {
+            Ok(_) => Ok(()),
+            // A create fails on any existing item: the key is taken, whoever holds it.
+            Err(e) if create => Err(e.for_entity(E::ENTITY_TYPE)),
+            Err(e) => Err(ownership_error::<E, S>(store, &key, e)
+                .await
+                .for_entity(E::ENTITY_TYPE)),
+        }
     }
 }

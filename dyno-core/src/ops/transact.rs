@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{decode, hidden, key_of, table_def, table_name, ttl_attribute};
+use super::support::{decode, key_of, readable, table_def, table_name};
 use super::{Delete, Key, Put, PutMode, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -244,7 +244,6 @@ impl Transaction {
 #[derive(Debug)]
 pub struct TransactGet {
     gets: Vec<TransactGetItem>,
-    ttls: Vec<Option<&'static str>>,
     id: u64,
     /// The first invalid key added.
     error: Option<Error>,
@@ -270,7 +269,6 @@ impl<E> Copy for TransactGetHandle<E> {}
 #[derive(Debug)]
 pub struct TransactGetResults {
     items: Vec<Option<SharedItem>>,
-    ttls: Vec<Option<&'static str>>,
     id: u64,
 }
 
@@ -285,7 +283,6 @@ impl TransactGet {
     pub fn new() -> Self {
         TransactGet {
             gets: Vec::new(),
-            ttls: Vec::new(),
             id: fastrand::u64(..),
             error: None,
         }
@@ -306,7 +303,6 @@ impl TransactGet {
             key,
             projection: None,
         });
-        self.ttls.push(ttl_attribute::<E>());
         TransactGetHandle {
             index: self.gets.len() - 1,
             id: self.id,
@@ -353,14 +349,13 @@ impl TransactGet {
         }
         Ok(TransactGetResults {
             items: out.items,
-            ttls: self.ttls,
             id: self.id,
         })
     }
 }
 
 impl TransactGetResults {
-    /// The entity read through `handle`: `None` when absent or expired.
+    /// The entity read through `handle`: `None` when absent, expired or another entity's item.
     pub fn get<E: Entity>(&self, handle: &TransactGetHandle<E>) -> Result<Option<E>> {
         if handle.id != self.id {
             return Err(Error::validation(
@@ -368,7 +363,7 @@ impl TransactGetResults {
             ));
         }
         match &self.items[handle.index] {
-            Some(item) if !hidden(item, self.ttls[handle.index]) => decode::<E>(item).map(Some),
+            Some(item) if readable::<E>(item) => decode::<E>(item).map(Some),
             _ => Ok(None),
         }
     }

@@ -4,7 +4,9 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, item_exists, number, table_name, version_is};
+use super::support::{
+    decode, item_exists, number, owned_by, ownership_error, table_name, version_is,
+};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -20,6 +22,11 @@ use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 /// never creates a partial item that would not decode; [`UpdateBuilder::upsert`] lifts that.
 /// When `E` has a version attribute, every update adds 1 to it, and
 /// [`UpdateBuilder::if_version`] makes the update conditional on the stored version.
+///
+/// An update never modifies another entity's item (entities sharing a key shape): it is
+/// conditioned on the item's entity-type attribute being `E`'s or absent, in the same request,
+/// and fails with [`Error::WrongEntity`] otherwise, changing nothing (in a
+/// [`super::Transaction`], the same condition cancels the transaction).
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateBuilder<E: Entity> {
     key: Key<E>,
@@ -119,7 +126,11 @@ impl<E: Entity> UpdateBuilder<E> {
         } = self;
         let key = key.try_into_item()?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
-        let mut cond = (!upsert).then(item_exists::<E>);
+        let mut cond = Some(if upsert {
+            owned_by::<E>()
+        } else {
+            item_exists::<E>().and(owned_by::<E>())
+        });
         match (E::VERSION_ATTRIBUTE, version) {
             (Some(attr), v) => {
                 if !touches(&update, attr) {
@@ -188,11 +199,15 @@ impl<E: Entity> UpdateBuilder<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store
-            .update_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = request.key.clone();
+        let out = match store.update_item(request).instrument(span).await {
+            Ok(out) => out,
+            Err(e) => {
+                return Err(ownership_error::<E, S>(store, &key, e)
+                    .await
+                    .for_entity(E::ENTITY_TYPE))
+            }
+        };
         match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
