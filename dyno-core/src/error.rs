@@ -31,7 +31,9 @@ pub enum Error {
     /// the table's entity-type attribute) and changed nothing: entities that share a key shape
     /// never modify or delete each other's items. The check is a condition of the write itself,
     /// so it is atomic.
-    #[error("the item at this key is a {found}, not a {entity}: the write of {entity} changed nothing")]
+    #[error(
+        "the item at this key is a {found}, not a {entity}: the write of {entity} changed nothing"
+    )]
     WrongEntity {
         /// The entity the write was for.
         entity: &'static str,

@@ -141,18 +141,18 @@ async fn stamped_updated_at_is_the_time_in_the_index_key() {
             "{name}: a range query on updated_at finds the new user"
         );
         let item = raw(&*store, &User::key("ann")).await.unwrap();
-        let again = User::gsi1().updated_eq(stored.updated).all(&*store).await.unwrap();
+        let again = User::gsi1()
+            .updated_eq(stored.updated)
+            .all(&*store)
+            .await
+            .unwrap();
         assert_eq!(again.len(), 1, "{name}: GSI1SK {}", s(&item, "GSI1SK"));
 
         // put stamps too, and moves the index key with it.
         let mut changed = stored.clone();
         changed.updated = OffsetDateTime::UNIX_EPOCH;
         changed.put().send(&*store).await.unwrap();
-        let old = User::gsi1()
-            .updated_lt(before)
-            .all(&*store)
-            .await
-            .unwrap();
+        let old = User::gsi1().updated_lt(before).all(&*store).await.unwrap();
         assert!(old.is_empty(), "{name}: nothing sorts as 1970: {old:?}");
 
         // An update stamps the attribute and the index key from the same value.
@@ -188,7 +188,11 @@ async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
         let orgs = Organization::gsi1().all(&*store).await.unwrap();
         let mut names: Vec<_> = orgs.iter().map(|o| o.name.as_str()).collect();
         names.sort_unstable();
-        assert_eq!(names, ["acme", "globex"], "{name}: both stamped orgs are indexed");
+        assert_eq!(
+            names,
+            ["acme", "globex"],
+            "{name}: both stamped orgs are indexed"
+        );
         let exact = Organization::gsi1()
             .created_eq(created)
             .all(&*store)
@@ -219,7 +223,10 @@ async fn removing_the_ttl_field_removes_the_ttl_attribute() {
             .unwrap();
         assert_eq!(after.expires, None, "{name}");
         let item = raw(&*store, &User::key("ann")).await.unwrap();
-        assert!(!item.contains_key("ttl"), "{name}: the item no longer expires: {item:?}");
+        assert!(
+            !item.contains_key("ttl"),
+            "{name}: the item no longer expires: {item:?}"
+        );
 
         let set = User::update(User::key("ann"))
             .set_expires(Some(far + 1))
@@ -250,7 +257,13 @@ async fn reads_of_another_entitys_item_are_absent() {
             .await
             .unwrap()
             .is_none());
-        assert!(User::get(User::key("ann")).send(&*store).await.unwrap().is_some());
+        assert!(User::get(User::key("ann"))
+            .send(&*store)
+            .await
+            .unwrap()
+            .is_some());
+        let by_email = User::gsi2("ann@example.com").all(&*store).await.unwrap();
+        assert_eq!(by_email.len(), 1, "{name}: GSI2 by email");
 
         let batch = BatchGet::new([Organization::key("ann"), Organization::key("acme")])
             .send(&*store)
@@ -328,27 +341,44 @@ async fn writes_never_touch_another_entitys_item() {
         assert_wrong_entity(&err, name);
         // create: the key is taken, whoever holds it.
         let err = org("ann").create().send(&*store).await.unwrap_err();
-        assert!(err.is_condition_failed() || matches!(err, Error::WrongEntity { .. }), "{name}: {err:?}");
+        assert!(
+            err.is_condition_failed() || matches!(err, Error::WrongEntity { .. }),
+            "{name}: {err:?}"
+        );
 
         if supports_transactions(kind) {
             let err = Transaction::new()
-                .update(Organization::update(Organization::key("ann")).set_plan("pro").into_builder().unwrap())
+                .update(
+                    Organization::update(Organization::key("ann"))
+                        .set_plan("pro")
+                        .into_builder()
+                        .unwrap(),
+                )
                 .send(&*store)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, Error::TransactionCanceled { .. }), "{name}: {err:?}");
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
             let err = Transaction::new()
                 .delete(Organization::key("ann"))
                 .send(&*store)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, Error::TransactionCanceled { .. }), "{name}: {err:?}");
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
             let err = Transaction::new()
                 .put(&org("ann"))
                 .send(&*store)
                 .await
                 .unwrap_err();
-            assert!(matches!(err, Error::TransactionCanceled { .. }), "{name}: {err:?}");
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
         }
         let after = raw(&*store, &User::key("ann")).await.unwrap();
         assert_eq!(before, after, "{name}: the user is untouched");

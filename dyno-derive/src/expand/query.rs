@@ -23,7 +23,8 @@ struct Spec<'g> {
     kind: TokenStream,
     index: TokenStream,
     pk: &'g Template,
-    pk_t: TokenStream,
+    /// The partition template's constant, naming its key function.
+    pk_t: Ident,
     pk_name: TokenStream,
     sk: Option<&'g Template>,
     sk_name: TokenStream,
@@ -42,7 +43,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
-        pk_t: quote!(__PK_T),
+        pk_t: format_ident!("__PK_T"),
         pk_name: quote!(__PK_NAME),
         sk: g.m.sk.as_ref(),
         sk_name: quote!(__SK_NAME),
@@ -66,7 +67,12 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             kind: ix.assoc("Kind"),
             index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
-            pk_t: quote!(#pk_t),
+            // A local index's partition key is the table's.
+            pk_t: if ix.own_pk {
+                pk_t.clone()
+            } else {
+                format_ident!("__PK_T")
+            },
             pk_name: quote!(#pk_name),
             sk: ix.sk,
             sk_name: quote!(#sk_name),
@@ -124,18 +130,15 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     };
 
     // Constructor on the entity.
-    let mut pk_fields: Vec<&str> = Vec::new();
-    for f in s.pk.fields() {
-        if !pk_fields.contains(&f) {
-            pk_fields.push(f);
-        }
-    }
-    let (args, encode) = g.encode_args(&pk_fields);
-    let parts = Gen::parts(s.pk, |f| {
-        let v = Gen::seg_var(f);
-        quote!(#v.as_str())
-    });
-    let (pk_t, pk_name, sk_name, index) = (&s.pk_t, &s.pk_name, &s.sk_name, &s.index);
+    let pk_fields = Gen::template_args(s.pk);
+    let (args, binds) = g.key_params(&pk_fields);
+    let call = Gen::key_call(s.pk, &s.pk_t, |f| g.bound_arg(f));
+    let encode = g.with_values(
+        &binds,
+        &quote!(::std::string::String),
+        quote!(::core::result::Result::Ok(#call)),
+    );
+    let (pk_name, sk_name, index) = (&s.pk_name, &s.sk_name, &s.index);
     let shards = s.shards;
     let (sk_opt, sk_prefix, sk_constant) = match s.sk {
         Some(t) => {
@@ -157,9 +160,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
     let pk_helper = quote! {
         fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
-            use #p::{EncodePart as _, EncodePartFallback as _};
             #encode
-            ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
         }
     };
     let ctor = quote! {

@@ -439,34 +439,12 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .map(|f| g.field(f).ident.clone())
         .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
-    let mut encode = TokenStream::new();
-    for ((name, arg), ty) in grp.fields.iter().zip(&args).zip(&tys) {
+    let mut sets = TokenStream::new();
+    for (name, arg) in grp.fields.iter().zip(&args) {
         let a = &g.field(name).attr_name;
-        let var = Gen::seg_var(name);
-        let attr = format_ident!("__a_{}", name);
-        if let Some(inner) = crate::ty::option_inner(ty) {
-            encode.extend(quote! {
-                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
-                    let seg = match v {
-                        ::core::option::Option::Some(x) => ::core::option::Option::Some(
-                            (&#p::Part::<#inner>(x)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?,
-                        ),
-                        ::core::option::Option::None => ::core::option::Option::None,
-                    };
-                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
-                })?;
-            });
-        } else {
-            encode.extend(quote! {
-                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
-                    let seg = (&#p::Part(v)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?;
-                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
-                })?;
-            });
-        }
-        encode.extend(quote!(__update.core.set_attr(#a, #attr);));
+        sets.extend(quote!(__update.core.set_attr(#a, #p::ToAttribute::to_attribute(#arg)?);));
     }
-    // Primary-key segments the rewritten templates need, from the update's key.
+    // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
     for u in &grp.units {
         let ix = &g.indexes[u.index];
@@ -481,18 +459,53 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             }
         }
     }
-    let primary = needed.iter().map(|f| {
-        let var = Gen::seg_var(f);
-        quote! {
-            let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
-        }
-    });
+    let primary = primary_fields(g, &needed);
     let removes = format_ident!("__removes");
-    let writes = grp.units.iter().map(|u| {
-        let ix = &g.indexes[u.index];
-        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(__update.core.key()))
-    });
+    let writes: Vec<TokenStream> = grp
+        .units
+        .iter()
+        .map(|u| {
+            let ix = &g.indexes[u.index];
+            g.insert_index(
+                ix,
+                u.pk,
+                u.sk,
+                Some(&removes),
+                &quote!(__update.core.key()),
+                |f| {
+                    if g.primary.contains(f) {
+                        let v = format_ident!("__p_{}", f);
+                        quote!(&#v)
+                    } else {
+                        g.bound_arg(f)
+                    }
+                },
+            )
+        })
+        .collect();
+    let binds: Vec<(Ident, TokenStream)> = args
+        .iter()
+        .zip(&tys)
+        .map(|(a, t)| (a.clone(), quote!(#t)))
+        .collect();
+    let body = g.with_values(
+        &binds,
+        &quote!(()),
+        quote! {
+            #sets
+            let mut __item = #p::Item::new();
+            #[allow(unused_mut)]
+            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+            #(#writes)*
+            for (name, value) in __item {
+                __update.core.set_attr(&name, ::core::option::Option::Some(value));
+            }
+            for name in #removes {
+                __update.core.remove_attr(name);
+            }
+            ::core::result::Result::Ok(())
+        },
+    );
     let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
     let public = format_ident!("set_{}", grp.fields.join("_and_"));
     let index_names: Vec<String> = grp
@@ -524,20 +537,8 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let ty = format_ident!("{}Update", g.ident);
     let helper_fn = quote! {
         fn #helper(__update: &mut #ty, #(#params),*) -> #p::Result<()> {
-            use #p::{EncodePart as _, EncodePartFallback as _};
-            #encode
-            #(#primary)*
-            let mut __item = #p::Item::new();
-            #[allow(unused_mut)]
-            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-            #(#writes)*
-            for (name, value) in __item {
-                __update.core.set_attr(&name, ::core::option::Option::Some(value));
-            }
-            for name in #removes {
-                __update.core.remove_attr(name);
-            }
-            ::core::result::Result::Ok(())
+            #primary
+            #body
         }
     };
     let skip_public = grp.fields.len() == 1 && g.field(&grp.fields[0]).updated_at.get();
@@ -617,20 +618,24 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             }
         }
     }
-    let segments = primary.iter().map(|f| {
-        let var = Gen::seg_var(f);
-        quote! {
-            let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
-        }
-    });
+    let segments = primary_fields(g, &primary);
     let writes = own.iter().map(|&(i, pk, sk)| {
-        g.insert_index(&g.indexes[i], pk, sk, None, &quote!(__update.core.key()))
+        g.insert_index(
+            &g.indexes[i],
+            pk,
+            sk,
+            None,
+            &quote!(__update.core.key()),
+            |f| {
+                let v = format_ident!("__p_{}", f);
+                quote!(&#v)
+            },
+        )
     });
     let ty = format_ident!("{}Update", g.ident);
     let helper = quote! {
         fn __dyno_upsert_index_keys(__update: &mut #ty) -> #p::Result<()> {
-            #(#segments)*
+            #segments
             let mut __item = #p::Item::new();
             #(#writes)*
             for (name, value) in __item {
@@ -644,4 +649,26 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
         self.core.record(r);
     };
     (helper, call, needs)
+}
+
+/// `let __p_<field>: T = ...;` for each primary-key field, read from the update's key: an index
+/// key made of them is encoded by the same key function as `to_item`'s.
+fn primary_fields(g: &Gen<'_>, fields: &[&str]) -> TokenStream {
+    let p = &g.p;
+    let lets = fields.iter().map(|f| {
+        let v = format_ident!("__p_{}", f);
+        let ty = g.key_arg_ty(f);
+        quote! {
+            let #v: #ty = #p::primary_field(
+                (&#p::Recover::<#ty>::new()).recover(__update.core.key(), __ENTITY, #f, __KEY_SOURCES),
+                __ENTITY,
+                #f,
+            )?;
+        }
+    });
+    quote! {
+        #[allow(unused_imports)]
+        use #p::{RecoverKey as _, RecoverNone as _};
+        #(#lets)*
+    }
 }
