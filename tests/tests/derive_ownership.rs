@@ -201,6 +201,38 @@ async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
         assert_eq!(exact.len(), 1, "{name}: the index key is the stamp");
         let item = raw(&*store, &Organization::key("acme")).await.unwrap();
         assert!(item.contains_key("GSI1SK"), "{name}: {item:?}");
+
+        // An upsert that creates the org stamps it and indexes it from the same value; a later
+        // update keeps both.
+        let made = Organization::update(Organization::key("initech"))
+            .set_plan("pro")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap();
+        let stamp = made.created.expect("stamped by the upsert");
+        let found = Organization::gsi1()
+            .created_eq(stamp)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(
+            found.len(),
+            1,
+            "{name}: the upserted org is indexed by its stamp"
+        );
+        let again = Organization::update(Organization::key("initech"))
+            .set_plan("team")
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(again.created, Some(stamp), "{name}: created_at stays");
+        let found = Organization::gsi1()
+            .created_eq(stamp)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 1, "{name}: and so does its index key");
     })
     .await;
 }

@@ -205,10 +205,21 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             }
         });
         if f.created_at.get() {
+            // Stamped where absent; an index key made of the stamp alone (with primary-key
+            // fields) is written where absent too, from the same value, so that an item an upsert
+            // creates is in that index.
+            let alone = groups
+                .iter()
+                .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
+            let setter = if alone {
+                let helper = format_ident!("__dyno_set_{}", fid);
+                quote!(let r = #helper(&mut __update, true, now); __update.core.record(r);)
+            } else {
+                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_if_absent(#a, value);)
+            };
             touch.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
-                    let value = #p::ToAttribute::to_attribute(&now);
-                    __update.core.set_if_absent(#a, value);
+                    #setter
                 }
             });
             continue;
@@ -216,7 +227,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
                 let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, now); __update.core.record(r);)
+                quote!(let r = #helper(&mut __update, false, now); __update.core.record(r);)
             } else {
                 quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
             };
@@ -442,7 +453,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let mut sets = TokenStream::new();
     for (name, arg) in grp.fields.iter().zip(&args) {
         let a = &g.field(name).attr_name;
-        sets.extend(quote!(__update.core.set_attr(#a, #p::ToAttribute::to_attribute(#arg)?);));
+        sets.extend(quote!(__update.core.set_attr_as(#a, #p::ToAttribute::to_attribute(#arg)?, __if_absent);));
     }
     // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
@@ -498,10 +509,12 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
             for (name, value) in __item {
-                __update.core.set_attr(&name, ::core::option::Option::Some(value));
+                __update.core.set_attr_as(&name, ::core::option::Option::Some(value), __if_absent);
             }
-            for name in #removes {
-                __update.core.remove_attr(name);
+            if !__if_absent {
+                for name in #removes {
+                    __update.core.remove_attr(name);
+                }
             }
             ::core::result::Result::Ok(())
         },
@@ -536,7 +549,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let params2 = params.clone();
     let ty = format_ident!("{}Update", g.ident);
     let helper_fn = quote! {
-        fn #helper(__update: &mut #ty, #(#params),*) -> #p::Result<()> {
+        fn #helper(__update: &mut #ty, __if_absent: bool, #(#params),*) -> #p::Result<()> {
             #primary
             #body
         }
@@ -546,7 +559,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         quote! {
             #[doc = #doc]
             pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = #helper(&mut self, #(#args),*);
+                let r = #helper(&mut self, false, #(#args),*);
                 self.core.record(r);
                 self
             }

@@ -737,14 +737,14 @@ const _ : () = {
             f . debug_struct ("OrderUpdate") . field ("update" , & self . core) . finish ()
         }
     }
-    fn __dyno_set_status (__update : & mut OrderUpdate , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_set_status (__update : & mut OrderUpdate , __if_absent : bool , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
         #[allow (unused_imports)]
         use :: dyno_core :: __private :: {
             RecoverKey as _ ,
             RecoverNone as _
         };
         :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
-            __update . core . set_attr ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) ?) ;
+            __update . core . set_attr_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) ? , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
@@ -752,23 +752,25 @@ const _ : () = {
                 __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (status) ?)) ;
             }
             for (name , value) in __item {
-                __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
+                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
             }
-            for name in __removes {
-                __update . core . remove_attr (name) ;
+            if ! __if_absent {
+                for name in __removes {
+                    __update . core . remove_attr (name) ;
+                }
             }
             :: core :: result :: Result :: Ok (())
         }
 )
     }
-    fn __dyno_set_order_date (__update : & mut OrderUpdate , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_set_order_date (__update : & mut OrderUpdate , __if_absent : bool , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
         #[allow (unused_imports)]
         use :: dyno_core :: __private :: {
             RecoverKey as _ ,
             RecoverNone as _
         };
         :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
-            __update . core . set_attr ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) ?) ;
+            __update . core . set_attr_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) ? , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
@@ -776,10 +778,12 @@ const _ : () = {
                 __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (order_date) ?)) ;
             }
             for (name , value) in __item {
-                __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
+                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
             }
-            for name in __removes {
-                __update . core . remove_attr (name) ;
+            if ! __if_absent {
+                for name in __removes {
+                    __update . core . remove_attr (name) ;
+                }
             }
             :: core :: result :: Result :: Ok (())
         }
@@ -789,13 +793,13 @@ const _ : () = {
     impl OrderUpdate {
         #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
-            let r = __dyno_set_status (& mut self , status) ;
+            let r = __dyno_set_status (& mut self , false , status) ;
             self . core . record (r) ;
             self
         }
         #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
-            let r = __dyno_set_order_date (& mut self , order_date) ;
+            let r = __dyno_set_order_date (& mut self , false , order_date) ;
             self . core . record (r) ;
             self
         }
