@@ -38,7 +38,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_cache::CachedStore;
-use dyno_core::expr::{Condition, Path};
+use dyno_core::expr::{Cond, Condition, Path};
 use dyno_core::ops::{EntityExt, FromItem, Transaction};
 use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use futures::StreamExt;
@@ -520,7 +520,7 @@ fn backoff(who: &str, attempt: u32) -> Duration {
 async fn supports_transactions(store: &dyn Store) -> Result<bool, Error> {
     let probe = Transaction::new().check(
         Product::key("transaction-probe"),
-        Condition::not_exists(Path::attr("PK")),
+        Cond::raw(Condition::not_exists(Path::attr("PK"))),
     );
     match probe.send(store).await {
         Ok(()) => Ok(true),

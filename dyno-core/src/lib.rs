@@ -21,6 +21,7 @@ pub mod error;
 pub mod expr;
 pub mod key;
 pub mod ops;
+pub mod prelude;
 pub mod store;
 pub mod table;
 pub mod value;

@@ -280,7 +280,7 @@ impl<E: Entity> UpdateCore<E> {
             };
         }
         if let Some(c) = self.condition {
-            b = b.condition(c);
+            b = b.condition(crate::expr::Cond::raw(c));
         }
         if let Some(v) = self.version {
             b = b.if_version(v);

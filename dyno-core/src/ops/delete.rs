@@ -10,7 +10,7 @@ use super::support::{
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::Condition;
+use crate::expr::{Cond, Condition};
 use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
 
 /// Deletes one `E` and returns the item it deleted; built by [`super::EntityExt::delete`].
@@ -24,6 +24,8 @@ use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
 pub struct Delete<E: Entity> {
     key: Key<E>,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<Error>,
     version: Option<u64>,
 }
 
@@ -44,13 +46,21 @@ impl<E: Entity> Delete<E> {
         Delete {
             key,
             condition: None,
+            condition_error: None,
             version: None,
         }
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields, or an untyped one through [`Cond::raw`]. A condition that failed to build makes
+    /// sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error.get_or_insert(e);
+            }
+        }
         self
     }
 
@@ -82,7 +92,10 @@ impl<E: Entity> Delete<E> {
     }
 
     /// The key (or its error, first) and the condition.
-    fn parts(self) -> Result<(crate::value::Item, Option<Condition>)> {
+    fn parts(mut self) -> Result<(crate::value::Item, Option<Condition>)> {
+        if let Some(e) = self.condition_error.take() {
+            return Err(e.for_entity(E::ENTITY_TYPE));
+        }
         let condition = self.condition_expr();
         let key = self.key.try_into_item()?;
         Ok((key, condition?))

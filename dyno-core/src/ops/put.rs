@@ -10,7 +10,7 @@ use super::support::{
 };
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::expr::Condition;
+use crate::expr::{Cond, Condition};
 use crate::store::{PutRequest, ReturnValues, Store, TransactWriteItem};
 use crate::value::Item;
 
@@ -52,6 +52,8 @@ pub struct Put<'a, E: Entity> {
     entity: &'a E,
     mode: PutMode,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<std::sync::Arc<crate::Error>>,
 }
 
 impl<E: Entity> fmt::Debug for Put<'_, E> {
@@ -71,17 +73,29 @@ impl<'a, E: Entity> Put<'a, E> {
             entity,
             mode,
             condition: None,
+            condition_error: None,
         }
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields (`Order::TOTAL.gt(..)`), or an untyped one through [`Cond::raw`]. A condition that
+    /// failed to build (a value that does not encode) makes sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error
+                    .get_or_insert_with(|| std::sync::Arc::new(e));
+            }
+        }
         self
     }
 
     /// The item and condition this put writes; the size check included.
     pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
+        if let Some(e) = &self.condition_error {
+            return Err(super::replay(e).for_entity(E::ENTITY_TYPE));
+        }
         let mut item = self
             .entity
             .to_item()

@@ -11,7 +11,6 @@ use super::support::{decode, key_of, readable, table_def, table_name};
 use super::{Delete, Key, Put, PutMode, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::Condition;
 use crate::store::{
     Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
 };
@@ -149,11 +148,15 @@ impl Transaction {
         self.push(Some(E::ENTITY_TYPE), delete.into_transact(), None)
     }
 
-    /// Requires `condition` to hold on the item at `key`, without writing it.
-    pub fn check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+    /// Requires `condition` to hold on the item at `key`, without writing it: a typed condition
+    /// on `E`'s fields (`Product::STOCK.ge(1u32)`), or an untyped one through
+    /// [`Cond::raw`](crate::expr::Cond::raw). A condition that failed to build fails
+    /// [`Self::send`] with its error.
+    pub fn check<E: Entity>(self, key: Key<E>, condition: crate::expr::Cond<E>) -> Self {
         let action = key
             .try_into_item()
-            .map(|key| TransactWriteItem::ConditionCheck {
+            .and_then(|key| condition.into_condition().map(|c| (key, c)))
+            .map(|(key, condition)| TransactWriteItem::ConditionCheck {
                 table: table_name::<E>(),
                 key,
                 condition,

@@ -10,7 +10,7 @@ use super::support::{
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::{self, Condition, Path, SetValue, UpdateOperand};
+use crate::expr::{self, Cond, Condition, Path, SetValue, UpdateOperand};
 use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::table::Table;
 use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
@@ -32,6 +32,8 @@ pub struct UpdateBuilder<E: Entity> {
     key: Key<E>,
     update: expr::Update,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<Error>,
     version: Option<u64>,
     upsert: bool,
 }
@@ -56,6 +58,7 @@ impl<E: Entity> UpdateBuilder<E> {
             key,
             update: expr::Update::default(),
             condition: None,
+            condition_error: None,
             version: None,
             upsert: false,
         }
@@ -85,9 +88,16 @@ impl<E: Entity> UpdateBuilder<E> {
         self
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields, or an untyped one through [`Cond::raw`]. A condition that failed to build makes
+    /// sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error.get_or_insert(e);
+            }
+        }
         self
     }
 
@@ -121,9 +131,13 @@ impl<E: Entity> UpdateBuilder<E> {
             key,
             mut update,
             condition,
+            condition_error,
             version,
             upsert,
         } = self;
+        if let Some(e) = condition_error {
+            return Err(e.for_entity(E::ENTITY_TYPE));
+        }
         let key = key.try_into_item()?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = Some(if upsert {
