@@ -5,7 +5,7 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::support::{
-    decode, hidden, owned_by, ownership_error, table_name, ttl_attribute, version_is,
+    decode, hidden, owned_by, table_name, ttl_attribute, version_is, write_result,
 };
 use super::Key;
 use crate::entity::Entity;
@@ -129,14 +129,8 @@ impl<E: Entity> Delete<E> {
         let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
         let key = request.key.clone();
-        let out = match store.delete_item(request).instrument(span).await {
-            Ok(out) => out,
-            Err(e) => {
-                return Err(ownership_error::<E, S>(store, &key, e)
-                    .await
-                    .for_entity(E::ENTITY_TYPE))
-            }
-        };
+        let result = store.delete_item(request).instrument(span).await;
+        let out = write_result::<E, S, _>(store, &key, result).await?;
         match out.attributes {
             Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => {
                 decode::<E>(&item).map(Some)

@@ -5,8 +5,8 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::support::{
-    check_size, item_absent, item_exists, key_of, number, owned_by, ownership_error, table_def,
-    table_name, version_is,
+    check_size, item_absent, item_exists, key_of, number, owned_by, table_def, table_name,
+    version_is, write_result,
 };
 use crate::entity::Entity;
 use crate::error::Result;
@@ -156,12 +156,11 @@ impl<'a, E: Entity> Put<'a, E> {
         let request = self.into_request()?;
         let key = key_of(&request.item, table_def::<E>())?;
         match store.put_item(request).instrument(span).await {
-            Ok(_) => Ok(()),
             // A create fails on any existing item: the key is taken, whoever holds it.
             Err(e) if create => Err(e.for_entity(E::ENTITY_TYPE)),
-            Err(e) => Err(ownership_error::<E, S>(store, &key, e)
+            result => write_result::<E, S, _>(store, &key, result)
                 .await
-                .for_entity(E::ENTITY_TYPE)),
+                .map(|_| ()),
         }
     }
 }

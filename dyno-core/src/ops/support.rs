@@ -161,6 +161,21 @@ pub(crate) async fn ownership_error<E: Entity, S: Store + ?Sized>(
     }
 }
 
+/// The result of a typed write of `E` at `key`, its error named: [`ownership_error`] and the
+/// entity filled in.
+pub(crate) async fn write_result<E: Entity, S: Store + ?Sized, T>(
+    store: &S,
+    key: &Item,
+    result: Result<T>,
+) -> Result<T> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => Err(ownership_error::<E, S>(store, key, e)
+            .await
+            .for_entity(E::ENTITY_TYPE)),
+    }
+}
+
 /// Refuses an item over DynamoDB's 400 KB limit, naming the entity.
 pub(crate) fn check_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
     let size = item_size(item);

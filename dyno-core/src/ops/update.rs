@@ -4,9 +4,7 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{
-    decode, item_exists, number, owned_by, ownership_error, table_name, version_is,
-};
+use super::support::{decode, item_exists, number, owned_by, table_name, version_is, write_result};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -214,14 +212,8 @@ impl<E: Entity> UpdateBuilder<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
         let key = request.key.clone();
-        let out = match store.update_item(request).instrument(span).await {
-            Ok(out) => out,
-            Err(e) => {
-                return Err(ownership_error::<E, S>(store, &key, e)
-                    .await
-                    .for_entity(E::ENTITY_TYPE))
-            }
-        };
+        let result = store.update_item(request).instrument(span).await;
+        let out = write_result::<E, S, _>(store, &key, result).await?;
         match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
