@@ -181,6 +181,9 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
 
     let passthrough = passthrough(p, ty, &quote!(#ident), true);
     let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
+    let order =
+        s.sk.map(|t| out_of_order_methods(g, s, t))
+            .unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
         #pk_helper
@@ -197,6 +200,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
         #passthrough
         #sort
+        #order
     };
     (def, impls)
 }
@@ -404,6 +408,54 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                     use #p::{EncodePart as _, EncodePartFallback as _};
                     #ty { core: self.core.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
                 }
+            }
+        });
+    }
+    out
+}
+
+/// For each part of a composite sort key, its condition methods on the states before it, under a
+/// bound no type meets: calling `order_id_eq` before `order_date_eq` says to call that first.
+fn out_of_order_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
+    let p = &g.p;
+    let ty = &s.ty;
+    let fields: Vec<&str> = t.fields().collect();
+    let whose = match &s.span {
+        Some(_) => format!(
+            "the sort key of {}",
+            s.doc.split('`').nth(1).unwrap_or("the index")
+        ),
+        None => "the sort key".to_owned(),
+    };
+    let mut out = TokenStream::new();
+    for j in 0..fields.len().saturating_sub(1) {
+        let first = fields[j];
+        let tr = format_ident!("__{}Sk{}", ty, j);
+        let message = format!("call `{first}_eq` first: {whose} is `{}`", t.text());
+        let note = "the parts of a composite sort key are given in order, each fixed with `_eq` before a condition on the next";
+        let mut methods = TokenStream::new();
+        for field in &fields[j + 1..] {
+            for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
+                let m = format_ident!("{}_{}", field, suffix);
+                methods.extend(quote! {
+                    #[doc(hidden)]
+                    pub fn #m<V: #tr>(self, _value: V) -> Self { self }
+                });
+            }
+            let between = format_ident!("{}_between", field);
+            methods.extend(quote! {
+                #[doc(hidden)]
+                pub fn #between<V: #tr, W>(self, _low: V, _high: W) -> Self { self }
+            });
+        }
+        out.extend(quote! {
+            /// Not implemented by any type: see the methods using it.
+            #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
+            pub trait #tr {}
+
+            #[automatically_derived]
+            impl<Kind, Out> #ty<#p::Sk<#j>, Kind, Out> {
+                #methods
             }
         });
     }

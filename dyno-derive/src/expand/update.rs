@@ -160,7 +160,11 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let mut touch = TokenStream::new();
     for f in &g.m.fields {
         let name = f.name();
-        if !f.is_stored() || g.primary.contains(&name) || f.version.get() {
+        if f.is_stored() && g.primary.contains(&name) {
+            helpers.extend(primary_key_setter(g, f.ident, &name));
+            continue;
+        }
+        if !f.is_stored() || f.version.get() {
             continue;
         }
         let fid = f.ident;
@@ -683,5 +687,32 @@ fn primary_fields(g: &Gen<'_>, fields: &[&str]) -> TokenStream {
         #[allow(unused_imports)]
         use #p::{RecoverKey as _, RecoverNone as _};
         #(#lets)*
+    }
+}
+
+/// `set_<primary-key field>`: present so that calling it names the fix, under a bound no type
+/// meets (a trait without impls whose `on_unimplemented` message is the error).
+fn primary_key_setter(g: &Gen<'_>, fid: &Ident, name: &str) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let tr = format_ident!("__{}Update{}", ident, crate::case::pascal(name));
+    let set = format_ident!("set_{}", fid);
+    let message =
+        format!("`{name}` is part of the primary key of `{ident}`; delete and re-create the item");
+    let note = format!(
+        "a key never changes: delete the item (`{ident}::delete(key)`) and create it with the new `{name}`"
+    );
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = "a primary-key field cannot be updated", note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
+        }
     }
 }

@@ -789,6 +789,26 @@ const _ : () = {
         }
 )
     }
+    #[doc = r" Not implemented by any type: see the method using it."]
+    #[diagnostic :: on_unimplemented (message = "`user_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `user_id`")]
+    pub trait __OrderUpdateUserId {}
+    #[automatically_derived]
+    impl OrderUpdate {
+        #[doc (hidden)]
+        pub fn set_user_id < V : __OrderUpdateUserId > (self , _value : V) -> Self {
+            self
+        }
+    }
+    #[doc = r" Not implemented by any type: see the method using it."]
+    #[diagnostic :: on_unimplemented (message = "`order_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `order_id`")]
+    pub trait __OrderUpdateOrderId {}
+    #[automatically_derived]
+    impl OrderUpdate {
+        #[doc (hidden)]
+        pub fn set_order_id < V : __OrderUpdateOrderId > (self , _value : V) -> Self {
+            self
+        }
+    }
     #[automatically_derived]
     impl OrderUpdate {
         #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
