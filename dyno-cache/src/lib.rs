@@ -12,4 +12,5 @@ mod stripes;
 pub use crate::builder::CachedStoreBuilder;
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
+pub use crate::schema::Image;
 pub use crate::store::{CachedStore, WithTtl};
