@@ -33,7 +33,7 @@ impl<S: Store> CachedStore<S> {
     ///
     /// ```
     /// # use dyno_cache::CachedStore;
-    /// # use dyno_core::{Entity, MemoryStore, Table};
+    /// # use dyno_core::{Entity, MemoryStore, Store, Table};
     /// # use dyno_core::ops::EntityExt;
     /// # #[derive(Table)] #[dyno(name = "Shop", pk = "PK", sk = "SK")] struct Shop;
     /// # #[derive(Debug, Clone, PartialEq, Entity)]
@@ -41,10 +41,10 @@ impl<S: Store> CachedStore<S> {
     /// # struct Product { id: String, stock: u32 }
     /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let memory = MemoryStore::new();
-    /// # Shop::create(&memory).await?;
+    /// # memory.create_table(Shop::definition()).await?;
     /// let cached = CachedStore::new(memory);
     /// Product { id: "p1".into(), stock: 5 }.put().send(&cached).await?;
-    /// let key = Product::key("p1")?;
+    /// let key = Product::key("p1");
     /// let a = cached.get_shared(&key).await?.expect("stored");
     /// let b = cached.get_shared(&key).await?.expect("stored");
     /// assert!(std::sync::Arc::ptr_eq(&a, &b)); // one decoded copy, shared
