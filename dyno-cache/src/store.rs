@@ -130,6 +130,9 @@ fn weight(key_len: usize, bytes: usize) -> u32 {
 struct Tracks {
     versions: Stripes,
     generations: Stripes,
+    /// Per key (striped like `versions`): moved by every read that reached the backend while a
+    /// write to the key was in flight, before it returns (see `load`).
+    reads: Stripes,
     in_flight: AtomicU64,
 }
 
@@ -342,6 +345,7 @@ impl<S: Store> CachedStore<S> {
             tracks: Tracks {
                 versions: Stripes::new(stripe_bits),
                 generations: Stripes::new(stripe_bits),
+                reads: Stripes::new(stripe_bits),
                 in_flight: AtomicU64::new(0),
             },
             epoch: AtomicU64::new(0),
@@ -686,10 +690,15 @@ impl<S: Store> CachedStore<S> {
                     }
                 } else {
                     rejected = true;
-                    if !now.quiet() && existing.is_some() {
-                        Op::Remove
-                    } else {
+                    if now.quiet() {
                         Op::Nop
+                    } else {
+                        self.tracks.reads.bump(slot);
+                        if existing.is_some() {
+                            Op::Remove
+                        } else {
+                            Op::Nop
+                        }
                     }
                 };
                 ready(op)
@@ -726,6 +735,9 @@ impl<S: Store> CachedStore<S> {
                 .entry(key.to_key())
                 .and_compute_with(|existing| {
                     let busy = pending(self.tracks.versions.load(slot)) > 0;
+                    if busy {
+                        self.tracks.reads.bump(slot);
+                    }
                     ready(if busy && existing.is_some() {
                         Op::Remove
                     } else {
@@ -1101,22 +1113,14 @@ impl<S: Store> CachedStore<S> {
     ) -> Result<Option<SharedItem>> {
         loop {
             let fill = self.fill(table, &key);
-            if !fill.version.quiet() {
-                // A write to the key is in flight: a load begun now may return an older state
-                // than one a later caller has seen by then, so nobody joins it.
-                inc(&self.counters.item.loads);
-                let out = self
-                    .inner
-                    .get_item(GetRequest::borrowed(table, key_attrs))
-                    .await?;
-                self.install_fill(fill, out.item.clone(), table, ttl_override)
-                    .await;
-                return Ok(out.item);
-            }
-            match self
-                .flights
-                .join(key.as_slice(), key.hash, fill.version.flight())
-            {
+            // While a write to the key is in flight, a load may return an older state than one
+            // another read has returned since it began: every such read moves the key's read
+            // counter before it returns, so a caller joins a load only if none has.
+            let version = fill
+                .version
+                .flight()
+                .wrapping_add(self.tracks.reads.load(fill.slot));
+            match self.flights.join(key.as_slice(), key.hash, version) {
                 Role::Waiter(rx) => {
                     inc(&self.counters.coalesced_waiters);
                     match flight::wait(rx).await {

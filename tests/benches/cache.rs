@@ -128,18 +128,21 @@ fn benches(c: &mut Criterion) {
     typed_get(c, &rt, "cached_typed", &cached, &stored);
     let shared_key = key_of(&stored);
     // The first shared read decodes and keeps the order; every timed one is a hit.
-    rt.block_on(cached.get_shared(&shared_key)).unwrap().expect("seeded");
-    c.benchmark_group("cache").bench_function("cached_shared", |b| {
-        b.to_async(&rt).iter_batched(
-            || (),
-            |()| async {
-                let got = cached.get_shared(black_box(&shared_key)).await.unwrap();
-                debug_assert_eq!(got.as_deref(), Some(&stored));
-                got
-            },
-            BATCH,
-        )
-    });
+    rt.block_on(cached.get_shared(&shared_key))
+        .unwrap()
+        .expect("seeded");
+    c.benchmark_group("cache")
+        .bench_function("cached_shared", |b| {
+            b.to_async(&rt).iter_batched(
+                || (),
+                |()| async {
+                    let got = cached.get_shared(black_box(&shared_key)).await.unwrap();
+                    debug_assert_eq!(got.as_deref(), Some(&stored));
+                    got
+                },
+                BATCH,
+            )
+        });
     c.benchmark_group("cache")
         .bench_function("cached_untyped", |b| {
             b.to_async(&rt).iter_batched(

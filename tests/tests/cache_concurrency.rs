@@ -465,3 +465,52 @@ async fn a_read_that_saw_an_in_flight_write_drops_the_older_entry() {
         "one load, after the drop; the last read was a hit"
     );
 }
+
+/// While a write to a hot key is in flight, gets that miss still share one load (the flash-sale
+/// case: the TTL runs out during a slow write); a get that arrives after a read of the key has
+/// returned does not join a load that began before it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gets_that_miss_while_a_write_is_in_flight_still_share_one_load() {
+    let (c, _) = cached_with(|b| b.negative_ttl(std::time::Duration::ZERO)).await;
+    let c = Arc::new(c);
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "0")])))
+        .await
+        .unwrap();
+    // A write is in flight (applied, response held); the key is not cached.
+    let held = c.inner().pause_next_after(Op::PutItem);
+    let w = tokio::spawn({
+        let c = c.clone();
+        async move { c.put_item(put(item("U#1", "A", &[("v", "1")]))).await }
+    });
+    held.reached().await;
+    let gate = c.inner().pause_next(Op::GetItem);
+    let tasks: Vec<_> = (0..100)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_item(get(key("U#1", "A"))).await })
+        })
+        .collect();
+    gate.reached().await;
+    until("99 waiters", || c.metrics().coalesced_waiters == 99).await;
+    gate.release();
+    for t in tasks {
+        let got = t.await.unwrap().unwrap().item.unwrap();
+        assert_eq!(attr(&got, "v").as_deref(), Some("1"));
+    }
+    assert_eq!(c.inner().calls(Op::GetItem), 1, "one load for 100 gets");
+    // That load returned while the write was in flight: it cached nothing, and the next get
+    // leads a load of its own.
+    read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+    held.release();
+    w.await.unwrap().unwrap();
+    let got = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(attr(&got, "v").as_deref(), Some("1"));
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        2,
+        "the write installed its image"
+    );
+}
