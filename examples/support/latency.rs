@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dyno_core::store::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
-    GetOutput, GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
+    TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
 };
 use dyno_core::{Result, Store, TableDef};
 
