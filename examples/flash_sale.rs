@@ -686,11 +686,14 @@ impl HotKeyReport {
 
     fn print(&self, title: &str) {
         println!(
-            "\n{title}: {} reads in {:.1} s ({:.0}/s), {} writes; backend reads {} ({:.1}/s)",
+            "\n{title}: {} reads in {:.1} s ({:.0}/s), {} writes (sold {}, the newest a reader \
+             saw {}); backend reads {} ({:.1}/s)",
             self.reads,
             self.elapsed.as_secs_f64(),
             self.reads as f64 / self.elapsed.as_secs_f64(),
             self.writes,
+            self.final_sold,
+            self.last_seen,
             self.backend_reads,
             self.backend_reads_per_sec(),
         );
