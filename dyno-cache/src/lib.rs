@@ -8,8 +8,10 @@ mod metrics;
 mod schema;
 mod store;
 mod stripes;
+mod typed;
 
 pub use crate::builder::CachedStoreBuilder;
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
+pub use crate::schema::Image;
 pub use crate::store::{CachedStore, WithTtl};
