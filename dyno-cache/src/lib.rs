@@ -3,6 +3,7 @@
 mod builder;
 mod clock;
 mod flight;
+mod follower;
 mod key;
 mod metrics;
 mod schema;
@@ -10,6 +11,7 @@ mod store;
 mod stripes;
 
 pub use crate::builder::CachedStoreBuilder;
+pub use crate::follower::{Follower, FollowerMetrics, OnApplied};
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
 pub use crate::store::{CachedStore, WithTtl};
