@@ -151,7 +151,10 @@ impl Follower {
     pub async fn shutdown(mut self) -> FollowerMetrics {
         let _ = self.stop.send(true);
         if let Some(mut task) = self.task.take() {
-            if tokio::time::timeout(SHUTDOWN_WAIT, &mut task).await.is_err() {
+            if tokio::time::timeout(SHUTDOWN_WAIT, &mut task)
+                .await
+                .is_err()
+            {
                 task.abort();
             }
         }

@@ -11,7 +11,7 @@ mod store;
 mod stripes;
 
 pub use crate::builder::CachedStoreBuilder;
-pub use crate::follower::{Follower, FollowerMetrics, OnApplied};
 pub use crate::clock::{Clock, ManualClock, SystemClock};
+pub use crate::follower::{Follower, FollowerMetrics, OnApplied};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
 pub use crate::store::{CachedStore, WithTtl};

@@ -1,8 +1,8 @@
 //! The physical table: name, key attributes, indexes, TTL and entity-type attributes; creating it
 //! and exporting its definition.
 
-use crate::value::AttributeValue;
 use crate::feed::StreamView;
+use crate::value::AttributeValue;
 
 /// The scalar types a key attribute can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,6 +4,8 @@
 //! orders and products share the overloaded GSI1).
 //!
 //! Server deviations found (DynamoDB's documentation decides):
+//! - dynoxide sets `EndingSequenceNumber` on its open shard (DynamoDB sets it only once a shard
+//!   is closed), so `StreamsFeed` tells closed shards by their children instead;
 //! - a put that leaves an item unchanged: DynamoDB writes no record; see
 //!   `unchanged_writes_record_nothing` for what each server does.
 
@@ -23,7 +25,7 @@ use dyno_core::store::{
     TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store};
-use dyno_tests::backend::{supports_transactions, unique_table_name};
+use dyno_tests::backend::{supports_transactions, unique_table_name, BackendKind};
 use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User};
 use feed_util::*;
 use rust_decimal::Decimal;
@@ -40,9 +42,15 @@ fn user(id: &str, name: &str) -> Item {
 }
 
 fn order(user: &str, id: &str, status: OrderStatus) -> Item {
-    Order::new(user, id, status, date!(2024 - 05 - 01), Decimal::new(1999, 2))
-        .to_item()
-        .unwrap()
+    Order::new(
+        user,
+        id,
+        status,
+        date!(2024 - 05 - 01),
+        Decimal::new(1999, 2),
+    )
+    .to_item()
+    .unwrap()
 }
 
 fn product(id: &str, stock: u32) -> Item {
@@ -180,7 +188,12 @@ async fn every_write_path_is_recorded_in_commit_order() {
                 },
             ],
         };
-        assert!(store.batch_write(batch).await.unwrap().unprocessed.is_empty());
+        assert!(store
+            .batch_write(batch)
+            .await
+            .unwrap()
+            .unprocessed
+            .is_empty());
         let mut expected = vec![
             (Insert, "USER#1", "PROFILE"),
             (Insert, "USER#1", "ORDER#A"),
@@ -233,18 +246,45 @@ async fn every_write_path_is_recorded_in_commit_order() {
         assert_eq!(got, want_sorted, "{}", b.name);
         // Images as the view asks: the user's modify carries both names.
         let modify = &records[2];
-        assert_eq!(name_of(modify.old_image.as_ref()).as_deref(), Some("Ann"), "{}", b.name);
-        assert_eq!(name_of(modify.new_image.as_ref()).as_deref(), Some("Bea"), "{}", b.name);
-        assert!(records[0].old_image.is_none() && records[5].new_image.is_none(), "{}", b.name);
-        assert_eq!(records[5].old_image.as_deref(), None.or(records[5].old_image.as_deref()));
+        assert_eq!(
+            name_of(modify.old_image.as_ref()).as_deref(),
+            Some("Ann"),
+            "{}",
+            b.name
+        );
+        assert_eq!(
+            name_of(modify.new_image.as_ref()).as_deref(),
+            Some("Bea"),
+            "{}",
+            b.name
+        );
+        assert!(
+            records[0].old_image.is_none() && records[5].new_image.is_none(),
+            "{}",
+            b.name
+        );
+        assert_eq!(
+            records[5].old_image.as_deref(),
+            None.or(records[5].old_image.as_deref())
+        );
         // Sequence numbers grow within a shard.
         let mut last: BTreeMap<String, dyno_core::feed::SequenceNumber> = BTreeMap::new();
         for r in &records {
             if let Some(prev) = last.get(&r.shard) {
-                assert!(r.sequence > *prev, "{}: {} after {}", b.name, r.sequence, prev);
+                assert!(
+                    r.sequence > *prev,
+                    "{}: {} after {}",
+                    b.name,
+                    r.sequence,
+                    prev
+                );
             }
             last.insert(r.shard.clone(), r.sequence.clone());
-            assert!(r.user_identity.is_none(), "{}: requests carry no service identity", b.name);
+            assert!(
+                r.user_identity.is_none(),
+                "{}: requests carry no service identity",
+                b.name
+            );
         }
         b.store.delete_table(&t).await.unwrap();
     }
@@ -294,7 +334,10 @@ async fn readers_resume_after_a_checkpoint_and_latest_skips_the_past() {
         let t = table_on(&b, "feed-resume", StreamView::KeysOnly).await;
         let mut first = b.feed(&t, StartingPosition::TrimHorizon).await;
         for i in 0..3 {
-            b.store.put_item(put(&t, product(&format!("R{i}"), i))).await.unwrap();
+            b.store
+                .put_item(put(&t, product(&format!("R{i}"), i)))
+                .await
+                .unwrap();
         }
         let (records, _) = collect(&mut *first, 3).await;
         assert_eq!(records.len(), 3, "{}", b.name);
@@ -302,7 +345,10 @@ async fn readers_resume_after_a_checkpoint_and_latest_skips_the_past() {
         assert!(!checkpoint.shards.is_empty(), "{}", b.name);
         let mut latest = b.feed(&t, StartingPosition::Latest).await;
         for i in 3..5 {
-            b.store.put_item(put(&t, product(&format!("R{i}"), i))).await.unwrap();
+            b.store
+                .put_item(put(&t, product(&format!("R{i}"), i)))
+                .await
+                .unwrap();
         }
         let mut resumed = b.feed(&t, StartingPosition::After(checkpoint)).await;
         let (after, gaps) = collect(&mut *resumed, 2).await;
@@ -311,7 +357,12 @@ async fn readers_resume_after_a_checkpoint_and_latest_skips_the_past() {
         assert_eq!(pks, ["PRODUCT#R3", "PRODUCT#R4"], "{}", b.name);
         let (from_latest, _) = collect(&mut *latest, 2).await;
         let pks: Vec<String> = from_latest.iter().filter_map(|r| s(r, "PK")).collect();
-        assert_eq!(pks, ["PRODUCT#R3", "PRODUCT#R4"], "{}: LATEST sees only later writes", b.name);
+        assert_eq!(
+            pks,
+            ["PRODUCT#R3", "PRODUCT#R4"],
+            "{}: LATEST sees only later writes",
+            b.name
+        );
         // Nothing more comes.
         let more = resumed.poll(Duration::from_millis(100)).await.unwrap();
         assert!(more.records.is_empty(), "{}", b.name);
@@ -323,12 +374,25 @@ async fn readers_resume_after_a_checkpoint_and_latest_skips_the_past() {
 async fn a_checkpoint_of_another_stream_is_a_gap() {
     for b in feed_backends().await {
         let t = table_on(&b, "feed-other", StreamView::KeysOnly).await;
-        let foreign = Checkpoint::after("not-this-stream", "shard", dyno_core::feed::SequenceNumber::new("1"));
+        let foreign = Checkpoint::after(
+            "not-this-stream",
+            "shard",
+            dyno_core::feed::SequenceNumber::new("1"),
+        );
         b.store.put_item(put(&t, user("1", "Ann"))).await.unwrap();
         let mut feed = b.feed(&t, StartingPosition::After(foreign)).await;
         let (records, gaps) = collect(&mut *feed, 1).await;
-        assert!(matches!(gaps.as_slice(), [Gap::StreamChanged { .. }]), "{}: {gaps:?}", b.name);
-        assert_eq!(records.len(), 1, "{}: read from the trim horizon after the gap", b.name);
+        assert!(
+            matches!(gaps.as_slice(), [Gap::StreamChanged { .. }]),
+            "{}: {gaps:?}",
+            b.name
+        );
+        assert_eq!(
+            records.len(),
+            1,
+            "{}: read from the trim horizon after the gap",
+            b.name
+        );
         b.store.delete_table(&t).await.unwrap();
     }
 }
@@ -342,7 +406,7 @@ async fn unchanged_writes_record_nothing() {
         b.store.put_item(put(&t, user("1", "Ann"))).await.unwrap();
         b.store.put_item(put(&t, user("2", "Bo"))).await.unwrap();
         let expected: &[&str] = match b.kind {
-            dyno_tests::backend::BackendKind::Memory => &["USER#1", "USER#2"],
+            BackendKind::Memory => &["USER#1", "USER#2"],
             _ => &["USER#1", "USER#1", "USER#2"],
         };
         let (mut records, _) = collect(&mut *feed, expected.len()).await;
@@ -359,7 +423,9 @@ async fn unchanged_writes_record_nothing() {
 
 /// The manual clock of the MemoryStore tests below.
 fn manual_clock() -> (Arc<Mutex<SystemTime>>, MemoryStore) {
-    let now = Arc::new(Mutex::new(SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000)));
+    let now = Arc::new(Mutex::new(
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000),
+    ));
     let clock = now.clone();
     let store = MemoryStore::with_clock(Arc::new(move || *clock.lock().unwrap()));
     (now, store)
@@ -372,7 +438,9 @@ async fn memory_ttl_deletions_carry_the_service_identity() {
         .create_table(&ecommerce_table("ttl").stream(StreamView::OldImage))
         .await
         .unwrap();
-    let mut feed = store.change_feed("ttl", StartingPosition::TrimHorizon).unwrap();
+    let mut feed = store
+        .change_feed("ttl", StartingPosition::TrimHorizon)
+        .unwrap();
     let mut expiring = order("1", "T", OrderStatus::Pending);
     expiring.insert("ttl".into(), AttributeValue::N("1000060".into()));
     store.put_item(put("ttl", expiring.clone())).await.unwrap();
@@ -380,15 +448,24 @@ async fn memory_ttl_deletions_carry_the_service_identity() {
     *now.lock().unwrap() += Duration::from_secs(120);
     // Expired: hidden at once, deleted (and recorded) on the next sweep or write.
     store.sweep_expired();
-    store.delete_item(del("ttl", key_of(&user("1", "")))).await.unwrap();
+    store
+        .delete_item(del("ttl", key_of(&user("1", ""))))
+        .await
+        .unwrap();
     let (records, _) = collect(&mut feed, 4).await;
     assert_eq!(records.len(), 4);
     let ttl = &records[2];
     assert!(ttl.is_ttl_deletion(), "{ttl:?}");
     let identity = ttl.user_identity.as_ref().unwrap();
-    assert_eq!((identity.kind.as_str(), identity.principal_id.as_str()), ("Service", "dynamodb.amazonaws.com"));
+    assert_eq!(
+        (identity.kind.as_str(), identity.principal_id.as_str()),
+        ("Service", "dynamodb.amazonaws.com")
+    );
     assert_eq!(ttl.old_image.as_deref(), Some(&expiring));
-    assert!(!records[3].is_ttl_deletion(), "a request's delete is not TTL's");
+    assert!(
+        !records[3].is_ttl_deletion(),
+        "a request's delete is not TTL's"
+    );
     assert_eq!(records[3].kind, ChangeKind::Remove);
 }
 
@@ -403,21 +480,40 @@ async fn memory_retention_trims_and_the_reader_reports_the_gap() {
         .create_table(&ecommerce_table("keep").stream(StreamView::KeysOnly))
         .await
         .unwrap();
-    let mut slow = store.change_feed("keep", StartingPosition::TrimHorizon).unwrap();
+    let mut slow = store
+        .change_feed("keep", StartingPosition::TrimHorizon)
+        .unwrap();
     for i in 0..5 {
-        store.put_item(put("keep", product(&format!("K{i}"), i))).await.unwrap();
+        store
+            .put_item(put("keep", product(&format!("K{i}"), i)))
+            .await
+            .unwrap();
     }
     let batch = slow.poll(Duration::ZERO).await.unwrap();
-    assert!(matches!(batch.gaps.as_slice(), [Gap::Trimmed { .. }]), "{:?}", batch.gaps);
+    assert!(
+        matches!(batch.gaps.as_slice(), [Gap::Trimmed { .. }]),
+        "{:?}",
+        batch.gaps
+    );
     let pks: Vec<String> = batch.records.iter().filter_map(|r| s(r, "PK")).collect();
-    assert_eq!(pks, ["PRODUCT#K2", "PRODUCT#K3", "PRODUCT#K4"], "the cap keeps the newest");
+    assert_eq!(
+        pks,
+        ["PRODUCT#K2", "PRODUCT#K3", "PRODUCT#K4"],
+        "the cap keeps the newest"
+    );
     // By age: an hour later everything is trimmed, and a reader from an old checkpoint says so.
     let checkpoint = slow.checkpoint();
     store.put_item(put("keep", product("K5", 5))).await.unwrap();
     *now.lock().unwrap() += Duration::from_secs(3601);
-    let mut late = store.change_feed("keep", StartingPosition::After(checkpoint)).unwrap();
+    let mut late = store
+        .change_feed("keep", StartingPosition::After(checkpoint))
+        .unwrap();
     let batch = late.poll(Duration::ZERO).await.unwrap();
-    assert!(matches!(batch.gaps.as_slice(), [Gap::Trimmed { .. }]), "{:?}", batch.gaps);
+    assert!(
+        matches!(batch.gaps.as_slice(), [Gap::Trimmed { .. }]),
+        "{:?}",
+        batch.gaps
+    );
     assert!(batch.records.is_empty());
 }
 
@@ -432,11 +528,20 @@ async fn memory_feed_ends_when_its_table_is_deleted() {
         store.change_feed("ECommerce-none", StartingPosition::Latest),
         Err(Error::ResourceNotFound { .. })
     ));
-    let mut feed = store.change_feed("gone", StartingPosition::TrimHorizon).unwrap();
+    let mut feed = store
+        .change_feed("gone", StartingPosition::TrimHorizon)
+        .unwrap();
     store.put_item(put("gone", user("1", "Ann"))).await.unwrap();
     store.delete_table("gone").await.unwrap();
-    assert_eq!(feed.poll(Duration::ZERO).await.unwrap().records.len(), 1, "what was written stays readable");
-    assert!(matches!(feed.poll(Duration::ZERO).await, Err(Error::ResourceNotFound { .. })));
+    assert_eq!(
+        feed.poll(Duration::ZERO).await.unwrap().records.len(),
+        1,
+        "what was written stays readable"
+    );
+    assert!(matches!(
+        feed.poll(Duration::ZERO).await,
+        Err(Error::ResourceNotFound { .. })
+    ));
     // A table without a stream specification has no feed.
     store.create_table(&ecommerce_table("plain")).await.unwrap();
     assert!(matches!(
@@ -454,7 +559,9 @@ async fn memory_records_follow_commit_order_under_concurrency() {
         .create_table(&ecommerce_table("hot").stream(StreamView::NewAndOldImages))
         .await
         .unwrap();
-    let mut feed = store.change_feed("hot", StartingPosition::TrimHorizon).unwrap();
+    let mut feed = store
+        .change_feed("hot", StartingPosition::TrimHorizon)
+        .unwrap();
     const TASKS: usize = 8;
     const WRITES: u32 = 200;
     let mut tasks = Vec::new();
@@ -495,7 +602,10 @@ async fn memory_records_follow_commit_order_under_concurrency() {
         }));
     }
     for t in tasks {
-        tokio::time::timeout(Duration::from_secs(30), t).await.unwrap().unwrap();
+        tokio::time::timeout(Duration::from_secs(30), t)
+            .await
+            .unwrap()
+            .unwrap();
     }
     let total = TASKS * WRITES as usize;
     let (records, gaps) = collect(&mut feed, total).await;
@@ -509,7 +619,11 @@ async fn memory_records_follow_commit_order_under_concurrency() {
     for r in &records {
         let pk = s(r, "PK").unwrap();
         let prev = last.get(&pk).copied().unwrap_or(0);
-        assert_eq!(stock(r.old_image.as_ref()), prev, "{pk}: old image is the previous new one");
+        assert_eq!(
+            stock(r.old_image.as_ref()),
+            prev,
+            "{pk}: old image is the previous new one"
+        );
         assert_eq!(stock(r.new_image.as_ref()), prev + 1, "{pk}");
         last.insert(pk, prev + 1);
     }

@@ -268,14 +268,15 @@ impl MemoryFeed {
     /// Takes what is there now, moving the position.
     fn take(&mut self) -> Result<FeedBatch> {
         let mut gaps = std::mem::take(&mut self.pending);
-        let (start, records) = self.log.read_after(self.after).map_err(|()| {
-            Error::ResourceNotFound {
-                message: format!(
-                    "the stream {} has ended: table {} was deleted",
-                    self.log.stream, self.log.table
-                ),
-            }
-        })?;
+        let (start, records) =
+            self.log
+                .read_after(self.after)
+                .map_err(|()| Error::ResourceNotFound {
+                    message: format!(
+                        "the stream {} has ended: table {} was deleted",
+                        self.log.stream, self.log.table
+                    ),
+                })?;
         if start > self.after {
             gaps.push(Gap::Trimmed {
                 shard: self.log.shard.clone(),

@@ -47,8 +47,8 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-pub use self::memory::{MemoryFeed, StreamRetention};
 pub(crate) use self::memory::{ChangeCause, StreamLog};
+pub use self::memory::{MemoryFeed, StreamRetention};
 pub use self::streams::StreamsFeed;
 use crate::error::Result;
 use crate::value::{Item, SharedItem};
@@ -248,6 +248,12 @@ pub enum Gap {
     /// Records after the reader's position were trimmed (retention window or record cap)
     /// before it read them.
     Trimmed {
+        /// The shard.
+        shard: String,
+    },
+    /// The reader lost its place in a shard: an iterator opened at `LATEST` expired (15 minutes
+    /// without a poll) before it returned any record.
+    PositionLost {
         /// The shard.
         shard: String,
     },

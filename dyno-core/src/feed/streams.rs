@@ -42,8 +42,6 @@ enum ShardPosition {
 #[derive(Debug)]
 struct ShardState {
     parent: Option<String>,
-    /// Set when the shard is closed (no record will be added to it).
-    closed: bool,
     position: ShardPosition,
     iterator: Option<String>,
     /// Read to its end (closed and drained), or lost: never read again.
@@ -72,8 +70,7 @@ pub struct StreamsFeed {
     shards: BTreeMap<String, ShardState>,
     checkpoint: Checkpoint,
     pending: Vec<Gap>,
-    /// Where shards found after the reader opened start (a new child starts at its beginning;
-    /// with `Latest`, so do shards created after the reader opened).
+    /// When the shard list was last described.
     described_at: Option<Instant>,
     poll_interval: Duration,
 }
@@ -133,7 +130,6 @@ impl StreamsFeed {
                 shard.id,
                 ShardState {
                     parent: shard.parent,
-                    closed: shard.closed,
                     position,
                     iterator: None,
                     done,
@@ -141,6 +137,21 @@ impl StreamsFeed {
             );
         }
         feed.described_at = Some(Instant::now());
+        // LATEST means now, not the first poll: pin those iterators at once.
+        let latest: Vec<String> = feed
+            .shards
+            .iter()
+            .filter(|(_, s)| !s.done && s.position == ShardPosition::Latest)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in latest {
+            let iterator = feed.iterator(&id).await?;
+            let state = feed.shards.get_mut(&id).expect("known shard");
+            match iterator {
+                Some(it) => state.iterator = Some(it),
+                None => state.done = true,
+            }
+        }
         Ok(feed)
     }
 
@@ -200,10 +211,6 @@ impl StreamsFeed {
                 out.push(Described {
                     id: id.to_owned(),
                     parent: s.parent_shard_id().map(str::to_owned),
-                    closed: s
-                        .sequence_number_range()
-                        .and_then(|r| r.ending_sequence_number())
-                        .is_some(),
                 });
             }
             match desc.last_evaluated_shard_id() {
@@ -218,21 +225,12 @@ impl StreamsFeed {
     /// they start at their beginning.
     async fn refresh(&mut self) -> Result<()> {
         for shard in self.describe().await? {
-            match self.shards.get_mut(&shard.id) {
-                Some(known) => known.closed |= shard.closed,
-                None => {
-                    self.shards.insert(
-                        shard.id,
-                        ShardState {
-                            parent: shard.parent,
-                            closed: shard.closed,
-                            position: ShardPosition::TrimHorizon,
-                            iterator: None,
-                            done: false,
-                        },
-                    );
-                }
-            }
+            self.shards.entry(shard.id).or_insert(ShardState {
+                parent: shard.parent,
+                position: ShardPosition::TrimHorizon,
+                iterator: None,
+                done: false,
+            });
         }
         self.described_at = Some(Instant::now());
         Ok(())
@@ -323,8 +321,16 @@ impl StreamsFeed {
                 Ok(r) => r,
                 Err(SdkError::ServiceError(e)) => match e.err() {
                     GetRecordsError::ExpiredIteratorException(_) => {
-                        // Renewed from the position on the next round.
-                        self.shards.get_mut(&shard).expect("known").iterator = None;
+                        // Renewed from the position on the next round; an iterator at LATEST
+                        // that never returned a record has no position to renew from.
+                        let s = self.shards.get_mut(&shard).expect("known");
+                        s.iterator = None;
+                        if s.position == ShardPosition::Latest {
+                            s.position = ShardPosition::TrimHorizon;
+                            self.pending.push(Gap::PositionLost {
+                                shard: shard.clone(),
+                            });
+                        }
                         continue;
                     }
                     GetRecordsError::TrimmedDataAccessException(_) => {
@@ -398,7 +404,6 @@ impl ChangeFeed for StreamsFeed {
 struct Described {
     id: String,
     parent: Option<String>,
-    closed: bool,
 }
 
 /// Where each listed shard starts (and whether it is already finished), and the gaps the
@@ -414,10 +419,14 @@ fn plan_start(
             .iter()
             .map(|s| (s.id.clone(), (ShardPosition::TrimHorizon, false)))
             .collect(),
-        // Closed shards hold only what came before now.
+        // Shards with children are closed and hold only what came before now; the leaves are
+        // where new records go. (Not `EndingSequenceNumber`: dynoxide sets it on open shards.)
         StartingPosition::Latest => shards
             .iter()
-            .map(|s| (s.id.clone(), (ShardPosition::Latest, s.closed)))
+            .map(|s| {
+                let has_children = shards.iter().any(|c| c.parent.as_ref() == Some(&s.id));
+                (s.id.clone(), (ShardPosition::Latest, has_children))
+            })
             .collect(),
         StartingPosition::After(c) if c.stream.as_deref() != Some(arn) => {
             gaps.push(Gap::StreamChanged {
@@ -532,7 +541,9 @@ fn convert_value(v: &st::AttributeValue) -> Result<AttributeValue> {
         other => {
             return Err(Error::Service {
                 code: None,
-                message: format!("a stream record holds an attribute value of unknown type: {other:?}"),
+                message: format!(
+                    "a stream record holds an attribute value of unknown type: {other:?}"
+                ),
                 source: None,
             })
         }

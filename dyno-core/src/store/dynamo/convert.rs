@@ -23,11 +23,11 @@ use aws_sdk_dynamodb::types as sdk;
 
 use super::error::build_error;
 use crate::error::{Error, Result};
-use crate::feed::StreamView;
 use crate::expr::{
     render_condition, render_key_condition, render_projection, render_update, Condition, Path,
     Placeholders,
 };
+use crate::feed::StreamView;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
