@@ -14,4 +14,5 @@ pub use crate::builder::CachedStoreBuilder;
 pub use crate::clock::{Clock, ManualClock, SystemClock};
 pub use crate::follower::{Follower, FollowerMetrics, OnApplied};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
+pub use crate::schema::Image;
 pub use crate::store::{CachedStore, WithTtl};
