@@ -1,16 +1,18 @@
 //! The follower: keeps a [`CachedStore`] coherent with writes made through other instances (or
 //! by other clients) by applying a table's change feed to it.
 //!
-//! Each record drops the item's entry and makes the query pages of its old and new partitions
-//! (in the table and in every affected index) unservable, so the next read of them goes to the
-//! backend. The follower drops rather than installs the record's new image: this instance may
-//! have written the item again since (its own write-through entry is then newer than the record),
-//! and a record cannot tell.
+//! Each record goes through [`CachedStore::apply_change`]: the query pages of the item's old and
+//! new partitions (in the table and in every affected index; the whole index when the stream's
+//! view type leaves an image out) become unservable, and the item's entry is replaced by the new
+//! image when the cache holds exactly the record's old image, dropped otherwise (this instance
+//! may have written the item again since, and its own entry is then newer than the record).
 //!
 //! When the feed reports a gap (records trimmed before they were read, a shard or the stream
-//! lost) or cannot be read at all, the follower cannot know what changed, so it invalidates the
-//! cache rather than let it serve possibly stale entries; it does so too when it starts, since
-//! whatever the cache held before was not being followed.
+//! lost, the stream ended) the follower cannot know what changed, so it invalidates the table's
+//! entries ([`CachedStore::invalidate_table`]) rather than let the cache serve possibly stale
+//! ones; it does so too when it starts, since whatever the cache held before was not being
+//! followed. Other feed errors (throttling, a server that does not answer) lose no record: the
+//! feed keeps its position, and the follower retries with a backoff (50 ms doubling to 5 s).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -37,12 +39,30 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use dyno_core::feed::{ChangeFeed, ChangeRecord, Checkpoint, FeedBatch};
+use dyno_core::feed::{ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, FeedBatch};
+use dyno_core::value::SharedItem;
 use dyno_core::Store;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::CachedStore;
+use crate::{CachedStore, Image};
+
+/// What a record says of its item before and after: an insert's old image and a removal's new
+/// image are absent whatever the view type; an image the view type leaves out is unknown.
+fn images(record: &ChangeRecord) -> (Image<'_>, Image<'_>) {
+    fn image(i: Option<&SharedItem>) -> Image<'_> {
+        i.map_or(Image::Unknown, |i| Image::Present(i))
+    }
+    let old = match record.kind {
+        ChangeKind::Insert => Image::Absent,
+        _ => image(record.old_image.as_ref()),
+    };
+    let new = match record.kind {
+        ChangeKind::Remove => Image::Absent,
+        _ => image(record.new_image.as_ref()),
+    };
+    (old, new)
+}
 
 /// How long one poll of the feed waits for records before the follower checks for shutdown.
 const POLL_WAIT: Duration = Duration::from_millis(500);
@@ -183,7 +203,7 @@ struct Run<S> {
 impl<S: Store + 'static> Run<S> {
     async fn follow<F: ChangeFeed>(self, mut feed: F, mut stopped: watch::Receiver<bool>) {
         // Whatever the cache holds was filled while nobody followed the table.
-        self.invalidate();
+        self.invalidate(feed.table()).await;
         let mut backoff = BACKOFF.0;
         loop {
             let polled = tokio::select! {
@@ -209,7 +229,7 @@ impl<S: Store + 'static> Run<S> {
                     tracing::warn!(table = feed.table(), error = %e, "change feed unreadable");
                     if matches!(e, dyno_core::Error::ResourceNotFound { .. }) {
                         // The stream (or table) is gone: changes may be lost for good.
-                        self.invalidate();
+                        self.invalidate(feed.table()).await;
                     }
                     tokio::select! {
                         _ = stopped.changed() => return,
@@ -225,22 +245,18 @@ impl<S: Store + 'static> Run<S> {
         if !batch.gaps.is_empty() {
             tracing::warn!(table, gaps = ?batch.gaps, "change feed gap: cache invalidated");
             lock(&self.metrics).gaps += batch.gaps.len() as u64;
-            self.invalidate();
+            self.invalidate(table).await;
         }
         for record in &batch.records {
+            let (old, new) = images(record);
             let applied = self
                 .cache
-                .apply_change(
-                    &record.table,
-                    &record.keys,
-                    record.old_image.as_deref(),
-                    record.new_image.as_deref(),
-                )
+                .apply_change(&record.table, &record.keys, old, new)
                 .await;
             if let Err(e) = applied {
-                // The table's schema could not be read: drop everything rather than miss this.
+                // The table's schema could not be read: invalidate rather than miss this change.
                 tracing::warn!(table = %record.table, error = %e, "change not applied: cache invalidated");
-                self.invalidate();
+                self.invalidate(&record.table).await;
             }
             let lag = SystemTime::now()
                 .duration_since(record.created_at)
@@ -257,8 +273,13 @@ impl<S: Store + 'static> Run<S> {
         }
     }
 
-    fn invalidate(&self) {
-        self.cache.invalidate_all();
+    /// Makes every entry of `table` unservable; the whole cache when even that fails (the
+    /// table's indexes could not be learned).
+    async fn invalidate(&self, table: &str) {
+        if let Err(e) = self.cache.invalidate_table(table).await {
+            tracing::warn!(table, error = %e, "table not described: whole cache invalidated");
+            self.cache.invalidate_all();
+        }
         lock(&self.metrics).invalidations += 1;
     }
 }
