@@ -177,6 +177,27 @@ impl StreamsFeed {
         StreamsFeed::open(streams, &dynamo, table, start).await
     }
 
+    /// A reader of `table`'s stream configured from the standard AWS environment (region,
+    /// credentials). The endpoints are the SDK's (`AWS_ENDPOINT_URL_DYNAMODB` for DescribeTable,
+    /// `AWS_ENDPOINT_URL_DYNAMODB_STREAMS` for the stream); when only the first is set (a local
+    /// server, which serves both APIs on one port), the stream is read there too.
+    pub async fn from_env(table: &str, start: StartingPosition) -> Result<Self> {
+        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let dynamo = aws_sdk_dynamodb::Client::new(&config);
+        let mut streams = aws_sdk_dynamodbstreams::config::Builder::from(&config);
+        let own = std::env::var("AWS_ENDPOINT_URL_DYNAMODB_STREAMS").ok();
+        if own.as_deref().is_none_or(str::is_empty) {
+            if let Some(endpoint) = std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
+                .ok()
+                .filter(|e| !e.is_empty())
+            {
+                streams = streams.endpoint_url(endpoint);
+            }
+        }
+        let streams = aws_sdk_dynamodbstreams::Client::from_conf(streams.build());
+        StreamsFeed::open(streams, &dynamo, table, start).await
+    }
+
     /// How long to wait between two rounds of `GetRecords` that found nothing (default 250 ms;
     /// DynamoDB allows about five reads per second per shard).
     #[must_use]
