@@ -257,21 +257,6 @@ impl StreamsFeed {
         Ok(())
     }
 
-    /// Shards to read now: not finished, and whose parent is finished or unknown (trimmed).
-    fn readable(&self) -> Vec<String> {
-        self.shards
-            .iter()
-            .filter(|(_, s)| !s.done)
-            .filter(|(_, s)| {
-                s.parent
-                    .as_ref()
-                    .and_then(|p| self.shards.get(p))
-                    .is_none_or(|p| p.done)
-            })
-            .map(|(id, _)| id.clone())
-            .collect()
-    }
-
     /// An iterator for `shard` at its position; `Ok(None)` when the shard is gone.
     async fn iterator(&mut self, shard: &str) -> Result<Option<String>> {
         let position = self.shards[shard].position.clone();
@@ -319,7 +304,7 @@ impl StreamsFeed {
     async fn read_round(&mut self) -> Result<Vec<ChangeRecord>> {
         let mut out = Vec::new();
         let mut closed_one = false;
-        for shard in self.readable() {
+        for shard in readable(&self.shards) {
             if self.shards[&shard].iterator.is_none() {
                 match self.iterator(&shard).await? {
                     Some(it) => self.shards.get_mut(&shard).expect("known").iterator = Some(it),
@@ -418,6 +403,22 @@ impl ChangeFeed for StreamsFeed {
     fn checkpoint(&self) -> Checkpoint {
         self.checkpoint.clone()
     }
+}
+
+/// Shards to read now, in lineage order: not finished, and whose parent is finished or unknown
+/// (trimmed from the stream's description).
+fn readable(shards: &BTreeMap<String, ShardState>) -> Vec<String> {
+    shards
+        .iter()
+        .filter(|(_, s)| !s.done)
+        .filter(|(_, s)| {
+            s.parent
+                .as_ref()
+                .and_then(|p| shards.get(p))
+                .is_none_or(|p| p.done)
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
 }
 
 /// A shard as DescribeStream lists it.
@@ -600,5 +601,122 @@ where
             message: format!("{operation} got no answer from the service"),
             source: Some(Box::new(e)),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// root splits into left and right; left closes and continues as leaf.
+    fn tree() -> Vec<Described> {
+        let d = |id: &str, parent: Option<&str>| Described {
+            id: id.to_owned(),
+            parent: parent.map(str::to_owned),
+        };
+        vec![
+            d("root", Some("trimmed-long-ago")),
+            d("left", Some("root")),
+            d("right", Some("root")),
+            d("leaf", Some("left")),
+        ]
+    }
+
+    fn states(plan: &BTreeMap<String, (ShardPosition, bool)>) -> BTreeMap<String, ShardState> {
+        tree()
+            .into_iter()
+            .map(|s| {
+                let (position, done) = plan[&s.id].clone();
+                let state = ShardState {
+                    parent: s.parent,
+                    position,
+                    iterator: None,
+                    done,
+                };
+                (s.id, state)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parents_are_read_before_their_children() {
+        let (plan, gaps) = plan_start("arn", &tree(), &StartingPosition::TrimHorizon);
+        assert!(gaps.is_empty());
+        let mut shards = states(&plan);
+        // The root's parent was trimmed away: the root is readable.
+        assert_eq!(readable(&shards), ["root"]);
+        shards.get_mut("root").unwrap().done = true;
+        assert_eq!(
+            readable(&shards),
+            ["left", "right"],
+            "both halves of a split"
+        );
+        shards.get_mut("left").unwrap().done = true;
+        assert_eq!(readable(&shards), ["leaf", "right"]);
+        shards.get_mut("right").unwrap().done = true;
+        shards.get_mut("leaf").unwrap().done = true;
+        assert!(readable(&shards).is_empty());
+    }
+
+    #[test]
+    fn latest_reads_only_the_open_leaves() {
+        let (plan, _) = plan_start("arn", &tree(), &StartingPosition::Latest);
+        let open: Vec<&str> = plan
+            .iter()
+            .filter(|(_, (_, done))| !done)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        assert_eq!(open, ["leaf", "right"]);
+        assert!(plan.values().all(|(p, _)| *p == ShardPosition::Latest));
+        assert_eq!(readable(&states(&plan)), ["leaf", "right"]);
+    }
+
+    #[test]
+    fn a_checkpoint_resumes_its_shards_skips_their_ancestors_and_reads_the_rest() {
+        let seq = SequenceNumber::new("42");
+        let mut checkpoint = Checkpoint::after("arn", "left", seq.clone());
+        checkpoint.advance("gone", &SequenceNumber::new("7"));
+        let (plan, gaps) = plan_start("arn", &tree(), &StartingPosition::After(checkpoint.clone()));
+        assert_eq!(plan["left"], (ShardPosition::After(seq), false));
+        assert_eq!(
+            plan["root"],
+            (ShardPosition::TrimHorizon, true),
+            "an ancestor: finished"
+        );
+        assert_eq!(
+            plan["right"],
+            (ShardPosition::TrimHorizon, false),
+            "never read: from its start"
+        );
+        assert_eq!(plan["leaf"], (ShardPosition::TrimHorizon, false));
+        assert_eq!(
+            gaps,
+            [Gap::ShardLost {
+                shard: "gone".into()
+            }]
+        );
+        let (_, gaps) = plan_start("other-arn", &tree(), &StartingPosition::After(checkpoint));
+        assert!(matches!(gaps.as_slice(), [Gap::StreamChanged { .. }]));
+    }
+
+    #[test]
+    fn stream_values_convert_exactly() {
+        let nested = st::AttributeValue::M(HashMap::from([(
+            "l".to_owned(),
+            st::AttributeValue::L(vec![
+                st::AttributeValue::N("1.5".into()),
+                st::AttributeValue::Ss(vec!["a".into()]),
+                st::AttributeValue::Null(true),
+            ]),
+        )]));
+        let want = AttributeValue::M(HashMap::from([(
+            "l".to_owned(),
+            AttributeValue::L(vec![
+                AttributeValue::N("1.5".into()),
+                AttributeValue::Ss(vec!["a".into()]),
+                AttributeValue::Null(true),
+            ]),
+        )]));
+        assert_eq!(convert_value(&nested).unwrap(), want);
     }
 }
