@@ -303,7 +303,10 @@ async fn run(db: &Database, physical: &str) -> Result<Outcome, BoxError> {
         plain.add_product(&product).await?;
     }
     let first = order("c1", "o1", "p2", 2);
-    check(plain.place_order(&first).await?, "an order within the stock is placed")?;
+    check(
+        plain.place_order(&first).await?,
+        "an order within the stock is placed",
+    )?;
     check(
         !plain.place_order(&order("c1", "o2", "p1", 9)).await?,
         "an order beyond the stock is refused, and nothing of it is written",
@@ -313,7 +316,10 @@ async fn run(db: &Database, physical: &str) -> Result<Outcome, BoxError> {
         1,
         "the customer's orders (the profile in the same partition is skipped)",
     )?;
-    println!("repository on the database: {} products in games", plain.catalog("games").await?.len());
+    println!(
+        "repository on the database: {} products in games",
+        plain.catalog("games").await?.len()
+    );
 
     // 2. Two instances, each with its cache and follower.
     let mut a = Instance::start("instance A", db, physical).await?;
@@ -321,15 +327,34 @@ async fn run(db: &Database, physical: &str) -> Result<Outcome, BoxError> {
     // B serves the product page, the catalog and the list of placed orders from its cache.
     let console = b.repo.product("p1").await?.ok_or("p1 missing")?;
     check_eq(console.stock, 5, "B reads the console's stock")?;
-    check_eq(b.repo.product("p1").await?.map(|p| p.stock), Some(5), "B again, from its cache")?;
-    check_eq(b.repo.orders_with_status(OrderStatus::Placed).await?.len(), 1, "B lists placed orders")?;
-    check_eq(b.repo.catalog("games").await?.len(), 2, "B lists the catalog")?;
+    check_eq(
+        b.repo.product("p1").await?.map(|p| p.stock),
+        Some(5),
+        "B again, from its cache",
+    )?;
+    check_eq(
+        b.repo.orders_with_status(OrderStatus::Placed).await?.len(),
+        1,
+        "B lists placed orders",
+    )?;
+    check_eq(
+        b.repo.catalog("games").await?.len(),
+        2,
+        "B lists the catalog",
+    )?;
     let hits = b.cache.metrics().query.hits;
     b.repo.catalog("games").await?;
-    check_eq(b.cache.metrics().query.hits, hits + 1, "B lists it again from its cache")?;
+    check_eq(
+        b.cache.metrics().query.hits,
+        hits + 1,
+        "B lists it again from its cache",
+    )?;
 
     // A customer orders through A: a transaction writes the order and the stock (2 records).
-    check(a.repo.place_order(&order("c1", "o3", "p1", 2)).await?, "A places an order")?;
+    check(
+        a.repo.place_order(&order("c1", "o3", "p1", 2)).await?,
+        "A places an order",
+    )?;
     b.caught_up(2).await?;
     check_eq(
         b.repo.product("p1").await?.map(|p| p.stock),
@@ -343,7 +368,10 @@ async fn run(db: &Database, physical: &str) -> Result<Outcome, BoxError> {
     )?;
     let stock_in_catalog = b.repo.catalog("games").await?;
     check_eq(
-        stock_in_catalog.iter().find(|p| p.product_id == "p1").map(|p| p.stock),
+        stock_in_catalog
+            .iter()
+            .find(|p| p.product_id == "p1")
+            .map(|p| p.stock),
         Some(3),
         "B's cached catalog page (the product's GSI1 partition) shows it too",
     )?;
@@ -362,7 +390,11 @@ async fn run(db: &Database, physical: &str) -> Result<Outcome, BoxError> {
         "B's page of its new partition does",
     )?;
     // And the other way: A cached the profile, B renames the customer.
-    check_eq(a.repo.customer("c1").await?.map(|c| c.name), Some("Ann".into()), "A reads the customer")?;
+    check_eq(
+        a.repo.customer("c1").await?.map(|c| c.name),
+        Some("Ann".into()),
+        "A reads the customer",
+    )?;
     b.repo
         .save_customer(&Customer {
             name: "Ann Lee".into(),
@@ -459,7 +491,10 @@ mod tests {
         let o = run(&db, SHOP).await.unwrap();
         // After both started: the order (2 records), the shipping, the rename. A waited for all
         // four; B for the first three (the rename is its own write).
-        assert!(o.records_applied.0 >= 4 && o.records_applied.1 >= 3, "{o:?}");
+        assert!(
+            o.records_applied.0 >= 4 && o.records_applied.1 >= 3,
+            "{o:?}"
+        );
         assert_eq!(o.gaps, 0);
     }
 
@@ -478,7 +513,10 @@ mod tests {
         let result = run(&Database::Local(endpoint), &backend.physical(SHOP)).await;
         backend.delete_tables_or_warn(&[SHOP]).await;
         let o = result.unwrap();
-        assert!(o.records_applied.0 >= 4 && o.records_applied.1 >= 3, "{o:?}");
+        assert!(
+            o.records_applied.0 >= 4 && o.records_applied.1 >= 3,
+            "{o:?}"
+        );
         assert_eq!(o.gaps, 0);
     }
 }

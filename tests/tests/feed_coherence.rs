@@ -536,11 +536,13 @@ async fn soak_counts_stale_reads_and_measures_the_staleness_window() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         let m = follower.shutdown().await;
-        let (acked, at) = (acked.lock().unwrap(), applied_at.lock().unwrap());
-        let mut windows: Vec<Duration> = acked
-            .iter()
-            .filter_map(|(k, ack)| Some(at.get(k)?.saturating_duration_since(*ack)))
-            .collect();
+        let mut windows: Vec<Duration> = {
+            let (acked, at) = (acked.lock().unwrap(), applied_at.lock().unwrap());
+            acked
+                .iter()
+                .filter_map(|(k, ack)| Some(at.get(k)?.saturating_duration_since(*ack)))
+                .collect()
+        };
         windows.sort();
         println!(
             "feed soak {} ({secs} s): {writes} writes, {} reads, {stale} stale reads; \
