@@ -90,6 +90,8 @@ pub struct FollowerMetrics {
     /// The position after the last record applied: a follower started after it misses nothing.
     pub checkpoint: Checkpoint,
     /// Between the last applied record's creation and its application (by the system clock).
+    /// DynamoDB Streams rounds a record's creation time down to the second, so there the figure
+    /// is over by up to a second.
     pub lag: Option<Duration>,
     /// The largest such lag seen.
     pub max_lag: Duration,
