@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use dyno_core::expr::{Path, SetValue, Update};
+use dyno_core::expr::{Condition, Path, SetValue, Update};
 use dyno_core::feed::{
     ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, Gap, StartingPosition, StreamRetention,
     StreamView,
@@ -194,6 +194,11 @@ async fn every_write_path_is_recorded_in_commit_order() {
             .unwrap()
             .unprocessed
             .is_empty());
+        // A write whose condition fails changes nothing and records nothing.
+        let mut refused = put(&t, user("1", "Cy"));
+        refused.condition = Some(Condition::not_exists(Path::attr("PK")));
+        let refused = store.put_item(refused).await.unwrap_err();
+        assert!(refused.is_condition_failed(), "{}", b.name);
         let mut expected = vec![
             (Insert, "USER#1", "PROFILE"),
             (Insert, "USER#1", "ORDER#A"),
@@ -222,6 +227,22 @@ async fn every_write_path_is_recorded_in_commit_order() {
                 ],
                 client_request_token: None,
             };
+            // A cancelled transaction records none of its writes.
+            let mut cancelled = tx.clone();
+            cancelled.actions.push(TransactWriteItem::ConditionCheck {
+                table: t.clone(),
+                key: key_of(&user("1", "")),
+                condition: Condition::not_exists(Path::attr("PK")),
+                return_old_on_condition_failure: false,
+            });
+            assert!(
+                matches!(
+                    store.transact_write(cancelled).await,
+                    Err(Error::TransactionCanceled { .. })
+                ),
+                "{}",
+                b.name
+            );
             store.transact_write(tx).await.unwrap();
             expected.push((Insert, "USER#2", "ORDER#B"));
             expected.push((Remove, "PRODUCT#P2", "PRODUCT"));

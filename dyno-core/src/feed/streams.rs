@@ -48,7 +48,17 @@ struct ShardState {
     done: bool,
 }
 
-/// A reader of a table's DynamoDB stream; see the [module docs](self).
+/// A reader of a table's DynamoDB stream.
+///
+/// A stream is a tree of shards: a shard closes (after about four hours, or when its partition
+/// splits) and one or two children continue it. Records of one item are ordered within a
+/// shard, and a child's records come after its parent's, so the feed finishes a parent before
+/// it reads its children. It keeps every known shard with its position, describes the stream
+/// again when a shard closes (and every 5 seconds) to find new children, renews an iterator
+/// that expired (they last 15 minutes) from the last sequence number it returned, and reports a
+/// [`Gap`] when records it needed were trimmed, a shard of its checkpoint is gone, or the
+/// checkpoint is another stream's. Delivery is at least once: a shard that had returned no
+/// record when the checkpoint was taken is read again from its start on resume.
 ///
 /// ```no_run
 /// # async fn demo() -> dyno_core::Result<()> {
