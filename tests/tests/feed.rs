@@ -21,37 +21,13 @@ use dyno_core::feed::{
     StreamView,
 };
 use dyno_core::store::{
-    BatchWriteRequest, DeleteRequest, PutRequest, ReturnValues, TransactWriteItem,
-    TransactWriteRequest, UpdateRequest, WriteRequest,
+    BatchWriteRequest, DeleteRequest, ReturnValues, TransactWriteItem, TransactWriteRequest,
+    UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{supports_transactions, unique_table_name, BackendKind};
-use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User};
+use dyno_tests::model::{ecommerce_table, OrderStatus, Product};
 use feed_util::*;
-use rust_decimal::Decimal;
-use time::macros::date;
-
-fn user(id: &str, name: &str) -> Item {
-    User {
-        user_id: id.into(),
-        name: name.into(),
-        email: format!("{id}@example.com"),
-    }
-    .to_item()
-    .unwrap()
-}
-
-fn order(user: &str, id: &str, status: OrderStatus) -> Item {
-    Order::new(
-        user,
-        id,
-        status,
-        date!(2024 - 05 - 01),
-        Decimal::new(1999, 2),
-    )
-    .to_item()
-    .unwrap()
-}
 
 fn product(id: &str, stock: u32) -> Item {
     Product {
@@ -63,23 +39,6 @@ fn product(id: &str, stock: u32) -> Item {
     }
     .to_item()
     .unwrap()
-}
-
-fn key_of(item: &Item) -> Item {
-    item.iter()
-        .filter(|(k, _)| *k == "PK" || *k == "SK")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
 }
 
 fn del(table: &str, key: Item) -> DeleteRequest {

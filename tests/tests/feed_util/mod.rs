@@ -8,10 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::feed::{ChangeFeed, ChangeRecord, Gap, StartingPosition, StreamsFeed};
-use dyno_core::{DynamoStore, MemoryStore, Store};
+use dyno_core::store::{PutRequest, ReturnValues};
+use dyno_core::{DynamoStore, Entity, Item, MemoryStore, Store};
 use dyno_tests::backend::{
     supports_streams, BackendKind, DYNOXIDE_ENDPOINT_VAR, MOTO_ENDPOINT_VAR,
 };
+use dyno_tests::model::{Order, OrderStatus, User};
+use rust_decimal::Decimal;
+use time::macros::date;
 
 /// A backend whose changes can be followed.
 #[derive(Debug, Clone)]
@@ -94,4 +98,47 @@ pub async fn collect(feed: &mut dyn ChangeFeed, n: usize) -> (Vec<ChangeRecord>,
         gaps.extend(batch.gaps);
     }
     (records, gaps)
+}
+
+/// The model's user `id` as an item.
+pub fn user(id: &str, name: &str) -> Item {
+    User {
+        user_id: id.into(),
+        name: name.into(),
+        email: format!("{id}@example.com"),
+    }
+    .to_item()
+    .unwrap()
+}
+
+/// The model's order `id` of `user` as an item (in GSI1 under its status).
+pub fn order(user: &str, id: &str, status: OrderStatus) -> Item {
+    Order::new(
+        user,
+        id,
+        status,
+        date!(2024 - 05 - 01),
+        Decimal::new(1999, 2),
+    )
+    .to_item()
+    .unwrap()
+}
+
+/// The primary key of an item of the model.
+pub fn key_of(item: &Item) -> Item {
+    item.iter()
+        .filter(|(k, _)| *k == "PK" || *k == "SK")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// An unconditional put.
+pub fn put(table: &str, item: Item) -> PutRequest {
+    PutRequest {
+        table: table.into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
 }
