@@ -9,6 +9,7 @@ mod metrics;
 mod schema;
 mod store;
 mod stripes;
+mod typed;
 
 pub use crate::builder::CachedStoreBuilder;
 pub use crate::clock::{Clock, ManualClock, SystemClock};

@@ -33,6 +33,7 @@ use crate::key::{
 use crate::metrics::{inc, CacheMetrics, Counters};
 use crate::schema::{Image, TableInfo};
 use crate::stripes::{pending, Stripes};
+use crate::typed::Decoded;
 
 /// Bytes charged per entry on top of its key and item, for moka's and our bookkeeping.
 const ENTRY_OVERHEAD: usize = 96;
@@ -47,6 +48,9 @@ struct ItemEntry {
     /// The table's item generation (slot, value) when installed: the entry is dead once it
     /// moves ([`CachedStore::invalidate_table`], a cancelled write).
     table: (usize, u64),
+    /// The item decoded by [`CachedStore::get_shared`], once it has been (its bytes are in
+    /// `weight`).
+    decoded: Option<Decoded>,
 }
 
 /// The query-cache generations a page was read under.
@@ -126,6 +130,9 @@ fn weight(key_len: usize, bytes: usize) -> u32 {
 struct Tracks {
     versions: Stripes,
     generations: Stripes,
+    /// Per key (striped like `versions`): moved by every read that reached the backend while a
+    /// write to the key was in flight, before it returns (see `load`).
+    reads: Stripes,
     in_flight: AtomicU64,
 }
 
@@ -338,6 +345,7 @@ impl<S: Store> CachedStore<S> {
             tracks: Tracks {
                 versions: Stripes::new(stripe_bits),
                 generations: Stripes::new(stripe_bits),
+                reads: Stripes::new(stripe_bits),
                 in_flight: AtomicU64::new(0),
             },
             epoch: AtomicU64::new(0),
@@ -424,7 +432,7 @@ impl<S: Store> CachedStore<S> {
         self.items
             .entry(ticket.key.clone())
             .and_compute_with(|existing| {
-                let clean = self.end_write(&mut ticket);
+                let clean = self.is_clean(&ticket);
                 let holds_old = existing.as_ref().is_some_and(|e| {
                     let e = e.value();
                     self.live(e, self.clock.now())
@@ -445,6 +453,7 @@ impl<S: Store> CachedStore<S> {
                 ready(op)
             })
             .await;
+        ticket.end_item();
         inc(if replaced {
             &self.counters.write_through_updates
         } else {
@@ -462,7 +471,6 @@ impl<S: Store> CachedStore<S> {
         self.items
             .entry(ticket.key.clone())
             .and_compute_with(|existing| {
-                self.end_write(&mut ticket);
                 ready(if existing.is_some() {
                     Op::Remove
                 } else {
@@ -470,6 +478,7 @@ impl<S: Store> CachedStore<S> {
                 })
             })
             .await;
+        ticket.end_item();
         inc(&self.counters.invalidations);
     }
 
@@ -636,6 +645,7 @@ impl<S: Store> CachedStore<S> {
             ttl: expiry.1,
             weight: weight(key_len, bytes),
             table: (version.table_slot, version.table_gen),
+            decoded: None,
         }
     }
 
@@ -680,10 +690,15 @@ impl<S: Store> CachedStore<S> {
                     }
                 } else {
                     rejected = true;
-                    if !now.quiet() && existing.is_some() {
-                        Op::Remove
-                    } else {
+                    if now.quiet() {
                         Op::Nop
+                    } else {
+                        self.tracks.reads.bump(slot);
+                        if existing.is_some() {
+                            Op::Remove
+                        } else {
+                            Op::Nop
+                        }
                     }
                 };
                 ready(op)
@@ -711,9 +726,25 @@ impl<S: Store> CachedStore<S> {
             };
             let key = self.hasher.lookup(key);
             let slot = self.tracks.versions.slot(key.hash);
-            if pending(self.tracks.versions.load(slot)) > 0 {
-                self.items.invalidate(&key.as_ref()).await;
+            if pending(self.tracks.versions.load(slot)) == 0 {
+                continue;
             }
+            // Under the key's lock, like every install: a write that ended just before may
+            // still be installing an image older than what this read returns.
+            self.items
+                .entry(key.to_key())
+                .and_compute_with(|existing| {
+                    let busy = pending(self.tracks.versions.load(slot)) > 0;
+                    if busy {
+                        self.tracks.reads.bump(slot);
+                    }
+                    ready(if busy && existing.is_some() {
+                        Op::Remove
+                    } else {
+                        Op::Nop
+                    })
+                })
+                .await;
         }
     }
 
@@ -765,15 +796,14 @@ impl<S: Store> CachedStore<S> {
         Some((ticket, cached))
     }
 
-    /// Ends a write's registration on its key's counter, under moka's lock of the key; true
-    /// when no other write to the key (or its counter) overlapped it and the epoch and table
-    /// generation did not move: then its image is the item's latest state.
-    fn end_write(&self, ticket: &mut Ticket<'_>) -> bool {
-        let prev = ticket.end_item();
-        let now = self.item_version(ticket.slot, ticket.start.table_slot);
-        prev == ticket.start.state
-            && now.epoch == ticket.start.epoch
-            && now.table_gen == ticket.start.table_gen
+    /// True, under moka's lock of the key, when no other write to the key (or its counter)
+    /// overlapped this one so far (none was in flight when it began, none began or ended since)
+    /// and the epoch and table generation did not move: then its image is the item's latest
+    /// state. The registration itself ends only after the entry is set (see
+    /// [`Self::finish_write`]).
+    fn is_clean(&self, ticket: &Ticket<'_>) -> bool {
+        pending(ticket.start.state) == 1
+            && self.item_version(ticket.slot, ticket.start.table_slot) == ticket.start
     }
 
     /// Completes a write: bumps the generations of what it `changed` (when it may have
@@ -814,7 +844,7 @@ impl<S: Store> CachedStore<S> {
         self.items
             .entry(ticket.key.clone())
             .and_compute_with(|existing| {
-                let clean = self.end_write(&mut ticket);
+                let clean = self.is_clean(&ticket);
                 let op = match entry {
                     Some(entry) if clean => {
                         installed = true;
@@ -830,6 +860,10 @@ impl<S: Store> CachedStore<S> {
                 ready(op)
             })
             .await;
+        // Only now, with the entry set: until then the write counts as in flight, so a read
+        // that meanwhile returns a newer state drops the entry (under the key's lock, after
+        // this write's) rather than leave an older image to be served after it.
+        ticket.end_item();
         inc(if installed {
             &self.counters.write_through_updates
         } else {
@@ -919,6 +953,65 @@ impl<S: Store> CachedStore<S> {
     }
 
     // ---- reads ----
+
+    /// A hit for [`CachedStore::get_shared`]: the entry's item (`None`: a tombstone) and its
+    /// decoded copy if it has one; `None` on a miss or an uncacheable key.
+    pub(crate) async fn shared_hit(
+        &self,
+        table: &str,
+        attrs: &Item,
+    ) -> Option<(Option<SharedItem>, Option<Decoded>)> {
+        let key = self.hasher.lookup(item_key(table, attrs)?);
+        let entry = self.items.get(&key.as_ref()).await?;
+        if !self.live(&entry, self.clock.now()) {
+            return None;
+        }
+        match &entry.item {
+            Some(_) => self.counters.item.hits.add(key.hash),
+            None => self.counters.item.negative_hits.add(key.hash),
+        }
+        Some((entry.item, entry.decoded))
+    }
+
+    /// Keeps `decoded` (`extra` bytes) beside the entry of `attrs`, if the entry still holds
+    /// `item` and nothing decoded: a write or fill since replaced it, and then the decoded copy
+    /// is of an older image and is not kept.
+    pub(crate) async fn keep_decoded(
+        &self,
+        table: &str,
+        attrs: &Item,
+        item: &SharedItem,
+        decoded: Decoded,
+        extra: usize,
+    ) {
+        let Some(key) = item_key(table, attrs) else {
+            return;
+        };
+        let key = self.hasher.lookup(key).to_key();
+        self.items
+            .entry(key)
+            .and_compute_with(|existing| {
+                let now = self.clock.now();
+                let op = match existing.map(moka::Entry::into_value) {
+                    Some(e)
+                        if e.decoded.is_none()
+                            && self.live(&e, now)
+                            && e.item.as_ref().is_some_and(|i| Arc::ptr_eq(i, item)) =>
+                    {
+                        let extra = u32::try_from(extra).unwrap_or(u32::MAX);
+                        Op::Put(ItemEntry {
+                            ttl: e.expires_at - now,
+                            weight: e.weight.saturating_add(extra),
+                            decoded: Some(decoded),
+                            ..e
+                        })
+                    }
+                    _ => Op::Nop,
+                };
+                ready(op)
+            })
+            .await;
+    }
 
     /// A get: answered here when a fresh entry serves it. Everything else (bypasses, misses)
     /// runs in its own boxed future, so the future of a hit stays small.
@@ -1020,22 +1113,14 @@ impl<S: Store> CachedStore<S> {
     ) -> Result<Option<SharedItem>> {
         loop {
             let fill = self.fill(table, &key);
-            if !fill.version.quiet() {
-                // A write to the key is in flight: a load begun now may return an older state
-                // than one a later caller has seen by then, so nobody joins it.
-                inc(&self.counters.item.loads);
-                let out = self
-                    .inner
-                    .get_item(GetRequest::borrowed(table, key_attrs))
-                    .await?;
-                self.install_fill(fill, out.item.clone(), table, ttl_override)
-                    .await;
-                return Ok(out.item);
-            }
-            match self
-                .flights
-                .join(key.as_slice(), key.hash, fill.version.flight())
-            {
+            // While a write to the key is in flight, a load may return an older state than one
+            // another read has returned since it began: every such read moves the key's read
+            // counter before it returns, so a caller joins a load only if none has.
+            let version = fill
+                .version
+                .flight()
+                .wrapping_add(self.tracks.reads.load(fill.slot));
+            match self.flights.join(key.as_slice(), key.hash, version) {
                 Role::Waiter(rx) => {
                     inc(&self.counters.coalesced_waiters);
                     match flight::wait(rx).await {

@@ -24,6 +24,8 @@ use dyno_tests::backend::{
 };
 use dyno_tests::model::{ecommerce_table, Product, User, TABLE};
 
+type Cached = CachedStore<Arc<dyn Store>>;
+
 /// Hot products: few enough that every key sees constant contention.
 const HOT: usize = 3;
 const WRITERS: usize = 4;
@@ -58,15 +60,27 @@ fn stock_of(item: &Item) -> u64 {
     }
 }
 
-/// The highest stock each hot key is known to have reached by a completed operation.
-struct Floors([AtomicU64; HOT]);
+/// The highest stock each hot key is known to have reached by a completed operation, and which
+/// kind of operation observed it (for the failure message).
+struct Floors([AtomicU64; HOT], [std::sync::Mutex<&'static str>; HOT]);
 
 impl Floors {
+    fn new() -> Self {
+        Floors(
+            std::array::from_fn(|_| AtomicU64::new(0)),
+            std::array::from_fn(|_| std::sync::Mutex::new("seed")),
+        )
+    }
     fn get(&self, k: usize) -> u64 {
         self.0[k].load(Ordering::SeqCst)
     }
-    fn raise(&self, k: usize, v: u64) {
-        self.0[k].fetch_max(v, Ordering::SeqCst);
+    fn raise(&self, k: usize, v: u64, by: &'static str) {
+        if self.0[k].fetch_max(v, Ordering::SeqCst) < v {
+            *self.1[k].lock().unwrap() = by;
+        }
+    }
+    fn by(&self, k: usize) -> &'static str {
+        *self.1[k].lock().unwrap()
     }
 }
 
@@ -79,15 +93,18 @@ struct Tally {
 
 impl Tally {
     /// Checks a read of key `k` that returned `got`, against the floor taken when it began.
-    fn check(&self, how: &str, k: usize, floor: u64, got: u64, floors: &Floors) {
+    fn check(&self, how: &'static str, k: usize, floor: u64, got: u64, floors: &Floors) {
         if got < floor {
             self.violations.fetch_add(1, Ordering::Relaxed);
             let mut first = self.first.lock().unwrap();
             if first.len() < 8 {
-                first.push(format!("{how} of hot{k}: got {got}, floor {floor}"));
+                first.push(format!(
+                    "{how} of hot{k}: got {got}, floor {floor} (latest raise by: {})",
+                    floors.by(k)
+                ));
             }
         }
-        floors.raise(k, got);
+        floors.raise(k, got, how);
     }
 }
 
@@ -105,14 +122,18 @@ async fn writer(store: Arc<dyn Store>, floors: Arc<Floors>, deadline: Instant, t
                     .send(store.as_ref())
                     .await
                     .expect("typed update");
-                floors.raise(k, u64::from(p.stock));
+                floors.raise(k, u64::from(p.stock), "typed update");
             }
             // Untyped update asking for the old image: the cache cannot know the new one.
             6..=7 => {
                 let mut request = increment().into_request().unwrap();
                 request.return_values = ReturnValues::AllOld;
                 let out = store.update_item(request).await.expect("untyped update");
-                floors.raise(k, stock_of(&out.attributes.expect("old image")) + 1);
+                floors.raise(
+                    k,
+                    stock_of(&out.attributes.expect("old image")) + 1,
+                    "untyped update",
+                );
             }
             // A transaction: applied, value unknown to the writer.
             _ if transactions => {
@@ -127,7 +148,7 @@ async fn writer(store: Arc<dyn Store>, floors: Arc<Floors>, deadline: Instant, t
                     .send(store.as_ref())
                     .await
                     .expect("typed update");
-                floors.raise(k, u64::from(p.stock));
+                floors.raise(k, u64::from(p.stock), "typed update");
             }
         }
         tokio::task::yield_now().await;
@@ -136,6 +157,7 @@ async fn writer(store: Arc<dyn Store>, floors: Arc<Floors>, deadline: Instant, t
 
 async fn reader(
     store: Arc<dyn Store>,
+    shared: Option<Arc<Cached>>,
     floors: Arc<Floors>,
     tally: Arc<Tally>,
     deadline: Instant,
@@ -146,13 +168,27 @@ async fn reader(
         let key = Product::key(&product_id(k)).unwrap();
         let floor = floors.get(k);
         match fastrand::u8(..12) {
-            0..=3 => {
+            0..=1 => {
                 let p = Product::get(key)
                     .send(store.as_ref())
                     .await
                     .unwrap()
                     .unwrap();
                 tally.check("typed get", k, floor, u64::from(p.stock), &floors);
+            }
+            2..=3 => {
+                let (how, p) = match &shared {
+                    Some(cached) => ("shared typed get", cached.get_shared(&key).await),
+                    None => (
+                        "typed get",
+                        Product::get(key)
+                            .send(store.as_ref())
+                            .await
+                            .map(|p| p.map(Arc::new)),
+                    ),
+                };
+                let p = p.unwrap().unwrap();
+                tally.check(how, k, floor, u64::from(p.stock), &floors);
             }
             4..=5 => {
                 let out = store
@@ -227,11 +263,16 @@ async fn reader(
 
 /// Races writers and readers through `store` until the deadline; returns (reads, violations,
 /// the first few violations).
-async fn race(store: Arc<dyn Store>, transactions: bool) -> (u64, u64, Vec<String>) {
+/// `shared` is the cache behind `store` when there is one, for its shared typed gets.
+async fn race(
+    store: Arc<dyn Store>,
+    shared: Option<Arc<Cached>>,
+    transactions: bool,
+) -> (u64, u64, Vec<String>) {
     for k in 0..HOT {
         product(k).put().send(store.as_ref()).await.unwrap();
     }
-    let floors = Arc::new(Floors(std::array::from_fn(|_| AtomicU64::new(0))));
+    let floors = Arc::new(Floors::new());
     let tally = Arc::new(Tally::default());
     let deadline = Instant::now() + duration();
     let mut tasks = Vec::new();
@@ -246,6 +287,7 @@ async fn race(store: Arc<dyn Store>, transactions: bool) -> (u64, u64, Vec<Strin
     for _ in 0..READERS {
         tasks.push(tokio::spawn(reader(
             store.clone(),
+            shared.clone(),
             floors.clone(),
             tally.clone(),
             deadline,
@@ -259,7 +301,6 @@ async fn race(store: Arc<dyn Store>, transactions: bool) -> (u64, u64, Vec<Strin
             .expect("a task hung past the deadline")
             .expect("a task panicked");
     }
-    // The final state is right: every increment landed once (the store is atomic).
     let first = tally.first.lock().unwrap().clone();
     (
         tally.ops.load(Ordering::Relaxed),
@@ -282,9 +323,9 @@ async fn reads_through_the_cache_never_go_back_in_time_on_every_atomic_backend()
             TableNames::new(backend.store.clone()).map(TABLE, unique_table_name("cache-monotonic"));
         names.create_table(&ecommerce_table(TABLE)).await.unwrap();
         let plain: Arc<dyn Store> = Arc::new(names);
-        let cached: Arc<dyn Store> = Arc::new(CachedStore::new(plain.clone()));
+        let cached = Arc::new(CachedStore::new(plain.clone()));
         let transactions = supports_transactions(backend.kind);
-        let (reads, violations, first) = race(cached, transactions).await;
+        let (reads, violations, first) = race(cached.clone(), Some(cached), transactions).await;
         eprintln!(
             "{}+cache: {reads} reads, {violations} went back in time",
             backend.name
@@ -298,4 +339,16 @@ async fn reads_through_the_cache_never_go_back_in_time_on_every_atomic_backend()
             backend.name
         );
     }
+}
+
+/// The control: the same race straight on MemoryStore reports nothing, so what the cached run
+/// counts is the cache's doing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_race_itself_reports_nothing_without_a_cache() {
+    let memory = dyno_core::MemoryStore::new();
+    memory.create_table(&ecommerce_table(TABLE)).await.unwrap();
+    let (reads, violations, first) = race(Arc::new(memory), None, true).await;
+    eprintln!("memory: {reads} reads, {violations} went back in time");
+    assert!(reads > 0);
+    assert_eq!(violations, 0, "first: {first:#?}");
 }

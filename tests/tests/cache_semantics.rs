@@ -1024,3 +1024,93 @@ async fn invalidate_partition_and_index_make_just_those_pages_unservable() {
     read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(c.inner().calls(Op::GetItem), 1);
 }
+
+/// A cache over a counted MemoryStore holding the e-commerce model's table.
+async fn model_cache(
+) -> dyno_cache::CachedStore<dyno_tests::fault::FaultStore<dyno_core::MemoryStore>> {
+    use dyno_tests::model::{ecommerce_table, TABLE as MODEL};
+    let memory = dyno_core::MemoryStore::new();
+    memory.create_table(&ecommerce_table(MODEL)).await.unwrap();
+    dyno_cache::CachedStore::builder(dyno_tests::fault::FaultStore::new(memory))
+        .table(ecommerce_table(MODEL))
+        .build()
+}
+
+#[tokio::test]
+async fn shared_typed_hits_hand_out_one_decoded_copy_charged_to_the_budget() {
+    use dyno_core::ops::EntityExt;
+    use dyno_tests::model::{Order, OrderStatus, Product, User};
+    let c = model_cache().await;
+    let product = Product {
+        product_id: "p1".into(),
+        name: "lamp".into(),
+        category: "home".into(),
+        price_cents: 1999,
+        stock: 5,
+    };
+    product.put().send(&c).await.unwrap();
+    let user = User {
+        user_id: "p1".into(),
+        name: "shares nothing but an id".into(),
+        email: "u@example.com".into(),
+    };
+    user.put().send(&c).await.unwrap();
+    c.run_pending_tasks().await;
+    let bytes_before = c.metrics().item.current_bytes;
+    let key = Product::key("p1").unwrap();
+    let first = c.get_shared(&key).await.unwrap().expect("stored");
+    assert_eq!(*first, product);
+    c.run_pending_tasks().await;
+    let bytes_after = c.metrics().item.current_bytes;
+    assert!(
+        bytes_after > bytes_before,
+        "the decoded copy is charged: {bytes_before} -> {bytes_after}"
+    );
+    for _ in 0..3 {
+        let again = c.get_shared(&key).await.unwrap().unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "a hit decodes nothing");
+    }
+    // Another entity of the same table, and the owned API, are unaffected.
+    let u = c
+        .get_shared(&User::key("p1").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(*u, user);
+    assert_eq!(
+        Product::get(key.clone()).send(&c).await.unwrap(),
+        Some(product.clone())
+    );
+    assert_eq!(c.inner().calls(Op::GetItem), 0, "every read was a hit");
+    // A write through the cache replaces the entry, decoded copy included.
+    Product::update(key.clone())
+        .add(Path::attr("stock"), AttributeValue::N("1".into()))
+        .send(&c)
+        .await
+        .unwrap();
+    let updated = c.get_shared(&key).await.unwrap().unwrap();
+    assert_eq!(updated.stock, 6);
+    assert!(!Arc::ptr_eq(&first, &updated));
+    assert!(Arc::ptr_eq(
+        &updated,
+        &c.get_shared(&key).await.unwrap().unwrap()
+    ));
+    // Absent items: None, from a tombstone after the first miss.
+    let missing = Product::key("nope").unwrap();
+    assert!(c.get_shared(&missing).await.unwrap().is_none());
+    assert!(c.get_shared(&missing).await.unwrap().is_none());
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    // An item whose TTL attribute has passed reads as absent, as with the owned get.
+    let mut order = Order::new(
+        "ann",
+        "o1",
+        OrderStatus::Pending,
+        time::macros::date!(2024 - 01 - 01),
+        rust_decimal::Decimal::new(100, 2),
+    );
+    order.ttl = Some(1);
+    order.put().send(&c).await.unwrap();
+    let okey = Order::key("ann", "o1").unwrap();
+    assert!(c.get_shared(&okey).await.unwrap().is_none());
+    assert_eq!(Order::get(okey).send(&c).await.unwrap(), None);
+}
