@@ -280,6 +280,8 @@ async fn view_types_carry_the_images_they_name() {
             StreamView::NewAndOldImages,
         ] {
             let t = table_on(&b, "feed-view", view).await;
+            let described = b.store.describe_table(&t).await.unwrap().definition;
+            assert_eq!(described.stream, Some(view), "{}: DescribeTable", b.name);
             let mut feed = b.feed(&t, StartingPosition::TrimHorizon).await;
             b.store.put_item(put(&t, user("7", "Ann"))).await.unwrap();
             b.store.put_item(put(&t, user("7", "Bea"))).await.unwrap();

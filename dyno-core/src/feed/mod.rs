@@ -327,6 +327,18 @@ mod tests {
     }
 
     #[test]
+    fn the_create_table_json_carries_the_stream_specification() {
+        let def = crate::TableDef::new("T", "PK", None).stream(StreamView::NewImage);
+        let json = def.to_create_table_json();
+        assert_eq!(
+            json["StreamSpecification"],
+            serde_json::json!({"StreamEnabled": true, "StreamViewType": "NEW_IMAGE"})
+        );
+        let plain = crate::TableDef::new("T", "PK", None).to_create_table_json();
+        assert!(plain.get("StreamSpecification").is_none());
+    }
+
+    #[test]
     fn checkpoints_never_move_back() {
         let mut c = Checkpoint::default();
         c.advance("s", &SequenceNumber::new("20"));
