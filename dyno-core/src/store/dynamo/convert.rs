@@ -27,6 +27,7 @@ use crate::expr::{
     render_condition, render_key_condition, render_projection, render_update, Condition, Path,
     Placeholders,
 };
+use crate::feed::StreamView;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
@@ -549,6 +550,14 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
             .map_err(|e| build_error("local secondary index", e))?;
         builder = builder.local_secondary_indexes(lsi);
     }
+    if let Some(view) = def.stream {
+        let spec = sdk::StreamSpecification::builder()
+            .stream_enabled(true)
+            .stream_view_type(sdk::StreamViewType::from(view.as_str()))
+            .build()
+            .map_err(|e| build_error("stream specification", e))?;
+        builder = builder.stream_specification(spec);
+    }
     Ok(builder)
 }
 
@@ -582,6 +591,16 @@ fn read_projection(p: Option<&sdk::Projection>) -> Projection {
     }
 }
 
+fn read_stream_view(v: &sdk::StreamViewType) -> StreamView {
+    match v {
+        sdk::StreamViewType::NewImage => StreamView::NewImage,
+        sdk::StreamViewType::OldImage => StreamView::OldImage,
+        sdk::StreamViewType::NewAndOldImages => StreamView::NewAndOldImages,
+        // A view this SDK does not know: claim no image rather than one that may be missing.
+        _ => StreamView::KeysOnly,
+    }
+}
+
 /// DescribeTable (and DescribeTimeToLive's attribute, when TTL is on) back into a [`TableDef`].
 pub(crate) fn table_def(
     desc: &sdk::TableDescription,
@@ -612,6 +631,11 @@ pub(crate) fn table_def(
         global_indexes: Vec::new(),
         local_indexes: Vec::new(),
         ttl_attribute,
+        stream: desc
+            .stream_specification()
+            .filter(|s| s.stream_enabled)
+            .and_then(|s| s.stream_view_type.as_ref())
+            .map(read_stream_view),
     };
     for g in desc.global_secondary_indexes() {
         let (pk, sk) = read_key_schema(&name, g.key_schema())?;

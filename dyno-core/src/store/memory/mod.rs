@@ -27,6 +27,7 @@ use self::data::{IndexKeys, TableData};
 use self::keys::{Fnv, KeyBytes, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
+use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
@@ -85,6 +86,8 @@ pub struct MemoryStore {
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
     tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
+    /// How long the streams of tables created from now on keep their records.
+    stream_retention: StreamRetention,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -141,7 +144,31 @@ impl MemoryStore {
             tables: RwLock::default(),
             clock,
             tokens: Mutex::default(),
+            stream_retention: StreamRetention::default(),
         }
+    }
+
+    /// Sets how long the streams of tables created from now on keep their records (by default
+    /// 24 hours, as on DynamoDB, and at most 100,000 records per table).
+    #[must_use]
+    pub fn with_stream_retention(mut self, retention: StreamRetention) -> Self {
+        self.stream_retention = retention;
+        self
+    }
+
+    /// A reader of the changes to `table`, which must have been created with a stream
+    /// specification ([`TableDef::stream`]); see [`crate::feed`]. Records cover every write
+    /// (puts, updates, deletes, batch writes, transactions) and TTL deletions (marked with
+    /// DynamoDB's service identity), in commit order.
+    pub fn change_feed(&self, table: &str, start: StartingPosition) -> Result<MemoryFeed> {
+        let state = self.table(table)?;
+        let log = read_lock(&state.data).stream.clone();
+        let log = log.ok_or_else(|| {
+            Error::validation(format!(
+                "table {table} has no stream: create it with a stream specification"
+            ))
+        })?;
+        MemoryFeed::open(log, start)
     }
 
     /// Removes every expired item from every table now (reads hide them anyway; this frees their
@@ -492,7 +519,10 @@ impl Store for MemoryStore {
                 message: format!("Table already exists: {}", definition.name),
             });
         }
-        let data = RwLock::new(TableData::new(&schema));
+        let mut data = TableData::new(&schema);
+        data.stream =
+            StreamLog::for_table(definition, Arc::clone(&self.clock), self.stream_retention);
+        let data = RwLock::new(data);
         tables.insert(
             definition.name.clone(),
             Arc::new(TableState { schema, data }),
@@ -501,10 +531,13 @@ impl Store for MemoryStore {
     }
 
     async fn delete_table(&self, name: &str) -> Result<()> {
-        write_lock(&self.tables)
+        let table = write_lock(&self.tables)
             .remove(name)
-            .map(drop)
-            .ok_or_else(|| not_found(name))
+            .ok_or_else(|| not_found(name))?;
+        if let Some(log) = &read_lock(&table.data).stream {
+            log.close();
+        }
+        Ok(())
     }
 
     async fn describe_table(&self, name: &str) -> Result<TableDescription> {
