@@ -216,12 +216,10 @@ pub(super) fn condition_attributes<'c>(cond: &'c Condition, out: &mut Vec<&'c st
 }
 
 fn validate_limit(limit: Option<u32>) -> Result<()> {
-    if limit == Some(0) {
-        return Err(Error::validation(
-            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
-        ));
+    match limit.and_then(crate::store::limit_error) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Bounds on the target's sort key bytes.
@@ -264,7 +262,9 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         },
         Some((name, cond)) => {
             let Some(sk) = target.sk else {
-                return Err(Error::validation("Query key condition not supported"));
+                return Err(Error::validation(
+                    "The number of query conditions (2) exceeds the number of key attributes defined in the schema (1)",
+                ));
             };
             if *name != sk.name {
                 return Err(Error::validation(format!(
@@ -379,7 +379,9 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
             let (lo, hi) = (v(a)?, v(b)?);
             if lo > hi {
                 return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {a:?}, upper bound operand: AttributeValue: {b:?}"
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
+                    bound(a),
+                    bound(b)
                 )));
             }
             SortRange {
@@ -533,15 +535,8 @@ pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<Sca
     let segment = match req.segment {
         None => None,
         Some((segment, total)) => {
-            if total == 0 || total > 1_000_000 {
-                return Err(Error::validation(format!(
-                    "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
-                )));
-            }
-            if segment >= total {
-                return Err(Error::validation(format!(
-                    "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {segment} is not less than TotalSegments: {total}"
-                )));
+            if let Some(e) = crate::store::segment_error(segment, total) {
+                return Err(e);
             }
             Some((u64::from(segment), u64::from(total)))
         }
@@ -728,5 +723,15 @@ impl<'a> Reader<'a> {
             .into_iter()
             .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
             .collect()
+    }
+}
+
+/// A key value as DynamoDB shows it in an error message: `{S:abc}`, `{N:12}`.
+fn bound(v: &AttributeValue) -> String {
+    match v {
+        AttributeValue::S(s) => format!("{{S:{s}}}"),
+        AttributeValue::N(n) => format!("{{N:{n}}}"),
+        AttributeValue::B(b) => format!("{{B:{:?}}}", b.as_ref()),
+        other => format!("{other:?}"),
     }
 }
