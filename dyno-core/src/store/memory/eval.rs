@@ -204,7 +204,7 @@ impl Invalid {
         };
         match self.problem {
             Problem::TooDeep => Error::validation(format!(
-                "Nesting Levels have exceeded supported limits: {at} is nested deeper than {MAX_NESTING} levels"
+                "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit (at {at}, deeper than {MAX_NESTING} levels)"
             )),
             Problem::Number(e, n) => Error::validation(format!("{}: {n} (at {at})", e.message())),
             Problem::NullFalse => invalid(format!(

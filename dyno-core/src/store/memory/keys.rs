@@ -460,13 +460,17 @@ impl Schema {
 
     /// Checks the index key attributes of an item being written (from its key values): when
     /// present they must have the index's type and not be empty. Returns each index's key.
-    pub fn index_keys(&self, values: &KeyValues<'_>) -> Result<IndexKeys> {
+    ///
+    /// `by_update`: the values come from an UpdateItem, which DynamoDB words differently.
+    pub fn index_keys(&self, values: &KeyValues<'_>, by_update: bool) -> Result<IndexKeys> {
         // Sized up front: collecting through `Result` would grow and then shrink the buffer.
         let mut keys = Vec::with_capacity(self.indexes.len());
         for index in &self.indexes {
-            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true)?;
+            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true, by_update)?;
             let sk = match (&index.sk, index.sk_slot) {
-                (Some(s), Some(slot)) => index_key_part(index, s, values.get(slot), false)?,
+                (Some(s), Some(slot)) => {
+                    index_key_part(index, s, values.get(slot), false, by_update)?
+                }
                 _ => Some(KeyBytes::empty()),
             };
             keys.push(pk.zip(sk));
@@ -636,6 +640,7 @@ fn index_key_part(
     attr: &KeyAttribute,
     value: Option<&AttributeValue>,
     partition: bool,
+    by_update: bool,
 ) -> Result<Option<KeyBytes>> {
     let Some(value) = value else {
         return Ok(None);
@@ -654,6 +659,14 @@ fn index_key_part(
         _ => schema_mismatch(),
     })?;
     if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
+        if bytes.is_empty() && by_update {
+            return Err(Error::validation(format!(
+                "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. (IndexName: {}, IndexKey: {})",
+                if attr.ty == ScalarType::S { "string" } else { "binary" },
+                index.name,
+                attr.name
+            )));
+        }
         if bytes.is_empty() {
             return Err(Error::validation(format!(
                 "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. IndexName: {}, IndexKey: {}",

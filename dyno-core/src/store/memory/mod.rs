@@ -253,7 +253,7 @@ fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
             limit: MAX_ITEM_SIZE,
         });
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, false)?;
     debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
@@ -309,7 +309,7 @@ fn updated_item(
             "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
         )));
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, true)?;
     debug_assert_eq!(size, item_size(&item));
     let prepared = Prepared {
         pk: pk.clone(),
