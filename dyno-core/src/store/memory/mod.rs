@@ -334,6 +334,18 @@ fn owned(item: SharedItem) -> Item {
     Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
 }
 
+/// The read capacity units of reading `bytes` (the whole item, whatever the projection): one per
+/// 4 KB started (at least one, also for an item that is not there), half of that for an
+/// eventually consistent read.
+fn read_units(bytes: usize, consistent: bool) -> f64 {
+    let units = bytes.div_ceil(4096).max(1) as f64;
+    if consistent {
+        units
+    } else {
+        units / 2.0
+    }
+}
+
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
 /// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
 /// is present. `touched` (the top-level names) only decides whether anything was written.
@@ -352,16 +364,16 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         read::validate_projection(request.projection.as_deref())?;
-        let item = read_lock(&table.data)
+        let (item, size) = read_lock(&table.data)
             .live(&pk, &sk, || self.now())
-            .map(|e| Arc::clone(&e.item));
+            .map_or((None, 0), |e| (Some(Arc::clone(&e.item)), e.size));
         let item = match (item, &request.projection) {
             (Some(item), Some(paths)) => Some(Arc::new(eval::project(&item, paths))),
             (item, _) => item,
         };
         Ok(GetOutput {
             item,
-            consumed_capacity: None,
+            consumed_capacity: Some(read_units(size, request.consistent_read)),
         })
     }
 
