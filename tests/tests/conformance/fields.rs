@@ -106,6 +106,14 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
 ],
         },
         Scenario {
+            name: "GetItem's consumed capacity: 4 KB read units, eventually consistent halves",
+            tables: &[MAIN],
+            run: read_capacity,
+            deviations: vec![
+                differs(BackendKind::Moto, "moto reports 0.5 read units for every GetItem, whatever the item size and consistency"),
+            ],
+        },
+        Scenario {
             name: "every attribute type round-trips through put, update and get",
             tables: &[HASH],
             run: every_type,
@@ -868,5 +876,59 @@ fn every_type(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 format!("{ty} round-trips through update"),
             );
         }
+    })
+}
+
+fn read_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        // (value bytes, read units of a strongly consistent get): one unit per 4 KB started.
+        let sizes = [
+            (10, 1.0),
+            (4000, 1.0),
+            (4100, 2.0),
+            (9000, 3.0),
+            (300 * 1024, 76.0),
+        ];
+        for (i, (len, units)) in sizes.into_iter().enumerate() {
+            let k = key("cap", &format!("{i}"));
+            let mut it = k.clone();
+            it.insert("d".into(), s(big(len)));
+            c.put(&format!("a {len}-byte value"), "main", it).await;
+            let o = c
+                .get(
+                    &format!("eventually consistent get of {len} bytes"),
+                    "main",
+                    k.clone(),
+                )
+                .await;
+            c.ok(&o, "get");
+            c.eq(
+                c.units(),
+                Some(units / 2.0),
+                format!("eventually consistent read of {len} bytes"),
+            );
+            let o = c
+                .get_req(
+                    &format!("strongly consistent get of {len} bytes"),
+                    GetRequest::new("main", k.clone()).consistent(),
+                )
+                .await;
+            c.ok(&o, "get");
+            c.eq(
+                c.units(),
+                Some(units),
+                format!("strongly consistent read of {len} bytes"),
+            );
+            let mut g = GetRequest::new("main", k);
+            g.projection = Some(vec![Path::attr("PK")]);
+            c.get_req(&format!("projected get of {len} bytes"), g).await;
+            c.eq(
+                c.units(),
+                Some(units / 2.0),
+                format!("a projection reads the whole item ({len} bytes)"),
+            );
+        }
+        c.get("a missing item", "main", key("cap", "missing")).await;
+        c.eq(c.units(), Some(0.5), "reading nothing costs half a unit");
     })
 }

@@ -425,6 +425,11 @@ impl Ctx {
         Out::from_error(e)
     }
 
+    /// The capacity units the last recorded request reported.
+    pub fn units(&self) -> Option<f64> {
+        self.capacity.last().copied().flatten()
+    }
+
     /// Adds `units` to the capacity the current request reported.
     fn consumed(&mut self, units: Option<f64>) {
         if let Some(u) = units {
