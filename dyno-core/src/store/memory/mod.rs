@@ -466,7 +466,11 @@ impl Store for MemoryStore {
         let plan = read::plan_query(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_query(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
+        // A page that read nothing still costs the minimum.
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
@@ -474,7 +478,10 @@ impl Store for MemoryStore {
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_scan(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {

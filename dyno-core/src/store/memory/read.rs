@@ -458,6 +458,7 @@ pub(super) fn run_query(
         req.projection.as_deref(),
         req.limit,
         req.count_only,
+        req.consistent_read,
         now,
     );
     let forward = req.scan_forward;
@@ -578,6 +579,7 @@ pub(super) fn run_scan(
         req.projection.as_deref(),
         req.limit,
         req.count_only,
+        req.consistent_read,
         now,
     );
     let in_segment = |pk: &KeyBytes| {
@@ -641,6 +643,8 @@ struct Reader<'a> {
     projection: Option<&'a [Path]>,
     limit: Option<usize>,
     count_only: bool,
+    /// Strongly consistent (full read units) or not (half).
+    consistent: bool,
     now: f64,
     /// An LSI that does not project everything reads the table's item for filters and
     /// projections (DynamoDB fetches it from the table).
@@ -657,6 +661,7 @@ impl<'a> Reader<'a> {
         projection: Option<&'a [Path]>,
         limit: Option<u32>,
         count_only: bool,
+        consistent: bool,
         now: f64,
     ) -> Self {
         let fetch_base = target.index.is_some_and(|(_, i)| {
@@ -670,6 +675,7 @@ impl<'a> Reader<'a> {
             projection,
             limit: limit.map(|l| l as usize),
             count_only,
+            consistent,
             now,
             fetch_base,
         }
@@ -714,6 +720,8 @@ impl<'a> Reader<'a> {
                 break;
             }
         }
+        // Capacity is charged on everything read, filtered out or not, rounded up once per page.
+        page.consumed_capacity = Some(super::read_units(bytes, self.consistent));
         Ok(page)
     }
 
