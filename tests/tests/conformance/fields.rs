@@ -114,6 +114,15 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             ],
         },
         Scenario {
+            name: "Query and Scan consumed capacity: everything read, rounded up per page",
+            tables: &[MAIN],
+            run: page_capacity,
+            deviations: vec![
+                differs(BackendKind::Dynalite, "dynalite charges 0 units for a page that read nothing and half units for a strongly consistent scan"),
+                differs(BackendKind::Moto, "moto charges 1 unit for every query and scan page, whatever was read"),
+            ],
+        },
+        Scenario {
             name: "every attribute type round-trips through put, update and get",
             tables: &[HASH],
             run: every_type,
@@ -930,5 +939,42 @@ fn read_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         }
         c.get("a missing item", "main", key("cap", "missing")).await;
         c.eq(c.units(), Some(0.5), "reading nothing costs half a unit");
+    })
+}
+
+fn page_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        // Ten items of about 1.5 KB: 15 KB read, 4 units (2 eventually consistent), whatever the
+        // filter keeps.
+        for i in 0..10 {
+            c.put(
+                "a 1.5 KB item",
+                "main",
+                item! {"PK" => s("q"), "SK" => s(format!("{i}")), "i" => n(i), "d" => s(big(1500))},
+            )
+            .await;
+        }
+        let o = c
+            .query("query ten items", query("main", None, "PK", s("q")))
+            .await;
+        c.eq(o.counts(), (10, 10), "all read");
+        c.eq(c.units(), Some(2.0), "15 KB eventually consistent: 2 units");
+        let mut q = query("main", None, "PK", s("q"));
+        q.consistent_read = true;
+        q.filter = Some(Condition::eq("i", n(3)));
+        let o = c.query("a consistent filtered query", q).await;
+        c.eq(o.counts(), (1, 10), "filtered");
+        c.eq(c.units(), Some(4.0), "a filter does not lower the capacity");
+        let mut q = query("main", None, "PK", s("q"));
+        q.limit = Some(2);
+        c.query("two items", q).await;
+        c.eq(c.units(), Some(0.5), "3 KB: one unit, halved");
+        c.query("an empty partition", query("main", None, "PK", s("none")))
+            .await;
+        c.eq(c.units(), Some(0.5), "reading nothing costs the minimum");
+        let mut r = scan("main");
+        r.consistent_read = true;
+        c.scan("scan the table", r).await;
+        c.eq(c.units(), Some(4.0), "a scan is charged like a query");
     })
 }
