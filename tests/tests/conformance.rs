@@ -1,11 +1,13 @@
 //! The conformance suite: one list of scenarios, each run through the `Store` trait against
-//! MemoryStore and every server backend that is configured (dynalite, moto), with DynamoDB's
-//! documented outcomes checked on each and the transcripts (items, order, pagination keys, error
-//! kinds) compared between backends.
+//! MemoryStore and every server backend that is configured (dynalite, moto, dynoxide), with
+//! DynamoDB's documented outcomes checked on each and the transcripts (items, order, pagination
+//! keys, error kinds) compared between backends. dynoxide is the reference: MemoryStore's error
+//! messages and consumed capacity are compared with its too.
 //!
 //! Where a server deviates from DynamoDB's documentation, the scenario says so in its
 //! `deviations` list; the deviation must be observed (a listed deviation that disappears fails
-//! the suite, so the list stays true).
+//! the suite, so the list stays true). The suite ends with one line per backend: the requests it
+//! sent and the deviations it recorded.
 //!
 //! Plain `cargo test` runs it on MemoryStore alone; `scripts/test` starts the servers.
 
