@@ -23,7 +23,7 @@ pub fn scenarios() -> Vec<Scenario> {
             run: keys_everywhere,
             deviations: vec![
                 differs(BackendKind::Moto, "moto answers a get or delete whose key has the wrong type, is empty or too long as if the item were missing, and updates with an empty key"),
-],
+            ],
         },
         Scenario {
             name: "key sizes at their boundaries on every write path",
@@ -62,7 +62,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite accepts UPDATED_OLD, ALL_NEW and UPDATED_NEW on DeleteItem"),
                 differs(BackendKind::Moto, "moto returns the key attributes with UPDATED_NEW of an update that creates the item"),
-],
+            ],
         },
         Scenario {
             name: "ReturnValuesOnConditionCheckFailure on every write",
@@ -76,7 +76,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             run: number_edges,
             deviations: vec![
                 differs(BackendKind::Moto, "moto keeps numbers as sent and accepts 39 significant digits and magnitudes past 1E+126"),
-],
+            ],
         },
         Scenario {
             name: "documents nest at most 32 levels",
@@ -85,7 +85,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite accepts documents nested deeper than 32 levels"),
                 differs(BackendKind::Moto, "moto accepts documents nested deeper than 32 levels"),
-],
+            ],
         },
         Scenario {
             name: "empty strings and binaries: allowed outside keys, refused in keys",
@@ -94,7 +94,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite 3.2.2 accepts empty strings as secondary index key values"),
                 differs(BackendKind::Moto, "moto lets an update set a secondary index key to an empty string"),
-],
+            ],
         },
         Scenario {
             name: "read request fields: Limit, index, consistency, segments, count",
@@ -103,7 +103,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite accepts a strongly consistent scan of a GSI"),
                 differs(BackendKind::Moto, "moto answers ResourceNotFound for an unknown index"),
-],
+            ],
         },
         Scenario {
             name: "GetItem's consumed capacity: 4 KB read units, eventually consistent halves",
@@ -128,7 +128,7 @@ differs(BackendKind::Dynoxide, "dynoxide answers a query for an empty partition 
             run: every_type,
             deviations: vec![
                 differs(BackendKind::Moto, "moto returns the key attributes with UPDATED_NEW of an update that creates the item"),
-],
+            ],
         },
     ]
 }
