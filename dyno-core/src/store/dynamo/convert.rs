@@ -79,12 +79,10 @@ fn projection(
 
 fn limit(limit: Option<u32>) -> Result<Option<i32>> {
     limit
-        .map(|l| match i32::try_from(l) {
-            Ok(l) if l > 0 => Ok(l),
-            _ => Err(Error::validation(format!(
-                "limit must be between 1 and {}, found {l}",
-                i32::MAX
-            ))),
+        .map(|l| match crate::store::limit_error(l) {
+            // Valid ones fit.
+            None => Ok(i32::try_from(l).unwrap_or(i32::MAX)),
+            Some(e) => Err(e),
         })
         .transpose()
 }
@@ -191,12 +189,16 @@ pub(crate) fn scan(r: ScanRequest) -> Result<ScanInputBuilder> {
     let projection = projection(r.projection.as_deref(), &mut ph, &r.table)?;
     let segment = r
         .segment
-        .map(|(segment, total)| match (i32::try_from(segment), i32::try_from(total)) {
-            (Ok(s), Ok(t)) if (1..=1_000_000).contains(&t) && s < t => Ok((s, t)),
-            _ => Err(Error::validation(format!(
-                "scan segment must be below the total and the total between 1 and 1000000, found segment {segment} of {total}"
-            ))),
-        })
+        .map(
+            |(segment, total)| match crate::store::segment_error(segment, total) {
+                // Valid ones are below 1,000,000: they fit.
+                None => Ok((
+                    i32::try_from(segment).unwrap_or(i32::MAX),
+                    i32::try_from(total).unwrap_or(i32::MAX),
+                )),
+                Some(e) => Err(e),
+            },
+        )
         .transpose()?;
     Ok(ScanInputBuilder::default()
         .table_name(r.table)
@@ -836,7 +838,7 @@ mod tests {
             ..ScanRequest::default()
         };
         assert!(
-            matches!(scan(bad), Err(Error::Validation { message }) if message.contains("segment 4 of 4"))
+            matches!(scan(bad), Err(Error::Validation { message }) if message.contains("Segment: 4 is not less than TotalSegments: 4"))
         );
         let good = ScanRequest {
             table: "T".into(),

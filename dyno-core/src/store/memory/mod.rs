@@ -280,7 +280,7 @@ fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
             limit: MAX_ITEM_SIZE,
         });
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, false)?;
     debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
@@ -336,7 +336,7 @@ fn updated_item(
             "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
         )));
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, true)?;
     debug_assert_eq!(size, item_size(&item));
     let prepared = Prepared {
         pk: pk.clone(),
@@ -361,6 +361,18 @@ fn owned(item: SharedItem) -> Item {
     Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
 }
 
+/// The read capacity units of reading `bytes` (the whole item, whatever the projection): one per
+/// 4 KB started (at least one, also for an item that is not there), half of that for an
+/// eventually consistent read.
+fn read_units(bytes: usize, consistent: bool) -> f64 {
+    let units = bytes.div_ceil(4096).max(1) as f64;
+    if consistent {
+        units
+    } else {
+        units / 2.0
+    }
+}
+
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
 /// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
 /// is present. `touched` (the top-level names) only decides whether anything was written.
@@ -379,16 +391,16 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         read::validate_projection(request.projection.as_deref())?;
-        let item = read_lock(&table.data)
+        let (item, size) = read_lock(&table.data)
             .live(&pk, &sk, || self.now())
-            .map(|e| Arc::clone(&e.item));
+            .map_or((None, 0), |e| (Some(Arc::clone(&e.item)), e.size));
         let item = match (item, &request.projection) {
             (Some(item), Some(paths)) => Some(Arc::new(eval::project(&item, paths))),
             (item, _) => item,
         };
         Ok(GetOutput {
             item,
-            consumed_capacity: None,
+            consumed_capacity: Some(read_units(size, request.consistent_read)),
         })
     }
 
@@ -481,7 +493,11 @@ impl Store for MemoryStore {
         let plan = read::plan_query(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_query(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
+        // A page that read nothing still costs the minimum.
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
@@ -489,7 +505,10 @@ impl Store for MemoryStore {
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_scan(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
