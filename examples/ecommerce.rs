@@ -1176,7 +1176,12 @@ mod tests {
 
     #[test]
     fn keeping_tables_is_asked_by_the_variable_or_the_flag() {
-        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into_iter();
+        let args = |a: &[&str]| {
+            a.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
         assert!(backend::keep_requested(Some("1"), args(&[])));
         assert!(backend::keep_requested(Some("true"), args(&[])));
         assert!(backend::keep_requested(None, args(&["--keep-tables"])));
@@ -1225,9 +1230,16 @@ mod tests {
         let kept = Backend::local(&endpoint).await.keep_tables(true);
         kept.store.create_table(table_def()).await.unwrap();
         user("kept", "Kim").put().send(&*kept.store).await.unwrap();
-        let said = kept.finish(&[table]).await.unwrap().expect("a server run says something");
+        let said = kept
+            .finish(&[table])
+            .await
+            .unwrap()
+            .expect("a server run says something");
         let physical = kept.physical(table);
-        assert!(table_answers(&kept).await.unwrap(), "the kept table is gone");
+        assert!(
+            table_answers(&kept).await.unwrap(),
+            "the kept table is gone"
+        );
         assert!(
             said.contains(&format!(
                 "aws dynamodb delete-table --endpoint-url {endpoint} --table-name {physical}"
@@ -1236,15 +1248,24 @@ mod tests {
         );
         assert!(said.starts_with("Kept the table(s)"), "{said}");
         kept.delete_tables(&[table]).await.unwrap();
-        assert!(!table_answers(&kept).await.unwrap(), "delete_tables left it");
+        assert!(
+            !table_answers(&kept).await.unwrap(),
+            "delete_tables left it"
+        );
 
         // Not asked: the table is deleted, and the text says so.
         let run = Backend::local(&endpoint).await;
         run.store.create_table(table_def()).await.unwrap();
         user("kept", "Kim").put().send(&*run.store).await.unwrap();
         let said = run.finish(&[table]).await.unwrap().unwrap();
-        assert_eq!(said, format!("Deleted the table(s) {}.", run.physical(table)));
-        assert!(!table_answers(&run).await.unwrap(), "the table was not deleted");
+        assert_eq!(
+            said,
+            format!("Deleted the table(s) {}.", run.physical(table))
+        );
+        assert!(
+            !table_answers(&run).await.unwrap(),
+            "the table was not deleted"
+        );
     }
 
     #[tokio::test]

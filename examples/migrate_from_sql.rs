@@ -396,7 +396,12 @@ impl Progress {
     /// A bar for `table`, `done` of its `total` rows already copied (by an earlier run, up to its
     /// checkpoint). Drawn when stdout is a terminal.
     fn new(table: &str, total: usize, done: usize) -> Self {
-        Self::with_target(table, total, done, draw_target(std::io::stdout().is_terminal()))
+        Self::with_target(
+            table,
+            total,
+            done,
+            draw_target(std::io::stdout().is_terminal()),
+        )
     }
 
     fn with_target(table: &str, total: usize, done: usize, target: ProgressDrawTarget) -> Self {
@@ -498,7 +503,10 @@ async fn migrate(
         save_checkpoint(store, "products", last).await?;
         progress.chunk(
             products.len(),
-            format!("  products    {:>4} rows copied, checkpoint id {last}", s.rows),
+            format!(
+                "  products    {:>4} rows copied, checkpoint id {last}",
+                s.rows
+            ),
         );
         after = last;
     }
@@ -540,7 +548,10 @@ async fn migrate(
         save_checkpoint(store, "users", last).await?;
         progress.chunk(
             copied,
-            format!("  users       {:>4} rows copied, checkpoint id {last}", s.rows),
+            format!(
+                "  users       {:>4} rows copied, checkpoint id {last}",
+                s.rows
+            ),
         );
         after = last;
     }
@@ -1042,11 +1053,17 @@ mod tests {
         let progress = Progress::with_target("products", 300, 100, target);
         assert!(!progress.bar.is_hidden());
         assert_eq!(progress.bar.position(), 100);
-        progress.chunk(100, "  products     100 rows copied, checkpoint id 200".into());
+        progress.chunk(
+            100,
+            "  products     100 rows copied, checkpoint id 200".into(),
+        );
         assert_eq!(progress.bar.position(), 200);
         progress.bar.tick();
         let drawn = screen.0.lock().unwrap().clone();
-        assert!(drawn.contains("products     100 rows copied, checkpoint id 200"), "{drawn}");
+        assert!(
+            drawn.contains("products     100 rows copied, checkpoint id 200"),
+            "{drawn}"
+        );
         assert!(drawn.contains("200/300"), "{drawn}");
         assert!(drawn.contains("/s"), "no rate in {drawn}");
         assert!(drawn.contains("ETA"), "no ETA in {drawn}");
@@ -1059,11 +1076,18 @@ mod tests {
         let screen = Screen::default();
         let target = ProgressDrawTarget::term_like(Box::new(screen.clone()));
         let progress = Progress::with_target("users", 300, 0, target);
-        progress.chunk(100, "  users        100 rows copied, checkpoint id 100".into());
+        progress.chunk(
+            100,
+            "  users        100 rows copied, checkpoint id 100".into(),
+        );
         let bar = progress.bar.clone();
         drop(progress);
         assert!(bar.is_finished());
-        assert_eq!(bar.position(), 100, "an error must not show the copy as complete");
+        assert_eq!(
+            bar.position(),
+            100,
+            "an error must not show the copy as complete"
+        );
     }
 
     #[test]

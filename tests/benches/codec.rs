@@ -94,7 +94,8 @@ mod ymd {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
         let s = String::deserialize(d)?;
-        dyno_tests::hand::parse_ymd(&s).ok_or_else(|| D::Error::custom(format!("not YYYY-MM-DD: {s:?}")))
+        dyno_tests::hand::parse_ymd(&s)
+            .ok_or_else(|| D::Error::custom(format!("not YYYY-MM-DD: {s:?}")))
     }
 }
 

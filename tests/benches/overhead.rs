@@ -285,14 +285,22 @@ fn check(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture) {
             .unwrap();
         let hand = hand_get(&server.client, &fixture.read_user, &id).await;
         assert!(typed.is_some(), "{}: seeded order missing", server.name);
-        assert_eq!(typed, hand, "{}: typed and hand-written gets differ", server.name);
+        assert_eq!(
+            typed, hand,
+            "{}: typed and hand-written gets differ",
+            server.name
+        );
         let typed = Order::query(fixture.read_user.as_str())
             .all(&server.store)
             .await
             .unwrap();
         let hand = hand_query(&server.client, &fixture.read_user).await;
         assert_eq!(typed.len(), QUERY_ITEMS, "{}: typed query", server.name);
-        assert_eq!(typed, hand, "{}: typed and hand-written queries differ", server.name);
+        assert_eq!(
+            typed, hand,
+            "{}: typed and hand-written queries differ",
+            server.name
+        );
     });
 }
 

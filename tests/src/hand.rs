@@ -11,7 +11,6 @@ use time::{Date, Month, OffsetDateTime};
 
 use crate::ecommerce::{Order, OrderStatus};
 
-
 /// dyno's key escape (`#` as `%23`, `%` as `%25`), with the common no-escape case as one copy.
 pub fn escape(value: &str, out: &mut String) {
     if !value.bytes().any(|b| b == b'#' || b == b'%') {
