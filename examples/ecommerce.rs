@@ -9,7 +9,9 @@
 //! ```
 //!
 //! With `AWS_ENDPOINT_URL_DYNAMODB` set, the walkthrough runs on that server, in a table of its
-//! own (`dyno-example-<time>-ECommerce`) that it deletes at the end.
+//! own (`dyno-example-<time>-ECommerce`) that it deletes at the end, unless `DYNO_KEEP_TABLES=1`
+//! or `--keep-tables` (`cargo run --example ecommerce -- --keep-tables`) asks to keep it: then it
+//! says where the table is and how to delete it.
 //!
 //! Sections: 1 the table and its keys, 2 writes, 3 access patterns, 4 updates, 5 transactions,
 //! 6 safe keys, 7 TTL, 8 batches, 9 caching.
@@ -105,15 +107,16 @@ async fn main() -> ExitCode {
     let _ = writeln!(out, "dyno walkthrough on {}", backend.describe());
 
     let result = run(backend.store.clone(), &mut out).await;
-    // On a server, the run's table goes away with it, whether or not the run got to the end.
+    // On a server, the run's table goes away with it, whether or not the run got to the end,
+    // unless the user asked to keep it (DYNO_KEEP_TABLES=1 or --keep-tables).
     let table = &table_def().name;
-    let cleanup = backend.delete_tables(&[table]).await;
+    let cleanup = backend.finish(&[table]).await;
     let physical = backend.physical(table);
     let _ = out.flush();
     match (result, cleanup) {
-        (Ok(()), Ok(())) => {
-            if backend.is_remote() {
-                let _ = writeln!(out, "\nDeleted the table {physical}.");
+        (Ok(()), Ok(said)) => {
+            if let Some(said) = said {
+                let _ = writeln!(out, "\n{said}");
             }
             ExitCode::SUCCESS
         }
@@ -1169,5 +1172,109 @@ mod tests {
             "the escaped key:\n{text}"
         );
         assert!(text.ends_with("Done: every access pattern ran.\n"));
+    }
+
+    #[test]
+    fn keeping_tables_is_asked_by_the_variable_or_the_flag() {
+        let args = |a: &[&str]| {
+            a.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .into_iter()
+        };
+        assert!(backend::keep_requested(Some("1"), args(&[])));
+        assert!(backend::keep_requested(Some("true"), args(&[])));
+        assert!(backend::keep_requested(None, args(&["--keep-tables"])));
+        assert!(!backend::keep_requested(None, args(&[])));
+        assert!(!backend::keep_requested(Some("0"), args(&["--other"])));
+        assert!(!backend::keep_requested(Some(""), args(&[])));
+    }
+
+    /// The server the keep test uses: dynoxide (the reference), else dynalite; `None` skips.
+    fn server_endpoint() -> Option<String> {
+        let found = ["DYNO_DYNOXIDE_ENDPOINT", "DYNO_DYNALITE_ENDPOINT"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|e| !e.is_empty()));
+        if found.is_none() {
+            assert!(
+                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
+                "DYNO_REQUIRE_BACKENDS is set but no server endpoint is"
+            );
+            eprintln!("skipped: neither DYNO_DYNOXIDE_ENDPOINT nor DYNO_DYNALITE_ENDPOINT is set");
+        }
+        found
+    }
+
+    /// Whether the run's table still answers on the server.
+    async fn table_answers(b: &Backend) -> Result<bool, Error> {
+        let key = Item::from([
+            ("PK".to_owned(), AttributeValue::S("USER#kept".into())),
+            ("SK".to_owned(), AttributeValue::S("PROFILE".into())),
+        ]);
+        let table = &table_def().name;
+        match b.store.get_item(GetRequest::borrowed(table, &key)).await {
+            Ok(out) => Ok(out.item.is_some()),
+            Err(Error::ResourceNotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    #[tokio::test]
+    async fn on_a_server_a_kept_table_stays_and_the_run_says_how_to_delete_it() {
+        let Some(endpoint) = server_endpoint() else {
+            return;
+        };
+        let table = table_def().name.as_str();
+
+        // Asked to keep: the table and its items stay; the text names the table and the command.
+        let kept = Backend::local(&endpoint).await.keep_tables(true);
+        kept.store.create_table(table_def()).await.unwrap();
+        user("kept", "Kim").put().send(&*kept.store).await.unwrap();
+        let said = kept
+            .finish(&[table])
+            .await
+            .unwrap()
+            .expect("a server run says something");
+        let physical = kept.physical(table);
+        assert!(
+            table_answers(&kept).await.unwrap(),
+            "the kept table is gone"
+        );
+        assert!(
+            said.contains(&format!(
+                "aws dynamodb delete-table --endpoint-url {endpoint} --table-name {physical}"
+            )),
+            "{said}"
+        );
+        assert!(said.starts_with("Kept the table(s)"), "{said}");
+        kept.delete_tables(&[table]).await.unwrap();
+        assert!(
+            !table_answers(&kept).await.unwrap(),
+            "delete_tables left it"
+        );
+
+        // Not asked: the table is deleted, and the text says so.
+        let run = Backend::local(&endpoint).await;
+        run.store.create_table(table_def()).await.unwrap();
+        user("kept", "Kim").put().send(&*run.store).await.unwrap();
+        let said = run.finish(&[table]).await.unwrap().unwrap();
+        assert_eq!(
+            said,
+            format!("Deleted the table(s) {}.", run.physical(table))
+        );
+        assert!(
+            !table_answers(&run).await.unwrap(),
+            "the table was not deleted"
+        );
+    }
+
+    #[tokio::test]
+    async fn on_memory_store_there_is_nothing_to_keep_or_say() {
+        let b = Backend::from_env().await;
+        if b.is_remote() {
+            return; // AWS_ENDPOINT_URL_DYNAMODB points the examples at a server
+        }
+        b.store.create_table(table_def()).await.unwrap();
+        assert_eq!(b.finish(&[&table_def().name]).await.unwrap(), None);
     }
 }

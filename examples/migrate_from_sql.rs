@@ -47,6 +47,10 @@
 //! starts after it. A crash between a chunk and its checkpoint only means that chunk is written
 //! twice, which changes nothing. The example proves both by rewinding a checkpoint and resuming.
 //!
+//! While it copies, a progress bar per source table shows the rows copied of the table's total
+//! (rows a checkpoint already covers count as done), the rate and the time left. The bars are
+//! drawn only when stdout is a terminal; piped or in CI, each chunk prints one plain line instead.
+//!
 //! Then it verifies: rows per table equal items per entity, and the access patterns answer what
 //! the equivalent SQL queries answer. Any mismatch exits non-zero.
 //!
@@ -59,12 +63,14 @@ mod backend;
 
 use backend::Backend;
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use dyno_core::ops::batch::MAX_BATCH_WRITES;
 use dyno_core::ops::{BatchWriter, EntityExt};
 use dyno_core::{Collection, Entity, KeyPart, Store, Table};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rusqlite::{params, Connection};
 use rust_decimal::Decimal;
 use time::macros::{date, format_description};
@@ -379,6 +385,81 @@ async fn save_checkpoint(store: &dyn Store, table: &str, last_id: u32) -> Result
     Ok(())
 }
 
+/// The progress of one source table's copy: a bar with the rows copied of the table's total,
+/// the rate and the time left, drawn on stdout when stdout is a terminal. Elsewhere (a pipe, a
+/// file, CI) the bar is hidden and each chunk's line is printed plainly, so logs stay readable.
+struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    /// A bar for `table`, `done` of its `total` rows already copied (by an earlier run, up to its
+    /// checkpoint). Drawn when stdout is a terminal.
+    fn new(table: &str, total: usize, done: usize) -> Self {
+        Self::with_target(
+            table,
+            total,
+            done,
+            draw_target(std::io::stdout().is_terminal()),
+        )
+    }
+
+    fn with_target(table: &str, total: usize, done: usize, target: ProgressDrawTarget) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(total as u64), target);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "  {prefix:<12} [{bar:30}] {pos:>5}/{len:5} rows  {per_sec:>12}  ETA {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(table.to_owned());
+        bar.set_position(done as u64);
+        // The rate and ETA count only this run's rows, not those a checkpoint covers.
+        bar.reset_eta();
+        Progress { bar }
+    }
+
+    /// `rows` more rows copied; `line` says what the chunk did (printed above the bar on a
+    /// terminal, as a plain line otherwise).
+    fn chunk(&self, rows: usize, line: String) {
+        self.bar.inc(rows as u64);
+        if self.bar.is_hidden() {
+            println!("{line}");
+        } else {
+            self.bar.println(line);
+        }
+    }
+
+    /// The table is copied: the bar stays on screen, full.
+    fn finish(self) {
+        self.bar.finish();
+    }
+}
+
+impl Drop for Progress {
+    /// A copy that stopped early (an error) leaves its bar where it stopped, not full.
+    fn drop(&mut self) {
+        if !self.bar.is_finished() {
+            self.bar.abandon();
+        }
+    }
+}
+
+/// Where the bars are drawn: stdout on a terminal, nowhere otherwise.
+fn draw_target(stdout_is_terminal: bool) -> ProgressDrawTarget {
+    if stdout_is_terminal {
+        ProgressDrawTarget::stdout()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}
+
+/// Rows of `sql` (a `SELECT COUNT(*)` with one parameter, the checkpoint id).
+fn count_upto(conn: &Connection, sql: &str, id: u32) -> rusqlite::Result<usize> {
+    conn.query_row(sql, params![id], |r| r.get(0))
+}
+
 /// Copies every table, resuming each after its checkpoint. The SQL reads use keyset pagination
 /// (`WHERE id > ? ORDER BY id LIMIT ?`), which is what makes a checkpoint an id. (rusqlite is
 /// blocking; on a real database server, read in `spawn_blocking` or use an async driver.)
@@ -391,6 +472,11 @@ async fn migrate(
     // Products and users first. DynamoDB enforces no foreign keys, so the order is not needed
     // for correctness; it means a half-done migration never holds orders of missing users.
     let mut after = checkpoint(store, "products").await?;
+    let progress = Progress::new(
+        "products",
+        count_rows(conn, "products")?,
+        count_upto(conn, "SELECT COUNT(*) FROM products WHERE id <= ?1", after)?,
+    );
     let mut select = conn.prepare(
         "SELECT id, name, category, price_cents, stock FROM products
          WHERE id > ?1 ORDER BY id LIMIT ?2",
@@ -415,14 +501,23 @@ async fn migrate(
         let s = stats.entry("Product").or_default();
         write_chunk(store, batch, products.len(), s).await?;
         save_checkpoint(store, "products", last).await?;
-        println!(
-            "  products    {:>4} rows copied, checkpoint id {last}",
-            s.rows
+        progress.chunk(
+            products.len(),
+            format!(
+                "  products    {:>4} rows copied, checkpoint id {last}",
+                s.rows
+            ),
         );
         after = last;
     }
+    progress.finish();
 
     let mut after = checkpoint(store, "users").await?;
+    let progress = Progress::new(
+        "users",
+        count_rows(conn, "users")?,
+        count_upto(conn, "SELECT COUNT(*) FROM users WHERE id <= ?1", after)?,
+    );
     let mut select = conn.prepare(
         "SELECT id, name, email, created_on FROM users WHERE id > ?1 ORDER BY id LIMIT ?2",
     )?;
@@ -435,6 +530,7 @@ async fn migrate(
         let Some(last) = rows.last().map(|r| r.0) else {
             break;
         };
+        let copied = rows.len();
         let mut users = Vec::with_capacity(rows.len());
         for (user_id, name, email, created_on) in rows {
             let created_on = parse_date("users.created_on", &created_on)?;
@@ -450,16 +546,30 @@ async fn migrate(
         let s = stats.entry("User").or_default();
         write_chunk(store, batch, users.len(), s).await?;
         save_checkpoint(store, "users", last).await?;
-        println!(
-            "  users       {:>4} rows copied, checkpoint id {last}",
-            s.rows
+        progress.chunk(
+            copied,
+            format!(
+                "  users       {:>4} rows copied, checkpoint id {last}",
+                s.rows
+            ),
         );
         after = last;
     }
+    progress.finish();
 
     // Orders with their lines: a chunk of orders, then the lines of exactly those orders, so a
     // checkpoint on orders.id covers both tables.
     let mut after = checkpoint(store, "orders").await?;
+    let progress = Progress::new(
+        "orders+lines",
+        count_rows(conn, "orders")? + count_rows(conn, "order_items")?,
+        count_upto(conn, "SELECT COUNT(*) FROM orders WHERE id <= ?1", after)?
+            + count_upto(
+                conn,
+                "SELECT COUNT(*) FROM order_items WHERE order_id <= ?1",
+                after,
+            )?,
+    );
     let mut select_orders = conn.prepare(
         "SELECT o.id, o.user_id, u.name, o.status, o.order_date
          FROM orders o JOIN users u ON u.id = o.user_id
@@ -540,14 +650,19 @@ async fn migrate(
         batch.put_all(&lines)?;
         // One batch for both entities: its rows are orders plus lines.
         let s = stats.entry("Order + OrderItem").or_default();
-        write_chunk(store, batch, orders.len() + lines.len(), s).await?;
+        let copied = orders.len() + lines.len();
+        write_chunk(store, batch, copied, s).await?;
         save_checkpoint(store, "orders", last).await?;
-        println!(
-            "  orders      {:>4} rows (orders and their lines) copied, checkpoint id {last}",
-            s.rows
+        progress.chunk(
+            copied,
+            format!(
+                "  orders      {:>4} rows (orders and their lines) copied, checkpoint id {last}",
+                s.rows
+            ),
         );
         after = last;
     }
+    progress.finish();
     Ok(stats)
 }
 
@@ -890,6 +1005,98 @@ mod tests {
         assert_eq!(count_rows(&conn, "orders").unwrap(), 300);
         let lines = count_rows(&conn, "order_items").unwrap();
         assert!((800..=1000).contains(&lines), "{lines}");
+    }
+
+    /// A terminal that records what is drawn on it.
+    #[derive(Debug, Clone, Default)]
+    struct Screen(Arc<std::sync::Mutex<String>>);
+
+    impl indicatif::TermLike for Screen {
+        fn width(&self) -> u16 {
+            120
+        }
+        fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> std::io::Result<()> {
+            let mut screen = self.0.lock().unwrap();
+            screen.push_str(s);
+            screen.push('\n');
+            Ok(())
+        }
+        fn write_str(&self, s: &str) -> std::io::Result<()> {
+            self.0.lock().unwrap().push_str(s);
+            Ok(())
+        }
+        fn clear_line(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn flush(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn on_a_terminal_the_bar_shows_rows_rate_and_eta() {
+        let screen = Screen::default();
+        let target = ProgressDrawTarget::term_like(Box::new(screen.clone()));
+        // Resumed after a checkpoint covering 100 of 300 rows.
+        let progress = Progress::with_target("products", 300, 100, target);
+        assert!(!progress.bar.is_hidden());
+        assert_eq!(progress.bar.position(), 100);
+        progress.chunk(
+            100,
+            "  products     100 rows copied, checkpoint id 200".into(),
+        );
+        assert_eq!(progress.bar.position(), 200);
+        progress.bar.tick();
+        let drawn = screen.0.lock().unwrap().clone();
+        assert!(
+            drawn.contains("products     100 rows copied, checkpoint id 200"),
+            "{drawn}"
+        );
+        assert!(drawn.contains("200/300"), "{drawn}");
+        assert!(drawn.contains("/s"), "no rate in {drawn}");
+        assert!(drawn.contains("ETA"), "no ETA in {drawn}");
+        progress.finish();
+        assert!(screen.0.lock().unwrap().contains("300/300"));
+    }
+
+    #[test]
+    fn an_unfinished_copy_leaves_its_bar_where_it_stopped() {
+        let screen = Screen::default();
+        let target = ProgressDrawTarget::term_like(Box::new(screen.clone()));
+        let progress = Progress::with_target("users", 300, 0, target);
+        progress.chunk(
+            100,
+            "  users        100 rows copied, checkpoint id 100".into(),
+        );
+        let bar = progress.bar.clone();
+        drop(progress);
+        assert!(bar.is_finished());
+        assert_eq!(
+            bar.position(),
+            100,
+            "an error must not show the copy as complete"
+        );
+    }
+
+    #[test]
+    fn without_a_terminal_there_is_no_bar() {
+        let progress = Progress::with_target("orders+lines", 1000, 0, draw_target(false));
+        assert!(progress.bar.is_hidden());
+        // Still counts, so the numbers stay right whatever the output.
+        progress.chunk(250, "  orders       250 rows copied".into());
+        assert_eq!(progress.bar.position(), 250);
     }
 
     #[tokio::test]

@@ -1,4 +1,5 @@
-#![doc = include_str!("../../README.md")]
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //!
 //! # Modules
 //!
@@ -38,4 +39,5 @@ pub use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
 /// `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`, `#[derive(Projection)]` and
 /// `#[derive(Collection)]`: see the `dyno_derive` crate docs and [`entity`].
 #[cfg(feature = "derive")]
+#[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
 pub use dyno_derive::{Collection, Entity, KeyPart, Projection, Table};

@@ -4,7 +4,9 @@
 //! usual AWS region and credentials): `DynamoStore::from_env()` on that server, behind
 //! `TableNames` with a prefix of its own per run (`dyno-example-<unix millis>-<pid>-`), so that
 //! reruns and other users of the server never see each other's tables; the example deletes its
-//! tables at the end with [`Backend::delete_tables`].
+//! tables at the end ([`Backend::finish`]), unless asked to keep them: `DYNO_KEEP_TABLES=1` or
+//! the flag `--keep-tables` (`cargo run --example ecommerce -- --keep-tables`). A kept table
+//! stays on the server for other tools to look at, and the example prints how to delete it.
 
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -19,21 +21,41 @@ pub struct Backend {
     /// The server's endpoint, `None` on MemoryStore.
     pub endpoint: Option<String>,
     prefix: String,
+    keep: bool,
+}
+
+/// Whether the user asked to keep the tables: `DYNO_KEEP_TABLES` set to `1` (or `true`, `yes`),
+/// or `--keep-tables` among the arguments.
+pub fn keep_requested(var: Option<&str>, mut args: impl Iterator<Item = String>) -> bool {
+    matches!(var, Some("1" | "true" | "yes")) || args.any(|a| a == "--keep-tables")
 }
 
 impl Backend {
-    /// MemoryStore, or the server named by `AWS_ENDPOINT_URL_DYNAMODB`.
+    /// MemoryStore, or the server named by `AWS_ENDPOINT_URL_DYNAMODB` (its tables kept at the
+    /// end when `DYNO_KEEP_TABLES=1` or `--keep-tables` asks so).
     pub async fn from_env() -> Self {
         match std::env::var("AWS_ENDPOINT_URL_DYNAMODB") {
             Ok(endpoint) if !endpoint.is_empty() => {
-                Self::server(DynamoStore::from_env().await, endpoint)
+                let keep = keep_requested(
+                    std::env::var("DYNO_KEEP_TABLES").ok().as_deref(),
+                    std::env::args().skip(1),
+                );
+                Self::server(DynamoStore::from_env().await, endpoint).keep_tables(keep)
             }
             _ => Backend {
                 store: Arc::new(MemoryStore::new()),
                 endpoint: None,
                 prefix: String::new(),
+                keep: false,
             },
         }
+    }
+
+    /// Keeps the run's tables at the end ([`Self::finish`]) instead of deleting them.
+    #[allow(dead_code)] // used by the tests of some examples only
+    pub fn keep_tables(mut self, keep: bool) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// A local server (dynalite, moto) at `endpoint`, with test credentials: the examples' tests.
@@ -51,6 +73,7 @@ impl Backend {
             store: Arc::new(TableNames::new(store).prefix(&prefix)),
             endpoint: Some(endpoint),
             prefix,
+            keep: false,
         }
     }
 
@@ -81,8 +104,35 @@ impl Backend {
         }
     }
 
-    /// On a server, deletes the run's tables (a table the run never created is not an error);
-    /// on MemoryStore, nothing to do: it keeps nothing after exit.
+    /// At the end of a run: on a server, deletes the run's tables, or keeps them when asked to;
+    /// returns what to tell the user (which tables were deleted, or where the kept ones are and
+    /// how to delete them). On MemoryStore, nothing to do or say: it keeps nothing after exit.
+    pub async fn finish(&self, tables: &[&str]) -> Result<Option<String>, Error> {
+        let Some(endpoint) = &self.endpoint else {
+            return Ok(None);
+        };
+        let names: Vec<String> = tables.iter().map(|t| self.physical(t)).collect();
+        if !self.keep {
+            self.delete_tables(tables).await?;
+            return Ok(Some(format!("Deleted the table(s) {}.", names.join(", "))));
+        }
+        let mut text = format!(
+            "Kept the table(s) on {endpoint} (asked by DYNO_KEEP_TABLES=1 or --keep-tables), to look \
+             at with other tools, e.g. `aws dynamodb scan --endpoint-url {endpoint} --table-name {}`.\n\
+             Delete them when done:",
+            names[0]
+        );
+        for name in &names {
+            text.push_str(&format!(
+                "\n  aws dynamodb delete-table --endpoint-url {endpoint} --table-name {name}"
+            ));
+        }
+        Ok(Some(text))
+    }
+
+    /// On a server, deletes the run's tables (a table the run never created is not an error),
+    /// whatever [`Self::keep_tables`] says: for tests and error paths. On MemoryStore, nothing to
+    /// do.
     pub async fn delete_tables(&self, tables: &[&str]) -> Result<(), Error> {
         if !self.is_remote() {
             return Ok(());
@@ -96,12 +146,17 @@ impl Backend {
         Ok(())
     }
 
-    /// [`Self::delete_tables`], with a failure reported on stderr (the run's result stands).
+    /// [`Self::finish`], printing what it says, with a failure reported on stderr (the run's
+    /// result stands).
     #[allow(dead_code)] // used by some of the examples only
     pub async fn delete_tables_or_warn(&self, tables: &[&str]) {
-        if let Err(e) = self.delete_tables(tables).await {
-            let names: Vec<String> = tables.iter().map(|t| self.physical(t)).collect();
-            eprintln!("warning: could not delete {}: {e}", names.join(", "));
+        match self.finish(tables).await {
+            Ok(Some(text)) => println!("{text}"),
+            Ok(None) => {}
+            Err(e) => {
+                let names: Vec<String> = tables.iter().map(|t| self.physical(t)).collect();
+                eprintln!("warning: could not delete {}: {e}", names.join(", "));
+            }
         }
     }
 }

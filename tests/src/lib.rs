@@ -4,4 +4,5 @@ pub mod backend;
 pub mod cached;
 pub mod ecommerce;
 pub mod fault;
+pub mod hand;
 pub mod model;

@@ -73,6 +73,7 @@ const EXPECTED_DATE: &str = "a YYYY-MM-DD date";
 
 /// Hyphenated lowercase (36 characters); only that form decodes.
 #[cfg(feature = "uuid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
 impl KeyPart for uuid::Uuid {
     fn encode_key(&self, out: &mut String) -> Result<()> {
         out.push_str(
@@ -91,6 +92,7 @@ impl KeyPart for uuid::Uuid {
 }
 
 #[cfg(feature = "time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "time")))]
 mod time_impls {
     use time::{Date, OffsetDateTime};
 
@@ -121,6 +123,7 @@ mod time_impls {
 }
 
 #[cfg(feature = "chrono")]
+#[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
 mod chrono_impls {
     use chrono::{DateTime, NaiveDate, Utc};
 
@@ -152,6 +155,7 @@ mod chrono_impls {
 }
 
 #[cfg(feature = "rust_decimal")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rust_decimal")))]
 mod decimal_impls {
     use std::fmt::Write;
 

@@ -146,6 +146,7 @@ fn parse_ymd(s: &str) -> Option<(i32, u32, u32)> {
 }
 
 #[cfg(feature = "time")]
+#[cfg_attr(docsrs, doc(cfg(feature = "time")))]
 mod time_impls {
     use time::format_description::well_known::Rfc3339;
     use time::{Date, Month, OffsetDateTime, UtcOffset};
@@ -264,6 +265,7 @@ pub(crate) use self::time_impls::{
 };
 
 #[cfg(feature = "chrono")]
+#[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
 mod chrono_impls {
     use chrono::{DateTime, Datelike, NaiveDate, Timelike, Utc};
 
@@ -379,6 +381,7 @@ pub(crate) use self::chrono_impls::{
 };
 
 #[cfg(feature = "uuid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
 mod uuid_impls {
     use uuid::Uuid;
 
@@ -424,6 +427,7 @@ mod uuid_impls {
 }
 
 #[cfg(feature = "rust_decimal")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rust_decimal")))]
 mod decimal_impls {
     use rust_decimal::Decimal;
 

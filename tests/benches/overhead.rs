@@ -1,0 +1,561 @@
+//! What dyno's typed operations cost over hand-written aws-sdk-dynamodb calls, on the same server
+//! through the same SDK client, and what the batch engine gains over sequential puts.
+//!
+//! Servers: dynalite when `DYNO_DYNALITE_ENDPOINT` is set, dynoxide when `DYNO_DYNOXIDE_ENDPOINT`
+//! is set (`scripts/bench overhead` starts both). Without either, nothing is measured.
+//!
+//! Cases, each on the e-commerce `Order` (`dyno_tests::ecommerce`, every field set), typed and
+//! hand-written side by side:
+//! - `get`: `Order::get(Order::key(..)).send(&store)` against `client.get_item()` with the key
+//!   built by hand, the item decoded by `dyno_tests::hand::hand_from_item` and hidden when its
+//!   TTL has passed (what the typed get does);
+//! - `put`: `order.put().send(&store)` (optimistic locking: the stored version must be the
+//!   order's, the item is written with `version + 1`) against `client.put_item()` with the same
+//!   item (`hand_to_item`) and the same condition; both cycle over [`PUT_KEYS`] keys of their
+//!   own, whose stored versions the benchmark tracks;
+//! - `query100`: `Order::query(user).all(&store)` against `client.query()` with the same key
+//!   condition, reading every page, keeping the items whose `_type` is `Order` and whose TTL has
+//!   not passed, decoded by hand. Both read the same 100 orders (checked before timing).
+//!
+//! Two measurements of the same cases: `overhead/...` is wall time, `overhead_cpu/...` the CPU
+//! time of this process (every thread: the runtime, the SDK, the decode) per operation, from
+//! `CLOCK_PROCESS_CPUTIME_ID`. The server runs in another process, so its CPU is not counted: the
+//! CPU figure is what the client side costs, the part dyno adds to.
+//!
+//! `overhead/<server>/batch5000`: 5,000 new orders written by [`BatchWriter`] (25 per request, 4
+//! requests in flight) against 5,000 sequential `order.put().send(&store)`, each [`ROUNDS`] times,
+//! alternating; the medians of wall and CPU time and their ratio are printed. Not a criterion
+//! benchmark: one sequential round takes seconds, and criterion needs ten samples at least. Runs
+//! when no filter is given or the filter mentions `batch`; with `--test`, one round of 100.
+//!
+//! `scripts/bench overhead` (or `scripts/bench overhead -- --warm-up-time 2 --measurement-time 5`)
+
+use std::time::{Duration, Instant};
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use dyno_core::ops::{BatchWriter, EntityExt};
+use dyno_core::{DynamoStore, Item};
+use dyno_tests::ecommerce::{self, Order};
+use dyno_tests::hand::{escape, hand_from_item, hand_to_item};
+use time::OffsetDateTime;
+
+/// Requests are built, and outputs dropped, outside the timing, in batches of this many.
+const BATCH: BatchSize = BatchSize::NumIterations(64);
+
+/// Distinct keys each put case cycles over.
+const PUT_KEYS: usize = 500;
+
+/// Orders in the queried partition.
+const QUERY_ITEMS: usize = 100;
+
+/// Items of the batch comparison.
+const BATCH_ITEMS: usize = 5_000;
+
+/// Rounds of the batch comparison (each: one batch write and one sequential run).
+const ROUNDS: usize = 3;
+
+/// The table every typed operation on `Order` uses.
+fn table() -> &'static str {
+    ecommerce::definition().name.as_str()
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU time as a criterion measurement.
+
+/// The CPU time of this process (all threads), as criterion's measured value.
+struct CpuTime;
+
+fn process_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+impl Measurement for CpuTime {
+    type Intermediate = Duration;
+    type Value = Duration;
+
+    fn start(&self) -> Duration {
+        process_cpu()
+    }
+    fn end(&self, start: Duration) -> Duration {
+        process_cpu().saturating_sub(start)
+    }
+    fn add(&self, a: &Duration, b: &Duration) -> Duration {
+        *a + *b
+    }
+    fn zero(&self) -> Duration {
+        Duration::ZERO
+    }
+    fn to_f64(&self, value: &Duration) -> f64 {
+        value.as_nanos() as f64
+    }
+    fn formatter(&self) -> &dyn ValueFormatter {
+        // Nanoseconds, like wall time: the same units and scaling.
+        static WALL: WallTime = WallTime;
+        WALL.formatter()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The servers and their data.
+
+/// One server, its table seeded: a `DynamoStore` and its SDK client (the same connection pool).
+struct Server {
+    name: &'static str,
+    store: DynamoStore,
+    client: aws_sdk_dynamodb::Client,
+}
+
+fn servers(rt: &tokio::runtime::Runtime) -> Vec<Server> {
+    let mut out = Vec::new();
+    for (name, var) in [
+        ("dynalite", "DYNO_DYNALITE_ENDPOINT"),
+        ("dynoxide", "DYNO_DYNOXIDE_ENDPOINT"),
+    ] {
+        match std::env::var(var) {
+            Ok(endpoint) => {
+                let store = rt.block_on(DynamoStore::local(&endpoint));
+                let client = store.client().clone();
+                out.push(Server {
+                    name,
+                    store,
+                    client,
+                });
+            }
+            Err(_) => eprintln!("{var} unset: {name} skipped (scripts/bench overhead starts it)"),
+        }
+    }
+    out
+}
+
+/// An order of `user` with every field set (two products, a note, a TTL in 2096).
+fn full(user: &str, i: usize) -> Order {
+    Order {
+        user_id: user.to_owned(),
+        order_id: format!("{i:08}"),
+        version: 0,
+        ..ecommerce::full_order()
+    }
+}
+
+/// The user whose partition a case reads or writes, per process (a rerun on the same server
+/// starts from empty partitions).
+fn user(case: &str) -> String {
+    format!("{case}-{}", std::process::id())
+}
+
+/// Creates the table if needed and writes what the cases read: the orders of the query
+/// partition (one of them the get's), and version 1 of every put key.
+fn seed(rt: &tokio::runtime::Runtime, server: &Server) -> Fixture {
+    let fixture = Fixture {
+        read_user: user("read"),
+        typed_put_user: user("put-typed"),
+        hand_put_user: user("put-hand"),
+    };
+    rt.block_on(async {
+        if let Err(e) = ecommerce::create_table(&server.store).await {
+            // A table left by an earlier run on the same server is fine.
+            if !matches!(e, dyno_core::Error::ResourceInUse { .. }) {
+                panic!("create table on {}: {e}", server.name);
+            }
+        }
+        let mut batch = BatchWriter::new();
+        let reads: Vec<Order> = (0..QUERY_ITEMS)
+            .map(|i| full(&fixture.read_user, i))
+            .collect();
+        let typed: Vec<Order> = (0..PUT_KEYS)
+            .map(|i| full(&fixture.typed_put_user, i))
+            .collect();
+        let hand: Vec<Order> = (0..PUT_KEYS)
+            .map(|i| full(&fixture.hand_put_user, i))
+            .collect();
+        batch.put_all(&reads).unwrap();
+        batch.put_all(&typed).unwrap();
+        batch.put_all(&hand).unwrap();
+        batch.send(&server.store).await.expect("seed");
+    });
+    fixture
+}
+
+struct Fixture {
+    read_user: String,
+    typed_put_user: String,
+    hand_put_user: String,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hand-written side: what a careful engineer writes with the SDK alone.
+
+/// `PK` and `SK` of an order, as the derive writes them.
+fn hand_key(user: &str, order_id: &str) -> (String, String) {
+    let mut pk = String::with_capacity(5 + user.len());
+    pk.push_str("USER#");
+    escape(user, &mut pk);
+    let mut sk = String::with_capacity(6 + order_id.len());
+    sk.push_str("ORDER#");
+    escape(order_id, &mut sk);
+    (pk, sk)
+}
+
+/// True when the item's TTL (epoch seconds) has passed: DynamoDB deletes such items lazily, and a
+/// read must not return them.
+fn expired(item: &Item, now: i64) -> bool {
+    match item.get("ttl") {
+        Some(AttributeValue::N(n)) => n.parse::<f64>().is_ok_and(|t| t <= now as f64),
+        _ => false,
+    }
+}
+
+async fn hand_get(client: &aws_sdk_dynamodb::Client, user: &str, id: &str) -> Option<Order> {
+    let (pk, sk) = hand_key(user, id);
+    let out = client
+        .get_item()
+        .table_name(table())
+        .key("PK", AttributeValue::S(pk))
+        .key("SK", AttributeValue::S(sk))
+        .send()
+        .await
+        .expect("hand get");
+    let item = out.item?;
+    if expired(&item, OffsetDateTime::now_utc().unix_timestamp()) {
+        return None;
+    }
+    Some(hand_from_item(&item).expect("hand decode"))
+}
+
+/// Writes `order` with `version + 1` if the stored version is `order.version` (at least 1).
+async fn hand_put(client: &aws_sdk_dynamodb::Client, order: &Order) {
+    let mut item = hand_to_item(order);
+    item.insert(
+        "version".to_owned(),
+        AttributeValue::N((order.version + 1).to_string()),
+    );
+    client
+        .put_item()
+        .table_name(table())
+        .set_item(Some(item))
+        .condition_expression("#v = :v")
+        .expression_attribute_names("#v", "version")
+        .expression_attribute_values(":v", AttributeValue::N(order.version.to_string()))
+        .send()
+        .await
+        .expect("hand put");
+}
+
+async fn hand_query(client: &aws_sdk_dynamodb::Client, user: &str) -> Vec<Order> {
+    let (pk, _) = hand_key(user, "");
+    let now = OffsetDateTime::now_utc().unix_timestamp();
+    let mut orders = Vec::new();
+    let mut start = None;
+    loop {
+        let page = client
+            .query()
+            .table_name(table())
+            .key_condition_expression("#pk = :pk AND begins_with(#sk, :sk)")
+            .expression_attribute_names("#pk", "PK")
+            .expression_attribute_names("#sk", "SK")
+            .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+            .expression_attribute_values(":sk", AttributeValue::S("ORDER#".to_owned()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("hand query");
+        for item in page.items() {
+            let is_order = matches!(item.get("_type"), Some(AttributeValue::S(t)) if t == "Order");
+            if is_order && !expired(item, now) {
+                orders.push(hand_from_item(item).expect("hand decode"));
+            }
+        }
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return orders;
+        }
+    }
+}
+
+/// Both sides read the same data before anything is timed.
+fn check(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture) {
+    rt.block_on(async {
+        let id = format!("{:08}", 7);
+        let typed = Order::get(Order::key(fixture.read_user.as_str(), id.as_str()))
+            .send(&server.store)
+            .await
+            .unwrap();
+        let hand = hand_get(&server.client, &fixture.read_user, &id).await;
+        assert!(typed.is_some(), "{}: seeded order missing", server.name);
+        assert_eq!(
+            typed, hand,
+            "{}: typed and hand-written gets differ",
+            server.name
+        );
+        let typed = Order::query(fixture.read_user.as_str())
+            .all(&server.store)
+            .await
+            .unwrap();
+        let hand = hand_query(&server.client, &fixture.read_user).await;
+        assert_eq!(typed.len(), QUERY_ITEMS, "{}: typed query", server.name);
+        assert_eq!(
+            typed, hand,
+            "{}: typed and hand-written queries differ",
+            server.name
+        );
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cases, for any measurement.
+
+fn cases<M: Measurement + 'static>(
+    c: &mut Criterion<M>,
+    group: &str,
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    fixture: &Fixture,
+) {
+    let store = &server.store;
+    let client = &server.client;
+    let read_user = fixture.read_user.as_str();
+    let get_id = format!("{:08}", 7);
+    let mut g = c.benchmark_group(format!("{group}/{}", server.name));
+
+    g.bench_function("get/typed", |b| {
+        b.to_async(rt).iter_batched(
+            || (),
+            |()| async {
+                let order = Order::get(Order::key(read_user, get_id.as_str()))
+                    .send(store)
+                    .await
+                    .unwrap();
+                assert!(order.is_some());
+                order
+            },
+            BATCH,
+        );
+    });
+    g.bench_function("get/hand", |b| {
+        b.to_async(rt).iter_batched(
+            || (),
+            |()| async {
+                let order = hand_get(client, read_user, &get_id).await;
+                assert!(order.is_some());
+                order
+            },
+            BATCH,
+        );
+    });
+
+    // The stored version of each put key: every key was seeded with version 1, and each timed
+    // put raises it by one (a failed put panics, so the count stays exact).
+    let mut typed_versions = vec![1u64; PUT_KEYS];
+    let mut i = 0;
+    g.bench_function("put/typed", |b| {
+        b.to_async(rt).iter_batched(
+            || {
+                i = (i + 1) % PUT_KEYS;
+                let mut order = full(&fixture.typed_put_user, i);
+                order.version = typed_versions[i];
+                typed_versions[i] += 1;
+                order
+            },
+            |order| async move { order.put().send(store).await.unwrap() },
+            BATCH,
+        );
+    });
+    let mut hand_versions = vec![1u64; PUT_KEYS];
+    let mut i = 0;
+    g.bench_function("put/hand", |b| {
+        b.to_async(rt).iter_batched(
+            || {
+                i = (i + 1) % PUT_KEYS;
+                let mut order = full(&fixture.hand_put_user, i);
+                order.version = hand_versions[i];
+                hand_versions[i] += 1;
+                order
+            },
+            |order| async move { hand_put(client, &order).await },
+            BATCH,
+        );
+    });
+
+    g.bench_function("query100/typed", |b| {
+        b.to_async(rt).iter_batched(
+            || (),
+            |()| async {
+                let orders = Order::query(read_user).all(store).await.unwrap();
+                assert_eq!(orders.len(), QUERY_ITEMS);
+                orders
+            },
+            BATCH,
+        );
+    });
+    g.bench_function("query100/hand", |b| {
+        b.to_async(rt).iter_batched(
+            || (),
+            |()| async {
+                let orders = hand_query(client, read_user).await;
+                assert_eq!(orders.len(), QUERY_ITEMS);
+                orders
+            },
+            BATCH,
+        );
+    });
+    g.finish();
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Runs `cases` on every configured server with measurement `M`.
+fn on_servers<M: Measurement + 'static>(c: &mut Criterion<M>, group: &str) {
+    let rt = runtime();
+    for server in servers(&rt) {
+        let fixture = seed(&rt, &server);
+        check(&rt, &server, &fixture);
+        cases(c, group, &rt, &server, &fixture);
+    }
+}
+
+fn wall(c: &mut Criterion) {
+    on_servers(c, "overhead");
+}
+
+fn cpu(c: &mut Criterion<CpuTime>) {
+    on_servers(c, "overhead_cpu");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The batch engine against sequential puts.
+
+/// What the command line asks of the batch comparison: `None` to skip it, else the items per
+/// write.
+fn batch_items() -> Option<usize> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--test") {
+        return Some(100);
+    }
+    if args.iter().any(|a| a == "--list") {
+        return None;
+    }
+    // Criterion's options that take a value; the filter is any other bare word.
+    const VALUED: &[&str] = &[
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--profile-time",
+        "--save-baseline",
+        "--baseline",
+        "--baseline-lenient",
+        "--load-baseline",
+        "--significance-level",
+        "--noise-threshold",
+        "--confidence-level",
+        "--nresamples",
+        "--plotting-backend",
+        "--output-format",
+        "--color",
+        "--format",
+    ];
+    let mut filter = None;
+    let mut skip = false;
+    for a in &args {
+        if skip {
+            skip = false;
+        } else if VALUED.contains(&a.as_str()) {
+            skip = true;
+        } else if !a.starts_with('-') {
+            filter = Some(a.as_str());
+        }
+    }
+    match filter {
+        Some(f) if !f.contains("batch") => None,
+        _ => Some(BATCH_ITEMS),
+    }
+}
+
+/// One timed run: wall and process CPU time.
+async fn timed<F: std::future::Future<Output = ()>>(f: F) -> (Duration, Duration) {
+    let (wall, cpu) = (Instant::now(), process_cpu());
+    f.await;
+    (wall.elapsed(), process_cpu().saturating_sub(cpu))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn batch() {
+    let Some(n) = batch_items() else {
+        return;
+    };
+    let rounds = if n == BATCH_ITEMS { ROUNDS } else { 1 };
+    let rt = runtime();
+    for server in servers(&rt) {
+        let store = &server.store;
+        let (mut batch_wall, mut batch_cpu, mut seq_wall, mut seq_cpu) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        rt.block_on(async {
+            if let Err(e) = ecommerce::create_table(store).await {
+                assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
+            }
+            for round in 0..rounds {
+                // Fresh partitions each round, so every put of either side creates its item.
+                let batch_user = user(&format!("batch{round}"));
+                let seq_user = user(&format!("seq{round}"));
+                let batch_orders: Vec<Order> = (0..n).map(|i| full(&batch_user, i)).collect();
+                let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
+                let (w, c) = timed(async {
+                    let mut writer = BatchWriter::new();
+                    writer.put_all(&batch_orders).unwrap();
+                    let report = writer.send(store).await.unwrap();
+                    assert_eq!(report.written, n);
+                })
+                .await;
+                batch_wall.push(w);
+                batch_cpu.push(c);
+                let (w, c) = timed(async {
+                    for order in &seq_orders {
+                        order.put().send(store).await.unwrap();
+                    }
+                })
+                .await;
+                seq_wall.push(w);
+                seq_cpu.push(c);
+                for u in [&batch_user, &seq_user] {
+                    let stored = Order::query(u.as_str()).count(store).await.unwrap();
+                    assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
+                }
+            }
+        });
+        let (bw, bc, sw, sc) = (
+            median(batch_wall),
+            median(batch_cpu),
+            median(seq_wall),
+            median(seq_cpu),
+        );
+        println!(
+            "overhead/{}/batch{n}: BatchWriter {:.3} s wall, {:.3} s CPU; sequential puts {:.3} s wall, {:.3} s CPU; sequential / batch = {:.1}x wall, {:.1}x CPU (median of {rounds})",
+            server.name,
+            bw.as_secs_f64(),
+            bc.as_secs_f64(),
+            sw.as_secs_f64(),
+            sc.as_secs_f64(),
+            sw.as_secs_f64() / bw.as_secs_f64(),
+            sc.as_secs_f64() / bc.as_secs_f64().max(1e-9),
+        );
+    }
+}
+
+criterion_group!(overhead, wall);
+criterion_group! {
+    name = overhead_cpu;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = cpu
+}
+criterion_main!(overhead, overhead_cpu, batch);
