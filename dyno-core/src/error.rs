@@ -124,15 +124,30 @@ pub enum Error {
     },
 
     /// A batch finished its bounded retries with items it could not process; they are returned,
-    /// never dropped.
-    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts", .unprocessed_writes.len(), .unprocessed_keys.len())]
+    /// never dropped, with what stopped them.
+    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts{}", .unprocessed_writes.len(), .unprocessed_keys.len(), LastCause(.causes))]
     BatchIncomplete {
         /// Writes that were not applied.
         unprocessed_writes: Vec<crate::store::WriteRequest>,
         /// Keys that were not read.
         unprocessed_keys: Vec<crate::store::TableKey>,
-        /// Attempts made per chunk.
+        /// The most attempts any chunk made.
         attempts: u32,
+        /// Why items are left, oldest first: the errors that stopped requests (the last error
+        /// of each chunk whose retries ran out, an error that stopped the batch), one per
+        /// distinct message. Empty when the server only kept answering with unprocessed items.
+        causes: Vec<Error>,
+    },
+
+    /// The client is not configured to send requests: credentials, region or endpoint missing or
+    /// invalid. Nothing was sent (so nothing was applied), and retrying does not help.
+    #[error("configuration error: {message}")]
+    Configuration {
+        /// What could not be done.
+        message: String,
+        /// The SDK's error.
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// The request timed out or the connection failed: the write may or may not have happened.
@@ -250,6 +265,33 @@ impl Error {
     pub fn is_condition_failed(&self) -> bool {
         matches!(self, Error::ConditionFailed { .. })
     }
+
+    /// True when the client is not configured to send requests (see [`Error::Configuration`]).
+    pub fn is_configuration(&self) -> bool {
+        matches!(self, Error::Configuration { .. })
+    }
+
+    /// The variant's name (`"OutcomeUnknown"`, `"Throttled"`...): a stable, low-cardinality label
+    /// for metrics and for tracing's `error.type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::ConditionFailed { .. } => "ConditionFailed",
+            Error::TransactionCanceled { .. } => "TransactionCanceled",
+            Error::Throttled { .. } => "Throttled",
+            Error::Validation { .. } => "Validation",
+            Error::ResourceNotFound { .. } => "ResourceNotFound",
+            Error::ResourceInUse { .. } => "ResourceInUse",
+            Error::ItemTooLarge { .. } => "ItemTooLarge",
+            Error::Encode { .. } => "Encode",
+            Error::Decode { .. } => "Decode",
+            Error::Key { .. } => "Key",
+            Error::InvalidCursor { .. } => "InvalidCursor",
+            Error::BatchIncomplete { .. } => "BatchIncomplete",
+            Error::Configuration { .. } => "Configuration",
+            Error::OutcomeUnknown { .. } => "OutcomeUnknown",
+            Error::Service { .. } => "Service",
+        }
+    }
 }
 
 /// Why one action of a cancelled transaction failed.
@@ -297,6 +339,18 @@ impl fmt::Display for Location<'_> {
             (Some(e), None) => write!(f, "{e}"),
             (None, Some(a)) => write!(f, "attribute {a}"),
             (None, None) => write!(f, "value"),
+        }
+    }
+}
+
+/// `: <the last cause>` of a batch, or nothing.
+struct LastCause<'a>(&'a [Error]);
+
+impl fmt::Display for LastCause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.last() {
+            Some(cause) => write!(f, "; last cause: {cause}"),
+            None => f.write_str("; the server kept returning them unprocessed"),
         }
     }
 }

@@ -1273,33 +1273,53 @@ async fn every_call_has_a_span_with_its_consumed_capacity() {
             .get_item(get(&missing, key("a", "1")))
             .await
             .unwrap_err();
+        b.store
+            .query(QueryRequest::new(
+                t.clone(),
+                Some("GSI1"),
+                KeyCondition::partition("GSI1PK", s("nobody")),
+            ))
+            .await
+            .unwrap();
         drop(guard);
 
+        // OpenTelemetry's semantic conventions for DynamoDB.
         let spans = capture.0.lock().unwrap().clone();
         let ours: Vec<_> = spans
             .iter()
             .filter(|(name, _)| name == "dynamodb")
             .collect();
-        assert_eq!(ours.len(), 2, "{}: one span per call: {spans:?}", b.name);
+        assert_eq!(ours.len(), 3, "{}: one span per call: {spans:?}", b.name);
         let (_, put_span) = ours[0];
-        assert_eq!(put_span["db.system"], "dynamodb");
-        assert_eq!(put_span["db.operation"], "PutItem");
-        assert_eq!(put_span["db.name"], t);
-        let units: f64 = put_span["consumed_capacity"].parse().unwrap();
+        assert_eq!(put_span["db.system.name"], "aws.dynamodb");
+        assert_eq!(put_span["db.operation.name"], "PutItem");
+        assert_eq!(put_span["aws.dynamodb.table_names"], t);
+        let units: f64 = put_span["aws.dynamodb.consumed_capacity"].parse().unwrap();
         assert!(units > 0.0, "{}: {put_span:?}", b.name);
-        let (_, get_span) = ours[1];
-        assert_eq!(get_span["db.operation"], "GetItem");
-        assert_eq!(get_span["db.name"], missing);
         assert!(
-            get_span["error"].starts_with("resource not found"),
-            "{}: {get_span:?}",
+            !put_span.contains_key("error.type"),
+            "{}: {put_span:?}",
+            b.name
+        );
+        let (_, get_span) = ours[1];
+        assert_eq!(get_span["db.operation.name"], "GetItem");
+        assert_eq!(get_span["aws.dynamodb.table_names"], missing);
+        assert_eq!(get_span["aws.dynamodb.consistent_read"], "true");
+        assert_eq!(get_span["error.type"], "ResourceNotFound", "{}", b.name);
+        assert!(
+            get_span["error.message"].contains(&missing),
+            "{}: the missing table is named: {get_span:?}",
             b.name
         );
         assert!(
-            !get_span.contains_key("consumed_capacity"),
+            !get_span.contains_key("aws.dynamodb.consumed_capacity"),
             "{}: nothing consumed",
             b.name
         );
+        let (_, query_span) = ours[2];
+        assert_eq!(query_span["db.operation.name"], "Query");
+        assert_eq!(query_span["aws.dynamodb.index_name"], "GSI1");
+        assert_eq!(query_span["aws.dynamodb.consistent_read"], "false");
         drop_table(&b, &t).await;
     }
 }

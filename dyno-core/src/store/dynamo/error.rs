@@ -99,11 +99,28 @@ const THROTTLING_CODES: &[&str] = &[
     "Throttling",
 ];
 
-/// Maps an SDK error of operation `op` (`"PutItem"`...) to dyno's [`Error`].
+/// Maps an SDK error of operation `op` (`"PutItem"`...) to dyno's [`Error`]. `sent` tells whether
+/// any attempt reached the HTTP client: a failure before that (credentials, region, endpoint,
+/// signing) is [`Error::Configuration`], since nothing can have been applied and no retry helps.
 pub(crate) fn from_sdk<E: OperationError>(
     op: &'static str,
     err: SdkError<E, HttpResponse>,
+    sent: bool,
 ) -> Error {
+    if !sent
+        && !matches!(
+            err,
+            SdkError::ServiceError(_) | SdkError::ConstructionFailure(_)
+        )
+    {
+        return Error::Configuration {
+            message: format!(
+                "{op} was not sent: the client could not resolve its credentials, region or \
+                 endpoint, or could not sign the request"
+            ),
+            source: Some(Box::new(err)),
+        };
+    }
     match &err {
         SdkError::ConstructionFailure(_) => Error::Service {
             code: None,
@@ -238,7 +255,7 @@ mod tests {
             PutItemError::ConditionalCheckFailedException(e),
             response(400),
         );
-        match from_sdk("PutItem", err) {
+        match from_sdk("PutItem", err, true) {
             Error::ConditionFailed {
                 entity: None,
                 item: Some(old),
@@ -270,7 +287,7 @@ mod tests {
             TransactWriteItemsError::TransactionCanceledException(e),
             response(400),
         );
-        match from_sdk("TransactWriteItems", err) {
+        match from_sdk("TransactWriteItems", err, true) {
             Error::TransactionCanceled { reasons } => {
                 assert_eq!(reasons.len(), 2);
                 assert_eq!(reasons[0].code.as_deref(), Some("None"));
@@ -288,7 +305,11 @@ mod tests {
     fn by_code(code: &str, status: u16) -> Error {
         // An operation error with only metadata: what an unmodelled code becomes.
         let e = operation::get_item::GetItemError::generic(meta(code, "what the service said"));
-        from_sdk("GetItem", SdkError::service_error(e, response(status)))
+        from_sdk(
+            "GetItem",
+            SdkError::service_error(e, response(status)),
+            true,
+        )
     }
 
     #[test]
@@ -331,13 +352,36 @@ mod tests {
     fn transport_failures_have_unknown_outcome() {
         let timeout: SdkError<operation::get_item::GetItemError, HttpResponse> =
             SdkError::timeout_error("deadline passed");
-        assert!(from_sdk("GetItem", timeout).is_outcome_unknown());
+        assert!(from_sdk("GetItem", timeout, true).is_outcome_unknown());
         let io: SdkError<operation::get_item::GetItemError, HttpResponse> =
             SdkError::dispatch_failure(ConnectorError::io("connection reset".into()));
-        let err = from_sdk("GetItem", io);
+        let err = from_sdk("GetItem", io, true);
         assert!(err.is_outcome_unknown());
         // The source is kept, not repeated in the message.
         assert!(!err.to_string().contains("connection reset"), "{err}");
         assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
+    fn failures_before_sending_are_configuration_errors() {
+        let unsigned: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::dispatch_failure(ConnectorError::other("no credentials".into(), None));
+        let err = from_sdk("GetItem", unsigned, false);
+        assert!(
+            matches!(err, Error::Configuration { .. }) && !err.is_outcome_unknown(),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("GetItem was not sent"), "{err}");
+        // A timeout before anything was sent (credentials loading) changed nothing either.
+        let slow: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::timeout_error("resolving credentials");
+        assert!(matches!(
+            from_sdk("GetItem", slow, false),
+            Error::Configuration { .. }
+        ));
+        // The same failures after a send keep their unknown outcome.
+        let slow: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::timeout_error("deadline passed");
+        assert!(from_sdk("GetItem", slow, true).is_outcome_unknown());
     }
 }
