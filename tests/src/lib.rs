@@ -5,3 +5,4 @@ pub mod cached;
 pub mod ecommerce;
 pub mod fault;
 pub mod model;
+pub mod proxy;

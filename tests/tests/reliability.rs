@@ -298,3 +298,74 @@ async fn a_missing_table_is_named() {
         }
     }
 }
+
+/// IdempotentWrite on any store: responses lost twice (the write applied each time it reached
+/// the store), resent with the same token, applied once.
+#[tokio::test]
+async fn an_idempotent_increment_applies_once_when_responses_are_lost() {
+    use dyno_core::expr::{Path, Update};
+    use dyno_core::ops::{IdempotentWrite, Transaction};
+    use dyno_core::store::TransactWriteItem;
+    use dyno_core::{MemoryStore, TableDef};
+    use dyno_tests::fault::{outcome_unknown, FaultStore, Op};
+
+    let inner = MemoryStore::new();
+    inner
+        .create_table(&TableDef::new("Counters", "PK", Some("SK")))
+        .await
+        .unwrap();
+    let store = FaultStore::new(inner);
+    let increment = TransactWriteItem::Update {
+        table: "Counters".into(),
+        key: key("views"),
+        update: Update {
+            add: vec![(Path::attr("n"), AttributeValue::N("1".into()))],
+            ..Update::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let write = IdempotentWrite::new(Transaction::new().action(increment))
+        .unwrap()
+        .retry(RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(4),
+        });
+    assert_eq!(write.token().len(), 32);
+    store.fail_next_after(Op::TransactWrite, 2, outcome_unknown);
+    timeout(Duration::from_secs(5), write.send(&store))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.calls(Op::TransactWrite), 3);
+    let got = store
+        .inner()
+        .get_item(GetRequest::new("Counters".to_owned(), key("views")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(
+        got["n"],
+        AttributeValue::N("1".into()),
+        "three sends, one increment"
+    );
+
+    // Sent again later (same token) with every response lost: the error says the outcome is
+    // unknown, and the increment still counted once.
+    store.fail_next_after(Op::TransactWrite, 4, outcome_unknown);
+    let err = timeout(Duration::from_secs(5), write.send(&store))
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(err.is_outcome_unknown(), "{err:?}");
+    let got = store
+        .inner()
+        .get_item(GetRequest::new("Counters".to_owned(), key("views")))
+        .await
+        .unwrap()
+        .item
+        .unwrap();
+    assert_eq!(got["n"], AttributeValue::N("1".into()));
+}

@@ -7,7 +7,9 @@ use std::time::Duration;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::BehaviorVersion;
-use aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef;
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
+};
 use aws_sdk_dynamodb::config::{ConfigBag, Credentials, Intercept, Region, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
 
@@ -181,13 +183,25 @@ impl DynamoStoreBuilder {
 }
 
 tokio::task_local! {
-    /// Set when the current call handed a request to the HTTP client.
-    static TRANSMITTED: Cell<bool>;
+    /// What the current call's attempts did on the wire.
+    static WIRE: Cell<Wire>;
 }
 
-/// Records, for the call running in [`track_transmission`], that a request reached the HTTP
-/// client. Without it, "nothing was sent" (credentials, region, endpoint) and "sent, no answer"
-/// look alike in the SDK's errors.
+/// What a call's attempts did on the wire, as seen by [`TransmissionMarker`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Wire {
+    /// Some attempt was handed to the HTTP client.
+    pub(crate) sent: bool,
+    /// Attempts sent that got no response or a 5xx one: each may have been applied.
+    pub(crate) unknown_attempts: u32,
+    /// The current attempt was handed to the HTTP client.
+    pub(crate) in_flight: bool,
+}
+
+/// Records, for the call running in [`track_transmission`], which attempts reached the HTTP
+/// client and how they ended. Without it, "nothing was sent" (credentials, region, endpoint) and
+/// "sent, no answer" look alike in the SDK's errors, and so do "the condition failed" and "the
+/// condition failed on a retry, because the lost first attempt had applied the write".
 #[derive(Debug)]
 pub(crate) struct TransmissionMarker;
 
@@ -203,17 +217,44 @@ impl Intercept for TransmissionMarker {
         _cfg: &mut ConfigBag,
     ) -> Result<(), BoxError> {
         // Outside `track_transmission` (a caller using the client directly) there is nothing to mark.
-        let _ = TRANSMITTED.try_with(|t| t.set(true));
+        let _ = WIRE.try_with(|w| {
+            w.set(Wire {
+                sent: true,
+                in_flight: true,
+                ..w.get()
+            });
+        });
+        Ok(())
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &FinalizerInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        let unknown = match context.response() {
+            None => true,
+            Some(response) => response.status().is_server_error(),
+        };
+        let _ = WIRE.try_with(|w| {
+            let mut wire = w.get();
+            // An attempt that failed before transmission left no doubt.
+            if wire.in_flight && unknown {
+                wire.unknown_attempts += 1;
+            }
+            wire.in_flight = false;
+            w.set(wire);
+        });
         Ok(())
     }
 }
 
-/// Runs an SDK call and tells whether any of its attempts was handed to the HTTP client.
-pub(crate) async fn track_transmission<T>(call: impl std::future::Future<Output = T>) -> (T, bool) {
-    TRANSMITTED
-        .scope(Cell::new(false), async {
-            let out = call.await;
-            (out, TRANSMITTED.with(Cell::get))
-        })
-        .await
+/// Runs an SDK call and tells what its attempts did on the wire.
+pub(crate) async fn track_transmission<T>(call: impl std::future::Future<Output = T>) -> (T, Wire) {
+    WIRE.scope(Cell::new(Wire::default()), async {
+        let out = call.await;
+        (out, WIRE.with(Cell::get))
+    })
+    .await
 }
