@@ -225,9 +225,15 @@ impl Error {
                     *attribute = Some(at_attribute.to_owned());
                 }
             }
-            Error::Key { entity, .. }
-            | Error::ItemTooLarge { entity, .. }
-            | Error::ConditionFailed { entity, .. } => {
+            Error::Key { entity, message } => {
+                // A key error has no attribute of its own: the field goes into the message, as
+                // the generated key encoders write it.
+                if entity.is_none() {
+                    *message = format!("field `{at_attribute}`: {message}");
+                }
+                entity.get_or_insert(at_entity);
+            }
+            Error::ItemTooLarge { entity, .. } | Error::ConditionFailed { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
             _ => {}
