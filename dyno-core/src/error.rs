@@ -58,6 +58,16 @@ pub enum Error {
         message: String,
     },
 
+    /// The item a write needs does not exist: an update without upsert of a missing item.
+    /// Nothing was written.
+    #[error("{} not found: {message}", entity.unwrap_or("item"))]
+    NotFound {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// Which item, and what was not done.
+        message: String,
+    },
+
     /// The table already exists (from `CreateTable`).
     #[error("resource in use: {message}")]
     ResourceInUse {
@@ -272,6 +282,11 @@ impl Error {
         matches!(self, Error::ConditionFailed { .. })
     }
 
+    /// True when a write found no item to change (see [`Error::NotFound`]).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+
     /// True when the client is not configured to send requests (see [`Error::Configuration`]).
     pub fn is_configuration(&self) -> bool {
         matches!(self, Error::Configuration { .. })
@@ -287,6 +302,7 @@ impl Error {
             Error::Validation { .. } => "Validation",
             Error::ResourceNotFound { .. } => "ResourceNotFound",
             Error::ResourceInUse { .. } => "ResourceInUse",
+            Error::NotFound { .. } => "NotFound",
             Error::ItemTooLarge { .. } => "ItemTooLarge",
             Error::Encode { .. } => "Encode",
             Error::Decode { .. } => "Decode",

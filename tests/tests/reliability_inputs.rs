@@ -699,3 +699,35 @@ async fn row42_invalid_table_names_are_refused() {
         assert!(matches!(err, Error::Validation { .. }), "{bad}: {err:?}");
     }
 }
+
+#[tokio::test]
+async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
+    let store = store().await;
+    let err = User::update(User::key("nobody").unwrap())
+        .set(
+            Path::attr("name"),
+            dyno_core::expr::SetValue::value(s("Bob")),
+        )
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("User") && text.contains("USER#nobody") && text.contains("upsert"),
+        "{text}"
+    );
+    assert_eq!(count(&store).await, 0, "nothing written");
+    // An existing item whose own condition fails is still a condition failure.
+    user("somebody").put().send(&store).await.unwrap();
+    let err = User::update(User::key("somebody").unwrap())
+        .set(
+            Path::attr("name"),
+            dyno_core::expr::SetValue::value(s("Bob")),
+        )
+        .condition(Condition::eq("name", s("Zed")))
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(err.is_condition_failed(), "{err:?}");
+}

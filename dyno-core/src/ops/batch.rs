@@ -555,7 +555,8 @@ where
     }
 }
 
-fn describe_key(key: &Item) -> String {
+/// `A=v, B=w`: a key for messages, attributes in name order.
+pub(crate) fn describe_key(key: &Item) -> String {
     let mut parts: Vec<String> = key
         .iter()
         .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))

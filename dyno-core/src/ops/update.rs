@@ -187,12 +187,16 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Applies the update and returns the item as it is now, decoded.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
+        let upsert = self.upsert;
         let request = self.into_request()?;
-        let out = store
-            .update_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = (!upsert).then(|| request.key.clone());
+        let out = match store.update_item(request).instrument(span).await {
+            Ok(out) => out,
+            Err(Error::ConditionFailed { item: None, .. }) if key.is_some() => {
+                return Err(missing_or_failed::<E, S>(store, key.unwrap_or_default()).await);
+            }
+            Err(e) => return Err(e.for_entity(E::ENTITY_TYPE)),
+        };
         match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
@@ -201,6 +205,32 @@ impl<E: Entity> UpdateBuilder<E> {
             )
             .for_entity(E::ENTITY_TYPE)),
         }
+    }
+}
+
+/// The error of an update (without upsert) whose condition failed: [`Error::NotFound`] when the
+/// item does not exist (a strongly consistent read tells, since servers need not return the old
+/// item), else the condition failure itself.
+async fn missing_or_failed<E: Entity, S: Store + ?Sized>(
+    store: &S,
+    key: crate::value::Item,
+) -> Error {
+    let failed = Error::ConditionFailed {
+        entity: Some(E::ENTITY_TYPE),
+        item: None,
+    };
+    let read = crate::store::GetRequest::new(table_name::<E>(), key.clone()).consistent();
+    match store.get_item(read).await {
+        Ok(out) if out.item.is_none() => Error::NotFound {
+            entity: Some(E::ENTITY_TYPE),
+            message: format!(
+                "no item at key {}: an update without upsert() changes only an existing item, \
+                 and nothing was written",
+                super::batch::describe_key(&key)
+            ),
+        },
+        // Present, or unknown: the condition failure stands.
+        _ => failed,
     }
 }
 
