@@ -731,3 +731,27 @@ async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
         .unwrap_err();
     assert!(err.is_condition_failed(), "{err:?}");
 }
+
+#[tokio::test]
+async fn row55_create_over_an_expired_item_treats_it_as_absent() {
+    let store = store().await;
+    let mut expired = order("exp", "o1");
+    expired.ttl = Some(1_000); // 1970: expired, not yet deleted
+    expired.put().send(&store).await.unwrap();
+    assert!(Order::get(Order::key("exp", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_none());
+    let fresh = order("exp", "o1");
+    fresh.create().send(&store).await.unwrap();
+    let back = Order::get(Order::key("exp", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((back.ttl, back.version), (None, 1));
+    // A live item still blocks a create.
+    let err = fresh.create().send(&store).await.unwrap_err();
+    assert!(err.is_condition_failed(), "{err:?}");
+}

@@ -122,9 +122,19 @@ pub(crate) fn item_exists<E: Entity>() -> Condition {
     Condition::exists(table_def::<E>().partition_key.name.as_str())
 }
 
-/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist.
+/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist. For an entity with a
+/// TTL attribute, `OR ttl < now` as well: an expired item reads as absent (DynamoDB deletes it
+/// up to days late), so a put-if-absent (`create`) treats it as absent too.
 pub(crate) fn item_absent<E: Entity>() -> Condition {
-    Condition::not_exists(table_def::<E>().partition_key.name.as_str())
+    let absent = Condition::not_exists(table_def::<E>().partition_key.name.as_str());
+    match ttl_attribute::<E>() {
+        Some(ttl) => absent.or(Condition::Compare(
+            Operand::Path(Path::attr(ttl)),
+            Comparator::Lt,
+            Operand::Value(AttributeValue::N(now_epoch_seconds().to_string())),
+        )),
+        None => absent,
+    }
 }
 
 /// The primary-key attributes of `item` for `def`; an error when one is missing.
