@@ -127,19 +127,46 @@ async fn row02_empty_key_field_is_a_key_error_naming_the_field() {
 }
 
 #[tokio::test]
-async fn row03_partition_key_over_2048_bytes_is_refused_before_writing() {
-    let store = store().await;
-    let err = user(&"k".repeat(3000))
-        .put()
-        .send(&store)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::Key { .. } | Error::Validation { .. }),
-        "{err:?}"
-    );
-    assert!(err.to_string().contains("2048"), "{err}");
-    assert_eq!(count(&store).await, 0);
+async fn row03_key_over_dynamodbs_size_limits_is_refused_before_sending_naming_entity_and_field() {
+    let store = dyno_tests::fault::FaultStore::new(store().await);
+    let long = "k".repeat(3000);
+    // A put, a get, an update, a delete and a batch: each refused before any call.
+    let errors = [
+        user(&long).put().send(&store).await.unwrap_err(),
+        User::get(User::key(&long).unwrap())
+            .send(&store)
+            .await
+            .unwrap_err(),
+        User::update(User::key(&long).unwrap())
+            .set(Path::attr("name"), dyno_core::expr::SetValue::value(s("x")))
+            .send(&store)
+            .await
+            .unwrap_err(),
+        User::delete(User::key(&long).unwrap())
+            .send(&store)
+            .await
+            .unwrap_err(),
+        BatchWriter::new().put(&user(&long)).unwrap_err(),
+        order("u", &"o".repeat(1100))
+            .put()
+            .send(&store)
+            .await
+            .unwrap_err(),
+    ];
+    for (i, err) in errors.iter().enumerate() {
+        assert!(matches!(err, Error::Key { .. }), "#{i}: {err:?}");
+        let text = err.to_string();
+        let (entity, field, limit) = if i == 5 {
+            ("Order", "`order_id`", "1024")
+        } else {
+            ("User", "`user_id`", "2048")
+        };
+        assert!(
+            text.contains(entity) && text.contains(field) && text.contains(limit),
+            "#{i}: {text}"
+        );
+    }
+    assert_eq!(store.counts().total(), 0, "nothing was sent");
 }
 
 #[tokio::test]

@@ -346,9 +346,7 @@ impl BatchWriter {
 
     /// Adds a delete of the item at `key`.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
-        let key = key
-            .try_into_item()
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
         self.add(
             WriteRequest::Delete {
@@ -647,9 +645,7 @@ impl<E: Entity> BatchGet<E> {
         let mut position: HashMap<Vec<u8>, usize> = HashMap::with_capacity(self.keys.len());
         let mut keys = Vec::with_capacity(self.keys.len());
         for (i, key) in self.keys.into_iter().enumerate() {
-            let key = key
-                .try_into_item()
-                .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+            let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
             if position.insert(identity(&table, &key), i).is_some() {
                 return Err(Error::validation(format!(
                     "batch get of {}: key {} is asked twice; a batch may read each item once",

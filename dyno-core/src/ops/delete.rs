@@ -76,7 +76,7 @@ impl<E: Entity> Delete<E> {
     /// The key (or its error, first) and the condition.
     fn parts(self) -> Result<(crate::value::Item, Option<Condition>)> {
         let condition = self.condition_expr();
-        let key = self.key.try_into_item()?;
+        let key = super::support::key_item(self.key)?;
         Ok((key, condition?))
     }
 

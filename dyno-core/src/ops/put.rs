@@ -4,7 +4,9 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{check_size, item_absent, item_exists, number, table_name, version_is};
+use super::support::{
+    check_key_size, check_size, item_absent, item_exists, number, table_name, version_is,
+};
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::expr::Condition;
@@ -95,6 +97,7 @@ impl<'a, E: Entity> Put<'a, E> {
         if let Some(c) = &self.condition {
             cond = Some(Condition::and_opt(cond, c.clone()));
         }
+        check_key_size::<E>(&item)?;
         check_size(&item, Some(E::ENTITY_TYPE))?;
         Ok((item, cond))
     }

@@ -151,14 +151,12 @@ impl Transaction {
 
     /// Requires `condition` to hold on the item at `key`, without writing it.
     pub fn check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
-        let action = key
-            .try_into_item()
-            .map(|key| TransactWriteItem::ConditionCheck {
-                table: table_name::<E>(),
-                key,
-                condition,
-                return_old_on_condition_failure: false,
-            });
+        let action = super::support::key_item(key).map(|key| TransactWriteItem::ConditionCheck {
+            table: table_name::<E>(),
+            key,
+            condition,
+            return_old_on_condition_failure: false,
+        });
         self.push(Some(E::ENTITY_TYPE), action, None)
     }
 
@@ -294,7 +292,7 @@ impl TransactGet {
     /// Adds a read of `key`.
     /// An invalid key is recorded, and [`Self::send`] fails with its error without reading.
     pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
-        let key = match key.try_into_item() {
+        let key = match super::support::key_item(key) {
             Ok(key) => key,
             Err(e) => {
                 self.error.get_or_insert(e.for_entity(E::ENTITY_TYPE));

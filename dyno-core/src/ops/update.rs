@@ -117,7 +117,7 @@ impl<E: Entity> UpdateBuilder<E> {
             version,
             upsert,
         } = self;
-        let key = key.try_into_item()?;
+        let key = super::support::key_item(key)?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = (!upsert).then(item_exists::<E>);
         match (E::VERSION_ATTRIBUTE, version) {
