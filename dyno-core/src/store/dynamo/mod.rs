@@ -6,7 +6,9 @@
 //! `db.system.name = "aws.dynamodb"`, `db.operation.name`, `aws.dynamodb.table_names`,
 //! `aws.dynamodb.index_name` (queries and scans of an index), `aws.dynamodb.consistent_read`,
 //! `aws.dynamodb.consumed_capacity` (every request asks for `ReturnConsumedCapacity = TOTAL`) and,
-//! on failure, `error.type` (the [`Error`] variant) and `error.message`.
+//! on failure, `error.type` (the [`Error`] variant) and `error.message`. A typed operation's
+//! call is a child of its `dyno.*` span (`dyno.get`, `dyno.query`...), which carries dyno's own
+//! fields: `entity` and, for queries and scans, the `index` and the operation (`op`).
 //!
 //! Time: every call is bounded by [`Timeouts`] (connect 3 s, attempt 10 s, whole call 30 s by
 //! default; see [`DynamoStore::builder`]). A call that exceeds them fails with
