@@ -70,6 +70,7 @@ async fn local_store_on_a_silent_endpoint_fails_within_the_default_operation_tim
     .expect("get_item on a silent endpoint did not return within 45 s");
     let err = result.expect_err("a silent endpoint cannot answer");
     assert!(err.is_outcome_unknown(), "{err:?}");
+    eprintln!("silent endpoint, DynamoStore::local: failed after {:?}", started.elapsed());
     assert!(
         started.elapsed() < Duration::from_secs(40),
         "{:?}",
@@ -140,6 +141,11 @@ async fn batch_on_a_dead_server_returns_every_item_with_the_cause_within_its_bud
         .await
         .expect("a batch on a dead server did not return within 60 s");
     let took = started.elapsed();
+    eprintln!(
+        "dead server, 2,000 puts: returned after {took:?}, {} requests, {} unprocessed",
+        report.requests,
+        report.unprocessed.len()
+    );
     assert_eq!(report.written, 0);
     assert_eq!(report.unprocessed.len(), 2000, "every item is returned");
     assert!(

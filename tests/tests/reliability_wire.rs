@@ -385,8 +385,9 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
         let proxy = FaultProxy::start(&server.endpoint).await;
         let store = through(&proxy, 1).await;
         let who = server.name;
+        // More attempts than injected faults: one chunk may meet every fault (concurrency 2).
         let policy = RetryPolicy {
-            max_attempts: 6,
+            max_attempts: 10,
             base_delay: Duration::from_millis(5),
             max_delay: Duration::from_millis(50),
         };
