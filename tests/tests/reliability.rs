@@ -70,7 +70,10 @@ async fn local_store_on_a_silent_endpoint_fails_within_the_default_operation_tim
     .expect("get_item on a silent endpoint did not return within 45 s");
     let err = result.expect_err("a silent endpoint cannot answer");
     assert!(err.is_outcome_unknown(), "{err:?}");
-    eprintln!("silent endpoint, DynamoStore::local: failed after {:?}", started.elapsed());
+    eprintln!(
+        "silent endpoint, DynamoStore::local: failed after {:?}",
+        started.elapsed()
+    );
     assert!(
         started.elapsed() < Duration::from_secs(40),
         "{:?}",
