@@ -194,14 +194,18 @@ pub(crate) fn share_error(shared: Arc<Error>) -> Error {
         Error::InvalidCursor { message } => Error::InvalidCursor {
             message: message.clone(),
         },
+        // The batch engine's error: no single-flight call shares it, so its causes (not Clone)
+        // are not copied.
         Error::BatchIncomplete {
             unprocessed_writes,
             unprocessed_keys,
             attempts,
+            ..
         } => Error::BatchIncomplete {
             unprocessed_writes: unprocessed_writes.clone(),
             unprocessed_keys: unprocessed_keys.clone(),
             attempts: *attempts,
+            causes: Vec::new(),
         },
         Error::OutcomeUnknown { message, .. } => Error::OutcomeUnknown {
             message: message.clone(),

@@ -72,6 +72,16 @@ pub enum Error {
         message: String,
     },
 
+    /// The item a write needs does not exist: an update without upsert of a missing item.
+    /// Nothing was written.
+    #[error("{} not found: {message}", entity.unwrap_or("item"))]
+    NotFound {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// Which item, and what was not done.
+        message: String,
+    },
+
     /// The table already exists (from `CreateTable`).
     #[error("resource in use: {message}")]
     ResourceInUse {
@@ -138,15 +148,30 @@ pub enum Error {
     },
 
     /// A batch finished its bounded retries with items it could not process; they are returned,
-    /// never dropped.
-    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts", .unprocessed_writes.len(), .unprocessed_keys.len())]
+    /// never dropped, with what stopped them.
+    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts{}", .unprocessed_writes.len(), .unprocessed_keys.len(), LastCause(.causes))]
     BatchIncomplete {
         /// Writes that were not applied.
         unprocessed_writes: Vec<crate::store::WriteRequest>,
         /// Keys that were not read.
         unprocessed_keys: Vec<crate::store::TableKey>,
-        /// Attempts made per chunk.
+        /// The most attempts any chunk made.
         attempts: u32,
+        /// Why items are left, oldest first: the errors that stopped requests (the last error
+        /// of each chunk whose retries ran out, an error that stopped the batch), one per
+        /// distinct message. Empty when the server only kept answering with unprocessed items.
+        causes: Vec<Error>,
+    },
+
+    /// The client is not configured to send requests: credentials, region or endpoint missing or
+    /// invalid. Nothing was sent (so nothing was applied), and retrying does not help.
+    #[error("configuration error: {message}")]
+    Configuration {
+        /// What could not be done.
+        message: String,
+        /// The SDK's error.
+        #[source]
+        source: Option<BoxError>,
     },
 
     /// The request timed out or the connection failed: the write may or may not have happened.
@@ -224,9 +249,15 @@ impl Error {
                     *attribute = Some(at_attribute.to_owned());
                 }
             }
-            Error::Key { entity, .. }
-            | Error::ItemTooLarge { entity, .. }
-            | Error::ConditionFailed { entity, .. } => {
+            Error::Key { entity, message } => {
+                // A key error has no attribute of its own: the field goes into the message, as
+                // the generated key encoders write it.
+                if entity.is_none() {
+                    *message = format!("field `{at_attribute}`: {message}");
+                }
+                entity.get_or_insert(at_entity);
+            }
+            Error::ItemTooLarge { entity, .. } | Error::ConditionFailed { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
             _ => {}
@@ -268,6 +299,40 @@ impl Error {
     /// True when a typed write found another entity's item at its key ([`Error::WrongEntity`]).
     pub fn is_wrong_entity(&self) -> bool {
         matches!(self, Error::WrongEntity { .. })
+    }
+
+    /// True when a write found no item to change (see [`Error::NotFound`]).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Error::NotFound { .. })
+    }
+
+    /// True when the client is not configured to send requests (see [`Error::Configuration`]).
+    pub fn is_configuration(&self) -> bool {
+        matches!(self, Error::Configuration { .. })
+    }
+
+    /// The variant's name (`"OutcomeUnknown"`, `"Throttled"`...): a stable, low-cardinality label
+    /// for metrics and for tracing's `error.type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::ConditionFailed { .. } => "ConditionFailed",
+            Error::TransactionCanceled { .. } => "TransactionCanceled",
+            Error::Throttled { .. } => "Throttled",
+            Error::Validation { .. } => "Validation",
+            Error::ResourceNotFound { .. } => "ResourceNotFound",
+            Error::ResourceInUse { .. } => "ResourceInUse",
+            Error::NotFound { .. } => "NotFound",
+            Error::WrongEntity { .. } => "WrongEntity",
+            Error::ItemTooLarge { .. } => "ItemTooLarge",
+            Error::Encode { .. } => "Encode",
+            Error::Decode { .. } => "Decode",
+            Error::Key { .. } => "Key",
+            Error::InvalidCursor { .. } => "InvalidCursor",
+            Error::BatchIncomplete { .. } => "BatchIncomplete",
+            Error::Configuration { .. } => "Configuration",
+            Error::OutcomeUnknown { .. } => "OutcomeUnknown",
+            Error::Service { .. } => "Service",
+        }
     }
 }
 
@@ -316,6 +381,18 @@ impl fmt::Display for Location<'_> {
             (Some(e), None) => write!(f, "{e}"),
             (None, Some(a)) => write!(f, "attribute {a}"),
             (None, None) => write!(f, "value"),
+        }
+    }
+}
+
+/// `: <the last cause>` of a batch, or nothing.
+struct LastCause<'a>(&'a [Error]);
+
+impl fmt::Display for LastCause<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.last() {
+            Some(cause) => write!(f, "; last cause: {cause}"),
+            None => f.write_str("; the server kept returning them unprocessed"),
         }
     }
 }

@@ -6,3 +6,4 @@ pub mod ecommerce;
 pub mod fault;
 pub mod hand;
 pub mod model;
+pub mod proxy;

@@ -1221,8 +1221,10 @@ mod capture {
     /// One span: its name and its fields as text.
     pub type Span = (String, HashMap<String, String>);
 
+    /// Every span, plus the stack of entered spans (the parent of a new contextual span). Each
+    /// span's fields gain `_parent` (its parent's name) and `_parent.<field>` (its parent's fields).
     #[derive(Clone, Default)]
-    pub struct Capture(pub Arc<Mutex<Vec<Span>>>);
+    pub struct Capture(pub Arc<Mutex<Vec<Span>>>, Arc<Mutex<Vec<u64>>>);
 
     struct Fields<'a>(&'a mut HashMap<String, String>);
 
@@ -1246,6 +1248,20 @@ mod capture {
             let mut spans = self.0.lock().unwrap();
             let mut fields = HashMap::new();
             attrs.record(&mut Fields(&mut fields));
+            let parent = match attrs.parent() {
+                Some(id) => Some(id.into_u64()),
+                None if attrs.is_contextual() => self.1.lock().unwrap().last().copied(),
+                None => None,
+            };
+            if let Some(p) = parent {
+                let (name, parent_fields) = spans[usize::try_from(p).unwrap() - 1].clone();
+                fields.insert("_parent".to_owned(), name);
+                for (k, v) in parent_fields {
+                    if !k.starts_with('_') {
+                        fields.insert(format!("_parent.{k}"), v);
+                    }
+                }
+            }
             spans.push((attrs.metadata().name().to_owned(), fields));
             Id::from_u64(spans.len() as u64)
         }
@@ -1256,8 +1272,15 @@ mod capture {
         }
         fn record_follows_from(&self, _: &Id, _: &Id) {}
         fn event(&self, _: &Event<'_>) {}
-        fn enter(&self, _: &Id) {}
-        fn exit(&self, _: &Id) {}
+        fn enter(&self, id: &Id) {
+            self.1.lock().unwrap().push(id.into_u64());
+        }
+        fn exit(&self, id: &Id) {
+            let mut stack = self.1.lock().unwrap();
+            if let Some(i) = stack.iter().rposition(|x| *x == id.into_u64()) {
+                stack.remove(i);
+            }
+        }
     }
 }
 
@@ -1273,33 +1296,100 @@ async fn every_call_has_a_span_with_its_consumed_capacity() {
             .get_item(get(&missing, key("a", "1")))
             .await
             .unwrap_err();
+        b.store
+            .query(QueryRequest::new(
+                t.clone(),
+                Some("GSI1"),
+                KeyCondition::partition("GSI1PK", s("nobody")),
+            ))
+            .await
+            .unwrap();
         drop(guard);
 
+        // OpenTelemetry's semantic conventions for DynamoDB.
         let spans = capture.0.lock().unwrap().clone();
         let ours: Vec<_> = spans
             .iter()
             .filter(|(name, _)| name == "dynamodb")
             .collect();
-        assert_eq!(ours.len(), 2, "{}: one span per call: {spans:?}", b.name);
+        assert_eq!(ours.len(), 3, "{}: one span per call: {spans:?}", b.name);
         let (_, put_span) = ours[0];
-        assert_eq!(put_span["db.system"], "dynamodb");
-        assert_eq!(put_span["db.operation"], "PutItem");
-        assert_eq!(put_span["db.name"], t);
-        let units: f64 = put_span["consumed_capacity"].parse().unwrap();
+        assert_eq!(put_span["db.system.name"], "aws.dynamodb");
+        assert_eq!(put_span["db.operation.name"], "PutItem");
+        assert_eq!(put_span["aws.dynamodb.table_names"], t);
+        let units: f64 = put_span["aws.dynamodb.consumed_capacity"].parse().unwrap();
         assert!(units > 0.0, "{}: {put_span:?}", b.name);
-        let (_, get_span) = ours[1];
-        assert_eq!(get_span["db.operation"], "GetItem");
-        assert_eq!(get_span["db.name"], missing);
         assert!(
-            get_span["error"].starts_with("resource not found"),
-            "{}: {get_span:?}",
+            !put_span.contains_key("error.type"),
+            "{}: {put_span:?}",
+            b.name
+        );
+        let (_, get_span) = ours[1];
+        assert_eq!(get_span["db.operation.name"], "GetItem");
+        assert_eq!(get_span["aws.dynamodb.table_names"], missing);
+        assert_eq!(get_span["aws.dynamodb.consistent_read"], "true");
+        assert_eq!(get_span["error.type"], "ResourceNotFound", "{}", b.name);
+        assert!(
+            get_span["error.message"].contains(&missing),
+            "{}: the missing table is named: {get_span:?}",
             b.name
         );
         assert!(
-            !get_span.contains_key("consumed_capacity"),
+            !get_span.contains_key("aws.dynamodb.consumed_capacity"),
             "{}: nothing consumed",
             b.name
         );
+        let (_, query_span) = ours[2];
+        assert_eq!(query_span["db.operation.name"], "Query");
+        assert_eq!(query_span["aws.dynamodb.index_name"], "GSI1");
+        assert_eq!(query_span["aws.dynamodb.consistent_read"], "false");
         drop_table(&b, &t).await;
+    }
+}
+
+/// The `dynamodb` span of a typed operation is a child of the operation's `dyno.*` span, which
+/// carries dyno's own fields: the entity and, for a query, the index and how it was run.
+#[tokio::test]
+async fn typed_operations_put_their_entity_and_access_pattern_on_the_parent_span() {
+    use dyno_core::ops::EntityExt;
+    use dyno_tests::model::{ecommerce_table, Product};
+    for b in server_backends().await {
+        // The model's entities live in table `ECommerce`: make it, unless a run left it.
+        let table = ecommerce_table(dyno_tests::model::TABLE);
+        match b.store.create_table(&table).await {
+            Ok(()) | Err(Error::ResourceInUse { .. }) => {}
+            Err(e) => panic!("{}: {e}", b.name),
+        }
+        let capture = capture::Capture::default();
+        let guard = tracing::subscriber::set_default(capture.clone());
+        Product::get(Product::key("span-probe").unwrap())
+            .send(&*b.store)
+            .await
+            .unwrap();
+        Product::by_category("span-probe")
+            .unwrap()
+            .all(&*b.store)
+            .await
+            .unwrap();
+        drop(guard);
+        let spans = capture.0.lock().unwrap().clone();
+        let ours: Vec<_> = spans
+            .iter()
+            .filter(|(name, _)| name == "dynamodb")
+            .map(|(_, f)| f)
+            .collect();
+        assert_eq!(ours.len(), 2, "{}: {spans:?}", b.name);
+        assert_eq!(ours[0]["_parent"], "dyno.get", "{}", b.name);
+        assert_eq!(ours[0]["_parent.entity"], "Product", "{}", b.name);
+        assert_eq!(ours[0]["db.operation.name"], "GetItem");
+        assert_eq!(ours[1]["_parent"], "dyno.query", "{}", b.name);
+        assert!(
+            ours[1]["_parent.entity"].ends_with("Product"),
+            "{}: {:?}",
+            b.name,
+            ours[1]
+        );
+        assert_eq!(ours[1]["_parent.index"], "GSI1", "{}", b.name);
+        assert_eq!(ours[1]["aws.dynamodb.index_name"], "GSI1", "{}", b.name);
     }
 }

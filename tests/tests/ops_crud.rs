@@ -333,7 +333,7 @@ async fn updates_require_the_item_bump_the_version_and_check_it() {
         .send(&store)
         .await
         .unwrap_err();
-    assert!(err.is_condition_failed(), "{err:?}");
+    assert!(err.is_not_found(), "{err:?}");
     assert_eq!(
         Order::get(key()).send(&store).await.unwrap(),
         None,

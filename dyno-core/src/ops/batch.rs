@@ -14,6 +14,14 @@
 //! Retried: unprocessed items and keys, throttling, outcome-unknown errors (batch puts and deletes
 //! are idempotent) and 5xx service errors. Any other error stops that chunk, and its items are
 //! reported as not processed.
+//!
+//! One budget for the whole batch: the chunks share the [`RetryPolicy`]. When requests fail
+//! `max_attempts` times in a row, whichever chunks they came from, the backend is taken as
+//! unreachable and the batch stops: requests in flight finish, nothing more is sent, and every
+//! item not written is returned with the cause. A dead server thus costs about one chunk's
+//! retries ([`RetryPolicy::total_backoff`] plus the requests' own time limits), not every
+//! chunk's. A configuration error ([`Error::Configuration`]) or a missing table stops the batch
+//! at once: every other request would fail the same way.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -81,6 +89,26 @@ impl RetryPolicy {
         }
     }
 
+    /// The longest the policy waits between the first attempt and the last: the sum of its
+    /// delays before jitter.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use dyno_core::ops::RetryPolicy;
+    ///
+    /// let p = RetryPolicy { max_attempts: 4, base_delay: Duration::from_millis(100), max_delay: Duration::from_millis(300) };
+    /// assert_eq!(p.total_backoff(), Duration::from_millis(100 + 200 + 300));
+    /// ```
+    pub fn total_backoff(&self) -> Duration {
+        (0..self.max_attempts.max(1) - 1)
+            .map(|retry| {
+                self.base_delay
+                    .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX))
+                    .min(self.max_delay)
+            })
+            .fold(Duration::ZERO, Duration::saturating_add)
+    }
+
     /// The delay before retry number `retry` (0 for the first retry).
     pub fn delay(&self, retry: u32) -> Duration {
         let exp = self
@@ -90,6 +118,65 @@ impl RetryPolicy {
         let half = capped / 2;
         let nanos = u64::try_from(half.as_nanos()).unwrap_or(u64::MAX);
         half + Duration::from_nanos(fastrand::u64(0..=nanos))
+    }
+}
+
+/// True for errors that every other request of the batch would meet too: nothing more is sent.
+fn stops_the_batch(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Configuration { .. } | Error::ResourceNotFound { .. }
+    )
+}
+
+/// The retry budget every chunk of one batch draws from (see the module docs).
+struct Budget {
+    policy: RetryPolicy,
+    state: std::sync::Mutex<BudgetState>,
+}
+
+#[derive(Default)]
+struct BudgetState {
+    /// Failed requests since the last one that succeeded, across chunks.
+    failures_in_a_row: u32,
+    /// Set once the batch must send nothing more.
+    stopped: bool,
+}
+
+impl Budget {
+    fn new(policy: RetryPolicy) -> Self {
+        Budget {
+            policy,
+            state: std::sync::Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BudgetState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn stopped(&self) -> bool {
+        self.lock().stopped
+    }
+
+    fn stop(&self) {
+        self.lock().stopped = true;
+    }
+
+    fn succeeded(&self) {
+        self.lock().failures_in_a_row = 0;
+    }
+
+    /// Counts a failed request; true when the batch must stop (`max_attempts` failures in a row).
+    fn failed(&self) -> bool {
+        let mut s = self.lock();
+        s.failures_in_a_row += 1;
+        if s.failures_in_a_row >= self.policy.max_attempts.max(1) {
+            s.stopped = true;
+        }
+        s.stopped
     }
 }
 
@@ -175,7 +262,9 @@ pub struct BatchWriteReport {
     pub written: usize,
     /// Writes not applied: their retries ran out, or their chunk failed (see `errors`).
     pub unprocessed: Vec<WriteRequest>,
-    /// Errors that stopped a chunk without retrying (a validation error, a missing table...).
+    /// Errors that left writes unprocessed: one that stopped a chunk without retrying (a
+    /// validation error, a missing table...), the last error of a chunk whose retries ran out,
+    /// the error that stopped the batch when the backend kept failing.
     pub errors: Vec<Error>,
     /// `BatchWriteItem` requests made.
     pub requests: usize,
@@ -268,9 +357,7 @@ impl BatchWriter {
     /// [`crate::Error::WrongEntity`] and change nothing. Delete one by one, or in a
     /// [`super::Transaction`], when the key may hold another entity's item.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
-        let key = key
-            .try_into_item()
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
         self.add(
             WriteRequest::Delete {
@@ -319,11 +406,12 @@ impl BatchWriter {
     /// Writes everything it can and reports what it could not; never fails as a whole.
     pub async fn run<S: Store + ?Sized>(self, store: &S) -> BatchWriteReport {
         let span = tracing::debug_span!("dyno.batch_write", writes = self.writes.len());
-        let policy = self.retry;
+        let budget = Budget::new(self.retry);
+        let budget = &budget;
         let chunks = Self::chunks(self.writes);
         let outcomes: Vec<ChunkOutcome<WriteRequest>> = futures::stream::iter(chunks)
             .map(|chunk| {
-                run_chunk(chunk, policy, |pending| async move {
+                run_chunk(chunk, budget, |pending| async move {
                     let out = store
                         .batch_write(BatchWriteRequest { writes: pending })
                         .await?;
@@ -359,23 +447,41 @@ impl BatchWriter {
     }
 
     /// Writes everything, or fails listing what was not written: [`Error::BatchIncomplete`] with
-    /// every unwritten write. When nothing at all was written because every request failed with
-    /// one non-retryable error (a missing table, say), that error is returned instead.
+    /// every unwritten write and the causes. When nothing at all was written because the
+    /// requests failed with one error that retrying cannot fix (a missing table, a configuration
+    /// error), that error is returned instead.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<BatchWriteReport> {
         let total = self.writes.len();
-        let mut report = self.run(store).await;
+        let report = self.run(store).await;
         if report.is_complete() {
             return Ok(report);
         }
-        if report.written == 0 && report.unprocessed.len() == total && !report.errors.is_empty() {
-            return Err(report.errors.swap_remove(0));
+        let untouched = report.written == 0 && report.unprocessed.len() == total;
+        match incomplete(untouched, report.errors) {
+            Ok(causes) => Err(Error::BatchIncomplete {
+                unprocessed_writes: report.unprocessed,
+                unprocessed_keys: Vec::new(),
+                attempts: report.attempts,
+                causes,
+            }),
+            Err(e) => Err(e),
         }
-        Err(Error::BatchIncomplete {
-            unprocessed_writes: report.unprocessed,
-            unprocessed_keys: Vec::new(),
-            attempts: report.attempts,
-        })
     }
+}
+
+/// The causes of an incomplete batch (one per distinct message, oldest first), or the one error
+/// to return instead: when nothing was done and a single kind of non-retryable error is why.
+fn incomplete(untouched: bool, mut errors: Vec<Error>) -> Result<Vec<Error>> {
+    if untouched
+        && !errors.is_empty()
+        && errors.iter().all(|e| !retryable(e))
+        && errors.iter().all(|e| e.kind() == errors[0].kind())
+    {
+        return Err(errors.swap_remove(0));
+    }
+    let mut seen = HashSet::new();
+    errors.retain(|e| seen.insert(e.to_string()));
+    Ok(errors)
 }
 
 /// What one chunk did.
@@ -391,8 +497,10 @@ struct ChunkOutcome<T> {
 }
 
 /// Runs one chunk: sends it, then resends what comes back unprocessed (or the whole chunk after a
-/// retryable error) with backoff, up to the policy's attempts.
-async fn run_chunk<T, F, Fut>(chunk: Vec<T>, policy: RetryPolicy, send: F) -> ChunkOutcome<T>
+/// retryable error) with backoff, up to the policy's attempts, while the batch's shared budget
+/// lasts. The error that ends the chunk (a non-retryable one, or the last retryable one when its
+/// retries or the budget ran out) is its outcome's `error`.
+async fn run_chunk<T, F, Fut>(chunk: Vec<T>, budget: &Budget, send: F) -> ChunkOutcome<T>
 where
     T: Clone,
     F: Fn(Vec<T>) -> Fut,
@@ -405,12 +513,20 @@ where
         error: None,
         attempts: 0,
     };
+    let policy = budget.policy;
     let max = policy.max_attempts.max(1);
+    let mut last_error = None;
     loop {
+        if budget.stopped() {
+            out.error = out.error.or(last_error);
+            return out;
+        }
         out.attempts += 1;
         let sent = out.pending.len();
         match send(out.pending.clone()).await {
             Ok((found, unprocessed)) => {
+                budget.succeeded();
+                last_error = None;
                 out.found.extend(found);
                 out.done += sent.saturating_sub(unprocessed.len());
                 out.pending = unprocessed;
@@ -425,20 +541,31 @@ where
             }
             Err(e) if retryable(&e) => {
                 tracing::debug!(error = %e, attempt = out.attempts, "batch: retryable error");
+                if budget.failed() {
+                    tracing::warn!(error = %e, "batch: backend failing, stopping the batch");
+                    out.error = Some(e);
+                    return out;
+                }
+                last_error = Some(e);
             }
             Err(e) => {
+                if stops_the_batch(&e) {
+                    budget.stop();
+                }
                 out.error = Some(e);
                 return out;
             }
         }
         if out.attempts >= max {
+            out.error = last_error;
             return out;
         }
         tokio::time::sleep(policy.delay(out.attempts - 1)).await;
     }
 }
 
-fn describe_key(key: &Item) -> String {
+/// `A=v, B=w`: a key for messages, attributes in name order.
+pub(crate) fn describe_key(key: &Item) -> String {
     let mut parts: Vec<String> = key
         .iter()
         .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))
@@ -477,7 +604,7 @@ pub struct BatchGetReport<E> {
     pub items: Vec<E>,
     /// Keys not read: their retries ran out, or their chunk failed (see `errors`).
     pub unprocessed: Vec<TableKey>,
-    /// Errors that stopped a chunk without retrying.
+    /// Errors that left keys unread (as [`BatchWriteReport::errors`]).
     pub errors: Vec<Error>,
     /// `BatchGetItem` requests made.
     pub requests: usize,
@@ -529,9 +656,7 @@ impl<E: Entity> BatchGet<E> {
         let mut position: HashMap<Vec<u8>, usize> = HashMap::with_capacity(self.keys.len());
         let mut keys = Vec::with_capacity(self.keys.len());
         for (i, key) in self.keys.into_iter().enumerate() {
-            let key = key
-                .try_into_item()
-                .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+            let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
             if position.insert(identity(&table, &key), i).is_some() {
                 return Err(Error::validation(format!(
                     "batch get of {}: key {} is asked twice; a batch may read each item once",
@@ -546,7 +671,8 @@ impl<E: Entity> BatchGet<E> {
         }
         let span =
             tracing::debug_span!("dyno.batch_get", entity = E::ENTITY_TYPE, keys = keys.len());
-        let policy = self.retry;
+        let budget = Budget::new(self.retry);
+        let budget = &budget;
         let consistent = self.consistent;
         let chunks: Vec<Vec<TableKey>> = keys
             .chunks(MAX_BATCH_KEYS)
@@ -554,7 +680,7 @@ impl<E: Entity> BatchGet<E> {
             .collect();
         let outcomes: Vec<ChunkOutcome<TableKey>> = futures::stream::iter(chunks)
             .map(|chunk| {
-                run_chunk(chunk, policy, |pending| async move {
+                run_chunk(chunk, budget, |pending| async move {
                     let out = store
                         .batch_get(BatchGetRequest {
                             keys: pending,
@@ -607,18 +733,17 @@ impl<E: Entity> BatchGet<E> {
     /// [`BatchGet::run`] to keep the items that were read).
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Vec<E>> {
         let total = self.keys.len();
-        let mut report = self.run(store).await?;
+        let report = self.run(store).await?;
         if report.unprocessed.is_empty() && report.errors.is_empty() {
             return Ok(report.items);
         }
-        if report.items.is_empty() && report.unprocessed.len() == total && !report.errors.is_empty()
-        {
-            return Err(report.errors.swap_remove(0));
-        }
+        let untouched = report.items.is_empty() && report.unprocessed.len() == total;
+        let causes = incomplete(untouched, report.errors)?;
         Err(Error::BatchIncomplete {
             unprocessed_writes: Vec::new(),
             unprocessed_keys: report.unprocessed,
             attempts: report.attempts,
+            causes,
         })
     }
 }

@@ -97,7 +97,7 @@ impl<E: Entity> Delete<E> {
             return Err(e.for_entity(E::ENTITY_TYPE));
         }
         let condition = self.condition_expr();
-        let key = self.key.try_into_item()?;
+        let key = super::support::key_item(self.key)?;
         Ok((key, condition?))
     }
 

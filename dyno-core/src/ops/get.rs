@@ -48,7 +48,7 @@ impl<E: Entity> Get<E> {
     pub fn request(&self) -> Result<GetRequest<'_>> {
         Ok(GetRequest {
             consistent_read: self.consistent,
-            ..GetRequest::borrowed(&table_def::<E>().name, self.key.try_as_item()?)
+            ..GetRequest::borrowed(&table_def::<E>().name, super::support::key_ref(&self.key)?)
         })
     }
 

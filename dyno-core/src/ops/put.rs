@@ -5,8 +5,8 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::support::{
-    check_size, item_absent, item_exists, key_of, number, owned_by, table_def, table_name,
-    version_is, write_result,
+    check_key_size, check_size, item_absent, item_exists, key_of, number, owned_by, table_def,
+    table_name, version_is, write_result,
 };
 use crate::entity::Entity;
 use crate::error::Result;
@@ -121,6 +121,7 @@ impl<'a, E: Entity> Put<'a, E> {
         if let Some(c) = &self.condition {
             cond = Some(Condition::and_opt(cond, c.clone()));
         }
+        check_key_size::<E>(&item)?;
         check_size(&item, Some(E::ENTITY_TYPE))?;
         Ok((item, cond))
     }

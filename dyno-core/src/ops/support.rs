@@ -176,6 +176,67 @@ pub(crate) async fn write_result<E: Entity, S: Store + ?Sized, T>(
     }
 }
 
+/// DynamoDB's limit on a partition key value, in bytes.
+const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// DynamoDB's limit on a sort key value, in bytes.
+const MAX_SORT_KEY_BYTES: usize = 1024;
+
+/// Refuses a key (or an item's key) whose partition or sort key value is over DynamoDB's limits
+/// (2,048 and 1,024 bytes), naming the entity and the fields the key is made of, before anything
+/// is sent.
+pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
+    let def = table_def::<E>();
+    let checks = [
+        (
+            Some(&def.partition_key),
+            Some(E::PK),
+            "partition",
+            MAX_PARTITION_KEY_BYTES,
+        ),
+        (def.sort_key.as_ref(), E::SK, "sort", MAX_SORT_KEY_BYTES),
+    ];
+    for (attribute, template, which, limit) in checks {
+        let Some(attribute) = attribute else { continue };
+        let Some(value) = item.get(attribute.name.as_str()) else {
+            continue;
+        };
+        let size = crate::value::attribute_size(value);
+        if size > limit {
+            let fields: Vec<String> = template
+                .iter()
+                .flat_map(|t| t.fields())
+                .map(|f| format!("`{f}`"))
+                .collect();
+            return Err(Error::key(
+                Some(E::ENTITY_TYPE),
+                format!(
+                    "{which} key {} (from field{} {}) is {size} bytes, over DynamoDB's limit of \
+                     {limit} bytes",
+                    attribute.name,
+                    if fields.len() == 1 { "" } else { "s" },
+                    fields.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The attributes of `key`, or the error that kept it from being built, or a key over
+/// DynamoDB's size limits ([`check_key_size`]): what every typed operation sends.
+pub(crate) fn key_item<E: Entity>(key: super::Key<E>) -> Result<Item> {
+    let item = key.try_into_item()?;
+    check_key_size::<E>(&item)?;
+    Ok(item)
+}
+
+/// [`key_item`], borrowed.
+pub(crate) fn key_ref<E: Entity>(key: &super::Key<E>) -> Result<&Item> {
+    let item = key.try_as_item()?;
+    check_key_size::<E>(item)?;
+    Ok(item)
+}
+
 /// Refuses an item over DynamoDB's 400 KB limit, naming the entity.
 pub(crate) fn check_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
     let size = item_size(item);
@@ -213,9 +274,19 @@ pub(crate) fn item_exists<E: Entity>() -> Condition {
     Condition::exists(table_def::<E>().partition_key.name.as_str())
 }
 
-/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist.
+/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist. For an entity with a
+/// TTL attribute, `OR ttl < now` as well: an expired item reads as absent (DynamoDB deletes it
+/// up to days late), so a put-if-absent (`create`) treats it as absent too.
 pub(crate) fn item_absent<E: Entity>() -> Condition {
-    Condition::not_exists(table_def::<E>().partition_key.name.as_str())
+    let absent = Condition::not_exists(table_def::<E>().partition_key.name.as_str());
+    match ttl_attribute::<E>() {
+        Some(ttl) => absent.or(Condition::Compare(
+            Operand::Path(Path::attr(ttl)),
+            Comparator::Lt,
+            Operand::Value(AttributeValue::N(now_epoch_seconds().to_string())),
+        )),
+        None => absent,
+    }
 }
 
 /// The primary-key attributes of `item` for `def`; an error when one is missing.

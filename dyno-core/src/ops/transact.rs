@@ -153,8 +153,7 @@ impl Transaction {
     /// [`Cond::raw`](crate::expr::Cond::raw). A condition that failed to build fails
     /// [`Self::send`] with its error.
     pub fn check<E: Entity>(self, key: Key<E>, condition: crate::expr::Cond<E>) -> Self {
-        let action = key
-            .try_into_item()
+        let action = super::support::key_item(key)
             .and_then(|key| condition.into_condition().map(|c| (key, c)))
             .map(|(key, condition)| TransactWriteItem::ConditionCheck {
                 table: table_name::<E>(),
@@ -294,7 +293,7 @@ impl TransactGet {
     /// Adds a read of `key`.
     /// An invalid key is recorded, and [`Self::send`] fails with its error without reading.
     pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
-        let key = match key.try_into_item() {
+        let key = match super::support::key_item(key) {
             Ok(key) => key,
             Err(e) => {
                 self.error.get_or_insert(e.for_entity(E::ENTITY_TYPE));

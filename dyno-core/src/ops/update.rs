@@ -136,7 +136,7 @@ impl<E: Entity> UpdateBuilder<E> {
         if let Some(e) = condition_error {
             return Err(e.for_entity(E::ENTITY_TYPE));
         }
-        let key = key.try_into_item()?;
+        let key = super::support::key_item(key)?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = Some(if upsert {
             owned_by::<E>()
@@ -210,10 +210,18 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Applies the update and returns the item as it is now, decoded.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
+        let upsert = self.upsert;
         let request = self.into_request()?;
         let key = request.key.clone();
         let result = store.update_item(request).instrument(span).await;
-        let out = write_result::<E, S, _>(store, &key, result).await?;
+        let out = match write_result::<E, S, _>(store, &key, result).await {
+            Ok(out) => out,
+            // Not another entity's item: absent (without upsert), or a failed condition.
+            Err(Error::ConditionFailed { item: None, .. }) if !upsert => {
+                return Err(missing_or_failed::<E, S>(store, key).await);
+            }
+            Err(e) => return Err(e),
+        };
         match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
@@ -222,6 +230,32 @@ impl<E: Entity> UpdateBuilder<E> {
             )
             .for_entity(E::ENTITY_TYPE)),
         }
+    }
+}
+
+/// The error of an update (without upsert) whose condition failed: [`Error::NotFound`] when the
+/// item does not exist (a strongly consistent read tells, since servers need not return the old
+/// item), else the condition failure itself.
+async fn missing_or_failed<E: Entity, S: Store + ?Sized>(
+    store: &S,
+    key: crate::value::Item,
+) -> Error {
+    let failed = Error::ConditionFailed {
+        entity: Some(E::ENTITY_TYPE),
+        item: None,
+    };
+    let read = crate::store::GetRequest::new(table_name::<E>(), key.clone()).consistent();
+    match store.get_item(read).await {
+        Ok(out) if out.item.is_none() => Error::NotFound {
+            entity: Some(E::ENTITY_TYPE),
+            message: format!(
+                "no item at key {}: an update without upsert() changes only an existing item, \
+                 and nothing was written",
+                super::batch::describe_key(&key)
+            ),
+        },
+        // Present, or unknown: the condition failure stands.
+        _ => failed,
     }
 }
 

@@ -12,7 +12,7 @@ use std::fmt::Debug;
 
 use async_trait::async_trait;
 
-pub use self::dynamo::DynamoStore;
+pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 pub use self::memory::MemoryStore;
 pub use self::rename::TableNames;
 use crate::error::{Error, Result};

@@ -9,6 +9,7 @@ use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
+use super::config::Wire;
 use crate::error::{BoxError, CancellationReason, Error};
 use crate::value::Item;
 
@@ -99,11 +100,52 @@ const THROTTLING_CODES: &[&str] = &[
     "Throttling",
 ];
 
-/// Maps an SDK error of operation `op` (`"PutItem"`...) to dyno's [`Error`].
+/// Maps an SDK error of operation `op` (`"PutItem"`...) to dyno's [`Error`], knowing what its
+/// attempts did on the wire:
+/// - a failure before any attempt reached the HTTP client (credentials, region, endpoint,
+///   signing) is [`Error::Configuration`]: nothing can have been applied and no retry helps;
+/// - a condition failure on a retry after an attempt whose outcome is unknown (no response, or
+///   a 5xx) is [`Error::OutcomeUnknown`]: the lost attempt may have applied the write, which is
+///   what made the retry's condition fail (a create that "already exists" because it worked).
 pub(crate) fn from_sdk<E: OperationError>(
     op: &'static str,
     err: SdkError<E, HttpResponse>,
+    wire: Wire,
 ) -> Error {
+    let mapped = map(op, err, wire.sent);
+    let condition_failed = match &mapped {
+        Error::ConditionFailed { .. } => true,
+        Error::TransactionCanceled { reasons } => reasons.iter().any(|r| r.is_condition_failed()),
+        _ => false,
+    };
+    if condition_failed && wire.unknown_attempts > 0 {
+        return Error::OutcomeUnknown {
+            message: format!(
+                "{op}'s condition failed on a retry, after {} attempt(s) whose outcome is unknown: \
+                 an earlier attempt may have applied the write",
+                wire.unknown_attempts
+            ),
+            source: Some(Box::new(mapped)),
+        };
+    }
+    mapped
+}
+
+fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent: bool) -> Error {
+    if !sent
+        && !matches!(
+            err,
+            SdkError::ServiceError(_) | SdkError::ConstructionFailure(_)
+        )
+    {
+        return Error::Configuration {
+            message: format!(
+                "{op} was not sent: the client could not resolve its credentials, region or \
+                 endpoint, or could not sign the request"
+            ),
+            source: Some(Box::new(err)),
+        };
+    }
     match &err {
         SdkError::ConstructionFailure(_) => Error::Service {
             code: None,
@@ -215,6 +257,17 @@ mod tests {
 
     use super::*;
 
+    const SENT: Wire = Wire {
+        sent: true,
+        unknown_attempts: 0,
+        in_flight: false,
+    };
+    const NOT_SENT: Wire = Wire {
+        sent: false,
+        unknown_attempts: 0,
+        in_flight: false,
+    };
+
     fn response(status: u16) -> HttpResponse {
         HttpResponse::new(status.try_into().unwrap(), SdkBody::empty())
     }
@@ -238,7 +291,7 @@ mod tests {
             PutItemError::ConditionalCheckFailedException(e),
             response(400),
         );
-        match from_sdk("PutItem", err) {
+        match from_sdk("PutItem", err, SENT) {
             Error::ConditionFailed {
                 entity: None,
                 item: Some(old),
@@ -270,7 +323,7 @@ mod tests {
             TransactWriteItemsError::TransactionCanceledException(e),
             response(400),
         );
-        match from_sdk("TransactWriteItems", err) {
+        match from_sdk("TransactWriteItems", err, SENT) {
             Error::TransactionCanceled { reasons } => {
                 assert_eq!(reasons.len(), 2);
                 assert_eq!(reasons[0].code.as_deref(), Some("None"));
@@ -288,7 +341,11 @@ mod tests {
     fn by_code(code: &str, status: u16) -> Error {
         // An operation error with only metadata: what an unmodelled code becomes.
         let e = operation::get_item::GetItemError::generic(meta(code, "what the service said"));
-        from_sdk("GetItem", SdkError::service_error(e, response(status)))
+        from_sdk(
+            "GetItem",
+            SdkError::service_error(e, response(status)),
+            SENT,
+        )
     }
 
     #[test]
@@ -331,13 +388,58 @@ mod tests {
     fn transport_failures_have_unknown_outcome() {
         let timeout: SdkError<operation::get_item::GetItemError, HttpResponse> =
             SdkError::timeout_error("deadline passed");
-        assert!(from_sdk("GetItem", timeout).is_outcome_unknown());
+        assert!(from_sdk("GetItem", timeout, SENT).is_outcome_unknown());
         let io: SdkError<operation::get_item::GetItemError, HttpResponse> =
             SdkError::dispatch_failure(ConnectorError::io("connection reset".into()));
-        let err = from_sdk("GetItem", io);
+        let err = from_sdk("GetItem", io, SENT);
         assert!(err.is_outcome_unknown());
         // The source is kept, not repeated in the message.
         assert!(!err.to_string().contains("connection reset"), "{err}");
         assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
+    fn failures_before_sending_are_configuration_errors() {
+        let unsigned: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::dispatch_failure(ConnectorError::other("no credentials".into(), None));
+        let err = from_sdk("GetItem", unsigned, NOT_SENT);
+        assert!(
+            matches!(err, Error::Configuration { .. }) && !err.is_outcome_unknown(),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("GetItem was not sent"), "{err}");
+        // A timeout before anything was sent (credentials loading) changed nothing either.
+        let slow: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::timeout_error("resolving credentials");
+        assert!(matches!(
+            from_sdk("GetItem", slow, NOT_SENT),
+            Error::Configuration { .. }
+        ));
+        // The same failures after a send keep their unknown outcome.
+        let slow: SdkError<operation::get_item::GetItemError, HttpResponse> =
+            SdkError::timeout_error("deadline passed");
+        assert!(from_sdk("GetItem", slow, SENT).is_outcome_unknown());
+    }
+
+    #[test]
+    fn a_condition_failing_on_a_retry_after_a_lost_attempt_is_an_unknown_outcome() {
+        let failed = || {
+            let e = ConditionalCheckFailedException::builder()
+                .message("The conditional request failed")
+                .meta(meta("ConditionalCheckFailedException", "failed"))
+                .build();
+            SdkError::service_error(
+                PutItemError::ConditionalCheckFailedException(e),
+                response(400),
+            )
+        };
+        let after_loss = Wire {
+            unknown_attempts: 1,
+            ..SENT
+        };
+        let err = from_sdk("PutItem", failed(), after_loss);
+        assert!(err.is_outcome_unknown(), "{err:?}");
+        assert!(std::error::Error::source(&err).is_some());
+        assert!(from_sdk("PutItem", failed(), SENT).is_condition_failed());
     }
 }

@@ -2,20 +2,36 @@
 //!
 //! Requests are converted in [`convert`] (expressions rendered with one set of placeholders per
 //! request, item sizes checked before anything is sent) and errors mapped in [`error`]. Every call
-//! runs in a `dynamodb` tracing span with `db.system`, `db.operation`, `db.name` and the consumed
-//! capacity (every request asks for `ReturnConsumedCapacity = TOTAL`).
+//! runs in a `dynamodb` tracing span with OpenTelemetry's semantic conventions for DynamoDB:
+//! `db.system.name = "aws.dynamodb"`, `db.operation.name`, `aws.dynamodb.table_names`,
+//! `aws.dynamodb.index_name` (queries and scans of an index), `aws.dynamodb.consistent_read`,
+//! `aws.dynamodb.consumed_capacity` (every request asks for `ReturnConsumedCapacity = TOTAL`) and,
+//! on failure, `error.type` (the [`Error`] variant) and `error.message`. A typed operation's
+//! call is a child of its `dyno.*` span (`dyno.get`, `dyno.query`...), which carries dyno's own
+//! fields: `entity` and, for queries and scans, the `index` and the operation (`op`).
+//!
+//! Time: every call is bounded by [`Timeouts`] (connect 3 s, attempt 10 s, whole call 30 s by
+//! default; see [`DynamoStore::builder`]). A call that exceeds them fails with
+//! [`Error::OutcomeUnknown`]: a server that accepts connections and never answers cannot hang a
+//! caller.
 //!
 //! Retries: the SDK's standard retry mode stays on (3 attempts, exponential backoff with jitter,
 //! for throttling, 5xx and transient transport errors). It retries a whole request; dyno's batch
 //! engine retries the unprocessed part of a successful batch itself, so the two do not overlap.
 //! An error that survives the SDK's attempts reaches the caller typed ([`Error::Throttled`],
-//! [`Error::OutcomeUnknown`]...) for the batch engine or the application to decide.
+//! [`Error::OutcomeUnknown`]...) for the batch engine or the application to decide. A call that
+//! could not be sent at all (no credentials, no region, an endpoint that does not resolve) fails
+//! with [`Error::Configuration`], which nothing retries.
+//!
+//! Missing tables: [`Error::ResourceNotFound`] names the table (and the index, for a query or
+//! scan of one), whatever the server's message says.
 //!
 //! TTL: `create_table` of a definition with a TTL attribute enables TTL after the table is
 //! active. Against a server without TTL (dynalite answers `UnknownOperationException`) the table is
 //! still created, a warning is logged, and [`Store::describe_table`] then reports no TTL attribute;
 //! an explicit [`Store::update_ttl`] on such a server fails with [`Error::Service`].
 
+mod config;
 mod convert;
 mod error;
 
@@ -23,15 +39,14 @@ use std::future::Future;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use aws_config::retry::RetryConfig;
-use aws_config::timeout::TimeoutConfig;
-use aws_config::BehaviorVersion;
-use aws_sdk_dynamodb::config::{Credentials, Region};
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::types as sdk;
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
 
-use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation};
+pub use self::config::{DynamoStoreBuilder, Timeouts};
+use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation, OperationError};
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
@@ -49,7 +64,7 @@ const TABLE_WAIT: Duration = Duration::from_secs(120);
 /// ```no_run
 /// # async fn demo() -> dyno_core::Result<()> {
 /// use dyno_core::{DynamoStore, Store};
-/// // Region, credentials and AWS_ENDPOINT_URL_DYNAMODB from the environment.
+/// // Region, credentials and AWS_ENDPOINT_URL_DYNAMODB from the environment; default timeouts.
 /// let store = DynamoStore::from_env().await;
 /// let table = store.describe_table("ECommerce").await?;
 /// # Ok(()) }
@@ -60,43 +75,44 @@ pub struct DynamoStore {
 }
 
 impl DynamoStore {
-    /// A store on an SDK client configured by the caller.
+    /// A store on an SDK client configured by the caller: its timeouts and retries are the
+    /// caller's (the SDK sets no operation timeout by default; see [`DynamoStore::builder`] for
+    /// bounded defaults).
     pub fn new(client: aws_sdk_dynamodb::Client) -> Self {
-        DynamoStore { client }
+        let config = client
+            .config()
+            .to_builder()
+            .interceptor(config::TransmissionMarker)
+            .build();
+        DynamoStore {
+            client: aws_sdk_dynamodb::Client::from_conf(config),
+        }
+    }
+
+    /// A builder: endpoint, region, credentials, [`Timeouts`] and attempts, the rest from the
+    /// environment.
+    pub fn builder() -> DynamoStoreBuilder {
+        DynamoStoreBuilder::default()
     }
 
     /// A store configured from the standard AWS environment (region, credentials, and
-    /// `AWS_ENDPOINT_URL_DYNAMODB`), with the SDK's standard retries.
+    /// `AWS_ENDPOINT_URL_DYNAMODB`), with the SDK's standard retries and the default
+    /// [`Timeouts`].
     pub async fn from_env() -> Self {
-        let config = aws_config::load_defaults(BehaviorVersion::latest()).await;
-        Self::new(aws_sdk_dynamodb::Client::new(&config))
+        Self::builder().build().await
     }
 
-    /// A store on a local DynamoDB-compatible server (dynalite, moto, DynamoDB Local) at
-    /// `endpoint`, with fixed dummy credentials and region `us-east-1` whatever the environment
-    /// says, so tests never pick up real credentials. Standard retries as on AWS; each attempt is
-    /// bounded (30 s) so a wedged server fails the call with [`Error::OutcomeUnknown`] instead of
-    /// hanging it.
+    /// A store on a local DynamoDB-compatible server (dynalite, moto, dynoxide, DynamoDB Local)
+    /// at `endpoint`, with fixed dummy credentials and region `us-east-1` whatever the
+    /// environment says, so tests never pick up real credentials. Standard retries and the
+    /// default [`Timeouts`], as on AWS.
     pub async fn local(endpoint: &str) -> Self {
-        let timeouts = TimeoutConfig::builder()
-            .connect_timeout(Duration::from_secs(3))
-            .operation_attempt_timeout(Duration::from_secs(30))
-            .build();
-        let config = aws_config::defaults(BehaviorVersion::latest())
-            .region(Region::new("us-east-1"))
-            .credentials_provider(Credentials::new(
-                "dyno-local",
-                "dyno-local",
-                None,
-                None,
-                "dyno-local",
-            ))
-            .endpoint_url(endpoint)
-            .retry_config(RetryConfig::standard())
-            .timeout_config(timeouts)
-            .load()
-            .await;
-        Self::new(aws_sdk_dynamodb::Client::new(&config))
+        Self::builder()
+            .endpoint(endpoint)
+            .region("us-east-1")
+            .static_credentials("dyno-local", "dyno-local")
+            .build()
+            .await
     }
 
     /// The SDK client, for calls the `Store` trait does not cover.
@@ -109,7 +125,12 @@ impl DynamoStore {
         let deadline = tokio::time::Instant::now() + TABLE_WAIT;
         let mut delay = Duration::from_millis(20);
         loop {
-            let status = match self.client.describe_table().table_name(table).send().await {
+            let status = match call(
+                "DescribeTable",
+                self.client.describe_table().table_name(table).send(),
+            )
+            .await
+            {
                 Ok(out) => out.table.map(|t| {
                     let table_active =
                         matches!(t.table_status(), None | Some(sdk::TableStatus::Active));
@@ -123,7 +144,7 @@ impl DynamoStore {
                     )
                 }),
                 // Right after CreateTable, DynamoDB may not describe the table yet.
-                Err(e) => match from_sdk("DescribeTable", e) {
+                Err(e) => match e {
                     Error::ResourceNotFound { .. } => None,
                     other => return Err(other),
                 },
@@ -154,9 +175,14 @@ impl DynamoStore {
         let deadline = tokio::time::Instant::now() + TABLE_WAIT;
         let mut delay = Duration::from_millis(20);
         loop {
-            match self.client.describe_table().table_name(table).send().await {
+            match call(
+                "DescribeTable",
+                self.client.describe_table().table_name(table).send(),
+            )
+            .await
+            {
                 Ok(_) => {}
-                Err(e) => match from_sdk("DescribeTable", e) {
+                Err(e) => match e {
                     Error::ResourceNotFound { .. } => return Ok(()),
                     other => return Err(other),
                 },
@@ -182,9 +208,14 @@ impl DynamoStore {
             .enabled(enabled)
             .build()
             .map_err(|e| error::build_error("TimeToLiveSpecification", e))?;
-        match self.client.update_time_to_live().table_name(table).time_to_live_specification(spec).send().await {
+        let request = self
+            .client
+            .update_time_to_live()
+            .table_name(table)
+            .time_to_live_specification(spec);
+        match call("UpdateTimeToLive", request.send()).await {
             Ok(_) => Ok(()),
-            Err(e) => Err(match from_sdk("UpdateTimeToLive", e) {
+            Err(e) => Err(match e {
                 Error::Service { code: Some(code), source, .. } if is_unsupported_code(&code) => Error::Service {
                     code: Some(code),
                     message: format!(
@@ -201,12 +232,11 @@ impl DynamoStore {
 
     /// DescribeTimeToLive: the TTL attribute when TTL is enabled (or being enabled).
     async fn ttl_attribute(&self, table: &str) -> Result<Option<String>> {
-        match self
-            .client
-            .describe_time_to_live()
-            .table_name(table)
-            .send()
-            .await
+        match call(
+            "DescribeTimeToLive",
+            self.client.describe_time_to_live().table_name(table).send(),
+        )
+        .await
         {
             Ok(out) => Ok(out.time_to_live_description.and_then(|d| {
                 let on = matches!(
@@ -215,7 +245,7 @@ impl DynamoStore {
                 );
                 on.then_some(d.attribute_name).flatten()
             })),
-            Err(e) => match from_sdk("DescribeTimeToLive", e) {
+            Err(e) => match e {
                 // A server without TTL has no TTL attribute to report.
                 e if is_unsupported_operation(&e) => Ok(None),
                 e => Err(e),
@@ -230,16 +260,85 @@ fn empty_request(member: &str) -> Error {
     crate::store::empty_list_error(member)
 }
 
-/// The span of one call.
-fn span(operation: &'static str, table: &str) -> Span {
-    tracing::info_span!(
-        "dynamodb",
-        db.system = "dynamodb",
-        db.operation = operation,
-        db.name = table,
-        consumed_capacity = Empty,
-        error = Empty,
-    )
+/// What one call targets: its tables and, for a query or scan, its index. Names the missing
+/// resource in [`Error::ResourceNotFound`] and fills the span.
+struct Target {
+    operation: &'static str,
+    tables: String,
+    index: Option<String>,
+    consistent_read: Option<bool>,
+}
+
+impl Target {
+    fn new(operation: &'static str, tables: impl Into<String>) -> Self {
+        Target {
+            operation,
+            tables: tables.into(),
+            index: None,
+            consistent_read: None,
+        }
+    }
+
+    fn index(mut self, index: Option<&str>) -> Self {
+        self.index = index.map(str::to_owned);
+        self
+    }
+
+    fn consistent(mut self, consistent_read: bool) -> Self {
+        self.consistent_read = Some(consistent_read);
+        self
+    }
+
+    /// The span of the call, with OpenTelemetry's DynamoDB attributes.
+    fn span(&self) -> Span {
+        let span = tracing::info_span!(
+            "dynamodb",
+            otel.kind = "client",
+            db.system.name = "aws.dynamodb",
+            db.operation.name = self.operation,
+            aws.dynamodb.table_names = self.tables.as_str(),
+            aws.dynamodb.index_name = Empty,
+            aws.dynamodb.consistent_read = Empty,
+            aws.dynamodb.consumed_capacity = Empty,
+            error.type = Empty,
+            error.message = Empty,
+        );
+        if let Some(index) = &self.index {
+            span.record("aws.dynamodb.index_name", index.as_str());
+        }
+        if let Some(consistent) = self.consistent_read {
+            span.record("aws.dynamodb.consistent_read", consistent);
+        }
+        span
+    }
+
+    /// `ResourceNotFound` says which table (or index) is missing.
+    fn name_missing(&self, err: Error) -> Error {
+        match err {
+            Error::ResourceNotFound { message } => {
+                let what = match &self.index {
+                    Some(index) => format!("table {} or its index {index}", self.tables),
+                    None if self.tables.contains(',') => {
+                        format!("one of the tables {}", self.tables)
+                    }
+                    None => format!("table {}", self.tables),
+                };
+                Error::ResourceNotFound {
+                    message: format!("{what} does not exist ({} said: {message})", self.operation),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// Runs one SDK call, noting whether it was sent, and maps its error.
+async fn call<O, E: OperationError>(
+    operation: &'static str,
+    request: impl Future<Output = std::result::Result<O, SdkError<E, HttpResponse>>>,
+) -> Result<O> {
+    let (result, sent) = config::track_transmission(request).await;
+    result.map_err(|e| from_sdk(operation, e, sent))
 }
 
 fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<f64> {
@@ -274,16 +373,22 @@ fn table_names<'a>(tables: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// Runs one call in its span and records on it the capacity the call consumed, or its failure.
-async fn traced<T>(span: Span, call: impl Future<Output = Result<(T, Option<f64>)>>) -> Result<T> {
+async fn traced<T>(
+    target: Target,
+    call: impl Future<Output = Result<(T, Option<f64>)>>,
+) -> Result<T> {
+    let span = target.span();
     match call.instrument(span.clone()).await {
         Ok((out, units)) => {
             if let Some(units) = units {
-                span.record("consumed_capacity", units);
+                span.record("aws.dynamodb.consumed_capacity", units);
             }
             Ok(out)
         }
         Err(e) => {
-            span.record("error", tracing::field::display(&e));
+            let e = target.name_missing(e);
+            span.record("error.type", e.kind());
+            span.record("error.message", tracing::field::display(&e));
             Err(e)
         }
     }
@@ -292,127 +397,127 @@ async fn traced<T>(span: Span, call: impl Future<Output = Result<(T, Option<f64>
 #[async_trait]
 impl Store for DynamoStore {
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        traced(span("GetItem", &r.table), async {
-            let out = convert::get(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("GetItem", e))?;
-            let consumed_capacity = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                GetOutput {
-                    item: out.item.map(std::sync::Arc::new),
+        traced(
+            Target::new("GetItem", r.table.as_ref()).consistent(r.consistent_read),
+            async {
+                let out = call("GetItem", convert::get(r)?.send_with(&self.client)).await?;
+                let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+                Ok((
+                    GetOutput {
+                        item: out.item.map(std::sync::Arc::new),
+                        consumed_capacity,
+                    },
                     consumed_capacity,
-                },
-                consumed_capacity,
-            ))
-        })
+                ))
+            },
+        )
         .await
     }
 
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        traced(span("PutItem", &r.table), async {
-            let out = convert::put(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("PutItem", e))?;
+        traced(Target::new("PutItem", r.table.as_str()), async {
+            let out = call("PutItem", convert::put(r)?.send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
 
     async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        traced(span("UpdateItem", &r.table), async {
-            let out = convert::update(r)
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("UpdateItem", e))?;
+        traced(Target::new("UpdateItem", r.table.as_str()), async {
+            let out = call("UpdateItem", convert::update(r).send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
 
     async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        traced(span("DeleteItem", &r.table), async {
-            let out = convert::delete(r)
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("DeleteItem", e))?;
+        traced(Target::new("DeleteItem", r.table.as_str()), async {
+            let out = call("DeleteItem", convert::delete(r).send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
     }
 
     async fn query(&self, r: QueryRequest) -> Result<Page> {
-        traced(span("Query", &r.table), async {
-            let out = convert::query(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("Query", e))?;
-            let cc = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                convert::page(
-                    out.items,
-                    out.count,
-                    out.scanned_count,
-                    out.last_evaluated_key,
+        traced(
+            Target::new("Query", r.table.as_str())
+                .index(r.index.as_deref())
+                .consistent(r.consistent_read),
+            async {
+                let out = call("Query", convert::query(r)?.send_with(&self.client)).await?;
+                let cc = capacity(out.consumed_capacity.as_ref());
+                Ok((
+                    convert::page(
+                        out.items,
+                        out.count,
+                        out.scanned_count,
+                        out.last_evaluated_key,
+                        cc,
+                    ),
                     cc,
-                ),
-                cc,
-            ))
-        })
+                ))
+            },
+        )
         .await
     }
 
     async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        traced(span("Scan", &r.table), async {
-            let out = convert::scan(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("Scan", e))?;
-            let cc = capacity(out.consumed_capacity.as_ref());
-            Ok((
-                convert::page(
-                    out.items,
-                    out.count,
-                    out.scanned_count,
-                    out.last_evaluated_key,
+        traced(
+            Target::new("Scan", r.table.as_str())
+                .index(r.index.as_deref())
+                .consistent(r.consistent_read),
+            async {
+                let out = call("Scan", convert::scan(r)?.send_with(&self.client)).await?;
+                let cc = capacity(out.consumed_capacity.as_ref());
+                Ok((
+                    convert::page(
+                        out.items,
+                        out.count,
+                        out.scanned_count,
+                        out.last_evaluated_key,
+                        cc,
+                    ),
                     cc,
-                ),
-                cc,
-            ))
-        })
+                ))
+            },
+        )
         .await
     }
 
     async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
         let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
-        traced(span("BatchGetItem", &tables), async {
-            if r.keys.is_empty() {
-                return Err(empty_request("requestItems"));
-            }
-            let out = convert::batch_get(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("BatchGetItem", e))?;
-            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
-            Ok((
-                convert::batch_get_output(out.responses, out.unprocessed_keys),
-                cc,
-            ))
-        })
+        traced(
+            Target::new("BatchGetItem", tables).consistent(r.consistent_read),
+            async {
+                if r.keys.is_empty() {
+                    return Err(empty_request("requestItems"));
+                }
+                let out = call(
+                    "BatchGetItem",
+                    convert::batch_get(r)?.send_with(&self.client),
+                )
+                .await?;
+                let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+                Ok((
+                    convert::batch_get_output(out.responses, out.unprocessed_keys),
+                    cc,
+                ))
+            },
+        )
         .await
     }
 
     async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
         let tables = table_names(r.writes.iter().map(|w| w.table()));
-        traced(span("BatchWriteItem", &tables), async {
+        traced(Target::new("BatchWriteItem", tables), async {
             if r.writes.is_empty() {
                 return Err(empty_request("requestItems"));
             }
-            let out = convert::batch_write(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("BatchWriteItem", e))?;
+            let out = call(
+                "BatchWriteItem",
+                convert::batch_write(r)?.send_with(&self.client),
+            )
+            .await?;
             let cc = convert::total_capacity(out.consumed_capacity.as_deref());
             Ok((convert::batch_write_output(out.unprocessed_items), cc))
         })
@@ -421,15 +526,16 @@ impl Store for DynamoStore {
 
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         let tables = table_names(r.gets.iter().map(|g| g.table.as_str()));
-        traced(span("TransactGetItems", &tables), async {
+        traced(Target::new("TransactGetItems", tables), async {
             if r.gets.is_empty() {
                 return Err(empty_request("transactItems"));
             }
             let expected = r.gets.len();
-            let out = convert::transact_get(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("TransactGetItems", e))?;
+            let out = call(
+                "TransactGetItems",
+                convert::transact_get(r)?.send_with(&self.client),
+            )
+            .await?;
             let cc = convert::total_capacity(out.consumed_capacity.as_deref());
             let items: Vec<_> = out
                 .responses
@@ -455,14 +561,15 @@ impl Store for DynamoStore {
 
     async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
         let tables = table_names(r.actions.iter().map(|a| a.table()));
-        traced(span("TransactWriteItems", &tables), async {
+        traced(Target::new("TransactWriteItems", tables), async {
             if r.actions.is_empty() {
                 return Err(empty_request("transactItems"));
             }
-            let out = convert::transact_write(r)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("TransactWriteItems", e))?;
+            let out = call(
+                "TransactWriteItems",
+                convert::transact_write(r)?.send_with(&self.client),
+            )
+            .await?;
             Ok((
                 (),
                 convert::total_capacity(out.consumed_capacity.as_deref()),
@@ -472,11 +579,12 @@ impl Store for DynamoStore {
     }
 
     async fn create_table(&self, definition: &TableDef) -> Result<()> {
-        traced(span("CreateTable", &definition.name), async {
-            convert::create_table(definition)?
-                .send_with(&self.client)
-                .await
-                .map_err(|e| from_sdk("CreateTable", e))?;
+        traced(Target::new("CreateTable", definition.name.as_str()), async {
+            call(
+                "CreateTable",
+                convert::create_table(definition)?.send_with(&self.client),
+            )
+            .await?;
             self.wait_until_active(&definition.name).await?;
             if let Some(attribute) = &definition.ttl_attribute {
                 match self.set_ttl(&definition.name, attribute, true).await {
@@ -494,27 +602,24 @@ impl Store for DynamoStore {
     }
 
     async fn delete_table(&self, name: &str) -> Result<()> {
-        traced(span("DeleteTable", name), async {
-            self.client
-                .delete_table()
-                .table_name(name)
-                .send()
-                .await
-                .map_err(|e| from_sdk("DeleteTable", e))?;
+        traced(Target::new("DeleteTable", name), async {
+            call(
+                "DeleteTable",
+                self.client.delete_table().table_name(name).send(),
+            )
+            .await?;
             self.wait_until_deleted(name).await.map(|()| ((), None))
         })
         .await
     }
 
     async fn describe_table(&self, name: &str) -> Result<TableDescription> {
-        traced(span("DescribeTable", name), async {
-            let out = self
-                .client
-                .describe_table()
-                .table_name(name)
-                .send()
-                .await
-                .map_err(|e| from_sdk("DescribeTable", e))?;
+        traced(Target::new("DescribeTable", name), async {
+            let out = call(
+                "DescribeTable",
+                self.client.describe_table().table_name(name).send(),
+            )
+            .await?;
             let table = out.table.ok_or_else(|| Error::Service {
                 code: None,
                 message: format!("DescribeTable of {name} returned no table"),
@@ -531,7 +636,7 @@ impl Store for DynamoStore {
     }
 
     async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
-        traced(span("UpdateTimeToLive", table), async {
+        traced(Target::new("UpdateTimeToLive", table), async {
             self.set_ttl(table, attribute, enabled)
                 .await
                 .map(|()| ((), None))

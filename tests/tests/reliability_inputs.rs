@@ -1,0 +1,784 @@
+//! The bad-input table (issue #14 item 7): each row of `docs/bad-inputs.md` is a test here (or, for
+//! faults over the wire, in the file the table names). Each test gives one bad input or fault the
+//! way a new user would, and asserts what the user gets: the error variant, what its message
+//! names, and whether anything was written.
+
+use std::time::Duration;
+
+use dyno_core::expr::{Condition, KeyCondition, Path};
+use dyno_core::ops::{BatchGet, BatchWriter, Cursor, EntityExt, Transaction};
+use dyno_core::store::{
+    BatchWriteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, TransactWriteRequest,
+    WriteRequest,
+};
+use dyno_core::value::{get_attr, item_size, to_value, MAX_ITEM_SIZE};
+use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store, TableDef};
+use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User, TABLE};
+use rust_decimal::Decimal;
+use time::macros::date;
+
+async fn store() -> MemoryStore {
+    let store = MemoryStore::new();
+    store.create_table(&ecommerce_table(TABLE)).await.unwrap();
+    store
+}
+
+fn user(id: &str) -> User {
+    User {
+        user_id: id.to_owned(),
+        name: "Ann".to_owned(),
+        email: "ann@example.com".to_owned(),
+    }
+}
+
+fn order(user_id: &str, order_id: &str) -> Order {
+    Order::new(
+        user_id,
+        order_id,
+        OrderStatus::Pending,
+        date!(2024 - 05 - 01),
+        Decimal::new(12_999, 2),
+    )
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn raw_put(item: Item) -> PutRequest {
+    PutRequest {
+        table: TABLE.to_owned(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
+}
+
+fn raw_key(pk: &str, sk: &str) -> Item {
+    Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))])
+}
+
+/// Items of every entity in the table.
+async fn count(store: &MemoryStore) -> usize {
+    User::scan().all(store).await.map(|v| v.len()).unwrap_or(0)
+        + Order::scan().all(store).await.map(|v| v.len()).unwrap_or(0)
+        + Product::scan()
+            .all(store)
+            .await
+            .map(|v| v.len())
+            .unwrap_or(0)
+}
+
+// ---- keys ----
+
+#[tokio::test]
+async fn row01_delimiter_in_an_id_cannot_reach_another_users_items() {
+    let store = store().await;
+    user("victim").put().send(&store).await.unwrap();
+    order("victim", "1").put().send(&store).await.unwrap();
+    // An id that spells another user's key after the prefix.
+    let hostile = user("victim#PROFILE");
+    hostile.put().send(&store).await.unwrap();
+    let victim = User::get(User::key("victim").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(victim.user_id, "victim");
+    assert_eq!(
+        Order::query("victim")
+            .unwrap()
+            .all(&store)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(
+        Order::query("victim#ORDER#")
+            .unwrap()
+            .all(&store)
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+    let back = User::get(User::key("victim#PROFILE").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(back, hostile, "the id round-trips exactly");
+}
+
+#[tokio::test]
+async fn row02_empty_key_field_is_a_key_error_naming_the_field() {
+    let err = User::key("").unwrap_err();
+    assert!(matches!(err, Error::Key { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("User") && text.contains("`user_id`"),
+        "{text}"
+    );
+    let store = store().await;
+    assert!(user("").put().send(&store).await.is_err());
+    assert_eq!(count(&store).await, 0, "nothing written");
+}
+
+#[tokio::test]
+async fn row03_key_over_dynamodbs_size_limits_is_refused_before_sending_naming_entity_and_field() {
+    let store = dyno_tests::fault::FaultStore::new(store().await);
+    let long = "k".repeat(3000);
+    // A put, a get, an update, a delete and a batch: each refused before any call.
+    let errors = [
+        user(&long).put().send(&store).await.unwrap_err(),
+        User::get(User::key(&long).unwrap())
+            .send(&store)
+            .await
+            .unwrap_err(),
+        User::update(User::key(&long).unwrap())
+            .set(Path::attr("name"), dyno_core::expr::SetValue::value(s("x")))
+            .send(&store)
+            .await
+            .unwrap_err(),
+        User::delete(User::key(&long).unwrap())
+            .send(&store)
+            .await
+            .unwrap_err(),
+        BatchWriter::new().put(&user(&long)).unwrap_err(),
+        order("u", &"o".repeat(1100))
+            .put()
+            .send(&store)
+            .await
+            .unwrap_err(),
+    ];
+    for (i, err) in errors.iter().enumerate() {
+        assert!(matches!(err, Error::Key { .. }), "#{i}: {err:?}");
+        let text = err.to_string();
+        let (entity, field, limit) = if i == 5 {
+            ("Order", "`order_id`", "1024")
+        } else {
+            ("User", "`user_id`", "2048")
+        };
+        assert!(
+            text.contains(entity) && text.contains(field) && text.contains(limit),
+            "#{i}: {text}"
+        );
+    }
+    assert_eq!(store.counts().total(), 0, "nothing was sent");
+}
+
+#[tokio::test]
+async fn row04_ids_differing_only_in_case_are_distinct_items() {
+    let store = store().await;
+    user("Abc").put().send(&store).await.unwrap();
+    assert!(User::get(User::key("abc").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn row05_unicode_ids_round_trip() {
+    let store = store().await;
+    let u = user("zoë-東京-🦀");
+    u.put().send(&store).await.unwrap();
+    let back = User::get(User::key("zoë-東京-🦀").unwrap())
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(back, Some(u));
+}
+
+// ---- values ----
+
+#[test]
+fn row06_nan_is_an_encode_error() {
+    let err = to_value(&f64::NAN).unwrap_err();
+    assert!(matches!(err, Error::Encode { .. }), "{err:?}");
+    assert!(err.to_string().to_lowercase().contains("nan"), "{err}");
+}
+
+#[test]
+fn row07_infinity_is_an_encode_error() {
+    for v in [f64::INFINITY, f64::NEG_INFINITY] {
+        assert!(matches!(to_value(&v), Err(Error::Encode { .. })), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn row08_number_with_39_significant_digits_is_refused() {
+    let store = store().await;
+    let mut item = raw_key("N#1", "N");
+    item.insert("n".into(), AttributeValue::N("1".repeat(39)));
+    let err = store.put_item(raw_put(item)).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let mut item = raw_key("N#1", "N");
+    item.insert("n".into(), AttributeValue::N("1".repeat(38)));
+    store.put_item(raw_put(item)).await.unwrap();
+}
+
+#[test]
+fn row09_number_too_large_for_the_field_is_a_decode_error() {
+    let item = Item::from([("stock".to_owned(), AttributeValue::N("300".into()))]);
+    let err = get_attr::<u8>(&item, "Product", "stock").unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert!(err.to_string().contains("300"), "{err}");
+}
+
+#[test]
+fn row10_negative_number_into_unsigned_field_is_a_decode_error() {
+    let item = Item::from([("stock".to_owned(), AttributeValue::N("-1".into()))]);
+    assert!(matches!(
+        get_attr::<u32>(&item, "Product", "stock"),
+        Err(Error::Decode { .. })
+    ));
+}
+
+#[tokio::test]
+async fn row11_wrong_attribute_type_is_a_decode_error_naming_entity_and_attribute() {
+    let store = store().await;
+    user("u1").put().send(&store).await.unwrap();
+    let mut item = raw_key("USER#u1", "PROFILE");
+    item.insert("_type".into(), s("User"));
+    item.insert("name".into(), AttributeValue::N("5".into()));
+    item.insert("email".into(), s("e"));
+    store.put_item(raw_put(item)).await.unwrap();
+    let err = User::get(User::key("u1").unwrap())
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("User") && text.contains("name"), "{text}");
+}
+
+#[tokio::test]
+async fn row12_missing_required_attribute_is_a_decode_error() {
+    let store = store().await;
+    let mut item = raw_key("USER#u2", "PROFILE");
+    item.insert("_type".into(), s("User"));
+    item.insert("name".into(), s("Ann"));
+    store.put_item(raw_put(item)).await.unwrap();
+    let err = User::get(User::key("u2").unwrap())
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert!(err.to_string().contains("email"), "{err}");
+}
+
+#[test]
+fn row13_empty_set_is_an_encode_error() {
+    let empty: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    assert!(matches!(to_value(&empty), Err(Error::Encode { .. })));
+}
+
+#[tokio::test]
+async fn row14_item_over_400_kb_is_refused_before_sending_naming_entity_and_size() {
+    let store = store().await;
+    let mut u = user("big");
+    u.name = "x".repeat(MAX_ITEM_SIZE);
+    let err = u.put().send(&store).await.unwrap_err();
+    match &err {
+        Error::ItemTooLarge { entity, size, .. } => {
+            assert_eq!(*entity, Some("User"));
+            assert!(*size > MAX_ITEM_SIZE);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(count(&store).await, 0);
+}
+
+#[tokio::test]
+async fn row15_item_of_exactly_400_kb_is_accepted() {
+    let store = store().await;
+    let mut u = user("edge");
+    u.name = String::new();
+    let base = {
+        let mut item = dyno_core::Entity::to_item(&u).unwrap();
+        item.remove("name");
+        item_size(&item) + "name".len()
+    };
+    u.name = "x".repeat(MAX_ITEM_SIZE - base);
+    u.put().send(&store).await.unwrap();
+    u.name.push('x');
+    assert!(matches!(
+        u.put().send(&store).await,
+        Err(Error::ItemTooLarge { .. })
+    ));
+}
+
+#[tokio::test]
+async fn row16_empty_string_attribute_is_stored_and_read_back() {
+    let store = store().await;
+    let mut u = user("empty");
+    u.email = String::new();
+    u.put().send(&store).await.unwrap();
+    let back = User::get(User::key("empty").unwrap())
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(back, Some(u));
+}
+
+#[tokio::test]
+async fn row17_expression_text_in_values_is_stored_verbatim() {
+    let store = store().await;
+    let mut u = user("inject");
+    u.name = "x) OR attribute_exists(PK) OR (#n = :v".to_owned();
+    u.email = "#name :value ;-- REMOVE PK".to_owned();
+    u.put().send(&store).await.unwrap();
+    let back = User::get(User::key("inject").unwrap())
+        .send(&store)
+        .await
+        .unwrap();
+    assert_eq!(back, Some(u));
+    assert_eq!(count(&store).await, 1);
+}
+
+#[tokio::test]
+async fn row18_attribute_names_with_dots_and_reserved_words_work() {
+    let store = store().await;
+    let mut item = raw_key("RAW#1", "R");
+    item.insert("a.b".into(), s("dot"));
+    item.insert("size".into(), s("reserved"));
+    store.put_item(raw_put(item.clone())).await.unwrap();
+    let mut get = GetRequest::new(TABLE.to_owned(), raw_key("RAW#1", "R"));
+    get.projection = Some(vec![Path::attr("a.b"), Path::attr("size")]);
+    let got = store.get_item(get).await.unwrap().item.unwrap();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got["a.b"], s("dot"));
+}
+
+// ---- writes ----
+
+#[tokio::test]
+async fn row19_create_over_an_existing_item_is_a_condition_failure_for_the_entity() {
+    let store = store().await;
+    user("u").create().send(&store).await.unwrap();
+    let mut other = user("u");
+    other.name = "Bob".into();
+    let err = other.create().send(&store).await.unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    let kept = User::get(User::key("u").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.name, "Ann", "nothing written");
+}
+
+#[tokio::test]
+async fn row20_replace_of_a_missing_item_is_a_condition_failure_and_writes_nothing() {
+    let store = store().await;
+    let err = user("ghost").replace().send(&store).await.unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    assert_eq!(count(&store).await, 0);
+}
+
+#[tokio::test]
+async fn row21_stale_version_is_a_condition_failure_and_keeps_the_newer_item() {
+    let store = store().await;
+    let mut o = order("u", "o1");
+    o.put().send(&store).await.unwrap(); // version 1
+    let stale = o.clone();
+    o.total = Decimal::new(1, 0);
+    o.version = 1;
+    o.put().send(&store).await.unwrap(); // version 2
+    let err = Order::delete(Order::key("u", "o1").unwrap())
+        .if_version(stale.version)
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ConditionFailed { .. }), "{err:?}");
+    let kept = Order::get(Order::key("u", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.version, 2);
+}
+
+#[tokio::test]
+async fn row22_duplicate_keys_in_a_batch_are_refused_before_sending() {
+    let mut batch = BatchWriter::new();
+    batch.put(&user("dup")).unwrap();
+    let err = batch.put(&user("dup")).unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let keys = [User::key("a").unwrap(), User::key("a").unwrap()];
+    let store = store().await;
+    let err = BatchGet::new(keys).send(&store).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn row23_transaction_of_101_actions_is_refused_before_sending() {
+    let store = store().await;
+    let mut tx = Transaction::new();
+    for i in 0..101 {
+        tx = tx.put(&user(&format!("t{i}")));
+    }
+    let err = tx.send(&store).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(err.to_string().contains("101"), "{err}");
+    assert_eq!(count(&store).await, 0);
+}
+
+#[tokio::test]
+async fn row24_two_actions_on_one_item_in_a_transaction_are_refused() {
+    let store = store().await;
+    let err = Transaction::new()
+        .put(&user("same"))
+        .delete(User::key("same").unwrap())
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert_eq!(count(&store).await, 0);
+}
+
+#[tokio::test]
+async fn row25_empty_transaction_and_empty_batch_are_validation_errors() {
+    let store = store().await;
+    assert!(matches!(
+        Transaction::new().send(&store).await,
+        Err(Error::Validation { .. })
+    ));
+    let err = store
+        .transact_write(TransactWriteRequest {
+            actions: Vec::new(),
+            client_request_token: None,
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = store
+        .batch_write(BatchWriteRequest { writes: Vec::new() })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn row26_client_request_token_over_36_characters_is_refused() {
+    let store = store().await;
+    let err = Transaction::new()
+        .put(&user("tok"))
+        .token("x".repeat(37))
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    assert!(err.to_string().contains("36"), "{err}");
+}
+
+#[tokio::test]
+async fn row27_batch_write_of_an_item_over_400_kb_is_refused_when_added() {
+    let mut batch = BatchWriter::new();
+    let mut u = user("huge");
+    u.name = "x".repeat(MAX_ITEM_SIZE);
+    assert!(matches!(batch.put(&u), Err(Error::ItemTooLarge { .. })));
+    assert!(batch.is_empty());
+}
+
+// ---- reads, queries, cursors ----
+
+#[tokio::test]
+async fn row28_tampered_cursor_is_refused() {
+    let store = store().await;
+    for i in 0..5 {
+        order("c", &format!("o{i}"))
+            .put()
+            .send(&store)
+            .await
+            .unwrap();
+    }
+    let q = Order::query("c").unwrap().page_size(2);
+    let page = q.page(&store, None).await.unwrap();
+    let cursor = page.cursor.unwrap().to_string();
+    let mut tampered = cursor.into_bytes();
+    let last = tampered.len() - 3;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    let err = Cursor::parse(&String::from_utf8(tampered).unwrap()).unwrap_err();
+    assert!(matches!(err, Error::InvalidCursor { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn row29_cursor_of_another_query_is_refused() {
+    let store = store().await;
+    for i in 0..5 {
+        order("c1", &format!("o{i}"))
+            .put()
+            .send(&store)
+            .await
+            .unwrap();
+    }
+    let page = Order::query("c1")
+        .unwrap()
+        .page_size(2)
+        .page(&store, None)
+        .await
+        .unwrap();
+    let cursor = page.cursor.unwrap();
+    let err = Order::query("c2")
+        .unwrap()
+        .page_size(2)
+        .page(&store, Some(&cursor))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::InvalidCursor { .. }), "{err:?}");
+}
+
+#[test]
+fn row30_garbage_cursor_is_refused() {
+    for garbage in ["", "not-a-cursor", "AAAA", "%%%"] {
+        assert!(
+            matches!(Cursor::parse(garbage), Err(Error::InvalidCursor { .. })),
+            "{garbage:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn row31_missing_table_is_resource_not_found_naming_it() {
+    let store = MemoryStore::new();
+    let err = User::get(User::key("u").unwrap())
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ResourceNotFound { .. }), "{err:?}");
+    assert!(err.to_string().contains(TABLE), "{err}");
+}
+
+#[tokio::test]
+async fn row32_creating_a_table_twice_is_resource_in_use() {
+    let store = store().await;
+    let err = store
+        .create_table(&ecommerce_table(TABLE))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ResourceInUse { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn row33_query_of_an_undeclared_index_names_it() {
+    let store = store().await;
+    let err = store
+        .query(QueryRequest::new(
+            TABLE,
+            Some("NOPE"),
+            KeyCondition::partition("X", s("x")),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::ResourceNotFound { .. } | Error::Validation { .. }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("NOPE"), "{err}");
+}
+
+#[tokio::test]
+async fn row34_attribute_names_that_look_like_placeholders_are_names() {
+    let store = store().await;
+    let mut item = raw_key("RAW#3", "R");
+    item.insert("#n".into(), s("hash"));
+    item.insert(":v".into(), s("colon"));
+    store.put_item(raw_put(item.clone())).await.unwrap();
+    let mut cond = raw_put(item.clone());
+    cond.condition = Some(Condition::eq("#n", s("hash")).and(Condition::eq(":v", s("colon"))));
+    store.put_item(cond).await.unwrap();
+    let mut get = GetRequest::new(TABLE.to_owned(), raw_key("RAW#3", "R"));
+    get.projection = Some(vec![Path::attr("#n")]);
+    let got = store.get_item(get).await.unwrap().item.unwrap();
+    assert_eq!(*got, Item::from([("#n".to_owned(), s("hash"))]));
+}
+
+#[tokio::test]
+async fn row35_expired_item_reads_as_absent() {
+    let store = store().await;
+    let mut o = order("ttl", "o1");
+    o.ttl = Some(1_000); // 1970
+    o.put().send(&store).await.unwrap();
+    assert!(Order::get(Order::key("ttl", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(Order::query("ttl")
+        .unwrap()
+        .all(&store)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
+#[tokio::test]
+async fn row36_other_entities_in_a_shared_partition_are_skipped_not_misdecoded() {
+    let store = store().await;
+    user("mix").put().send(&store).await.unwrap();
+    order("mix", "o1").put().send(&store).await.unwrap();
+    let orders = Order::query("mix").unwrap().all(&store).await.unwrap();
+    assert_eq!(orders.len(), 1);
+}
+
+#[tokio::test]
+async fn row37_unknown_enum_value_in_a_stored_item_is_a_decode_error() {
+    let store = store().await;
+    let o = order("enum", "o1");
+    o.put().send(&store).await.unwrap();
+    let mut item = dyno_core::Entity::to_item(&o).unwrap();
+    item.insert("status".into(), s("shipped"));
+    item.insert("version".into(), AttributeValue::N("1".into()));
+    store.put_item(raw_put(item)).await.unwrap();
+    let err = Order::get(Order::key("enum", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    assert!(err.to_string().contains("shipped"), "{err}");
+}
+
+#[tokio::test]
+async fn row38_condition_on_a_raw_write_that_fails_returns_the_old_item_when_asked() {
+    let store = store().await;
+    let mut item = raw_key("RAW#2", "R");
+    item.insert("v".into(), AttributeValue::N("1".into()));
+    store.put_item(raw_put(item.clone())).await.unwrap();
+    let mut again = raw_put(item.clone());
+    again.condition = Some(Condition::not_exists("PK"));
+    again.return_old_on_condition_failure = true;
+    match store.put_item(again).await {
+        Err(Error::ConditionFailed {
+            item: Some(old), ..
+        }) => assert_eq!(old, item),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn row39_raw_write_with_a_key_of_the_wrong_type_is_a_validation_error() {
+    let store = store().await;
+    let item = Item::from([
+        ("PK".to_owned(), AttributeValue::N("1".into())),
+        ("SK".to_owned(), s("x")),
+    ]);
+    let err = store.put_item(raw_put(item)).await.unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+    let err = store
+        .put_item(raw_put(Item::from([("PK".to_owned(), s("only-pk"))])))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Validation { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn row40_batch_write_of_a_raw_item_without_its_key_is_refused_when_added() {
+    let mut batch = BatchWriter::new();
+    let err = batch
+        .write(
+            &ecommerce_table(TABLE),
+            WriteRequest::Put {
+                table: TABLE.to_owned(),
+                item: Item::from([("name".to_owned(), s("no key"))]),
+            },
+        )
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Key { .. } | Error::Validation { .. }),
+        "{err:?}"
+    );
+    assert!(batch.is_empty());
+}
+
+#[tokio::test]
+async fn row41_every_call_is_bounded_even_on_a_paused_store() {
+    // A store that never answers is bounded by the caller's own timeout; DynamoStore's own
+    // bounds are rows 42-43.
+    let store = dyno_tests::fault::FaultStore::new(store().await);
+    let _pause = store.pause_next(dyno_tests::fault::Op::GetItem);
+    let r = tokio::time::timeout(
+        Duration::from_millis(200),
+        User::get(User::key("p").unwrap()).send(&store),
+    )
+    .await;
+    assert!(
+        r.is_err(),
+        "the paused call is still waiting, and the timeout returns"
+    );
+}
+
+#[tokio::test]
+async fn row42_invalid_table_names_are_refused() {
+    // A table name DynamoDB refuses (too short, bad characters).
+    let store = MemoryStore::new();
+    for bad in ["ab", "has space", "slash/name"] {
+        let err = store
+            .create_table(&TableDef::new(bad, "PK", None))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{bad}: {err:?}");
+    }
+}
+
+#[tokio::test]
+async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
+    let store = store().await;
+    let err = User::update(User::key("nobody").unwrap())
+        .set(
+            Path::attr("name"),
+            dyno_core::expr::SetValue::value(s("Bob")),
+        )
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("User") && text.contains("USER#nobody") && text.contains("upsert"),
+        "{text}"
+    );
+    assert_eq!(count(&store).await, 0, "nothing written");
+    // An existing item whose own condition fails is still a condition failure.
+    user("somebody").put().send(&store).await.unwrap();
+    let err = User::update(User::key("somebody").unwrap())
+        .set(
+            Path::attr("name"),
+            dyno_core::expr::SetValue::value(s("Bob")),
+        )
+        .condition(dyno_core::expr::Cond::raw(Condition::eq("name", s("Zed"))))
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(err.is_condition_failed(), "{err:?}");
+}
+
+#[tokio::test]
+async fn row55_create_over_an_expired_item_treats_it_as_absent() {
+    let store = store().await;
+    let mut expired = order("exp", "o1");
+    expired.ttl = Some(1_000); // 1970: expired, not yet deleted
+    expired.put().send(&store).await.unwrap();
+    assert!(Order::get(Order::key("exp", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .is_none());
+    let fresh = order("exp", "o1");
+    fresh.create().send(&store).await.unwrap();
+    let back = Order::get(Order::key("exp", "o1").unwrap())
+        .send(&store)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((back.ttl, back.version), (None, 1));
+    // A live item still blocks a create.
+    let err = fresh.create().send(&store).await.unwrap_err();
+    assert!(err.is_condition_failed(), "{err:?}");
+}
