@@ -504,7 +504,10 @@ async fn racing_entities_on_one_key_never_mix() {
                     };
                     match r {
                         Ok(()) => {}
-                        Err(e) if e.is_condition_failed() || e.is_wrong_entity() => {}
+                        Err(e)
+                            if e.is_condition_failed()
+                                || e.is_wrong_entity()
+                                || e.is_not_found() => {}
                         Err(Error::TransactionCanceled { .. } | Error::Throttled { .. }) => {}
                         Err(e) => panic!("unexpected error: {e:?}"),
                     }
