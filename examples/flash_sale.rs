@@ -16,6 +16,12 @@
 //! 4. A hot key for reads: everybody refreshes the product page. A `CachedStore` in front of the
 //!    store (DAX-style, but write-through) turns 200 concurrent reads into one backend read, and
 //!    a write made through it is read back at once.
+//! 5. The hot key benchmark: 1,000 readers and one writer on the product, the store behind an
+//!    injected 5 ms latency (always MemoryStore, so the latency is the injected one), first
+//!    straight on the store and then through a `CachedStore` (typed shared hits,
+//!    `get_shared`): backend reads per second and read latency percentiles, with a latency
+//!    histogram. `FLASH_SALE_BENCH_SECS` sets the seconds per run (default 3); build with
+//!    `--release` for figures.
 //!
 //! Runs on the in-process `MemoryStore` by default; set `AWS_ENDPOINT_URL_DYNAMODB` (plus the
 //! usual AWS_REGION and credentials) to run against DynamoDB, DynamoDB Local or dynalite on a
@@ -29,6 +35,8 @@
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/latency.rs"]
+mod latency;
 
 use backend::Backend;
 use std::collections::BTreeMap;
@@ -38,7 +46,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_cache::CachedStore;
-use dyno_core::expr::{Condition, Path};
+use dyno_core::expr::{Cond, Condition, Path};
 use dyno_core::ops::{EntityExt, FromItem, Transaction};
 use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use futures::StreamExt;
@@ -520,7 +528,7 @@ fn backoff(who: &str, attempt: u32) -> Duration {
 async fn supports_transactions(store: &dyn Store) -> Result<bool, Error> {
     let probe = Transaction::new().check(
         Product::key("transaction-probe"),
-        Condition::not_exists(Path::attr("PK")),
+        Cond::raw(Condition::not_exists(Path::attr("PK"))),
     );
     match probe.send(store).await {
         Ok(()) => Ok(true),
@@ -600,12 +608,287 @@ async fn main() -> ExitCode {
                 o.summary_version,
                 o.cache_loads
             );
-            ExitCode::SUCCESS
         }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let secs = std::env::var("FLASH_SALE_BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(3.0);
+    let settings = HotKeyBench {
+        readers: 1000,
+        duration: Duration::from_secs_f64(secs),
+        ..HotKeyBench::default()
+    };
+    match settings.run_both().await {
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+// ---- 5. the hot key benchmark ----
+
+/// One run of the hot key benchmark: `readers` tasks reading the product in a loop and one
+/// writer updating it every `write_every`, for `duration`, on a MemoryStore behind `latency`.
+#[derive(Debug, Clone)]
+struct HotKeyBench {
+    readers: usize,
+    duration: Duration,
+    latency: Duration,
+    write_every: Duration,
+    /// The cache's item TTL (cached run).
+    ttl: Duration,
+}
+
+impl Default for HotKeyBench {
+    fn default() -> Self {
+        HotKeyBench {
+            readers: 1000,
+            duration: Duration::from_secs(3),
+            latency: Duration::from_millis(5),
+            write_every: Duration::from_millis(500),
+            ttl: Duration::from_millis(200),
+        }
+    }
+}
+
+/// What one run measured.
+#[derive(Debug)]
+struct HotKeyReport {
+    reads: u64,
+    backend_reads: u64,
+    writes: u64,
+    /// Read latencies, sorted, in nanoseconds.
+    latencies: Vec<u64>,
+    elapsed: Duration,
+    /// The backend latency injected.
+    latency: Duration,
+    /// The highest `sold` any reader saw before the final write, and the final `sold`.
+    last_seen: u32,
+    final_sold: u32,
+}
+
+impl HotKeyReport {
+    fn percentile(&self, p: f64) -> Duration {
+        let i = ((self.latencies.len() as f64 - 1.0) * p).round() as usize;
+        Duration::from_nanos(self.latencies.get(i).copied().unwrap_or(0))
+    }
+
+    fn backend_reads_per_sec(&self) -> f64 {
+        self.backend_reads as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn print(&self, title: &str) {
+        println!(
+            "\n{title}: {} reads in {:.1} s ({:.0}/s), {} writes (sold {}, the newest a reader \
+             saw {}); backend reads {} ({:.1}/s)",
+            self.reads,
+            self.elapsed.as_secs_f64(),
+            self.reads as f64 / self.elapsed.as_secs_f64(),
+            self.writes,
+            self.final_sold,
+            self.last_seen,
+            self.backend_reads,
+            self.backend_reads_per_sec(),
+        );
+        println!(
+            "  read latency p50 {:?}  p99 {:?}  p99.9 {:?}  max {:?}",
+            self.percentile(0.5),
+            self.percentile(0.99),
+            self.percentile(0.999),
+            self.percentile(1.0),
+        );
+        // Reads faster than the injected latency cannot have waited for the backend: the hits.
+        let hits = self
+            .latencies
+            .partition_point(|&l| l < self.latency.as_nanos() as u64);
+        if hits > 0 && hits < self.latencies.len() {
+            let at = |p: f64| {
+                Duration::from_nanos(self.latencies[((hits as f64 - 1.0) * p).round() as usize])
+            };
+            println!(
+                "  {hits} reads under the {:?} backend latency (hits): p50 {:?}  p99 {:?}  \
+                 p99.9 {:?}; {} waited for the backend",
+                self.latency,
+                at(0.5),
+                at(0.99),
+                at(0.999),
+                self.latencies.len() - hits
+            );
+        }
+        // A log2 histogram: each row counts the reads from its bound up to twice it.
+        let mut bound = 250u64; // ns
+        let mut rows = Vec::new();
+        let mut i = 0;
+        while i < self.latencies.len() {
+            let end = self.latencies.partition_point(|&l| l < bound * 2);
+            if end > i {
+                rows.push((bound, end - i));
+            }
+            i = end.max(i);
+            bound *= 2;
+        }
+        let widest = rows.iter().map(|r| r.1).max().unwrap_or(1);
+        for (bound, count) in rows {
+            let bar = "#".repeat((count * 50).div_ceil(widest));
+            println!(
+                "  {:>10} .. {:>10} {:>9} {bar}",
+                format!("{:?}", Duration::from_nanos(bound)),
+                format!("{:?}", Duration::from_nanos(bound * 2)),
+                count
+            );
+        }
+    }
+}
+
+impl HotKeyBench {
+    /// Runs without and with the cache, prints both and the comparison, and checks what must
+    /// hold whatever the machine: every read saw a state at least as new as the last write
+    /// before it began (no lost update, no going back), and the cache made at most about one
+    /// backend read per TTL.
+    async fn run_both(&self) -> Result<(HotKeyReport, HotKeyReport), BoxError> {
+        println!(
+            "\nhot key: {} readers, 1 writer (every {:?}), backend latency {:?}, {:?} per run",
+            self.readers, self.write_every, self.latency, self.duration
+        );
+        let plain = self.run(false).await?;
+        plain.print("without cache");
+        let cached = self.run(true).await?;
+        cached.print(&format!("with CachedStore (item TTL {:?})", self.ttl));
+        println!(
+            "\nbackend reads/s: {:.1} without, {:.1} with (1/TTL = {:.1}/s); read p99 {:?} with, {:?} without",
+            plain.backend_reads_per_sec(),
+            cached.backend_reads_per_sec(),
+            1.0 / self.ttl.as_secs_f64(),
+            cached.percentile(0.99),
+            plain.percentile(0.99),
+        );
+        // Every TTL at most one load (single flight), plus one per write that could not
+        // install its image, plus the first.
+        let bound = (self.duration.as_secs_f64() / self.ttl.as_secs_f64()).ceil() as u64
+            + cached.writes
+            + 1;
+        if cached.backend_reads > bound {
+            return Err(format!(
+                "the cache made {} backend reads, more than one per TTL ({bound})",
+                cached.backend_reads
+            )
+            .into());
+        }
+        Ok((plain, cached))
+    }
+
+    async fn run(&self, cache: bool) -> Result<HotKeyReport, BoxError> {
+        let memory = dyno_core::MemoryStore::new();
+        memory.create_table(FlashSale::definition()).await?;
+        let slow = Arc::new(latency::Latency::new(memory, self.latency));
+        let cached = cache.then(|| {
+            Arc::new(
+                CachedStore::builder(Arc::clone(&slow))
+                    .item_ttl(self.ttl)
+                    .table(FlashSale::definition().clone())
+                    .build(),
+            )
+        });
+        let store: Arc<dyn Store> = match &cached {
+            Some(c) => c.clone(),
+            None => slow.clone(),
+        };
+        let product = Product {
+            product_id: PRODUCT.into(),
+            name: "Console X".into(),
+            stock: 1_000_000,
+            sold: 0,
+        };
+        product.create().send(&*store).await?;
+        let before = slow.reads();
+        let start = std::time::Instant::now();
+        let deadline = start + self.duration;
+        // The writer: sells one unit per period. `written` is the `sold` of the last write
+        // completed (readers check they never see less than what was written before they began).
+        let written = Arc::new(AtomicU32::new(0));
+        let writer = tokio::spawn({
+            let (store, written, every) = (store.clone(), written.clone(), self.write_every);
+            async move {
+                let mut writes = 0u64;
+                while std::time::Instant::now() + every < deadline {
+                    tokio::time::sleep(every).await;
+                    let p = Product::update(Product::key(PRODUCT))
+                        .add_sold(1)
+                        .send(&*store)
+                        .await?;
+                    written.fetch_max(p.sold, Ordering::SeqCst);
+                    writes += 1;
+                }
+                Ok::<u64, Error>(writes)
+            }
+        });
+        let readers: Vec<_> = (0..self.readers)
+            .map(|_| {
+                let (store, cached, written) = (store.clone(), cached.clone(), written.clone());
+                tokio::spawn(async move {
+                    let key = Product::key(PRODUCT);
+                    let mut latencies = Vec::new();
+                    let mut seen = 0u32;
+                    while std::time::Instant::now() < deadline {
+                        let floor = written.load(Ordering::SeqCst);
+                        let t = std::time::Instant::now();
+                        let sold = match &cached {
+                            Some(c) => c.get_shared(&key).await?.map(|p| p.sold),
+                            None => Product::get(key.clone())
+                                .send(&*store)
+                                .await?
+                                .map(|p| p.sold),
+                        };
+                        latencies.push(t.elapsed().as_nanos() as u64);
+                        let sold = sold.ok_or("the product vanished")?;
+                        if sold < floor || sold < seen {
+                            return Err(format!(
+                                "a read saw sold = {sold} after {} had been seen",
+                                floor.max(seen)
+                            )
+                            .into());
+                        }
+                        seen = sold;
+                        tokio::task::yield_now().await;
+                    }
+                    Ok::<_, BoxError>((latencies, seen))
+                })
+            })
+            .collect();
+        let mut latencies = Vec::new();
+        let mut last_seen = 0;
+        for r in readers {
+            let (l, seen) = r.await??;
+            latencies.extend(l);
+            last_seen = last_seen.max(seen);
+        }
+        let writes = writer.await??;
+        let elapsed = start.elapsed();
+        latencies.sort_unstable();
+        let final_sold = Product::get(Product::key(PRODUCT))
+            .send(&*store)
+            .await?
+            .map_or(0, |p| p.sold);
+        if u64::from(final_sold) != writes {
+            return Err(format!("{writes} writes but sold = {final_sold}").into());
+        }
+        Ok(HotKeyReport {
+            reads: latencies.len() as u64,
+            backend_reads: slow.reads() - before,
+            writes,
+            latencies,
+            elapsed,
+            latency: self.latency,
+            last_seen,
+            final_sold,
+        })
     }
 }
 
@@ -630,6 +913,25 @@ mod tests {
         // All writers read version 1 before any wrote: all but one had to retry at least once.
         assert!(o.lock_retries as usize >= o.orders - 1, "{o:?}");
         assert_eq!(o.cache_loads, 1, "{o:?}");
+    }
+
+    /// The hot key benchmark in a short mode: 200 readers, half a second per run.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hot_key_benchmark_short() {
+        let bench = HotKeyBench {
+            readers: 200,
+            duration: Duration::from_millis(600),
+            write_every: Duration::from_millis(100),
+            ttl: Duration::from_millis(100),
+            ..HotKeyBench::default()
+        };
+        let (plain, cached) = bench.run_both().await.unwrap();
+        assert!(plain.reads > 0 && cached.reads > 0);
+        // Every uncached read reaches the backend; the cache's reads are bounded in run_both.
+        assert_eq!(plain.backend_reads, plain.reads + 1, "plus the final check");
+        assert!(cached.backend_reads < plain.backend_reads);
+        assert!(cached.last_seen <= cached.final_sold);
+        assert!(cached.writes > 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -291,6 +291,15 @@ pub(crate) fn scan_hash(table: &str) -> u64 {
     stable_hash(buf.as_slice())
 }
 
+/// The stripe hash of a table's item entries (the generation [`crate::CachedStore::invalidate_table`]
+/// moves).
+pub(crate) fn table_items_hash(table: &str) -> u64 {
+    let mut buf = KeyBuf::new();
+    buf.byte(b'E');
+    buf.str(table);
+    stable_hash(buf.as_slice())
+}
+
 /// The cache key of a query page: every field that can change the answer, except
 /// `consistent_read` (a strongly consistent page is a valid answer to the eventual request).
 pub(crate) fn query_key(r: &QueryRequest) -> KeyBuf {

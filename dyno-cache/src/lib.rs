@@ -3,13 +3,17 @@
 mod builder;
 mod clock;
 mod flight;
+mod follower;
 mod key;
 mod metrics;
 mod schema;
 mod store;
 mod stripes;
+mod typed;
 
 pub use crate::builder::CachedStoreBuilder;
 pub use crate::clock::{Clock, ManualClock, SystemClock};
+pub use crate::follower::{Follower, FollowerMetrics, OnApplied};
 pub use crate::metrics::{CacheMetrics, Evictions, TierMetrics};
+pub use crate::schema::Image;
 pub use crate::store::{CachedStore, WithTtl};

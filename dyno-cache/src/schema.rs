@@ -27,9 +27,10 @@ pub(crate) struct TableInfo {
     ttl: Option<String>,
 }
 
-/// What is known of an item's image before or after a write.
+/// What is known of an item's image before or after a write: what
+/// [`crate::CachedStore::apply_change`] takes from a change record.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Image<'a> {
+pub enum Image<'a> {
     /// The item does not exist.
     Absent,
     /// The item, whole.
@@ -39,7 +40,8 @@ pub(crate) enum Image<'a> {
 }
 
 impl<'a> Image<'a> {
-    pub(crate) fn from_option(item: Option<&'a Item>) -> Self {
+    /// `Present` for `Some`, `Absent` for `None`.
+    pub fn from_option(item: Option<&'a Item>) -> Self {
         item.map_or(Image::Absent, Image::Present)
     }
 }
@@ -68,6 +70,13 @@ impl TableInfo {
     pub(crate) fn named(mut self, name: &str) -> Self {
         name.clone_into(&mut self.name);
         self
+    }
+
+    /// The names of the table's secondary indexes, and `""` for the table itself.
+    pub(crate) fn index_names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once("")
+            .chain(self.gsis.iter().map(|g| g.name.as_str()))
+            .chain(self.lsis.iter().map(String::as_str))
     }
 
     /// The primary key of `item`, or `None` when a key attribute is missing (the backend will

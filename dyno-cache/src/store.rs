@@ -27,12 +27,13 @@ use crate::builder::{CachedStoreBuilder, Ttls};
 use crate::clock::Clock;
 use crate::flight::{self, share_error, Flights, Role};
 use crate::key::{
-    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, CacheKey, KeyHasher,
-    KeyRef, Lookup, PreHashed,
+    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, table_items_hash,
+    CacheKey, KeyHasher, KeyRef, Lookup, PreHashed,
 };
 use crate::metrics::{inc, CacheMetrics, Counters};
 use crate::schema::{Image, TableInfo};
-use crate::stripes::Stripes;
+use crate::stripes::{pending, Stripes};
+use crate::typed::Decoded;
 
 /// Bytes charged per entry on top of its key and item, for moka's and our bookkeeping.
 const ENTRY_OVERHEAD: usize = 96;
@@ -44,6 +45,12 @@ struct ItemEntry {
     expires_at: Duration,
     ttl: Duration,
     weight: u32,
+    /// The table's item generation (slot, value) when installed: the entry is dead once it
+    /// moves ([`CachedStore::invalidate_table`], a cancelled write).
+    table: (usize, u64),
+    /// The item decoded by [`CachedStore::get_shared`], once it has been (its bytes are in
+    /// `weight`).
+    decoded: Option<Decoded>,
 }
 
 /// The query-cache generations a page was read under.
@@ -55,6 +62,11 @@ struct Deps {
 }
 
 impl Deps {
+    /// No write to what the page depends on was in flight.
+    fn quiet(&self) -> bool {
+        self.slots[..self.len].iter().all(|(_, g)| pending(*g) == 0)
+    }
+
     /// One number that moves whenever any of the counters moves (they only grow).
     fn version(&self) -> u64 {
         self.slots[..self.len]
@@ -113,12 +125,120 @@ fn weight(key_len: usize, bytes: usize) -> u32 {
     u32::try_from(key_len + bytes + ENTRY_OVERHEAD).unwrap_or(u32::MAX)
 }
 
-/// The token a write takes before it is sent: which version counter guards its key, and the
-/// value it had then.
-struct Ticket {
+/// The counters that keep fills and writes in order: per-key item versions, per-partition query
+/// generations (also per-table item generations), and how many writes are in flight at all.
+struct Tracks {
+    versions: Stripes,
+    generations: Stripes,
+    /// Per key (striped like `versions`): moved by every read that reached the backend while a
+    /// write to the key was in flight, before it returns (see `load`).
+    reads: Stripes,
+    in_flight: AtomicU64,
+}
+
+/// What an item fill or write depends on, read before the backend call: the key's counter, the
+/// epoch and the table's item generation. Equal again at install, with no write in flight at
+/// either point, it proves no write to the key began, ran or ended in between.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ItemVersion {
+    state: u64,
+    epoch: u64,
+    table_slot: usize,
+    table_gen: u64,
+}
+
+impl ItemVersion {
+    /// No write to the key was in flight.
+    fn quiet(&self) -> bool {
+        pending(self.state) == 0
+    }
+
+    /// One number for single flight: every part only grows, so the sum moves when any does.
+    fn flight(&self) -> u64 {
+        self.state
+            .wrapping_add(self.epoch)
+            .wrapping_add(self.table_gen)
+    }
+}
+
+/// A read's claim to install what it fetches for one key.
+struct Fill {
     key: CacheKey,
     slot: usize,
-    start: u64,
+    version: ItemVersion,
+}
+
+/// A write in flight on one item: registered on its key's counter (so that no fill installs
+/// meanwhile, and reads that go to the backend drop the entry) and on the query generations it
+/// may change (so that their pages are neither served nor filled meanwhile), from before it is
+/// sent until it is finished. Dropped unfinished (a cancelled write, whose outcome is unknown),
+/// it kills every item entry of the table, as it cannot drop the key's entry from `Drop`.
+struct Ticket<'a> {
+    tracks: &'a Tracks,
+    key: CacheKey,
+    slot: usize,
+    /// The item's version just after this write registered.
+    start: ItemVersion,
+    /// The generation slots this write registered on.
+    pages: Vec<usize>,
+    /// Still registered on the key's counter.
+    open: bool,
+}
+
+impl Ticket<'_> {
+    /// Ends the registrations on generations: those in `changed` (slots) move on, the others
+    /// are taken back (see [`Stripes::unwind`]).
+    fn end_pages_except(&mut self, changed: &[usize]) {
+        for slot in self.pages.drain(..) {
+            if changed.contains(&slot) {
+                self.tracks.generations.end(slot);
+            } else {
+                self.tracks.generations.unwind(slot);
+            }
+        }
+    }
+
+    fn end_pages(&mut self) {
+        for slot in self.pages.drain(..) {
+            self.tracks.generations.end(slot);
+        }
+    }
+
+    /// Ends the registration on the key's counter; returns the counter's state before.
+    fn end_item(&mut self) -> u64 {
+        debug_assert!(self.open);
+        self.open = false;
+        self.tracks.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.tracks.versions.end(self.slot)
+    }
+
+    /// The write definitely did not apply: nothing to install or drop, and what was valid
+    /// before it began is valid again.
+    fn abandon(mut self) {
+        self.end_pages_except(&[]);
+        self.open = false;
+        self.tracks.in_flight.fetch_sub(1, Ordering::SeqCst);
+        self.tracks.versions.unwind(self.slot);
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        self.end_pages();
+        if self.open {
+            self.end_item();
+            self.tracks.generations.bump(self.start.table_slot);
+        }
+    }
+}
+
+/// What a write that (maybe) applied changed: its key, the item's images before and after as
+/// far as known, and the top-level attributes an update touched (`None`: the whole item).
+struct Changed<'a> {
+    key: &'a Item,
+    old: Image<'a>,
+    new: Image<'a>,
+    touched: Option<&'a [String]>,
 }
 
 /// A write-through cache in front of any [`Store`]; it implements `Store` itself, so typed
@@ -134,10 +254,8 @@ pub struct CachedStore<S> {
     ttls: Ttls,
     clock: Arc<dyn Clock>,
     counters: Arc<Counters>,
-    /// Per-key versions (striped): bumped by every write when it completes.
-    versions: Stripes,
-    /// Per-partition query generations (striped): bumped by writes to the partition.
-    generations: Stripes,
+    /// Per-key versions, per-partition generations, writes in flight.
+    tracks: Tracks,
     /// Bumped by table administration: every earlier snapshot becomes invalid.
     epoch: AtomicU64,
     flights: Flights<Option<SharedItem>>,
@@ -224,8 +342,12 @@ impl<S: Store> CachedStore<S> {
             ttls,
             clock,
             counters,
-            versions: Stripes::new(stripe_bits),
-            generations: Stripes::new(stripe_bits),
+            tracks: Tracks {
+                versions: Stripes::new(stripe_bits),
+                generations: Stripes::new(stripe_bits),
+                reads: Stripes::new(stripe_bits),
+                in_flight: AtomicU64::new(0),
+            },
             epoch: AtomicU64::new(0),
             flights: Flights::new(),
             page_flights: Flights::new(),
@@ -272,29 +394,130 @@ impl<S: Store> CachedStore<S> {
         self.pages.invalidate_all();
     }
 
-    /// Applies a change made elsewhere (another process; a DynamoDB Streams record with
-    /// `NEW_AND_OLD_IMAGES`): the item's entry is dropped and the query pages of its old and new
-    /// partitions become unservable. `old` and `new` are `None` when the record lacks them
-    /// (insert, remove, or a stream without images: then whole indexes are invalidated).
+    // ---- changes made elsewhere (the follower's API) ----
+
+    /// Applies a change made elsewhere (another process's write, seen in a change feed such as
+    /// DynamoDB Streams), as a local write would: the query pages of the item's old and new
+    /// partitions (of the table, its LSIs and every GSI; the whole index where an image is
+    /// [`Image::Unknown`]) and the table's scans become unservable, and reads in flight on the
+    /// key cannot install what they fetched.
+    ///
+    /// The item's entry is replaced by `new` only when the cache holds exactly `old` (the
+    /// change is then the direct successor of what the cache serves, so the replacement cannot
+    /// go back in time); otherwise, or when either image is unknown, the entry is dropped and
+    /// the next read loads the item.
     pub async fn apply_change(
         &self,
         table: &str,
         key: &Item,
-        old: Option<&Item>,
-        new: Option<&Item>,
+        old: Image<'_>,
+        new: Image<'_>,
     ) -> Result<()> {
         let info = self.table_info(table).await?;
-        self.bump(
-            &info,
-            key,
-            old.map_or(Image::Unknown, Image::Present),
-            new.map_or(Image::Unknown, Image::Present),
-            None,
-        );
-        if let Some(ticket) = self.ticket(table, key) {
-            self.finish_write(ticket, None, None, None).await;
+        self.bump(&info, key, old, new, None);
+        let Some(mut ticket) = self.register(table, key) else {
+            return Ok(());
+        };
+        let replacement = match new {
+            Image::Present(item) => Some(Some(Arc::new(item.clone()))),
+            Image::Absent => Some(None),
+            Image::Unknown => None,
         }
+        .filter(|_| !matches!(old, Image::Unknown))
+        .and_then(|image| {
+            self.item_expiry(image.as_deref(), Some(&info), None)
+                .map(|exp| self.item_entry(ticket.key.bytes.len(), image, exp, &ticket.start))
+        });
+        let mut replaced = false;
+        self.items
+            .entry(ticket.key.clone())
+            .and_compute_with(|existing| {
+                let clean = self.is_clean(&ticket);
+                let holds_old = existing.as_ref().is_some_and(|e| {
+                    let e = e.value();
+                    self.live(e, self.clock.now())
+                        && match (&e.item, old) {
+                            (Some(cached), Image::Present(old)) => **cached == *old,
+                            (None, Image::Absent) => true,
+                            _ => false,
+                        }
+                });
+                let op = match replacement {
+                    Some(e) if clean && holds_old => {
+                        replaced = true;
+                        Op::Put(e)
+                    }
+                    _ if existing.is_some() => Op::Remove,
+                    _ => Op::Nop,
+                };
+                ready(op)
+            })
+            .await;
+        ticket.end_item();
+        inc(if replaced {
+            &self.counters.write_through_updates
+        } else {
+            &self.counters.invalidations
+        });
         Ok(())
+    }
+
+    /// Drops an item's entry, and makes reads of it in flight unable to install what they
+    /// fetched. Query pages are left alone (see [`CachedStore::invalidate_partition`]).
+    pub async fn invalidate_item(&self, table: &str, key: &Item) {
+        let Some(mut ticket) = self.register(table, key) else {
+            return;
+        };
+        self.items
+            .entry(ticket.key.clone())
+            .and_compute_with(|existing| {
+                ready(if existing.is_some() {
+                    Op::Remove
+                } else {
+                    Op::Nop
+                })
+            })
+            .await;
+        ticket.end_item();
+        inc(&self.counters.invalidations);
+    }
+
+    /// Makes the cached query pages of one partition unservable, and those being filled
+    /// uninstallable: `index` `None` is the table itself (its LSIs are partitioned by the same
+    /// value: name them to include them), `Some(name)` a secondary index. The table's scan pages
+    /// go too, as any changed item changes them.
+    pub fn invalidate_partition(&self, table: &str, index: Option<&str>, value: &AttributeValue) {
+        self.bump_hash(partition_hash(table, index.unwrap_or(""), value));
+        self.bump_hash(scan_hash(table));
+    }
+
+    /// Makes every cached query page of one index (`None`: the table) unservable, with the
+    /// table's scan pages.
+    pub fn invalidate_index(&self, table: &str, index: Option<&str>) {
+        self.bump_hash(index_hash(table, index.unwrap_or("")));
+        self.bump_hash(scan_hash(table));
+    }
+
+    /// Makes every item entry and query page of one table unservable, and every read of it in
+    /// flight unable to install what it fetched: what a follower does when it cannot bridge a
+    /// gap in a change feed. Other tables stay cached. Describes the table when it was neither
+    /// registered nor written through this cache (to learn its indexes).
+    pub async fn invalidate_table(&self, table: &str) -> Result<()> {
+        let info = self.table_info(table).await?;
+        self.tracks.generations.bump(self.table_slot(table));
+        for index in info.index_names() {
+            self.bump_hash(index_hash(table, index));
+        }
+        self.bump_hash(scan_hash(table));
+        inc(&self.counters.invalidations);
+        Ok(())
+    }
+
+    fn bump_hash(&self, hash: u64) {
+        self.tracks
+            .generations
+            .bump(self.tracks.generations.slot(hash));
+        inc(&self.counters.generation_bumps);
     }
 
     // ---- shared pieces ----
@@ -303,10 +526,34 @@ impl<S: Store> CachedStore<S> {
         self.epoch.load(Ordering::SeqCst)
     }
 
-    /// A key's version with the epoch folded in: it moves on every write to the key (or to a key
-    /// sharing its counter) and on every table administration.
-    fn item_version(&self, slot: usize) -> u64 {
-        self.versions.load(slot).wrapping_add(self.epoch() << 40)
+    /// The generation slot of `table`'s item entries.
+    fn table_slot(&self, table: &str) -> usize {
+        self.tracks.generations.slot(table_items_hash(table))
+    }
+
+    /// What a fill of the key at `slot`, of the table at `table_slot`, depends on now.
+    fn item_version(&self, slot: usize, table_slot: usize) -> ItemVersion {
+        ItemVersion {
+            state: self.tracks.versions.load(slot),
+            epoch: self.epoch(),
+            table_slot,
+            table_gen: self.tracks.generations.load(table_slot),
+        }
+    }
+
+    /// A read's claim on `key` of `table`, taken before its backend call.
+    fn fill(&self, table: &str, key: &Lookup) -> Fill {
+        let slot = self.tracks.versions.slot(key.hash);
+        Fill {
+            key: key.to_key(),
+            slot,
+            version: self.item_version(slot, self.table_slot(table)),
+        }
+    }
+
+    /// An entry may be served: fresh by the injected clock, and its table not invalidated since.
+    fn live(&self, entry: &ItemEntry, now: Duration) -> bool {
+        entry.expires_at > now && self.tracks.generations.load(entry.table.0) == entry.table.1
     }
 
     fn known_table(&self, table: &str) -> Option<Arc<TableInfo>> {
@@ -389,6 +636,7 @@ impl<S: Store> CachedStore<S> {
         key_len: usize,
         item: Option<SharedItem>,
         expiry: (Duration, Duration),
+        version: &ItemVersion,
     ) -> ItemEntry {
         let bytes = item.as_deref().map_or(0, item_size);
         ItemEntry {
@@ -396,15 +644,15 @@ impl<S: Store> CachedStore<S> {
             expires_at: expiry.0,
             ttl: expiry.1,
             weight: weight(key_len, bytes),
+            table: (version.table_slot, version.table_gen),
+            decoded: None,
         }
     }
 
-    /// The entry for `key` if it is still fresh by the injected clock.
+    /// The entry for `key` if it may be served now.
     async fn fresh_item(&self, key: KeyRef<'_>) -> Option<ItemEntry> {
-        self.items
-            .get(&key)
-            .await
-            .filter(|e| e.expires_at > self.clock.now())
+        let now = self.clock.now();
+        self.items.get(&key).await.filter(|e| self.live(e, now))
     }
 
     /// What the cache knows of an item now: a fresh entry, or `Unknown`.
@@ -412,34 +660,45 @@ impl<S: Store> CachedStore<S> {
         self.fresh_item(key).await.map(|e| e.item)
     }
 
-    /// Installs what a read fetched, unless the key's version moved since `version` was taken
-    /// (a write completed meanwhile: the fetched image may predate it).
+    /// Installs what a read fetched, if no write to the key was in flight when the read began
+    /// and none began since (then what it fetched is the item's latest state). Otherwise, if a
+    /// write is in flight now, the entry is dropped: what this read returns may be newer than
+    /// the entry (the write may have applied), and a later read must not see the older one.
     async fn install_fill(
         &self,
-        key: CacheKey,
-        slot: usize,
-        version: u64,
+        fill: Fill,
         item: Option<SharedItem>,
         table: &str,
         ttl_override: Option<Duration>,
     ) {
+        let Fill { key, slot, version } = fill;
         let info = self.known_table(table);
         let entry = self
             .item_expiry(item.as_deref(), info.as_deref(), ttl_override)
-            .map(|exp| self.item_entry(key.bytes.len(), item, exp));
+            .map(|exp| self.item_entry(key.bytes.len(), item, exp, &version));
         let mut rejected = false;
         self.items
             .entry(key)
             .and_compute_with(|existing| {
                 // Runs under moka's per-key lock, serialized with every other install and write.
-                let op = if self.item_version(slot) != version {
-                    rejected = true;
-                    Op::Nop
-                } else {
+                let now = self.item_version(slot, version.table_slot);
+                let op = if now == version && version.quiet() {
                     match entry {
                         Some(e) => Op::Put(e),
                         None if existing.is_some() => Op::Remove,
                         None => Op::Nop,
+                    }
+                } else {
+                    rejected = true;
+                    if now.quiet() {
+                        Op::Nop
+                    } else {
+                        self.tracks.reads.bump(slot);
+                        if existing.is_some() {
+                            Op::Remove
+                        } else {
+                            Op::Nop
+                        }
                     }
                 };
                 ready(op)
@@ -450,58 +709,166 @@ impl<S: Store> CachedStore<S> {
         }
     }
 
-    fn ticket(&self, table: &str, key: &Item) -> Option<Ticket> {
+    /// Items a backend read returned without installing them (a query or scan page, a bypassed
+    /// get): where a write to one is in flight, its entry is dropped before the read returns,
+    /// for the reason [`Self::install_fill`] gives.
+    async fn settle<I: std::borrow::Borrow<Item>>(&self, table: &str, items: &[I]) {
+        if self.tracks.in_flight.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        let Some(info) = self.known_table(table) else {
+            // No write to the table has gone through this cache.
+            return;
+        };
+        for item in items {
+            let Some(key) = info.key_of(item.borrow()).and_then(|k| item_key(table, &k)) else {
+                continue;
+            };
+            let key = self.hasher.lookup(key);
+            let slot = self.tracks.versions.slot(key.hash);
+            if pending(self.tracks.versions.load(slot)) == 0 {
+                continue;
+            }
+            // Under the key's lock, like every install: a write that ended just before may
+            // still be installing an image older than what this read returns.
+            self.items
+                .entry(key.to_key())
+                .and_compute_with(|existing| {
+                    let busy = pending(self.tracks.versions.load(slot)) > 0;
+                    if busy {
+                        self.tracks.reads.bump(slot);
+                    }
+                    ready(if busy && existing.is_some() {
+                        Op::Remove
+                    } else {
+                        Op::Nop
+                    })
+                })
+                .await;
+        }
+    }
+
+    /// Registers a write (or a change made elsewhere) on its key's counter: `None` when the key
+    /// cannot be cached (a non-scalar key attribute).
+    fn register(&self, table: &str, key: &Item) -> Option<Ticket<'_>> {
         let key = self.hasher.lookup(item_key(table, key)?);
-        let slot = self.versions.slot(key.hash);
+        let slot = self.tracks.versions.slot(key.hash);
+        let table_slot = self.table_slot(table);
+        self.tracks.in_flight.fetch_add(1, Ordering::SeqCst);
+        let state = self.tracks.versions.begin(slot);
         Some(Ticket {
+            tracks: &self.tracks,
             key: key.to_key(),
             slot,
-            start: self.item_version(slot),
+            start: ItemVersion {
+                state,
+                epoch: self.epoch(),
+                table_slot,
+                table_gen: self.tracks.generations.load(table_slot),
+            },
+            pages: Vec::new(),
+            open: true,
         })
     }
 
-    /// Completes a write in the item cache: `image` is `Some(new state)` (an item, or `None` for
-    /// deleted) when the write succeeded and its result is known, `None` to invalidate.
-    ///
-    /// The version is bumped first, so reads in flight cannot install older images after this.
-    /// The image is installed only if no other write to the key (or its counter) completed since
-    /// this one began: two writes racing on one key may complete in either order, and then the
-    /// cache cannot tell which image is newer, so it drops the key instead.
+    /// Registers a write before it is sent: on its key's counter, and on the generations of the
+    /// partitions it may change (from the cached image, unless another write to the key is in
+    /// flight, and `new` where the request tells it). Returns the ticket and the cached image.
+    async fn begin_write(
+        &self,
+        info: &TableInfo,
+        key: &Item,
+        new: Image<'_>,
+        touched: Option<&[String]>,
+    ) -> Option<(Ticket<'_>, Option<Option<SharedItem>>)> {
+        let mut ticket = self.register(&info.name, key)?;
+        let cached = self.cached_image(ticket.key.as_ref()).await;
+        let old = if pending(ticket.start.state) > 1 {
+            Image::Unknown
+        } else {
+            image_of(&cached)
+        };
+        for hash in info.affected(key, old, new, touched) {
+            let slot = self.tracks.generations.slot(hash);
+            self.tracks.generations.begin(slot);
+            ticket.pages.push(slot);
+        }
+        Some((ticket, cached))
+    }
+
+    /// True, under moka's lock of the key, when no other write to the key (or its counter)
+    /// overlapped this one so far (none was in flight when it began, none began or ended since)
+    /// and the epoch and table generation did not move: then its image is the item's latest
+    /// state. The registration itself ends only after the entry is set (see
+    /// [`Self::finish_write`]).
+    fn is_clean(&self, ticket: &Ticket<'_>) -> bool {
+        pending(ticket.start.state) == 1
+            && self.item_version(ticket.slot, ticket.start.table_slot) == ticket.start
+    }
+
+    /// Completes a write: bumps the generations of what it `changed` (when it may have
+    /// applied), then, under moka's lock of the key, installs `image` (`Some(new state)`: an
+    /// item, or `None` for deleted) if no other write overlapped it, and drops the key
+    /// otherwise or when `image` is `None` (the new state is not known).
     async fn finish_write(
         &self,
-        ticket: Ticket,
+        mut ticket: Ticket<'_>,
+        changed: Option<Changed<'_>>,
         image: Option<Option<SharedItem>>,
         info: Option<&TableInfo>,
         ttl_override: Option<Duration>,
     ) {
-        let prev = self
-            .versions
-            .bump(ticket.slot)
-            .wrapping_add(self.epoch() << 40);
-        let mine = self.item_version(ticket.slot);
-        let clean = prev == ticket.start;
-        let entry = match (image, clean) {
-            (Some(image), true) => {
-                inc(&self.counters.write_through_updates);
-                self.item_expiry(image.as_deref(), info, ttl_override)
-                    .map(|exp| self.item_entry(ticket.key.bytes.len(), image, exp))
+        let mut moved = Vec::new();
+        if let (Some(info), Some(c)) = (info, changed) {
+            // Another write racing this one makes the cached old image unreliable.
+            let racing = pending(ticket.start.state) > 1
+                || self.tracks.versions.load(ticket.slot) != ticket.start.state;
+            let old = if racing { Image::Unknown } else { c.old };
+            for hash in info.affected(c.key, old, c.new, c.touched) {
+                let slot = self.tracks.generations.slot(hash);
+                if !ticket.pages.contains(&slot) && !moved.contains(&slot) {
+                    self.tracks.generations.bump(slot);
+                }
+                moved.push(slot);
+                inc(&self.counters.generation_bumps);
             }
-            _ => {
-                inc(&self.counters.invalidations);
-                None
-            }
-        };
+        }
+        // Generations registered at the start that the write turned out not to change (an
+        // update that stayed in its GSI partition) are taken back.
+        ticket.end_pages_except(&moved);
+        let entry = image.map(|image| {
+            self.item_expiry(image.as_deref(), info, ttl_override)
+                .map(|exp| self.item_entry(ticket.key.bytes.len(), image, exp, &ticket.start))
+        });
+        let mut installed = false;
         self.items
-            .entry(ticket.key)
+            .entry(ticket.key.clone())
             .and_compute_with(|existing| {
+                let clean = self.is_clean(&ticket);
                 let op = match entry {
-                    Some(e) if self.item_version(ticket.slot) == mine => Op::Put(e),
+                    Some(entry) if clean => {
+                        installed = true;
+                        match entry {
+                            Some(e) => Op::Put(e),
+                            None if existing.is_some() => Op::Remove,
+                            None => Op::Nop,
+                        }
+                    }
                     _ if existing.is_some() => Op::Remove,
                     _ => Op::Nop,
                 };
                 ready(op)
             })
             .await;
+        // Only now, with the entry set: until then the write counts as in flight, so a read
+        // that meanwhile returns a newer state drops the entry (under the key's lock, after
+        // this write's) rather than leave an older image to be served after it.
+        ticket.end_item();
+        inc(if installed {
+            &self.counters.write_through_updates
+        } else {
+            &self.counters.invalidations
+        });
     }
 
     /// Bumps the query generations a write to `key` invalidates (see [`TableInfo::affected`]).
@@ -514,8 +881,7 @@ impl<S: Store> CachedStore<S> {
         touched: Option<&[String]>,
     ) {
         for hash in info.affected(key, old, new, touched) {
-            self.generations.bump(self.generations.slot(hash));
-            inc(&self.counters.generation_bumps);
+            self.bump_hash(hash);
         }
     }
 
@@ -527,47 +893,42 @@ impl<S: Store> CachedStore<S> {
             slots: [(0, 0); 2],
         };
         for (i, h) in hashes.iter().enumerate() {
-            let slot = self.generations.slot(*h);
-            deps.slots[i] = (slot, self.generations.load(slot));
+            let slot = self.tracks.generations.slot(*h);
+            deps.slots[i] = (slot, self.tracks.generations.load(slot));
         }
         deps
     }
 
+    /// A page read under `deps` may be served (or installed): no write to what it depends on
+    /// was in flight then, and none began since.
     fn is_current(&self, deps: &Deps) -> bool {
         deps.epoch == self.epoch()
             && deps.slots[..deps.len]
                 .iter()
-                .all(|(slot, g)| self.generations.load(*slot) == *g)
+                .all(|(slot, g)| pending(*g) == 0 && self.tracks.generations.load(*slot) == *g)
     }
 
     /// Handles a failed write: a definite failure changes nothing; a condition failure that
-    /// returned the item installs it (it is the current state); an unknown outcome invalidates
-    /// the key and the partitions the write would have touched.
-    #[allow(clippy::too_many_arguments)]
+    /// returned the item installs it (it is the current state, unless another write raced);
+    /// an unknown outcome invalidates the key and the partitions the write would have touched.
     async fn write_failed(
         &self,
         error: Error,
-        ticket: Ticket,
+        ticket: Ticket<'_>,
         info: &TableInfo,
-        key: &Item,
-        new_if_applied: Image<'_>,
-        touched: Option<&[String]>,
+        changed: Changed<'_>,
         caller_wants_old: bool,
         ttl_override: Option<Duration>,
     ) -> Error {
         match error {
             Error::ConditionFailed { entity, item } => {
-                if let Some(current) = &item {
-                    let Ticket { key, slot, start } = ticket;
-                    self.install_fill(
-                        key,
-                        slot,
-                        start,
-                        Some(Arc::new(current.clone())),
-                        &info.name,
-                        ttl_override,
-                    )
-                    .await;
+                match &item {
+                    Some(current) => {
+                        let image = Some(Some(Arc::new(current.clone())));
+                        self.finish_write(ticket, None, image, Some(info), ttl_override)
+                            .await;
+                    }
+                    None => ticket.abandon(),
                 }
                 Error::ConditionFailed {
                     entity,
@@ -576,15 +937,81 @@ impl<S: Store> CachedStore<S> {
             }
             e if e.is_outcome_unknown() => {
                 let old = self.cached_image(ticket.key.as_ref()).await;
-                self.bump(info, key, image_of(&old), new_if_applied, touched);
-                self.finish_write(ticket, None, Some(info), None).await;
+                let changed = Changed {
+                    old: image_of(&old),
+                    ..changed
+                };
+                self.finish_write(ticket, Some(changed), None, Some(info), None)
+                    .await;
                 e
             }
-            e => e,
+            e => {
+                ticket.abandon();
+                e
+            }
         }
     }
 
     // ---- reads ----
+
+    /// A hit for [`CachedStore::get_shared`]: the entry's item (`None`: a tombstone) and its
+    /// decoded copy if it has one; `None` on a miss or an uncacheable key.
+    pub(crate) async fn shared_hit(
+        &self,
+        table: &str,
+        attrs: &Item,
+    ) -> Option<(Option<SharedItem>, Option<Decoded>)> {
+        let key = self.hasher.lookup(item_key(table, attrs)?);
+        let entry = self.items.get(&key.as_ref()).await?;
+        if !self.live(&entry, self.clock.now()) {
+            return None;
+        }
+        match &entry.item {
+            Some(_) => self.counters.item.hits.add(key.hash),
+            None => self.counters.item.negative_hits.add(key.hash),
+        }
+        Some((entry.item, entry.decoded))
+    }
+
+    /// Keeps `decoded` (`extra` bytes) beside the entry of `attrs`, if the entry still holds
+    /// `item` and nothing decoded: a write or fill since replaced it, and then the decoded copy
+    /// is of an older image and is not kept.
+    pub(crate) async fn keep_decoded(
+        &self,
+        table: &str,
+        attrs: &Item,
+        item: &SharedItem,
+        decoded: Decoded,
+        extra: usize,
+    ) {
+        let Some(key) = item_key(table, attrs) else {
+            return;
+        };
+        let key = self.hasher.lookup(key).to_key();
+        self.items
+            .entry(key)
+            .and_compute_with(|existing| {
+                let now = self.clock.now();
+                let op = match existing.map(moka::Entry::into_value) {
+                    Some(e)
+                        if e.decoded.is_none()
+                            && self.live(&e, now)
+                            && e.item.as_ref().is_some_and(|i| Arc::ptr_eq(i, item)) =>
+                    {
+                        let extra = u32::try_from(extra).unwrap_or(u32::MAX);
+                        Op::Put(ItemEntry {
+                            ttl: e.expires_at - now,
+                            weight: e.weight.saturating_add(extra),
+                            decoded: Some(decoded),
+                            ..e
+                        })
+                    }
+                    _ => Op::Nop,
+                };
+                ready(op)
+            })
+            .await;
+    }
 
     /// A get: answered here when a fresh entry serves it. Everything else (bypasses, misses)
     /// runs in its own boxed future, so the future of a hit stays small.
@@ -609,7 +1036,7 @@ impl<S: Store> CachedStore<S> {
             // slow allocation costs more than two fast ones.
             let lookup = key.as_ref();
             if let Some(entry) = Box::pin(self.items.get(&lookup)).await {
-                if entry.expires_at > self.clock.now() {
+                if self.live(&entry, self.clock.now()) {
                     let item = match entry.item {
                         Some(item) => {
                             self.counters.item.hits.add(key.hash);
@@ -642,24 +1069,22 @@ impl<S: Store> CachedStore<S> {
                 // Nested projections are the backend's to evaluate; a consistent projected read
                 // does not fetch a whole item to refresh with.
                 inc(&self.counters.item.bypasses);
-                return self.inner.get_item(request).await;
+                let table = request.table.clone().into_owned();
+                let key_attrs = request.key.clone().into_owned();
+                let out = self.inner.get_item(request).await?;
+                if out.item.is_some() {
+                    self.settle(&table, &[&key_attrs]).await;
+                }
+                return Ok(out);
             }
         }
         if request.consistent_read {
             inc(&self.counters.item.bypasses);
-            let slot = self.versions.slot(key.hash);
-            let version = self.item_version(slot);
+            let fill = self.fill(&request.table, &key);
             let table = request.table.clone().into_owned();
             let out = self.inner.get_item(request).await?;
-            self.install_fill(
-                key.to_key(),
-                slot,
-                version,
-                out.item.clone(),
-                &table,
-                ttl_override,
-            )
-            .await;
+            self.install_fill(fill, out.item.clone(), &table, ttl_override)
+                .await;
             return Ok(out);
         }
         inc(&self.counters.item.misses);
@@ -686,11 +1111,16 @@ impl<S: Store> CachedStore<S> {
         key_attrs: &Item,
         ttl_override: Option<Duration>,
     ) -> Result<Option<SharedItem>> {
-        let hash = key.hash;
-        let slot = self.versions.slot(hash);
         loop {
-            let version = self.item_version(slot);
-            match self.flights.join(key.as_slice(), hash, version) {
+            let fill = self.fill(table, &key);
+            // While a write to the key is in flight, a load may return an older state than one
+            // another read has returned since it began: every such read moves the key's read
+            // counter before it returns, so a caller joins a load only if none has.
+            let version = fill
+                .version
+                .flight()
+                .wrapping_add(self.tracks.reads.load(fill.slot));
+            match self.flights.join(key.as_slice(), key.hash, version) {
                 Role::Waiter(rx) => {
                     inc(&self.counters.coalesced_waiters);
                     match flight::wait(rx).await {
@@ -713,15 +1143,8 @@ impl<S: Store> CachedStore<S> {
                         .await
                     {
                         Ok(out) => {
-                            self.install_fill(
-                                key.to_key(),
-                                slot,
-                                version,
-                                out.item.clone(),
-                                table,
-                                ttl_override,
-                            )
-                            .await;
+                            self.install_fill(fill, out.item.clone(), table, ttl_override)
+                                .await;
                             leader.finish(Ok(out.item.clone()));
                             return Ok(out.item);
                         }
@@ -747,7 +1170,7 @@ impl<S: Store> CachedStore<S> {
         } = request;
         let mut hits: Vec<(String, SharedItem)> = Vec::new();
         // Keys to read, each with its cache key, counter and version when it can be cached.
-        let mut to_read: Vec<(TableKey, Option<Ticket>)> = Vec::new();
+        let mut to_read: Vec<(TableKey, Option<Fill>)> = Vec::new();
         let now = self.clock.now();
         for k in keys {
             let Some(key) = item_key(&k.table, &k.key) else {
@@ -761,7 +1184,7 @@ impl<S: Store> CachedStore<S> {
                     .items
                     .get(&key.as_ref())
                     .await
-                    .filter(|e| e.expires_at > now)
+                    .filter(|e| self.live(e, now))
                 {
                     match entry.item {
                         Some(item) => {
@@ -776,16 +1199,8 @@ impl<S: Store> CachedStore<S> {
             } else {
                 inc(&self.counters.item.bypasses);
             }
-            let slot = self.versions.slot(key.hash);
-            let start = self.item_version(slot);
-            to_read.push((
-                k,
-                Some(Ticket {
-                    key: key.to_key(),
-                    slot,
-                    start,
-                }),
-            ));
+            let fill = self.fill(&k.table, &key);
+            to_read.push((k, Some(fill)));
         }
         if to_read.is_empty() {
             return Ok(BatchGetOutput {
@@ -805,7 +1220,7 @@ impl<S: Store> CachedStore<S> {
             })
             .await?;
         for (k, cache) in to_read {
-            let Some(Ticket { key, slot, start }) = cache else {
+            let Some(fill) = cache else {
                 continue;
             };
             if out.unprocessed_keys.contains(&k) {
@@ -818,8 +1233,7 @@ impl<S: Store> CachedStore<S> {
                     *t == k.table && k.key.iter().all(|(n, v)| item.get(n) == Some(v))
                 })
                 .map(|(_, item)| item.clone());
-            self.install_fill(key, slot, start, found, &k.table, ttl_override)
-                .await;
+            self.install_fill(fill, found, &k.table, ttl_override).await;
         }
         out.items.extend(hits);
         Ok(out)
@@ -830,24 +1244,29 @@ impl<S: Store> CachedStore<S> {
         request: TransactGetRequest,
         ttl_override: Option<Duration>,
     ) -> Result<TransactGetOutput> {
-        let tickets: Vec<_> = request
+        // Per get: its table, and its fill when it reads a whole item it can install; projected
+        // gets keep their key, to settle what they return.
+        let fills: Vec<_> = request
             .gets
             .iter()
             .map(|g| {
                 inc(&self.counters.item.bypasses);
-                if g.projection.is_some() {
-                    return None;
-                }
-                let key = self.hasher.lookup(item_key(&g.table, &g.key)?);
-                let slot = self.versions.slot(key.hash);
-                Some((key.to_key(), slot, self.item_version(slot), g.table.clone()))
+                let fill = (g.projection.is_none())
+                    .then(|| item_key(&g.table, &g.key))
+                    .flatten()
+                    .map(|key| self.fill(&g.table, &self.hasher.lookup(key)));
+                (g.table.clone(), fill, g.key.clone())
             })
             .collect();
         let out = self.inner.transact_get(request).await?;
-        for (ticket, item) in tickets.into_iter().zip(&out.items) {
-            if let Some((key, slot, version, table)) = ticket {
-                self.install_fill(key, slot, version, item.clone(), &table, ttl_override)
-                    .await;
+        for ((table, fill, key), item) in fills.into_iter().zip(&out.items) {
+            match fill {
+                Some(fill) => {
+                    self.install_fill(fill, item.clone(), &table, ttl_override)
+                        .await;
+                }
+                None if item.is_some() => self.settle(&table, &[&key]).await,
+                None => {}
             }
         }
         Ok(out)
@@ -929,6 +1348,15 @@ impl<S: Store> CachedStore<S> {
             // Before the backend call, as above; its generations are also the flight's version,
             // so a caller that arrives after a write does not join a load that began before it.
             let deps = self.snapshot(hashes);
+            if !deps.quiet() {
+                // A write to a partition the page depends on is in flight: nobody joins a load
+                // begun now (see `load`), and the page is not installed.
+                inc(&self.counters.query.loads);
+                let Some(fetch) = fetch.take() else {
+                    unreachable!("a caller fetches once at most")
+                };
+                return self.fill_page(key, deps, table, ttl_override, fetch).await;
+            }
             match self
                 .page_flights
                 .join(key.as_slice(), key.hash, deps.version())
@@ -986,6 +1414,7 @@ impl<S: Store> CachedStore<S> {
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
         let page = fetch.await?;
+        self.settle(table, &page.items).await;
         if !self.is_current(&deps) {
             inc(&self.counters.rejected_stale_fills);
             return Ok(page);
@@ -1043,11 +1472,15 @@ impl<S: Store> CachedStore<S> {
         ttl_override: Option<Duration>,
     ) -> Result<WriteOutput> {
         let info = self.table_info(&request.table).await?;
-        let Some((key, ticket)) = info
-            .key_of(&request.item)
-            .and_then(|k| Some((self.ticket(&request.table, &k)?, k)))
-            .map(|(t, k)| (k, t))
-        else {
+        let new = Arc::new(request.item.clone());
+        let begun = match info.key_of(&request.item) {
+            Some(key) => self
+                .begin_write(&info, &key, Image::Present(&new), None)
+                .await
+                .map(|(ticket, cached)| (key, ticket, cached)),
+            None => None,
+        };
+        let Some((key, ticket, cached_old)) = begun else {
             // No key attributes: the backend rejects it; nothing to cache.
             return self.inner.put_item(request).await;
         };
@@ -1055,16 +1488,10 @@ impl<S: Store> CachedStore<S> {
         let wants_old = request.return_old_on_condition_failure;
         // ALL_OLD costs nothing extra and tells which index partitions the item leaves.
         let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
-        let cached_old = if rewrite {
-            None
-        } else {
-            self.cached_image(ticket.key.as_ref()).await
-        };
         if rewrite {
             request.return_values = ReturnValues::AllOld;
         }
         request.return_old_on_condition_failure = true;
-        let new = Arc::new(request.item.clone());
         match self.inner.put_item(request).await {
             Ok(mut out) => {
                 let attrs = out.attributes.take();
@@ -1073,26 +1500,31 @@ impl<S: Store> CachedStore<S> {
                 } else {
                     image_of(&cached_old)
                 };
-                self.bump(&info, &key, old, Image::Present(&new), None);
-                self.finish_write(ticket, Some(Some(new)), Some(&info), ttl_override)
+                let changed = Changed {
+                    key: &key,
+                    old,
+                    new: Image::Present(&new),
+                    touched: None,
+                };
+                let image = Some(Some(new.clone()));
+                self.finish_write(ticket, Some(changed), image, Some(&info), ttl_override)
                     .await;
                 if !rewrite || asked == ReturnValues::AllOld {
                     out.attributes = attrs;
                 }
                 Ok(out)
             }
-            Err(e) => Err(self
-                .write_failed(
-                    e,
-                    ticket,
-                    &info,
-                    &key,
-                    Image::Present(&new),
-                    None,
-                    wants_old,
-                    ttl_override,
-                )
-                .await),
+            Err(e) => {
+                let changed = Changed {
+                    key: &key,
+                    old: Image::Unknown,
+                    new: Image::Present(&new),
+                    touched: None,
+                };
+                Err(self
+                    .write_failed(e, ticket, &info, changed, wants_old, ttl_override)
+                    .await)
+            }
         }
     }
 
@@ -1102,7 +1534,15 @@ impl<S: Store> CachedStore<S> {
         ttl_override: Option<Duration>,
     ) -> Result<WriteOutput> {
         let info = self.table_info(&request.table).await?;
-        let Some(ticket) = self.ticket(&request.table, &request.key) else {
+        let touched: Vec<String> = request
+            .update
+            .paths()
+            .filter_map(|p| p.top().map(str::to_owned))
+            .collect();
+        let Some((ticket, cached_old)) = self
+            .begin_write(&info, &request.key, Image::Unknown, Some(&touched))
+            .await
+        else {
             return self.inner.update_item(request).await;
         };
         let key = request.key.clone();
@@ -1116,59 +1556,49 @@ impl<S: Store> CachedStore<S> {
         };
         request.return_values = send;
         request.return_old_on_condition_failure = true;
-        let touched: Vec<String> = request
-            .update
-            .paths()
-            .filter_map(|p| p.top().map(str::to_owned))
-            .collect();
-        let cached_old = if send == ReturnValues::AllOld {
-            None
-        } else {
-            self.cached_image(ticket.key.as_ref()).await
-        };
         match self.inner.update_item(request).await {
             Ok(mut out) => {
-                let attrs = out.attributes.take();
+                let mut attrs = out.attributes.take();
+                let new_item = match send {
+                    ReturnValues::AllNew => attrs.take().map(Arc::new),
+                    _ => None,
+                };
                 let (old, new) = match send {
                     ReturnValues::AllNew => (
                         image_of(&cached_old),
-                        attrs.as_ref().map_or(Image::Unknown, Image::Present),
+                        new_item.as_deref().map_or(Image::Unknown, Image::Present),
                     ),
                     ReturnValues::AllOld => (Image::from_option(attrs.as_ref()), Image::Unknown),
                     _ => (image_of(&cached_old), Image::Unknown),
                 };
-                self.bump(&info, &key, old, new, Some(&touched));
-                match (send, attrs) {
-                    (ReturnValues::AllNew, Some(new)) => {
-                        let new = Arc::new(new);
-                        if asked == ReturnValues::AllNew {
-                            out.attributes = Some((*new).clone());
-                        }
-                        self.finish_write(ticket, Some(Some(new)), Some(&info), ttl_override)
-                            .await;
-                    }
-                    (_, attrs) => {
-                        self.finish_write(ticket, None, Some(&info), ttl_override)
-                            .await;
-                        if asked == send {
-                            out.attributes = attrs;
-                        }
-                    }
+                let changed = Changed {
+                    key: &key,
+                    old,
+                    new,
+                    touched: Some(&touched),
+                };
+                let image = new_item.clone().map(Some);
+                self.finish_write(ticket, Some(changed), image, Some(&info), ttl_override)
+                    .await;
+                if asked == send {
+                    out.attributes = match new_item {
+                        Some(new) => Some(Arc::unwrap_or_clone(new)),
+                        None => attrs,
+                    };
                 }
                 Ok(out)
             }
-            Err(e) => Err(self
-                .write_failed(
-                    e,
-                    ticket,
-                    &info,
-                    &key,
-                    Image::Unknown,
-                    Some(&touched),
-                    wants_old,
-                    ttl_override,
-                )
-                .await),
+            Err(e) => {
+                let changed = Changed {
+                    key: &key,
+                    old: Image::Unknown,
+                    new: Image::Unknown,
+                    touched: Some(&touched),
+                };
+                Err(self
+                    .write_failed(e, ticket, &info, changed, wants_old, ttl_override)
+                    .await)
+            }
         }
     }
 
@@ -1178,18 +1608,16 @@ impl<S: Store> CachedStore<S> {
         ttl_override: Option<Duration>,
     ) -> Result<WriteOutput> {
         let info = self.table_info(&request.table).await?;
-        let Some(ticket) = self.ticket(&request.table, &request.key) else {
+        let Some((ticket, cached_old)) = self
+            .begin_write(&info, &request.key, Image::Absent, None)
+            .await
+        else {
             return self.inner.delete_item(request).await;
         };
         let key = request.key.clone();
         let asked = request.return_values;
         let wants_old = request.return_old_on_condition_failure;
         let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
-        let cached_old = if rewrite {
-            None
-        } else {
-            self.cached_image(ticket.key.as_ref()).await
-        };
         if rewrite {
             request.return_values = ReturnValues::AllOld;
         }
@@ -1202,26 +1630,30 @@ impl<S: Store> CachedStore<S> {
                 } else {
                     image_of(&cached_old)
                 };
-                self.bump(&info, &key, old, Image::Absent, None);
-                self.finish_write(ticket, Some(None), Some(&info), ttl_override)
+                let changed = Changed {
+                    key: &key,
+                    old,
+                    new: Image::Absent,
+                    touched: None,
+                };
+                self.finish_write(ticket, Some(changed), Some(None), Some(&info), ttl_override)
                     .await;
                 if !rewrite || asked == ReturnValues::AllOld {
                     out.attributes = attrs;
                 }
                 Ok(out)
             }
-            Err(e) => Err(self
-                .write_failed(
-                    e,
-                    ticket,
-                    &info,
-                    &key,
-                    Image::Absent,
-                    None,
-                    wants_old,
-                    ttl_override,
-                )
-                .await),
+            Err(e) => {
+                let changed = Changed {
+                    key: &key,
+                    old: Image::Unknown,
+                    new: Image::Absent,
+                    touched: None,
+                };
+                Err(self
+                    .write_failed(e, ticket, &info, changed, wants_old, ttl_override)
+                    .await)
+            }
         }
     }
 
@@ -1230,7 +1662,7 @@ impl<S: Store> CachedStore<S> {
         request: BatchWriteRequest,
         ttl_override: Option<Duration>,
     ) -> Result<BatchWriteOutput> {
-        // Per write: schema, key, ticket, the new state, and the cached old image.
+        // Per write: the request, schema, key, new state, ticket and cached old image.
         let mut plan = Vec::with_capacity(request.writes.len());
         for w in &request.writes {
             let info = self.table_info(w.table()).await?;
@@ -1239,50 +1671,47 @@ impl<S: Store> CachedStore<S> {
                 WriteRequest::Delete { key, .. } => (Some(key.clone()), None),
             };
             let Some(key) = key else { continue };
-            let Some(ticket) = self.ticket(w.table(), &key) else {
+            let Some((ticket, old)) = self
+                .begin_write(&info, &key, Image::from_option(new.as_deref()), None)
+                .await
+            else {
                 continue;
             };
-            let old = self.cached_image(ticket.key.as_ref()).await;
-            plan.push((w.clone(), info, key, ticket, new, old));
+            plan.push((w.clone(), info, key, new, ticket, old));
         }
-        match self.inner.batch_write(request).await {
-            Ok(out) => {
-                for (w, info, key, ticket, new, old) in plan {
-                    if out.unprocessed.contains(&w) {
-                        // Not written: nothing to bump, but the key is dropped rather than trusted.
-                        self.finish_write(ticket, None, Some(&info), ttl_override)
-                            .await;
-                        continue;
-                    }
-                    self.bump(
-                        &info,
-                        &key,
-                        image_of(&old),
-                        Image::from_option(new.as_deref()),
-                        None,
-                    );
-                    self.finish_write(ticket, Some(new), Some(&info), ttl_override)
+        let result = self.inner.batch_write(request).await;
+        for (w, info, key, new, ticket, old) in plan {
+            let changed = Changed {
+                key: &key,
+                old: image_of(&old),
+                new: Image::from_option(new.as_deref()),
+                touched: None,
+            };
+            match &result {
+                // Written: install the new state.
+                Ok(out) if !out.unprocessed.contains(&w) => {
+                    self.finish_write(
+                        ticket,
+                        Some(changed),
+                        Some(new.clone()),
+                        Some(&info),
+                        ttl_override,
+                    )
+                    .await;
+                }
+                // Not written: nothing to bump, but the key is dropped rather than trusted.
+                Ok(_) => {
+                    self.finish_write(ticket, None, None, Some(&info), ttl_override)
                         .await;
                 }
-                Ok(out)
-            }
-            Err(e) => {
-                if e.is_outcome_unknown() {
-                    for (_, info, key, ticket, new, old) in plan {
-                        self.bump(
-                            &info,
-                            &key,
-                            image_of(&old),
-                            Image::from_option(new.as_deref()),
-                            None,
-                        );
-                        self.finish_write(ticket, None, Some(&info), ttl_override)
-                            .await;
-                    }
+                Err(e) if e.is_outcome_unknown() => {
+                    self.finish_write(ticket, Some(changed), None, Some(&info), ttl_override)
+                        .await;
                 }
-                Err(e)
+                Err(_) => ticket.abandon(),
             }
         }
+        result
     }
 
     async fn transact_write_items(
@@ -1290,10 +1719,10 @@ impl<S: Store> CachedStore<S> {
         request: TransactWriteRequest,
         ttl_override: Option<Duration>,
     ) -> Result<()> {
-        struct Action {
+        struct Action<'a> {
             info: Arc<TableInfo>,
             key: Item,
-            ticket: Ticket,
+            ticket: Ticket<'a>,
             /// The new state when known: `Some(Some)` put, `Some(None)` delete, `None` update or
             /// condition check.
             new: Option<Option<SharedItem>>,
@@ -1318,7 +1747,7 @@ impl<S: Store> CachedStore<S> {
                         update
                             .paths()
                             .filter_map(|p| p.top().map(str::to_owned))
-                            .collect(),
+                            .collect::<Vec<_>>(),
                     ),
                     true,
                 ),
@@ -1330,13 +1759,19 @@ impl<S: Store> CachedStore<S> {
                 }
             };
             let Some(key) = key else { continue };
-            let Some(ticket) = self.ticket(a.table(), &key) else {
-                continue;
+            let new_image = match &new {
+                Some(n) => Image::from_option(n.as_deref()),
+                None => Image::Unknown,
             };
-            let old = if writes {
-                self.cached_image(ticket.key.as_ref()).await
+            // A condition check changes nothing: it registers on its key only (its pages stay).
+            let begun = if writes {
+                self.begin_write(&info, &key, new_image, touched.as_deref())
+                    .await
             } else {
-                None
+                self.register(a.table(), &key).map(|t| (t, None))
+            };
+            let Some((ticket, old)) = begun else {
+                continue;
             };
             plan.push(Action {
                 info,
@@ -1348,52 +1783,39 @@ impl<S: Store> CachedStore<S> {
                 old,
             });
         }
-        match self.inner.transact_write(request).await {
-            Ok(()) => {
-                for a in plan {
-                    if !a.writes {
-                        continue;
-                    }
-                    let new_image = match &a.new {
-                        Some(n) => Image::from_option(n.as_deref()),
-                        None => Image::Unknown,
-                    };
-                    self.bump(
-                        &a.info,
-                        &a.key,
-                        image_of(&a.old),
-                        new_image,
-                        a.touched.as_deref(),
-                    );
-                    self.finish_write(a.ticket, a.new, Some(&a.info), ttl_override)
-                        .await;
-                }
-                Ok(())
-            }
-            Err(e) => {
-                let unknown = e.is_outcome_unknown();
-                if unknown || matches!(e, Error::TransactionCanceled { .. }) {
-                    for a in plan {
-                        if unknown && a.writes {
-                            let new_image = match &a.new {
-                                Some(n) => Image::from_option(n.as_deref()),
-                                None => Image::Unknown,
-                            };
-                            self.bump(
-                                &a.info,
-                                &a.key,
-                                image_of(&a.old),
-                                new_image,
-                                a.touched.as_deref(),
-                            );
-                        }
-                        self.finish_write(a.ticket, None, Some(&a.info), ttl_override)
-                            .await;
-                    }
-                }
-                Err(e)
+        let result = self.inner.transact_write(request).await;
+        let (applied, unknown) = match &result {
+            Ok(()) => (true, false),
+            Err(e) => (false, e.is_outcome_unknown()),
+        };
+        let cancelled = matches!(result, Err(Error::TransactionCanceled { .. }));
+        for a in plan {
+            let changed = (a.writes && (applied || unknown)).then(|| Changed {
+                key: &a.key,
+                old: image_of(&a.old),
+                new: match &a.new {
+                    Some(n) => Image::from_option(n.as_deref()),
+                    None => Image::Unknown,
+                },
+                touched: a.touched.as_deref(),
+            });
+            if applied && !a.writes {
+                // A condition check that held: the item did not change.
+                a.ticket.abandon();
+            } else if applied {
+                let image = a.new.clone();
+                self.finish_write(a.ticket, changed, image, Some(&a.info), ttl_override)
+                    .await;
+            } else if unknown || cancelled {
+                // Cancelled: the reasons may mean the cache disagrees with the table; unknown:
+                // it may have applied. Either way the keys are dropped.
+                self.finish_write(a.ticket, changed, None, Some(&a.info), ttl_override)
+                    .await;
+            } else {
+                a.ticket.abandon();
             }
         }
+        result
     }
 
     // ---- table administration: forwarded; the cache forgets what it knew ----

@@ -27,6 +27,20 @@ pub enum Error {
         item: Option<Item>,
     },
 
+    /// A typed write of `entity` found the item at its key owned by another entity (`found`, from
+    /// the table's entity-type attribute) and changed nothing: entities that share a key shape
+    /// never modify or delete each other's items. The check is a condition of the write itself,
+    /// so it is atomic.
+    #[error(
+        "the item at this key is a {found}, not a {entity}: the write of {entity} changed nothing"
+    )]
+    WrongEntity {
+        /// The entity the write was for.
+        entity: &'static str,
+        /// The entity type the stored item has.
+        found: String,
+    },
+
     /// A transaction was cancelled; `reasons` has one entry per action, in order.
     #[error("transaction cancelled: {}", CancellationSummary(.reasons))]
     TransactionCanceled {
@@ -249,6 +263,11 @@ impl Error {
     /// True when a condition expression failed.
     pub fn is_condition_failed(&self) -> bool {
         matches!(self, Error::ConditionFailed { .. })
+    }
+
+    /// True when a typed write found another entity's item at its key ([`Error::WrongEntity`]).
+    pub fn is_wrong_entity(&self) -> bool {
+        matches!(self, Error::WrongEntity { .. })
     }
 }
 

@@ -10,7 +10,8 @@
 //! - [`expr`]: expressions as a typed tree, rendered with placeholders;
 //! - [`table`] and [`entity`]: the traits the derives implement;
 //! - [`store`]: the `Store` trait, `DynamoStore` and `MemoryStore`;
-//! - [`ops`]: typed operations, pagination and the batch engine.
+//! - [`ops`]: typed operations, pagination and the batch engine;
+//! - [`feed`]: change feeds (MemoryStore's stream, DynamoDB Streams).
 
 #[allow(unused_extern_crates)]
 extern crate self as dyno_core;
@@ -20,8 +21,10 @@ pub mod __private;
 pub mod entity;
 pub mod error;
 pub mod expr;
+pub mod feed;
 pub mod key;
 pub mod ops;
+pub mod prelude;
 pub mod store;
 pub mod table;
 pub mod value;

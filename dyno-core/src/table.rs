@@ -1,6 +1,7 @@
 //! The physical table: name, key attributes, indexes, TTL and entity-type attributes; creating it
 //! and exporting its definition.
 
+use crate::feed::StreamView;
 use crate::value::AttributeValue;
 
 /// The scalar types a key attribute can have.
@@ -120,6 +121,9 @@ pub struct TableDef {
     pub local_indexes: Vec<IndexDef>,
     /// The TTL attribute (epoch seconds), when TTL is enabled.
     pub ttl_attribute: Option<String>,
+    /// The table's stream (`StreamSpecification`), when enabled: what each change record
+    /// carries. See [`crate::feed`].
+    pub stream: Option<StreamView>,
 }
 
 impl TableDef {
@@ -132,6 +136,7 @@ impl TableDef {
             global_indexes: Vec::new(),
             local_indexes: Vec::new(),
             ttl_attribute: None,
+            stream: None,
         }
     }
 
@@ -153,6 +158,13 @@ impl TableDef {
     #[must_use]
     pub fn ttl(mut self, attribute: impl Into<String>) -> Self {
         self.ttl_attribute = Some(attribute.into());
+        self
+    }
+
+    /// Enables the table's stream with the given view type (`StreamSpecification`).
+    #[must_use]
+    pub fn stream(mut self, view: StreamView) -> Self {
+        self.stream = Some(view);
         self
     }
 
@@ -238,6 +250,10 @@ impl TableDef {
         }
         if !self.local_indexes.is_empty() {
             out["LocalSecondaryIndexes"] = self.local_indexes.iter().map(index).collect();
+        }
+        if let Some(view) = self.stream {
+            out["StreamSpecification"] =
+                json!({"StreamEnabled": true, "StreamViewType": view.as_str()});
         }
         out
     }

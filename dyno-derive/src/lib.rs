@@ -115,25 +115,82 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// (optimistic locking, an unsigned integer), `created_at` / `updated_at` (timestamps filled in
 /// on writes), `ttl` (stored as epoch seconds under the table's TTL attribute).
 ///
-/// Generated, besides `impl Entity`:
-/// - `Entity::key(..) -> Key<Entity>` / `try_key`, arguments typed by the key fields;
-/// - a `Field` constant per stored field (`Order::TOTAL`) for typed conditions and filters;
-/// - `Entity::query(partition fields)` and one method per index (`Order::gsi1(status)`)
-///   returning typed query builders (`OrderQuery`, `OrderGsi1Query`) whose sort-key conditions
-///   are methods named after the sort-key fields (`order_date_between(a, b)`); the parts of a
-///   composite sort key are given in order; `consistent()` exists on the table and local indexes.
-///   Ranges are exact on every part: where a key condition cannot express a range on an inner
-///   part (values with characters below `#`), the query reads a key range covering it and drops
-///   the items outside, so a page can hold fewer results than its `page_size`;
-/// - `Entity::update(key)` returning `OrderUpdate`: `set_*`, `set_if_absent_*`, `remove_*`
-///   (options), `add_*`/`subtract_*` (numbers), `append_*` (lists), `add_to_*`/`delete_from_*`
-///   (sets). Primary-key fields have no setter; setting an index-key field rewrites the index
-///   key in the same request (fields that make up one index key are set together:
-///   `set_region_and_tier(region, tier)`). `upsert()` also writes the index keys the primary key
-///   determines, and refuses (before sending) to create an item missing a key of a non-sparse
-///   index whose fields the update does not set;
-/// - `Entity::key(..)` with a value that cannot be encoded (an empty string) gives a key that
-///   carries the error: every request built from it fails with it, before any store call.
+/// # What is generated
+///
+/// For `Order` above (table `ECommerce`; `pk = "USER#{user_id}"`, `sk = "ORDER#{order_id}"`,
+/// index `GSI1`), every item below; `Order`, `OrderQuery`, `OrderGsi1Query` and `OrderUpdate` are
+/// the only names added to your module.
+///
+/// **The `Entity` impl** (`dyno_core::Entity`): `ENTITY_TYPE` (the struct's name, or
+/// `entity_type = "..."`), the key templates, `key(&self)`, `to_item`, `from_item`, `version`.
+/// `to_item` decides the timestamps once per write: `updated_at` is now, `created_at` is now when
+/// it is `None`; the attribute and every key segment made from the field hold that one value.
+///
+/// **Keys**
+/// - `Order::key(user_id, order_id) -> Key<Order>`: one argument per field of the PK template,
+///   then of the SK template, in order of first appearance, each duplicate once; each argument is
+///   `impl FieldValue<T>` (the field's type, a reference to it, `&str` for a `String`).
+///   `Order::try_key(..) -> Result<Key<Order>>` reports an unencodable value (an empty string)
+///   instead of carrying it into the request.
+/// - `impl PartitionKeyOf<A> for Order`: the partition key from its fields, one value or a
+///   tuple, for `#[derive(Collection)]`.
+/// - `Order::from_item(&item)`: decode (items of other clients without the entity-type
+///   attribute decode too: key fields are read back from the keys).
+///
+/// **Field handles**: `Order::TOTAL: Field<Order, Decimal>`, one per stored field (TTL field
+/// aside), for typed conditions and filters: `Order::TOTAL.gt(dec)`, `Order::NOTE.exists()`.
+///
+/// **Queries**: `Order::query(user_id) -> OrderQuery` (the arguments: the PK template's fields,
+/// as for `key`), and one constructor per index, named after it in snake case:
+/// `Order::gsi1(status) -> OrderGsi1Query` (a local index takes the table's partition fields).
+/// - Without a sort-key condition, a query reads `begins_with(SK, "ORDER#")` when the sort-key
+///   template starts with literal text, `SK = "PROFILE"` when it is constant: other entities of
+///   the partition are not read. Items of other entities that are read anyway (an overloaded
+///   index) are skipped, never mis-decoded.
+/// - Sort-key conditions, named after the sort-key fields and typed by them: `order_id_eq`,
+///   `_lt`, `_le`, `_gt`, `_ge`, `_between(low, high)`, `_begins_with`. For a composite sort key
+///   (`{status}#{number}`) the parts are given in order: `status_eq(s)` first, then any
+///   condition on `number`; a range ends the chain.
+/// - On every query builder: `filter(Cond<Order>)`, `limit(n)` (results, across pages),
+///   `page_size(n)`, `descending()`, `project::<P>()` (a `#[derive(Projection)]`),
+///   `consistent()` (table and local indexes only), and to run it: `all(&store)`,
+///   `stream(&store)`, `page(&store, cursor)`, `first(&store)`, `count(&store)`, or
+///   `into_query()` for the untyped `Query`.
+///
+/// **Updates**: `Order::update(key) -> OrderUpdate`; `send(&store)` returns the item after the
+/// update. Per field, by type: `set_<f>`, `set_if_absent_<f>`, `remove_<f>` (`Option`s, the TTL
+/// field included: it removes the table's TTL attribute), `add_<f>` / `subtract_<f>` (numbers),
+/// `append_<f>` (`Vec`s), `add_to_<f>` / `delete_from_<f>` (sets). Primary-key fields have no
+/// setter (a key never changes: delete and re-create). A field in an index key is set together
+/// with that index key, in the same request (`set_status(..)` rewrites GSI1PK); fields that make
+/// up one index key are set together (`set_region_and_tier(region, tier)`). `updated_at` is set
+/// on every update, `created_at` where absent, with the index keys made from them. Then
+/// `condition(Cond<Order>)`, `if_version(v)` (versioned entities), `upsert()` (creates the item
+/// if absent, with the index keys its primary key determines; refuses before sending an upsert
+/// that would create an item missing from a non-sparse index), `into_builder()` (for a
+/// `Transaction`).
+///
+/// **Every other operation** comes from `dyno_core::ops::EntityExt` (blanket impl): `get`,
+/// `put`, `create`, `replace`, `delete`, `update` (untyped), `scan`; batches (`BatchGet`,
+/// `BatchWriter`) and transactions (`Transaction`, `TransactGet`).
+///
+/// **Entities sharing keys.** Entities may share a key shape (`User` and `Organization` both at
+/// `ACCOUNT#{name}`): a typed read of a key holding another entity's item (its entity-type
+/// attribute names another type) returns `None`; a typed put, replace, update, upsert or delete
+/// of it fails with `Error::WrongEntity` and changes nothing (the check is a condition of the
+/// write itself). Items without the entity-type attribute (other clients) are read and written
+/// as before. Batch writes cannot be conditioned: a batch delete removes whatever is at the key.
+///
+/// **A cancelled transaction** fails with `Error::TransactionCanceled { reasons }`, one reason
+/// per action in the order they were added: `code` is `None` for actions that were fine and
+/// `ConditionalCheckFailed` for the action whose condition failed (a stale version, a create on
+/// an existing item, a replace or update of an absent one, another entity's item, your own
+/// `condition`), `TransactionConflict` when a concurrent write got there first.
+///
+/// **Compile-time checks**, each a spanned error: unknown field in a template, a key field
+/// without `KeyPart`, malformed templates, an index the table does not declare, `sk` on a table
+/// without a sort key (and the reverse), `ttl` on a table without a TTL attribute, arguments of
+/// the wrong type, sort-key parts out of order, updates of primary-key fields.
 #[proc_macro_derive(Entity, attributes(dyno))]
 pub fn derive_entity(input: TokenStream) -> TokenStream {
     expand::entity(input.into()).into()

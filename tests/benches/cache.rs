@@ -2,6 +2,8 @@
 //!
 //! - `cached_typed`: `Order::get(key).send(&cached)` on a hit, `key` an `Order::key(..)` made
 //!   before the timing: the request, the cache lookup, the TTL check and one decode.
+//! - `cached_shared`: `cached.get_shared(&key)` on a hit: the same lookup, then a clone of the
+//!   `Arc<Order>` the cache keeps decoded beside the item (decoding nothing).
 //! - `cached_untyped`: `cached.get_item(request)` on a hit, the `GetRequest` borrowing the table
 //!   name and key (both made before the timing): the cache key encoding, the lookup.
 //! - `moka_raw`: the same `Arc<Item>` from a plain `moka::future::Cache<String, Arc<Item>>`,
@@ -124,6 +126,23 @@ fn benches(c: &mut Criterion) {
     rt.block_on(moka.insert(user_key(&table, &key), item.clone()));
 
     typed_get(c, &rt, "cached_typed", &cached, &stored);
+    let shared_key = key_of(&stored);
+    // The first shared read decodes and keeps the order; every timed one is a hit.
+    rt.block_on(cached.get_shared(&shared_key))
+        .unwrap()
+        .expect("seeded");
+    c.benchmark_group("cache")
+        .bench_function("cached_shared", |b| {
+            b.to_async(&rt).iter_batched(
+                || (),
+                |()| async {
+                    let got = cached.get_shared(black_box(&shared_key)).await.unwrap();
+                    debug_assert_eq!(got.as_deref(), Some(&stored));
+                    got
+                },
+                BATCH,
+            )
+        });
     c.benchmark_group("cache")
         .bench_function("cached_untyped", |b| {
             b.to_async(&rt).iter_batched(

@@ -372,3 +372,145 @@ async fn waiters_of_a_cancelled_load_load_again() {
     assert!(got.unwrap().item.is_some(), "the waiter led a new load");
     assert_eq!(c.inner().calls(Op::GetItem), 2);
 }
+
+/// Two writes to one key, the second begun while the first was in flight and applied before
+/// it: the second completing first must not install its image, or a read that has seen the
+/// first write's state is followed by reads of the older one (the race issue #13 item 0 found).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_begun_while_another_was_in_flight_does_not_install_its_image() {
+    use dyno_core::MemoryStore;
+    use dyno_tests::fault::FaultStore;
+    let memory = MemoryStore::new();
+    memory.create_table(&table()).await.unwrap();
+    // Outer pauses hold calls before (or after) the inner store; inner ones after it applied.
+    let c = Arc::new(
+        dyno_cache::CachedStore::builder(FaultStore::new(FaultStore::new(memory)))
+            .table(table())
+            .build(),
+    );
+    write(&c, item("U#1", "A", &[("v", "0")])).await;
+    let outer = || c.inner();
+    let inner = || c.inner().inner();
+    // W1 (a put of "1") is held before it reaches the table.
+    let w1_before = outer().pause_next(Op::PutItem);
+    let w1 = tokio::spawn({
+        let c = c.clone();
+        async move { c.put_item(put(item("U#1", "A", &[("v", "1")]))).await }
+    });
+    w1_before.reached().await;
+    // W2 (an update to "2") applies, and its response is held.
+    let w2_after = outer().pause_next_after(Op::UpdateItem);
+    let w2 = tokio::spawn({
+        let c = c.clone();
+        async move { c.update_item(set(key("U#1", "A"), &[("v", "2")])).await }
+    });
+    w2_after.reached().await;
+    // W1 applies after W2 (the table holds "1"), and its response is held.
+    let w1_after = inner().pause_next_after(Op::PutItem);
+    w1_before.release();
+    w1_after.reached().await;
+    // A strongly consistent read sees "1".
+    let seen = c.get_item(consistent_get(key("U#1", "A"))).await.unwrap();
+    assert_eq!(attr(seen.item.as_ref().unwrap(), "v").as_deref(), Some("1"));
+    // W2 completes while W1 is still in flight: no later read may return "2".
+    w2_after.release();
+    w2.await.unwrap().unwrap();
+    let got = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(
+        attr(&got, "v").as_deref(),
+        Some("1"),
+        "went back to an older state"
+    );
+    w1_after.release();
+    w1.await.unwrap().unwrap();
+    let got = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(attr(&got, "v").as_deref(), Some("1"));
+}
+
+/// A read that reaches the table while a write is in flight (here: after it applied) may see
+/// the write's state; the cached entry from before the write must then not be served again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_that_saw_an_in_flight_write_drops_the_older_entry() {
+    let (c, _) = cached().await;
+    let c = Arc::new(c);
+    write(&c, item("U#1", "A", &[("v", "0")])).await;
+    c.query(partition("U#1")).await.unwrap();
+    let held = c.inner().pause_next_after(Op::PutItem);
+    let w = tokio::spawn({
+        let c = c.clone();
+        async move { c.put_item(put(item("U#1", "A", &[("v", "1")]))).await }
+    });
+    held.reached().await;
+    // While the write is in flight the cached "0" may still be served (it has not completed)...
+    let before = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(attr(&before, "v").as_deref(), Some("0"));
+    // ...until a read returns the table's "1": a query (pages of the partition are not served
+    // while a write to it is in flight, so it reads the table).
+    let page = c.query(partition("U#1")).await.unwrap();
+    assert_eq!(attr(&page.items[0], "v").as_deref(), Some("1"));
+    let after = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(
+        attr(&after, "v").as_deref(),
+        Some("1"),
+        "went back to an older state"
+    );
+    held.release();
+    w.await.unwrap().unwrap();
+    // The write, alone on its key, installed its image.
+    let done = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(attr(&done, "v").as_deref(), Some("1"));
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "one load, after the drop; the last read was a hit"
+    );
+}
+
+/// While a write to a hot key is in flight, gets that miss still share one load (the flash-sale
+/// case: the TTL runs out during a slow write); a get that arrives after a read of the key has
+/// returned does not join a load that began before it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gets_that_miss_while_a_write_is_in_flight_still_share_one_load() {
+    let (c, _) = cached_with(|b| b.negative_ttl(std::time::Duration::ZERO)).await;
+    let c = Arc::new(c);
+    c.inner()
+        .inner()
+        .put_item(put(item("U#1", "A", &[("v", "0")])))
+        .await
+        .unwrap();
+    // A write is in flight (applied, response held); the key is not cached.
+    let held = c.inner().pause_next_after(Op::PutItem);
+    let w = tokio::spawn({
+        let c = c.clone();
+        async move { c.put_item(put(item("U#1", "A", &[("v", "1")]))).await }
+    });
+    held.reached().await;
+    let gate = c.inner().pause_next(Op::GetItem);
+    let tasks: Vec<_> = (0..100)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_item(get(key("U#1", "A"))).await })
+        })
+        .collect();
+    gate.reached().await;
+    until("99 waiters", || c.metrics().coalesced_waiters == 99).await;
+    gate.release();
+    for t in tasks {
+        let got = t.await.unwrap().unwrap().item.unwrap();
+        assert_eq!(attr(&got, "v").as_deref(), Some("1"));
+    }
+    assert_eq!(c.inner().calls(Op::GetItem), 1, "one load for 100 gets");
+    // That load returned while the write was in flight: it cached nothing, and the next get
+    // leads a load of its own.
+    read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+    held.release();
+    w.await.unwrap().unwrap();
+    let got = read(c.as_ref(), key("U#1", "A")).await.unwrap();
+    assert_eq!(attr(&got, "v").as_deref(), Some("1"));
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        2,
+        "the write installed its image"
+    );
+}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cache_util::*;
-use dyno_cache::Clock;
+use dyno_cache::{Clock, Image};
 use dyno_core::expr::{Condition, Path};
 use dyno_core::store::{
     BatchGetRequest, BatchWriteRequest, ReturnValues, ScanRequest, Store, TableKey,
@@ -887,12 +887,21 @@ async fn apply_change_invalidates_like_a_local_write() {
         &[("GSI1PK", "STATUS#shipped"), ("GSI1SK", "1")],
     );
     c.inner().inner().put_item(put(new.clone())).await.unwrap();
-    c.apply_change(TABLE, &key("U#1", "O#1"), Some(&old), Some(&new))
-        .await
-        .unwrap();
+    c.apply_change(
+        TABLE,
+        &key("U#1", "O#1"),
+        Image::Present(&old),
+        Image::Present(&new),
+    )
+    .await
+    .unwrap();
     let got = read(&c, key("U#1", "O#1")).await.unwrap();
     assert_eq!(attr(&got, "GSI1PK").as_deref(), Some("STATUS#shipped"));
-    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        0,
+        "the cache held the record's old image: the new one replaced it"
+    );
     assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());
     c.query(partition("U#1")).await.unwrap();
     assert_eq!(
@@ -906,4 +915,202 @@ async fn apply_change_invalidates_like_a_local_write() {
         5,
         "other partitions stay cached"
     );
+}
+
+#[tokio::test]
+async fn apply_change_drops_an_entry_that_is_not_the_records_old_image() {
+    let (c, _) = cached().await;
+    let cached_image = item("U#1", "O#1", &[("v", "cached")]);
+    write(&c, cached_image).await;
+    let elsewhere = item("U#1", "O#1", &[("v", "elsewhere")]);
+    let newest = item("U#1", "O#1", &[("v", "newest")]);
+    c.inner()
+        .inner()
+        .put_item(put(newest.clone()))
+        .await
+        .unwrap();
+    // A record whose old image is not what the cache holds: which is newer cannot be told.
+    c.apply_change(
+        TABLE,
+        &key("U#1", "O#1"),
+        Image::Present(&elsewhere),
+        Image::Present(&newest),
+    )
+    .await
+    .unwrap();
+    let got = read(&c, key("U#1", "O#1")).await.unwrap();
+    assert_eq!(attr(&got, "v").as_deref(), Some("newest"));
+    assert_eq!(c.inner().calls(Op::GetItem), 1, "dropped, then loaded");
+    // Unknown images (a KEYS_ONLY stream) drop the entry too.
+    c.apply_change(TABLE, &key("U#1", "O#1"), Image::Unknown, Image::Unknown)
+        .await
+        .unwrap();
+    read(&c, key("U#1", "O#1")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 2);
+    // A delete whose old image is the cached one leaves a tombstone.
+    c.inner()
+        .inner()
+        .delete_item(delete(key("U#1", "O#1")))
+        .await
+        .unwrap();
+    c.apply_change(
+        TABLE,
+        &key("U#1", "O#1"),
+        Image::Present(&newest),
+        Image::Absent,
+    )
+    .await
+    .unwrap();
+    assert!(read(&c, key("U#1", "O#1")).await.is_none());
+    assert_eq!(c.inner().calls(Op::GetItem), 2, "served as a tombstone");
+}
+
+#[tokio::test]
+async fn invalidate_table_drops_that_tables_items_and_pages_and_no_other() {
+    let memory = dyno_core::MemoryStore::new();
+    let other = dyno_core::TableDef::new("Other", "PK", Some("SK"));
+    memory.create_table(&table()).await.unwrap();
+    memory.create_table(&other).await.unwrap();
+    let c = dyno_cache::CachedStore::builder(dyno_tests::fault::FaultStore::new(memory))
+        .table(table())
+        .table(other)
+        .build();
+    write(&c, item("U#1", "A", &[])).await;
+    let mut elsewhere = put(item("U#1", "A", &[]));
+    elsewhere.table = "Other".into();
+    c.put_item(elsewhere).await.unwrap();
+    c.query(partition("U#1")).await.unwrap();
+    c.query(gsi1("X")).await.unwrap();
+    c.invalidate_table(TABLE).await.unwrap();
+    read(&c, key("U#1", "A")).await.unwrap();
+    c.query(partition("U#1")).await.unwrap();
+    c.query(gsi1("X")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 1, "the item was reloaded");
+    assert_eq!(c.inner().calls(Op::Query), 4, "both pages were reloaded");
+    let mut other_get = get(key("U#1", "A"));
+    other_get.table = "Other".into();
+    assert!(c.get_item(other_get).await.unwrap().item.is_some());
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        1,
+        "the other table stays cached"
+    );
+}
+
+#[tokio::test]
+async fn invalidate_partition_and_index_make_just_those_pages_unservable() {
+    let (c, _) = cached().await;
+    write(&c, item("U#1", "A", &[("GSI1PK", "X")])).await;
+    for q in [partition("U#1"), partition("U#2"), gsi1("X"), gsi1("Y")] {
+        c.query(q).await.unwrap();
+    }
+    c.invalidate_partition(TABLE, None, &s("U#1"));
+    c.query(partition("U#1")).await.unwrap();
+    c.query(partition("U#2")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::Query), 5, "only U#1 was reloaded");
+    c.invalidate_index(TABLE, Some("GSI1"));
+    c.query(gsi1("X")).await.unwrap();
+    c.query(gsi1("Y")).await.unwrap();
+    c.query(partition("U#2")).await.unwrap();
+    assert_eq!(
+        c.inner().calls(Op::Query),
+        7,
+        "every GSI1 page was reloaded"
+    );
+    assert_eq!(c.inner().calls(Op::GetItem), 0, "items are untouched");
+    read(&c, key("U#1", "A")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 0);
+    c.invalidate_item(TABLE, &key("U#1", "A")).await;
+    read(&c, key("U#1", "A")).await.unwrap();
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+}
+
+/// A cache over a counted MemoryStore holding the e-commerce model's table.
+async fn model_cache(
+) -> dyno_cache::CachedStore<dyno_tests::fault::FaultStore<dyno_core::MemoryStore>> {
+    use dyno_tests::model::{ecommerce_table, TABLE as MODEL};
+    let memory = dyno_core::MemoryStore::new();
+    memory.create_table(&ecommerce_table(MODEL)).await.unwrap();
+    dyno_cache::CachedStore::builder(dyno_tests::fault::FaultStore::new(memory))
+        .table(ecommerce_table(MODEL))
+        .build()
+}
+
+#[tokio::test]
+async fn shared_typed_hits_hand_out_one_decoded_copy_charged_to_the_budget() {
+    use dyno_core::ops::EntityExt;
+    use dyno_tests::model::{Order, OrderStatus, Product, User};
+    let c = model_cache().await;
+    let product = Product {
+        product_id: "p1".into(),
+        name: "lamp".into(),
+        category: "home".into(),
+        price_cents: 1999,
+        stock: 5,
+    };
+    product.put().send(&c).await.unwrap();
+    let user = User {
+        user_id: "p1".into(),
+        name: "shares nothing but an id".into(),
+        email: "u@example.com".into(),
+    };
+    user.put().send(&c).await.unwrap();
+    c.run_pending_tasks().await;
+    let bytes_before = c.metrics().item.current_bytes;
+    let key = Product::key("p1").unwrap();
+    let first = c.get_shared(&key).await.unwrap().expect("stored");
+    assert_eq!(*first, product);
+    c.run_pending_tasks().await;
+    let bytes_after = c.metrics().item.current_bytes;
+    assert!(
+        bytes_after > bytes_before,
+        "the decoded copy is charged: {bytes_before} -> {bytes_after}"
+    );
+    for _ in 0..3 {
+        let again = c.get_shared(&key).await.unwrap().unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "a hit decodes nothing");
+    }
+    // Another entity of the same table, and the owned API, are unaffected.
+    let u = c
+        .get_shared(&User::key("p1").unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(*u, user);
+    assert_eq!(
+        Product::get(key.clone()).send(&c).await.unwrap(),
+        Some(product.clone())
+    );
+    assert_eq!(c.inner().calls(Op::GetItem), 0, "every read was a hit");
+    // A write through the cache replaces the entry, decoded copy included.
+    Product::update(key.clone())
+        .add(Path::attr("stock"), AttributeValue::N("1".into()))
+        .send(&c)
+        .await
+        .unwrap();
+    let updated = c.get_shared(&key).await.unwrap().unwrap();
+    assert_eq!(updated.stock, 6);
+    assert!(!Arc::ptr_eq(&first, &updated));
+    assert!(Arc::ptr_eq(
+        &updated,
+        &c.get_shared(&key).await.unwrap().unwrap()
+    ));
+    // Absent items: None, from a tombstone after the first miss.
+    let missing = Product::key("nope").unwrap();
+    assert!(c.get_shared(&missing).await.unwrap().is_none());
+    assert!(c.get_shared(&missing).await.unwrap().is_none());
+    assert_eq!(c.inner().calls(Op::GetItem), 1);
+    // An item whose TTL attribute has passed reads as absent, as with the owned get.
+    let mut order = Order::new(
+        "ann",
+        "o1",
+        OrderStatus::Pending,
+        time::macros::date!(2024 - 01 - 01),
+        rust_decimal::Decimal::new(100, 2),
+    );
+    order.ttl = Some(1);
+    order.put().send(&c).await.unwrap();
+    let okey = Order::key("ann", "o1").unwrap();
+    assert!(c.get_shared(&okey).await.unwrap().is_none());
+    assert_eq!(Order::get(okey).send(&c).await.unwrap(), None);
 }

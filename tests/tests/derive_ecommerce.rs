@@ -680,13 +680,7 @@ async fn every_request_from_an_invalid_key_fails_with_its_encoding_error_before_
     assert_key_error(
         "transaction check",
         Transaction::new()
-            .check(
-                key.clone(),
-                Order::STATUS
-                    .eq(OrderStatus::Pending)
-                    .into_condition()
-                    .unwrap(),
-            )
+            .check(key.clone(), Order::STATUS.eq(OrderStatus::Pending))
             .send(&store)
             .await,
     );

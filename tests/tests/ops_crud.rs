@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
-use dyno_core::expr::{Condition, Path, SetValue};
+use dyno_core::expr::{Cond, Condition, Path, SetValue};
 use dyno_core::ops::{BatchWriter, EntityExt, TransactGet, Transaction};
 use dyno_core::store::*;
 use dyno_core::{AttributeValue, Error, MemoryStore, Result, Store, TableDef};
@@ -247,20 +247,20 @@ async fn conditions_are_anded_with_the_mode() {
     };
     let err = changed
         .replace()
-        .condition(Condition::eq(
+        .condition(Cond::raw(Condition::eq(
             "email",
             AttributeValue::S("wrong@example.com".into()),
-        ))
+        )))
         .send(&store)
         .await
         .unwrap_err();
     assert!(err.is_condition_failed(), "{err:?}");
     changed
         .replace()
-        .condition(Condition::eq(
+        .condition(Cond::raw(Condition::eq(
             "email",
             AttributeValue::S(carol.email.clone()),
-        ))
+        )))
         .send(&store)
         .await
         .unwrap();
@@ -748,7 +748,10 @@ async fn transactions_are_all_or_nothing() {
                 .if_version(1)
                 .add(Path::attr("total"), AttributeValue::N("1".into())),
         )
-        .check(User::key("erin").unwrap(), Condition::exists("email"))
+        .check(
+            User::key("erin").unwrap(),
+            Cond::raw(Condition::exists("email")),
+        )
         .token("tx-erin-1")
         .send(&store)
         .await

@@ -379,32 +379,19 @@ pub fn attr_in<T: FromAttribute>(
     .map_err(|e| e.at(entity, attribute))
 }
 
-/// The encoded segment of `field` in the primary key `key` (an update's key), from the
-/// partition or sort key attribute.
-pub fn primary_segment<'k>(
-    key: &'k Item,
+/// A primary-key field of an update's key, as recovered from it (`Recover`): the value the
+/// update's index keys are encoded from.
+pub fn primary_field<T>(
+    recovered: Result<Option<T>>,
     entity: &'static str,
     field: &str,
-    sources: &[(&'static str, Template)],
-) -> Result<&'k str> {
-    for (attribute, template) in sources {
-        let Some(position) = template.fields().position(|f| f == field) else {
-            continue;
-        };
-        if let Some(AttributeValue::S(k)) = key.get(*attribute) {
-            if let Some(parts) = template.split(k) {
-                return Ok(parts[position]);
-            }
-        }
-        return Err(Error::key(
+) -> Result<T> {
+    recovered?.ok_or_else(|| {
+        Error::key(
             Some(entity),
-            format!("key attribute {attribute} does not have the form {template}"),
-        ));
-    }
-    Err(Error::key(
-        Some(entity),
-        format!("field `{field}` is not part of the primary key"),
-    ))
+            format!("field `{field}` could not be read from the update's key"),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -118,6 +118,16 @@ impl<E: Entity> UpdateCore<E> {
         }
     }
 
+    /// [`Self::set_attr`], or with `if_absent` [`Self::set_if_absent`] (a created-at stamp and the
+    /// index keys made from it are written only where the item has none).
+    pub fn set_attr_as(&mut self, name: &str, value: Option<AttributeValue>, if_absent: bool) {
+        if if_absent {
+            self.set_if_absent(name, Ok(value));
+        } else {
+            self.set_attr(name, value);
+        }
+    }
+
     /// `REMOVE name`
     pub fn remove_attr(&mut self, name: &str) {
         self.push(name, Action::Remove);
@@ -270,7 +280,7 @@ impl<E: Entity> UpdateCore<E> {
             };
         }
         if let Some(c) = self.condition {
-            b = b.condition(c);
+            b = b.condition(crate::expr::Cond::raw(c));
         }
         if let Some(v) = self.version {
             b = b.if_version(v);

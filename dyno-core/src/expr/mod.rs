@@ -11,6 +11,7 @@ pub mod typed;
 pub use self::render::{
     render_condition, render_key_condition, render_projection, render_update, Placeholders,
 };
+pub use self::typed::{Cond, Field};
 use crate::value::AttributeValue;
 
 /// One step of a document path.

@@ -6,7 +6,7 @@
 //! - [`BatchWriter`]: typed puts and deletes (and raw [`WriteRequest`]s), 25 per `BatchWriteItem`
 //!   and at most 16 MB per request.
 //! - [`BatchGet`]: typed keys, 100 per `BatchGetItem`; returns decoded entities in the order of the
-//!   keys, missing ones simply absent, expired ones hidden.
+//!   keys, missing ones simply absent, expired ones and other entities' items hidden.
 //!
 //! Duplicate keys in one batch are refused with [`Error::Validation`] before anything is sent:
 //! DynamoDB rejects them within one request, and across requests their order would be undefined.
@@ -24,7 +24,7 @@ use futures::StreamExt;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{check_size, decode, hidden, key_of, table_def, table_name, ttl_attribute};
+use super::support::{check_size, decode, key_of, readable, table_def, table_name};
 use super::{Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -231,6 +231,11 @@ impl BatchWriter {
     }
 
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
+    ///
+    /// DynamoDB cannot condition batch writes: unlike [`super::EntityExt::put`], a batch put
+    /// neither checks the version nor the item's owner, and overwrites whatever item is at the
+    /// key, another entity's included (entities sharing a key shape). Use a put or a
+    /// [`super::Transaction`] where that matters.
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         let (item, _) = Put::new(entity, PutMode::Upsert).parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
@@ -256,6 +261,12 @@ impl BatchWriter {
     }
 
     /// Adds a delete of the item at `key`.
+    ///
+    /// DynamoDB cannot condition batch writes: a batch delete removes whatever item is at the key,
+    /// whichever entity it belongs to (entities sharing a key shape, such as users and
+    /// organizations at `ACCOUNT#{name}`), where [`super::EntityExt::delete`] would fail with
+    /// [`crate::Error::WrongEntity`] and change nothing. Delete one by one, or in a
+    /// [`super::Transaction`], when the key may hold another entity's item.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
         let key = key
             .try_into_item()
@@ -558,7 +569,6 @@ impl<E: Entity> BatchGet<E> {
             .instrument(span)
             .await;
 
-        let ttl = ttl_attribute::<E>();
         let mut found: Vec<(usize, SharedItem)> = Vec::new();
         let mut report = BatchGetReport {
             items: Vec::new(),
@@ -573,7 +583,7 @@ impl<E: Entity> BatchGet<E> {
             report.requests += o.attempts as usize;
             report.attempts = report.attempts.max(o.attempts);
             for (_, item) in o.found {
-                if hidden(&item, ttl) {
+                if !readable::<E>(&item) {
                     continue;
                 }
                 let key = key_of(&item, def).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;

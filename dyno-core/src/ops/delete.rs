@@ -4,18 +4,28 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, hidden, table_name, ttl_attribute, version_is};
+use super::support::{
+    decode, hidden, owned_by, table_name, ttl_attribute, version_is, write_result,
+};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::Condition;
+use crate::expr::{Cond, Condition};
 use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
 
 /// Deletes one `E` and returns the item it deleted; built by [`super::EntityExt::delete`].
+///
+/// A delete never removes another entity's item (entities sharing a key shape): it is conditioned
+/// on the item's entity-type attribute being `E`'s or absent, in the same request, and fails with
+/// [`Error::WrongEntity`] otherwise, changing nothing (in a [`super::Transaction`], the same
+/// condition cancels the transaction). Batch deletes cannot be conditioned: see
+/// [`super::BatchWriter::delete`].
 #[must_use = "a delete does nothing until it is sent"]
 pub struct Delete<E: Entity> {
     key: Key<E>,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<Error>,
     version: Option<u64>,
 }
 
@@ -36,13 +46,21 @@ impl<E: Entity> Delete<E> {
         Delete {
             key,
             condition: None,
+            condition_error: None,
             version: None,
         }
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields, or an untyped one through [`Cond::raw`]. A condition that failed to build makes
+    /// sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error.get_or_insert(e);
+            }
+        }
         self
     }
 
@@ -53,7 +71,7 @@ impl<E: Entity> Delete<E> {
     }
 
     fn condition_expr(&self) -> Result<Option<Condition>> {
-        let mut cond = self.condition.clone();
+        let mut cond = Some(Condition::and_opt(self.condition.clone(), owned_by::<E>()));
         if let Some(v) = self.version {
             let attr = E::VERSION_ATTRIBUTE.ok_or_else(|| {
                 Error::validation(format!(
@@ -74,7 +92,10 @@ impl<E: Entity> Delete<E> {
     }
 
     /// The key (or its error, first) and the condition.
-    fn parts(self) -> Result<(crate::value::Item, Option<Condition>)> {
+    fn parts(mut self) -> Result<(crate::value::Item, Option<Condition>)> {
+        if let Some(e) = self.condition_error.take() {
+            return Err(e.for_entity(E::ENTITY_TYPE));
+        }
         let condition = self.condition_expr();
         let key = self.key.try_into_item()?;
         Ok((key, condition?))
@@ -107,11 +128,9 @@ impl<E: Entity> Delete<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store
-            .delete_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = request.key.clone();
+        let result = store.delete_item(request).instrument(span).await;
+        let out = write_result::<E, S, _>(store, &key, result).await?;
         match out.attributes {
             Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => {
                 decode::<E>(&item).map(Some)

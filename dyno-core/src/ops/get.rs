@@ -4,14 +4,15 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, hidden, table_def, ttl_attribute};
+use super::support::{decode, readable, table_def};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{GetRequest, Store};
 
 /// Reads one `E` by key; built by [`super::EntityExt::get`]. An item whose TTL attribute is in the
-/// past reads as absent.
+/// past reads as absent, and so does another entity's item at the same key (entities sharing a key
+/// shape): its entity-type attribute names another type.
 #[must_use = "a get does nothing until it is sent"]
 pub struct Get<E: Entity> {
     key: Key<E>,
@@ -51,7 +52,7 @@ impl<E: Entity> Get<E> {
         })
     }
 
-    /// Reads the item: `None` when absent or expired.
+    /// Reads the item: `None` when absent, expired or another entity's.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
         let request = self.request()?;
@@ -61,7 +62,7 @@ impl<E: Entity> Get<E> {
             .await
             .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         match out.item {
-            Some(item) if !hidden(&item, ttl_attribute::<E>()) => decode::<E>(&item).map(Some),
+            Some(item) if readable::<E>(&item) => decode::<E>(&item).map(Some),
             _ => Ok(None),
         }
     }

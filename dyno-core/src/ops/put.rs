@@ -4,10 +4,13 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{check_size, item_absent, item_exists, number, table_name, version_is};
+use super::support::{
+    check_size, item_absent, item_exists, key_of, number, owned_by, table_def, table_name,
+    version_is, write_result,
+};
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::expr::Condition;
+use crate::expr::{Cond, Condition};
 use crate::store::{PutRequest, ReturnValues, Store, TransactWriteItem};
 use crate::value::Item;
 
@@ -35,11 +38,22 @@ pub enum PutMode {
 ///
 /// A stale version fails with [`crate::Error::ConditionFailed`]. After a successful write the
 /// stored version is `entity.version() + 1`.
+///
+/// # Ownership
+///
+/// A put or replace never overwrites another entity's item (entities sharing a key shape, such
+/// as users and organizations at `ACCOUNT#{name}`): the write is conditioned on the item's
+/// entity-type attribute being `E`'s or absent, in the same request, and fails with
+/// [`crate::Error::WrongEntity`] otherwise, changing nothing. In a [`super::Transaction`] the
+/// same condition cancels the transaction. A create fails with
+/// [`crate::Error::ConditionFailed`] on any existing item.
 #[must_use = "a put does nothing until it is sent"]
 pub struct Put<'a, E: Entity> {
     entity: &'a E,
     mode: PutMode,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<std::sync::Arc<crate::Error>>,
 }
 
 impl<E: Entity> fmt::Debug for Put<'_, E> {
@@ -59,25 +73,37 @@ impl<'a, E: Entity> Put<'a, E> {
             entity,
             mode,
             condition: None,
+            condition_error: None,
         }
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields (`Order::TOTAL.gt(..)`), or an untyped one through [`Cond::raw`]. A condition that
+    /// failed to build (a value that does not encode) makes sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error
+                    .get_or_insert_with(|| std::sync::Arc::new(e));
+            }
+        }
         self
     }
 
     /// The item and condition this put writes; the size check included.
     pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
+        if let Some(e) = &self.condition_error {
+            return Err(super::replay(e).for_entity(E::ENTITY_TYPE));
+        }
         let mut item = self
             .entity
             .to_item()
             .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let mut cond = match self.mode {
-            PutMode::Upsert => None,
+            PutMode::Upsert => Some(owned_by::<E>()),
             PutMode::Create => Some(item_absent::<E>()),
-            PutMode::Replace => Some(item_exists::<E>()),
+            PutMode::Replace => Some(item_exists::<E>().and(owned_by::<E>())),
         };
         if let Some(attr) = E::VERSION_ATTRIBUTE {
             let v = self.entity.version().unwrap_or(0);
@@ -126,12 +152,15 @@ impl<'a, E: Entity> Put<'a, E> {
     /// any request is made.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
         let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
+        let create = self.mode == PutMode::Create;
         let request = self.into_request()?;
-        store
-            .put_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        Ok(())
+        let key = key_of(&request.item, table_def::<E>())?;
+        match store.put_item(request).instrument(span).await {
+            // A create fails on any existing item: the key is taken, whoever holds it.
+            Err(e) if create => Err(e.for_entity(E::ENTITY_TYPE)),
+            result => write_result::<E, S, _>(store, &key, result)
+                .await
+                .map(|_| ()),
+        }
     }
 }

@@ -5,6 +5,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expr::{Comparator, Condition, Operand, Path};
+use crate::store::{GetRequest, Store};
 use crate::table::{Table, TableDef};
 use crate::value::{item_size, AttributeValue, Item, MAX_ITEM_SIZE};
 
@@ -83,6 +84,96 @@ fn ttl_seconds(item: &Item, ttl_attribute: &str) -> Option<TtlSeconds> {
 /// True when `item` should be hidden from a typed read of items with TTL attribute `ttl`.
 pub(crate) fn hidden(item: &Item, ttl: Option<&str>) -> bool {
     ttl.is_some_and(|t| is_expired(item, t))
+}
+
+/// The entity type of `item` when it belongs to another entity than `E`: its entity-type
+/// attribute names another type. Items without the attribute (written by other clients in the
+/// conventional format) belong to whoever reads them, as their key says.
+pub(crate) fn foreign_type<E: Entity>(item: &Item) -> Option<&str> {
+    match item.get(<E::Table as Table>::ENTITY_ATTRIBUTE) {
+        Some(AttributeValue::S(t)) if t != E::ENTITY_TYPE => Some(t),
+        _ => None,
+    }
+}
+
+/// True when a typed read of `E` by key returns `item`: not expired, and not another entity's
+/// (entities sharing a key shape, such as users and organizations at `ACCOUNT#{name}`). Another
+/// entity's item reads as absent, counted in tracing (`dyno.foreign_item` events at debug level,
+/// with the entity read and the type found).
+pub(crate) fn readable<E: Entity>(item: &Item) -> bool {
+    if hidden(item, ttl_attribute::<E>()) {
+        return false;
+    }
+    if let Some(found) = foreign_type::<E>(item) {
+        tracing::debug!(
+            entity = E::ENTITY_TYPE,
+            found,
+            foreign_items = 1u64,
+            "dyno.foreign_item: the item at the key belongs to another entity; read as absent"
+        );
+        return false;
+    }
+    true
+}
+
+/// The ownership condition of every typed write of `E` to an existing item: the item is `E`'s
+/// (its entity-type attribute is `E`'s type) or has no entity-type attribute (absent items,
+/// items written by other clients). Part of the write's own condition, so it is atomic.
+pub(crate) fn owned_by<E: Entity>() -> Condition {
+    let attribute = <E::Table as Table>::ENTITY_ATTRIBUTE;
+    Condition::not_exists(attribute).or(Condition::Compare(
+        Operand::Path(Path::attr(attribute)),
+        Comparator::Eq,
+        Operand::Value(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
+    ))
+}
+
+/// Turns a failed condition of a typed write of `E` at `key` into [`Error::WrongEntity`] when the
+/// item there belongs to another entity: from the item the error carries, or else from a
+/// strongly consistent read made after the failure (the write itself changed nothing either way;
+/// the read only names the cause). Other errors pass through.
+pub(crate) async fn ownership_error<E: Entity, S: Store + ?Sized>(
+    store: &S,
+    key: &Item,
+    err: Error,
+) -> Error {
+    let Error::ConditionFailed { item, .. } = &err else {
+        return err;
+    };
+    let found = match item {
+        Some(old) => foreign_type::<E>(old).map(str::to_owned),
+        None => {
+            let request = GetRequest::borrowed(&table_def::<E>().name, key).consistent();
+            match store.get_item(request).await {
+                Ok(out) => out
+                    .item
+                    .and_then(|i| foreign_type::<E>(&i).map(str::to_owned)),
+                Err(_) => None,
+            }
+        }
+    };
+    match found {
+        Some(found) => Error::WrongEntity {
+            entity: E::ENTITY_TYPE,
+            found,
+        },
+        None => err,
+    }
+}
+
+/// The result of a typed write of `E` at `key`, its error named: [`ownership_error`] and the
+/// entity filled in.
+pub(crate) async fn write_result<E: Entity, S: Store + ?Sized, T>(
+    store: &S,
+    key: &Item,
+    result: Result<T>,
+) -> Result<T> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => Err(ownership_error::<E, S>(store, key, e)
+            .await
+            .for_entity(E::ENTITY_TYPE)),
+    }
 }
 
 /// Refuses an item over DynamoDB's 400 KB limit, naming the entity.

@@ -7,11 +7,10 @@ use std::marker::PhantomData;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{decode, hidden, key_of, table_def, table_name, ttl_attribute};
+use super::support::{decode, key_of, readable, table_def, table_name};
 use super::{Delete, Key, Put, PutMode, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::Condition;
 use crate::store::{
     Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
 };
@@ -149,11 +148,15 @@ impl Transaction {
         self.push(Some(E::ENTITY_TYPE), delete.into_transact(), None)
     }
 
-    /// Requires `condition` to hold on the item at `key`, without writing it.
-    pub fn check<E: Entity>(self, key: Key<E>, condition: Condition) -> Self {
+    /// Requires `condition` to hold on the item at `key`, without writing it: a typed condition
+    /// on `E`'s fields (`Product::STOCK.ge(1u32)`), or an untyped one through
+    /// [`Cond::raw`](crate::expr::Cond::raw). A condition that failed to build fails
+    /// [`Self::send`] with its error.
+    pub fn check<E: Entity>(self, key: Key<E>, condition: crate::expr::Cond<E>) -> Self {
         let action = key
             .try_into_item()
-            .map(|key| TransactWriteItem::ConditionCheck {
+            .and_then(|key| condition.into_condition().map(|c| (key, c)))
+            .map(|(key, condition)| TransactWriteItem::ConditionCheck {
                 table: table_name::<E>(),
                 key,
                 condition,
@@ -244,7 +247,6 @@ impl Transaction {
 #[derive(Debug)]
 pub struct TransactGet {
     gets: Vec<TransactGetItem>,
-    ttls: Vec<Option<&'static str>>,
     id: u64,
     /// The first invalid key added.
     error: Option<Error>,
@@ -270,7 +272,6 @@ impl<E> Copy for TransactGetHandle<E> {}
 #[derive(Debug)]
 pub struct TransactGetResults {
     items: Vec<Option<SharedItem>>,
-    ttls: Vec<Option<&'static str>>,
     id: u64,
 }
 
@@ -285,7 +286,6 @@ impl TransactGet {
     pub fn new() -> Self {
         TransactGet {
             gets: Vec::new(),
-            ttls: Vec::new(),
             id: fastrand::u64(..),
             error: None,
         }
@@ -306,7 +306,6 @@ impl TransactGet {
             key,
             projection: None,
         });
-        self.ttls.push(ttl_attribute::<E>());
         TransactGetHandle {
             index: self.gets.len() - 1,
             id: self.id,
@@ -353,14 +352,13 @@ impl TransactGet {
         }
         Ok(TransactGetResults {
             items: out.items,
-            ttls: self.ttls,
             id: self.id,
         })
     }
 }
 
 impl TransactGetResults {
-    /// The entity read through `handle`: `None` when absent or expired.
+    /// The entity read through `handle`: `None` when absent, expired or another entity's item.
     pub fn get<E: Entity>(&self, handle: &TransactGetHandle<E>) -> Result<Option<E>> {
         if handle.id != self.id {
             return Err(Error::validation(
@@ -368,7 +366,7 @@ impl TransactGetResults {
             ));
         }
         match &self.items[handle.index] {
-            Some(item) if !hidden(item, self.ttls[handle.index]) => decode::<E>(item).map(Some),
+            Some(item) if readable::<E>(item) => decode::<E>(item).map(Some),
             _ => Ok(None),
         }
     }

@@ -4,11 +4,11 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, item_exists, number, table_name, version_is};
+use super::support::{decode, item_exists, number, owned_by, table_name, version_is, write_result};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::expr::{self, Condition, Path, SetValue, UpdateOperand};
+use crate::expr::{self, Cond, Condition, Path, SetValue, UpdateOperand};
 use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::table::Table;
 use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
@@ -20,11 +20,18 @@ use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 /// never creates a partial item that would not decode; [`UpdateBuilder::upsert`] lifts that.
 /// When `E` has a version attribute, every update adds 1 to it, and
 /// [`UpdateBuilder::if_version`] makes the update conditional on the stored version.
+///
+/// An update never modifies another entity's item (entities sharing a key shape): it is
+/// conditioned on the item's entity-type attribute being `E`'s or absent, in the same request,
+/// and fails with [`Error::WrongEntity`] otherwise, changing nothing (in a
+/// [`super::Transaction`], the same condition cancels the transaction).
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateBuilder<E: Entity> {
     key: Key<E>,
     update: expr::Update,
     condition: Option<Condition>,
+    /// The first condition that failed to build: sending fails with it.
+    condition_error: Option<Error>,
     version: Option<u64>,
     upsert: bool,
 }
@@ -49,6 +56,7 @@ impl<E: Entity> UpdateBuilder<E> {
             key,
             update: expr::Update::default(),
             condition: None,
+            condition_error: None,
             version: None,
             upsert: false,
         }
@@ -78,9 +86,16 @@ impl<E: Entity> UpdateBuilder<E> {
         self
     }
 
-    /// Adds a condition on the existing item, ANDed with the others.
-    pub fn condition(mut self, c: Condition) -> Self {
-        self.condition = Some(Condition::and_opt(self.condition, c));
+    /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
+    /// fields, or an untyped one through [`Cond::raw`]. A condition that failed to build makes
+    /// sending fail with its error.
+    pub fn condition(mut self, c: Cond<E>) -> Self {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Err(e) => {
+                self.condition_error.get_or_insert(e);
+            }
+        }
         self
     }
 
@@ -114,12 +129,20 @@ impl<E: Entity> UpdateBuilder<E> {
             key,
             mut update,
             condition,
+            condition_error,
             version,
             upsert,
         } = self;
+        if let Some(e) = condition_error {
+            return Err(e.for_entity(E::ENTITY_TYPE));
+        }
         let key = key.try_into_item()?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
-        let mut cond = (!upsert).then(item_exists::<E>);
+        let mut cond = Some(if upsert {
+            owned_by::<E>()
+        } else {
+            item_exists::<E>().and(owned_by::<E>())
+        });
         match (E::VERSION_ATTRIBUTE, version) {
             (Some(attr), v) => {
                 if !touches(&update, attr) {
@@ -188,11 +211,9 @@ impl<E: Entity> UpdateBuilder<E> {
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store
-            .update_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = request.key.clone();
+        let result = store.update_item(request).instrument(span).await;
+        let out = write_result::<E, S, _>(store, &key, result).await?;
         match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(

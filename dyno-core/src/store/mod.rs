@@ -15,7 +15,7 @@ use async_trait::async_trait;
 pub use self::dynamo::DynamoStore;
 pub use self::memory::MemoryStore;
 pub use self::rename::TableNames;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::table::TableDef;
 use crate::value::{Item, SharedItem};
@@ -481,3 +481,42 @@ macro_rules! forward_store {
 }
 forward_store!(std::sync::Arc);
 forward_store!(Box);
+
+/// DynamoDB's ValidationException for a request list with nothing in it: `requestItems` of a batch,
+/// `transactItems` of a transaction. MemoryStore answers it; DynamoStore before sending.
+pub(crate) fn empty_list_error(member: &str) -> Error {
+    Error::validation(format!(
+        "1 validation error detected: Value at '{member}' failed to satisfy constraint: Member must have length greater than or equal to 1"
+    ))
+}
+
+/// DynamoDB's ValidationException for a parallel scan's `Segment` and `TotalSegments`, if they
+/// are invalid. MemoryStore answers it; DynamoStore before sending.
+pub(crate) fn segment_error(segment: u32, total: u32) -> Option<Error> {
+    if total == 0 || total > 1_000_000 {
+        return Some(Error::validation(format!(
+            "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
+        )));
+    }
+    (segment >= total).then(|| {
+        Error::validation(format!(
+            "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {segment} is not less than TotalSegments: {total}"
+        ))
+    })
+}
+
+/// DynamoDB's ValidationException for a query's or scan's `Limit`, if it is out of range (1 to
+/// `i32::MAX`). MemoryStore answers it; DynamoStore before sending.
+pub(crate) fn limit_error(limit: u32) -> Option<Error> {
+    if limit == 0 {
+        return Some(Error::validation(
+            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
+        ));
+    }
+    (i32::try_from(limit).is_err()).then(|| {
+        Error::validation(format!(
+            "1 validation error detected: Value '{limit}' at 'limit' failed to satisfy constraint: Member must have value less than or equal to {}",
+            i32::MAX
+        ))
+    })
+}

@@ -168,17 +168,6 @@ impl<'a> Gen<'a> {
         crate::ty::option_inner(self.field(name).ty).is_some()
     }
 
-    /// `__s_<field>`
-    pub fn seg_var(name: &str) -> Ident {
-        format_ident!("__s_{}", name)
-    }
-
-    /// `&[a, b]` for `render`, from `var(field)` per template field.
-    pub fn parts(t: &Template, var: impl Fn(&str) -> TokenStream) -> TokenStream {
-        let parts = t.fields().map(var);
-        quote!(&[#(#parts),*])
-    }
-
     fn expand(&self, groups: &[update::Group]) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
@@ -348,6 +337,7 @@ impl<'a> Gen<'a> {
             }
         }
 
+        let key_fns = self.key_fn_defs();
         let key_fn = self.key_fn();
         let to_item = self.encode_fn();
         let from_item = self.decode_fn();
@@ -357,14 +347,6 @@ impl<'a> Gen<'a> {
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
 
-        let sk_opt_t: Vec<TokenStream> = if has_sk {
-            vec![quote!(__SK_T)]
-        } else {
-            Vec::new()
-        };
-        let primary_sources = quote! {
-            const __PRIMARY_SOURCES: &[(&str, #p::Template)] = &[(__PK_NAME, __PK_T) #(, (__SK_NAME, #sk_opt_t))*];
-        };
         let body = quote! {
             const __ENTITY: &str = #entity_type;
             const __PK_T: #p::Template = #pk_t;
@@ -374,8 +356,8 @@ impl<'a> Gen<'a> {
             #ttl_const
             #index_consts
             const __KEY_SOURCES: &[#p::KeySource] = &[#(#sources),*];
-            #primary_sources
             #checks
+            #key_fns
 
             #[automatically_derived]
             impl #p::Entity for #ident {
@@ -425,21 +407,42 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `&self.f`, or `__o_f` (bound to the `Some` value) when `f` is optional.
-    fn value_of_self(&self, name: &str) -> TokenStream {
-        if self.is_optional(name) {
-            let o = format_ident!("__o_{}", name);
-            quote!(#o)
-        } else {
-            let fid = self.field(name).ident;
-            quote!(&self.#fid)
-        }
+    /// The name of the one generated function encoding the key attribute of template constant
+    /// `tc` (`__PK_T` -> `__key_pk`, `__I0_SK_T` -> `__key_i0_sk`).
+    pub fn key_fn_name(tc: &Ident) -> Ident {
+        let s = tc.to_string();
+        let s = s
+            .trim_start_matches("__")
+            .trim_end_matches("_T")
+            .to_lowercase();
+        format_ident!("__key_{}", s)
     }
 
-    /// Statements building `__k`, the key of template `t` (constant `tc`), from the fields of
-    /// `self`: one string sized once, each segment written into it and checked there.
-    fn build_key(&self, t: &Template, tc: &TokenStream, extra: usize) -> TokenStream {
+    /// The distinct fields of `t`, in order of first appearance: the parameters of its key
+    /// function.
+    pub fn template_args(t: &Template) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for f in t.fields() {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        out
+    }
+
+    /// The key function of template `t` (constant `tc`): one string sized once, each segment
+    /// written into it and checked there. Every consumer of the key attribute calls it: `key`,
+    /// `try_key`, `to_item`, query partitions, update setters and upsert keys. `extra`: bytes to
+    /// reserve for a shard suffix.
+    fn key_fn_def(&self, t: &Template, tc: &Ident, extra: usize) -> TokenStream {
         let p = &self.p;
+        let name = Self::key_fn_name(tc);
+        let args = Self::template_args(t);
+        let params = args.iter().map(|f| {
+            let id = self.field(f).ident;
+            let ty = self.key_arg_ty(f);
+            quote!(#id: &#ty)
+        });
         let literals: usize = extra
             + t.segments
                 .iter()
@@ -449,192 +452,134 @@ impl<'a> Gen<'a> {
                 })
                 .sum::<usize>();
         let hints = t.fields().map(|f| {
-            let v = self.value_of_self(f);
-            quote!(+ (&#p::Part(#v)).len_hint())
+            let id = self.field(f).ident;
+            quote!(+ (&#p::Part(#id)).len_hint())
         });
-        let mut out = quote! {
-            let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
-        };
-        for seg in &t.segments {
-            out.extend(match seg {
-                Seg::Lit(l) => quote!(__k.push_str(#l);),
-                Seg::Field(f) => {
-                    let v = self.value_of_self(f);
-                    quote!((&#p::Part(#v)).write_part(&mut __k, &#tc, __ENTITY, #f)?;)
-                }
-            });
-        }
-        out
-    }
-
-    /// Inserts the primary key attributes of `self` into `__item`.
-    fn insert_primary_of_self(&self) -> TokenStream {
-        let p = &self.p;
-        let pk = self.build_key(&self.m.pk, &quote!(__PK_T), 0);
-        let mut out = quote! {{
-            #pk
-            __item.insert(::std::string::String::from(__PK_NAME), #p::AttributeValue::S(__k));
-        }};
-        if let Some(sk) = &self.m.sk {
-            let sk = self.build_key(sk, &quote!(__SK_T), 0);
-            out.extend(quote! {{
-                #sk
-                __item.insert(::std::string::String::from(__SK_NAME), #p::AttributeValue::S(__k));
-            }});
-        }
-        out
-    }
-
-    /// Inserts index `ix`'s key attributes of `self` into `__item` (which already holds the
-    /// primary key, for the shard); left out when an optional field is `None` (sparse index).
-    fn insert_index_of_self(&self, ix: &IndexGen<'_>) -> TokenStream {
-        let p = &self.p;
-        let table = &self.table;
-        let (pk_t, sk_t, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
-        let mut body = TokenStream::new();
-        if ix.own_pk {
-            // `#<shard>`: at most 11 bytes.
-            let extra = if ix.shards > 0 { 11 } else { 0 };
-            let key = self.build_key(ix.pk, &quote!(#pk_t), extra);
-            let shard = (ix.shards > 0).then(|| {
-                let n = ix.shards;
-                quote!(#p::push_shard(&mut __k, #p::shard_of(&__item, __PK_NAME, <#table as #p::TableKeys>::SK, #n));)
-            });
-            body.extend(quote! {{
-                #key
-                #shard
-                __item.insert(::std::string::String::from(#pk_name), #p::AttributeValue::S(__k));
-            }});
-        }
-        if let Some(sk) = ix.sk {
-            let key = self.build_key(sk, &quote!(#sk_t), 0);
-            body.extend(quote! {{
-                #key
-                __item.insert(::std::string::String::from(#sk_name), #p::AttributeValue::S(__k));
-            }});
-        }
-        let mut optional: Vec<&str> = Vec::new();
-        let written = ix
-            .pk
-            .fields()
-            .filter(|_| ix.own_pk)
-            .chain(ix.sk.into_iter().flat_map(|t| t.fields()));
-        for f in written {
-            if self.is_optional(f) && !optional.contains(&f) {
-                optional.push(f);
+        let writes = t.segments.iter().map(|seg| match seg {
+            Seg::Lit(l) => quote!(__k.push_str(#l);),
+            Seg::Field(f) => {
+                let id = self.field(f).ident;
+                quote!((&#p::Part(#id)).write_part(&mut __k, &#tc, __ENTITY, #f)?;)
             }
-        }
-        if optional.is_empty() {
-            return body;
-        }
-        let fields = optional.iter().map(|f| {
-            let fid = self.field(f).ident;
-            quote!(self.#fid.as_ref())
-        });
-        let pats = optional.iter().map(|f| {
-            let o = format_ident!("__o_{}", f);
-            quote!(::core::option::Option::Some(#o))
         });
         quote! {
-            if let (#(#pats,)*) = (#(#fields,)*) { #body }
-        }
-    }
-
-    /// Inserts the primary key attributes into `__item` from `__s_*` variables.
-    pub fn insert_primary(&self) -> TokenStream {
-        let p = &self.p;
-        let pk_parts = Self::parts(&self.m.pk, |f| {
-            let v = Self::seg_var(f);
-            quote!(#v.as_str())
-        });
-        let mut out = quote! {
-            __item.insert(::std::string::String::from(__PK_NAME), #p::AttributeValue::S(#p::render(&__PK_T, #pk_parts)));
-        };
-        if let Some(sk) = &self.m.sk {
-            let sk_parts = Self::parts(sk, |f| {
-                let v = Self::seg_var(f);
-                quote!(#v.as_str())
-            });
-            out.extend(quote! {
-                __item.insert(::std::string::String::from(__SK_NAME), #p::AttributeValue::S(#p::render(&__SK_T, #sk_parts)));
-            });
-        }
-        out
-    }
-
-    fn key_fn(&self) -> TokenStream {
-        let p = &self.p;
-        let insert = self.insert_primary_of_self();
-        quote! {
-            fn key(&self) -> #p::Result<#p::Item> {
+            #[inline]
+            fn #name(#(#params),*) -> #p::Result<::std::string::String> {
                 use #p::{EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _};
-                let mut __item = #p::Item::with_capacity(2);
-                #insert
-                ::core::result::Result::Ok(__item)
+                let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
+                #(#writes)*
+                ::core::result::Result::Ok(__k)
             }
         }
     }
 
-    fn encode_fn(&self) -> TokenStream {
-        let p = &self.p;
-        let table = &self.table;
-        let mut fields = TokenStream::new();
-        for f in &self.m.fields {
-            if !f.is_stored() {
-                continue;
-            }
-            let fid = f.ident;
-            let ty = f.ty;
-            let a = &f.attr_name;
-            fields.extend(if f.ttl.get() {
-                quote!((&#p::Ttl::<#ty>::new()).put(&mut __item, __ENTITY, __TTL_NAME, &self.#fid)?;)
-            } else if f.serde.get() {
-                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &#p::Serde(&self.#fid))?;)
-            } else if f.created_at.get() {
-                quote! {
-                    let __stamp = #p::Stamp::<#ty>::new();
-                    match (&__stamp).now() {
-                        ::core::option::Option::Some(now) if (&__stamp).is_unset(&self.#fid) => #p::put_attr(&mut __item, __ENTITY, #a, &now)?,
-                        _ => #p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?,
-                    }
-                }
-            } else if f.updated_at.get() {
-                quote! {
-                    match (&#p::Stamp::<#ty>::new()).now() {
-                        ::core::option::Option::Some(now) => #p::put_attr(&mut __item, __ENTITY, #a, &now)?,
-                        ::core::option::Option::None => #p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?,
-                    }
-                }
-            } else {
-                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &self.#fid)?;)
-            });
+    /// Every key function: primary key, then each index's own keys.
+    fn key_fn_defs(&self) -> TokenStream {
+        let mut out = self.key_fn_def(&self.m.pk, &format_ident!("__PK_T"), 0);
+        if let Some(sk) = &self.m.sk {
+            out.extend(self.key_fn_def(sk, &format_ident!("__SK_T"), 0));
         }
-        let primary = self.insert_primary_of_self();
-        let mut indexes = TokenStream::new();
         for ix in &self.indexes {
-            indexes.extend(self.insert_index_of_self(ix));
-        }
-        let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
-        quote! {
-            fn to_item(&self) -> #p::Result<#p::Item> {
-                use #p::{EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
-                let mut __item = #p::Item::with_capacity(#capacity);
-                #fields
-                #primary
-                #indexes
-                __item.insert(
-                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
-                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
-                );
-                ::core::result::Result::Ok(__item)
+            if ix.own_pk {
+                // `#<shard>`: at most 11 bytes.
+                let extra = if ix.shards > 0 { 11 } else { 0 };
+                out.extend(self.key_fn_def(ix.pk, &ix.pk_t, extra));
             }
+            if let Some(sk) = ix.sk {
+                out.extend(self.key_fn_def(sk, &ix.sk_t, 0));
+            }
+        }
+        out
+    }
+
+    /// A call of template `t`'s key function (constant `tc`), each argument from `value(field)`
+    /// (a `&T` of the key argument type); `?` on its error.
+    pub fn key_call(t: &Template, tc: &Ident, value: impl Fn(&str) -> TokenStream) -> TokenStream {
+        let name = Self::key_fn_name(tc);
+        let args = Self::template_args(t).into_iter().map(value);
+        quote!(#name(#(#args),*)?)
+    }
+
+    /// Nested `FieldValue::with_value` calls binding each `(name, T)` argument to a `&T` of the
+    /// same name around `body`, a block returning `Result<ret>`.
+    pub fn with_values(
+        &self,
+        args: &[(Ident, TokenStream)],
+        ret: &TokenStream,
+        body: TokenStream,
+    ) -> TokenStream {
+        let p = &self.p;
+        let mut out = body;
+        for (i, (id, ty)) in args.iter().enumerate().rev() {
+            let annot = (i + 1 == args.len()).then(|| quote!(-> #p::Result<#ret>));
+            out = quote!(#p::FieldValue::<#ty>::with_value(#id, |#id: &#ty| #annot { #out }));
+        }
+        if args.is_empty() {
+            out = quote!((|| -> #p::Result<#ret> { #out })());
+        }
+        out
+    }
+
+    /// The value of field `name` an item written now holds: `__r_<name>` for a timestamp (decided
+    /// once per write, see [`Self::encode_fn`]), else `&self.<name>`.
+    fn self_ref(&self, name: &str) -> TokenStream {
+        let f = self.field(name);
+        if f.created_at.get() || f.updated_at.get() {
+            let r = format_ident!("__r_{}", name);
+            quote!(#r)
+        } else {
+            let fid = f.ident;
+            quote!(&self.#fid)
         }
     }
 
-    /// Writes index `ix`'s key attributes into `__item` (which already holds the primary key, for
-    /// the shard). Segments come from `__s_*` variables; optional ones must all be `Some`, or the
-    /// index attributes are left out (sparse index). With `removes`, a `None` pushes the index
-    /// attributes there instead (updates).
+    /// Inserts the key attributes of template `t` (constant `tc`, attribute `attr`) into
+    /// `__item`, the arguments from `value`; with `shard`, the shard suffix is pushed first.
+    fn insert_key(
+        t: &Template,
+        tc: &Ident,
+        attr: &TokenStream,
+        shard: Option<TokenStream>,
+        value: impl Fn(&str) -> TokenStream,
+    ) -> TokenStream {
+        let call = Self::key_call(t, tc, value);
+        match shard {
+            Some(shard) => quote! {{
+                let mut __k = #call;
+                #shard
+                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(__k));
+            }},
+            None => quote! {
+                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(#call));
+            },
+        }
+    }
+
+    /// Inserts the primary key attributes into `__item`, each field from `value`.
+    fn insert_primary_with(&self, value: impl Fn(&str) -> TokenStream) -> TokenStream {
+        let mut out = Self::insert_key(
+            &self.m.pk,
+            &format_ident!("__PK_T"),
+            &quote!(__PK_NAME),
+            None,
+            &value,
+        );
+        if let Some(sk) = &self.m.sk {
+            out.extend(Self::insert_key(
+                sk,
+                &format_ident!("__SK_T"),
+                &quote!(__SK_NAME),
+                None,
+                &value,
+            ));
+        }
+        out
+    }
+
+    /// Writes index `ix`'s key attributes (its pk with `write_pk`, its sk with `write_sk`) into
+    /// `__item`, which already holds the primary key (for the shard: `shard_src`). `value(field)`
+    /// is a `&F` of the field's type; optional fields must all be `Some`, or the index attributes
+    /// are left out (sparse index) and, with `removes`, pushed there instead (updates).
     pub fn insert_index(
         &self,
         ix: &IndexGen<'_>,
@@ -642,10 +587,10 @@ impl<'a> Gen<'a> {
         write_sk: bool,
         removes: Option<&Ident>,
         shard_src: &TokenStream,
+        value: impl Fn(&str) -> TokenStream,
     ) -> TokenStream {
         let p = &self.p;
         let table = &self.table;
-        let (pk_t, sk_t, pk_name, sk_name) = (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
         let mut optional: Vec<&str> = Vec::new();
         let written = ix.pk.fields().filter(|_| ix.own_pk && write_pk).chain(
             ix.sk
@@ -659,48 +604,140 @@ impl<'a> Gen<'a> {
             }
         }
         let bound = |f: &str| -> TokenStream {
-            let v = Self::seg_var(f);
             if optional.contains(&f) {
                 let o = format_ident!("__o_{}", f);
                 quote!(#o)
             } else {
-                quote!(#v.as_str())
+                value(f)
             }
         };
         let mut body = TokenStream::new();
         if ix.own_pk && write_pk {
-            let parts = Self::parts(ix.pk, bound);
             let shard = (ix.shards > 0).then(|| {
                 let n = ix.shards;
                 quote!(#p::push_shard(&mut __k, #p::shard_of(#shard_src, __PK_NAME, <#table as #p::TableKeys>::SK, #n));)
             });
-            body.extend(quote! {
-                let mut __k = #p::render(&#pk_t, #parts);
-                #shard
-                __item.insert(::std::string::String::from(#pk_name), #p::AttributeValue::S(__k));
-            });
+            let pk_name = &ix.pk_name;
+            body.extend(Self::insert_key(
+                ix.pk,
+                &ix.pk_t,
+                &quote!(#pk_name),
+                shard,
+                bound,
+            ));
         }
         if let (Some(sk), true) = (ix.sk, write_sk) {
-            let parts = Self::parts(sk, bound);
-            body.extend(quote! {
-                __item.insert(::std::string::String::from(#sk_name), #p::AttributeValue::S(#p::render(&#sk_t, #parts)));
-            });
+            let sk_name = &ix.sk_name;
+            body.extend(Self::insert_key(
+                sk,
+                &ix.sk_t,
+                &quote!(#sk_name),
+                None,
+                bound,
+            ));
         }
         if optional.is_empty() {
             return quote!({ #body });
         }
-        let vars = optional.iter().map(|f| Self::seg_var(f));
+        let values = optional.iter().map(|f| {
+            let v = value(f);
+            quote!((#v).as_ref())
+        });
         let pats = optional.iter().map(|f| {
             let o = format_ident!("__o_{}", f);
             quote!(::core::option::Option::Some(#o))
         });
         let otherwise = removes.map(|r| {
-            let own = ix.own_pk.then(|| quote!(#r.push(#pk_name);));
-            let sk = ix.sk.is_some().then(|| quote!(#r.push(#sk_name);));
+            let (pk_name, sk_name) = (&ix.pk_name, &ix.sk_name);
+            let own = (ix.own_pk && write_pk).then(|| quote!(#r.push(#pk_name);));
+            let sk = (ix.sk.is_some() && write_sk).then(|| quote!(#r.push(#sk_name);));
             quote!(else { #own #sk })
         });
         quote! {
-            if let (#(#pats,)*) = (#(#vars.as_deref(),)*) { #body } #otherwise
+            if let (#(#pats,)*) = (#(#values,)*) { #body } #otherwise
+        }
+    }
+
+    fn key_fn(&self) -> TokenStream {
+        let p = &self.p;
+        let insert = self.insert_primary_with(|f| {
+            let fid = self.field(f).ident;
+            quote!(&self.#fid)
+        });
+        quote! {
+            fn key(&self) -> #p::Result<#p::Item> {
+                let mut __item = #p::Item::with_capacity(2);
+                #insert
+                ::core::result::Result::Ok(__item)
+            }
+        }
+    }
+
+    /// `to_item`. Timestamps are decided first, once per write: `__r_<field>` is the value the
+    /// item holds (now, for `updated_at` and an unset `created_at`), and both the attribute and
+    /// every key segment made from the field use it.
+    fn encode_fn(&self) -> TokenStream {
+        let p = &self.p;
+        let table = &self.table;
+        let mut stamps = TokenStream::new();
+        let mut fields = TokenStream::new();
+        for f in &self.m.fields {
+            if !f.is_stored() {
+                continue;
+            }
+            let fid = f.ident;
+            let ty = f.ty;
+            let a = &f.attr_name;
+            if f.created_at.get() || f.updated_at.get() {
+                let r = format_ident!("__r_{}", f.name());
+                let now = format_ident!("__now_{}", f.name());
+                let decide = if f.created_at.get() {
+                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
+                } else {
+                    quote!((&__stamp).now())
+                };
+                stamps.extend(quote! {
+                    let #now: ::core::option::Option<#ty> = {
+                        let __stamp = #p::Stamp::<#ty>::new();
+                        #decide
+                    };
+                    let #r: &#ty = match &#now {
+                        ::core::option::Option::Some(now) => now,
+                        ::core::option::Option::None => &self.#fid,
+                    };
+                });
+            }
+            let value = self.self_ref(&f.name());
+            fields.extend(if f.ttl.get() {
+                quote!((&#p::Ttl::<#ty>::new()).put(&mut __item, __ENTITY, __TTL_NAME, &self.#fid)?;)
+            } else if f.serde.get() {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &#p::Serde(&self.#fid))?;)
+            } else {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
+            });
+        }
+        let primary = self.insert_primary_with(|f| self.self_ref(f));
+        let mut indexes = TokenStream::new();
+        for ix in &self.indexes {
+            indexes.extend(
+                self.insert_index(ix, true, true, None, &quote!(&__item), |f| self.self_ref(f)),
+            );
+        }
+        let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
+        quote! {
+            fn to_item(&self) -> #p::Result<#p::Item> {
+                use #p::{StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
+                #stamps
+                let mut __item = #p::Item::with_capacity(#capacity);
+                #fields
+                #primary
+                #indexes
+                __item.insert(
+                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
+                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                );
+                ::core::result::Result::Ok(__item)
+            }
         }
     }
 
@@ -830,22 +867,25 @@ impl<'a> Gen<'a> {
         out
     }
 
-    /// `name: impl FieldValue<T>` arguments and the statements encoding them into `__s_*`.
-    pub fn encode_args(&self, fields: &[&str]) -> (Vec<TokenStream>, TokenStream) {
+    /// `name: impl FieldValue<T>` parameters of key fields (`T`: the key argument type), and
+    /// the `(name, T)` pairs [`Self::with_values`] binds.
+    pub fn key_params(&self, fields: &[&str]) -> (Vec<TokenStream>, Vec<(Ident, TokenStream)>) {
         let p = &self.p;
-        let mut args = Vec::new();
-        let mut encode = TokenStream::new();
+        let mut params = Vec::new();
+        let mut binds = Vec::new();
         for name in fields {
             let arg = self.field(name).ident.clone();
             let ty = self.key_arg_ty(name);
-            let var = Self::seg_var(name);
-            args.push(quote!(#arg: impl #p::FieldValue<#ty>));
-            encode.extend(quote! {
-                let #var: ::std::string::String = #p::FieldValue::<#ty>::with_value(#arg, |v| (&#p::Part(v)).encode_part())
-                    .map_err(|e| #p::key_error(e, __ENTITY, #name))?;
-            });
+            params.push(quote!(#arg: impl #p::FieldValue<#ty>));
+            binds.push((arg, quote!(#ty)));
         }
-        (args, encode)
+        (params, binds)
+    }
+
+    /// `&name`: a key field bound by [`Self::with_values`].
+    pub fn bound_arg(&self, name: &str) -> TokenStream {
+        let id = self.field(name).ident;
+        quote!(#id)
     }
 
     /// `PartitionKeyOf<A>`: the partition key from its fields (one value, or a tuple), for
@@ -853,13 +893,8 @@ impl<'a> Gen<'a> {
     fn partition_impl(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
-        let mut fields: Vec<&str> = Vec::new();
-        for f in self.m.pk.fields() {
-            if !fields.contains(&f) {
-                fields.push(f);
-            }
-        }
-        let (_, encode) = self.encode_args(&fields);
+        let fields = Self::template_args(&self.m.pk);
+        let (_, binds) = self.key_params(&fields);
         let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
         let bounds = fields.iter().zip(&params).map(|(f, a)| {
@@ -874,19 +909,19 @@ impl<'a> Gen<'a> {
             }
             _ => (quote!((#(#params,)*)), quote!(let (#(#names,)*) = args;)),
         };
-        let parts = Self::parts(&self.m.pk, |f| {
-            let v = Self::seg_var(f);
-            quote!(#v.as_str())
-        });
+        let call = Self::key_call(&self.m.pk, &format_ident!("__PK_T"), |f| self.bound_arg(f));
+        let body = self.with_values(
+            &binds,
+            &quote!(::std::string::String),
+            quote!(::core::result::Result::Ok(#call)),
+        );
         quote! {
             #[automatically_derived]
             impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
                 #[allow(clippy::unused_unit)]
                 fn partition_key(args: #args_ty) -> #p::Result<::std::string::String> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
                     #bind
-                    #encode
-                    ::core::result::Result::Ok(#p::render(&__PK_T, #parts))
+                    #body
                 }
             }
         }
@@ -896,9 +931,18 @@ impl<'a> Gen<'a> {
         let p = &self.p;
         let ident = self.ident;
         let fields = self.primary_args();
-        let (args, encode) = self.encode_args(&fields);
+        let (args, binds) = self.key_params(&fields);
         let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
-        let insert = self.insert_primary();
+        let insert = self.insert_primary_with(|f| self.bound_arg(f));
+        let body = self.with_values(
+            &binds,
+            &quote!(#p::Key<#ident>),
+            quote! {
+                let mut __item = #p::Item::with_capacity(2);
+                #insert
+                ::core::result::Result::Ok(#p::Key::from_item(__item))
+            },
+        );
         let doc = format!(
             "The primary key of the `{ident}` with these key fields (`{}`{}).",
             self.m.pk.text(),
@@ -919,11 +963,7 @@ impl<'a> Gen<'a> {
 
             /// The primary key, or the error encoding its fields.
             pub fn try_key(#(#args),*) -> #p::Result<#p::Key<#ident>> {
-                use #p::{EncodePart as _, EncodePartFallback as _};
-                let mut __item = #p::Item::with_capacity(2);
-                #encode
-                #insert
-                ::core::result::Result::Ok(#p::Key::from_item(__item))
+                #body
             }
         }
     }

@@ -23,7 +23,8 @@ struct Spec<'g> {
     kind: TokenStream,
     index: TokenStream,
     pk: &'g Template,
-    pk_t: TokenStream,
+    /// The partition template's constant, naming its key function.
+    pk_t: Ident,
     pk_name: TokenStream,
     sk: Option<&'g Template>,
     sk_name: TokenStream,
@@ -42,7 +43,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
-        pk_t: quote!(__PK_T),
+        pk_t: format_ident!("__PK_T"),
         pk_name: quote!(__PK_NAME),
         sk: g.m.sk.as_ref(),
         sk_name: quote!(__SK_NAME),
@@ -66,7 +67,12 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             kind: ix.assoc("Kind"),
             index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
-            pk_t: quote!(#pk_t),
+            // A local index's partition key is the table's.
+            pk_t: if ix.own_pk {
+                pk_t.clone()
+            } else {
+                format_ident!("__PK_T")
+            },
             pk_name: quote!(#pk_name),
             sk: ix.sk,
             sk_name: quote!(#sk_name),
@@ -124,18 +130,15 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     };
 
     // Constructor on the entity.
-    let mut pk_fields: Vec<&str> = Vec::new();
-    for f in s.pk.fields() {
-        if !pk_fields.contains(&f) {
-            pk_fields.push(f);
-        }
-    }
-    let (args, encode) = g.encode_args(&pk_fields);
-    let parts = Gen::parts(s.pk, |f| {
-        let v = Gen::seg_var(f);
-        quote!(#v.as_str())
-    });
-    let (pk_t, pk_name, sk_name, index) = (&s.pk_t, &s.pk_name, &s.sk_name, &s.index);
+    let pk_fields = Gen::template_args(s.pk);
+    let (args, binds) = g.key_params(&pk_fields);
+    let call = Gen::key_call(s.pk, &s.pk_t, |f| g.bound_arg(f));
+    let encode = g.with_values(
+        &binds,
+        &quote!(::std::string::String),
+        quote!(::core::result::Result::Ok(#call)),
+    );
+    let (pk_name, sk_name, index) = (&s.pk_name, &s.sk_name, &s.index);
     let shards = s.shards;
     let (sk_opt, sk_prefix, sk_constant) = match s.sk {
         Some(t) => {
@@ -157,9 +160,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
     let pk_helper = quote! {
         fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
-            use #p::{EncodePart as _, EncodePartFallback as _};
             #encode
-            ::core::result::Result::Ok(#p::render(&#pk_t, #parts))
         }
     };
     let ctor = quote! {
@@ -180,6 +181,9 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
 
     let passthrough = passthrough(p, ty, &quote!(#ident), true);
     let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
+    let order =
+        s.sk.map(|t| out_of_order_methods(g, s, t))
+            .unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
         #pk_helper
@@ -196,6 +200,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
         #passthrough
         #sort
+        #order
     };
     (def, impls)
 }
@@ -403,6 +408,54 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                     use #p::{EncodePart as _, EncodePartFallback as _};
                     #ty { core: self.core.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
                 }
+            }
+        });
+    }
+    out
+}
+
+/// For each part of a composite sort key, its condition methods on the states before it, under a
+/// bound no type meets: calling `order_id_eq` before `order_date_eq` says to call that first.
+fn out_of_order_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
+    let p = &g.p;
+    let ty = &s.ty;
+    let fields: Vec<&str> = t.fields().collect();
+    let whose = match &s.span {
+        Some(_) => format!(
+            "the sort key of {}",
+            s.doc.split('`').nth(1).unwrap_or("the index")
+        ),
+        None => "the sort key".to_owned(),
+    };
+    let mut out = TokenStream::new();
+    for j in 0..fields.len().saturating_sub(1) {
+        let first = fields[j];
+        let tr = format_ident!("__{}Sk{}", ty, j);
+        let message = format!("call `{first}_eq` first: {whose} is `{}`", t.text());
+        let note = "the parts of a composite sort key are given in order, each fixed with `_eq` before a condition on the next";
+        let mut methods = TokenStream::new();
+        for field in &fields[j + 1..] {
+            for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
+                let m = format_ident!("{}_{}", field, suffix);
+                methods.extend(quote! {
+                    #[doc(hidden)]
+                    pub fn #m<V: #tr>(self, _value: V) -> Self { self }
+                });
+            }
+            let between = format_ident!("{}_between", field);
+            methods.extend(quote! {
+                #[doc(hidden)]
+                pub fn #between<V: #tr, W>(self, _low: V, _high: W) -> Self { self }
+            });
+        }
+        out.extend(quote! {
+            /// Not implemented by any type: see the methods using it.
+            #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
+            pub trait #tr {}
+
+            #[automatically_derived]
+            impl<Kind, Out> #ty<#p::Sk<#j>, Kind, Out> {
+                #methods
             }
         });
     }

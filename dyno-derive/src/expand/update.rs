@@ -160,13 +160,24 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let mut touch = TokenStream::new();
     for f in &g.m.fields {
         let name = f.name();
-        if !f.is_stored() || g.primary.contains(&name) || f.version.get() {
+        if f.is_stored() && g.primary.contains(&name) {
+            helpers.extend(primary_key_setter(g, f.ident, &name));
+            continue;
+        }
+        if !f.is_stored() || f.version.get() {
             continue;
         }
         let fid = f.ident;
         let ty_f = f.ty;
         let a = &f.attr_name;
         let optional = crate::ty::option_inner(ty_f);
+        // The attribute the field is stored in, as `to_item` names it: a TTL field lives in the
+        // table's TTL attribute.
+        let attr_name = if f.ttl.get() {
+            quote!(__TTL_NAME)
+        } else {
+            quote!(#a)
+        };
         let remove = optional.map(|_| {
             let m = format_ident!("remove_{}", fid);
             let doc = format!(
@@ -191,17 +202,28 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             quote! {
                 #[doc = #doc]
                 pub fn #m(mut self) -> Self {
-                    self.core.remove_attr(#a);
+                    self.core.remove_attr(#attr_name);
                     #(#index_removes)*
                     self
                 }
             }
         });
         if f.created_at.get() {
+            // Stamped where absent; an index key made of the stamp alone (with primary-key
+            // fields) is written where absent too, from the same value, so that an item an upsert
+            // creates is in that index.
+            let alone = groups
+                .iter()
+                .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
+            let setter = if alone {
+                let helper = format_ident!("__dyno_set_{}", fid);
+                quote!(let r = #helper(&mut __update, true, now); __update.core.record(r);)
+            } else {
+                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_if_absent(#a, value);)
+            };
             touch.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
-                    let value = #p::ToAttribute::to_attribute(&now);
-                    __update.core.set_if_absent(#a, value);
+                    #setter
                 }
             });
             continue;
@@ -209,7 +231,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
                 let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, now); __update.core.record(r);)
+                quote!(let r = #helper(&mut __update, false, now); __update.core.record(r);)
             } else {
                 quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
             };
@@ -239,11 +261,6 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             quote!(#p::FieldValue::<#ty_f>::with_value(value, |v| #p::ToAttribute::to_attribute(&#p::Serde(v))))
         } else {
             quote!(#p::encode_value::<#ty_f, _>(value))
-        };
-        let attr_name = if f.ttl.get() {
-            quote!(__TTL_NAME)
-        } else {
-            quote!(#a)
         };
         methods.extend(quote! {
             #[doc = #set_doc]
@@ -437,34 +454,12 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .map(|f| g.field(f).ident.clone())
         .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
-    let mut encode = TokenStream::new();
-    for ((name, arg), ty) in grp.fields.iter().zip(&args).zip(&tys) {
+    let mut sets = TokenStream::new();
+    for (name, arg) in grp.fields.iter().zip(&args) {
         let a = &g.field(name).attr_name;
-        let var = Gen::seg_var(name);
-        let attr = format_ident!("__a_{}", name);
-        if let Some(inner) = crate::ty::option_inner(ty) {
-            encode.extend(quote! {
-                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
-                    let seg = match v {
-                        ::core::option::Option::Some(x) => ::core::option::Option::Some(
-                            (&#p::Part::<#inner>(x)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?,
-                        ),
-                        ::core::option::Option::None => ::core::option::Option::None,
-                    };
-                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
-                })?;
-            });
-        } else {
-            encode.extend(quote! {
-                let (#attr, #var) = #p::FieldValue::<#ty>::with_value(#arg, |v: &#ty| -> #p::Result<_> {
-                    let seg = (&#p::Part(v)).encode_part().map_err(|e| #p::key_error(e, __ENTITY, #name))?;
-                    ::core::result::Result::Ok((#p::ToAttribute::to_attribute(v)?, seg))
-                })?;
-            });
-        }
-        encode.extend(quote!(__update.core.set_attr(#a, #attr);));
+        sets.extend(quote!(__update.core.set_attr_as(#a, #p::ToAttribute::to_attribute(#arg)?, __if_absent);));
     }
-    // Primary-key segments the rewritten templates need, from the update's key.
+    // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
     for u in &grp.units {
         let ix = &g.indexes[u.index];
@@ -479,18 +474,55 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             }
         }
     }
-    let primary = needed.iter().map(|f| {
-        let var = Gen::seg_var(f);
-        quote! {
-            let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
-        }
-    });
+    let primary = primary_fields(g, &needed);
     let removes = format_ident!("__removes");
-    let writes = grp.units.iter().map(|u| {
-        let ix = &g.indexes[u.index];
-        g.insert_index(ix, u.pk, u.sk, Some(&removes), &quote!(__update.core.key()))
-    });
+    let writes: Vec<TokenStream> = grp
+        .units
+        .iter()
+        .map(|u| {
+            let ix = &g.indexes[u.index];
+            g.insert_index(
+                ix,
+                u.pk,
+                u.sk,
+                Some(&removes),
+                &quote!(__update.core.key()),
+                |f| {
+                    if g.primary.contains(f) {
+                        let v = format_ident!("__p_{}", f);
+                        quote!(&#v)
+                    } else {
+                        g.bound_arg(f)
+                    }
+                },
+            )
+        })
+        .collect();
+    let binds: Vec<(Ident, TokenStream)> = args
+        .iter()
+        .zip(&tys)
+        .map(|(a, t)| (a.clone(), quote!(#t)))
+        .collect();
+    let body = g.with_values(
+        &binds,
+        &quote!(()),
+        quote! {
+            #sets
+            let mut __item = #p::Item::new();
+            #[allow(unused_mut)]
+            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+            #(#writes)*
+            for (name, value) in __item {
+                __update.core.set_attr_as(&name, ::core::option::Option::Some(value), __if_absent);
+            }
+            if !__if_absent {
+                for name in #removes {
+                    __update.core.remove_attr(name);
+                }
+            }
+            ::core::result::Result::Ok(())
+        },
+    );
     let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
     let public = format_ident!("set_{}", grp.fields.join("_and_"));
     let index_names: Vec<String> = grp
@@ -521,21 +553,9 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let params2 = params.clone();
     let ty = format_ident!("{}Update", g.ident);
     let helper_fn = quote! {
-        fn #helper(__update: &mut #ty, #(#params),*) -> #p::Result<()> {
-            use #p::{EncodePart as _, EncodePartFallback as _};
-            #encode
-            #(#primary)*
-            let mut __item = #p::Item::new();
-            #[allow(unused_mut)]
-            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-            #(#writes)*
-            for (name, value) in __item {
-                __update.core.set_attr(&name, ::core::option::Option::Some(value));
-            }
-            for name in #removes {
-                __update.core.remove_attr(name);
-            }
-            ::core::result::Result::Ok(())
+        fn #helper(__update: &mut #ty, __if_absent: bool, #(#params),*) -> #p::Result<()> {
+            #primary
+            #body
         }
     };
     let skip_public = grp.fields.len() == 1 && g.field(&grp.fields[0]).updated_at.get();
@@ -543,7 +563,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         quote! {
             #[doc = #doc]
             pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = #helper(&mut self, #(#args),*);
+                let r = #helper(&mut self, false, #(#args),*);
                 self.core.record(r);
                 self
             }
@@ -615,20 +635,24 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             }
         }
     }
-    let segments = primary.iter().map(|f| {
-        let var = Gen::seg_var(f);
-        quote! {
-            let #var: ::std::string::String =
-                ::std::string::String::from(#p::primary_segment(__update.core.key(), __ENTITY, #f, __PRIMARY_SOURCES)?);
-        }
-    });
+    let segments = primary_fields(g, &primary);
     let writes = own.iter().map(|&(i, pk, sk)| {
-        g.insert_index(&g.indexes[i], pk, sk, None, &quote!(__update.core.key()))
+        g.insert_index(
+            &g.indexes[i],
+            pk,
+            sk,
+            None,
+            &quote!(__update.core.key()),
+            |f| {
+                let v = format_ident!("__p_{}", f);
+                quote!(&#v)
+            },
+        )
     });
     let ty = format_ident!("{}Update", g.ident);
     let helper = quote! {
         fn __dyno_upsert_index_keys(__update: &mut #ty) -> #p::Result<()> {
-            #(#segments)*
+            #segments
             let mut __item = #p::Item::new();
             #(#writes)*
             for (name, value) in __item {
@@ -642,4 +666,53 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
         self.core.record(r);
     };
     (helper, call, needs)
+}
+
+/// `let __p_<field>: T = ...;` for each primary-key field, read from the update's key: an index
+/// key made of them is encoded by the same key function as `to_item`'s.
+fn primary_fields(g: &Gen<'_>, fields: &[&str]) -> TokenStream {
+    let p = &g.p;
+    let lets = fields.iter().map(|f| {
+        let v = format_ident!("__p_{}", f);
+        let ty = g.key_arg_ty(f);
+        quote! {
+            let #v: #ty = #p::primary_field(
+                (&#p::Recover::<#ty>::new()).recover(__update.core.key(), __ENTITY, #f, __KEY_SOURCES),
+                __ENTITY,
+                #f,
+            )?;
+        }
+    });
+    quote! {
+        #[allow(unused_imports)]
+        use #p::{RecoverKey as _, RecoverNone as _};
+        #(#lets)*
+    }
+}
+
+/// `set_<primary-key field>`: present so that calling it names the fix, under a bound no type
+/// meets (a trait without impls whose `on_unimplemented` message is the error).
+fn primary_key_setter(g: &Gen<'_>, fid: &Ident, name: &str) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let tr = format_ident!("__{}Update{}", ident, crate::case::pascal(name));
+    let set = format_ident!("set_{}", fid);
+    let message =
+        format!("`{name}` is part of the primary key of `{ident}`; delete and re-create the item");
+    let note = format!(
+        "a key never changes: delete the item (`{ident}::delete(key)`) and create it with the new `{name}`"
+    );
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = "a primary-key field cannot be updated", note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
+        }
+    }
 }

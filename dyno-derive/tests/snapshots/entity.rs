@@ -83,7 +83,6 @@ const _ : () = {
         shards : 0
     }
 ] ;
-    const __PRIMARY_SOURCES : & [(& str , :: dyno_core :: __private :: Template)] = & [(__PK_NAME , __PK_T) , (__SK_NAME , __SK_T)] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (__I0_NAME_HAS_SK == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! __I0_NAME_LOCAL || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
@@ -95,6 +94,57 @@ const _ : () = {
     const _ : () = :: dyno_core :: __private :: assert_version :: < u64 > () ;
     const _ : () = :: dyno_core :: __private :: assert_ttl :: < Option < OffsetDateTime > > () ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
+    #[inline]
+    fn __key_pk (user_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _ ,
+            PartLen as _ ,
+            PartLenFallback as _
+        };
+        let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
+        __k . push_str ("USER#") ;
+        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
+        :: core :: result :: Result :: Ok (__k)
+    }
+    #[inline]
+    fn __key_sk (order_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _ ,
+            PartLen as _ ,
+            PartLenFallback as _
+        };
+        let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
+        __k . push_str ("ORDER#") ;
+        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
+        :: core :: result :: Result :: Ok (__k)
+    }
+    #[inline]
+    fn __key_i0_pk (status : & OrderStatus) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _ ,
+            PartLen as _ ,
+            PartLenFallback as _
+        };
+        let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
+        __k . push_str ("STATUS#") ;
+        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , & __I0_PK_T , __ENTITY , "status") ? ;
+        :: core :: result :: Result :: Ok (__k)
+    }
+    #[inline]
+    fn __key_i0_sk (order_date : & Date) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        use :: dyno_core :: __private :: {
+            EncodePart as _ ,
+            EncodePartFallback as _ ,
+            PartLen as _ ,
+            PartLenFallback as _
+        };
+        let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
+        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , & __I0_SK_T , __ENTITY , "order_date") ? ;
+        :: core :: result :: Result :: Ok (__k)
+    }
     #[automatically_derived]
     impl :: dyno_core :: __private :: Entity for Order {
         type Table = ECommerce ;
@@ -110,33 +160,13 @@ const _ : () = {
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _ ,
-                PartLen as _ ,
-                PartLenFallback as _
-            };
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-            {
-                let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (& self . user_id)) . len_hint ()) ;
-                __k . push_str ("USER#") ;
-                (& :: dyno_core :: __private :: Part (& self . user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
-                __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-            }
-            {
-                let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (& self . order_id)) . len_hint ()) ;
-                __k . push_str ("ORDER#") ;
-                (& :: dyno_core :: __private :: Part (& self . order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
-                __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-            }
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (& self . user_id) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (& self . order_id) ?)) ;
             :: core :: result :: Result :: Ok (__item)
         }
         fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
             use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _ ,
-                PartLen as _ ,
-                PartLenFallback as _ ,
                 StampNow as _ ,
                 StampNowFallback as _ ,
                 TtlCodec as _ ,
@@ -151,28 +181,11 @@ const _ : () = {
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "note" , & self . note) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "version" , & self . version) ? ;
             (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . put (& mut __item , __ENTITY , __TTL_NAME , & self . expires_at) ? ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (& self . user_id) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (& self . order_id) ?)) ;
             {
-                let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (& self . user_id)) . len_hint ()) ;
-                __k . push_str ("USER#") ;
-                (& :: dyno_core :: __private :: Part (& self . user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
-                __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-            }
-            {
-                let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (& self . order_id)) . len_hint ()) ;
-                __k . push_str ("ORDER#") ;
-                (& :: dyno_core :: __private :: Part (& self . order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
-                __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-            }
-            {
-                let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (& self . status)) . len_hint ()) ;
-                __k . push_str ("STATUS#") ;
-                (& :: dyno_core :: __private :: Part (& self . status)) . write_part (& mut __k , & __I0_PK_T , __ENTITY , "status") ? ;
-                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-            }
-            {
-                let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (& self . order_date)) . len_hint ()) ;
-                (& :: dyno_core :: __private :: Part (& self . order_date)) . write_part (& mut __k , & __I0_SK_T , __ENTITY , "order_date") ? ;
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (& self . status) ?)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (& self . order_date) ?)) ;
             }
             __item . insert (:: std :: string :: String :: from (< ECommerce as :: dyno_core :: __private :: Table > :: ENTITY_ATTRIBUTE) , :: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (__ENTITY)) ,) ;
             :: core :: result :: Result :: Ok (__item)
@@ -258,13 +271,11 @@ const _ : () = {
     impl < A0 : :: dyno_core :: __private :: FieldValue < String > > :: dyno_core :: __private :: PartitionKeyOf < A0 > for Order {
         #[allow (clippy :: unused_unit)]
         fn partition_key (args : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
             let user_id = args ;
-            let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
-            :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))
+            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+                :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
+            }
+)
         }
     }
     #[automatically_derived]
@@ -299,16 +310,16 @@ const _ : () = {
         }
         #[doc = r" The primary key, or the error encoding its fields."]
         pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-            let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
-            let __s_order_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) ? ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __SK_T , & [__s_order_id . as_str ()]))) ;
-            :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
+            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | {
+                :: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , | order_id : & String | -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order > > {
+                    let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
+                    __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (user_id) ?)) ;
+                    __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (order_id) ?)) ;
+                    :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
+                }
+)
+            }
+)
         }
         #[doc = r" Decodes an item (what `Entity::from_item` does; this inherent method spares the"]
         #[doc = r" choice between it and `FromItem::from_item`)."]
@@ -317,12 +328,10 @@ const _ : () = {
         }
     }
     fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _
-        };
-        let __s_user_id : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "user_id")) ? ;
-        :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __PK_T , & [__s_user_id . as_str ()]))
+        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+            :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
+        }
+)
     }
     #[automatically_derived]
     #[allow (clippy :: type_complexity)]
@@ -513,12 +522,10 @@ const _ : () = {
         }
     }
     fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _
-        };
-        let __s_status : :: std :: string :: String = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
-        :: core :: result :: Result :: Ok (:: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]))
+        :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+            :: core :: result :: Result :: Ok (__key_i0_pk (status) ?)
+        }
+)
     }
     #[automatically_derived]
     #[allow (clippy :: type_complexity)]
@@ -730,68 +737,89 @@ const _ : () = {
             f . debug_struct ("OrderUpdate") . field ("update" , & self . core) . finish ()
         }
     }
-    fn __dyno_set_status (__update : & mut OrderUpdate , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_set_status (__update : & mut OrderUpdate , __if_absent : bool , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
+        #[allow (unused_imports)]
         use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _
+            RecoverKey as _ ,
+            RecoverNone as _
         };
-        let (__a_status , __s_status) = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | v : & OrderStatus | -> :: dyno_core :: __private :: Result < _ > {
-            let seg = (& :: dyno_core :: __private :: Part (v)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "status")) ? ;
-            :: core :: result :: Result :: Ok ((:: dyno_core :: __private :: ToAttribute :: to_attribute (v) ? , seg))
+        :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
+            __update . core . set_attr_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) ? , __if_absent) ;
+            let mut __item = :: dyno_core :: __private :: Item :: new () ;
+            #[allow (unused_mut)]
+            let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
+            {
+                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (status) ?)) ;
+            }
+            for (name , value) in __item {
+                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
+            }
+            if ! __if_absent {
+                for name in __removes {
+                    __update . core . remove_attr (name) ;
+                }
+            }
+            :: core :: result :: Result :: Ok (())
         }
-) ? ;
-        __update . core . set_attr ("status" , __a_status) ;
-        let mut __item = :: dyno_core :: __private :: Item :: new () ;
-        #[allow (unused_mut)]
-        let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
-        {
-            let mut __k = :: dyno_core :: __private :: render (& __I0_PK_T , & [__s_status . as_str ()]) ;
-            __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__k)) ;
-        }
-        for (name , value) in __item {
-            __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
-        }
-        for name in __removes {
-            __update . core . remove_attr (name) ;
-        }
-        :: core :: result :: Result :: Ok (())
+)
     }
-    fn __dyno_set_order_date (__update : & mut OrderUpdate , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_set_order_date (__update : & mut OrderUpdate , __if_absent : bool , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
+        #[allow (unused_imports)]
         use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _
+            RecoverKey as _ ,
+            RecoverNone as _
         };
-        let (__a_order_date , __s_order_date) = :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | v : & Date | -> :: dyno_core :: __private :: Result < _ > {
-            let seg = (& :: dyno_core :: __private :: Part (v)) . encode_part () . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) ? ;
-            :: core :: result :: Result :: Ok ((:: dyno_core :: __private :: ToAttribute :: to_attribute (v) ? , seg))
+        :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
+            __update . core . set_attr_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) ? , __if_absent) ;
+            let mut __item = :: dyno_core :: __private :: Item :: new () ;
+            #[allow (unused_mut)]
+            let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
+            {
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (order_date) ?)) ;
+            }
+            for (name , value) in __item {
+                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
+            }
+            if ! __if_absent {
+                for name in __removes {
+                    __update . core . remove_attr (name) ;
+                }
+            }
+            :: core :: result :: Result :: Ok (())
         }
-) ? ;
-        __update . core . set_attr ("order_date" , __a_order_date) ;
-        let mut __item = :: dyno_core :: __private :: Item :: new () ;
-        #[allow (unused_mut)]
-        let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
-        {
-            __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: render (& __I0_SK_T , & [__s_order_date . as_str ()]))) ;
+)
+    }
+    #[doc = r" Not implemented by any type: see the method using it."]
+    #[diagnostic :: on_unimplemented (message = "`user_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `user_id`")]
+    pub trait __OrderUpdateUserId {}
+    #[automatically_derived]
+    impl OrderUpdate {
+        #[doc (hidden)]
+        pub fn set_user_id < V : __OrderUpdateUserId > (self , _value : V) -> Self {
+            self
         }
-        for (name , value) in __item {
-            __update . core . set_attr (& name , :: core :: option :: Option :: Some (value)) ;
+    }
+    #[doc = r" Not implemented by any type: see the method using it."]
+    #[diagnostic :: on_unimplemented (message = "`order_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `order_id`")]
+    pub trait __OrderUpdateOrderId {}
+    #[automatically_derived]
+    impl OrderUpdate {
+        #[doc (hidden)]
+        pub fn set_order_id < V : __OrderUpdateOrderId > (self , _value : V) -> Self {
+            self
         }
-        for name in __removes {
-            __update . core . remove_attr (name) ;
-        }
-        :: core :: result :: Result :: Ok (())
     }
     #[automatically_derived]
     impl OrderUpdate {
         #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
-            let r = __dyno_set_status (& mut self , status) ;
+            let r = __dyno_set_status (& mut self , false , status) ;
             self . core . record (r) ;
             self
         }
         #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
-            let r = __dyno_set_order_date (& mut self , order_date) ;
+            let r = __dyno_set_order_date (& mut self , false , order_date) ;
             self . core . record (r) ;
             self
         }
@@ -862,7 +890,7 @@ const _ : () = {
         }
         #[doc = "Removes `expires_at` (sets it to `None`)."]
         pub fn remove_expires_at (mut self) -> Self {
-            self . core . remove_attr ("expires_at") ;
+            self . core . remove_attr (__TTL_NAME) ;
             self
         }
         #[doc = r" Applies only if `condition` holds on the stored item."]

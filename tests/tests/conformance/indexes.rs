@@ -39,6 +39,7 @@ pub fn scenarios() -> Vec<Scenario> {
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite returns only projected attributes from an LSI (the documentation says DynamoDB fetches the others from the table)"),
                 differs(BackendKind::Moto, "moto returns only projected attributes from an LSI (the documentation says DynamoDB fetches the others from the table)"),
+                differs(BackendKind::Dynoxide, "dynoxide returns only projected attributes from an LSI and filters on them alone (the developer guide's 'Projected attributes' for LSIs says DynamoDB fetches the others from the table)"),
             ],
         },
         Scenario {

@@ -42,7 +42,10 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "the 1 MB page rule applies before the filter",
             tables: &[MAIN],
             run: one_megabyte,
-            deviations: vec![differs(BackendKind::Moto, "moto stops a page before the item that would pass 1 MB; DynamoDB documents that the page ends once the items read exceed 1 MB")],
+            deviations: vec![
+                differs(BackendKind::Moto, "moto stops a page before the item that would pass 1 MB; DynamoDB documents that the page ends once the items read exceed 1 MB"),
+                differs(BackendKind::Dynoxide, "dynoxide counts the item that passes 1 MB in ScannedCount but leaves it out of the page and names the item before it as LastEvaluatedKey, so the next page reads it again (Scan's reference: without a filter Count equals ScannedCount, and the page ends once the items read exceed 1 MB)"),
+            ],
         },
         Scenario {
             name: "scan returns every item; segments partition them",
@@ -54,7 +57,10 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "ExclusiveStartKey must hold the keys of the table (and index)",
             tables: &[MAIN],
             run: bad_start_keys,
-            deviations: vec![differs(BackendKind::Moto, "moto fails with HTTP 500 on a start key without the expected keys")],
+            deviations: vec![
+                differs(BackendKind::Moto, "moto fails with HTTP 500 on a start key without the expected keys"),
+                words(BackendKind::Dynoxide, "dynoxide answers a GSI query's start key whose table key has the wrong type as a type mismatch of an index key (naming the table's key PK as a key of GSI1); MemoryStore says the starting key is invalid"),
+            ],
         },
         Scenario {
             name: "scan pagination, filter and count",

@@ -40,6 +40,8 @@ pub struct Deviation {
     pub why: &'static str,
     /// The scenario is not run on it (a request would bring the server down).
     pub skip: bool,
+    /// Only its error messages differ from DynamoDB's words: its outcomes are still compared.
+    pub words_only: bool,
 }
 
 /// `backend` answers differently from DynamoDB here (the difference must be observed).
@@ -48,6 +50,7 @@ pub const fn differs(backend: BackendKind, why: &'static str) -> Deviation {
         backend,
         why,
         skip: false,
+        words_only: false,
     }
 }
 
@@ -57,6 +60,18 @@ pub const fn crashes(backend: BackendKind, why: &'static str) -> Deviation {
         backend,
         why,
         skip: true,
+        words_only: false,
+    }
+}
+
+/// `backend` words an error of this scenario differently from DynamoDB (and MemoryStore); every
+/// outcome is still compared.
+pub const fn words(backend: BackendKind, why: &'static str) -> Deviation {
+    Deviation {
+        backend,
+        why,
+        skip: false,
+        words_only: true,
     }
 }
 
@@ -353,8 +368,18 @@ pub struct Ctx {
     tables: Vec<(&'static str, String)>,
     /// Every request's label and outcome, in order.
     pub transcript: Vec<(String, Out)>,
+    /// For each transcript entry, the error message the backend gave (validation errors and
+    /// cancellation reasons), compared between MemoryStore and the reference backend.
+    pub messages: Vec<Option<String>>,
+    /// For each transcript entry, the capacity units the backend reported, compared between
+    /// MemoryStore and the reference backend.
+    pub capacity: Vec<Option<f64>>,
+    /// Requests sent to the backend (a paginated read counts each page).
+    pub requests: usize,
     /// Checks that did not hold.
     pub failures: Vec<String>,
+    message: Option<String>,
+    units: Option<f64>,
 }
 
 impl Ctx {
@@ -369,13 +394,47 @@ impl Ctx {
             store,
             tables,
             transcript: Vec::new(),
+            messages: Vec::new(),
+            capacity: Vec::new(),
+            requests: 0,
             failures: Vec::new(),
+            message: None,
+            units: None,
         }
     }
 
-    /// The store (for requests the helpers do not cover).
-    pub fn store(&self) -> &Arc<dyn Store> {
+    /// The store, for one request the helpers do not cover (counted as sent).
+    pub fn store(&mut self) -> &Arc<dyn Store> {
+        self.requests += 1;
         &self.store
+    }
+
+    /// `e` as an outcome; its message is kept for the comparison with the reference backend.
+    fn fail(&mut self, e: &Error) -> Out {
+        self.message = match e {
+            Error::Validation { message } => Some(message.clone()),
+            Error::TransactionCanceled { reasons } => Some(
+                reasons
+                    .iter()
+                    .map(|r| r.message.as_deref().unwrap_or("-"))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+            ),
+            _ => None,
+        };
+        Out::from_error(e)
+    }
+
+    /// The capacity units the last recorded request reported.
+    pub fn units(&self) -> Option<f64> {
+        self.capacity.last().copied().flatten()
+    }
+
+    /// Adds `units` to the capacity the current request reported.
+    fn consumed(&mut self, units: Option<f64>) {
+        if let Some(u) = units {
+            *self.units.get_or_insert(0.0) += u;
+        }
     }
 
     /// The real name of logical table `t` (names that are not logical pass through: missing
@@ -396,6 +455,8 @@ impl Ctx {
 
     fn record(&mut self, label: &str, out: Out) -> Out {
         self.transcript.push((label.to_owned(), out.clone()));
+        self.messages.push(self.message.take());
+        self.capacity.push(self.units.take());
         out
     }
 
@@ -455,9 +516,13 @@ impl Ctx {
 
     pub async fn get_req(&mut self, label: &str, mut r: GetRequest<'_>) -> Out {
         r.table = self.t(&r.table).into();
-        let out = match self.store.get_item(r).await {
-            Ok(o) => Out::Item(o.item.map(|i| canonical(&i))),
-            Err(e) => Out::from_error(&e),
+        let res = self.store().get_item(r).await;
+        let out = match res {
+            Ok(o) => {
+                self.consumed(o.consumed_capacity);
+                Out::Item(o.item.map(|i| canonical(&i)))
+            }
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -468,32 +533,39 @@ impl Ctx {
 
     pub async fn put_req(&mut self, label: &str, mut r: PutRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = written(self.store.put_item(r).await);
+        let r = self.store().put_item(r).await;
+        let out = self.written(r);
         self.record(label, out)
     }
 
     pub async fn update(&mut self, label: &str, mut r: UpdateRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = written(self.store.update_item(r).await);
+        let r = self.store().update_item(r).await;
+        let out = self.written(r);
         self.record(label, out)
     }
 
     pub async fn delete(&mut self, label: &str, mut r: DeleteRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = written(self.store.delete_item(r).await);
+        let r = self.store().delete_item(r).await;
+        let out = self.written(r);
         self.record(label, out)
     }
 
     pub async fn query(&mut self, label: &str, mut r: QueryRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = match self.store.query(r).await {
-            Ok(p) => Out::Page {
-                items: canonical_items(&p.items),
-                count: p.count,
-                scanned: p.scanned_count,
-                lek: p.last_evaluated_key,
-            },
-            Err(e) => Out::from_error(&e),
+        let res = self.store().query(r).await;
+        let out = match res {
+            Ok(p) => {
+                self.consumed(p.consumed_capacity);
+                Out::Page {
+                    items: canonical_items(&p.items),
+                    count: p.count,
+                    scanned: p.scanned_count,
+                    lek: p.last_evaluated_key,
+                }
+            }
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -501,17 +573,21 @@ impl Ctx {
     /// One query page, recorded by its shape only (for pages whose order is unspecified).
     pub async fn query_shape(&mut self, label: &str, mut r: QueryRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = match self.store.query(r).await {
-            Ok(p) => Out::Shape {
-                count: p.count,
-                scanned: p.scanned_count,
-                lek: p.last_evaluated_key.map(|k| {
-                    let mut names: Vec<String> = k.into_keys().collect();
-                    names.sort();
-                    names
-                }),
-            },
-            Err(e) => Out::from_error(&e),
+        let res = self.store().query(r).await;
+        let out = match res {
+            Ok(p) => {
+                self.consumed(p.consumed_capacity);
+                Out::Shape {
+                    count: p.count,
+                    scanned: p.scanned_count,
+                    lek: p.last_evaluated_key.map(|k| {
+                        let mut names: Vec<String> = k.into_keys().collect();
+                        names.sort();
+                        names
+                    }),
+                }
+            }
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -538,15 +614,17 @@ impl Ctx {
         let mut pages = 0;
         let out = loop {
             pages += 1;
-            match self.store.query(r.clone()).await {
+            let res = self.store().query(r.clone()).await;
+            match res {
                 Ok(p) => {
+                    self.consumed(p.consumed_capacity);
                     items.extend(canonical_items(&p.items));
                     match p.last_evaluated_key {
                         Some(k) if pages < 50 => r.exclusive_start_key = Some(k),
                         _ => break Out::AllPages { items, pages },
                     }
                 }
-                Err(e) => break Out::from_error(&e),
+                Err(e) => break self.fail(&e),
             }
         };
         self.record(label, out)
@@ -554,14 +632,18 @@ impl Ctx {
 
     pub async fn scan(&mut self, label: &str, mut r: ScanRequest) -> Out {
         r.table = self.t(&r.table);
-        let out = match self.store.scan(r).await {
-            Ok(p) => Out::ScanPage {
-                items: sorted(canonical_items(&p.items)),
-                count: p.count,
-                scanned: p.scanned_count,
-                more: p.last_evaluated_key.is_some(),
-            },
-            Err(e) => Out::from_error(&e),
+        let res = self.store().scan(r).await;
+        let out = match res {
+            Ok(p) => {
+                self.consumed(p.consumed_capacity);
+                Out::ScanPage {
+                    items: sorted(canonical_items(&p.items)),
+                    count: p.count,
+                    scanned: p.scanned_count,
+                    more: p.last_evaluated_key.is_some(),
+                }
+            }
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -573,8 +655,10 @@ impl Ctx {
         let mut pages = 0;
         let out = loop {
             pages += 1;
-            match self.store.scan(r.clone()).await {
+            let res = self.store().scan(r.clone()).await;
+            match res {
                 Ok(p) => {
+                    self.consumed(p.consumed_capacity);
                     items.extend(canonical_items(&p.items));
                     match p.last_evaluated_key {
                         Some(k) if pages < 200 => r.exclusive_start_key = Some(k),
@@ -586,7 +670,7 @@ impl Ctx {
                         }
                     }
                 }
-                Err(e) => break Out::from_error(&e),
+                Err(e) => break self.fail(&e),
             }
         };
         self.record(label, out)
@@ -596,7 +680,8 @@ impl Ctx {
         for k in &mut r.keys {
             k.table = self.t(&k.table);
         }
-        let out = match self.store.batch_get(r).await {
+        let res = self.store().batch_get(r).await;
+        let out = match res {
             Ok(o) => {
                 let mut items: Vec<(String, Item)> = o
                     .items
@@ -609,7 +694,7 @@ impl Ctx {
                     unprocessed: o.unprocessed_keys.len(),
                 }
             }
-            Err(e) => Out::from_error(&e),
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -622,9 +707,10 @@ impl Ctx {
                 }
             }
         }
-        let out = match self.store.batch_write(r).await {
+        let res = self.store().batch_write(r).await;
+        let out = match res {
             Ok(o) => Out::Unprocessed(o.unprocessed.len()),
-            Err(e) => Out::from_error(&e),
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -633,14 +719,15 @@ impl Ctx {
         for g in &mut r.gets {
             g.table = self.t(&g.table);
         }
-        let out = match self.store.transact_get(r).await {
+        let res = self.store().transact_get(r).await;
+        let out = match res {
             Ok(o) => Out::Items(
                 o.items
                     .iter()
                     .map(|i| i.as_ref().map(|i| canonical(i)))
                     .collect(),
             ),
-            Err(e) => Out::from_error(&e),
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
@@ -654,27 +741,31 @@ impl Ctx {
                 | TransactWriteItem::ConditionCheck { table, .. } => *table = self.t(table),
             }
         }
-        let out = match self.store.transact_write(r).await {
+        let res = self.store().transact_write(r).await;
+        let out = match res {
             Ok(()) => Out::Done,
-            Err(e) => Out::from_error(&e),
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
     }
 
     pub async fn create_table(&mut self, label: &str, def: TableDef) -> Out {
-        let out = done(self.store.create_table(&def).await);
+        let r = self.store().create_table(&def).await;
+        let out = self.done(r);
         self.record(label, out)
     }
 
     pub async fn delete_table(&mut self, label: &str, table: &str) -> Out {
         let real = self.t(table);
-        let out = done(self.store.delete_table(&real).await);
+        let r = self.store().delete_table(&real).await;
+        let out = self.done(r);
         self.record(label, out)
     }
 
     pub async fn describe(&mut self, label: &str, table: &str) -> Out {
         let real = self.t(table);
-        let out = match self.store.describe_table(&real).await {
+        let res = self.store().describe_table(&real).await;
+        let out = match res {
             Ok(d) => {
                 let def = d.definition;
                 let mut indexes: Vec<String> = def
@@ -690,9 +781,32 @@ impl Ctx {
                     ttl: def.ttl_attribute,
                 }
             }
-            Err(e) => Out::from_error(&e),
+            Err(e) => self.fail(&e),
         };
         self.record(label, out)
+    }
+
+    fn written(&mut self, r: dyno_core::Result<WriteOutput>) -> Out {
+        match r {
+            // An empty Attributes map (what the servers send when nothing matched ReturnValues)
+            // means the same as none.
+            Ok(o) => {
+                self.consumed(o.consumed_capacity);
+                Out::Written(
+                    o.attributes
+                        .filter(|a| !a.is_empty())
+                        .map(|a| canonical(&a)),
+                )
+            }
+            Err(e) => self.fail(&e),
+        }
+    }
+
+    fn done(&mut self, r: dyno_core::Result<()>) -> Out {
+        match r {
+            Ok(()) => Out::Done,
+            Err(e) => self.fail(&e),
+        }
     }
 
     pub async fn update_ttl(
@@ -703,28 +817,9 @@ impl Ctx {
         enabled: bool,
     ) -> Out {
         let real = self.t(table);
-        let out = done(self.store.update_ttl(&real, attribute, enabled).await);
+        let r = self.store().update_ttl(&real, attribute, enabled).await;
+        let out = self.done(r);
         self.record(label, out)
-    }
-}
-
-fn written(r: dyno_core::Result<WriteOutput>) -> Out {
-    match r {
-        // An empty Attributes map (what the servers send when nothing matched ReturnValues)
-        // means the same as none.
-        Ok(o) => Out::Written(
-            o.attributes
-                .filter(|a| !a.is_empty())
-                .map(|a| canonical(&a)),
-        ),
-        Err(e) => Out::from_error(&e),
-    }
-}
-
-fn done(r: dyno_core::Result<()>) -> Out {
-    match r {
-        Ok(()) => Out::Done,
-        Err(e) => Out::from_error(&e),
     }
 }
 

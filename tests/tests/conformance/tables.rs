@@ -8,6 +8,7 @@ use crate::{main_table, BackendKind, MAIN, TTL};
 const TTL_SETTINGS: &[Deviation] = &[
     differs(BackendKind::Dynalite, "dynalite does not implement UpdateTimeToLive or DescribeTimeToLive"),
     differs(BackendKind::Moto, "moto enables TTL twice without error and answers code ResourceNotFound (not ResourceNotFoundException) for a missing table"),
+    differs(BackendKind::Dynoxide, "dynoxide enables TTL twice without error; DynamoDB's UpdateTimeToLive reference says the call is not idempotent and answers ValidationException when TTL is already enabled"),
 ];
 
 const NO_TTL: &[Deviation] = &[differs(

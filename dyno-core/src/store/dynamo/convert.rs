@@ -27,6 +27,7 @@ use crate::expr::{
     render_condition, render_key_condition, render_projection, render_update, Condition, Path,
     Placeholders,
 };
+use crate::feed::StreamView;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
@@ -78,12 +79,10 @@ fn projection(
 
 fn limit(limit: Option<u32>) -> Result<Option<i32>> {
     limit
-        .map(|l| match i32::try_from(l) {
-            Ok(l) if l > 0 => Ok(l),
-            _ => Err(Error::validation(format!(
-                "limit must be between 1 and {}, found {l}",
-                i32::MAX
-            ))),
+        .map(|l| match crate::store::limit_error(l) {
+            // Valid ones fit.
+            None => Ok(i32::try_from(l).unwrap_or(i32::MAX)),
+            Some(e) => Err(e),
         })
         .transpose()
 }
@@ -190,12 +189,16 @@ pub(crate) fn scan(r: ScanRequest) -> Result<ScanInputBuilder> {
     let projection = projection(r.projection.as_deref(), &mut ph, &r.table)?;
     let segment = r
         .segment
-        .map(|(segment, total)| match (i32::try_from(segment), i32::try_from(total)) {
-            (Ok(s), Ok(t)) if (1..=1_000_000).contains(&t) && s < t => Ok((s, t)),
-            _ => Err(Error::validation(format!(
-                "scan segment must be below the total and the total between 1 and 1000000, found segment {segment} of {total}"
-            ))),
-        })
+        .map(
+            |(segment, total)| match crate::store::segment_error(segment, total) {
+                // Valid ones are below 1,000,000: they fit.
+                None => Ok((
+                    i32::try_from(segment).unwrap_or(i32::MAX),
+                    i32::try_from(total).unwrap_or(i32::MAX),
+                )),
+                Some(e) => Err(e),
+            },
+        )
         .transpose()?;
     Ok(ScanInputBuilder::default()
         .table_name(r.table)
@@ -549,6 +552,14 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
             .map_err(|e| build_error("local secondary index", e))?;
         builder = builder.local_secondary_indexes(lsi);
     }
+    if let Some(view) = def.stream {
+        let spec = sdk::StreamSpecification::builder()
+            .stream_enabled(true)
+            .stream_view_type(sdk::StreamViewType::from(view.as_str()))
+            .build()
+            .map_err(|e| build_error("stream specification", e))?;
+        builder = builder.stream_specification(spec);
+    }
     Ok(builder)
 }
 
@@ -582,6 +593,16 @@ fn read_projection(p: Option<&sdk::Projection>) -> Projection {
     }
 }
 
+fn read_stream_view(v: &sdk::StreamViewType) -> StreamView {
+    match v {
+        sdk::StreamViewType::NewImage => StreamView::NewImage,
+        sdk::StreamViewType::OldImage => StreamView::OldImage,
+        sdk::StreamViewType::NewAndOldImages => StreamView::NewAndOldImages,
+        // A view this SDK does not know: claim no image rather than one that may be missing.
+        _ => StreamView::KeysOnly,
+    }
+}
+
 /// DescribeTable (and DescribeTimeToLive's attribute, when TTL is on) back into a [`TableDef`].
 pub(crate) fn table_def(
     desc: &sdk::TableDescription,
@@ -612,6 +633,11 @@ pub(crate) fn table_def(
         global_indexes: Vec::new(),
         local_indexes: Vec::new(),
         ttl_attribute,
+        stream: desc
+            .stream_specification()
+            .filter(|s| s.stream_enabled)
+            .and_then(|s| s.stream_view_type.as_ref())
+            .map(read_stream_view),
     };
     for g in desc.global_secondary_indexes() {
         let (pk, sk) = read_key_schema(&name, g.key_schema())?;
@@ -812,7 +838,7 @@ mod tests {
             ..ScanRequest::default()
         };
         assert!(
-            matches!(scan(bad), Err(Error::Validation { message }) if message.contains("segment 4 of 4"))
+            matches!(scan(bad), Err(Error::Validation { message }) if message.contains("Segment: 4 is not less than TotalSegments: 4"))
         );
         let good = ScanRequest {
             table: "T".into(),

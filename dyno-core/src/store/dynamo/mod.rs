@@ -224,10 +224,10 @@ impl DynamoStore {
     }
 }
 
-/// DynamoDB refuses a batch or transaction with nothing in it; say so without a round trip (moto
-/// answers an empty transaction with an HTTP 500).
-fn empty_request(operation: &str, what: &str) -> Error {
-    Error::validation(format!("{operation} needs at least one {what}, found none"))
+/// DynamoDB refuses a batch or transaction with nothing in it; say so, in its words, without a
+/// round trip (moto answers an empty transaction with an HTTP 500).
+fn empty_request(member: &str) -> Error {
+    crate::store::empty_list_error(member)
 }
 
 /// The span of one call.
@@ -388,7 +388,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.keys.iter().map(|k| k.table.as_str()));
         traced(span("BatchGetItem", &tables), async {
             if r.keys.is_empty() {
-                return Err(empty_request("BatchGetItem", "key"));
+                return Err(empty_request("requestItems"));
             }
             let out = convert::batch_get(r)?
                 .send_with(&self.client)
@@ -407,7 +407,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.writes.iter().map(|w| w.table()));
         traced(span("BatchWriteItem", &tables), async {
             if r.writes.is_empty() {
-                return Err(empty_request("BatchWriteItem", "write"));
+                return Err(empty_request("requestItems"));
             }
             let out = convert::batch_write(r)?
                 .send_with(&self.client)
@@ -423,7 +423,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.gets.iter().map(|g| g.table.as_str()));
         traced(span("TransactGetItems", &tables), async {
             if r.gets.is_empty() {
-                return Err(empty_request("TransactGetItems", "read"));
+                return Err(empty_request("transactItems"));
             }
             let expected = r.gets.len();
             let out = convert::transact_get(r)?
@@ -457,7 +457,7 @@ impl Store for DynamoStore {
         let tables = table_names(r.actions.iter().map(|a| a.table()));
         traced(span("TransactWriteItems", &tables), async {
             if r.actions.is_empty() {
-                return Err(empty_request("TransactWriteItems", "action"));
+                return Err(empty_request("transactItems"));
             }
             let out = convert::transact_write(r)?
                 .send_with(&self.client)

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::keys::KeyBytes;
+use super::keys::{schema_mismatch, KeyBytes};
 use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
 use crate::error::{Error, Result};
 use crate::store::{
@@ -18,12 +18,6 @@ pub(super) const MAX_BATCH_GET: usize = 100;
 pub(super) const MAX_BATCH_WRITE: usize = 25;
 /// The most a batch response (BatchGetItem) or request (BatchWriteItem) may hold.
 pub(super) const MAX_BATCH_BYTES: usize = 16 * 1024 * 1024;
-
-fn empty_request(operation: &str) -> Error {
-    Error::validation(format!(
-        "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1 ({operation} needs at least one request)"
-    ))
-}
 
 fn duplicates() -> Error {
     Error::validation("Provided list of item keys contains duplicates")
@@ -38,7 +32,7 @@ pub(super) fn position<T>(tables: &[(String, T)], name: &str) -> usize {
 
 pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result<BatchGetOutput> {
     if request.keys.is_empty() {
-        return Err(empty_request("BatchGetItem"));
+        return Err(crate::store::empty_list_error("requestItems"));
     }
     if request.keys.len() > MAX_BATCH_GET {
         return Err(Error::validation(format!(
@@ -84,11 +78,11 @@ pub(super) fn batch_write(
     request: BatchWriteRequest,
 ) -> Result<BatchWriteOutput> {
     if request.writes.is_empty() {
-        return Err(empty_request("BatchWriteItem"));
+        return Err(crate::store::empty_list_error("requestItems"));
     }
     if request.writes.len() > MAX_BATCH_WRITE {
         return Err(Error::validation(format!(
-            "Too many items requested for the BatchWriteItem call: {} writes, the limit is {MAX_BATCH_WRITE}",
+            "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to {MAX_BATCH_WRITE}, Member must have length greater than or equal to 1] (found {} writes)",
             request.writes.len()
         )));
     }
@@ -103,6 +97,9 @@ pub(super) fn batch_write(
         let schema = &tables[t].1.schema;
         let (pk, sk, put) = match w {
             WriteRequest::Put { item, .. } => {
+                if !schema.holds_key(&item) {
+                    return Err(schema_mismatch());
+                }
                 let prepared = prepare_put(schema, item)?;
                 bytes += prepared.size;
                 (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::keys::{IndexPos, IndexSchema, KeyBytes, Schema};
 use super::Prepared;
 use crate::error::Result;
+use crate::feed::{ChangeCause, StreamLog};
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
 
 /// A stored item (or index entry) with what reads need without looking inside it.
@@ -65,6 +66,8 @@ pub(super) struct TableData {
     pub indexes: Vec<BTreeMap<KeyBytes, IndexPartition>>,
     /// Items with an expiry: (whole seconds, partition key, sort key), oldest first.
     expiry: BTreeSet<(i64, KeyBytes, KeyBytes)>,
+    /// The table's stream, when enabled: every change below is recorded there, in commit order.
+    pub stream: Option<Arc<StreamLog>>,
 }
 
 impl TableData {
@@ -116,6 +119,7 @@ impl TableData {
             indexes,
             expiry,
             len,
+            stream,
             ..
         } = self;
         let slot = partitions
@@ -174,7 +178,11 @@ impl TableData {
         if old.is_none() {
             *len += 1;
         }
-        Ok((item, old.map(|o| o.entry.item)))
+        let old = old.map(|o| o.entry.item);
+        if let Some(log) = stream {
+            log.record(old.as_ref(), Some(&item), ChangeCause::Request);
+        }
+        Ok((item, old))
     }
 
     /// Stores a prepared item at its key, replacing what was there; returns the stored item.
@@ -187,6 +195,17 @@ impl TableData {
 
     /// Removes the item at a key with its index entries, returning it.
     pub fn remove(&mut self, schema: &Schema, pk: &KeyBytes, sk: &KeyBytes) -> Option<SharedItem> {
+        self.remove_by(schema, pk, sk, ChangeCause::Request)
+    }
+
+    /// Removes the item at a key, for a request or by TTL (the stream tells them apart).
+    fn remove_by(
+        &mut self,
+        schema: &Schema,
+        pk: &KeyBytes,
+        sk: &KeyBytes,
+        cause: ChangeCause,
+    ) -> Option<SharedItem> {
         let partition = self.partitions.get_mut(pk)?;
         let old = partition.remove(sk)?;
         if partition.is_empty() {
@@ -204,6 +223,9 @@ impl TableData {
         if let Some(t) = old.entry.expires {
             self.expiry
                 .remove(&(expiry_second(t), pk.clone(), sk.clone()));
+        }
+        if let Some(log) = &self.stream {
+            log.record(Some(&old.entry.item), None, cause);
         }
         Some(old.entry.item)
     }
@@ -227,7 +249,7 @@ impl TableData {
             .map(|(_, pk, sk)| (pk.clone(), sk.clone()))
             .collect();
         for (pk, sk) in due {
-            self.remove(schema, &pk, &sk);
+            self.remove_by(schema, &pk, &sk, ChangeCause::Ttl);
         }
     }
 

@@ -204,17 +204,21 @@ impl Invalid {
         };
         match self.problem {
             Problem::TooDeep => Error::validation(format!(
-                "Nesting Levels have exceeded supported limits: {at} is nested deeper than {MAX_NESTING} levels"
+                "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit (at {at}, deeper than {MAX_NESTING} levels)"
             )),
             Problem::Number(e, n) => Error::validation(format!("{}: {n} (at {at})", e.message())),
             Problem::NullFalse => invalid(format!(
                 "Null attribute value types must have the value of true (at {at})"
             )),
+            // DynamoDB's words, the odd double space and article included.
+            Problem::EmptySet("binary") => {
+                invalid(format!("Binary sets should not be empty (at {at})"))
+            }
             Problem::EmptySet(kind) => {
                 invalid(format!("An {kind} set  may not be empty (at {at})"))
             }
-            Problem::Duplicate(duplicate) => invalid(format!(
-                "Input collection contains duplicates: {duplicate} (at {at})"
+            Problem::Duplicate(collection) => invalid(format!(
+                "Input collection{collection} contains duplicates. (at {at})"
             )),
             Problem::Unsupported(other) => invalid(format!(
                 "unsupported attribute value type {other} (at {at})"
@@ -307,7 +311,9 @@ fn check_set<T: std::hash::Hash + Eq + std::fmt::Debug>(
         elements.iter().find(|e| !seen.insert(*e))
     };
     match duplicate {
-        Some(d) => Err(Invalid::new(Problem::Duplicate(format!("{d:?}")))),
+        // DynamoDB's message shows the collection, except a number set's.
+        Some(_) if kind == "number" => Err(Invalid::new(Problem::Duplicate(String::new()))),
+        Some(_) => Err(Invalid::new(Problem::Duplicate(format!(" {elements:?}")))),
         None => Ok(()),
     }
 }
@@ -700,7 +706,7 @@ mod tests {
         let cases: Vec<(AttributeValue, &str)> = vec![
             (ss(&[]), "string set  may not be empty"),
             (ns(&[]), "number set  may not be empty"),
-            (bs(&[]), "binary set  may not be empty"),
+            (bs(&[]), "Binary sets should not be empty"),
             (ss(&["a", "a"]), "contains duplicates"),
             (ns(&["1", "1.0"]), "contains duplicates"),
             (bs(&[b"x", b"x"]), "contains duplicates"),

@@ -241,7 +241,7 @@ impl<'a> KeyValues<'a> {
 impl Schema {
     /// Validates a definition as `CreateTable` does and builds the schema.
     pub fn new(def: &TableDef) -> Result<Schema> {
-        validate_name("table name", &def.name, 3)?;
+        validate_name("tableName", &def.name, 3)?;
         // Every key attribute has one type across the table and its indexes.
         let mut types: Vec<&KeyAttribute> = Vec::new();
         let all_keys = std::iter::once(&def.partition_key)
@@ -253,7 +253,7 @@ impl Schema {
                     .flat_map(|i| std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())),
             );
         for k in all_keys {
-            validate_name("key attribute name", &k.name, 1)?;
+            validate_name("attributeName", &k.name, 1)?;
             match types.iter().find(|t| t.name == k.name) {
                 Some(t) if t.ty != k.ty => {
                     return Err(Error::validation(format!(
@@ -303,7 +303,7 @@ impl Schema {
             .map(|i| (i, false))
             .chain(def.local_indexes.iter().map(|i| (i, true)))
         {
-            validate_name("index name", &index.name, 3)?;
+            validate_name("indexName", &index.name, 3)?;
             if !names.insert(&index.name) {
                 return Err(Error::validation(format!(
                     "One or more parameter values were invalid: Duplicate index name: {}",
@@ -427,6 +427,13 @@ impl Schema {
         Ok((pk, sk))
     }
 
+    /// True when `item` holds every key attribute with its type (BatchWriteItem answers a put
+    /// without them with [`schema_mismatch`], where PutItem names the missing or mistyped key).
+    pub fn holds_key(&self, item: &Item) -> bool {
+        let holds = |a: &KeyAttribute| item.get(&a.name).is_some_and(|v| a.ty.matches(v));
+        holds(self.pk()) && self.sk().is_none_or(holds)
+    }
+
     /// The primary key given as a key (GetItem, DeleteItem, UpdateItem): exactly the key
     /// attributes, of the right types.
     pub fn key(&self, key: &Item) -> Result<(KeyBytes, KeyBytes)> {
@@ -453,13 +460,17 @@ impl Schema {
 
     /// Checks the index key attributes of an item being written (from its key values): when
     /// present they must have the index's type and not be empty. Returns each index's key.
-    pub fn index_keys(&self, values: &KeyValues<'_>) -> Result<IndexKeys> {
+    ///
+    /// `by_update`: the values come from an UpdateItem, which DynamoDB words differently.
+    pub fn index_keys(&self, values: &KeyValues<'_>, by_update: bool) -> Result<IndexKeys> {
         // Sized up front: collecting through `Result` would grow and then shrink the buffer.
         let mut keys = Vec::with_capacity(self.indexes.len());
         for index in &self.indexes {
-            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true)?;
+            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true, by_update)?;
             let sk = match (&index.sk, index.sk_slot) {
-                (Some(s), Some(slot)) => index_key_part(index, s, values.get(slot), false)?,
+                (Some(s), Some(slot)) => {
+                    index_key_part(index, s, values.get(slot), false, by_update)?
+                }
                 _ => Some(KeyBytes::empty()),
             };
             keys.push(pk.zip(sk));
@@ -517,22 +528,31 @@ pub(super) fn schema_mismatch() -> Error {
     Error::validation("The provided key element does not match the schema")
 }
 
-fn validate_name(what: &str, name: &str, min: usize) -> Result<()> {
+/// Checks a name's length and characters, answering as DynamoDB does: `member` is where the
+/// name sits in the request (`tableName`, `indexName`, `attributeName`).
+fn validate_name(member: &str, name: &str, min: usize) -> Result<()> {
     let max = 255;
-    if name.len() < min || name.len() > max {
-        return Err(Error::validation(format!(
-            "1 validation error detected: {what} {name:?} must have length between {min} and {max}, found {}",
-            name.len()
+    let invalid = |constraint: String| {
+        Error::validation(format!(
+            "1 validation error detected: Value '{name}' at '{member}' failed to satisfy constraint: Member must {constraint}"
+        ))
+    };
+    if name.len() < min {
+        return Err(invalid(format!(
+            "have length greater than or equal to {min}"
         )));
     }
-    if what != "key attribute name"
+    if name.len() > max {
+        return Err(invalid(format!("have length less than or equal to {max}")));
+    }
+    if member != "attributeName"
         && !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
     {
-        return Err(Error::validation(format!(
-            "1 validation error detected: {what} {name:?} must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
-        )));
+        return Err(invalid(
+            "satisfy regular expression pattern: [a-zA-Z0-9_.-]+".to_owned(),
+        ));
     }
     Ok(())
 }
@@ -620,6 +640,7 @@ fn index_key_part(
     attr: &KeyAttribute,
     value: Option<&AttributeValue>,
     partition: bool,
+    by_update: bool,
 ) -> Result<Option<KeyBytes>> {
     let Some(value) = value else {
         return Ok(None);
@@ -638,6 +659,14 @@ fn index_key_part(
         _ => schema_mismatch(),
     })?;
     if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
+        if bytes.is_empty() && by_update {
+            return Err(Error::validation(format!(
+                "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. (IndexName: {}, IndexKey: {})",
+                if attr.ty == ScalarType::S { "string" } else { "binary" },
+                index.name,
+                attr.name
+            )));
+        }
         if bytes.is_empty() {
             return Err(Error::validation(format!(
                 "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. IndexName: {}, IndexKey: {}",

@@ -27,6 +27,7 @@ use self::data::{IndexKeys, TableData};
 use self::keys::{Fnv, KeyBytes, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
+use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
@@ -85,6 +86,8 @@ pub struct MemoryStore {
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
     tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
+    /// How long the streams of tables created from now on keep their records.
+    stream_retention: StreamRetention,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -141,7 +144,31 @@ impl MemoryStore {
             tables: RwLock::default(),
             clock,
             tokens: Mutex::default(),
+            stream_retention: StreamRetention::default(),
         }
+    }
+
+    /// Sets how long the streams of tables created from now on keep their records (by default
+    /// 24 hours, as on DynamoDB, and at most 100,000 records per table).
+    #[must_use]
+    pub fn with_stream_retention(mut self, retention: StreamRetention) -> Self {
+        self.stream_retention = retention;
+        self
+    }
+
+    /// A reader of the changes to `table`, which must have been created with a stream
+    /// specification ([`TableDef::stream`]); see [`crate::feed`]. Records cover every write
+    /// (puts, updates, deletes, batch writes, transactions) and TTL deletions (marked with
+    /// DynamoDB's service identity), in commit order.
+    pub fn change_feed(&self, table: &str, start: StartingPosition) -> Result<MemoryFeed> {
+        let state = self.table(table)?;
+        let log = read_lock(&state.data).stream.clone();
+        let log = log.ok_or_else(|| {
+            Error::validation(format!(
+                "table {table} has no stream: create it with a stream specification"
+            ))
+        })?;
+        MemoryFeed::open(log, start)
     }
 
     /// Removes every expired item from every table now (reads hide them anyway; this frees their
@@ -253,7 +280,7 @@ fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
             limit: MAX_ITEM_SIZE,
         });
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, false)?;
     debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
@@ -309,7 +336,7 @@ fn updated_item(
             "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
         )));
     }
-    let index_keys = schema.index_keys(&keys)?;
+    let index_keys = schema.index_keys(&keys, true)?;
     debug_assert_eq!(size, item_size(&item));
     let prepared = Prepared {
         pk: pk.clone(),
@@ -334,6 +361,18 @@ fn owned(item: SharedItem) -> Item {
     Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
 }
 
+/// The read capacity units of reading `bytes` (the whole item, whatever the projection): one per
+/// 4 KB started (at least one, also for an item that is not there), half of that for an
+/// eventually consistent read.
+fn read_units(bytes: usize, consistent: bool) -> f64 {
+    let units = bytes.div_ceil(4096).max(1) as f64;
+    if consistent {
+        units
+    } else {
+        units / 2.0
+    }
+}
+
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
 /// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
 /// is present. `touched` (the top-level names) only decides whether anything was written.
@@ -352,16 +391,16 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         read::validate_projection(request.projection.as_deref())?;
-        let item = read_lock(&table.data)
+        let (item, size) = read_lock(&table.data)
             .live(&pk, &sk, || self.now())
-            .map(|e| Arc::clone(&e.item));
+            .map_or((None, 0), |e| (Some(Arc::clone(&e.item)), e.size));
         let item = match (item, &request.projection) {
             (Some(item), Some(paths)) => Some(Arc::new(eval::project(&item, paths))),
             (item, _) => item,
         };
         Ok(GetOutput {
             item,
-            consumed_capacity: None,
+            consumed_capacity: Some(read_units(size, request.consistent_read)),
         })
     }
 
@@ -454,7 +493,11 @@ impl Store for MemoryStore {
         let plan = read::plan_query(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_query(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
+        // A page that read nothing still costs the minimum.
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
@@ -462,7 +505,10 @@ impl Store for MemoryStore {
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
-        read::run_scan(&table.schema, &data, &plan, &request, now)
+        let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
+        page.consumed_capacity
+            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        Ok(page)
     }
 
     async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
@@ -492,7 +538,10 @@ impl Store for MemoryStore {
                 message: format!("Table already exists: {}", definition.name),
             });
         }
-        let data = RwLock::new(TableData::new(&schema));
+        let mut data = TableData::new(&schema);
+        data.stream =
+            StreamLog::for_table(definition, Arc::clone(&self.clock), self.stream_retention);
+        let data = RwLock::new(data);
         tables.insert(
             definition.name.clone(),
             Arc::new(TableState { schema, data }),
@@ -501,10 +550,13 @@ impl Store for MemoryStore {
     }
 
     async fn delete_table(&self, name: &str) -> Result<()> {
-        write_lock(&self.tables)
+        let table = write_lock(&self.tables)
             .remove(name)
-            .map(drop)
-            .ok_or_else(|| not_found(name))
+            .ok_or_else(|| not_found(name))?;
+        if let Some(log) = &read_lock(&table.data).stream {
+            log.close();
+        }
+        Ok(())
     }
 
     async fn describe_table(&self, name: &str) -> Result<TableDescription> {

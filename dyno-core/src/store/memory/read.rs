@@ -216,12 +216,10 @@ pub(super) fn condition_attributes<'c>(cond: &'c Condition, out: &mut Vec<&'c st
 }
 
 fn validate_limit(limit: Option<u32>) -> Result<()> {
-    if limit == Some(0) {
-        return Err(Error::validation(
-            "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",
-        ));
+    match limit.and_then(crate::store::limit_error) {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Bounds on the target's sort key bytes.
@@ -264,7 +262,9 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         },
         Some((name, cond)) => {
             let Some(sk) = target.sk else {
-                return Err(Error::validation("Query key condition not supported"));
+                return Err(Error::validation(
+                    "The number of query conditions (2) exceeds the number of key attributes defined in the schema (1)",
+                ));
             };
             if *name != sk.name {
                 return Err(Error::validation(format!(
@@ -379,7 +379,9 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
             let (lo, hi) = (v(a)?, v(b)?);
             if lo > hi {
                 return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {a:?}, upper bound operand: AttributeValue: {b:?}"
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
+                    bound(a),
+                    bound(b)
                 )));
             }
             SortRange {
@@ -456,6 +458,7 @@ pub(super) fn run_query(
         req.projection.as_deref(),
         req.limit,
         req.count_only,
+        req.consistent_read,
         now,
     );
     let forward = req.scan_forward;
@@ -533,15 +536,8 @@ pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<Sca
     let segment = match req.segment {
         None => None,
         Some((segment, total)) => {
-            if total == 0 || total > 1_000_000 {
-                return Err(Error::validation(format!(
-                    "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
-                )));
-            }
-            if segment >= total {
-                return Err(Error::validation(format!(
-                    "The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: {segment} is not less than TotalSegments: {total}"
-                )));
+            if let Some(e) = crate::store::segment_error(segment, total) {
+                return Err(e);
             }
             Some((u64::from(segment), u64::from(total)))
         }
@@ -583,6 +579,7 @@ pub(super) fn run_scan(
         req.projection.as_deref(),
         req.limit,
         req.count_only,
+        req.consistent_read,
         now,
     );
     let in_segment = |pk: &KeyBytes| {
@@ -646,6 +643,8 @@ struct Reader<'a> {
     projection: Option<&'a [Path]>,
     limit: Option<usize>,
     count_only: bool,
+    /// Strongly consistent (full read units) or not (half).
+    consistent: bool,
     now: f64,
     /// An LSI that does not project everything reads the table's item for filters and
     /// projections (DynamoDB fetches it from the table).
@@ -662,6 +661,7 @@ impl<'a> Reader<'a> {
         projection: Option<&'a [Path]>,
         limit: Option<u32>,
         count_only: bool,
+        consistent: bool,
         now: f64,
     ) -> Self {
         let fetch_base = target.index.is_some_and(|(_, i)| {
@@ -675,6 +675,7 @@ impl<'a> Reader<'a> {
             projection,
             limit: limit.map(|l| l as usize),
             count_only,
+            consistent,
             now,
             fetch_base,
         }
@@ -719,6 +720,8 @@ impl<'a> Reader<'a> {
                 break;
             }
         }
+        // Capacity is charged on everything read, filtered out or not, rounded up once per page.
+        page.consumed_capacity = Some(super::read_units(bytes, self.consistent));
         Ok(page)
     }
 
@@ -728,5 +731,15 @@ impl<'a> Reader<'a> {
             .into_iter()
             .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
             .collect()
+    }
+}
+
+/// A key value as DynamoDB shows it in an error message: `{S:abc}`, `{N:12}`.
+fn bound(v: &AttributeValue) -> String {
+    match v {
+        AttributeValue::S(s) => format!("{{S:{s}}}"),
+        AttributeValue::N(n) => format!("{{N:{n}}}"),
+        AttributeValue::B(b) => format!("{{B:{:?}}}", b.as_ref()),
+        other => format!("{other:?}"),
     }
 }

@@ -24,9 +24,7 @@ pub(super) const TOKEN_WINDOW: f64 = 600.0;
 
 fn check_count(n: usize) -> Result<()> {
     if n == 0 {
-        return Err(Error::validation(
-            "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
-        ));
+        return Err(crate::store::empty_list_error("transactItems"));
     }
     if n > MAX_ACTIONS {
         return Err(Error::validation(format!(
@@ -43,11 +41,20 @@ pub(super) fn transact_get(
     check_count(request.gets.len())?;
     let tables = store.tables_in_order(request.gets.iter().map(|g| g.table.as_str()))?;
     let mut located = Vec::with_capacity(request.gets.len());
+    let mut reasons = Vec::with_capacity(request.gets.len());
     for g in &request.gets {
         let t = position(&tables, &g.table);
-        let (pk, sk) = tables[t].1.schema.key(&g.key)?;
         read::validate_projection(g.projection.as_deref())?;
-        located.push((t, pk, sk));
+        match tables[t].1.schema.key(&g.key) {
+            Ok((pk, sk)) => {
+                reasons.push(CancellationReason::code(Some("None")));
+                located.push((t, pk, sk));
+            }
+            Err(e) => reasons.push(validation_reason(e)?),
+        }
+    }
+    if located.len() < request.gets.len() {
+        return Err(Error::TransactionCanceled { reasons });
     }
     let now = store.now();
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
@@ -66,6 +73,19 @@ pub(super) fn transact_get(
         })
         .collect();
     Ok(TransactGetOutput { items })
+}
+
+/// The cancellation reason of an action whose key is invalid; other errors stay errors of the
+/// whole request.
+fn validation_reason(e: Error) -> Result<CancellationReason> {
+    match e {
+        Error::Validation { message } => Ok(CancellationReason {
+            code: Some("ValidationError".to_owned()),
+            message: Some(message),
+            item: None,
+        }),
+        other => Err(other),
+    }
 }
 
 /// One action, validated: its table, key, and what it writes.
@@ -108,13 +128,16 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
         HashSet::with_capacity(request.actions.len());
     let mut planned = Vec::with_capacity(request.actions.len());
+    // An action whose key does not fit its table is a user error DynamoDB reports as that
+    // action's ValidationError reason (after the request-wide checks), not as a
+    // ValidationException of the whole request.
+    let mut key_reasons = Vec::with_capacity(request.actions.len());
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
-        let (pk, sk, put) = match action {
+        let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
-                let p = prepare_put(schema, item.clone())?;
-                (p.pk.clone(), p.sk.clone(), Some(p))
+                prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
                 if update.is_empty() {
@@ -122,13 +145,21 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                         "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
                     ));
                 }
-                let (pk, sk) = schema.key(key)?;
-                (pk, sk, None)
+                schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
             TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => {
-                let (pk, sk) = schema.key(key)?;
-                (pk, sk, None)
+                schema.key(key).map(|(pk, sk)| (pk, sk, None))
+            }
+        };
+        let (pk, sk, put) = match keyed {
+            Ok(keyed) => {
+                key_reasons.push(CancellationReason::code(Some("None")));
+                keyed
+            }
+            Err(e) => {
+                key_reasons.push(validation_reason(e)?);
+                continue;
             }
         };
         if !seen.insert((t, pk.clone(), sk.clone())) {
@@ -142,6 +173,11 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
             sk,
             action: action.clone(),
             put,
+        });
+    }
+    if planned.len() < request.actions.len() {
+        return Err(Error::TransactionCanceled {
+            reasons: key_reasons,
         });
     }
 
@@ -205,15 +241,10 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                     item,
                 });
             }
-            Err(Error::Validation { message }) => {
+            Err(e) => {
                 failed = true;
-                reasons.push(CancellationReason {
-                    code: Some("ValidationError".to_owned()),
-                    message: Some(message),
-                    item: None,
-                });
+                reasons.push(validation_reason(e)?);
             }
-            Err(other) => return Err(other),
         }
     }
     if failed {

@@ -138,11 +138,11 @@ fn set_value(value: &SetValue, item: &Item) -> Result<AttributeValue> {
         SetValue::Minus(a, b) => (a, b, "-"),
     };
     let (x, y) = (operand(a, item)?, operand(b, item)?);
-    let number = |v: &AttributeValue| match v {
+    let number = |op: &UpdateOperand, v: &AttributeValue| match v {
         AttributeValue::N(n) => Decimal::parse_checked(n).map_err(|e| number_error(e, n)),
-        other => Err(incorrect_operand(symbol, other)),
+        other => Err(wrong_operand(op, symbol, other)),
     };
-    let (dx, dy) = (number(&x)?, number(&y)?);
+    let (dx, dy) = (number(a, &x)?, number(b, &y)?);
     let result = if symbol == "+" {
         dx.add(&dy)
     } else {
@@ -170,7 +170,8 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
                 a.extend(b);
                 Ok(AttributeValue::L(a))
             }
-            (AttributeValue::L(_), other) | (other, _) => Err(incorrect_operand("list_append", &other)),
+            (AttributeValue::L(_), other) => Err(wrong_operand(b, "list_append", &other)),
+            (other, _) => Err(wrong_operand(a, "list_append", &other)),
         },
     }
 }
@@ -316,10 +317,32 @@ fn incorrect_operand(function: &str, value: &AttributeValue) -> Error {
     ))
 }
 
+/// An operand of the wrong type: a literal value is refused as the expression's error (DynamoDB
+/// checks it before reading the item), a value read from the item as the item's.
+fn wrong_operand(op: &UpdateOperand, function: &str, value: &AttributeValue) -> Error {
+    match op {
+        UpdateOperand::Value(_) => incorrect_operand(function, value),
+        _ => Error::validation(format!(
+            "An operand in the update expression has an incorrect data type; {function} of {}",
+            type_name(value)
+        )),
+    }
+}
+
 fn incorrect_action_operand(action: &str, value: &AttributeValue) -> Error {
+    // DynamoDB names the operand's type in its own spelling here (dynoxide agrees).
+    let operand = match value {
+        AttributeValue::S(_) => "STRING",
+        AttributeValue::N(_) => "NUMBER",
+        AttributeValue::B(_) => "Binary",
+        AttributeValue::Bool(_) => "BOOL",
+        AttributeValue::Null(_) => "NULL",
+        AttributeValue::L(_) => "LIST",
+        AttributeValue::M(_) => "MAP",
+        other => type_name(other),
+    };
     Error::validation(format!(
-        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: {action}, operand type: {}",
-        type_name(value)
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: {action}, operand type: {operand}, typeSet: ALLOWED_FOR_{action}_OPERAND"
     ))
 }
 
@@ -828,15 +851,17 @@ mod tests {
             &it,
             &sets(vec![set("c", SetValue::Plus(at("s"), val(n("1"))))]),
         );
+        // An attribute's value is checked when the item is read: the item's error, not the
+        // expression's.
         assert_eq!(
             err,
-            "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S"
+            "An operand in the update expression has an incorrect data type; + of S"
         );
         assert!(fails(
             &it,
             &sets(vec![set("c", SetValue::Minus(at("a"), at("l")))])
         )
-        .contains("operator or function: -, operand type: L"));
+        .contains("incorrect data type; - of L"));
         assert!(fails(
             &it,
             &sets(vec![set("c", SetValue::Plus(val(ss(&["a"])), val(n("1"))))])
@@ -937,7 +962,7 @@ mod tests {
             "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: list_append, operand type: S"
         );
         assert!(fails(&it, &sets(vec![set("a", append(at("s"), at("a")))]))
-            .contains("list_append, operand type: S"));
+            .contains("incorrect data type; list_append of S"));
         assert!(
             fails(&it, &sets(vec![set("a", append(at("missing"), at("a")))]))
                 .contains("does not exist")
@@ -1090,7 +1115,7 @@ mod tests {
             "{err}"
         );
         let err = fails(&it, &adds("a", s("hello")));
-        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: S");
+        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND");
         for operand in [
             l(vec![]),
             m(vec![]),
@@ -1176,7 +1201,7 @@ mod tests {
 
         assert!(fails(&it, &deletes("a", ss(&[]))).contains("may not be empty"));
         let err = fails(&it, &deletes("a", s("dog")));
-        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE, operand type: S");
+        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE, operand type: STRING, typeSet: ALLOWED_FOR_DELETE_OPERAND");
         assert!(fails(&it, &deletes("a", n("1"))).contains("operator: DELETE, operand type: N"));
         assert!(fails(&it, &deletes("a", ns(&["1"]))).contains("incorrect data type"));
         assert!(fails(&it, &deletes("s", ss(&["hi"]))).contains("incorrect data type"));

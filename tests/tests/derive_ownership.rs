@@ -1,0 +1,541 @@
+//! Entities that share key shapes and indexes, as in a GitHub-style single table: `User` and
+//! `Organization` both live at `ACCOUNT#{name}` (one namespace of names), `Repo` shares GSI1 with
+//! both. Regression tests for issue #10's four silent bugs:
+//!
+//! 1. an `updated_at` field in an index key: the key must carry the stamped time;
+//! 2. a `created_at: Option<_>` left `None` (stamped) in an index key: the item is in the index;
+//! 3. `remove_<ttl field>()` removes the table's TTL attribute;
+//! 4. typed get/update/delete/put of one entity never read or touch another entity's item.
+//!
+//! Every scenario runs on every backend (`dyno_tests::backend::backends()`).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use dyno_core::ops::{BatchGet, EntityExt, TransactGet, Transaction};
+use dyno_core::store::{GetRequest, TableNames};
+use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
+use time::OffsetDateTime;
+
+use dyno_tests::backend::{backends, supports_transactions, unique_table_name, BackendKind};
+
+#[derive(Debug, Table)]
+#[dyno(name = "GitHub", pk = "PK", sk = "SK", ttl = "ttl")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+#[dyno(index(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK"))]
+struct GitHub;
+
+/// A user: its GSI1 sort key is its `updated_at` stamp (most recently active users).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "ACCOUNT#{name}", sk = "ACCOUNT#{name}")]
+#[dyno(index(GSI1, pk = "USERS", sk = "#{updated}"))]
+#[dyno(index(GSI2, pk = "EMAIL#{email}", sk = "USER"))]
+struct User {
+    name: String,
+    email: String,
+    #[dyno(updated_at)]
+    updated: OffsetDateTime,
+    #[dyno(ttl)]
+    expires: Option<u64>,
+    #[dyno(version)]
+    version: u64,
+}
+
+/// An organization, in the same key namespace as users; its GSI1 sort key is its `created_at`
+/// stamp, an `Option` left `None` so that the write stamps it.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "ACCOUNT#{name}", sk = "ACCOUNT#{name}")]
+#[dyno(index(GSI1, pk = "ORGS", sk = "{created}"))]
+struct Organization {
+    name: String,
+    plan: String,
+    #[dyno(created_at)]
+    created: Option<OffsetDateTime>,
+}
+
+/// A repository, sharing GSI1 with the accounts (an owner's repositories).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "REPO#{owner}#{repo}", sk = "REPO#{owner}#{repo}")]
+#[dyno(index(GSI1, pk = "ACCOUNT#{owner}", sk = "REPO#{repo}"))]
+struct Repo {
+    owner: String,
+    repo: String,
+    stars: u32,
+}
+
+/// Runs `scenario` on a fresh GitHub table on every backend.
+async fn on_every_backend<F, Fut>(scenario: F)
+where
+    F: Fn(Arc<dyn Store>, BackendKind, &'static str) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    for backend in backends().await {
+        let name = unique_table_name("derive-ownership");
+        let store: Arc<dyn Store> =
+            Arc::new(TableNames::new(backend.store.clone()).map("GitHub", name));
+        store
+            .create_table(GitHub::definition())
+            .await
+            .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
+        scenario(store.clone(), backend.kind, backend.name).await;
+        let _ = store.delete_table("GitHub").await;
+    }
+}
+
+fn user(name: &str) -> User {
+    User {
+        name: name.into(),
+        email: format!("{name}@example.com"),
+        updated: OffsetDateTime::UNIX_EPOCH,
+        expires: None,
+        version: 0,
+    }
+}
+
+fn org(name: &str) -> Organization {
+    Organization {
+        name: name.into(),
+        plan: "free".into(),
+        created: None,
+    }
+}
+
+/// The raw stored item at `key`.
+async fn raw<E: Entity>(store: &dyn Store, key: &dyno_core::ops::Key<E>) -> Option<Item> {
+    store
+        .get_item(GetRequest {
+            consistent_read: true,
+            ..GetRequest::borrowed("GitHub", key.as_item())
+        })
+        .await
+        .unwrap()
+        .item
+        .map(|i| i.as_ref().clone())
+}
+
+fn s<'a>(item: &'a Item, name: &str) -> &'a str {
+    match item.get(name) {
+        Some(AttributeValue::S(s)) => s,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn stamped_updated_at_is_the_time_in_the_index_key() {
+    on_every_backend(|store, _, name| async move {
+        let before = OffsetDateTime::now_utc() - Duration::from_secs(60);
+        user("ann").create().send(&*store).await.unwrap();
+        let stored = User::get(User::key("ann"))
+            .consistent()
+            .send(&*store)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stored.updated > before, "{name}: stamped");
+        // The index key is the stamped time, not the struct's placeholder (1970).
+        let recent = User::gsi1().updated_gt(before).all(&*store).await.unwrap();
+        assert_eq!(
+            recent.iter().map(|u| &u.name).collect::<Vec<_>>(),
+            ["ann"],
+            "{name}: a range query on updated_at finds the new user"
+        );
+        let item = raw(&*store, &User::key("ann")).await.unwrap();
+        let again = User::gsi1()
+            .updated_eq(stored.updated)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(again.len(), 1, "{name}: GSI1SK {}", s(&item, "GSI1SK"));
+
+        // put stamps too, and moves the index key with it.
+        let mut changed = stored.clone();
+        changed.updated = OffsetDateTime::UNIX_EPOCH;
+        changed.put().send(&*store).await.unwrap();
+        let old = User::gsi1().updated_lt(before).all(&*store).await.unwrap();
+        assert!(old.is_empty(), "{name}: nothing sorts as 1970: {old:?}");
+
+        // An update stamps the attribute and the index key from the same value.
+        let updated = User::update(User::key("ann"))
+            .set_email("ann@new.example")
+            .send(&*store)
+            .await
+            .unwrap();
+        let eq = User::gsi1()
+            .updated_eq(updated.updated)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(eq.len(), 1, "{name}: update stamps key and attribute alike");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
+    on_every_backend(|store, _, name| async move {
+        let before = OffsetDateTime::now_utc() - Duration::from_secs(60);
+        org("acme").create().send(&*store).await.unwrap();
+        org("globex").put().send(&*store).await.unwrap();
+        let got = Organization::get(Organization::key("acme"))
+            .consistent()
+            .send(&*store)
+            .await
+            .unwrap()
+            .unwrap();
+        let created = got.created.expect("stamped");
+        assert!(created > before, "{name}");
+        let orgs = Organization::gsi1().all(&*store).await.unwrap();
+        let mut names: Vec<_> = orgs.iter().map(|o| o.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["acme", "globex"],
+            "{name}: both stamped orgs are indexed"
+        );
+        let exact = Organization::gsi1()
+            .created_eq(created)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(exact.len(), 1, "{name}: the index key is the stamp");
+        let item = raw(&*store, &Organization::key("acme")).await.unwrap();
+        assert!(item.contains_key("GSI1SK"), "{name}: {item:?}");
+
+        // An upsert that creates the org stamps it and indexes it from the same value; a later
+        // update keeps both.
+        let made = Organization::update(Organization::key("initech"))
+            .set_plan("pro")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap();
+        let stamp = made.created.expect("stamped by the upsert");
+        let found = Organization::gsi1()
+            .created_eq(stamp)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(
+            found.len(),
+            1,
+            "{name}: the upserted org is indexed by its stamp"
+        );
+        let again = Organization::update(Organization::key("initech"))
+            .set_plan("team")
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(again.created, Some(stamp), "{name}: created_at stays");
+        let found = Organization::gsi1()
+            .created_eq(stamp)
+            .all(&*store)
+            .await
+            .unwrap();
+        assert_eq!(found.len(), 1, "{name}: and so does its index key");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn removing_the_ttl_field_removes_the_ttl_attribute() {
+    on_every_backend(|store, _, name| async move {
+        let far = 4_000_000_000u64;
+        let mut ann = user("ann");
+        ann.expires = Some(far);
+        ann.create().send(&*store).await.unwrap();
+        let item = raw(&*store, &User::key("ann")).await.unwrap();
+        assert_eq!(item.get("ttl"), Some(&AttributeValue::N(far.to_string())));
+        assert!(!item.contains_key("expires"), "{name}: {item:?}");
+
+        let after = User::update(User::key("ann"))
+            .remove_expires()
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(after.expires, None, "{name}");
+        let item = raw(&*store, &User::key("ann")).await.unwrap();
+        assert!(
+            !item.contains_key("ttl"),
+            "{name}: the item no longer expires: {item:?}"
+        );
+
+        let set = User::update(User::key("ann"))
+            .set_expires(Some(far + 1))
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(set.expires, Some(far + 1), "{name}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn reads_of_another_entitys_item_are_absent() {
+    on_every_backend(|store, kind, name| async move {
+        user("ann").create().send(&*store).await.unwrap();
+        org("acme").create().send(&*store).await.unwrap();
+
+        assert!(
+            Organization::get(Organization::key("ann"))
+                .send(&*store)
+                .await
+                .unwrap()
+                .is_none(),
+            "{name}: a user is not an organization"
+        );
+        assert!(User::get(User::key("acme"))
+            .send(&*store)
+            .await
+            .unwrap()
+            .is_none());
+        assert!(User::get(User::key("ann"))
+            .send(&*store)
+            .await
+            .unwrap()
+            .is_some());
+        let by_email = User::gsi2("ann@example.com").all(&*store).await.unwrap();
+        assert_eq!(by_email.len(), 1, "{name}: GSI2 by email");
+
+        let batch = BatchGet::new([Organization::key("ann"), Organization::key("acme")])
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(
+            batch.iter().map(|o| o.name.as_str()).collect::<Vec<_>>(),
+            ["acme"],
+            "{name}: batch get"
+        );
+
+        if supports_transactions(kind) {
+            let mut tx = TransactGet::new();
+            // (One action per item: DynamoDB refuses two reads of one item in a transaction.)
+            let a = tx.get(Organization::key("ann"));
+            let c = tx.get(Organization::key("acme"));
+            let out = tx.send(&*store).await.unwrap();
+            assert!(out.get(&a).unwrap().is_none(), "{name}: transactional get");
+            assert!(out.get(&c).unwrap().is_some(), "{name}");
+        }
+        // Queries already skip other entities: GSI1 ACCOUNT#ann is repos only.
+        Repo {
+            owner: "ann".into(),
+            repo: "dyno".into(),
+            stars: 1,
+        }
+        .create()
+        .send(&*store)
+        .await
+        .unwrap();
+        assert_eq!(Repo::gsi1("ann").all(&*store).await.unwrap().len(), 1);
+    })
+    .await;
+}
+
+fn assert_wrong_entity(err: &Error, name: &str) {
+    assert!(
+        matches!(
+            err,
+            Error::WrongEntity {
+                entity: "Organization",
+                ..
+            }
+        ),
+        "{name}: expected WrongEntity, got {err:?}"
+    );
+}
+
+#[tokio::test]
+async fn writes_never_touch_another_entitys_item() {
+    on_every_backend(|store, kind, name| async move {
+        user("ann").create().send(&*store).await.unwrap();
+        let before = raw(&*store, &User::key("ann")).await.unwrap();
+
+        let err = Organization::update(Organization::key("ann"))
+            .set_plan("pro")
+            .send(&*store)
+            .await
+            .unwrap_err();
+        assert_wrong_entity(&err, name);
+        let err = Organization::delete(Organization::key("ann"))
+            .send(&*store)
+            .await
+            .unwrap_err();
+        assert_wrong_entity(&err, name);
+        let err = org("ann").put().send(&*store).await.unwrap_err();
+        assert_wrong_entity(&err, name);
+        let err = org("ann").replace().send(&*store).await.unwrap_err();
+        assert_wrong_entity(&err, name);
+        let err = Organization::update(Organization::key("ann"))
+            .set_plan("pro")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap_err();
+        assert_wrong_entity(&err, name);
+        // create: the key is taken, whoever holds it.
+        let err = org("ann").create().send(&*store).await.unwrap_err();
+        assert!(
+            err.is_condition_failed() || matches!(err, Error::WrongEntity { .. }),
+            "{name}: {err:?}"
+        );
+
+        if supports_transactions(kind) {
+            let err = Transaction::new()
+                .update(
+                    Organization::update(Organization::key("ann"))
+                        .set_plan("pro")
+                        .into_builder()
+                        .unwrap(),
+                )
+                .send(&*store)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
+            let err = Transaction::new()
+                .delete(Organization::key("ann"))
+                .send(&*store)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
+            let err = Transaction::new()
+                .put(&org("ann"))
+                .send(&*store)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::TransactionCanceled { .. }),
+                "{name}: {err:?}"
+            );
+        }
+        let after = raw(&*store, &User::key("ann")).await.unwrap();
+        assert_eq!(before, after, "{name}: the user is untouched");
+
+        // The entity's own writes still work, and absent items still upsert.
+        org("acme").put().send(&*store).await.unwrap();
+        Organization::update(Organization::key("acme"))
+            .set_plan("pro")
+            .send(&*store)
+            .await
+            .unwrap();
+        Organization::update(Organization::key("initech"))
+            .set_plan("pro")
+            .upsert()
+            .send(&*store)
+            .await
+            .unwrap();
+        assert!(Organization::delete(Organization::key("acme"))
+            .send(&*store)
+            .await
+            .unwrap()
+            .is_some());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn items_without_an_entity_type_keep_working() {
+    on_every_backend(|store, _, name| async move {
+        // Written by another client in the conventional format: no `_type` attribute.
+        let mut item = org("hooli").to_item().unwrap();
+        item.remove("_type");
+        store
+            .put_item(dyno_core::store::PutRequest {
+                table: "GitHub".into(),
+                item,
+                condition: None,
+                return_values: dyno_core::store::ReturnValues::None,
+                return_old_on_condition_failure: false,
+            })
+            .await
+            .unwrap();
+        let got = Organization::get(Organization::key("hooli"))
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(got.map(|o| o.plan), Some("free".to_owned()), "{name}");
+        let updated = Organization::update(Organization::key("hooli"))
+            .set_plan("pro")
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(updated.plan, "pro", "{name}");
+        assert!(Organization::delete(Organization::key("hooli"))
+            .send(&*store)
+            .await
+            .unwrap()
+            .is_some());
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn racing_entities_on_one_key_never_mix() {
+    on_every_backend(|store, kind, name| async move {
+        if !dyno_tests::backend::atomic_conditional_writes(kind) {
+            return; // moto: conditional writes are not atomic under concurrency
+        }
+        // 16 tasks, 8 rounds each, on 2 hot keys: users are created and deleted, organizations
+        // put, updated and deleted, all on the same items.
+        let hot = ["hot0", "hot1"];
+        let tasks = (0..16u32).map(|t| {
+            let store = store.clone();
+            async move {
+                for round in 0..8u32 {
+                    let key = hot[((t + round) % 2) as usize];
+                    let r = match (t + round) % 5 {
+                        0 => user(key).create().send(&*store).await.map(|_| ()),
+                        1 => User::delete(User::key(key)).send(&*store).await.map(|_| ()),
+                        2 => org(key).put().send(&*store).await,
+                        3 => Organization::update(Organization::key(key))
+                            .set_plan(format!("p{t}"))
+                            .send(&*store)
+                            .await
+                            .map(|_| ()),
+                        _ => Organization::delete(Organization::key(key))
+                            .send(&*store)
+                            .await
+                            .map(|_| ()),
+                    };
+                    match r {
+                        Ok(()) => {}
+                        Err(e) if e.is_condition_failed() || e.is_wrong_entity() => {}
+                        Err(Error::TransactionCanceled { .. } | Error::Throttled { .. }) => {}
+                        Err(e) => panic!("unexpected error: {e:?}"),
+                    }
+                }
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(60), futures::future::join_all(tasks))
+            .await
+            .expect("bounded");
+        for key in hot {
+            let Some(item) = raw(&*store, &User::key(key)).await else {
+                continue;
+            };
+            match s(&item, "_type") {
+                "User" => {
+                    assert!(
+                        !item.contains_key("plan"),
+                        "{name}: an org write hit a user: {item:?}"
+                    );
+                    User::from_item(&item).unwrap();
+                }
+                "Organization" => {
+                    assert!(
+                        !item.contains_key("email"),
+                        "{name}: a user write hit an org: {item:?}"
+                    );
+                    Organization::from_item(&item).unwrap();
+                }
+                other => panic!("{name}: {other}"),
+            }
+        }
+    })
+    .await;
+}
