@@ -219,6 +219,11 @@ impl Instance {
         });
         let follower =
             Follower::spawn_with(cache.clone(), db.feed(physical).await?, Some(on_applied));
+        // The follower's first step drops what the cache holds of the table: serve from the
+        // cache once it has, or a fill made before would be dropped after.
+        if !follower.started(Duration::from_secs(10)).await {
+            return Err(format!("{name}'s follower did not start within 10 s").into());
+        }
         let repo = Repository::new(TableNames::new(cache.clone()).map(SHOP, physical));
         Ok(Instance {
             name,

@@ -158,6 +158,22 @@ impl Follower {
         }
     }
 
+    /// Waits, at most `timeout`, until the follower has started: its first step invalidates the
+    /// table's entries (they were filled while nobody followed the table), so what the cache
+    /// fills after this returns is kept until a change or a gap. Returns false on timeout.
+    pub async fn started(&self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if lock(&self.metrics).invalidations > 0 {
+                return true;
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     /// The table followed.
     pub fn table(&self) -> &str {
         &self.table
