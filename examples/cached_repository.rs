@@ -23,20 +23,21 @@
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/check.rs"]
+mod check;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use backend::Backend;
+use check::{check, BoxError};
 use dyno_cache::{CachedStore, Follower, FollowerMetrics, OnApplied};
 use dyno_core::feed::{ChangeFeed, ChangeRecord, StartingPosition, StreamView, StreamsFeed};
 use dyno_core::ops::{EntityExt, Transaction};
 use dyno_core::store::TableNames;
 use dyno_core::{DynamoStore, Entity, Error, KeyPart, MemoryStore, Store, Table};
 use tokio::sync::watch;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The shop's one table: users' profiles and orders share a partition; GSI1 is overloaded
 /// (orders by status, products by category).
@@ -445,16 +446,6 @@ fn order(customer: &str, id: &str, product: &str, qty: u32) -> Order {
 
 fn check_eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Result<(), BoxError> {
     check(got == want, what).map_err(|_| format!("{what}: expected {want:?}, found {got:?}").into())
-}
-
-fn check(ok: bool, what: &str) -> Result<(), BoxError> {
-    if ok {
-        println!("OK   {what}");
-        Ok(())
-    } else {
-        println!("FAIL {what}");
-        Err(format!("check failed: {what}").into())
-    }
 }
 
 #[tokio::main]

@@ -35,10 +35,13 @@
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/check.rs"]
+mod check;
 #[path = "support/latency.rs"]
 mod latency;
 
 use backend::Backend;
+use check::{check, BoxError};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -52,8 +55,6 @@ use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use futures::StreamExt;
 use time::OffsetDateTime;
 use tokio::sync::Barrier;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The sale's table: primary key plus one overloaded GSI.
 #[derive(Debug, Table)]
@@ -570,16 +571,6 @@ fn check_eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Resu
         Ok(())
     } else {
         Err(format!("{what}: expected {want:?}, found {got:?}").into())
-    }
-}
-
-fn check(ok: bool, what: &str) -> Result<(), BoxError> {
-    if ok {
-        println!("OK   {what}");
-        Ok(())
-    } else {
-        println!("FAIL {what}");
-        Err(format!("check failed: {what}").into())
     }
 }
 
