@@ -361,6 +361,25 @@ fn write_output(
     )
 }
 
+/// A query's or scan's page, with its capacity for the span.
+fn page_output(
+    items: Option<Vec<Item>>,
+    count: i32,
+    scanned_count: i32,
+    last_evaluated_key: Option<Item>,
+    cc: Option<&sdk::ConsumedCapacity>,
+) -> (Page, Option<f64>) {
+    let consumed_capacity = capacity(cc);
+    let page = convert::page(
+        items,
+        count,
+        scanned_count,
+        last_evaluated_key,
+        consumed_capacity,
+    );
+    (page, consumed_capacity)
+}
+
 /// The tables of a batch or transaction, for the span (`A` or `A,B`).
 fn table_names<'a>(tables: impl Iterator<Item = &'a str>) -> String {
     let mut names: Vec<&str> = Vec::new();
@@ -445,16 +464,12 @@ impl Store for DynamoStore {
                 .consistent(r.consistent_read),
             async {
                 let out = call("Query", convert::query(r)?.send_with(&self.client)).await?;
-                let cc = capacity(out.consumed_capacity.as_ref());
-                Ok((
-                    convert::page(
-                        out.items,
-                        out.count,
-                        out.scanned_count,
-                        out.last_evaluated_key,
-                        cc,
-                    ),
-                    cc,
+                Ok(page_output(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    out.consumed_capacity.as_ref(),
                 ))
             },
         )
@@ -468,16 +483,12 @@ impl Store for DynamoStore {
                 .consistent(r.consistent_read),
             async {
                 let out = call("Scan", convert::scan(r)?.send_with(&self.client)).await?;
-                let cc = capacity(out.consumed_capacity.as_ref());
-                Ok((
-                    convert::page(
-                        out.items,
-                        out.count,
-                        out.scanned_count,
-                        out.last_evaluated_key,
-                        cc,
-                    ),
-                    cc,
+                Ok(page_output(
+                    out.items,
+                    out.count,
+                    out.scanned_count,
+                    out.last_evaluated_key,
+                    out.consumed_capacity.as_ref(),
                 ))
             },
         )
