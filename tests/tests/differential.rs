@@ -1,0 +1,380 @@
+//! Differential testing: seeded random request sequences run on MemoryStore and on dynoxide (the
+//! reference backend, over HTTP through `DynamoStore`), every response compared (items, their
+//! order, pagination keys, counts, error kinds and messages, the old item of a failed condition,
+//! cancellation reasons, and consumed capacity wherever both report it), and a disagreement
+//! shrunk to a minimal sequence by delta debugging.
+//!
+//! dynoxide joins when `DYNO_DYNOXIDE_ENDPOINT` is set (`scripts/test` starts it); without it the
+//! test is skipped, unless `DYNO_REQUIRE_BACKENDS=1`, and then it fails. Knobs:
+//! - `DYNO_DIFF_REQUESTS`: requests to send to each store at least (default 20,000);
+//! - `DYNO_DIFF_SEED`: the first sequence's seed (default 0xD1FF); sequence `i` uses seed + i;
+//! - `DYNO_DIFF_SHRINK`: how many disagreeing sequences to shrink and print (default 3).
+//!
+//! A disagreement is a MemoryStore bug unless [`deviations::explain`] documents it as a deviation
+//! of dynoxide from DynamoDB's documentation.
+
+#[path = "differential/deviations.rs"]
+mod deviations;
+#[path = "differential/gen.rs"]
+mod gen;
+#[path = "differential/run.rs"]
+mod run;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use async_trait::async_trait;
+use dyno_core::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
+    TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+};
+use dyno_core::table::TableDef;
+use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
+use dyno_tests::backend::{DYNOXIDE_ENDPOINT_VAR, REQUIRE_BACKENDS_VAR};
+use gen::{Gen, Op};
+use run::{Engines, Outcome};
+
+/// Steps per sequence: long enough for state to build up (replaced items, grown sets and lists,
+/// several pages per query), short enough to shrink quickly.
+const SEQUENCE_LEN: usize = 250;
+/// Sequences run at once (each on tables of its own), to overlap HTTP round trips.
+const PARALLEL: usize = 4;
+/// Replays one shrink may make.
+const SHRINK_BUDGET: u32 = 400;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => {
+            let v = v.trim();
+            let parsed = match v.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => v.parse(),
+            };
+            parsed.unwrap_or_else(|_| panic!("{name}={v:?} is not a number"))
+        }
+        Err(_) => default,
+    }
+}
+
+fn memory() -> Arc<dyn Store> {
+    Arc::new(MemoryStore::new())
+}
+
+/// What a differential run found over many sequences.
+#[derive(Debug, Default)]
+struct Summary {
+    requests: u64,
+    capacity_unreported: u64,
+    explained: BTreeMap<&'static str, u64>,
+    /// Seeds whose sequence disagreed, with the failing prefix.
+    failing: Vec<(u64, Vec<Op>)>,
+}
+
+/// Runs `sequences` sequences from `seed` on `engines`, `PARALLEL` at a time.
+async fn differential(engines: &Engines, seed: u64, sequences: u64) -> Summary {
+    let mut summary = Summary::default();
+    let seeds: Vec<u64> = (0..sequences).map(|i| seed.wrapping_add(i)).collect();
+    for wave in seeds.chunks(PARALLEL) {
+        let runs = wave.iter().map(|&seed| {
+            let engines = engines.clone();
+            tokio::spawn(async move {
+                let ops = Gen::new(seed).sequence(SEQUENCE_LEN);
+                let report = engines.run(&ops).await;
+                (seed, ops, report)
+            })
+        });
+        for joined in futures::future::join_all(runs).await {
+            let (seed, mut ops, report) = joined.expect("a sequence task panicked");
+            summary.requests += report.requests;
+            summary.capacity_unreported += report.capacity_unreported;
+            for (why, n) in report.explained {
+                *summary.explained.entry(why).or_default() += n;
+            }
+            if let Some(d) = report.disagreement {
+                ops.truncate(d.step + 1);
+                summary.failing.push((seed, ops));
+            }
+        }
+    }
+    summary
+}
+
+fn show(outcome: &Outcome) -> String {
+    outcome
+        .iter()
+        .map(|r| format!("    {} (capacity {:?})", r.text, r.capacity))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Shrinks and prints up to `shrink` failing sequences; the text of the failure.
+async fn explain_failures(engines: &Engines, failing: &[(u64, Vec<Op>)], shrink: usize) -> String {
+    let mut text = format!(
+        "{} sequence(s) disagreed; seeds {:?}\n",
+        failing.len(),
+        failing.iter().map(|(s, _)| *s).collect::<Vec<_>>()
+    );
+    for (seed, ops) in failing.iter().take(shrink) {
+        let (minimal, d) = engines.shrink(ops, SHRINK_BUDGET).await;
+        text.push_str(&format!(
+            "\nseed {seed}: disagreement at step {} of {}, shrunk to {} step(s):\n",
+            ops.len() - 1,
+            ops.len(),
+            minimal.len()
+        ));
+        for (i, op) in minimal.iter().enumerate() {
+            text.push_str(&format!("  [{i}] {op:?}\n"));
+        }
+        text.push_str(&format!(
+            "  memory:\n{}\n  reference:\n{}\n",
+            show(&d.subject),
+            show(&d.reference)
+        ));
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_store_agrees_with_dynoxide() {
+    let require = std::env::var(REQUIRE_BACKENDS_VAR).is_ok_and(|v| v == "1");
+    let Some(endpoint) = std::env::var(DYNOXIDE_ENDPOINT_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
+        assert!(
+            !require,
+            "{REQUIRE_BACKENDS_VAR}=1 but {DYNOXIDE_ENDPOINT_VAR} is not set: differential \
+             testing needs dynoxide (scripts/test starts it)"
+        );
+        eprintln!("differential: skipped, {DYNOXIDE_ENDPOINT_VAR} is not set");
+        return;
+    };
+    let target = env_u64("DYNO_DIFF_REQUESTS", 20_000);
+    let seed = env_u64("DYNO_DIFF_SEED", 0xD1FF);
+    let shrink = env_u64("DYNO_DIFF_SHRINK", 3) as usize;
+    let engines = Engines {
+        subject: memory,
+        reference: Arc::new(DynamoStore::local(endpoint.trim()).await),
+        explain: deviations::explain,
+    };
+    // Every step sends at least one request to each store, so this many sequences reach the target
+    // whatever the seed; the count is fixed by the seed and the target alone.
+    let sequences = target.div_ceil(SEQUENCE_LEN as u64);
+    let started = Instant::now();
+    let summary = differential(&engines, seed, sequences).await;
+    let elapsed = started.elapsed();
+    let explained: u64 = summary.explained.values().sum();
+    println!(
+        "differential: {} requests to each of memory and dynoxide ({sequences} sequences of \
+         {SEQUENCE_LEN} steps, seeds {seed}..{}), {:.1} s, {} disagreement(s), {explained} \
+         explained deviation(s), {} response(s) with capacity from dynoxide only",
+        summary.requests,
+        seed + sequences,
+        elapsed.as_secs_f64(),
+        summary.failing.len(),
+        summary.capacity_unreported,
+    );
+    for (why, n) in &summary.explained {
+        println!("  explained x{n}: {why}");
+    }
+    if !summary.failing.is_empty() {
+        panic!(
+            "{}",
+            explain_failures(&engines, &summary.failing, shrink).await
+        );
+    }
+    assert!(
+        summary.requests >= target,
+        "only {} requests",
+        summary.requests
+    );
+}
+
+/// MemoryStore against itself: every response agrees, so the comparison is deterministic (no
+/// hash order leaks into the canonical texts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memory_store_agrees_with_itself() {
+    let engines = Engines {
+        subject: memory,
+        reference: memory(),
+        explain: |_, _, _| None,
+    };
+    let summary = differential(&engines, 7, 8).await;
+    assert!(summary.requests >= 8 * SEQUENCE_LEN as u64);
+    assert!(summary.explained.is_empty());
+    assert!(
+        summary.failing.is_empty(),
+        "{}",
+        explain_failures(&engines, &summary.failing, 1).await
+    );
+}
+
+/// A store that loses one attribute on PutItem: `c` when it holds `true`.
+#[derive(Debug)]
+struct Lossy(MemoryStore);
+
+#[async_trait]
+impl Store for Lossy {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        self.0.get_item(r).await
+    }
+    async fn put_item(&self, mut r: PutRequest) -> Result<WriteOutput> {
+        if r.item.get("c") == Some(&AttributeValue::Bool(true)) {
+            r.item.remove("c");
+        }
+        self.0.put_item(r).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.0.update_item(r).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.0.delete_item(r).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.0.query(r).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.0.scan(r).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.0.batch_get(r).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.0.batch_write(r).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.0.transact_get(r).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        self.0.transact_write(r).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.0.create_table(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.0.delete_table(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.0.describe_table(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.0.update_ttl(t, a, e).await
+    }
+}
+
+/// The comparison catches a planted bug and the shrinker cuts the sequence down to the two steps
+/// that show it: a put of `c = true`, then a read of that item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_planted_bug_is_found_and_shrunk_to_two_steps() {
+    let engines = Engines {
+        subject: memory,
+        reference: Arc::new(Lossy(MemoryStore::new())),
+        explain: |_, _, _| None,
+    };
+    let summary = differential(&engines, 1, 8).await;
+    let (seed, ops) = summary
+        .failing
+        .first()
+        .expect("the lossy store disagrees with MemoryStore");
+    assert!(
+        ops.len() > 2,
+        "seed {seed}: failed at step {}",
+        ops.len() - 1
+    );
+    let (minimal, d) = engines.shrink(ops, SHRINK_BUDGET).await;
+    assert_eq!(minimal.len(), 2, "not minimal: {minimal:#?}");
+    let writes_c_true = |item: &dyno_core::Item| item.get("c") == Some(&AttributeValue::Bool(true));
+    assert!(
+        matches!(&minimal[0], Op::Put(p) if writes_c_true(&p.item)),
+        "{minimal:#?}"
+    );
+    assert!(d
+        .subject
+        .iter()
+        .any(|r| r.text.contains("\"c\": BOOL(true)")));
+    assert!(!d
+        .reference
+        .iter()
+        .any(|r| r.text.contains("\"c\": BOOL(true)")));
+}
+
+/// The generator covers every request kind and the features the issue lists: every attribute
+/// type (sets included, nested maps and lists), numbers of varied precision, all four update
+/// actions with conditions, queries both ways with limits and filters, segmented scans.
+#[test]
+fn the_generator_covers_every_request_kind_and_feature() {
+    let ops = Gen::new(0xD1FF).sequence(2_000);
+    let kinds: BTreeSet<&str> = ops.iter().map(gen::kind).collect();
+    assert_eq!(kinds.len(), 10, "{kinds:?}");
+    let mut types = BTreeSet::new();
+    let mut visit = |item: &dyno_core::Item| {
+        fn walk(v: &AttributeValue, types: &mut BTreeSet<&'static str>) {
+            let name = match v {
+                AttributeValue::S(_) => "S",
+                AttributeValue::N(_) => "N",
+                AttributeValue::B(_) => "B",
+                AttributeValue::Bool(_) => "BOOL",
+                AttributeValue::Null(_) => "NULL",
+                AttributeValue::Ss(_) => "SS",
+                AttributeValue::Ns(_) => "NS",
+                AttributeValue::Bs(_) => "BS",
+                AttributeValue::L(l) => {
+                    l.iter().for_each(|v| walk(v, types));
+                    "L"
+                }
+                AttributeValue::M(m) => {
+                    m.values().for_each(|v| walk(v, types));
+                    "M"
+                }
+                _ => "other",
+            };
+            types.insert(name);
+        }
+        item.values().for_each(|v| walk(v, &mut types));
+    };
+    let (mut set, mut remove, mut add, mut delete, mut nested, mut conditional) =
+        (0, 0, 0, 0, 0, 0);
+    let (mut backward, mut limited, mut filtered, mut segmented) = (0, 0, 0, 0);
+    for op in &ops {
+        match op {
+            Op::Put(p) => visit(&p.item),
+            Op::Update(u) => {
+                set += u.update.set.len();
+                remove += u.update.remove.len();
+                add += u.update.add.len();
+                delete += u.update.delete.len();
+                nested += u.update.paths().filter(|p| gen::is_nested(p)).count();
+                conditional += usize::from(u.condition.is_some());
+            }
+            Op::Query { request, .. } => {
+                backward += usize::from(!request.scan_forward);
+                limited += usize::from(request.limit.is_some());
+                filtered += usize::from(request.filter.is_some());
+            }
+            Op::Scan(s) => segmented += usize::from(s.segment.is_some_and(|(_, n)| n > 1)),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        types.into_iter().collect::<Vec<_>>(),
+        ["B", "BOOL", "BS", "L", "M", "N", "NS", "NULL", "S", "SS"]
+    );
+    for (what, n) in [
+        ("set", set),
+        ("remove", remove),
+        ("add", add),
+        ("delete", delete),
+        ("nested paths", nested),
+        ("conditional updates", conditional),
+        ("backward queries", backward),
+        ("limited queries", limited),
+        ("filtered queries", filtered),
+        ("segmented scans", segmented),
+    ] {
+        assert!(n >= 20, "only {n} {what} in 2,000 steps");
+    }
+    // The same seed gives the same sequence.
+    assert_eq!(Gen::new(0xD1FF).sequence(50), ops[..50]);
+}
