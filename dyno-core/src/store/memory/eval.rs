@@ -67,12 +67,17 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
     Ok(condition::eval(cond, item))
 }
 
-/// The validation half of [`eval_condition`], for a request that may evaluate the condition on
-/// no item at all (a Query or Scan whose FilterExpression meets an empty page): DynamoDB
-/// rejects an invalid expression whether or not it gets to evaluate it.
-#[allow(dead_code)] // offered to the engine's Query and Scan
+/// The validation half of [`eval_condition`]: DynamoDB rejects an invalid expression before it
+/// looks at the table, whether or not it gets to evaluate it (a Query or Scan whose
+/// FilterExpression meets an empty page, a write whose item is absent).
 pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
     condition::check(cond)
+}
+
+/// The validation half of [`apply_update`] that needs no schema: paths, literal operands, no
+/// overlapping paths. DynamoDB makes these checks before it looks at the table.
+pub(crate) fn check_update(update: &Update) -> Result<()> {
+    update::check(update)
 }
 
 /// Applies an update to `item` (the existing item, or the key alone when creating). Returns the

@@ -14,6 +14,8 @@ mod txn;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod differential_tests;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -264,6 +266,21 @@ fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
     })
 }
 
+/// The checks DynamoDB makes on a request's expressions before it looks at the table: the update
+/// (paths, literal operands, overlaps), then the condition or filter (operand types, paths).
+fn check_expressions(
+    update: Option<&crate::expr::Update>,
+    condition: Option<&Condition>,
+) -> Result<()> {
+    if let Some(update) = update {
+        eval::check_update(update)?;
+    }
+    if let Some(condition) = condition {
+        eval::check_condition(condition)?;
+    }
+    Ok(())
+}
+
 /// Evaluates a write's condition on the current item.
 fn check_condition(
     condition: Option<&Condition>,
@@ -367,6 +384,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
+        check_expressions(None, request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item)?;
@@ -390,6 +408,7 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+        check_expressions(Some(&request.update), request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -427,6 +446,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
+        check_expressions(None, request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -450,6 +470,8 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
+        check_expressions(None, request.filter.as_ref())?;
+        read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
         let now = self.now();
@@ -458,6 +480,8 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
+        check_expressions(None, request.filter.as_ref())?;
+        read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();

@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError};
 use super::batch::position;
 use super::keys::KeyBytes;
 use super::{
-    check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
-    Prepared,
+    check_condition, check_expressions, eval, prepare_put, read, read_lock, updated_item,
+    write_lock, MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
 use crate::store::{
@@ -79,6 +79,19 @@ struct Planned {
 
 pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest) -> Result<()> {
     check_count(request.actions.len())?;
+    // An invalid expression fails the whole request, as DynamoDB reports it: a validation error
+    // of the request, not a cancellation reason of its action.
+    for action in &request.actions {
+        let (update, condition) = match action {
+            TransactWriteItem::Put { condition, .. }
+            | TransactWriteItem::Delete { condition, .. } => (None, condition.as_ref()),
+            TransactWriteItem::Update {
+                update, condition, ..
+            } => (Some(update), condition.as_ref()),
+            TransactWriteItem::ConditionCheck { condition, .. } => (None, Some(condition)),
+        };
+        check_expressions(update, condition)?;
+    }
     // Tokens are checked and recorded under one lock held across the transaction, so two
     // concurrent retries with one token apply once. Lock order: tokens, then tables by name.
     let mut tokens = request

@@ -27,10 +27,8 @@ pub(super) fn apply(
     item: &mut Item,
     exists: bool,
 ) -> Result<Vec<String>> {
+    check(update)?;
     let paths: Vec<&Path> = update.paths().collect();
-    for path in &paths {
-        check_path(path, EXPRESSION)?;
-    }
     if let Some(key) = paths
         .iter()
         .filter_map(|p| p.top())
@@ -39,10 +37,6 @@ pub(super) fn apply(
         return Err(Error::validation(format!(
             "One or more parameter values were invalid: Cannot update attribute {key}. This attribute is part of the key"
         )));
-    }
-    check_disjoint(paths.iter().copied(), EXPRESSION)?;
-    for (_, value) in &update.set {
-        check_set_value(value)?;
     }
 
     // Everything is computed from the original item before anything is written.
@@ -97,35 +91,92 @@ pub(super) fn apply(
     Ok(touched)
 }
 
-/// Static checks of a SET value: operand paths are valid, literals are valid values, and
+/// Checks an update as DynamoDB does before it looks at the table or the item, in its order:
+/// every path, the literal operands of ADD and DELETE (a number or a set, a set), those of SET
+/// (`+` and `-` take numbers, `list_append` lists), then that no two paths overlap. That the
+/// update leaves the key alone needs the table's schema: [`apply`] checks it.
+pub(super) fn check(update: &Update) -> Result<()> {
+    for path in update.paths() {
+        check_path(path, EXPRESSION)?;
+    }
+    for (_, value) in &update.add {
+        if !matches!(
+            value,
+            AttributeValue::N(_)
+                | AttributeValue::Ss(_)
+                | AttributeValue::Ns(_)
+                | AttributeValue::Bs(_)
+        ) {
+            return Err(incorrect_action_operand("ADD", value));
+        }
+        validate_value(value, "expression value")?;
+    }
+    for (_, value) in &update.delete {
+        if !matches!(
+            value,
+            AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
+        ) {
+            return Err(incorrect_action_operand("DELETE", value));
+        }
+        validate_value(value, "expression value")?;
+    }
+    for (_, value) in &update.set {
+        check_set_value(value)?;
+    }
+    let paths: Vec<&Path> = update.paths().collect();
+    check_disjoint(paths.iter().copied(), EXPRESSION)
+}
+
+/// Static checks of a SET value: operand paths are valid, literals are valid values of a type
+/// their operator takes (`+` and `-` numbers, `list_append` lists), and
 /// `list_append` is not an argument of another function (DynamoDB refuses
 /// `list_append(list_append(..), ..)`).
 fn check_set_value(value: &SetValue) -> Result<()> {
     match value {
-        SetValue::Operand(op) => check_operand(op, false),
-        SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
-            check_operand(a, false)?;
-            check_operand(b, false)
+        SetValue::Operand(op) => check_operand(op, false, None),
+        SetValue::Plus(a, b) => {
+            check_operand(a, false, Some("+"))?;
+            check_operand(b, false, Some("+"))
+        }
+        SetValue::Minus(a, b) => {
+            check_operand(a, false, Some("-"))?;
+            check_operand(b, false, Some("-"))
         }
     }
 }
 
-fn check_operand(op: &UpdateOperand, in_function: bool) -> Result<()> {
+/// `arithmetic`: the operator (`+`, `-`) whose operand this is, which takes numbers.
+fn check_operand(op: &UpdateOperand, in_function: bool, arithmetic: Option<&str>) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
-        UpdateOperand::Value(v) => validate_value(v, "expression value").map(drop),
+        UpdateOperand::Value(v) => {
+            validate_value(v, "expression value")?;
+            match (arithmetic, v) {
+                (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
+                    Err(incorrect_operand(symbol, v))
+                }
+                _ => Ok(()),
+            }
+        }
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
-            check_operand(default, true)
+            check_operand(default, true, None)
         }
         UpdateOperand::ListAppend(a, b) => {
+            for operand in [a, b] {
+                if let UpdateOperand::Value(v) = &**operand {
+                    if !matches!(v, AttributeValue::L(_)) {
+                        return Err(incorrect_operand("list_append", v));
+                    }
+                }
+            }
             if in_function {
                 return Err(Error::validation(
                     "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append",
                 ));
             }
-            check_operand(a, true)?;
-            check_operand(b, true)
+            check_operand(a, true, None)?;
+            check_operand(b, true, None)
         }
     }
 }
@@ -316,10 +367,19 @@ fn incorrect_operand(function: &str, value: &AttributeValue) -> Error {
     ))
 }
 
+/// ADD's and DELETE's refusal of an operand, worded as DynamoDB words it: the operand's type
+/// spelled out (binary as `Binary`) and the type set the action accepts.
 fn incorrect_action_operand(action: &str, value: &AttributeValue) -> Error {
+    let ty = match value {
+        AttributeValue::S(_) => "STRING",
+        AttributeValue::N(_) => "NUMBER",
+        AttributeValue::B(_) => "Binary",
+        AttributeValue::L(_) => "LIST",
+        AttributeValue::M(_) => "MAP",
+        other => type_name(other),
+    };
     Error::validation(format!(
-        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: {action}, operand type: {}",
-        type_name(value)
+        "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: {action}, operand type: {ty}, typeSet: ALLOWED_FOR_ADD_OPERAND"
     ))
 }
 
@@ -1090,7 +1150,7 @@ mod tests {
             "{err}"
         );
         let err = fails(&it, &adds("a", s("hello")));
-        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: S");
+        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND");
         for operand in [
             l(vec![]),
             m(vec![]),
@@ -1176,8 +1236,10 @@ mod tests {
 
         assert!(fails(&it, &deletes("a", ss(&[]))).contains("may not be empty"));
         let err = fails(&it, &deletes("a", s("dog")));
-        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE, operand type: S");
-        assert!(fails(&it, &deletes("a", n("1"))).contains("operator: DELETE, operand type: N"));
+        assert_eq!(err, "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND");
+        assert!(
+            fails(&it, &deletes("a", n("1"))).contains("operator: DELETE, operand type: NUMBER,")
+        );
         assert!(fails(&it, &deletes("a", ns(&["1"]))).contains("incorrect data type"));
         assert!(fails(&it, &deletes("s", ss(&["hi"]))).contains("incorrect data type"));
         assert!(fails(&it, &deletes("zz.y", ss(&["hi"]))).contains("invalid for update"));
