@@ -13,9 +13,9 @@ mod read;
 mod txn;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod differential_tests;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::fmt;
