@@ -40,7 +40,7 @@ use run::{Engines, Outcome};
 /// several pages per query), short enough to shrink quickly.
 const SEQUENCE_LEN: usize = 250;
 /// Sequences run at once (each on tables of its own), to overlap HTTP round trips.
-const PARALLEL: usize = 4;
+const PARALLEL: usize = 8;
 /// Replays one shrink may make.
 const SHRINK_BUDGET: u32 = 400;
 
@@ -111,7 +111,14 @@ async fn differential(engines: &Engines, seed: u64, target: u64) -> Summary {
 fn show(outcome: &Outcome) -> String {
     outcome
         .iter()
-        .map(|r| format!("    {} (capacity {:?})", r.text, r.capacity))
+        .map(|r| {
+            let reasons = if r.reasons.is_empty() {
+                String::new()
+            } else {
+                format!(" reasons {:?}", r.reasons)
+            };
+            format!("    {} (capacity {:?}){reasons}", r.text, r.capacity)
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -3,21 +3,50 @@
 //! can (the operation, MemoryStore's exact response, what dynoxide answered instead), so that a
 //! MemoryStore bug of another shape is not excused.
 
-use dyno_core::expr::{Comparator, Condition, Operand};
-use dyno_core::store::{ReturnValues, TransactWriteItem};
-use dyno_core::AttributeValue;
+use dyno_core::expr::{Comparator, Condition, Operand, PathElement, SortCondition};
+use dyno_core::store::{ReturnValues, TransactWriteItem, TransactWriteRequest};
+use dyno_core::{AttributeValue, Item};
 
 use super::gen::Op;
 use super::run::{canon_item, Explained, Outcome};
 
 /// DynamoDB's API reference, `Condition` (ComparisonOperator): LT, LE, GT, GE and BETWEEN take
-/// "AttributeValue element[s] of type String, Number, or Binary (not a set type)"; the expression
-/// forms (`<`, `BETWEEN`) are the same operators. MemoryStore rejects a literal operand of another
-/// type (BOOL, NULL, a list, a map, a set) as DynamoDB does; dynoxide evaluates the comparison.
+/// "AttributeValue element[s] of type String, Number, or Binary (not a set type)", BEGINS_WITH
+/// "of type String or Binary (not a Number or a set type)"; the expression forms (`<`,
+/// `BETWEEN`, `begins_with`) are the same operators. MemoryStore rejects a literal operand of
+/// another type as DynamoDB does; dynoxide evaluates the comparison instead (for `begins_with`,
+/// only inside a transaction: its single-item writes reject it too).
 pub const ORDERING_OPERAND: &str =
-    "an ordering comparison (<, <=, >, >=, BETWEEN) with a literal operand that is not S, N or B \
-     is a ValidationException (DynamoDB API reference, Condition: LT/LE/GT/GE/BETWEEN take String, \
-     Number or Binary); dynoxide evaluates it";
+    "a comparison (<, <=, >, >=, BETWEEN, begins_with) with a literal operand of a type the \
+     operator does not take is a ValidationException (DynamoDB API reference, Condition: \
+     LT/LE/GT/GE/BETWEEN take String, Number or Binary, BEGINS_WITH String or Binary); dynoxide \
+     evaluates it";
+
+/// dynoxide's TransactWriteItems does not make, for an Update or a condition of its actions, the
+/// checks its own UpdateItem and single-item writes make (and DynamoDB documents one expression
+/// grammar for both): an update of a key attribute ("Cannot update attribute SK. This attribute
+/// is part of the key"), ADD and DELETE operands of the wrong type, and condition operands of a
+/// type their operator does not take. MemoryStore makes them in both, as the action's
+/// ValidationError; dynoxide evaluates the action (and may commit it).
+pub const TRANSACTION_CHECKS: &str =
+    "TransactWriteItems: an action's update of a key attribute, ADD/DELETE operand of the wrong \
+     type, or condition operand of a type its operator does not take is that action's \
+     ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
+     UpdateItem); dynoxide's transactions skip these checks";
+
+/// Not explained: DynamoDB's documentation does not say what `ReturnValues = UPDATED_OLD` or
+/// `UPDATED_NEW` returns for a list element the update wrote past the list's end (`SET l[0]` on
+/// an empty list): MemoryStore returns nothing for it, dynoxide the enclosing (empty) list.
+pub const OPEN_UPDATED_LIST_ELEMENT: &str =
+    "OPEN (undocumented): UPDATED_OLD/UPDATED_NEW of a list element that did not exist: \
+     MemoryStore returns nothing for it, dynoxide the enclosing empty list";
+
+/// Not explained: MemoryStore refuses `BETWEEN` whose literal bounds are in decreasing order in a
+/// condition or filter, as DynamoDB refuses it in a key condition; dynoxide evaluates it (to
+/// false). DynamoDB's documentation is silent for conditions and filters.
+pub const OPEN_BETWEEN_ORDER: &str =
+    "OPEN (undocumented): BETWEEN with literal bounds in decreasing order in a condition or \
+     filter: MemoryStore refuses it (as in a key condition), dynoxide evaluates it to false";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
@@ -27,9 +56,106 @@ pub const UPSERT_ALL_OLD: &str =
      (DynamoDB API reference, UpdateItem: ALL_OLD returns the item as it appeared before the \
      update); dynoxide returns the key attributes";
 
+/// DynamoDB's Developer Guide, "Supported data types" (String, Binary): "the length must be
+/// greater than zero" for an attribute used as a key; DynamoDB rejects an empty key value in a
+/// Query's key condition ("One or more parameter values are not valid. The AttributeValue for a
+/// key attribute cannot contain an empty string value. Key: PK", the response moto recorded from
+/// DynamoDB in getmoto/moto#7062). dynoxide runs the query and finds nothing.
+pub const EMPTY_KEY_CONDITION: &str =
+    "Query: an empty string or binary in the key condition is a ValidationException (Developer \
+     Guide, Supported data types: key attribute values must not be empty; DynamoDB's response in \
+     getmoto/moto#7062); dynoxide returns an empty page";
+
+/// DynamoDB's Developer Guide, "Supported data types", Number: "Leading and trailing zeroes are
+/// trimmed"; numbers are compared by value, so `100` and `1e2` are one key. MemoryStore refuses
+/// a BatchGetItem naming one key twice so ("Provided list of item keys contains duplicates"),
+/// dynoxide compares the number's text and reads it twice.
+pub const NUMERIC_KEY_DUPLICATES: &str =
+    "BatchGetItem: two keys that are the same number written differently (100 and 1e2) are \
+     duplicates (Developer Guide, Supported data types, Number); dynoxide compares their text";
+
+/// DynamoDB's Developer Guide, "Local secondary indexes", Attribute projections: "If you query or
+/// scan a local secondary index, you can request attributes that are not projected in to the
+/// index. DynamoDB automatically fetches those attributes from the base table." MemoryStore does,
+/// for the projection and the filter; dynoxide reads only what the index holds.
+pub const LSI_FETCH: &str =
+    "Query on a local secondary index: attributes not projected into it are fetched from the \
+     table for the ProjectionExpression and the filter (Developer Guide, Local secondary indexes, \
+     attribute projections); dynoxide sees only the projected attributes";
+
+/// The attributes the main table's LSI1 holds (its projection: the keys and `inc`).
+const LSI1_HOLDS: [&str; 4] = ["PK", "SK", "LSK", "inc"];
+
+/// Not explained, and not yet fixed: both stores refuse the request (nothing is written), but
+/// name a different fault first, or word it differently, or MemoryStore refuses as invalid what
+/// dynoxide refuses for its condition (MemoryStore checks that literal first). DynamoDB documents
+/// neither the order of its checks nor their exact words; dynoxide follows captured responses
+/// and MemoryStore does not yet in these cases. Counted and printed, so the gap stays visible.
+pub const OPEN_VALIDATION_ORDER: &str =
+    "OPEN (MemoryStore gap): both refuse the request, but name another fault first or word it \
+     otherwise (order of validation checks, placeholder names, the envelope)";
+
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
+    if let (Op::BatchGet(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        let numbers: Vec<String> = r
+            .keys
+            .iter()
+            .map(|k| canon_item(&k.key) + &k.table)
+            .collect();
+        let by_value: std::collections::HashSet<String> = r
+            .keys
+            .iter()
+            .map(|k| {
+                let normalized: Item = k
+                    .key
+                    .iter()
+                    .map(|(n, v)| match v {
+                        AttributeValue::N(x) => (
+                            n.clone(),
+                            AttributeValue::N(
+                                x.parse::<f64>().map_or(x.clone(), |f| f.to_string()),
+                            ),
+                        ),
+                        other => (n.clone(), other.clone()),
+                    })
+                    .collect();
+                canon_item(&normalized) + &k.table
+            })
+            .collect();
+        let textually_distinct = numbers
+            .iter()
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        if o.text == "err Validation: Provided list of item keys contains duplicates"
+            && t.text.starts_with("ok ")
+            && by_value.len() < textually_distinct
+        {
+            return Some(Explained {
+                why: NUMERIC_KEY_DUPLICATES,
+                same_state: true,
+            });
+        }
+    }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        let sets_list_element = u
+            .update
+            .set
+            .iter()
+            .any(|(p, _)| p.0.iter().any(|e| matches!(e, PathElement::Index(_))));
+        if matches!(
+            u.return_values,
+            ReturnValues::UpdatedOld | ReturnValues::UpdatedNew
+        ) && sets_list_element
+            && o.text.starts_with("ok ")
+            && t.text.starts_with("ok ")
+            && t.text.contains("L[]")
+        {
+            return Some(Explained {
+                why: OPEN_UPDATED_LIST_ELEMENT,
+                same_state: true,
+            });
+        }
         if u.return_values == ReturnValues::AllOld
             && o.text == "ok -"
             && t.text == format!("ok {}", canon_item(&u.key))
@@ -40,25 +166,283 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             });
         }
     }
+    if let Op::Query { request, .. } = op {
+        let [o, ..] = ours.as_slice() else {
+            return None;
+        };
+        let key_values = std::iter::once(&request.key_condition.partition_value).chain(
+            request
+                .key_condition
+                .sort
+                .iter()
+                .flat_map(|(_, c)| match c {
+                    SortCondition::Between(a, b) => vec![a, b],
+                    SortCondition::Eq(v)
+                    | SortCondition::Lt(v)
+                    | SortCondition::Le(v)
+                    | SortCondition::Gt(v)
+                    | SortCondition::Ge(v)
+                    | SortCondition::BeginsWith(v) => vec![v],
+                }),
+        );
+        let empty = |v: &AttributeValue| match v {
+            AttributeValue::S(s) => s.is_empty(),
+            AttributeValue::B(b) => b.as_ref().is_empty(),
+            _ => false,
+        };
+        if o.text.starts_with(
+            "err Validation: One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty",
+        ) && theirs.first().is_some_and(|t| t.text.starts_with("ok "))
+            && key_values.into_iter().any(empty)
+        {
+            return Some(Explained {
+                why: EMPTY_KEY_CONDITION,
+                same_state: true,
+            });
+        }
+        if request.index.as_deref() == Some("LSI1")
+            && (request.projection.is_some() || request.filter.is_some())
+            && lsi_fetch_explains(request.filter.as_ref(), ours, theirs)
+        {
+            return Some(Explained {
+                why: LSI_FETCH,
+                same_state: true,
+            });
+        }
+    }
+    if let (Op::TransactWrite(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        if let Some(same_state) = transaction_operands_explain(r, o, &t.text) {
+            return Some(Explained {
+                why: TRANSACTION_CHECKS,
+                same_state,
+            });
+        }
+    }
+    if let Op::Scan(r) = op {
+        if r.index.as_deref() == Some("LSI1")
+            && (r.projection.is_some() || r.filter.is_some())
+            && lsi_fetch_explains(r.filter.as_ref(), ours, theirs)
+        {
+            return Some(Explained {
+                why: LSI_FETCH,
+                same_state: true,
+            });
+        }
+    }
     // A validation error shows on the first page of a query.
     let first = ours.first()?;
-    (ordering_operand_error(&first.text) && conditions(op).iter().any(|c| bad_ordering_literal(c)))
-        .then_some(Explained {
+    if first
+        .text
+        .starts_with("err Validation: The BETWEEN operator requires upper bound to be greater than or equal to lower bound")
+        && theirs
+            .first()
+            .is_some_and(|t| t.text.starts_with("ok ") || t.text.starts_with("err ConditionFailed"))
+    {
+        // dynoxide wrote only if the condition held for it: then the tables differ.
+        let wrote = theirs.first().is_some_and(|t| t.text.starts_with("ok "))
+            && matches!(
+                op,
+                Op::Put(_) | Op::Update(_) | Op::Delete(_) | Op::TransactWrite(_)
+            );
+        return Some(Explained {
+            why: OPEN_BETWEEN_ORDER,
+            same_state: !wrote,
+        });
+    }
+    if ordering_operand_error(&first.text) && conditions(op).iter().any(|c| bad_operand_literal(c))
+    {
+        return Some(Explained {
             why: ORDERING_OPERAND,
             same_state: false,
+        });
+    }
+    if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
+        let names_validation =
+            |t: &str| t.starts_with("err Validation: ") || t.contains("[ValidationError ");
+        let refused = |t: &str| t.starts_with("err ");
+        if (invalid_request(&o.text)
+            && (invalid_request(&t.text) || t.text.starts_with("err ConditionFailed")))
+            || (matches!(op, Op::TransactWrite(_))
+                && refused(&o.text)
+                && refused(&t.text)
+                && (o.text.starts_with("err Validation: ")
+                    || t.text.starts_with("err Validation: "))
+                && names_validation(&o.text)
+                && names_validation(&t.text))
+        {
+            return Some(Explained {
+                why: OPEN_VALIDATION_ORDER,
+                same_state: true,
+            });
+        }
+    }
+    None
+}
+
+/// The whole request refused as invalid: a validation error, or a transaction cancelled only for
+/// validation errors of its actions.
+fn invalid_request(text: &str) -> bool {
+    if text.starts_with("err Validation: ") {
+        return true;
+    }
+    text.strip_prefix("err TransactionCanceled ")
+        .is_some_and(|reasons| {
+            reasons.contains("[ValidationError ") && !reasons.contains("[ConditionalCheckFailed ")
         })
 }
 
+/// True when dynoxide's pages are what MemoryStore's would be had it read only what LSI1 holds:
+/// its items restricted to those attributes. When the filter names an attribute the index lacks,
+/// the two filtered different views, and only what both read (the scanned counts) must match.
+fn lsi_fetch_explains(filter: Option<&Condition>, ours: &Outcome, theirs: &Outcome) -> bool {
+    let holds = |name: &str| LSI1_HOLDS.contains(&name);
+    let filter_reads_table = filter.is_some_and(|f| {
+        let mut names = Vec::new();
+        condition_names(f, &mut names);
+        names.iter().any(|n| !holds(n))
+    });
+    if filter_reads_table {
+        // The filter saw other attributes on each side: nothing to compare item by item, but
+        // both read the same index entries.
+        return ours.len() == theirs.len()
+            && ours
+                .iter()
+                .zip(theirs)
+                .all(|(o, t)| scanned(&o.text).is_some() && scanned(&o.text) == scanned(&t.text));
+    }
+    ours.len() == theirs.len()
+        && ours.iter().zip(theirs).all(|(o, t)| {
+            let mut restricted: Vec<String> = o
+                .items
+                .iter()
+                .map(|i| {
+                    let kept: Item = i
+                        .iter()
+                        .filter(|(k, _)| holds(k))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    canon_item(&kept)
+                })
+                .collect();
+            let mut theirs_items: Vec<String> = t.items.iter().map(|i| canon_item(i)).collect();
+            // A scan's items are compared as a set.
+            restricted.sort();
+            theirs_items.sort();
+            restricted == theirs_items && scanned(&o.text) == scanned(&t.text)
+        })
+}
+
+/// A transaction's reasons, position by position, agree except where MemoryStore reports a
+/// ValidationError for an action whose condition has a literal operand of a type its operator
+/// does not take (and dynoxide evaluated it). `Some(same_state)` when that explains all.
+fn transaction_operands_explain(
+    r: &TransactWriteRequest,
+    ours_response: &super::run::Response,
+    theirs: &str,
+) -> Option<bool> {
+    let ours = ours_response.text.as_str();
+    let reasons = |t: &str| -> Option<Vec<String>> {
+        let rest = t.strip_prefix("err TransactionCanceled ")?;
+        Some(
+            rest.split("] [")
+                .map(|r| r.trim_matches(['[', ']']).to_owned())
+                .collect(),
+        )
+    };
+    let ours = reasons(ours)?;
+    let bad = |i: usize| {
+        // The condition's own check: an operand type, or BETWEEN's bounds.
+        let message = ours_response.reasons.get(i).map_or("", String::as_str);
+        let update_check = message.starts_with(
+            "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ",
+        ) || (message
+            .starts_with("One or more parameter values were invalid: Cannot update attribute ")
+            && message.ends_with(". This attribute is part of the key"));
+        let is_update = matches!(r.actions.get(i), Some(TransactWriteItem::Update { .. }));
+        let condition_check = message
+            .starts_with("Incorrect operand type for operator or function; operator or function: ")
+            || message.starts_with("The BETWEEN operator requires");
+        (update_check && is_update)
+            || condition_check
+                && r.actions.get(i).is_some_and(|a| {
+                    conditions(&Op::TransactWrite(TransactWriteRequest {
+                        actions: vec![a.clone()],
+                        client_request_token: None,
+                    }))
+                    .iter()
+                    .any(|c| bad_operand_literal(c))
+                })
+    };
+    if theirs == "ok" {
+        // dynoxide committed where MemoryStore refused: every refusal must be explained.
+        let explained = ours
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.starts_with("None") || (o.starts_with("ValidationError") && bad(i)));
+        return explained.then_some(false);
+    }
+    let theirs = reasons(theirs)?;
+    let explained = ours.len() == theirs.len()
+        && ours
+            .iter()
+            .zip(&theirs)
+            .enumerate()
+            .all(|(i, (o, t))| o == t || (o.starts_with("ValidationError") && bad(i)));
+    explained.then_some(true)
+}
+
+/// `scanned=N` of a page's text.
+fn scanned(text: &str) -> Option<&str> {
+    text.split(' ').find(|w| w.starts_with("scanned="))
+}
+
+fn condition_names<'c>(c: &'c Condition, out: &mut Vec<&'c str>) {
+    let operand = |o: &'c Operand, out: &mut Vec<&'c str>| {
+        if let Operand::Path(p) | Operand::Size(p) = o {
+            out.extend(p.top());
+        }
+    };
+    match c {
+        Condition::Compare(a, _, b) => {
+            operand(a, out);
+            operand(b, out);
+        }
+        Condition::Between(a, b, d) => {
+            operand(a, out);
+            operand(b, out);
+            operand(d, out);
+        }
+        Condition::In(a, list) => {
+            operand(a, out);
+            list.iter().for_each(|o| operand(o, out));
+        }
+        Condition::AttributeExists(p)
+        | Condition::AttributeNotExists(p)
+        | Condition::AttributeType(p, _) => out.extend(p.top()),
+        Condition::BeginsWith(p, o) | Condition::Contains(p, o) => {
+            out.extend(p.top());
+            operand(o, out);
+        }
+        Condition::And(cs) | Condition::Or(cs) => cs.iter().for_each(|c| condition_names(c, out)),
+        Condition::Not(c) => condition_names(c, out),
+    }
+}
+
 fn ordering_operand_error(text: &str) -> bool {
+    if text.starts_with("err Validation: The BETWEEN operator requires same data type") {
+        return true;
+    }
     let Some(rest) = text.strip_prefix(
         "err Validation: Incorrect operand type for operator or function; operator or function: ",
     ) else {
         return false;
     };
-    ["<=", ">=", "<", ">", "BETWEEN"].iter().any(|op| {
-        rest.strip_prefix(op)
-            .is_some_and(|rest| rest.starts_with(", operand type: "))
-    })
+    ["<=", ">=", "<", ">", "BETWEEN", "begins_with"]
+        .iter()
+        .any(|op| {
+            rest.strip_prefix(op)
+                .is_some_and(|rest| rest.starts_with(", operand type: "))
+        })
 }
 
 /// Every condition and filter the step carries.
@@ -91,17 +475,32 @@ fn unordered_literal(o: &Operand) -> bool {
     )
 }
 
-fn bad_ordering_literal(c: &Condition) -> bool {
+fn bad_operand_literal(c: &Condition) -> bool {
     match c {
         Condition::Compare(a, cmp, b) => {
             !matches!(cmp, Comparator::Eq | Comparator::Ne)
                 && (unordered_literal(a) || unordered_literal(b))
         }
+        // BETWEEN's bounds are also of one type (Condition: "two AttributeValue elements of the
+        // same type"); `size(path)` is a number.
         Condition::Between(a, lo, hi) => {
-            unordered_literal(a) || unordered_literal(lo) || unordered_literal(hi)
+            let ty = |o: &Operand| match o {
+                Operand::Value(v) => Some(std::mem::discriminant(v)),
+                Operand::Size(_) => Some(std::mem::discriminant(&AttributeValue::N(String::new()))),
+                Operand::Path(_) => None,
+            };
+            unordered_literal(a)
+                || unordered_literal(lo)
+                || unordered_literal(hi)
+                || matches!((ty(lo), ty(hi)), (Some(x), Some(y)) if x != y)
         }
-        Condition::And(cs) | Condition::Or(cs) => cs.iter().any(bad_ordering_literal),
-        Condition::Not(c) => bad_ordering_literal(c),
+        Condition::BeginsWith(_, Operand::Value(v)) => {
+            !matches!(v, AttributeValue::S(_) | AttributeValue::B(_))
+        }
+        // `size(path)` is a number.
+        Condition::BeginsWith(_, Operand::Size(_)) => true,
+        Condition::And(cs) | Condition::Or(cs) => cs.iter().any(bad_operand_literal),
+        Condition::Not(c) => bad_operand_literal(c),
         _ => false,
     }
 }

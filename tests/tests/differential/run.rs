@@ -14,6 +14,7 @@ use std::sync::Arc;
 use dyno_core::store::{
     BatchGetOutput, GetOutput, Page, ScanRequest, Store, TableNames, WriteOutput,
 };
+use dyno_core::value::SharedItem;
 use dyno_core::{AttributeValue, Error, Item};
 
 use super::gen::{tables, Op};
@@ -28,6 +29,11 @@ pub struct Response {
     pub text: String,
     /// Capacity units consumed, when the store reported them.
     pub capacity: Option<f64>,
+    /// The items of a query page, for explanations that look into them.
+    pub items: Vec<SharedItem>,
+    /// The messages of a cancelled transaction's reasons, in order (not compared: they are
+    /// what explanations read).
+    pub reasons: Vec<String>,
 }
 
 /// A step's responses: one per request it made (a query makes one per page).
@@ -118,7 +124,8 @@ impl Engines {
             if let Some(explained) = (self.explain)(op, &ours, &theirs) {
                 *report.explained.entry(explained.why).or_default() += 1;
                 let failed = |o: &Outcome| o.iter().all(|r| r.text.starts_with("err "));
-                if !explained.same_state && !(failed(&ours) && failed(&theirs)) {
+                let unchanged = explained.same_state || (failed(&ours) && failed(&theirs));
+                if !unchanged {
                     // Their tables may differ from here on.
                     break;
                 }
@@ -268,7 +275,7 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
             Ok(out) => {
                 let mut text = String::from("ok");
                 for item in &out.items {
-                    text.push(' ');
+                    text.push_str(" | ");
                     match item {
                         Some(i) => text.push_str(&canon_item(i)),
                         None => text.push_str("absent"),
@@ -280,7 +287,16 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
         }],
         Op::TransactWrite(r) => vec![match store.transact_write(r.clone()).await {
             Ok(()) => plain("ok".into()),
-            Err(e) => plain(error(&e)),
+            Err(e) => {
+                let mut response = plain(error(&e));
+                if let Error::TransactionCanceled { reasons } = &e {
+                    response.reasons = reasons
+                        .iter()
+                        .map(|r| r.message.clone().unwrap_or_default())
+                        .collect();
+                }
+                response
+            }
         }],
     }
 }
@@ -293,6 +309,7 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
         None => vec![None],
     };
     let (mut items, mut count, mut scanned) = (Vec::new(), 0, 0);
+    let mut all = Vec::new();
     let mut capacity: Option<f64> = None;
     for segment in segments {
         let mut request = ScanRequest {
@@ -303,6 +320,7 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
             match store.scan(request.clone()).await {
                 Ok(p) => {
                     items.extend(p.items.iter().map(|i| canon_item(i)));
+                    all.extend(p.items);
                     count += p.count;
                     scanned += p.scanned_count;
                     if let Some(c) = p.consumed_capacity {
@@ -324,6 +342,8 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
             items.join(", ")
         ),
         capacity,
+        items: all,
+        reasons: Vec::new(),
     }
 }
 
@@ -331,6 +351,8 @@ fn plain(text: String) -> Response {
     Response {
         text,
         capacity: None,
+        items: Vec::new(),
+        reasons: Vec::new(),
     }
 }
 
@@ -342,6 +364,8 @@ fn write(result: Result<WriteOutput, Error>) -> Response {
                 out.attributes.as_ref().map_or("-".into(), canon_item)
             ),
             capacity: out.consumed_capacity,
+            items: Vec::new(),
+            reasons: Vec::new(),
         },
         Err(e) => plain(error(&e)),
     }
@@ -355,6 +379,8 @@ fn get(result: Result<GetOutput, Error>) -> Response {
                 out.item.as_deref().map_or("absent".into(), canon_item)
             ),
             capacity: out.consumed_capacity,
+            items: Vec::new(),
+            reasons: Vec::new(),
         },
         Err(e) => plain(error(&e)),
     }
@@ -373,6 +399,8 @@ fn page(result: Result<Page, Error>) -> Response {
                     p.last_evaluated_key.as_ref().map_or("-".into(), canon_item)
                 ),
                 capacity: p.consumed_capacity,
+                items: p.items,
+                reasons: Vec::new(),
             }
         }
         Err(e) => plain(error(&e)),

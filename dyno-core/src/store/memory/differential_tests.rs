@@ -183,3 +183,157 @@ fn an_invalid_expression_fails_a_transaction_as_a_request() {
         .item
         .is_none());
 }
+
+/// TransactGetItems reads each item once, as TransactWriteItems writes it once.
+#[test]
+fn a_transactional_read_names_each_item_once() {
+    let store = store();
+    let get = crate::store::TransactGetItem {
+        table: "main".into(),
+        key: key(),
+        projection: None,
+    };
+    let result = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get.clone(), get],
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+}
+
+/// `if_not_exists(l, list_append(:a, :b))` is a valid SET value; `list_append` only refuses to
+/// take another `list_append` as an operand.
+#[test]
+fn list_append_may_be_the_default_of_if_not_exists() {
+    use crate::expr::{SetValue, UpdateOperand};
+    let store = store();
+    let list = |v: &str| UpdateOperand::Value(AttributeValue::L(vec![s(v)]));
+    let update = crate::expr::Update {
+        set: vec![(
+            Path::attr("l"),
+            SetValue::Operand(UpdateOperand::IfNotExists(
+                Path::attr("l"),
+                Box::new(UpdateOperand::ListAppend(
+                    Box::new(list("a")),
+                    Box::new(list("b")),
+                )),
+            )),
+        )],
+        ..Default::default()
+    };
+    let out = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition: None,
+        return_values: ReturnValues::AllNew,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    assert_eq!(
+        out.attributes.unwrap()["l"],
+        AttributeValue::L(vec![s("a"), s("b")])
+    );
+}
+
+/// TransactGetItems returns a projected item with its key, and no item at all when the
+/// projection matches none of its attributes.
+#[test]
+fn a_transactional_read_projects_with_the_key() {
+    let store = store();
+    let mut item = key();
+    item.insert("a".into(), s("x"));
+    item.insert("b".into(), s("y"));
+    block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    let get = |paths: Vec<Path>| crate::store::TransactGetItem {
+        table: "main".into(),
+        key: key(),
+        projection: Some(paths),
+    };
+    let out = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get(vec![Path::attr("a")])],
+    }))
+    .unwrap();
+    let mut expected = key();
+    expected.insert("a".into(), s("x"));
+    assert_eq!(out.items[0].as_deref(), Some(&expected));
+    let out = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get(vec![Path::attr("missing")])],
+    }))
+    .unwrap();
+    assert_eq!(out.items, vec![None]);
+}
+
+/// An invalid literal (here an empty set) fails a transaction as a request, before any
+/// condition is evaluated.
+#[test]
+fn an_invalid_literal_fails_a_transaction_as_a_request() {
+    let store = store();
+    let check = crate::store::TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let delete_empty = crate::store::TransactWriteItem::Update {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        update: crate::expr::Update {
+            delete: vec![(Path::attr("ss"), AttributeValue::Ss(vec![]))],
+            ..Default::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check, delete_empty],
+        client_request_token: None,
+    }));
+    assert!(message(result).contains("may not be empty"));
+}
+
+/// A key that does not match the schema is its action's ValidationError in a cancelled
+/// transaction (the other actions' reasons beside it); an empty key value fails the request.
+#[test]
+fn an_invalid_key_is_its_actions_cancellation_reason() {
+    let store = store();
+    let check = |key: Item| crate::store::TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key,
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let without_sort_key = Item::from([("PK".to_owned(), s("P0"))]);
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check(key()), check(without_sort_key)],
+        client_request_token: None,
+    }));
+    match result {
+        Err(Error::TransactionCanceled { reasons }) => {
+            let codes: Vec<_> = reasons.iter().map(|r| r.code.as_deref()).collect();
+            assert_eq!(
+                codes,
+                [Some("ConditionalCheckFailed"), Some("ValidationError")]
+            );
+            assert_eq!(
+                reasons[1].message.as_deref(),
+                Some("The provided key element does not match the schema")
+            );
+        }
+        other => panic!("expected a cancelled transaction, got {other:?}"),
+    }
+    let empty = Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(""))]);
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check(key()), check(empty)],
+        client_request_token: None,
+    }));
+    assert!(message(result).contains("cannot contain an empty string value"));
+}

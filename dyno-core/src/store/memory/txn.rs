@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError};
 use super::batch::position;
 use super::keys::KeyBytes;
 use super::{
-    check_condition, check_expressions, eval, prepare_put, read, read_lock, updated_item,
-    write_lock, MemoryStore, Prepared,
+    check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
+    Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
 use crate::store::{
@@ -36,6 +36,29 @@ fn check_count(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// An empty string or binary key value fails a transaction as a request (DynamoDB's
+/// ValidationException), where other invalid keys are the action's cancellation reason.
+fn refuse_empty_key(schema: &super::keys::Schema, item: &crate::value::Item) -> Result<()> {
+    let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
+    for (attr, partition) in key_attrs {
+        match item.get(&attr.name) {
+            Some(v @ crate::value::AttributeValue::S(s)) if s.is_empty() => {
+                super::keys::checked_key_bytes(attr, v, partition)?;
+            }
+            Some(v @ crate::value::AttributeValue::B(b)) if b.as_ref().is_empty() => {
+                super::keys::checked_key_bytes(attr, v, partition)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A transaction, of reads or of writes, touches each item once.
+fn one_action_per_item() -> Error {
+    Error::validation("Transaction request cannot include multiple operations on one item")
+}
+
 pub(super) fn transact_get(
     store: &MemoryStore,
     request: TransactGetRequest,
@@ -47,6 +70,9 @@ pub(super) fn transact_get(
         let t = position(&tables, &g.table);
         let (pk, sk) = tables[t].1.schema.key(&g.key)?;
         read::validate_projection(g.projection.as_deref())?;
+        if located.contains(&(t, pk.clone(), sk.clone())) {
+            return Err(one_action_per_item());
+        }
         located.push((t, pk, sk));
     }
     let now = store.now();
@@ -59,13 +85,34 @@ pub(super) fn transact_get(
             let item = guards[*t]
                 .live(pk, sk, || now)
                 .map(|e| Arc::clone(&e.item))?;
-            Some(match &g.projection {
-                Some(paths) => Arc::new(eval::project(&item, paths)),
-                None => item,
-            })
+            match &g.projection {
+                Some(paths) => project_with_key(&tables[*t].1.schema, &item, paths),
+                None => Some(item),
+            }
         })
         .collect();
     Ok(TransactGetOutput { items })
+}
+
+/// A projected item of TransactGetItems, as DynamoDB returns it: the projected attributes plus
+/// the key, or nothing at all when the projection matches no attribute of the item.
+fn project_with_key(
+    schema: &super::keys::Schema,
+    item: &crate::value::Item,
+    paths: &[crate::expr::Path],
+) -> Option<SharedItem> {
+    let mut projected = eval::project(item, paths);
+    if projected.is_empty() {
+        return None;
+    }
+    for name in schema.key_names() {
+        if let Some(v) = item.get(name) {
+            projected
+                .entry(name.to_owned())
+                .or_insert_with(|| v.clone());
+        }
+    }
+    Some(Arc::new(projected))
 }
 
 /// One action, validated: its table, key, and what it writes.
@@ -79,8 +126,9 @@ struct Planned {
 
 pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest) -> Result<()> {
     check_count(request.actions.len())?;
-    // An invalid expression fails the whole request, as DynamoDB reports it: a validation error
-    // of the request, not a cancellation reason of its action.
+    // Invalid literal values and overlapping update paths fail the whole request, as DynamoDB
+    // reports them: a validation error of the request, not a cancellation reason of its action
+    // (the other expression errors are the action's ValidationError).
     for action in &request.actions {
         let (update, condition) = match action {
             TransactWriteItem::Put { condition, .. }
@@ -90,7 +138,12 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
             } => (Some(update), condition.as_ref()),
             TransactWriteItem::ConditionCheck { condition, .. } => (None, Some(condition)),
         };
-        check_expressions(update, condition)?;
+        eval::check_literals(update, condition)?;
+    }
+    for action in &request.actions {
+        if let TransactWriteItem::Update { update, .. } = action {
+            eval::check_update_overlap(update)?;
+        }
     }
     // Tokens are checked and recorded under one lock held across the transaction, so two
     // concurrent retries with one token apply once. Lock order: tokens, then tables by name.
@@ -124,10 +177,10 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
-        let (pk, sk, put) = match action {
+        let located = match action {
             TransactWriteItem::Put { item, .. } => {
-                let p = prepare_put(schema, item.clone())?;
-                (p.pk.clone(), p.sk.clone(), Some(p))
+                refuse_empty_key(schema, item)?;
+                prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
                 if update.is_empty() {
@@ -135,27 +188,35 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                         "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
                     ));
                 }
-                let (pk, sk) = schema.key(key)?;
-                (pk, sk, None)
+                refuse_empty_key(schema, key)?;
+                schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
             TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => {
-                let (pk, sk) = schema.key(key)?;
-                (pk, sk, None)
+                refuse_empty_key(schema, key)?;
+                schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
         };
+        // Any other invalid key or item is the action's ValidationError, as DynamoDB reports it.
+        let located = match located {
+            Ok(located) => located,
+            Err(Error::Validation { message }) => {
+                planned.push(Err(message));
+                continue;
+            }
+            Err(other) => return Err(other),
+        };
+        let (pk, sk, put) = located;
         if !seen.insert((t, pk.clone(), sk.clone())) {
-            return Err(Error::validation(
-                "Transaction request cannot include multiple operations on one item",
-            ));
+            return Err(one_action_per_item());
         }
-        planned.push(Planned {
+        planned.push(Ok(Planned {
             table: t,
             pk,
             sk,
             action: action.clone(),
             put,
-        });
+        }));
     }
 
     let mut guards: Vec<_> = tables.iter().map(|(_, t)| write_lock(&t.data)).collect();
@@ -167,6 +228,18 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> = Vec::new();
     let mut failed = false;
     for p in planned {
+        let p = match p {
+            Ok(p) => p,
+            Err(message) => {
+                failed = true;
+                reasons.push(CancellationReason {
+                    code: Some("ValidationError".to_owned()),
+                    message: Some(message),
+                    item: None,
+                });
+                continue;
+            }
+        };
         let schema = &tables[p.table].1.schema;
         let old: Option<SharedItem> = guards[p.table]
             .get(&p.pk, &p.sk)

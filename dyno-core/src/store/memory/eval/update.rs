@@ -11,9 +11,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::number::{Decimal, NumberError};
-use super::{
-    check_disjoint, check_path, display_path, resolve, resolve_elements, type_name, validate_value,
-};
+use super::{check_path, display_path, resolve, resolve_elements, type_name, validate_value};
 use crate::error::{Error, Result};
 use crate::expr::{Path, PathElement, SetValue, Update, UpdateOperand};
 use crate::value::{AttributeValue, Item};
@@ -123,30 +121,29 @@ pub(super) fn check(update: &Update) -> Result<()> {
     for (_, value) in &update.set {
         check_set_value(value)?;
     }
-    let paths: Vec<&Path> = update.paths().collect();
-    check_disjoint(paths.iter().copied(), EXPRESSION)
+    super::check_update_overlap(update)
 }
 
 /// Static checks of a SET value: operand paths are valid, literals are valid values of a type
-/// their operator takes (`+` and `-` numbers, `list_append` lists), and
-/// `list_append` is not an argument of another function (DynamoDB refuses
-/// `list_append(list_append(..), ..)`).
+/// their operator takes (`+` and `-` numbers, `list_append` lists). Functions nest
+/// (`list_append(if_not_exists(l, :empty), :v)`, `list_append(list_append(a, b), c)`), as the
+/// UpdateExpression grammar's `operand ::= path | function` allows.
 fn check_set_value(value: &SetValue) -> Result<()> {
     match value {
-        SetValue::Operand(op) => check_operand(op, false, None),
+        SetValue::Operand(op) => check_operand(op, None),
         SetValue::Plus(a, b) => {
-            check_operand(a, false, Some("+"))?;
-            check_operand(b, false, Some("+"))
+            check_operand(a, Some("+"))?;
+            check_operand(b, Some("+"))
         }
         SetValue::Minus(a, b) => {
-            check_operand(a, false, Some("-"))?;
-            check_operand(b, false, Some("-"))
+            check_operand(a, Some("-"))?;
+            check_operand(b, Some("-"))
         }
     }
 }
 
 /// `arithmetic`: the operator (`+`, `-`) whose operand this is, which takes numbers.
-fn check_operand(op: &UpdateOperand, in_function: bool, arithmetic: Option<&str>) -> Result<()> {
+fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
         UpdateOperand::Value(v) => {
@@ -158,9 +155,11 @@ fn check_operand(op: &UpdateOperand, in_function: bool, arithmetic: Option<&str>
                 _ => Ok(()),
             }
         }
+        // `if_not_exists(a, list_append(..))` is allowed; only `list_append` refuses to nest in
+        // a function of its own kind.
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
-            check_operand(default, true, None)
+            check_operand(default, None)
         }
         UpdateOperand::ListAppend(a, b) => {
             for operand in [a, b] {
@@ -170,13 +169,8 @@ fn check_operand(op: &UpdateOperand, in_function: bool, arithmetic: Option<&str>
                     }
                 }
             }
-            if in_function {
-                return Err(Error::validation(
-                    "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append",
-                ));
-            }
-            check_operand(a, true, None)?;
-            check_operand(b, true, None)
+            check_operand(a, None)?;
+            check_operand(b, None)
         }
     }
 }
@@ -1002,12 +996,11 @@ mod tests {
             fails(&it, &sets(vec![set("a", append(at("missing"), at("a")))]))
                 .contains("does not exist")
         );
-        let nested = UpdateOperand::ListAppend(Box::new(val(l(vec![]))), Box::new(val(l(vec![]))));
-        let err = fails(&it, &sets(vec![set("a", append(nested, at("a")))]));
-        assert!(
-            err.contains("not allowed to be used this way in an expression; function: list_append"),
-            "{err}"
-        );
+        // Functions nest: list_append(list_append([], [n]), a).
+        let nested =
+            UpdateOperand::ListAppend(Box::new(val(l(vec![]))), Box::new(val(l(vec![n("7")]))));
+        let got = run(&it, &sets(vec![set("a", append(nested, at("a")))])).unwrap();
+        assert_eq!(got["a"], l(vec![n("7"), s("hi"), n("2")]));
     }
 
     #[test]
