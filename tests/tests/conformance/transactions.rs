@@ -291,7 +291,12 @@ fn malformed(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .transact_write("a put without its sort key", tx(actions))
             .await;
-        c.invalid(&o, "invalid key");
+        // The action's ValidationError, as dynoxide (the reference) records DynamoDB.
+        c.fails(
+            &o,
+            Failure::Canceled(vec![("ValidationError".into(), None)]),
+            "invalid key",
+        );
         let o = c.scan("nothing written", scan("main")).await;
         c.eq(o.counts(), (0, 0), "rejected transactions write nothing");
     })
@@ -414,7 +419,9 @@ fn transact_get(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.eq(
             o,
             Out::Items(vec![
-                Some(item! {"y" => n(2)}),
+                // A projected read comes with its key, as dynoxide (the reference) records
+                // DynamoDB's TransactGetItems.
+                Some(item! {"y" => n(2), "PK" => s("p"), "SK" => s("a")}),
                 None,
                 Some(item! {"PK" => s("h")}),
             ]),
