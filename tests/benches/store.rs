@@ -1,15 +1,18 @@
-//! MemoryStore against dynalite through the same `Store` trait, in one run: put, get, and a
-//! 100-item query. dynalite joins when `DYNO_DYNALITE_ENDPOINT` is set (`scripts/bench` starts it).
-//! The timing covers the store call: requests are built before it (a get borrows its table name
-//! and key, so it has nothing to build), outputs dropped after it.
+//! MemoryStore against dynoxide embedded (the `dynoxide-rs` engine on in-memory SQLite, called
+//! in-process) and dynalite, in one run and on one workload: put, get, a 100-item query and a
+//! filtered scan of 1,000 items (100 match). MemoryStore and dynalite run through the `Store`
+//! trait; dynoxide through its own API, with the same tables (one GSI) and items. dynalite joins
+//! when `DYNO_DYNALITE_ENDPOINT` is set (`scripts/bench` starts it). The timing covers the store
+//! call: requests are built before it (a get borrows its table name and key, so it has nothing to
+//! build), outputs dropped after it.
 //!
 //! `scripts/bench store`
 
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use dyno_core::expr::KeyCondition;
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues};
+use dyno_core::expr::{Condition, KeyCondition};
+use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues, ScanRequest};
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, Item, MemoryStore, Store};
 
@@ -19,6 +22,9 @@ const BATCH: BatchSize = BatchSize::NumIterations(64);
 
 /// Distinct keys the put benchmark cycles over.
 const PUT_KEYS: u32 = 10_000;
+
+/// Items of the scan table; every tenth is shipped, so the filter keeps 100.
+const SCAN_ITEMS: u32 = 1_000;
 
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_owned())
@@ -40,6 +46,15 @@ fn order(user: u32, order: u32) -> Item {
     ])
 }
 
+/// An item of the scan table: orders of one user, every tenth shipped.
+fn scanned(i: u32) -> Item {
+    let mut item = order(3, i);
+    if i % 10 == 0 {
+        item.insert("status".to_owned(), s("SHIPPED"));
+    }
+    item
+}
+
 fn put(table: &str, item: Item) -> PutRequest {
     PutRequest {
         table: table.to_owned(),
@@ -52,16 +67,34 @@ fn put(table: &str, item: Item) -> PutRequest {
 
 fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, store: Arc<dyn Store>) {
     let table = format!("bench_{}_{}", name, std::process::id());
-    let def = TableDef::new(&table, "PK", Some("SK")).global_index(
-        dyno_core::table::IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")),
-    );
+    let scan_table = format!("{table}_scan");
+    let def = |name: &str| {
+        TableDef::new(name, "PK", Some("SK")).global_index(dyno_core::table::IndexDef::new(
+            "GSI1",
+            "GSI1PK",
+            Some("GSI1SK"),
+        ))
+    };
     rt.block_on(async {
-        store.create_table(&def).await.expect("create bench table");
+        store
+            .create_table(&def(&table))
+            .await
+            .expect("create bench table");
+        store
+            .create_table(&def(&scan_table))
+            .await
+            .expect("create scan table");
         for i in 0..100 {
             store
                 .put_item(put(&table, order(1, i)))
                 .await
                 .expect("seed");
+        }
+        for i in 0..SCAN_ITEMS {
+            store
+                .put_item(put(&scan_table, scanned(i)))
+                .await
+                .expect("seed scan table");
         }
     });
     let key = Item::from([
@@ -115,8 +148,158 @@ fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, stor
             BATCH,
         );
     });
+    group.bench_function(format!("{name}/scan_filtered"), |b| {
+        b.to_async(rt).iter_batched(
+            || ScanRequest {
+                table: scan_table.clone(),
+                filter: Some(Condition::eq("status", s("SHIPPED"))),
+                ..ScanRequest::default()
+            },
+            |req| async {
+                let page = store.scan(req).await.unwrap();
+                assert_eq!((page.count, page.scanned_count), (100, SCAN_ITEMS as usize));
+                page
+            },
+            BATCH,
+        );
+    });
     group.finish();
-    rt.block_on(async { store.delete_table(&table).await.expect("drop bench table") });
+    rt.block_on(async {
+        store.delete_table(&table).await.expect("drop bench table");
+        store
+            .delete_table(&scan_table)
+            .await
+            .expect("drop scan table");
+    });
+}
+
+/// An item in DynamoDB's JSON (what dynoxide's requests are read from).
+fn wire(item: &Item) -> serde_json::Value {
+    item.iter()
+        .map(|(k, v)| {
+            let v = match v {
+                AttributeValue::S(x) => serde_json::json!({ "S": x }),
+                AttributeValue::N(x) => serde_json::json!({ "N": x }),
+                other => unreachable!("the bench items hold S and N only, found {other:?}"),
+            };
+            (k.clone(), v)
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// A dynoxide request from its JSON.
+fn request<T: serde::de::DeserializeOwned>(json: serde_json::Value) -> T {
+    serde_json::from_value(json).expect("a valid dynoxide request")
+}
+
+/// The same tables, items and four operations on dynoxide embedded: `Database::memory()`, called
+/// in-process (no HTTP), each call a synchronous SQLite transaction.
+fn bench_dynoxide(c: &mut Criterion) {
+    let db = dynoxide::Database::memory().expect("dynoxide in-memory database");
+    let create = |name: &str| {
+        db.create_table(request(serde_json::json!({
+            "TableName": name,
+            "KeySchema": [
+                {"AttributeName": "PK", "KeyType": "HASH"},
+                {"AttributeName": "SK", "KeyType": "RANGE"}
+            ],
+            "AttributeDefinitions": [
+                {"AttributeName": "PK", "AttributeType": "S"},
+                {"AttributeName": "SK", "AttributeType": "S"},
+                {"AttributeName": "GSI1PK", "AttributeType": "S"},
+                {"AttributeName": "GSI1SK", "AttributeType": "S"}
+            ],
+            "GlobalSecondaryIndexes": [{
+                "IndexName": "GSI1",
+                "KeySchema": [
+                    {"AttributeName": "GSI1PK", "KeyType": "HASH"},
+                    {"AttributeName": "GSI1SK", "KeyType": "RANGE"}
+                ],
+                "Projection": {"ProjectionType": "ALL"}
+            }],
+            "BillingMode": "PAY_PER_REQUEST"
+        })))
+        .expect("create dynoxide table");
+    };
+    let put_req = |table: &str, item: &Item| -> dynoxide::actions::put_item::PutItemRequest {
+        request(serde_json::json!({ "TableName": table, "Item": wire(item) }))
+    };
+    create("orders");
+    create("scan");
+    for i in 0..100 {
+        db.put_item(put_req("orders", &order(1, i))).expect("seed");
+    }
+    for i in 0..SCAN_ITEMS {
+        db.put_item(put_req("scan", &scanned(i)))
+            .expect("seed scan table");
+    }
+    let key = Item::from([
+        ("PK".to_owned(), s("USER#1")),
+        ("SK".to_owned(), s("ORDER#00000007")),
+    ]);
+
+    let mut group = c.benchmark_group("store");
+    group.bench_function("dynoxide-embedded/put", |b| {
+        let mut i = 0u32;
+        b.iter_batched(
+            || {
+                i = (i + 1) % PUT_KEYS;
+                put_req("orders", &order(2, i))
+            },
+            |req| db.put_item(req).unwrap(),
+            BATCH,
+        );
+    });
+    group.bench_function("dynoxide-embedded/get", |b| {
+        b.iter_batched(
+            || -> dynoxide::actions::get_item::GetItemRequest {
+                request(serde_json::json!({ "TableName": "orders", "Key": wire(&key) }))
+            },
+            |req| {
+                let out = db.get_item(req).unwrap();
+                assert!(out.item.is_some());
+                out
+            },
+            BATCH,
+        );
+    });
+    group.bench_function("dynoxide-embedded/query100", |b| {
+        b.iter_batched(
+            || -> dynoxide::actions::query::QueryRequest {
+                request(serde_json::json!({
+                    "TableName": "orders",
+                    "KeyConditionExpression": "PK = :p",
+                    "ExpressionAttributeValues": {":p": {"S": "USER#1"}}
+                }))
+            },
+            |req| {
+                let page = db.query(req).unwrap();
+                assert_eq!(page.count, 100);
+                page
+            },
+            BATCH,
+        );
+    });
+    group.bench_function("dynoxide-embedded/scan_filtered", |b| {
+        b.iter_batched(
+            || -> dynoxide::actions::scan::ScanRequest {
+                request(serde_json::json!({
+                    "TableName": "scan",
+                    "FilterExpression": "#s = :v",
+                    "ExpressionAttributeNames": {"#s": "status"},
+                    "ExpressionAttributeValues": {":v": {"S": "SHIPPED"}}
+                }))
+            },
+            |req| {
+                let page = db.scan(req).unwrap();
+                assert_eq!((page.count, page.scanned_count), (100, SCAN_ITEMS as usize));
+                page
+            },
+            BATCH,
+        );
+    });
+    group.finish();
 }
 
 fn benches(c: &mut Criterion) {
@@ -125,6 +308,7 @@ fn benches(c: &mut Criterion) {
         .build()
         .unwrap();
     bench_store(c, &rt, "memory", Arc::new(MemoryStore::new()));
+    bench_dynoxide(c);
     match std::env::var("DYNO_DYNALITE_ENDPOINT") {
         Ok(endpoint) => {
             let store = rt.block_on(DynamoStore::local(&endpoint));
