@@ -170,10 +170,16 @@ mod tests {
     fn dynalite_lacks_transactions_and_ttl() {
         assert!(!supports_transactions(BackendKind::Dynalite));
         assert!(!supports_ttl(BackendKind::Dynalite));
-        for kind in [BackendKind::Memory, BackendKind::Moto, BackendKind::Dynoxide] {
+        for kind in [
+            BackendKind::Memory,
+            BackendKind::Moto,
+            BackendKind::Dynoxide,
+        ] {
             assert!(supports_transactions(kind) && supports_ttl(kind));
         }
-        assert!(supports_streams(BackendKind::Dynoxide) && !supports_streams(BackendKind::Dynalite));
+        assert!(
+            supports_streams(BackendKind::Dynoxide) && !supports_streams(BackendKind::Dynalite)
+        );
         assert!(!atomic_conditional_writes(BackendKind::Moto));
     }
 }
