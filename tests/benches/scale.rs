@@ -13,6 +13,9 @@
 //! before any engine holds them. It also times an item clone, the cost a read would pay if the
 //! engine kept items in a compact form and rebuilt the `HashMap` for every read.
 
+#[path = "support/dynoxide.rs"]
+mod dynoxide_support;
+
 use std::time::{Duration, Instant};
 
 use dyno_core::expr::KeyCondition;
@@ -20,6 +23,7 @@ use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues};
 use dyno_core::table::TableDef;
 use dyno_core::value::item_size;
 use dyno_core::{AttributeValue, Item, MemoryStore, Store};
+use dynoxide_support::{create_table, request, wire};
 
 /// Items per partition: a query reads one partition of this many items.
 const PER_PARTITION: u32 = 10;
@@ -114,24 +118,6 @@ impl Engine for Memory {
 }
 
 struct Dynoxide(dynoxide::Database);
-
-fn wire(item: &Item) -> serde_json::Value {
-    item.iter()
-        .map(|(k, v)| {
-            let v = match v {
-                AttributeValue::S(x) => serde_json::json!({ "S": x }),
-                AttributeValue::N(x) => serde_json::json!({ "N": x }),
-                other => unreachable!("the items hold S and N only, found {other:?}"),
-            };
-            (k.clone(), v)
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
-}
-
-fn request<T: serde::de::DeserializeOwned>(json: serde_json::Value) -> T {
-    serde_json::from_value(json).expect("a valid dynoxide request")
-}
 
 impl Engine for Dynoxide {
     fn put(&mut self, item: Item) {
@@ -230,29 +216,7 @@ fn main() {
         }
         "dynoxide" => {
             let db = dynoxide::Database::memory().expect("dynoxide in-memory database");
-            db.create_table(request(serde_json::json!({
-                "TableName": "scale",
-                "KeySchema": [
-                    {"AttributeName": "PK", "KeyType": "HASH"},
-                    {"AttributeName": "SK", "KeyType": "RANGE"}
-                ],
-                "AttributeDefinitions": [
-                    {"AttributeName": "PK", "AttributeType": "S"},
-                    {"AttributeName": "SK", "AttributeType": "S"},
-                    {"AttributeName": "GSI1PK", "AttributeType": "S"},
-                    {"AttributeName": "GSI1SK", "AttributeType": "S"}
-                ],
-                "GlobalSecondaryIndexes": [{
-                    "IndexName": "GSI1",
-                    "KeySchema": [
-                        {"AttributeName": "GSI1PK", "KeyType": "HASH"},
-                        {"AttributeName": "GSI1SK", "KeyType": "RANGE"}
-                    ],
-                    "Projection": {"ProjectionType": "ALL"}
-                }],
-                "BillingMode": "PAY_PER_REQUEST"
-            })))
-            .expect("create");
+            create_table(&db, "scale");
             run("dynoxide", &mut Dynoxide(db), max);
         }
         "items" => {

@@ -8,6 +8,9 @@
 //!
 //! `scripts/bench store`
 
+#[path = "support/dynoxide.rs"]
+mod dynoxide_support;
+
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
@@ -15,6 +18,7 @@ use dyno_core::expr::{Condition, KeyCondition};
 use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues, ScanRequest};
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, Item, MemoryStore, Store};
+use dynoxide_support::{create_table, request, wire};
 
 /// Requests are built, and outputs dropped, outside the timing, in batches this small (so that
 /// a batch's requests and outputs stay in warm memory).
@@ -173,60 +177,15 @@ fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, stor
     });
 }
 
-/// An item in DynamoDB's JSON (what dynoxide's requests are read from).
-fn wire(item: &Item) -> serde_json::Value {
-    item.iter()
-        .map(|(k, v)| {
-            let v = match v {
-                AttributeValue::S(x) => serde_json::json!({ "S": x }),
-                AttributeValue::N(x) => serde_json::json!({ "N": x }),
-                other => unreachable!("the bench items hold S and N only, found {other:?}"),
-            };
-            (k.clone(), v)
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into()
-}
-
-/// A dynoxide request from its JSON.
-fn request<T: serde::de::DeserializeOwned>(json: serde_json::Value) -> T {
-    serde_json::from_value(json).expect("a valid dynoxide request")
-}
-
 /// The same tables, items and four operations on dynoxide embedded: `Database::memory()`, called
 /// in-process (no HTTP), each call a synchronous SQLite transaction.
 fn bench_dynoxide(c: &mut Criterion) {
     let db = dynoxide::Database::memory().expect("dynoxide in-memory database");
-    let create = |name: &str| {
-        db.create_table(request(serde_json::json!({
-            "TableName": name,
-            "KeySchema": [
-                {"AttributeName": "PK", "KeyType": "HASH"},
-                {"AttributeName": "SK", "KeyType": "RANGE"}
-            ],
-            "AttributeDefinitions": [
-                {"AttributeName": "PK", "AttributeType": "S"},
-                {"AttributeName": "SK", "AttributeType": "S"},
-                {"AttributeName": "GSI1PK", "AttributeType": "S"},
-                {"AttributeName": "GSI1SK", "AttributeType": "S"}
-            ],
-            "GlobalSecondaryIndexes": [{
-                "IndexName": "GSI1",
-                "KeySchema": [
-                    {"AttributeName": "GSI1PK", "KeyType": "HASH"},
-                    {"AttributeName": "GSI1SK", "KeyType": "RANGE"}
-                ],
-                "Projection": {"ProjectionType": "ALL"}
-            }],
-            "BillingMode": "PAY_PER_REQUEST"
-        })))
-        .expect("create dynoxide table");
-    };
     let put_req = |table: &str, item: &Item| -> dynoxide::actions::put_item::PutItemRequest {
         request(serde_json::json!({ "TableName": table, "Item": wire(item) }))
     };
-    create("orders");
-    create("scan");
+    create_table(&db, "orders");
+    create_table(&db, "scan");
     for i in 0..100 {
         db.put_item(put_req("orders", &order(1, i))).expect("seed");
     }
