@@ -221,16 +221,8 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
 }
 
 /// The value an ADD action writes: a sum, a union, or the operand itself on a missing attribute.
+/// The operand's type was checked by [`check`].
 fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValue> {
-    if !matches!(
-        value,
-        AttributeValue::N(_)
-            | AttributeValue::Ss(_)
-            | AttributeValue::Ns(_)
-            | AttributeValue::Bs(_)
-    ) {
-        return Err(incorrect_action_operand("ADD", value));
-    }
     let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(value);
@@ -266,13 +258,8 @@ enum Deleted {
     Nothing,
 }
 
+/// The operand's type was checked by [`check`].
 fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
-    if !matches!(
-        value,
-        AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
-    ) {
-        return Err(incorrect_action_operand("DELETE", value));
-    }
     let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(Deleted::Nothing);
