@@ -4,11 +4,8 @@
 //! cancellation reasons, and consumed capacity wherever both report it), and a disagreement
 //! shrunk to a minimal sequence by delta debugging.
 //!
-//! The comparison with dynoxide is opt-in for now (`DYNO_DIFF=1`): the MemoryStore fixes it found
-//! are not merged yet, so against today's MemoryStore it reports disagreements. The generator and
-//! runner checks below run everywhere. With `DYNO_DIFF=1`, dynoxide joins when
-//! `DYNO_DYNOXIDE_ENDPOINT` is set (`scripts/test` starts it); without it the test is skipped,
-//! unless `DYNO_REQUIRE_BACKENDS=1`, and then it fails. Knobs:
+//! dynoxide joins when `DYNO_DYNOXIDE_ENDPOINT` is set (`scripts/test` starts it); without it the
+//! test is skipped, unless `DYNO_REQUIRE_BACKENDS=1`, and then it fails. Knobs:
 //! - `DYNO_DIFF_REQUESTS`: requests to send to each store at least (default 20,000);
 //! - `DYNO_DIFF_SEED`: the first sequence's seed (default 0xD1FF); sequence `i` uses seed + i;
 //! - `DYNO_DIFF_SHRINK`: how many disagreeing sequences to shrink and print (default 3).
@@ -158,13 +155,6 @@ async fn explain_failures(engines: &Engines, failing: &[(u64, Vec<Op>)], shrink:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn memory_store_agrees_with_dynoxide() {
-    // Opt-in for now: the MemoryStore fixes this run found are on the `differential` branch, not
-    // merged yet (they collide with other transaction-validation fixes); against today's
-    // MemoryStore the default run reports disagreements (583 of 680 sequences on 2026-12-01).
-    if std::env::var("DYNO_DIFF").map_or(true, |v| v != "1") {
-        eprintln!("differential: skipped; set DYNO_DIFF=1 (and DYNO_DYNOXIDE_ENDPOINT) to run it");
-        return;
-    }
     let require = std::env::var(REQUIRE_BACKENDS_VAR).is_ok_and(|v| v == "1");
     let Some(endpoint) = std::env::var(DYNOXIDE_ENDPOINT_VAR)
         .ok()

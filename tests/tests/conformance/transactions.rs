@@ -92,7 +92,7 @@ pub fn scenarios() -> Vec<Scenario> {
             deviations: vec![
                 differs(BackendKind::Dynalite, "dynalite does not implement TransactGetItems"),
                 differs(BackendKind::Moto, "moto ignores ProjectionExpression in TransactGetItems"),
-                differs(BackendKind::Dynoxide, "dynoxide ignores ProjectionExpression in TransactGetItems and returns the whole item (the TransactGetItems reference: Get's ProjectionExpression names the attributes to retrieve)"),
+                differs(BackendKind::Dynoxide, "dynoxide adds the key attributes to a projected TransactGetItems read (and returns no item when the projection matches nothing); the TransactGetItems reference: Get's ProjectionExpression identifies the attributes to retrieve, and does not name the key"),
             ],
         },
     ]

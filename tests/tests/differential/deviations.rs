@@ -8,7 +8,7 @@ use dyno_core::store::{ReturnValues, TransactWriteItem, TransactWriteRequest};
 use dyno_core::{AttributeValue, Item};
 
 use super::gen::Op;
-use super::run::{canon_item, Explained, Outcome};
+use super::run::{canon_item, Explained, Outcome, Response};
 
 /// DynamoDB's API reference, `Condition` (ComparisonOperator): LT, LE, GT, GE and BETWEEN take
 /// "AttributeValue element[s] of type String, Number, or Binary (not a set type)", BEGINS_WITH
@@ -94,6 +94,39 @@ const LSI1_HOLDS: [&str; 4] = ["PK", "SK", "LSK", "inc"];
 pub const OPEN_VALIDATION_ORDER: &str =
     "OPEN (MemoryStore gap): both refuse the request, but name another fault first or word it \
      otherwise (order of validation checks, placeholder names, the envelope)";
+
+/// DynamoDB's API reference, TransactGetItems, `Get`: "ProjectionExpression - A string that
+/// identifies one or more attributes of the specified item to retrieve from the table ... If any
+/// of the requested attributes are not found, they do not appear in the result." So a projected
+/// read returns the projected attributes alone (the key only when projected), and an item none
+/// of whose projected attributes exist is still found (GetItem answers the same `{}`, in
+/// MemoryStore and in dynoxide). dynoxide's TransactGetItems adds the key attributes, and
+/// answers such an item as absent.
+pub const TRANSACT_GET_PROJECTION: &str =
+    "TransactGetItems with a ProjectionExpression returns the projected attributes alone, and an \
+     item whose projected attributes are all missing as an empty item (API reference, \
+     TransactGetItems, Get: ProjectionExpression identifies the attributes to retrieve); dynoxide \
+     adds the key, and answers such an item as absent";
+
+/// DynamoDB's Developer Guide, "Parallel scan": a Scan with `Segment`/`TotalSegments` reads the
+/// segment DynamoDB assigns, and which items fall in which segment is not documented (only that
+/// the segments are disjoint and together cover the table). With a `Limit`, how many pages a
+/// segment takes, and so the capacity summed over them (every page costs at least half a unit),
+/// depends on that assignment; the items, counts and scanned counts still agree, and are compared.
+pub const SEGMENT_PAGES: &str =
+    "parallel Scan with a Limit: the capacity summed over the pages of every segment differs \
+     because the two engines assign items to segments differently (Developer Guide, Parallel \
+     scan: the assignment is DynamoDB's), which changes how many pages each segment takes";
+
+/// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
+/// attributes, as they appeared before the UpdateItem operation", and the Developer Guide
+/// ("Update expressions", ReturnValues) shows a nested path returned as that path alone. For a
+/// SET of a list element MemoryStore returns that element (as for a map path, where dynoxide
+/// agrees); dynoxide returns the whole list.
+pub const UPDATED_LIST_PATH: &str =
+    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET on a list element returns that element alone, \
+     as for a nested map path (API reference, UpdateItem, ReturnValues: only the updated \
+     attributes); dynoxide returns the whole list";
 
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
@@ -225,6 +258,35 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         {
             return Some(Explained {
                 why: LSI_FETCH,
+                same_state: true,
+            });
+        }
+    }
+    if let Op::TransactGet(r) = op {
+        if transact_get_projection_explains(r, ours, theirs) {
+            return Some(Explained {
+                why: TRANSACT_GET_PROJECTION,
+                same_state: true,
+            });
+        }
+    }
+    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        if r.segment.is_some_and(|(_, total)| total > 1)
+            && r.limit.is_some()
+            && o.text == t.text
+            && o.capacity.is_some()
+            && t.capacity.is_some()
+        {
+            return Some(Explained {
+                why: SEGMENT_PAGES,
+                same_state: true,
+            });
+        }
+    }
+    if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        if updated_list_path_explains(u, o, t) {
+            return Some(Explained {
+                why: UPDATED_LIST_PATH,
                 same_state: true,
             });
         }
@@ -503,4 +565,93 @@ fn bad_operand_literal(c: &Condition) -> bool {
         Condition::Not(c) => bad_operand_literal(c),
         _ => false,
     }
+}
+
+/// True when dynoxide's TransactGetItems answer is MemoryStore's with the key added to every
+/// projected item (or absent where MemoryStore's projected item is empty), and equal elsewhere.
+fn transact_get_projection_explains(
+    r: &dyno_core::store::TransactGetRequest,
+    ours: &Outcome,
+    theirs: &Outcome,
+) -> bool {
+    let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) else {
+        return false;
+    };
+    let (Some(o_parts), Some(t_parts)) =
+        (o.text.strip_prefix("ok | "), t.text.strip_prefix("ok | "))
+    else {
+        return false;
+    };
+    let (o_parts, t_parts): (Vec<&str>, Vec<&str>) = (
+        o_parts.split(" | ").collect(),
+        t_parts.split(" | ").collect(),
+    );
+    if o_parts.len() != r.gets.len() || t_parts.len() != r.gets.len() {
+        return false;
+    }
+    let mut items = o.items.iter();
+    r.gets
+        .iter()
+        .zip(o_parts.iter().zip(&t_parts))
+        .all(|(g, (ours, theirs))| {
+            let item = (*ours != "absent").then(|| items.next()).flatten();
+            if ours == theirs {
+                return true;
+            }
+            match (&g.projection, item) {
+                (Some(_), Some(item)) if item.is_empty() => *theirs == "absent",
+                (Some(_), Some(item)) => {
+                    // The key as the item holds it: a number key may be written otherwise in
+                    // the request (`1.0` for `1`), and dynoxide answers the stored form.
+                    let mut with_key: Item = (**item).clone();
+                    for (name, value) in &g.key {
+                        let value = match value {
+                            AttributeValue::N(x) => AttributeValue::N(
+                                x.parse::<f64>().map_or(x.clone(), |f| f.to_string()),
+                            ),
+                            other => other.clone(),
+                        };
+                        with_key.entry(name.clone()).or_insert(value);
+                    }
+                    *theirs == canon_item(&with_key)
+                }
+                _ => false,
+            }
+        })
+}
+
+/// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs a list
+/// element: MemoryStore's value of that attribute holds the element alone, dynoxide's the whole
+/// list; every other attribute agrees.
+fn updated_list_path_explains(
+    u: &dyno_core::store::UpdateRequest,
+    o: &Response,
+    t: &Response,
+) -> bool {
+    if !matches!(
+        u.return_values,
+        ReturnValues::UpdatedOld | ReturnValues::UpdatedNew
+    ) {
+        return false;
+    }
+    let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
+        return false;
+    };
+    let list_elements: Vec<&str> = u
+        .update
+        .set
+        .iter()
+        .filter(|(p, _)| matches!(p.0.get(1), Some(PathElement::Index(_))))
+        .filter_map(|(p, _)| p.top())
+        .collect();
+    !list_elements.is_empty()
+        && ours.len() == theirs.len()
+        && ours.iter().all(|(name, value)| match theirs.get(name) {
+            Some(AttributeValue::L(whole)) if list_elements.contains(&name.as_str()) => {
+                matches!(value, AttributeValue::L(part)
+                    if part.len() < whole.len() && part.iter().all(|e| whole.contains(e)))
+            }
+            Some(other) => other == value,
+            None => false,
+        })
 }

@@ -121,7 +121,21 @@ impl Engines {
             if agree(&ours, &theirs) {
                 continue;
             }
-            if let Some(explained) = (self.explain)(op, &ours, &theirs) {
+            let explained = (self.explain)(op, &ours, &theirs);
+            if dump() {
+                eprintln!(
+                    "differential: {} at step {step}: {op:?}\n  subject:   {:?}\n  reference: {:?}",
+                    explained.as_ref().map_or("UNEXPLAINED", |e| e.why),
+                    ours.iter()
+                        .map(|r| (&r.text, r.capacity))
+                        .collect::<Vec<_>>(),
+                    theirs
+                        .iter()
+                        .map(|r| (&r.text, r.capacity))
+                        .collect::<Vec<_>>(),
+                );
+            }
+            if let Some(explained) = explained {
                 *report.explained.entry(explained.why).or_default() += 1;
                 let failed = |o: &Outcome| o.iter().all(|r| r.text.starts_with("err "));
                 let unchanged = explained.same_state || (failed(&ours) && failed(&theirs));
@@ -281,7 +295,10 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
                         None => text.push_str("absent"),
                     }
                 }
-                plain(text)
+                Response {
+                    items: out.items.into_iter().flatten().collect(),
+                    ..plain(text)
+                }
             }
             Err(e) => plain(error(&e)),
         }],
@@ -299,6 +316,12 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
             }
         }],
     }
+}
+
+/// `DYNO_DIFF_DUMP=1`: print every disagreement met (explained or not) with both responses.
+fn dump() -> bool {
+    static DUMP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DUMP.get_or_init(|| std::env::var("DYNO_DIFF_DUMP").is_ok_and(|v| v == "1"))
 }
 
 /// Every segment of a scan, each paged to its end, as one response: the items of every page
@@ -364,7 +387,7 @@ fn write(result: Result<WriteOutput, Error>) -> Response {
                 out.attributes.as_ref().map_or("-".into(), canon_item)
             ),
             capacity: out.consumed_capacity,
-            items: Vec::new(),
+            items: out.attributes.map(Arc::new).into_iter().collect(),
             reasons: Vec::new(),
         },
         Err(e) => plain(error(&e)),

@@ -67,12 +67,71 @@ pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bo
     Ok(condition::eval(cond, item))
 }
 
-/// The validation half of [`eval_condition`], for a request that may evaluate the condition on
-/// no item at all (a Query or Scan whose FilterExpression meets an empty page): DynamoDB
-/// rejects an invalid expression whether or not it gets to evaluate it.
-#[allow(dead_code)] // offered to the engine's Query and Scan
+/// The validation half of [`eval_condition`]: DynamoDB rejects an invalid expression before it
+/// looks at the table, whether or not it gets to evaluate it (a Query or Scan whose
+/// FilterExpression meets an empty page, a write whose item is absent).
 pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
     condition::check(cond)
+}
+
+/// That every literal value of an update and a condition is a valid value (numbers in range,
+/// sets not empty and without duplicates...): DynamoDB checks its ExpressionAttributeValues as
+/// it reads the request.
+pub(crate) fn check_literals(update: Option<&Update>, condition: Option<&Condition>) -> Result<()> {
+    fn operand(o: &crate::expr::UpdateOperand) -> Result<()> {
+        use crate::expr::UpdateOperand as U;
+        match o {
+            U::Path(_) => Ok(()),
+            U::Value(v) => validate_value(v, "expression value").map(drop),
+            U::IfNotExists(_, d) => operand(d),
+            U::ListAppend(a, b) => operand(a).and_then(|()| operand(b)),
+        }
+    }
+    fn condition_values(c: &Condition) -> Result<()> {
+        use crate::expr::Operand as O;
+        let value = |o: &O| match o {
+            O::Value(v) => validate_value(v, "expression value").map(drop),
+            O::Path(_) | O::Size(_) => Ok(()),
+        };
+        match c {
+            Condition::Compare(a, _, b) => value(a).and_then(|()| value(b)),
+            Condition::Between(a, b, d) => value(a).and(value(b)).and(value(d)),
+            Condition::In(a, list) => value(a).and(list.iter().try_for_each(value)),
+            Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
+            Condition::AttributeExists(_)
+            | Condition::AttributeNotExists(_)
+            | Condition::AttributeType(..) => Ok(()),
+            Condition::And(cs) | Condition::Or(cs) => cs.iter().try_for_each(condition_values),
+            Condition::Not(c) => condition_values(c),
+        }
+    }
+    if let Some(update) = update {
+        for (_, set) in &update.set {
+            match set {
+                crate::expr::SetValue::Operand(o) => operand(o)?,
+                crate::expr::SetValue::Plus(a, b) | crate::expr::SetValue::Minus(a, b) => {
+                    operand(a)?;
+                    operand(b)?;
+                }
+            }
+        }
+        for (_, v) in update.add.iter().chain(&update.delete) {
+            validate_value(v, "expression value")?;
+        }
+    }
+    condition.map_or(Ok(()), condition_values)
+}
+
+/// That no two paths of an update overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`).
+pub(crate) fn check_update_overlap(update: &Update) -> Result<()> {
+    let paths: Vec<&Path> = update.paths().collect();
+    check_disjoint(paths.iter().copied(), "UpdateExpression")
+}
+
+/// The validation half of [`apply_update`] that needs no schema: paths, literal operands, no
+/// overlapping paths. DynamoDB makes these checks before it looks at the table.
+pub(crate) fn check_update(update: &Update) -> Result<()> {
+    update::check(update)
 }
 
 /// Applies an update to `item` (the existing item, or the key alone when creating). Returns the

@@ -13,6 +13,8 @@ mod read;
 mod txn;
 
 #[cfg(test)]
+mod differential_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::HashMap;
@@ -291,6 +293,21 @@ fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
     })
 }
 
+/// The checks DynamoDB makes on a request's expressions before it looks at the table: the update
+/// (paths, literal operands, overlaps), then the condition or filter (operand types, paths).
+fn check_expressions(
+    update: Option<&crate::expr::Update>,
+    condition: Option<&Condition>,
+) -> Result<()> {
+    if let Some(update) = update {
+        eval::check_update(update)?;
+    }
+    if let Some(condition) = condition {
+        eval::check_condition(condition)?;
+    }
+    Ok(())
+}
+
 /// Evaluates a write's condition on the current item.
 fn check_condition(
     condition: Option<&Condition>,
@@ -406,6 +423,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
+        check_expressions(None, request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item)?;
@@ -429,6 +447,7 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+        check_expressions(Some(&request.update), request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -466,6 +485,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
+        check_expressions(None, request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -489,6 +509,8 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
+        check_expressions(None, request.filter.as_ref())?;
+        read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
         let now = self.now();
@@ -501,6 +523,8 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
+        check_expressions(None, request.filter.as_ref())?;
+        read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();

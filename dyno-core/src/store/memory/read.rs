@@ -138,6 +138,17 @@ fn normalized(value: &AttributeValue) -> Result<AttributeValue> {
     })
 }
 
+/// Checks `Select` against the projection, as DynamoDB does before it looks the table up:
+/// a count (`Select = COUNT`) returns no attributes, so it cannot name any.
+pub(super) fn validate_select(count_only: bool, projection: Option<&[Path]>) -> Result<()> {
+    if count_only && projection.is_some() {
+        return Err(Error::validation(
+            "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count",
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a projection as DynamoDB does: not empty, no two overlapping paths.
 pub(super) fn validate_projection(paths: Option<&[Path]>) -> Result<()> {
     let Some(paths) = paths else { return Ok(()) };

@@ -34,6 +34,29 @@ fn check_count(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// An empty string or binary key value fails a transaction as a request (DynamoDB's
+/// ValidationException), where other invalid keys are the action's cancellation reason.
+fn refuse_empty_key(schema: &super::keys::Schema, item: &crate::value::Item) -> Result<()> {
+    let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
+    for (attr, partition) in key_attrs {
+        match item.get(&attr.name) {
+            Some(v @ crate::value::AttributeValue::S(s)) if s.is_empty() => {
+                super::keys::checked_key_bytes(attr, v, partition)?;
+            }
+            Some(v @ crate::value::AttributeValue::B(b)) if b.as_ref().is_empty() => {
+                super::keys::checked_key_bytes(attr, v, partition)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A transaction, of reads or of writes, touches each item once.
+fn one_action_per_item() -> Error {
+    Error::validation("Transaction request cannot include multiple operations on one item")
+}
+
 pub(super) fn transact_get(
     store: &MemoryStore,
     request: TransactGetRequest,
@@ -45,8 +68,12 @@ pub(super) fn transact_get(
     for g in &request.gets {
         let t = position(&tables, &g.table);
         read::validate_projection(g.projection.as_deref())?;
+        refuse_empty_key(&tables[t].1.schema, &g.key)?;
         match tables[t].1.schema.key(&g.key) {
             Ok((pk, sk)) => {
+                if located.contains(&(t, pk.clone(), sk.clone())) {
+                    return Err(one_action_per_item());
+                }
                 reasons.push(CancellationReason::code(Some("None")));
                 located.push((t, pk, sk));
             }
@@ -99,6 +126,25 @@ struct Planned {
 
 pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest) -> Result<()> {
     check_count(request.actions.len())?;
+    // Invalid literal values and overlapping update paths fail the whole request, as DynamoDB
+    // reports them: a validation error of the request, not a cancellation reason of its action
+    // (the other expression errors are the action's ValidationError).
+    for action in &request.actions {
+        let (update, condition) = match action {
+            TransactWriteItem::Put { condition, .. }
+            | TransactWriteItem::Delete { condition, .. } => (None, condition.as_ref()),
+            TransactWriteItem::Update {
+                update, condition, ..
+            } => (Some(update), condition.as_ref()),
+            TransactWriteItem::ConditionCheck { condition, .. } => (None, Some(condition)),
+        };
+        eval::check_literals(update, condition)?;
+    }
+    for action in &request.actions {
+        if let TransactWriteItem::Update { update, .. } = action {
+            eval::check_update_overlap(update)?;
+        }
+    }
     // Tokens are checked and recorded under one lock held across the transaction, so two
     // concurrent retries with one token apply once. Lock order: tokens, then tables by name.
     let mut tokens = request
@@ -127,16 +173,19 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     let tables = store.tables_in_order(request.actions.iter().map(TransactWriteItem::table))?;
     let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
         HashSet::with_capacity(request.actions.len());
-    let mut planned = Vec::with_capacity(request.actions.len());
     // An action whose key does not fit its table is a user error DynamoDB reports as that
     // action's ValidationError reason (after the request-wide checks), not as a
-    // ValidationException of the whole request.
-    let mut key_reasons = Vec::with_capacity(request.actions.len());
+    // ValidationException of the whole request; the other actions' conditions are still
+    // evaluated, so their reasons stand beside it (dynoxide: `[ConditionalCheckFailed,
+    // ValidationError]`).
+    let mut planned: Vec<std::result::Result<Planned, CancellationReason>> =
+        Vec::with_capacity(request.actions.len());
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
+                refuse_empty_key(schema, item)?;
                 prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
@@ -145,40 +194,32 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                         "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
                     ));
                 }
+                refuse_empty_key(schema, key)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
             TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => {
+                refuse_empty_key(schema, key)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
         };
         let (pk, sk, put) = match keyed {
-            Ok(keyed) => {
-                key_reasons.push(CancellationReason::code(Some("None")));
-                keyed
-            }
+            Ok(keyed) => keyed,
             Err(e) => {
-                key_reasons.push(validation_reason(e)?);
+                planned.push(Err(validation_reason(e)?));
                 continue;
             }
         };
         if !seen.insert((t, pk.clone(), sk.clone())) {
-            return Err(Error::validation(
-                "Transaction request cannot include multiple operations on one item",
-            ));
+            return Err(one_action_per_item());
         }
-        planned.push(Planned {
+        planned.push(Ok(Planned {
             table: t,
             pk,
             sk,
             action: action.clone(),
             put,
-        });
-    }
-    if planned.len() < request.actions.len() {
-        return Err(Error::TransactionCanceled {
-            reasons: key_reasons,
-        });
+        }));
     }
 
     let mut guards: Vec<_> = tables.iter().map(|(_, t)| write_lock(&t.data)).collect();
@@ -190,6 +231,14 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> = Vec::new();
     let mut failed = false;
     for p in planned {
+        let p = match p {
+            Ok(p) => p,
+            Err(reason) => {
+                failed = true;
+                reasons.push(reason);
+                continue;
+            }
+        };
         let schema = &tables[p.table].1.schema;
         let old: Option<SharedItem> = guards[p.table]
             .get(&p.pk, &p.sk)

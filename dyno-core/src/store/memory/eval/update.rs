@@ -11,9 +11,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use super::number::{Decimal, NumberError};
-use super::{
-    check_disjoint, check_path, display_path, resolve, resolve_elements, type_name, validate_value,
-};
+use super::{check_path, display_path, resolve, resolve_elements, type_name, validate_value};
 use crate::error::{Error, Result};
 use crate::expr::{Path, PathElement, SetValue, Update, UpdateOperand};
 use crate::value::{AttributeValue, Item};
@@ -27,10 +25,8 @@ pub(super) fn apply(
     item: &mut Item,
     exists: bool,
 ) -> Result<Vec<String>> {
+    check(update)?;
     let paths: Vec<&Path> = update.paths().collect();
-    for path in &paths {
-        check_path(path, EXPRESSION)?;
-    }
     if let Some(key) = paths
         .iter()
         .filter_map(|p| p.top())
@@ -39,10 +35,6 @@ pub(super) fn apply(
         return Err(Error::validation(format!(
             "One or more parameter values were invalid: Cannot update attribute {key}. This attribute is part of the key"
         )));
-    }
-    check_disjoint(paths.iter().copied(), EXPRESSION)?;
-    for (_, value) in &update.set {
-        check_set_value(value)?;
     }
 
     // Everything is computed from the original item before anything is written.
@@ -97,35 +89,86 @@ pub(super) fn apply(
     Ok(touched)
 }
 
-/// Static checks of a SET value: operand paths are valid, literals are valid values, and
-/// `list_append` is not an argument of another function (DynamoDB refuses
-/// `list_append(list_append(..), ..)`).
+/// Checks an update as DynamoDB does before it looks at the table or the item, in its order:
+/// every path, the literal operands of ADD and DELETE (a number or a set, a set), those of SET
+/// (`+` and `-` take numbers, `list_append` lists), then that no two paths overlap. That the
+/// update leaves the key alone needs the table's schema: [`apply`] checks it.
+pub(super) fn check(update: &Update) -> Result<()> {
+    for path in update.paths() {
+        check_path(path, EXPRESSION)?;
+    }
+    for (_, value) in &update.add {
+        if !matches!(
+            value,
+            AttributeValue::N(_)
+                | AttributeValue::Ss(_)
+                | AttributeValue::Ns(_)
+                | AttributeValue::Bs(_)
+        ) {
+            return Err(incorrect_action_operand("ADD", value));
+        }
+        validate_value(value, "expression value")?;
+    }
+    for (_, value) in &update.delete {
+        if !matches!(
+            value,
+            AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
+        ) {
+            return Err(incorrect_action_operand("DELETE", value));
+        }
+        validate_value(value, "expression value")?;
+    }
+    for (_, value) in &update.set {
+        check_set_value(value)?;
+    }
+    super::check_update_overlap(update)
+}
+
+/// Static checks of a SET value: operand paths are valid, literals are valid values of a type
+/// their operator takes (`+` and `-` numbers, `list_append` lists). Functions nest
+/// (`list_append(if_not_exists(l, :empty), :v)`, `list_append(list_append(a, b), c)`), as the
+/// UpdateExpression grammar's `operand ::= path | function` allows.
 fn check_set_value(value: &SetValue) -> Result<()> {
     match value {
-        SetValue::Operand(op) => check_operand(op, false),
-        SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
-            check_operand(a, false)?;
-            check_operand(b, false)
+        SetValue::Operand(op) => check_operand(op, None),
+        SetValue::Plus(a, b) => {
+            check_operand(a, Some("+"))?;
+            check_operand(b, Some("+"))
+        }
+        SetValue::Minus(a, b) => {
+            check_operand(a, Some("-"))?;
+            check_operand(b, Some("-"))
         }
     }
 }
 
-fn check_operand(op: &UpdateOperand, in_function: bool) -> Result<()> {
+/// `arithmetic`: the operator (`+`, `-`) whose operand this is, which takes numbers.
+fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
-        UpdateOperand::Value(v) => validate_value(v, "expression value").map(drop),
+        UpdateOperand::Value(v) => {
+            validate_value(v, "expression value")?;
+            match (arithmetic, v) {
+                (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
+                    Err(incorrect_operand(symbol, v))
+                }
+                _ => Ok(()),
+            }
+        }
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
-            check_operand(default, true)
+            check_operand(default, None)
         }
         UpdateOperand::ListAppend(a, b) => {
-            if in_function {
-                return Err(Error::validation(
-                    "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append",
-                ));
+            for operand in [a, b] {
+                if let UpdateOperand::Value(v) = &**operand {
+                    if !matches!(v, AttributeValue::L(_)) {
+                        return Err(incorrect_operand("list_append", v));
+                    }
+                }
             }
-            check_operand(a, true)?;
-            check_operand(b, true)
+            check_operand(a, None)?;
+            check_operand(b, None)
         }
     }
 }
@@ -177,16 +220,8 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
 }
 
 /// The value an ADD action writes: a sum, a union, or the operand itself on a missing attribute.
+/// The operand's type was checked by [`check`].
 fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValue> {
-    if !matches!(
-        value,
-        AttributeValue::N(_)
-            | AttributeValue::Ss(_)
-            | AttributeValue::Ns(_)
-            | AttributeValue::Bs(_)
-    ) {
-        return Err(incorrect_action_operand("ADD", value));
-    }
     let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(value);
@@ -222,13 +257,8 @@ enum Deleted {
     Nothing,
 }
 
+/// The operand's type was checked by [`check`].
 fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
-    if !matches!(
-        value,
-        AttributeValue::Ss(_) | AttributeValue::Ns(_) | AttributeValue::Bs(_)
-    ) {
-        return Err(incorrect_action_operand("DELETE", value));
-    }
     let value = validate_value(value, "expression value")?;
     let Some(existing) = resolve(item, path) else {
         return Ok(Deleted::Nothing);
@@ -967,12 +997,11 @@ mod tests {
             fails(&it, &sets(vec![set("a", append(at("missing"), at("a")))]))
                 .contains("does not exist")
         );
-        let nested = UpdateOperand::ListAppend(Box::new(val(l(vec![]))), Box::new(val(l(vec![]))));
-        let err = fails(&it, &sets(vec![set("a", append(nested, at("a")))]));
-        assert!(
-            err.contains("not allowed to be used this way in an expression; function: list_append"),
-            "{err}"
-        );
+        // Functions nest: list_append(list_append([], [n]), a).
+        let nested =
+            UpdateOperand::ListAppend(Box::new(val(l(vec![]))), Box::new(val(l(vec![n("7")]))));
+        let got = run(&it, &sets(vec![set("a", append(nested, at("a")))])).unwrap();
+        assert_eq!(got["a"], l(vec![n("7"), s("hi"), n("2")]));
     }
 
     #[test]

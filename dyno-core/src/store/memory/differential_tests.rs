@@ -1,0 +1,339 @@
+//! Regressions found by differential testing against dynoxide (tests/tests/differential.rs):
+//! each test is the shrunk sequence that showed a disagreement, reduced to what MemoryStore must
+//! answer.
+
+use futures::executor::block_on;
+
+use super::*;
+use crate::expr::{KeyCondition, Path};
+use crate::value::AttributeValue;
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn store() -> MemoryStore {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&TableDef::new("main", "PK", Some("SK")))).unwrap();
+    store
+}
+
+fn validation(result: Result<Page>) -> String {
+    match result {
+        Err(Error::Validation { message }) => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+/// `Select = COUNT` with a ProjectionExpression is refused by Query and Scan, before the table
+/// is looked up (a count returns no attribute to project).
+#[test]
+fn a_count_cannot_name_a_projection() {
+    let store = store();
+    let message = "1 validation error detected: Cannot specify the ProjectionExpression when choosing to get only the Count";
+    let mut query = QueryRequest::new("main", None, KeyCondition::partition("PK", s("P0")));
+    query.count_only = true;
+    query.projection = Some(vec![Path::attr("a")]);
+    assert_eq!(validation(block_on(store.query(query.clone()))), message);
+    query.table = "missing".into();
+    assert_eq!(validation(block_on(store.query(query))), message);
+    let scan = ScanRequest {
+        table: "main".into(),
+        count_only: true,
+        projection: Some(vec![Path::attr("a")]),
+        ..ScanRequest::default()
+    };
+    assert_eq!(validation(block_on(store.scan(scan))), message);
+    // A count alone, and a projection alone, stay fine.
+    let mut count = QueryRequest::new("main", None, KeyCondition::partition("PK", s("P0")));
+    count.count_only = true;
+    assert_eq!(block_on(store.query(count)).unwrap().count, 0);
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+fn key() -> Item {
+    Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s("a"))])
+}
+
+fn message(result: Result<impl std::fmt::Debug>) -> String {
+    match result {
+        Err(Error::Validation { message }) => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    }
+}
+
+/// An invalid update expression is refused before the table, the key or the condition is looked
+/// at: a failing condition, a missing table or a wrong key do not hide it.
+#[test]
+fn an_invalid_update_is_refused_before_the_item_is_read() {
+    let store = store();
+    let add_string = crate::expr::Update {
+        add: vec![(Path::attr("n"), s("x"))],
+        ..Default::default()
+    };
+    let expected = "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ADD, operand type: STRING, typeSet: ALLOWED_FOR_ADD_OPERAND";
+    let request = UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: add_string,
+        // Fails on the absent item.
+        condition: Some(Condition::exists("PK")),
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    assert_eq!(
+        message(block_on(store.update_item(request.clone()))),
+        expected
+    );
+    let missing = UpdateRequest {
+        table: "missing".into(),
+        ..request.clone()
+    };
+    assert_eq!(message(block_on(store.update_item(missing))), expected);
+    let wrong_key = UpdateRequest {
+        key: Item::from([("PK".to_owned(), s("P0"))]),
+        ..request.clone()
+    };
+    assert_eq!(message(block_on(store.update_item(wrong_key))), expected);
+    // `+` takes numbers, `list_append` lists: a literal of another type is refused up front too.
+    let plus_string = crate::expr::Update {
+        set: vec![(
+            Path::attr("n"),
+            crate::expr::SetValue::Plus(
+                crate::expr::UpdateOperand::Path(Path::attr("n")),
+                crate::expr::UpdateOperand::Value(s("x")),
+            ),
+        )],
+        ..Default::default()
+    };
+    let plus = UpdateRequest {
+        update: plus_string,
+        ..request.clone()
+    };
+    assert!(message(block_on(store.update_item(plus)))
+        .ends_with("operator or function: +, operand type: S"));
+    // Overlapping paths, before the key-attribute check that needs the schema.
+    let overlap = crate::expr::Update {
+        set: vec![(Path::attr("SK"), crate::expr::SetValue::value(n("1")))],
+        remove: vec![Path::attr("m"), Path::attr("m").key("k")],
+        ..Default::default()
+    };
+    let overlap = UpdateRequest {
+        update: overlap,
+        condition: None,
+        ..request
+    };
+    assert!(message(block_on(store.update_item(overlap))).contains("Two document paths overlap"));
+    assert!(block_on(store.get_item(GetRequest::new("main", key())))
+        .unwrap()
+        .item
+        .is_none());
+}
+
+/// A filter is validated even when no item reaches it.
+#[test]
+fn an_invalid_filter_is_refused_on_an_empty_partition() {
+    let store = store();
+    let mut query = QueryRequest::new("main", None, KeyCondition::partition("PK", s("P0")));
+    query.filter = Some(Condition::BeginsWith(
+        Path::attr("a"),
+        crate::expr::Operand::Value(n("1")),
+    ));
+    assert!(message(block_on(store.query(query.clone()))).contains("begins_with, operand type: N"));
+    let scan = ScanRequest {
+        table: "main".into(),
+        filter: query.filter,
+        ..ScanRequest::default()
+    };
+    assert!(message(block_on(store.scan(scan))).contains("begins_with, operand type: N"));
+}
+
+/// An invalid expression in one action fails the whole TransactWriteItems request with a
+/// validation error, not a cancellation reason, and writes nothing.
+#[test]
+fn an_invalid_expression_fails_a_transaction_as_a_request() {
+    let store = store();
+    let put = crate::store::TransactWriteItem::Put {
+        table: "main".into(),
+        item: key(),
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let overlapping = crate::store::TransactWriteItem::Update {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s("b"))]),
+        update: crate::expr::Update {
+            add: vec![(Path::attr("n"), n("1"))],
+            remove: vec![Path::attr("n")],
+            ..Default::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![put, overlapping],
+        client_request_token: None,
+    }));
+    assert!(message(result).contains("Two document paths overlap"));
+    assert!(block_on(store.get_item(GetRequest::new("main", key())))
+        .unwrap()
+        .item
+        .is_none());
+}
+
+/// TransactGetItems reads each item once, as TransactWriteItems writes it once.
+#[test]
+fn a_transactional_read_names_each_item_once() {
+    let store = store();
+    let get = crate::store::TransactGetItem {
+        table: "main".into(),
+        key: key(),
+        projection: None,
+    };
+    let result = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get.clone(), get],
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+}
+
+/// `if_not_exists(l, list_append(:a, :b))` is a valid SET value; `list_append` only refuses to
+/// take another `list_append` as an operand.
+#[test]
+fn list_append_may_be_the_default_of_if_not_exists() {
+    use crate::expr::{SetValue, UpdateOperand};
+    let store = store();
+    let list = |v: &str| UpdateOperand::Value(AttributeValue::L(vec![s(v)]));
+    let update = crate::expr::Update {
+        set: vec![(
+            Path::attr("l"),
+            SetValue::Operand(UpdateOperand::IfNotExists(
+                Path::attr("l"),
+                Box::new(UpdateOperand::ListAppend(
+                    Box::new(list("a")),
+                    Box::new(list("b")),
+                )),
+            )),
+        )],
+        ..Default::default()
+    };
+    let out = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition: None,
+        return_values: ReturnValues::AllNew,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    assert_eq!(
+        out.attributes.unwrap()["l"],
+        AttributeValue::L(vec![s("a"), s("b")])
+    );
+}
+
+/// TransactGetItems returns a projected item with its key, and no item at all when the
+/// projection matches none of its attributes.
+#[test]
+fn a_transactional_read_projects_with_the_key() {
+    let store = store();
+    let mut item = key();
+    item.insert("a".into(), s("x"));
+    item.insert("b".into(), s("y"));
+    block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    let get = |paths: Vec<Path>| crate::store::TransactGetItem {
+        table: "main".into(),
+        key: key(),
+        projection: Some(paths),
+    };
+    let out = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get(vec![Path::attr("a")])],
+    }))
+    .unwrap();
+    let mut expected = key();
+    expected.insert("a".into(), s("x"));
+    assert_eq!(out.items[0].as_deref(), Some(&expected));
+    let out = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get(vec![Path::attr("missing")])],
+    }))
+    .unwrap();
+    assert_eq!(out.items, vec![None]);
+}
+
+/// An invalid literal (here an empty set) fails a transaction as a request, before any
+/// condition is evaluated.
+#[test]
+fn an_invalid_literal_fails_a_transaction_as_a_request() {
+    let store = store();
+    let check = crate::store::TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let delete_empty = crate::store::TransactWriteItem::Update {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        update: crate::expr::Update {
+            delete: vec![(Path::attr("ss"), AttributeValue::Ss(vec![]))],
+            ..Default::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check, delete_empty],
+        client_request_token: None,
+    }));
+    assert!(message(result).contains("may not be empty"));
+}
+
+/// A key that does not match the schema is its action's ValidationError in a cancelled
+/// transaction (the other actions' reasons beside it); an empty key value fails the request.
+#[test]
+fn an_invalid_key_is_its_actions_cancellation_reason() {
+    let store = store();
+    let check = |key: Item| crate::store::TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key,
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let without_sort_key = Item::from([("PK".to_owned(), s("P0"))]);
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check(key()), check(without_sort_key)],
+        client_request_token: None,
+    }));
+    match result {
+        Err(Error::TransactionCanceled { reasons }) => {
+            let codes: Vec<_> = reasons.iter().map(|r| r.code.as_deref()).collect();
+            assert_eq!(
+                codes,
+                [Some("ConditionalCheckFailed"), Some("ValidationError")]
+            );
+            assert_eq!(
+                reasons[1].message.as_deref(),
+                Some("The provided key element does not match the schema")
+            );
+        }
+        other => panic!("expected a cancelled transaction, got {other:?}"),
+    }
+    let empty = Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(""))]);
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![check(key()), check(empty)],
+        client_request_token: None,
+    }));
+    assert!(message(result).contains("cannot contain an empty string value"));
+}
