@@ -237,10 +237,11 @@ fn list_append_may_be_the_default_of_if_not_exists() {
     );
 }
 
-/// TransactGetItems returns a projected item with its key, and no item at all when the
-/// projection matches none of its attributes.
+/// TransactGetItems returns the projected attributes alone (Get's ProjectionExpression names
+/// the attributes to retrieve), and an empty item when none of them exists: dynoxide's extra key
+/// attributes are its deviation (tests/tests/differential/deviations.rs).
 #[test]
-fn a_transactional_read_projects_with_the_key() {
+fn a_transactional_read_returns_the_projected_attributes() {
     let store = store();
     let mut item = key();
     item.insert("a".into(), s("x"));
@@ -262,14 +263,152 @@ fn a_transactional_read_projects_with_the_key() {
         gets: vec![get(vec![Path::attr("a")])],
     }))
     .unwrap();
-    let mut expected = key();
-    expected.insert("a".into(), s("x"));
+    let expected = Item::from([("a".to_owned(), s("x"))]);
     assert_eq!(out.items[0].as_deref(), Some(&expected));
     let out = block_on(store.transact_get(crate::store::TransactGetRequest {
         gets: vec![get(vec![Path::attr("missing")])],
     }))
     .unwrap();
-    assert_eq!(out.items, vec![None]);
+    assert_eq!(out.items[0].as_deref(), Some(&Item::new()));
+}
+
+fn codes(result: Result<impl std::fmt::Debug>) -> Vec<Option<String>> {
+    match result {
+        Err(Error::TransactionCanceled { reasons }) => {
+            reasons.into_iter().map(|r| r.code).collect()
+        }
+        other => panic!("expected a cancelled transaction, got {other:?}"),
+    }
+}
+
+/// An empty key value in TransactGetItems is its read's ValidationError (the transaction is
+/// cancelled with a reason per read), not a ValidationException of the request as in
+/// TransactWriteItems (dynoxide).
+#[test]
+fn an_empty_key_is_a_transactional_reads_reason() {
+    let store = store();
+    let empty = Item::from([("PK".to_owned(), s("")), ("SK".to_owned(), s("a"))]);
+    let get = |key: Item| crate::store::TransactGetItem {
+        table: "main".into(),
+        key,
+        projection: None,
+    };
+    let result = block_on(store.transact_get(crate::store::TransactGetRequest {
+        gets: vec![get(key()), get(empty)],
+    }));
+    assert_eq!(
+        codes(result),
+        [Some("None".to_owned()), Some("ValidationError".to_owned())]
+    );
+}
+
+/// Two actions on one item are refused even when one of them is otherwise invalid (here a put
+/// whose index key is empty); an empty index key value in a put refuses the whole transaction.
+#[test]
+fn one_item_twice_is_refused_before_the_actions_are_validated() {
+    let store = MemoryStore::new();
+    let def = TableDef::new("main", "PK", Some("SK"))
+        .global_index(crate::table::IndexDef::new("GSI1", "GPK", None));
+    block_on(store.create_table(&def)).unwrap();
+    let delete = crate::store::TransactWriteItem::Delete {
+        table: "main".into(),
+        key: key(),
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let mut item = key();
+    item.insert("GPK".into(), AttributeValue::N("x".into()));
+    let put = |item: Item| crate::store::TransactWriteItem::Put {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![delete, put(item)],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+    let mut item = Item::from([("PK".to_owned(), s("P9")), ("SK".to_owned(), s("a"))]);
+    item.insert("GPK".into(), s(""));
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![put(item)],
+        client_request_token: None,
+    }));
+    assert!(
+        message(result).contains("A value specified for a secondary index key is not supported")
+    );
+}
+
+/// Where a SET writes is checked before its value is computed: a path through a missing parent
+/// is named before an overflowing sum.
+#[test]
+fn an_invalid_update_path_is_named_before_an_overflow() {
+    let store = store();
+    let huge = AttributeValue::N("9.9999999999999999999999999999999999999E+125".into());
+    let result = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: crate::expr::Update {
+            set: vec![(
+                Path::attr("missing").key("x"),
+                crate::expr::SetValue::Plus(
+                    crate::expr::UpdateOperand::Value(huge.clone()),
+                    crate::expr::UpdateOperand::Value(huge),
+                ),
+            )],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }));
+    assert!(message(result)
+        .starts_with("The document path provided in the update expression is invalid for update"),);
+}
+
+/// A sort key condition's own checks (operand types, BETWEEN's bounds) come before the index's
+/// (ConsistentRead on a GSI) and the schema's (type, empty values).
+#[test]
+fn a_key_conditions_own_checks_come_first() {
+    let store = MemoryStore::new();
+    let def = TableDef::new("main", "PK", Some("SK")).global_index(crate::table::IndexDef::new(
+        "GSI1",
+        "GPK",
+        Some("GSK"),
+    ));
+    block_on(store.create_table(&def)).unwrap();
+    let query = |sort: crate::expr::SortCondition, consistent: bool| {
+        let mut q = QueryRequest::new(
+            "main",
+            Some("GSI1"),
+            KeyCondition::partition("GPK", s("g")).sort("GSK", sort),
+        );
+        q.consistent_read = consistent;
+        validation(block_on(store.query(q)))
+    };
+    use crate::expr::SortCondition as C;
+    assert_eq!(
+        query(C::Between(AttributeValue::Bool(true), AttributeValue::Bool(false)), true),
+        "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL"
+    );
+    assert_eq!(
+        query(C::Lt(AttributeValue::Null(true)), true),
+        "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: NULL"
+    );
+    assert!(
+        query(C::Between(s("a"), AttributeValue::N("1".into())), true)
+            .contains("requires same data type for lower and upper bounds")
+    );
+    assert!(query(C::Between(s("b"), s("")), false)
+        .contains("requires upper bound to be greater than or equal to lower bound"));
+    assert_eq!(
+        query(C::Eq(s("a")), true),
+        "Consistent reads are not supported on global secondary indexes"
+    );
 }
 
 /// An invalid literal (here an empty set) fails a transaction as a request, before any

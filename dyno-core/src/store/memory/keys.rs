@@ -635,7 +635,9 @@ pub(super) fn checked_key_bytes(
     Ok(bytes)
 }
 
-fn index_key_part(
+/// The bytes of a secondary index key value, or `None` when the item has none: its type, its
+/// emptiness (worded for a put or for an update) and DynamoDB's size limits checked.
+pub(super) fn index_key_part(
     index: &IndexSchema,
     attr: &KeyAttribute,
     value: Option<&AttributeValue>,

@@ -251,6 +251,9 @@ pub(super) struct QueryPlan<'a> {
 
 /// Validates a query against the schema.
 pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<QueryPlan<'a>> {
+    if let Some((_, cond)) = &req.key_condition.sort {
+        check_sort_condition(cond)?;
+    }
     let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
     validate_limit(req.limit)?;
     validate_projection(req.projection.as_deref())?;
@@ -359,6 +362,63 @@ fn key_condition_value(
     keys::checked_key_bytes(attr, &normalized(value)?, partition)
 }
 
+/// The checks of a sort key condition that need no schema, which DynamoDB makes first (before
+/// the index, ConsistentRead and the key's type; dynoxide agrees): the comparisons and BETWEEN
+/// take strings, numbers and binaries, `begins_with` strings and binaries; BETWEEN's bounds are
+/// of one type and in order.
+fn check_sort_condition(cond: &SortCondition) -> Result<()> {
+    let operand_type = |op: &str, v: &AttributeValue, allowed: bool| {
+        if allowed {
+            Ok(())
+        } else {
+            Err(Error::validation(format!(
+                "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: {op}, operand type: {}",
+                type_name(v)
+            )))
+        }
+    };
+    let ordered = |v: &AttributeValue| {
+        matches!(
+            v,
+            AttributeValue::S(_) | AttributeValue::N(_) | AttributeValue::B(_)
+        )
+    };
+    match cond {
+        // `=` leaves the type to the schema check.
+        SortCondition::Eq(_) => Ok(()),
+        SortCondition::Lt(v) => operand_type("<", v, ordered(v)),
+        SortCondition::Le(v) => operand_type("<=", v, ordered(v)),
+        SortCondition::Gt(v) => operand_type(">", v, ordered(v)),
+        SortCondition::Ge(v) => operand_type(">=", v, ordered(v)),
+        SortCondition::BeginsWith(v) => operand_type(
+            "begins_with",
+            v,
+            matches!(v, AttributeValue::S(_) | AttributeValue::B(_)),
+        ),
+        SortCondition::Between(a, b) => {
+            operand_type("BETWEEN", a, ordered(a))?;
+            operand_type("BETWEEN", b, ordered(b))?;
+            if std::mem::discriminant(a) != std::mem::discriminant(b) {
+                return Err(Error::validation(format!(
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
+                    bound(a),
+                    bound(b)
+                )));
+            }
+            match (keys::encode_value(a), keys::encode_value(b)) {
+                (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
+                    bound(a),
+                    bound(b)
+                ))),
+                // An invalid number is the schema check's to name.
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// The key range of a sort key condition that [`check_sort_condition`] accepted.
 fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
     let v = |value: &AttributeValue| key_condition_value(sk, value, false);
     use Bound::{Excluded, Included, Unbounded};
@@ -388,20 +448,13 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
         },
         SortCondition::Between(a, b) => {
             let (lo, hi) = (v(a)?, v(b)?);
-            if lo > hi {
-                return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
-                    bound(a),
-                    bound(b)
-                )));
-            }
             SortRange {
                 lower: Included(lo),
                 upper: Included(hi),
             }
         }
         SortCondition::BeginsWith(p) => {
-            if matches!(p, AttributeValue::N(_)) || sk.ty == crate::table::ScalarType::N {
+            if sk.ty == crate::table::ScalarType::N {
                 return Err(Error::validation(format!(
                     "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: {}",
                     type_name(p)

@@ -34,22 +34,52 @@ fn check_count(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// An empty string or binary key value fails a transaction as a request (DynamoDB's
-/// ValidationException), where other invalid keys are the action's cancellation reason.
-fn refuse_empty_key(schema: &super::keys::Schema, item: &crate::value::Item) -> Result<()> {
+/// An empty string or binary key value fails a write transaction as a request (DynamoDB's
+/// ValidationException), where other invalid keys are the action's cancellation reason; in a
+/// Put, an empty value of a secondary index key too (dynoxide answers both so). TransactGetItems
+/// answers an empty key as its action's reason instead.
+fn refuse_empty_key(
+    schema: &super::keys::Schema,
+    item: &crate::value::Item,
+    put: bool,
+) -> Result<()> {
+    let is_empty = |v: &crate::value::AttributeValue| match v {
+        crate::value::AttributeValue::S(s) => s.is_empty(),
+        crate::value::AttributeValue::B(b) => b.as_ref().is_empty(),
+        _ => false,
+    };
     let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
     for (attr, partition) in key_attrs {
-        match item.get(&attr.name) {
-            Some(v @ crate::value::AttributeValue::S(s)) if s.is_empty() => {
-                super::keys::checked_key_bytes(attr, v, partition)?;
+        if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
+            super::keys::checked_key_bytes(attr, v, partition)?;
+        }
+    }
+    if put {
+        for index in &schema.indexes {
+            let attrs =
+                std::iter::once((&index.pk, true)).chain(index.sk.iter().map(|sk| (sk, false)));
+            for (attr, partition) in attrs {
+                if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
+                    super::keys::index_key_part(index, attr, Some(v), partition, false)?;
+                }
             }
-            Some(v @ crate::value::AttributeValue::B(b)) if b.as_ref().is_empty() => {
-                super::keys::checked_key_bytes(attr, v, partition)?;
-            }
-            _ => {}
         }
     }
     Ok(())
+}
+
+/// The table key an action names, when its key attributes alone make a valid key: two actions
+/// on one item are refused before anything else is said of either (dynoxide).
+fn named_key(
+    schema: &super::keys::Schema,
+    item: &crate::value::Item,
+) -> Option<(KeyBytes, KeyBytes)> {
+    let key: crate::value::Item = schema
+        .key_names()
+        .into_iter()
+        .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+        .collect();
+    schema.key(&key).ok()
 }
 
 /// A transaction, of reads or of writes, touches each item once.
@@ -68,7 +98,6 @@ pub(super) fn transact_get(
     for g in &request.gets {
         let t = position(&tables, &g.table);
         read::validate_projection(g.projection.as_deref())?;
-        refuse_empty_key(&tables[t].1.schema, &g.key)?;
         match tables[t].1.schema.key(&g.key) {
             Ok((pk, sk)) => {
                 if located.contains(&(t, pk.clone(), sk.clone())) {
@@ -183,9 +212,20 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
+        let named = match action {
+            TransactWriteItem::Put { item, .. } => item,
+            TransactWriteItem::Update { key, .. }
+            | TransactWriteItem::Delete { key, .. }
+            | TransactWriteItem::ConditionCheck { key, .. } => key,
+        };
+        if let Some((pk, sk)) = named_key(schema, named) {
+            if !seen.insert((t, pk, sk)) {
+                return Err(one_action_per_item());
+            }
+        }
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
-                refuse_empty_key(schema, item)?;
+                refuse_empty_key(schema, item, true)?;
                 prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
@@ -194,12 +234,12 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                         "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
                     ));
                 }
-                refuse_empty_key(schema, key)?;
+                refuse_empty_key(schema, key, false)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
             TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => {
-                refuse_empty_key(schema, key)?;
+                refuse_empty_key(schema, key, false)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
         };
@@ -210,9 +250,6 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                 continue;
             }
         };
-        if !seen.insert((t, pk.clone(), sk.clone())) {
-            return Err(one_action_per_item());
-        }
         planned.push(Ok(Planned {
             table: t,
             pk,

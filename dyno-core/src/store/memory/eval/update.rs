@@ -37,8 +37,14 @@ pub(super) fn apply(
         )));
     }
 
-    // Everything is computed from the original item before anything is written.
+    // Everything is computed from the original item before anything is written. Where each
+    // SET and ADD writes is checked first: a path through a missing or non-container parent is
+    // refused before any value is computed (dynoxide names it before an overflowing sum).
     let original: &Item = item;
+    let written = update.set.iter().map(|(p, _)| p);
+    for path in written.chain(update.add.iter().map(|(p, _)| p)) {
+        check_parent(original, path)?;
+    }
     let mut writes: Vec<(&Path, AttributeValue)> = Vec::new();
     let mut removals: Vec<&Path> = Vec::new();
     for (path, value) in &update.set {
@@ -53,9 +59,6 @@ pub(super) fn apply(
             Deleted::Emptied => removals.push(path),
             Deleted::Nothing => {}
         }
-    }
-    for path in &writes {
-        check_parent(original, path.0)?;
     }
     // On an item that did not exist there is nothing to remove or delete from, and DynamoDB
     // ignores such paths, nested ones included, instead of calling them invalid.
