@@ -128,6 +128,18 @@ pub const UPDATED_LIST_PATH: &str =
      as for a nested map path (API reference, UpdateItem, ReturnValues: only the updated \
      attributes); dynoxide returns the whole list";
 
+/// DynamoDB's answer to a DELETE action whose operand is not a set, as DynamoDB words it (an AWS
+/// SDK `DynamoDbException` quoted in public client code, and DynamoDB Local's type sets):
+/// "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: DELETE,
+/// operand type: STRING, typeSet: ALLOWED_FOR_DELETE_OPERAND". MemoryStore answers so; dynoxide
+/// names ADD's type set and prefixes "1 validation error detected: ". The API reference
+/// (UpdateItem, DELETE: "the subset of values must be of the same set type") fixes the rule, on
+/// which both agree.
+pub const DELETE_TYPE_SET: &str =
+    "UpdateExpression DELETE with an operand that is not a set: DynamoDB names \
+     ALLOWED_FOR_DELETE_OPERAND (its own message, as AWS SDK exceptions quote it); dynoxide names \
+     ALLOWED_FOR_ADD_OPERAND after a '1 validation error detected' prefix";
+
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     if let (Op::BatchGet(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
@@ -260,6 +272,23 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
                 why: LSI_FETCH,
                 same_state: true,
             });
+        }
+    }
+    if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
+        if let Some(ours) = o.text.strip_prefix("err Validation: ") {
+            let theirs = t
+                .text
+                .strip_prefix("err Validation: 1 validation error detected: ")
+                .map(|m| m.replace("ALLOWED_FOR_ADD_OPERAND", "ALLOWED_FOR_DELETE_OPERAND"));
+            if ours.contains("operator: DELETE,")
+                && ours.ends_with("typeSet: ALLOWED_FOR_DELETE_OPERAND")
+                && theirs.as_deref() == Some(ours)
+            {
+                return Some(Explained {
+                    why: DELETE_TYPE_SET,
+                    same_state: true,
+                });
+            }
         }
     }
     if let Op::TransactGet(r) = op {
