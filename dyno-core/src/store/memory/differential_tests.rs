@@ -343,11 +343,30 @@ fn one_item_twice_is_refused_before_the_actions_are_validated() {
     );
 }
 
-/// Where a SET writes is checked before its value is computed: a path through a missing parent
-/// is named before an overflowing sum.
+/// dynoxide's order within an update: a missing operand attribute, then where a SET writes (a
+/// path through a missing parent), then an overflowing sum.
 #[test]
 fn an_invalid_update_path_is_named_before_an_overflow() {
     let store = store();
+    let result = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: crate::expr::Update {
+            set: vec![(
+                Path::attr("missing").key("x"),
+                crate::expr::SetValue::Operand(crate::expr::UpdateOperand::Path(Path::attr(
+                    "absent",
+                ))),
+            )],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }));
+    assert!(message(result).starts_with(
+        "The provided expression refers to an attribute that does not exist in the item"
+    ));
     let huge = AttributeValue::N("9.9999999999999999999999999999999999999E+125".into());
     let result = block_on(store.update_item(UpdateRequest {
         table: "main".into(),

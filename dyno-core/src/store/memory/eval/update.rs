@@ -37,18 +37,23 @@ pub(super) fn apply(
         )));
     }
 
-    // Everything is computed from the original item before anything is written. Where each
-    // SET and ADD writes is checked first: a path through a missing or non-container parent is
-    // refused before any value is computed (dynoxide names it before an overflowing sum).
+    // Everything is computed from the original item before anything is written, in dynoxide's
+    // order: SET's operands are read (a missing attribute is named first), then where each SET
+    // and ADD writes is checked (a path through a missing or non-container parent), then the
+    // sums and differences are computed (an overflow is named last).
     let original: &Item = item;
+    let mut operands = Vec::with_capacity(update.set.len());
+    for (path, value) in &update.set {
+        operands.push((path, set_operands(value, original)?));
+    }
     let written = update.set.iter().map(|(p, _)| p);
     for path in written.chain(update.add.iter().map(|(p, _)| p)) {
         check_parent(original, path)?;
     }
     let mut writes: Vec<(&Path, AttributeValue)> = Vec::new();
     let mut removals: Vec<&Path> = Vec::new();
-    for (path, value) in &update.set {
-        writes.push((path, set_value(value, original)?));
+    for (path, operands) in operands {
+        writes.push((path, set_value(operands)?));
     }
     for (path, value) in &update.add {
         writes.push((path, add(path, value, original)?));
@@ -176,14 +181,35 @@ fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
     }
 }
 
-/// The value a SET action writes.
-fn set_value(value: &SetValue, item: &Item) -> Result<AttributeValue> {
+/// A SET action's operands, read from the original item: its value, or the two sides of a sum or
+/// difference with their operator.
+enum SetOperands<'u> {
+    Value(AttributeValue),
+    Arithmetic {
+        symbol: &'static str,
+        a: &'u UpdateOperand,
+        b: &'u UpdateOperand,
+        x: AttributeValue,
+        y: AttributeValue,
+    },
+}
+
+fn set_operands<'u>(value: &'u SetValue, item: &Item) -> Result<SetOperands<'u>> {
     let (a, b, symbol) = match value {
-        SetValue::Operand(op) => return operand(op, item),
+        SetValue::Operand(op) => return operand(op, item).map(SetOperands::Value),
         SetValue::Plus(a, b) => (a, b, "+"),
         SetValue::Minus(a, b) => (a, b, "-"),
     };
     let (x, y) = (operand(a, item)?, operand(b, item)?);
+    Ok(SetOperands::Arithmetic { symbol, a, b, x, y })
+}
+
+/// The value a SET action writes.
+fn set_value(operands: SetOperands<'_>) -> Result<AttributeValue> {
+    let (symbol, a, b, x, y) = match operands {
+        SetOperands::Value(v) => return Ok(v),
+        SetOperands::Arithmetic { symbol, a, b, x, y } => (symbol, a, b, x, y),
+    };
     let number = |op: &UpdateOperand, v: &AttributeValue| match v {
         AttributeValue::N(n) => Decimal::parse_checked(n).map_err(|e| number_error(e, n)),
         other => Err(wrong_operand(op, symbol, other)),
