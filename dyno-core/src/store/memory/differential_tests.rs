@@ -495,3 +495,61 @@ fn an_invalid_key_is_its_actions_cancellation_reason() {
     }));
     assert!(message(result).contains("cannot contain an empty string value"));
 }
+
+/// Write capacity as DynamoDB charges it and dynoxide reports it (the figures below are
+/// dynoxide's answers to the same writes): a unit per started KB of the larger of the item before
+/// and after, plus the index writes (an entry added, removed, or moved to another index key as a
+/// delete and a put).
+#[test]
+fn writes_report_their_capacity_with_index_writes() {
+    let store = MemoryStore::new();
+    let def = TableDef::new("gsit", "PK", None)
+        .global_index(crate::table::IndexDef::new("GSI1", "G", None));
+    block_on(store.create_table(&def)).unwrap();
+    let big = s(&"x".repeat(1500));
+    let put = |item: Vec<(&str, AttributeValue)>| {
+        let item: Item = item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        block_on(store.put_item(PutRequest {
+            table: "gsit".into(),
+            item,
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap()
+        .consumed_capacity
+    };
+    assert_eq!(put(vec![("PK", s("a")), ("x", big.clone())]), Some(2.0));
+    assert_eq!(
+        put(vec![("PK", s("a")), ("G", s("g")), ("x", big)]),
+        Some(4.0)
+    );
+    assert_eq!(put(vec![("PK", s("a")), ("G", s("h"))]), Some(5.0));
+    let key = Item::from([("PK".to_owned(), s("a"))]);
+    let updated = block_on(store.update_item(UpdateRequest {
+        table: "gsit".into(),
+        key: key.clone(),
+        update: crate::expr::Update {
+            set: vec![(Path::attr("y"), crate::expr::SetValue::value(s("1")))],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+    assert_eq!(updated.consumed_capacity, Some(2.0));
+    let delete = || {
+        block_on(store.delete_item(DeleteRequest {
+            table: "gsit".into(),
+            key: key.clone(),
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap()
+        .consumed_capacity
+    };
+    assert_eq!(delete(), Some(2.0));
+    assert_eq!(delete(), Some(1.0));
+}

@@ -17,6 +17,7 @@ mod differential_tests;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::BuildHasherDefault;
@@ -26,7 +27,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 
 use self::data::{IndexKeys, TableData};
-use self::keys::{Fnv, KeyBytes, KeyValues, Schema};
+use self::keys::{Fnv, IndexSchema, KeyBytes, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
@@ -36,7 +37,7 @@ use crate::store::{
     TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
 };
 use crate::table::TableDef;
-use crate::value::{item_size, Item, SharedItem, MAX_ITEM_SIZE};
+use crate::value::{item_size, AttributeValue, Item, SharedItem, MAX_ITEM_SIZE};
 
 /// The clock a [`MemoryStore`] reads for TTL and idempotency tokens.
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
@@ -390,6 +391,52 @@ fn read_units(bytes: usize, consistent: bool) -> f64 {
     }
 }
 
+/// The write capacity units of one item write, as DynamoDB charges them (Developer Guide,
+/// "Capacity unit consumption for write operations" and "Provisioned throughput considerations
+/// for global secondary indexes"): one unit per started KB of the larger of the item before and
+/// after the write (a delete of nothing costs one); then, per index, one write of the entry an
+/// item enters or leaves it with, a delete and a put when the write changes the entry's index
+/// key, one write of the larger entry when it changes a projected attribute, none otherwise.
+fn write_units(schema: &Schema, old: Option<&Item>, new: Option<&Item>) -> f64 {
+    let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
+    let size = |item: Option<&Item>| item.map_or(0, item_size);
+    let mut total = units(size(old).max(size(new)));
+    for index in &schema.indexes {
+        // The entry an item has in the index: its index key values and the projected item.
+        type Entry<'i> = (
+            (&'i AttributeValue, Option<&'i AttributeValue>),
+            Cow<'i, Item>,
+        );
+        fn entry<'i>(
+            schema: &Schema,
+            index: &IndexSchema,
+            item: Option<&'i Item>,
+        ) -> Option<Entry<'i>> {
+            let item = item?;
+            let pk = item.get(&index.pk.name)?;
+            let sk = match &index.sk {
+                Some(sk) => Some(item.get(&sk.name)?),
+                None => None,
+            };
+            let projected = match schema.project_for_index(index, item) {
+                Some(p) => Cow::Owned(p),
+                None => Cow::Borrowed(item),
+            };
+            Some(((pk, sk), projected))
+        }
+        total += match (entry(schema, index, old), entry(schema, index, new)) {
+            (None, None) => 0.0,
+            (None, Some((_, e))) | (Some((_, e)), None) => units(item_size(&e)),
+            (Some((old_key, o)), Some((new_key, n))) if old_key != new_key => {
+                units(item_size(&o)) + units(item_size(&n))
+            }
+            (Some((_, o)), Some((_, n))) if o == n => 0.0,
+            (Some((_, o)), Some((_, n))) => units(item_size(&o).max(item_size(&n))),
+        };
+    }
+    total
+}
+
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
 /// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
 /// is present. `touched` (the top-level names) only decides whether anything was written.
@@ -428,7 +475,7 @@ impl Store for MemoryStore {
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item)?;
         let mut data = self.write_data(&table);
-        let (_, old) = data.put(schema, prepared, |old| {
+        let (new, old) = data.put(schema, prepared, |old| {
             check_condition(
                 request.condition.as_ref(),
                 old,
@@ -436,13 +483,14 @@ impl Store for MemoryStore {
             )
         })?;
         drop(data);
+        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
         };
         Ok(WriteOutput {
             attributes,
-            consumed_capacity: None,
+            consumed_capacity,
         })
     }
 
@@ -468,6 +516,7 @@ impl Store for MemoryStore {
         )?;
         let new = data.insert(schema, prepared);
         drop(data);
+        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
         let attributes = match request.return_values {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
@@ -479,7 +528,7 @@ impl Store for MemoryStore {
         };
         Ok(WriteOutput {
             attributes,
-            consumed_capacity: None,
+            consumed_capacity,
         })
     }
 
@@ -498,13 +547,14 @@ impl Store for MemoryStore {
         )?;
         data.remove(schema, &pk, &sk);
         drop(data);
+        let consumed_capacity = Some(write_units(schema, old.as_deref(), None));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
         };
         Ok(WriteOutput {
             attributes,
-            consumed_capacity: None,
+            consumed_capacity,
         })
     }
 
