@@ -78,48 +78,79 @@ pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
 /// sets not empty and without duplicates...): DynamoDB checks its ExpressionAttributeValues as
 /// it reads the request.
 pub(crate) fn check_literals(update: Option<&Update>, condition: Option<&Condition>) -> Result<()> {
-    fn operand(o: &crate::expr::UpdateOperand) -> Result<()> {
+    literals(update, condition, &mut |v| {
+        validate_value(v, "expression value").map(drop)
+    })
+}
+
+/// The size of every literal value of an update and a condition (their
+/// ExpressionAttributeValues), by DynamoDB's formula.
+pub(crate) fn literal_bytes(update: Option<&Update>, condition: Option<&Condition>) -> usize {
+    let mut bytes = 0;
+    let _ = literals(update, condition, &mut |v| {
+        bytes += crate::value::attribute_size(v);
+        Ok(())
+    });
+    bytes
+}
+
+/// Calls `f` on every literal value of an update and a condition, in request order, until it
+/// fails.
+fn literals(
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    f: &mut dyn FnMut(&AttributeValue) -> Result<()>,
+) -> Result<()> {
+    fn operand(
+        o: &crate::expr::UpdateOperand,
+        f: &mut dyn FnMut(&AttributeValue) -> Result<()>,
+    ) -> Result<()> {
         use crate::expr::UpdateOperand as U;
         match o {
             U::Path(_) => Ok(()),
-            U::Value(v) => validate_value(v, "expression value").map(drop),
-            U::IfNotExists(_, d) => operand(d),
-            U::ListAppend(a, b) => operand(a).and_then(|()| operand(b)),
+            U::Value(v) => f(v),
+            U::IfNotExists(_, d) => operand(d, f),
+            U::ListAppend(a, b) => operand(a, f).and_then(|()| operand(b, f)),
         }
     }
-    fn condition_values(c: &Condition) -> Result<()> {
+    fn condition_values(
+        c: &Condition,
+        f: &mut dyn FnMut(&AttributeValue) -> Result<()>,
+    ) -> Result<()> {
         use crate::expr::Operand as O;
-        let value = |o: &O| match o {
-            O::Value(v) => validate_value(v, "expression value").map(drop),
+        let mut value = |o: &O| match o {
+            O::Value(v) => f(v),
             O::Path(_) | O::Size(_) => Ok(()),
         };
         match c {
             Condition::Compare(a, _, b) => value(a).and_then(|()| value(b)),
-            Condition::Between(a, b, d) => value(a).and(value(b)).and(value(d)),
-            Condition::In(a, list) => value(a).and(list.iter().try_for_each(value)),
+            Condition::Between(a, b, d) => [a, b, d].into_iter().try_for_each(value),
+            Condition::In(a, list) => std::iter::once(a).chain(list).try_for_each(value),
             Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
             Condition::AttributeExists(_)
             | Condition::AttributeNotExists(_)
             | Condition::AttributeType(..) => Ok(()),
-            Condition::And(cs) | Condition::Or(cs) => cs.iter().try_for_each(condition_values),
-            Condition::Not(c) => condition_values(c),
+            Condition::And(cs) | Condition::Or(cs) => {
+                cs.iter().try_for_each(|c| condition_values(c, f))
+            }
+            Condition::Not(c) => condition_values(c, f),
         }
     }
     if let Some(update) = update {
         for (_, set) in &update.set {
             match set {
-                crate::expr::SetValue::Operand(o) => operand(o)?,
+                crate::expr::SetValue::Operand(o) => operand(o, f)?,
                 crate::expr::SetValue::Plus(a, b) | crate::expr::SetValue::Minus(a, b) => {
-                    operand(a)?;
-                    operand(b)?;
+                    operand(a, f)?;
+                    operand(b, f)?;
                 }
             }
         }
         for (_, v) in update.add.iter().chain(&update.delete) {
-            validate_value(v, "expression value")?;
+            f(v)?;
         }
     }
-    condition.map_or(Ok(()), condition_values)
+    condition.map_or(Ok(()), |c| condition_values(c, f))
 }
 
 /// That no two paths of an update overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`).

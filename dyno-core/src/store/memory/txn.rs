@@ -19,6 +19,9 @@ use crate::value::SharedItem;
 
 /// The most actions of one transaction.
 pub(super) const MAX_ACTIONS: usize = 100;
+/// The most bytes of items one write transaction carries: "the aggregate size of the items in
+/// the transaction cannot exceed 4 MB" (TransactWriteItems).
+pub(super) const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 /// How long an idempotency token is remembered, in seconds.
 pub(super) const TOKEN_WINDOW: f64 = 600.0;
 
@@ -144,6 +147,34 @@ fn validation_reason(e: Error) -> Result<CancellationReason> {
     }
 }
 
+/// The 4 MB limit, after the actions' keys: the items a transaction carries, measured as
+/// dynoxide measures them (a put's item; an update's key and the literal values of its update and
+/// condition; a delete's or condition check's key) by DynamoDB's item size formula.
+fn check_transaction_size(actions: &[TransactWriteItem]) -> Result<()> {
+    let bytes: usize = actions
+        .iter()
+        .map(|action| match action {
+            TransactWriteItem::Put { item, .. } => crate::value::item_size(item),
+            TransactWriteItem::Update {
+                key,
+                update,
+                condition,
+                ..
+            } => {
+                crate::value::item_size(key) + eval::literal_bytes(Some(update), condition.as_ref())
+            }
+            TransactWriteItem::Delete { key, .. }
+            | TransactWriteItem::ConditionCheck { key, .. } => crate::value::item_size(key),
+        })
+        .sum();
+    if bytes > MAX_TRANSACTION_BYTES {
+        return Err(Error::validation(
+            "Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit",
+        ));
+    }
+    Ok(())
+}
+
 /// One action, validated: its table, key, and what it writes.
 struct Planned {
     table: usize,
@@ -258,6 +289,7 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
             put,
         }));
     }
+    check_transaction_size(&request.actions)?;
 
     let mut guards: Vec<_> = tables.iter().map(|(_, t)| write_lock(&t.data)).collect();
     for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
