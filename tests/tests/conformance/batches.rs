@@ -29,6 +29,15 @@ pub fn scenarios() -> Vec<Scenario> {
             ],
         },
         Scenario {
+            name: "a BatchGetItem response holds at most 16 MB",
+            tables: &[MAIN],
+            run: sixteen_megabytes,
+            deviations: vec![
+                differs(BackendKind::Dynalite, "dynalite returns about 1 MB per BatchGetItem (4 of the 42 items) and leaves the rest unprocessed"),
+                differs(BackendKind::Moto, "moto refuses a 409,009-byte item as over 400 KB (it measures item sizes otherwise)"),
+            ],
+        },
+        Scenario {
             name: "duplicate keys in a batch are rejected",
             tables: &[MAIN],
             run: batch_duplicates,
@@ -363,5 +372,53 @@ fn batch_tables(c: &mut Ctx) -> BoxFuture<'_, ()> {
             )
             .await;
         c.fails(&o, Failure::NotFound, "missing table");
+    })
+}
+
+/// BatchGetItem returns at most 16 MB of items and leaves the rest in UnprocessedKeys, at the
+/// exact boundary: 42 items of 16,777,216 bytes in all (DynamoDB's item size formula) come back
+/// whole; one byte more leaves the last key unprocessed.
+fn sixteen_megabytes(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        // Each item: "PK" + "bg" (4) + "SK" + two digits (4) + "x" + the padding (1 + pad); 41
+        // items of 409,009 bytes and the last of 7,847 make 16,777,216.
+        let item = |i: usize, pad: usize| {
+            item! {"PK" => s("bg"), "SK" => s(format!("{i:02}")), "x" => s("x".repeat(pad))}
+        };
+        for i in 0..41 {
+            c.put("a 409,009-byte item", "main", item(i, 409_000)).await;
+        }
+        let keys = || {
+            (0..42)
+                .map(|i| key_of("main", "bg", &format!("{i:02}")))
+                .collect()
+        };
+        let get = |label| {
+            (
+                label,
+                BatchGetRequest {
+                    keys: keys(),
+                    consistent_read: false,
+                },
+            )
+        };
+        c.put("the last item, to exactly 16 MB", "main", item(41, 7_838))
+            .await;
+        let (label, request) = get("exactly 16 MB");
+        let o = c.batch_get(label, request).await;
+        c.eq(
+            (o.items().len(), o.unprocessed()),
+            (42, 0),
+            "16,777,216 bytes returned whole",
+        );
+        c.put("the last item, one byte more", "main", item(41, 7_839))
+            .await;
+        let (label, request) = get("16 MB and one byte");
+        let o = c.batch_get(label, request).await;
+        c.eq(
+            (o.items().len(), o.unprocessed()),
+            (41, 1),
+            "the key past 16 MB is left unprocessed",
+        );
     })
 }

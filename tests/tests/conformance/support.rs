@@ -203,6 +203,14 @@ impl Out {
         }
     }
 
+    /// The keys or writes a batch left unprocessed (`usize::MAX` for another outcome).
+    pub fn unprocessed(&self) -> usize {
+        match self {
+            Out::Batch { unprocessed, .. } | Out::Unprocessed(unprocessed) => *unprocessed,
+            _ => usize::MAX,
+        }
+    }
+
     /// True for a success.
     pub fn is_ok(&self) -> bool {
         !matches!(self, Out::Err(_))
