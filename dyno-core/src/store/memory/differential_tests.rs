@@ -553,3 +553,29 @@ fn writes_report_their_capacity_with_index_writes() {
     assert_eq!(delete(), Some(2.0));
     assert_eq!(delete(), Some(1.0));
 }
+
+/// One projection check for every read (#15): besides the empty projection and overlapping
+/// paths, paths that conflict (`a.b` beside `a[1]`) and paths deeper than 32 levels are refused,
+/// as in every other expression (the check eval.rs had and read.rs lacked).
+#[test]
+fn a_projection_is_checked_for_conflicts_and_depth() {
+    let store = store();
+    let get = |paths: Vec<Path>| {
+        let key = key();
+        let mut request = GetRequest::borrowed("main", &key);
+        request.projection = Some(paths);
+        match block_on(store.get_item(request)) {
+            Err(Error::Validation { message }) => message,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    };
+    let conflict = get(vec![Path::attr("a").key("b"), Path::attr("a").index(1)]);
+    assert!(
+        conflict.contains("Two document paths conflict"),
+        "{conflict}"
+    );
+    let deep = (0..32).fold(Path::attr("a"), |p, _| p.key("b"));
+    assert!(get(vec![deep]).contains("too many nesting levels"));
+    let overlap = get(vec![Path::attr("a"), Path::attr("a").key("b")]);
+    assert!(overlap.contains("Two document paths overlap"), "{overlap}");
+}

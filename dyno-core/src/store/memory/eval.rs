@@ -170,27 +170,15 @@ pub(crate) fn check_update(update: &Update) -> Result<()> {
 /// Errors as DynamoDB's: key attributes in the update, overlapping or conflicting paths, ADD or
 /// arithmetic on the wrong type, list_append on a non-list, an index into a non-list, etc.
 ///
-/// On error `item` is left unchanged. The item is taken to exist; for an item being created by
-/// the update, [`apply_update_to`] with `exists = false` matches DynamoDB exactly (it ignores
-/// `REMOVE a.b` there instead of reporting an invalid path).
+/// On error `item` is left unchanged. An item the update creates (`item` holds its key alone) is
+/// treated as any other: `REMOVE a.b` through a missing `a` is an invalid path there too, as
+/// dynoxide (the reference) answers.
 pub(crate) fn apply_update(
     update: &Update,
     key_names: &[&str],
     item: &mut Item,
 ) -> Result<Vec<String>> {
-    update::apply(update, key_names, item, true)
-}
-
-/// [`apply_update`], saying whether the item existed before the update (`false`: `item` holds
-/// only the key, and nested REMOVE paths are ignored as DynamoDB does for a missing item).
-#[allow(dead_code)] // offered to the engine: exact REMOVE semantics for an update that creates
-pub(crate) fn apply_update_to(
-    update: &Update,
-    key_names: &[&str],
-    item: &mut Item,
-    exists: bool,
-) -> Result<Vec<String>> {
-    update::apply(update, key_names, item, exists)
+    update::apply(update, key_names, item)
 }
 
 /// The item restricted to `paths` (ProjectionExpression semantics, nested paths included).
@@ -198,9 +186,10 @@ pub(crate) fn project(item: &Item, paths: &[Path]) -> Item {
     projection::project(item, paths)
 }
 
-/// Validates a ProjectionExpression's paths as DynamoDB does before reading: no two paths may
-/// overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`), none deeper than 32 levels.
-#[allow(dead_code)] // offered to the engine: adds conflict and depth checks to its own
+/// Validates a ProjectionExpression's paths as DynamoDB does before reading: each starts with an
+/// attribute name, none is deeper than 32 levels, no two overlap (`a` and `a.b`) or conflict
+/// (`a.b` and `a[1]`). The engine's one projection check ([`super::read::validate_projection`]
+/// adds the empty projection).
 pub(crate) fn check_projection(paths: &[Path]) -> Result<()> {
     for path in paths {
         check_path(path, "ProjectionExpression")?;

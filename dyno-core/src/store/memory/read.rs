@@ -10,7 +10,7 @@ use super::data::{Entry, TableData};
 use super::eval;
 use super::keys::{self, IndexPos, IndexSchema, KeyBytes, Schema};
 use crate::error::{Error, Result};
-use crate::expr::{Condition, KeyCondition, Operand, Path, PathElement, SortCondition};
+use crate::expr::{Condition, KeyCondition, Operand, Path, SortCondition};
 use crate::store::{Page, QueryRequest, ScanRequest};
 use crate::table::KeyAttribute;
 use crate::value::{type_name, AttributeValue, Item};
@@ -149,7 +149,9 @@ pub(super) fn validate_select(count_only: bool, projection: Option<&[Path]>) -> 
     Ok(())
 }
 
-/// Checks a projection as DynamoDB does: not empty, no two overlapping paths.
+/// Checks a projection as DynamoDB does: not empty, then the paths themselves (see
+/// [`eval::check_projection`]: each starts with an attribute name and is at most 32 levels deep,
+/// no two overlap or conflict).
 pub(super) fn validate_projection(paths: Option<&[Path]>) -> Result<()> {
     let Some(paths) = paths else { return Ok(()) };
     if paths.is_empty() {
@@ -157,35 +159,7 @@ pub(super) fn validate_projection(paths: Option<&[Path]>) -> Result<()> {
             "Invalid ProjectionExpression: The expression can not be empty;",
         ));
     }
-    for (i, a) in paths.iter().enumerate() {
-        if a.0.is_empty() || a.top().is_none() {
-            return Err(Error::validation(format!(
-                "Invalid ProjectionExpression: a document path must start with an attribute name; found {a:?}"
-            )));
-        }
-        for b in &paths[i + 1..] {
-            let n = a.0.len().min(b.0.len());
-            if a.0[..n] == b.0[..n] {
-                return Err(Error::validation(format!(
-                    "Invalid ProjectionExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: {}, path two: {}",
-                    show_path(a),
-                    show_path(b)
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn show_path(p: &Path) -> String {
-    let parts: Vec<String> =
-        p.0.iter()
-            .map(|e| match e {
-                PathElement::Attr(a) => a.clone(),
-                PathElement::Index(i) => format!("[{i}]"),
-            })
-            .collect();
-    format!("[{}]", parts.join(", "))
+    eval::check_projection(paths)
 }
 
 /// The top-level attribute names a condition refers to.

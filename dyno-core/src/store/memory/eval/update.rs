@@ -19,12 +19,7 @@ use crate::value::{AttributeValue, Item};
 const EXPRESSION: &str = "UpdateExpression";
 
 /// Applies `update` to `item`; see [`super::apply_update`].
-pub(super) fn apply(
-    update: &Update,
-    key_names: &[&str],
-    item: &mut Item,
-    exists: bool,
-) -> Result<Vec<String>> {
+pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Vec<String>> {
     check(update)?;
     let paths: Vec<&Path> = update.paths().collect();
     if let Some(key) = paths
@@ -65,17 +60,14 @@ pub(super) fn apply(
             Deleted::Nothing => {}
         }
     }
-    // On an item that did not exist there is nothing to remove or delete from, and DynamoDB
-    // ignores such paths, nested ones included, instead of calling them invalid.
-    if exists {
-        for path in &update.remove {
-            check_parent(original, path)?;
-        }
-        for (path, _) in &update.delete {
-            check_parent(original, path)?;
-        }
-        removals.extend(&update.remove);
+    // REMOVE and DELETE go through existing parents, on an item the update creates too.
+    for path in &update.remove {
+        check_parent(original, path)?;
     }
+    for (path, _) in &update.delete {
+        check_parent(original, path)?;
+    }
+    removals.extend(&update.remove);
 
     // Writes in path order, so that several SETs past the end of one list append in index
     // order; then removals from the highest list index down, so that indexes stay original.
@@ -512,8 +504,8 @@ fn remove(item: &mut Item, path: &Path) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::apply_update;
     use super::super::tests::{b, bs, item, l, m, message, n, ns, path, s, ss};
-    use super::super::{apply_update, apply_update_to};
     use super::*;
 
     const KEYS: &[&str] = &["pk", "sk"];
@@ -757,8 +749,7 @@ mod tests {
         }
         // Also when the item does not exist yet (the engine passes the key alone).
         let mut fresh = base();
-        let err = apply_update_to(&sets(vec![set_to("c.c", n("7"))]), KEYS, &mut fresh, false)
-            .unwrap_err();
+        let err = apply_update(&sets(vec![set_to("c.c", n("7"))]), KEYS, &mut fresh).unwrap_err();
         assert!(message(err).contains("invalid for update"));
     }
 
@@ -1134,17 +1125,26 @@ mod tests {
     }
 
     #[test]
-    fn remove_through_a_missing_or_wrong_parent_is_invalid_unless_the_item_is_new() {
+    fn remove_through_a_missing_or_wrong_parent_is_invalid_on_a_new_item_too() {
         let it = with(vec![("a", s("hello")), ("b", l(vec![s("hi")]))]);
         for p in ["a.c", "b.c", "c.c", "a[0]", "c[0]"] {
             let err = fails(&it, &removes(&[p]));
             assert!(err.contains("invalid for update"), "{p}: {err}");
         }
+        // An item the update creates holds its key alone: `x.y` and `w[0]` have no parent there
+        // either (dynoxide, the reference, refuses them; DynamoDB's documentation is silent),
+        // while removing a missing top-level attribute is no error.
+        for p in ["x.y", "w[0]"] {
+            let mut fresh = base();
+            let err = apply_update(&removes(&[p, "z"]), KEYS, &mut fresh).unwrap_err();
+            assert!(message(err).contains("invalid for update"), "{p}");
+            assert_eq!(fresh, base());
+        }
         let mut fresh = base();
-        let touched =
-            apply_update_to(&removes(&["x.y", "w[0]", "z"]), KEYS, &mut fresh, false).unwrap();
-        assert_eq!(fresh, base());
-        assert_eq!(touched, ["x", "w", "z"]);
+        assert_eq!(
+            apply_update(&removes(&["z"]), KEYS, &mut fresh).unwrap(),
+            ["z"]
+        );
     }
 
     #[test]
@@ -1158,7 +1158,7 @@ mod tests {
             "a missing number counts as 0"
         );
         let mut fresh = base();
-        apply_update_to(&adds("c", n("8")), KEYS, &mut fresh, false).unwrap();
+        apply_update(&adds("c", n("8")), KEYS, &mut fresh).unwrap();
         assert_eq!(fresh["c"], n("8"), "ADD creates the item's attribute");
         let nested = with(vec![("m", m(vec![("count", n("1"))]))]);
         assert_eq!(
