@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::keys::{schema_mismatch, KeyBytes};
+use super::key_bytes::KeyBytes;
+use super::schema::schema_mismatch;
 use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
 use crate::error::{Error, Result};
 use crate::store::{

@@ -11,7 +11,8 @@ use std::collections::btree_map;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use super::keys::{IndexPos, IndexSchema, KeyBytes, Schema};
+use super::key_bytes::KeyBytes;
+use super::schema::{IndexPos, IndexSchema, Schema};
 use super::Prepared;
 use crate::error::Result;
 use crate::feed::{ChangeCause, StreamLog};

@@ -8,8 +8,11 @@
 mod batch;
 mod data;
 mod eval;
-mod keys;
+mod hash;
+mod key_bytes;
+mod key_encoding;
 mod read;
+mod schema;
 mod txn;
 
 #[cfg(test)]
@@ -27,7 +30,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 
 use self::data::{IndexKeys, TableData};
-use self::keys::{Fnv, IndexSchema, KeyBytes, KeyValues, Schema};
+use self::hash::Fnv;
+use self::key_bytes::KeyBytes;
+use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};

@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use super::data::{Entry, TableData};
 use super::eval;
-use super::keys::{self, IndexPos, IndexSchema, KeyBytes, Schema};
+use super::hash;
+use super::key_bytes::KeyBytes;
+use super::key_encoding;
+use super::schema::{self, IndexPos, IndexSchema, Schema};
 use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Operand, Path, SortCondition};
 use crate::store::{Page, QueryRequest, ScanRequest};
@@ -101,7 +104,7 @@ fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<S
                 "The provided key element does not match the schema",
             ));
         }
-        keys::checked_key_bytes(attr, &normalized(value)?, partition).map_err(|e| match e {
+        schema::checked_key_bytes(attr, &normalized(value)?, partition).map_err(|e| match e {
             Error::Validation { message } => invalid_start(&message),
             other => other,
         })
@@ -333,7 +336,7 @@ fn key_condition_value(
             type_name(value)
         )));
     }
-    keys::checked_key_bytes(attr, &normalized(value)?, partition)
+    schema::checked_key_bytes(attr, &normalized(value)?, partition)
 }
 
 /// The checks of a sort key condition that need no schema, which DynamoDB makes first (before
@@ -379,7 +382,7 @@ fn check_sort_condition(cond: &SortCondition) -> Result<()> {
                     bound(b)
                 )));
             }
-            match (keys::encode_value(a), keys::encode_value(b)) {
+            match (key_encoding::encode_value(a), key_encoding::encode_value(b)) {
                 (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
                     "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
                     bound(a),
@@ -439,8 +442,8 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
                     "One or more parameter values were invalid: Condition parameter type does not match schema type",
                 ));
             }
-            let prefix = keys::encode_value(p).unwrap_or_default();
-            let upper = keys::prefix_successor(&prefix).map_or(Unbounded, Excluded);
+            let prefix = key_encoding::encode_value(p).unwrap_or_default();
+            let upper = key_encoding::prefix_successor(&prefix).map_or(Unbounded, Excluded);
             SortRange {
                 lower: Included(prefix),
                 upper,
@@ -585,7 +588,7 @@ pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<Sca
         Some(key) => {
             let start = parse_start_key(schema, &target, key)?;
             if let Some((segment, total)) = segment {
-                if keys::segment_hash(&start.pk) % total != segment {
+                if hash::segment_hash(&start.pk) % total != segment {
                     return Err(invalid_start(&format!(
                         "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
                     )));
@@ -622,7 +625,7 @@ pub(super) fn run_scan(
     );
     let in_segment = |pk: &KeyBytes| {
         plan.segment
-            .is_none_or(|(s, t)| keys::segment_hash(pk) % t == s)
+            .is_none_or(|(s, t)| hash::segment_hash(pk) % t == s)
     };
     match plan.target.index {
         None => {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, PoisonError};
 
 use super::batch::position;
-use super::keys::KeyBytes;
+use super::key_bytes::KeyBytes;
 use super::{
     check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
     Prepared,
@@ -42,7 +42,7 @@ fn check_count(n: usize) -> Result<()> {
 /// Put, an empty value of a secondary index key too (dynoxide answers both so). TransactGetItems
 /// answers an empty key as its action's reason instead.
 fn refuse_empty_key(
-    schema: &super::keys::Schema,
+    schema: &super::schema::Schema,
     item: &crate::value::Item,
     put: bool,
 ) -> Result<()> {
@@ -54,7 +54,7 @@ fn refuse_empty_key(
     let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
     for (attr, partition) in key_attrs {
         if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
-            super::keys::checked_key_bytes(attr, v, partition)?;
+            super::schema::checked_key_bytes(attr, v, partition)?;
         }
     }
     if put {
@@ -63,7 +63,7 @@ fn refuse_empty_key(
                 std::iter::once((&index.pk, true)).chain(index.sk.iter().map(|sk| (sk, false)));
             for (attr, partition) in attrs {
                 if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
-                    super::keys::index_key_part(index, attr, Some(v), partition, false)?;
+                    super::schema::index_key_part(index, attr, Some(v), partition, false)?;
                 }
             }
         }
@@ -74,7 +74,7 @@ fn refuse_empty_key(
 /// The table key an action names, when its key attributes alone make a valid key: two actions
 /// on one item are refused before anything else is said of either (dynoxide).
 fn named_key(
-    schema: &super::keys::Schema,
+    schema: &super::schema::Schema,
     item: &crate::value::Item,
 ) -> Option<(KeyBytes, KeyBytes)> {
     let key: crate::value::Item = schema
