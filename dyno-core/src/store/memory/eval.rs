@@ -12,16 +12,15 @@
 //! the entry points and what they share (resolution, equality, value validation, path checks).
 
 mod condition;
-mod number;
 mod projection;
 mod update;
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use self::number::Decimal;
 use crate::error::{Error, Result};
 use crate::expr::{Condition, Path, PathElement, Update};
+use crate::value::number::{self, Number};
 use crate::value::{AttributeValue, Item};
 
 /// DynamoDB's limit on document nesting: a path or a value at most 32 levels deep.
@@ -35,7 +34,7 @@ pub(crate) fn compare(a: &AttributeValue, b: &AttributeValue) -> Option<Ordering
         (AttributeValue::S(a), AttributeValue::S(b)) => Some(a.as_bytes().cmp(b.as_bytes())),
         (AttributeValue::B(a), AttributeValue::B(b)) => Some(a.as_ref().cmp(b.as_ref())),
         (AttributeValue::N(a), AttributeValue::N(b)) => {
-            Some(Decimal::parse(a).ok()?.cmp(&Decimal::parse(b).ok()?))
+            Some(Number::parse(a).ok()?.cmp(&Number::parse(b).ok()?))
         }
         _ => None,
     }
@@ -200,7 +199,7 @@ pub(crate) fn check_projection(paths: &[Path]) -> Result<()> {
 /// Validates and normalizes a number string as DynamoDB stores it (38 significant digits,
 /// magnitude between 1e-130 and 1e126, canonical form). Errors are validation errors.
 pub(crate) fn normalize_number(n: &str) -> Result<String> {
-    Decimal::parse_checked(n)
+    Number::parse_checked(n)
         .map(|d| d.to_string())
         .map_err(|e| Error::validation(format!("{}: {n}", e.message())))
 }
@@ -361,7 +360,7 @@ fn check_number(n: &mut String) -> Result<usize, Invalid> {
     let significant = match number::canonical_digits(n) {
         Some(digits) => digits,
         None => {
-            let d = Decimal::parse_checked(n)
+            let d = Number::parse_checked(n)
                 .map_err(|e| Invalid::new(Problem::Number(e, n.clone())))?;
             *n = d.to_string();
             d.significant_digits()
@@ -446,7 +445,7 @@ pub(crate) fn values_equal(a: &AttributeValue, b: &AttributeValue) -> bool {
 
 /// Numeric equality of two number strings (text equality if either does not parse).
 pub(crate) fn numbers_equal(a: &str, b: &str) -> bool {
-    match (Decimal::parse(a), Decimal::parse(b)) {
+    match (Number::parse(a), Number::parse(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
@@ -459,8 +458,8 @@ fn same_set<T: std::hash::Hash + Eq>(
     a.collect::<HashSet<_>>() == b.collect::<HashSet<_>>()
 }
 
-fn number_set(set: &[String]) -> Option<HashSet<Decimal>> {
-    set.iter().map(|n| Decimal::parse(n).ok()).collect()
+fn number_set(set: &[String]) -> Option<HashSet<Number>> {
+    set.iter().map(|n| Number::parse(n).ok()).collect()
 }
 
 /// Checks one document path of an expression: it starts with an attribute name and is at most

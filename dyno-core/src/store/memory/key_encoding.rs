@@ -5,7 +5,7 @@
 //! one type per table, so the engine's `BTreeMap`s keyed by these bytes iterate in DynamoDB order.
 
 use super::key_bytes::KeyBytes;
-use crate::value::AttributeValue;
+use crate::value::{AttributeValue, Number};
 
 /// The order-preserving bytes of a scalar value (`None` for other types or an unparsable number).
 pub(super) fn encode_value(value: &AttributeValue) -> Option<KeyBytes> {
@@ -17,62 +17,9 @@ pub(super) fn encode_value(value: &AttributeValue) -> Option<KeyBytes> {
     }
 }
 
-/// A number as bytes whose order is numeric order: a sign byte, the decimal exponent (inverted
-/// for negatives), then the significant digits (inverted and terminated for negatives, so that a
-/// shorter negative mantissa sorts after a longer one: -1.2 > -1.23). Equal numbers written
-/// differently (`1.50`, `1.5`, `15e-1`) encode identically. `None` when `n` is not a number.
+/// A number's order-preserving bytes ([`Number::key_bytes`]); `None` when `n` is not a number.
 pub(super) fn encode_number(n: &str) -> Option<KeyBytes> {
-    encode_number_vec(n).map(KeyBytes::from)
-}
-
-fn encode_number_vec(n: &str) -> Option<Vec<u8>> {
-    let (negative, body) = match n.as_bytes().first()? {
-        b'-' => (true, &n[1..]),
-        b'+' => (false, &n[1..]),
-        _ => (false, n),
-    };
-    let (mantissa, exponent) = match body.find(['e', 'E']) {
-        Some(at) => (&body[..at], body[at + 1..].parse::<i64>().ok()?),
-        None => (body, 0),
-    };
-    let (int_part, frac_part) = match mantissa.find('.') {
-        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
-        None => (mantissa, ""),
-    };
-    if int_part.is_empty() && frac_part.is_empty() {
-        return None;
-    }
-    if !int_part
-        .bytes()
-        .chain(frac_part.bytes())
-        .all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = || int_part.bytes().chain(frac_part.bytes()).map(|b| b - b'0');
-    let leading = digits().take_while(|d| *d == 0).count();
-    let total = int_part.len() + frac_part.len();
-    if leading == total {
-        return Some(vec![0x02]);
-    }
-    let trailing = digits().rev().take_while(|d| *d == 0).count();
-    // Scientific exponent of the first significant digit.
-    let sci = (int_part.len() as i64 - leading as i64 - 1).saturating_add(exponent);
-    let sci = sci.clamp(-0x3fff, 0x3fff) as i16;
-    let biased = (i32::from(sci) + 0x4000) as u16;
-    let significant = digits().skip(leading).take(total - leading - trailing);
-    let mut out = Vec::with_capacity(4 + total);
-    if negative {
-        out.push(0x01);
-        out.extend_from_slice(&(!biased).to_be_bytes());
-        out.extend(significant.map(|d| 10 - d));
-        out.push(0xff);
-    } else {
-        out.push(0x03);
-        out.extend_from_slice(&biased.to_be_bytes());
-        out.extend(significant.map(|d| d + 1));
-    }
-    Some(out)
+    Number::parse(n).ok().map(|d| KeyBytes::from(d.key_bytes()))
 }
 
 /// The smallest byte string greater than every string starting with `prefix` (`None` when there
@@ -125,6 +72,21 @@ mod tests {
         ] {
             assert_eq!(encode_number(a), encode_number(b), "{a} = {b}");
         }
+    }
+
+    /// The one difference between the engine's two number grammars (#15): the key encoder read an
+    /// exponent as an `i64` and called `1e99999999999999999999` no number at all; the evaluator
+    /// (now `value::Number`, used by both) reads it and reports an overflow, as DynamoDB does for
+    /// any number whose magnitude is out of range.
+    #[test]
+    fn an_absurd_exponent_is_a_number_out_of_range() {
+        let huge = "1e99999999999999999999";
+        assert!(encode_number(huge).is_some());
+        assert!(order("1e125", huge).is_lt());
+        assert_eq!(
+            Number::parse_checked(huge),
+            Err(crate::value::NumberError::Overflow)
+        );
     }
 
     #[test]

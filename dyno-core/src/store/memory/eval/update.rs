@@ -10,11 +10,11 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use super::number::{Decimal, NumberError};
 use super::{check_path, display_path, resolve, resolve_elements, type_name, validate_value};
 use crate::error::{Error, Result};
 use crate::expr::{Path, PathElement, SetValue, Update, UpdateOperand};
 use crate::value::{AttributeValue, Item};
+use crate::value::{Number, NumberError};
 
 const EXPRESSION: &str = "UpdateExpression";
 
@@ -203,7 +203,7 @@ fn set_value(operands: SetOperands<'_>) -> Result<AttributeValue> {
         SetOperands::Arithmetic { symbol, a, b, x, y } => (symbol, a, b, x, y),
     };
     let number = |op: &UpdateOperand, v: &AttributeValue| match v {
-        AttributeValue::N(n) => Decimal::parse_checked(n).map_err(|e| number_error(e, n)),
+        AttributeValue::N(n) => Number::parse_checked(n).map_err(|e| number_error(e, n)),
         other => Err(wrong_operand(op, symbol, other)),
     };
     let (dx, dy) = (number(a, &x)?, number(b, &y)?);
@@ -250,8 +250,8 @@ fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValu
     Ok(match (existing, &value) {
         (AttributeValue::N(e), AttributeValue::N(v)) => {
             let (de, dv) = (
-                Decimal::parse_checked(e).map_err(|err| number_error(err, e))?,
-                Decimal::parse_checked(v).map_err(|err| number_error(err, v))?,
+                Number::parse_checked(e).map_err(|err| number_error(err, e))?,
+                Number::parse_checked(v).map_err(|err| number_error(err, v))?,
             );
             checked(de.add(&dv), || format!("{de} + {dv}"))?
         }
@@ -310,7 +310,7 @@ fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
 
 /// Set elements compare by value: numbers numerically.
 fn number_key(n: &str) -> String {
-    Decimal::parse(n)
+    Number::parse(n)
         .map(|d| d.to_string())
         .unwrap_or_else(|_| n.to_owned())
 }
@@ -340,7 +340,7 @@ fn difference<T: Clone, K: std::hash::Hash + Eq>(
 }
 
 /// An arithmetic result as DynamoDB stores it, or its error.
-fn checked(result: Decimal, operation: impl FnOnce() -> String) -> Result<AttributeValue> {
+fn checked(result: Number, operation: impl FnOnce() -> String) -> Result<AttributeValue> {
     match result.check() {
         Ok(()) => Ok(AttributeValue::N(result.to_string())),
         Err(NumberError::Precision) => Err(Error::validation(format!(

@@ -1,12 +1,14 @@
 //! DynamoDB's number type: exact decimals of up to 38 significant digits whose leading digit sits
-//! between 10^-130 and 10^125. Items keep numbers as text; this is the exact arithmetic behind
-//! comparison, `+`/`-`/`ADD`, and validation. No floating point anywhere: `0.1 + 0.2` is `0.3`.
+//! between 10^-130 and 10^125. Items keep numbers as text; this is the one home of the rules
+//! behind them (#15): parsing, the checks, the canonical form, exact comparison and `+`/`-`/`ADD`,
+//! and the order-preserving bytes the engine keys by. No floating point anywhere: `0.1 + 0.2`
+//! is `0.3`.
 
 use std::cmp::Ordering;
 use std::fmt;
 
 /// Significant digits DynamoDB keeps.
-pub(crate) const MAX_DIGITS: usize = 38;
+pub const MAX_DIGITS: usize = 38;
 /// Largest decimal exponent of the leading digit (9.99...E+125).
 const MAX_EXPONENT: i64 = 125;
 /// Smallest decimal exponent of the leading digit (1E-130).
@@ -19,16 +21,16 @@ const EXPONENT_CLAMP: i64 = 1 << 40;
 /// trailing zeros (zero is the empty digit string, never negative), so equal values have equal
 /// representations and `==`/`Hash` are numeric.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Decimal {
+pub struct Number {
     negative: bool,
-    /// Decimal digits 0..=9, most significant first.
+    /// Number digits 0..=9, most significant first.
     digits: Vec<u8>,
     exponent: i64,
 }
 
 /// Why a number is not a DynamoDB number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NumberError {
+pub enum NumberError {
     /// Not decimal text (`NaN`, `Infinity`, `1e`, `" 1"`, empty...).
     Syntax,
     /// More than 38 significant digits.
@@ -41,7 +43,7 @@ pub(crate) enum NumberError {
 
 impl NumberError {
     /// DynamoDB's wording for this error.
-    pub(crate) fn message(self) -> &'static str {
+    pub fn message(self) -> &'static str {
         match self {
             NumberError::Syntax => "The parameter cannot be converted to a numeric value",
             NumberError::Precision => "Attempting to store more than 38 significant digits in a Number",
@@ -55,10 +57,10 @@ impl NumberError {
     }
 }
 
-impl Decimal {
+impl Number {
     /// Zero.
-    pub(crate) fn zero() -> Self {
-        Decimal {
+    pub fn zero() -> Self {
+        Number {
             negative: false,
             digits: Vec::new(),
             exponent: 0,
@@ -69,8 +71,8 @@ impl Decimal {
     /// point (`5.`, `.5` and `0001.23` are fine), an optional exponent (`1e+5`, `-17.4E37`). No
     /// spaces, no `NaN`/`Infinity`, no hexadecimal. The range is not checked here; see [`check`].
     ///
-    /// [`check`]: Decimal::check
-    pub(crate) fn parse(text: &str) -> Result<Self, NumberError> {
+    /// [`check`]: Number::check
+    pub fn parse(text: &str) -> Result<Self, NumberError> {
         let bytes = text.as_bytes();
         let mut i = 0;
         let mut negative = false;
@@ -127,7 +129,7 @@ impl Decimal {
                 exponent = -exponent;
             }
         }
-        Ok(Decimal::from_digits(
+        Ok(Number::from_digits(
             negative,
             mantissa,
             exponent - fraction_digits,
@@ -136,7 +138,7 @@ impl Decimal {
 
     /// Checks DynamoDB's limits: at most 38 significant digits, leading digit between 10^-130
     /// and 10^125.
-    pub(crate) fn check(&self) -> Result<(), NumberError> {
+    pub fn check(&self) -> Result<(), NumberError> {
         if self.is_zero() {
             return Ok(());
         }
@@ -154,19 +156,19 @@ impl Decimal {
     }
 
     /// Parses and checks: the number as DynamoDB would store it.
-    pub(crate) fn parse_checked(text: &str) -> Result<Self, NumberError> {
-        let d = Decimal::parse(text)?;
+    pub fn parse_checked(text: &str) -> Result<Self, NumberError> {
+        let d = Number::parse(text)?;
         d.check()?;
         Ok(d)
     }
 
     /// True for zero.
-    pub(crate) fn is_zero(&self) -> bool {
+    pub fn is_zero(&self) -> bool {
         self.digits.is_empty()
     }
 
     /// Number of significant digits (0 for zero).
-    pub(crate) fn significant_digits(&self) -> usize {
+    pub fn significant_digits(&self) -> usize {
         self.digits.len()
     }
 
@@ -182,21 +184,54 @@ impl Decimal {
         let trailing = digits.iter().rev().take_while(|&&d| d == 0).count();
         digits.truncate(digits.len() - trailing);
         if digits.is_empty() {
-            return Decimal::zero();
+            return Number::zero();
         }
         exponent = exponent
             .saturating_add(trailing as i64)
             .clamp(-EXPONENT_CLAMP, EXPONENT_CLAMP);
-        Decimal {
+        Number {
             negative,
             digits,
             exponent,
         }
     }
 
+    /// The number as bytes whose bytewise order is numeric order: a sign byte, the decimal
+    /// exponent of the leading digit (inverted for negatives), then the significant digits
+    /// (inverted and terminated for negatives, so that a shorter negative mantissa sorts after a
+    /// longer one: -1.2 > -1.23). Equal numbers written differently (`1.50`, `1.5`, `15e-1`) have
+    /// the same bytes.
+    ///
+    /// ```
+    /// use dyno_core::value::Number;
+    /// let bytes = |n: &str| Number::parse(n).unwrap().key_bytes();
+    /// assert!(bytes("-10") < bytes("-9.5") && bytes("-9.5") < bytes("0"));
+    /// assert!(bytes("0") < bytes("1e-5") && bytes("1e-5") < bytes("100"));
+    /// assert_eq!(bytes("1.50"), bytes("15e-1"));
+    /// ```
+    pub fn key_bytes(&self) -> Vec<u8> {
+        if self.is_zero() {
+            return vec![0x02];
+        }
+        let sci = self.adjusted_exponent().clamp(-0x3fff, 0x3fff) as i16;
+        let biased = (i32::from(sci) + 0x4000) as u16;
+        let mut out = Vec::with_capacity(4 + self.digits.len());
+        if self.negative {
+            out.push(0x01);
+            out.extend_from_slice(&(!biased).to_be_bytes());
+            out.extend(self.digits.iter().map(|d| 10 - d));
+            out.push(0xff);
+        } else {
+            out.push(0x03);
+            out.extend_from_slice(&biased.to_be_bytes());
+            out.extend(self.digits.iter().map(|d| d + 1));
+        }
+        out
+    }
+
     /// `-self`.
     #[must_use]
-    pub(crate) fn negated(&self) -> Self {
+    pub fn negated(&self) -> Self {
         let mut d = self.clone();
         d.negative = !d.is_zero() && !d.negative;
         d
@@ -205,7 +240,7 @@ impl Decimal {
     /// The exact sum. Meant for checked operands (their exponents are bounded, so the aligned
     /// digit strings stay a few hundred digits long); check the result before storing it.
     #[must_use]
-    pub(crate) fn add(&self, other: &Decimal) -> Decimal {
+    pub fn add(&self, other: &Number) -> Number {
         if self.is_zero() {
             return other.clone();
         }
@@ -216,18 +251,18 @@ impl Decimal {
         let a = self.aligned_le(exponent);
         let b = other.aligned_le(exponent);
         if self.negative == other.negative {
-            return Decimal::from_le(self.negative, add_le(&a, &b), exponent);
+            return Number::from_le(self.negative, add_le(&a, &b), exponent);
         }
         match cmp_magnitude(self, other) {
-            Ordering::Equal => Decimal::zero(),
-            Ordering::Greater => Decimal::from_le(self.negative, sub_le(&a, &b), exponent),
-            Ordering::Less => Decimal::from_le(other.negative, sub_le(&b, &a), exponent),
+            Ordering::Equal => Number::zero(),
+            Ordering::Greater => Number::from_le(self.negative, sub_le(&a, &b), exponent),
+            Ordering::Less => Number::from_le(other.negative, sub_le(&b, &a), exponent),
         }
     }
 
-    /// The exact difference `self - other`; see [`Decimal::add`].
+    /// The exact difference `self - other`; see [`Number::add`].
     #[must_use]
-    pub(crate) fn sub(&self, other: &Decimal) -> Decimal {
+    pub fn sub(&self, other: &Number) -> Number {
         self.add(&other.negated())
     }
 
@@ -241,7 +276,7 @@ impl Decimal {
 
     fn from_le(negative: bool, mut le: Vec<u8>, exponent: i64) -> Self {
         le.reverse();
-        Decimal::from_digits(negative, le, exponent)
+        Number::from_digits(negative, le, exponent)
     }
 }
 
@@ -279,7 +314,7 @@ fn sub_le(a: &[u8], b: &[u8]) -> Vec<u8> {
 }
 
 /// Compares absolute values.
-fn cmp_magnitude(a: &Decimal, b: &Decimal) -> Ordering {
+fn cmp_magnitude(a: &Number, b: &Number) -> Ordering {
     match (a.is_zero(), b.is_zero()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
@@ -293,7 +328,7 @@ fn cmp_magnitude(a: &Decimal, b: &Decimal) -> Ordering {
     }
 }
 
-impl Ord for Decimal {
+impl Ord for Number {
     fn cmp(&self, other: &Self) -> Ordering {
         match (self.negative, other.negative) {
             (false, true) => Ordering::Greater,
@@ -304,7 +339,7 @@ impl Ord for Decimal {
     }
 }
 
-impl PartialOrd for Decimal {
+impl PartialOrd for Number {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -357,7 +392,7 @@ pub(crate) fn canonical_digits(text: &str) -> Option<usize> {
 /// Plain notation without an exponent (`1e3` is `1000`, `1.50` is `1.5`, `-0` is `0`), so that
 /// integer decoders read back what they wrote. Only meaningful for checked numbers: an unchecked
 /// exponent can be huge.
-impl fmt::Display for Decimal {
+impl fmt::Display for Number {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_zero() {
             return f.write_str("0");
@@ -388,8 +423,8 @@ mod tests {
 
     use super::*;
 
-    fn d(s: &str) -> Decimal {
-        Decimal::parse(s).unwrap_or_else(|e| panic!("{s}: {e:?}"))
+    fn d(s: &str) -> Number {
+        Number::parse(s).unwrap_or_else(|e| panic!("{s}: {e:?}"))
     }
 
     #[test]
@@ -444,7 +479,7 @@ mod tests {
             "1_000",
             "1,5",
         ] {
-            assert_eq!(Decimal::parse(text), Err(NumberError::Syntax), "{text:?}");
+            assert_eq!(Number::parse(text), Err(NumberError::Syntax), "{text:?}");
         }
     }
 
@@ -464,7 +499,7 @@ mod tests {
             "110111111111111110000000000000000000000",
             "0e99999999999999999999999",
         ] {
-            assert_eq!(Decimal::parse_checked(ok).map(|_| ()), Ok(()), "{ok}");
+            assert_eq!(Number::parse_checked(ok).map(|_| ()), Ok(()), "{ok}");
         }
         for (bad, error) in [
             (
@@ -483,7 +518,7 @@ mod tests {
             ("0.9e-130", NumberError::Underflow),
             ("-1e-131", NumberError::Underflow),
         ] {
-            assert_eq!(Decimal::parse_checked(bad), Err(error), "{bad}");
+            assert_eq!(Number::parse_checked(bad), Err(error), "{bad}");
         }
     }
 
@@ -610,7 +645,7 @@ mod tests {
             small in "-?0\\.0{120,135}[1-9]{1,3}",
         ) {
             for text in [text, big, small] {
-                let expected = Decimal::parse_checked(&text)
+                let expected = Number::parse_checked(&text)
                     .ok()
                     .filter(|d| d.to_string() == text)
                     .map(|d| d.significant_digits());
