@@ -367,6 +367,28 @@ fn an_invalid_update_path_is_named_before_an_overflow() {
     assert!(message(result).starts_with(
         "The provided expression refers to an attribute that does not exist in the item"
     ));
+    // A REMOVE through a missing parent is named before an overflow too.
+    let huge = AttributeValue::N("9.9999999999999999999999999999999999999E+125".into());
+    let result = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: crate::expr::Update {
+            set: vec![(
+                Path::attr("n"),
+                crate::expr::SetValue::Plus(
+                    crate::expr::UpdateOperand::Value(huge.clone()),
+                    crate::expr::UpdateOperand::Value(huge),
+                ),
+            )],
+            remove: vec![Path::attr("missing").key("x")],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }));
+    assert!(message(result)
+        .starts_with("The document path provided in the update expression is invalid for update"));
     let huge = AttributeValue::N("9.9999999999999999999999999999999999999E+125".into());
     let result = block_on(store.update_item(UpdateRequest {
         table: "main".into(),
@@ -424,6 +446,11 @@ fn a_key_conditions_own_checks_come_first() {
     );
     assert!(query(C::Between(s("b"), s("")), false)
         .contains("requires upper bound to be greater than or equal to lower bound"));
+    // The bounds' order comes after the index's check.
+    assert_eq!(
+        query(C::Between(s("b"), s("a")), true),
+        "Consistent reads are not supported on global secondary indexes"
+    );
     assert_eq!(
         query(C::Eq(s("a")), true),
         "Consistent reads are not supported on global secondary indexes"

@@ -232,6 +232,9 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         check_sort_condition(cond)?;
     }
     let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
+    if let Some((_, cond)) = &req.key_condition.sort {
+        check_between_order(cond)?;
+    }
     validate_limit(req.limit)?;
     validate_projection(req.projection.as_deref())?;
     let KeyCondition {
@@ -342,7 +345,7 @@ fn key_condition_value(
 /// The checks of a sort key condition that need no schema, which DynamoDB makes first (before
 /// the index, ConsistentRead and the key's type; dynoxide agrees): the comparisons and BETWEEN
 /// take strings, numbers and binaries, `begins_with` strings and binaries; BETWEEN's bounds are
-/// of one type and in order.
+/// of one type (their order: [`check_between_order`]).
 fn check_sort_condition(cond: &SortCondition) -> Result<()> {
     let operand_type = |op: &str, v: &AttributeValue, allowed: bool| {
         if allowed {
@@ -382,16 +385,25 @@ fn check_sort_condition(cond: &SortCondition) -> Result<()> {
                     bound(b)
                 )));
             }
-            match (key_encoding::encode_value(a), key_encoding::encode_value(b)) {
-                (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
-                    bound(a),
-                    bound(b)
-                ))),
-                // An invalid number is the schema check's to name.
-                _ => Ok(()),
-            }
+            Ok(())
         }
+    }
+}
+
+/// BETWEEN's bounds in order, which DynamoDB checks after the index (ConsistentRead on a GSI)
+/// and before the key's type (dynoxide).
+fn check_between_order(cond: &SortCondition) -> Result<()> {
+    let SortCondition::Between(a, b) = cond else {
+        return Ok(());
+    };
+    match (key_encoding::encode_value(a), key_encoding::encode_value(b)) {
+        (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
+            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
+            bound(a),
+            bound(b)
+        ))),
+        // An invalid number is the schema check's to name.
+        _ => Ok(()),
     }
 }
 

@@ -33,16 +33,24 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
     }
 
     // Everything is computed from the original item before anything is written, in dynoxide's
-    // order: SET's operands are read (a missing attribute is named first), then where each SET
-    // and ADD writes is checked (a path through a missing or non-container parent), then the
-    // sums and differences are computed (an overflow is named last).
+    // order: SET's operands are read (a missing attribute is named first), then every path the
+    // update writes or removes is checked (a path through a missing or non-container parent, on
+    // an item the update creates too), then the sums and differences are computed (an overflow
+    // is named last).
     let original: &Item = item;
     let mut operands = Vec::with_capacity(update.set.len());
     for (path, value) in &update.set {
         operands.push((path, set_operands(value, original)?));
     }
     let written = update.set.iter().map(|(p, _)| p);
-    for path in written.chain(update.add.iter().map(|(p, _)| p)) {
+    let removed = update
+        .remove
+        .iter()
+        .chain(update.delete.iter().map(|(p, _)| p));
+    for path in written
+        .chain(update.add.iter().map(|(p, _)| p))
+        .chain(removed)
+    {
         check_parent(original, path)?;
     }
     let mut writes: Vec<(&Path, AttributeValue)> = Vec::new();
@@ -59,13 +67,6 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
             Deleted::Emptied => removals.push(path),
             Deleted::Nothing => {}
         }
-    }
-    // REMOVE and DELETE go through existing parents, on an item the update creates too.
-    for path in &update.remove {
-        check_parent(original, path)?;
-    }
-    for (path, _) in &update.delete {
-        check_parent(original, path)?;
     }
     removals.extend(&update.remove);
 
