@@ -3,10 +3,11 @@
 //! query latency (median and p99 over random keys and partitions), and resident memory per item.
 //!
 //! ```text
-//! cargo bench --manifest-path tests/engine-bench/Cargo.toml --bench scale -- memory     # MemoryStore
-//! cargo bench --manifest-path tests/engine-bench/Cargo.toml --bench scale -- dynoxide   # dynoxide embedded (in-memory SQLite)
-//! cargo bench --manifest-path tests/engine-bench/Cargo.toml --bench scale -- items      # the same items held in a Vec<Item>
-//! DYNO_SCALE_MAX=100000 cargo bench --manifest-path tests/engine-bench/Cargo.toml --bench scale -- memory
+//! # from tests/engine-bench (its .cargo/config.toml builds into dyno's target directory)
+//! cargo bench --bench scale -- memory     # MemoryStore
+//! cargo bench --bench scale -- dynoxide   # dynoxide embedded (in-memory SQLite)
+//! cargo bench --bench scale -- items      # the same items held in a Vec<Item>
+//! DYNO_SCALE_MAX=100000 cargo bench --bench scale -- memory
 //! ```
 //!
 //! `items` is the breakdown's first line: what the items cost as the SDK's `HashMap`s alone,
