@@ -46,8 +46,11 @@ struct ItemEntry {
     ttl: Duration,
     weight: u32,
     /// The table's item generation (slot, value) when installed: the entry is dead once it
-    /// moves ([`CachedStore::invalidate_table`], a cancelled write).
+    /// moves ([`CachedStore::invalidate_table`]).
     table: (usize, u64),
+    /// The key's kill counter (slot, value) when installed: the entry is dead once it moves (a
+    /// write to the key cancelled mid-flight, whose outcome is unknown).
+    kill: (usize, u64),
     /// The item decoded by [`CachedStore::get_shared`], once it has been (its bytes are in
     /// `weight`).
     decoded: Option<Decoded>,
@@ -133,6 +136,9 @@ struct Tracks {
     /// Per key (striped like `versions`): moved by every read that reached the backend while a
     /// write to the key was in flight, before it returns (see `load`).
     reads: Stripes,
+    /// Per key (striped like `versions`): moved when a write to the key is cancelled mid-flight;
+    /// entries installed before are dead (see [`ItemEntry::kill`]).
+    kills: Stripes,
     in_flight: AtomicU64,
 }
 
@@ -145,6 +151,9 @@ struct ItemVersion {
     epoch: u64,
     table_slot: usize,
     table_gen: u64,
+    /// The key's slot in `versions` and `kills`, and its kill counter.
+    slot: usize,
+    kill: u64,
 }
 
 impl ItemVersion {
@@ -158,6 +167,7 @@ impl ItemVersion {
         self.state
             .wrapping_add(self.epoch)
             .wrapping_add(self.table_gen)
+            .wrapping_add(self.kill)
     }
 }
 
@@ -172,7 +182,8 @@ struct Fill {
 /// meanwhile, and reads that go to the backend drop the entry) and on the query generations it
 /// may change (so that their pages are neither served nor filled meanwhile), from before it is
 /// sent until it is finished. Dropped unfinished (a cancelled write, whose outcome is unknown),
-/// it kills every item entry of the table, as it cannot drop the key's entry from `Drop`.
+/// it kills the key's entry through its kill counter (it cannot drop the entry from `Drop`, which
+/// cannot await moka), and only it: keys sharing the counter's stripe cost one spurious miss.
 struct Ticket<'a> {
     tracks: &'a Tracks,
     key: CacheKey,
@@ -226,8 +237,9 @@ impl Drop for Ticket<'_> {
     fn drop(&mut self) {
         self.end_pages();
         if self.open {
+            // Killed first: a read that begins before the kill sees the write still in flight.
+            self.tracks.kills.bump(self.slot);
             self.end_item();
-            self.tracks.generations.bump(self.start.table_slot);
         }
     }
 }
@@ -346,6 +358,7 @@ impl<S: Store> CachedStore<S> {
                 versions: Stripes::new(stripe_bits),
                 generations: Stripes::new(stripe_bits),
                 reads: Stripes::new(stripe_bits),
+                kills: Stripes::new(stripe_bits),
                 in_flight: AtomicU64::new(0),
             },
             epoch: AtomicU64::new(0),
@@ -397,15 +410,17 @@ impl<S: Store> CachedStore<S> {
     // ---- changes made elsewhere (the follower's API) ----
 
     /// Applies a change made elsewhere (another process's write, seen in a change feed such as
-    /// DynamoDB Streams), as a local write would: the query pages of the item's old and new
-    /// partitions (of the table, its LSIs and every GSI; the whole index where an image is
-    /// [`Image::Unknown`]) and the table's scans become unservable, and reads in flight on the
-    /// key cannot install what they fetched.
+    /// DynamoDB Streams), as a local write with an unknown outcome would: the query pages of the
+    /// item's old and new partitions (of the table, its LSIs and every GSI; the whole index where
+    /// an image is [`Image::Unknown`]) and the table's scans become unservable, reads in flight on
+    /// the key cannot install what they fetched, and the item's entry is dropped (the next read
+    /// loads the item).
     ///
-    /// The item's entry is replaced by `new` only when the cache holds exactly `old` (the
-    /// change is then the direct successor of what the cache serves, so the replacement cannot
-    /// go back in time); otherwise, or when either image is unknown, the entry is dropped and
-    /// the next read loads the item.
+    /// The entry is never replaced by `new`, even when it holds exactly `old`: the cache cannot
+    /// tell whether its entry predates the change or repeats an older state. Say the item went
+    /// `A -> B -> A` and the cache filled the second `A`: the record `A -> B`, applied late,
+    /// would install `B`, older than what a read has already returned. Entries from reads and
+    /// local writes carry no feed position to order them against the record.
     pub async fn apply_change(
         &self,
         table: &str,
@@ -418,58 +433,16 @@ impl<S: Store> CachedStore<S> {
         let Some(mut ticket) = self.register(table, key) else {
             return Ok(());
         };
-        let replacement = match new {
-            Image::Present(item) => Some(Some(Arc::new(item.clone()))),
-            Image::Absent => Some(None),
-            Image::Unknown => None,
-        }
-        .filter(|_| !matches!(old, Image::Unknown))
-        .and_then(|image| {
-            self.item_expiry(image.as_deref(), Some(&info), None)
-                .map(|exp| self.item_entry(ticket.key.bytes.len(), image, exp, &ticket.start))
-        });
-        let mut replaced = false;
-        self.items
-            .entry(ticket.key.clone())
-            .and_compute_with(|existing| {
-                let clean = self.is_clean(&ticket);
-                let holds_old = existing.as_ref().is_some_and(|e| {
-                    let e = e.value();
-                    self.live(e, self.clock.now())
-                        && match (&e.item, old) {
-                            (Some(cached), Image::Present(old)) => **cached == *old,
-                            (None, Image::Absent) => true,
-                            _ => false,
-                        }
-                });
-                let op = match replacement {
-                    Some(e) if clean && holds_old => {
-                        replaced = true;
-                        Op::Put(e)
-                    }
-                    _ if existing.is_some() => Op::Remove,
-                    _ => Op::Nop,
-                };
-                ready(op)
-            })
-            .await;
+        self.drop_entry(ticket.key.clone()).await;
         ticket.end_item();
-        inc(if replaced {
-            &self.counters.write_through_updates
-        } else {
-            &self.counters.invalidations
-        });
+        inc(&self.counters.invalidations);
         Ok(())
     }
 
-    /// Drops an item's entry, and makes reads of it in flight unable to install what they
-    /// fetched. Query pages are left alone (see [`CachedStore::invalidate_partition`]).
-    pub async fn invalidate_item(&self, table: &str, key: &Item) {
-        let Some(mut ticket) = self.register(table, key) else {
-            return;
-        };
+    /// Removes the entry at `key`, under moka's lock of the key.
+    async fn drop_entry(&self, key: CacheKey) {
         self.items
-            .entry(ticket.key.clone())
+            .entry(key)
             .and_compute_with(|existing| {
                 ready(if existing.is_some() {
                     Op::Remove
@@ -478,6 +451,15 @@ impl<S: Store> CachedStore<S> {
                 })
             })
             .await;
+    }
+
+    /// Drops an item's entry, and makes reads of it in flight unable to install what they
+    /// fetched. Query pages are left alone (see [`CachedStore::invalidate_partition`]).
+    pub async fn invalidate_item(&self, table: &str, key: &Item) {
+        let Some(mut ticket) = self.register(table, key) else {
+            return;
+        };
+        self.drop_entry(ticket.key.clone()).await;
         ticket.end_item();
         inc(&self.counters.invalidations);
     }
@@ -538,6 +520,8 @@ impl<S: Store> CachedStore<S> {
             epoch: self.epoch(),
             table_slot,
             table_gen: self.tracks.generations.load(table_slot),
+            slot,
+            kill: self.tracks.kills.load(slot),
         }
     }
 
@@ -551,9 +535,12 @@ impl<S: Store> CachedStore<S> {
         }
     }
 
-    /// An entry may be served: fresh by the injected clock, and its table not invalidated since.
+    /// An entry may be served: fresh by the injected clock, its table not invalidated and no
+    /// write to its key cancelled since it was installed.
     fn live(&self, entry: &ItemEntry, now: Duration) -> bool {
-        entry.expires_at > now && self.tracks.generations.load(entry.table.0) == entry.table.1
+        entry.expires_at > now
+            && self.tracks.generations.load(entry.table.0) == entry.table.1
+            && self.tracks.kills.load(entry.kill.0) == entry.kill.1
     }
 
     fn known_table(&self, table: &str) -> Option<Arc<TableInfo>> {
@@ -645,6 +632,7 @@ impl<S: Store> CachedStore<S> {
             ttl: expiry.1,
             weight: weight(key_len, bytes),
             table: (version.table_slot, version.table_gen),
+            kill: (version.slot, version.kill),
             decoded: None,
         }
     }
@@ -762,9 +750,7 @@ impl<S: Store> CachedStore<S> {
             slot,
             start: ItemVersion {
                 state,
-                epoch: self.epoch(),
-                table_slot,
-                table_gen: self.tracks.generations.load(table_slot),
+                ..self.item_version(slot, table_slot)
             },
             pages: Vec::new(),
             open: true,
