@@ -129,9 +129,9 @@ pub(crate) fn share_error(shared: Arc<Error>) -> Error {
         Ok(own) => return own,
         Err(shared) => shared,
     };
-    let source = || -> Option<dyno_core::error::BoxError> {
+    let source = || -> Option<dyno_core::error::SourceError> {
         std::error::Error::source(&*shared)
-            .map(|_| Box::new(SharedSource(shared.clone())) as dyno_core::error::BoxError)
+            .map(|_| Arc::new(SharedSource(shared.clone())) as dyno_core::error::SourceError)
     };
     match &*shared {
         Error::ConditionFailed { entity, item } => Error::ConditionFailed {
@@ -219,7 +219,7 @@ pub(crate) fn share_error(shared: Arc<Error>) -> Error {
         other => Error::Service {
             code: None,
             message: other.to_string(),
-            source: Some(Box::new(SharedSource(shared.clone()))),
+            source: Some(Arc::new(SharedSource(shared.clone()))),
         },
     }
 }
@@ -265,7 +265,7 @@ mod tests {
     fn shared_errors_keep_variant_message_and_source_chain() {
         let original = Error::Throttled {
             message: "slow down".into(),
-            source: Some(Box::new(std::io::Error::other("socket said no"))),
+            source: Some(Arc::new(std::io::Error::other("socket said no"))),
         };
         let shared = Arc::new(original);
         let copy = share_error(shared.clone());
