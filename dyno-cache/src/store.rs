@@ -25,7 +25,7 @@ use moka::Expiry;
 
 use crate::builder::{CachedStoreBuilder, Ttls};
 use crate::clock::Clock;
-use crate::flight::{self, share_error, Flights, Role};
+use crate::flight::{self, Flights, Role};
 use crate::key::{
     index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, table_items_hash,
     CacheKey, KeyHasher, KeyRef, Lookup, PreHashed,
@@ -1111,7 +1111,7 @@ impl<S: Store> CachedStore<S> {
                     inc(&self.counters.coalesced_waiters);
                     match flight::wait(rx).await {
                         Some(Ok(item)) => return Ok(item),
-                        Some(Err(e)) => return Err(share_error(e)),
+                        Some(Err(e)) => return Err(e),
                         // The leader was cancelled: lead or join a new flight.
                         None => continue,
                     }
@@ -1135,9 +1135,8 @@ impl<S: Store> CachedStore<S> {
                             return Ok(out.item);
                         }
                         Err(e) => {
-                            let e = Arc::new(e);
                             leader.finish(Err(e.clone()));
-                            return Err(share_error(e));
+                            return Err(e);
                         }
                     }
                 }
@@ -1351,7 +1350,7 @@ impl<S: Store> CachedStore<S> {
                     inc(&self.counters.coalesced_waiters);
                     match flight::wait(rx).await {
                         Some(Ok(page)) => return Ok((*page).clone()),
-                        Some(Err(e)) => return Err(share_error(e)),
+                        Some(Err(e)) => return Err(e),
                         // The leader was cancelled: lead or join a new flight.
                         None => continue,
                     }
@@ -1374,9 +1373,8 @@ impl<S: Store> CachedStore<S> {
                             Ok(Arc::unwrap_or_clone(page))
                         }
                         Err(e) => {
-                            let e = Arc::new(e);
                             leader.finish(Err(e.clone()));
-                            Err(share_error(e))
+                            Err(e)
                         }
                     };
                 }
