@@ -27,6 +27,7 @@ pub mod ops;
 pub mod prelude;
 pub mod store;
 pub mod table;
+pub mod ttl;
 pub mod value;
 
 pub use crate::entity::Entity;

@@ -1158,7 +1158,12 @@ async fn shared_typed_hits_hand_out_one_decoded_copy_charged_to_the_budget() {
         time::macros::date!(2024 - 01 - 01),
         rust_decimal::Decimal::new(100, 2),
     );
-    order.ttl = Some(1);
+    // A minute ago (a time more than five years past would never expire, as in DynamoDB).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    order.ttl = Some(now - 60);
     order.put().send(&c).await.unwrap();
     let okey = Order::key("ann", "o1").unwrap();
     assert!(c.get_shared(&okey).await.unwrap().is_none());

@@ -124,7 +124,7 @@ impl<S: Store> CachedStore<S> {
         let now = self.clock.now();
         let mut expires = now + ttl;
         if let (Some(item), Some(info)) = (item, info) {
-            if let Some(deadline) = info.ttl_deadline(item) {
+            if let Some(deadline) = info.ttl_deadline(item, now) {
                 if deadline <= now {
                     return None;
                 }

@@ -187,7 +187,7 @@ impl<S: Store> CachedStore<S> {
         let mut expires = now + ttl;
         if let Some(info) = self.known_table(table) {
             for item in &page.items {
-                if let Some(deadline) = info.ttl_deadline(item) {
+                if let Some(deadline) = info.ttl_deadline(item, now) {
                     expires = expires.min(deadline);
                 }
             }

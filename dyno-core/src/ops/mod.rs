@@ -40,9 +40,9 @@ pub use self::idempotent::IdempotentWrite;
 pub use self::put::{Put, PutMode};
 pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
-pub use self::support::is_expired;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
 pub use self::update::UpdateBuilder;
+pub use crate::ttl::is_expired;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
 ///
