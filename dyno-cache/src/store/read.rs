@@ -344,6 +344,9 @@ impl<S: Store> CachedStore<S> {
         ttl_override: Option<Duration>,
     ) {
         let Fill { key, slot, version } = fill;
+        if ttl_override.is_none() && self.confirms(&key, item.as_ref(), slot, &version).await {
+            return;
+        }
         let info = self.known_table(table);
         let entry = self
             .item_expiry(item.as_deref(), info.as_deref(), ttl_override)
@@ -379,6 +382,37 @@ impl<S: Store> CachedStore<S> {
         if rejected {
             inc(&self.counters.rejected_stale_fills);
         }
+    }
+
+    /// True when what a read fetched confirms the entry at `key`: the same image, no write to
+    /// the key since the read began, and at least half its TTL left. Installing it again would
+    /// change nothing a reader sees, and costs a moka insert (write-buffer traffic, an eviction
+    /// notification, the decoded copy dropped): on every strongly consistent read of a hot key,
+    /// that made them many times slower through the cache than without it.
+    async fn confirms(
+        &self,
+        key: &CacheKey,
+        item: Option<&SharedItem>,
+        slot: usize,
+        version: &ItemVersion,
+    ) -> bool {
+        if !version.quiet() {
+            return false;
+        }
+        let Some(entry) = self.items.get(&key.as_ref()).await else {
+            return false;
+        };
+        let now = self.clock.now();
+        let same = match (&entry.item, item) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+            (None, None) => true,
+            _ => false,
+        };
+        same && self.live(&entry, now)
+            && entry.expires_at.saturating_sub(now) >= entry.ttl / 2
+            // Checked last: no write began or ended since the read began, so the image fetched
+            // is the item's latest state, and the entry's.
+            && self.item_version(slot, version.table_slot) == *version
     }
 
     /// Items a backend read returned without installing them (a query or scan page, a bypassed
@@ -452,6 +486,29 @@ mod tests {
         assert_eq!(got.keys().collect::<Vec<_>>(), ["v"]);
         assert!(is_top_level(&Path::attr("v")));
         assert!(!is_top_level(&Path::attr("m").index(0)));
+    }
+
+    /// Before the fix every strongly consistent read replaced the entry (a moka insert each).
+    #[tokio::test]
+    async fn a_fill_that_confirms_the_entry_leaves_it_in_place_until_half_its_ttl_is_gone() {
+        let (c, clock) = cache().await;
+        let lookup = || c.hasher.lookup(item_key(T, &key("a")).unwrap());
+        let first = Arc::new(item("a", "1"));
+        c.install_fill(c.fill(T, &lookup()), Some(first.clone()), T, None)
+            .await;
+        let held = || async { entry(&c, "a").await.unwrap().item.unwrap() };
+        let equal = Arc::new(item("a", "1"));
+        c.install_fill(c.fill(T, &lookup()), Some(equal.clone()), T, None)
+            .await;
+        assert!(Arc::ptr_eq(&held().await, &first), "confirmed: left alone");
+        let changed = Arc::new(item("a", "2"));
+        c.install_fill(c.fill(T, &lookup()), Some(changed.clone()), T, None)
+            .await;
+        assert!(Arc::ptr_eq(&held().await, &changed), "a new image replaces it");
+        clock.advance(c.ttls.item * 3 / 4);
+        c.install_fill(c.fill(T, &lookup()), Some(equal.clone()), T, None)
+            .await;
+        assert!(Arc::ptr_eq(&held().await, &equal), "refreshed past half its TTL");
     }
 
     #[tokio::test]
