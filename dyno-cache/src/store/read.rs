@@ -504,11 +504,17 @@ mod tests {
         let changed = Arc::new(item("a", "2"));
         c.install_fill(c.fill(T, &lookup()), Some(changed.clone()), T, None)
             .await;
-        assert!(Arc::ptr_eq(&held().await, &changed), "a new image replaces it");
+        assert!(
+            Arc::ptr_eq(&held().await, &changed),
+            "a new image replaces it"
+        );
         clock.advance(c.ttls.item * 3 / 4);
         c.install_fill(c.fill(T, &lookup()), Some(equal.clone()), T, None)
             .await;
-        assert!(Arc::ptr_eq(&held().await, &equal), "refreshed past half its TTL");
+        assert!(
+            Arc::ptr_eq(&held().await, &equal),
+            "refreshed past half its TTL"
+        );
     }
 
     #[tokio::test]
