@@ -697,7 +697,14 @@ async fn row34_attribute_names_that_look_like_placeholders_are_names() {
 async fn row35_expired_item_reads_as_absent() {
     let store = store().await;
     let mut o = order("ttl", "o1");
-    o.ttl = Some(1_000); // 1970
+    // A minute ago: a time more than five years past never expires (DynamoDB's TTL rule).
+    o.ttl = Some(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            - 60,
+    );
     o.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("ttl", "o1").unwrap())
         .send(&store)
@@ -856,7 +863,14 @@ async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
 async fn row55_create_over_an_expired_item_treats_it_as_absent() {
     let store = store().await;
     let mut expired = order("exp", "o1");
-    expired.ttl = Some(1_000); // 1970: expired, not yet deleted
+    // A minute ago: expired, not yet deleted (more than five years past never expires).
+    expired.ttl = Some(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            - 60,
+    );
     expired.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("exp", "o1").unwrap())
         .send(&store)
