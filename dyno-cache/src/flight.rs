@@ -9,15 +9,15 @@
 //! If the leader is cancelled, its waiters wake and one of them leads a new flight.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use dyno_core::error::Error;
 use tokio::sync::watch;
 
-/// What a load produced (the item or its absence; a page), or the error every waiter gets.
-pub(crate) type Loaded<T> = Result<T, Arc<Error>>;
+/// What a load produced (the item or its absence; a page), or the error every waiter gets (a
+/// clone: `Error` shares its sources).
+pub(crate) type Loaded<T> = Result<T, Error>;
 
 struct Flight<T> {
     id: u64,
@@ -119,162 +119,5 @@ pub(crate) async fn wait<T: Clone>(
     match rx.wait_for(Option::is_some).await {
         Ok(v) => v.clone(),
         Err(_) => None,
-    }
-}
-
-/// One caller's copy of a shared error: same variant and fields, the original kept as the
-/// source chain. (`Error` is not `Clone`: its sources are boxed trait objects.)
-pub(crate) fn share_error(shared: Arc<Error>) -> Error {
-    let shared = match Arc::try_unwrap(shared) {
-        Ok(own) => return own,
-        Err(shared) => shared,
-    };
-    let source = || -> Option<dyno_core::error::BoxError> {
-        std::error::Error::source(&*shared)
-            .map(|_| Box::new(SharedSource(shared.clone())) as dyno_core::error::BoxError)
-    };
-    match &*shared {
-        Error::ConditionFailed { entity, item } => Error::ConditionFailed {
-            entity: *entity,
-            item: item.clone(),
-        },
-        Error::TransactionCanceled { reasons } => Error::TransactionCanceled {
-            reasons: reasons.clone(),
-        },
-        Error::Throttled { message, .. } => Error::Throttled {
-            message: message.clone(),
-            source: source(),
-        },
-        Error::Validation { message } => Error::Validation {
-            message: message.clone(),
-        },
-        Error::ResourceNotFound { message } => Error::ResourceNotFound {
-            message: message.clone(),
-        },
-        Error::ResourceInUse { message } => Error::ResourceInUse {
-            message: message.clone(),
-        },
-        Error::ItemTooLarge {
-            entity,
-            size,
-            limit,
-        } => Error::ItemTooLarge {
-            entity: *entity,
-            size: *size,
-            limit: *limit,
-        },
-        Error::Encode {
-            entity,
-            attribute,
-            message,
-            ..
-        } => Error::Encode {
-            entity: *entity,
-            attribute: attribute.clone(),
-            message: message.clone(),
-            source: source(),
-        },
-        Error::Decode {
-            entity,
-            attribute,
-            expected,
-            found,
-            ..
-        } => Error::Decode {
-            entity: *entity,
-            attribute: attribute.clone(),
-            expected: expected.clone(),
-            found: found.clone(),
-            source: source(),
-        },
-        Error::Key { entity, message } => Error::Key {
-            entity: *entity,
-            message: message.clone(),
-        },
-        Error::InvalidCursor { message } => Error::InvalidCursor {
-            message: message.clone(),
-        },
-        // The batch engine's error: no single-flight call shares it, so its causes (not Clone)
-        // are not copied.
-        Error::BatchIncomplete {
-            unprocessed_writes,
-            unprocessed_keys,
-            attempts,
-            ..
-        } => Error::BatchIncomplete {
-            unprocessed_writes: unprocessed_writes.clone(),
-            unprocessed_keys: unprocessed_keys.clone(),
-            attempts: *attempts,
-            causes: Vec::new(),
-        },
-        Error::OutcomeUnknown { message, .. } => Error::OutcomeUnknown {
-            message: message.clone(),
-            source: source(),
-        },
-        Error::Service { code, message, .. } => Error::Service {
-            code: code.clone(),
-            message: message.clone(),
-            source: source(),
-        },
-        other => Error::Service {
-            code: None,
-            message: other.to_string(),
-            source: Some(Box::new(SharedSource(shared.clone()))),
-        },
-    }
-}
-
-/// The source of a shared error: displays as the original's source and continues its chain.
-struct SharedSource(Arc<Error>);
-
-impl SharedSource {
-    fn inner(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        std::error::Error::source(&*self.0)
-    }
-}
-
-impl fmt::Debug for SharedSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner() {
-            Some(s) => fmt::Debug::fmt(s, f),
-            None => fmt::Debug::fmt(&*self.0, f),
-        }
-    }
-}
-
-impl fmt::Display for SharedSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.inner() {
-            Some(s) => fmt::Display::fmt(s, f),
-            None => fmt::Display::fmt(&*self.0, f),
-        }
-    }
-}
-
-impl std::error::Error for SharedSource {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.inner().and_then(std::error::Error::source)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shared_errors_keep_variant_message_and_source_chain() {
-        let original = Error::Throttled {
-            message: "slow down".into(),
-            source: Some(Box::new(std::io::Error::other("socket said no"))),
-        };
-        let shared = Arc::new(original);
-        let copy = share_error(shared.clone());
-        assert!(copy.is_throttled());
-        assert_eq!(copy.to_string(), shared.to_string());
-        let src = std::error::Error::source(&copy).expect("source kept");
-        assert_eq!(src.to_string(), "socket said no");
-        drop(copy);
-        // The last holder gets the original back.
-        assert!(share_error(shared).is_throttled());
     }
 }

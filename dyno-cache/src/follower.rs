@@ -3,9 +3,10 @@
 //!
 //! Each record goes through [`CachedStore::apply_change`]: the query pages of the item's old and
 //! new partitions (in the table and in every affected index; the whole index when the stream's
-//! view type leaves an image out) become unservable, and the item's entry is replaced by the new
-//! image when the cache holds exactly the record's old image, dropped otherwise (this instance
-//! may have written the item again since, and its own entry is then newer than the record).
+//! view type leaves an image out) become unservable, and the item's entry is dropped: the next
+//! read loads the item. The entry is never replaced by the record's new image, even when it holds
+//! the record's old one: the entry may be newer than the record (`A -> B -> A`, and the cache
+//! filled the second `A`), and nothing orders a fill against a record.
 //!
 //! When the feed reports a gap (records trimmed before they were read, a shard or the stream
 //! lost, the stream ended) the follower cannot know what changed, so it invalidates the table's

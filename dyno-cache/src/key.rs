@@ -4,10 +4,13 @@
 //! ensure (map attributes sorted by name, numbers normalized), so `{"PK": "A", "SK": "B"}` and
 //! `{"SK": "B", "PK": "A"}` share one entry, and so do the numbers `1.50` and `1.5`. The item
 //! key of a get is encoded into a stack buffer, so a cache hit allocates nothing for its key.
+//!
+//! The encoding is dyno-core's canonical one ([`dyno_core::canon`], also used by cursors),
+//! written into a [`KeyBuf`] whose [`Sink::number`] normalizes numbers.
 
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
 
-use dyno_core::expr::{Condition, KeyCondition, Operand, Path, PathElement, SortCondition};
+use dyno_core::canon::{Sink, Writer};
 use dyno_core::store::{QueryRequest, ScanRequest};
 use dyno_core::value::{AttributeValue, Item};
 use moka::Equivalent;
@@ -55,27 +58,6 @@ impl KeyBuf {
         heap.extend_from_slice(bytes);
     }
 
-    #[inline(always)]
-    fn byte(&mut self, b: u8) {
-        self.push(&[b]);
-    }
-
-    /// A length-prefixed byte string (so that concatenations cannot collide).
-    #[inline(always)]
-    fn bytes(&mut self, b: &[u8]) {
-        self.push(&(b.len() as u32).to_le_bytes());
-        self.push(b);
-    }
-
-    #[inline(always)]
-    fn str(&mut self, s: &str) {
-        self.bytes(s.as_bytes());
-    }
-
-    fn u64(&mut self, n: u64) {
-        self.push(&n.to_le_bytes());
-    }
-
     pub(crate) fn as_slice(&self) -> &[u8] {
         match &self.heap {
             Some(h) => h,
@@ -86,6 +68,48 @@ impl KeyBuf {
     pub(crate) fn to_boxed(&self) -> Box<[u8]> {
         self.as_slice().into()
     }
+}
+
+impl Sink for KeyBuf {
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) {
+        self.push(bytes);
+    }
+
+    /// A number in normalized scientific form (sign, significant digits, exponent; no leading
+    /// or trailing zeros), so equal numbers written differently share a key; a malformed number
+    /// is kept as written (the backend will reject it).
+    fn number(&mut self, n: &str) {
+        match normalize(n) {
+            Some(Normal {
+                negative,
+                first,
+                last,
+                exponent,
+                mantissa,
+            }) => {
+                self.push(b"n");
+                self.push(&[u8::from(negative)]);
+                self.push(&((last - first + 1) as u32).to_le_bytes());
+                for (i, c) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
+                    if i >= first && i <= last {
+                        self.push(&[c]);
+                    }
+                }
+                self.push(&(exponent as u64).to_le_bytes());
+            }
+            None => {
+                self.push(b"r");
+                self.push(&(n.len() as u32).to_le_bytes());
+                self.push(n.as_bytes());
+            }
+        }
+    }
+}
+
+/// A canonical writer into a fresh [`KeyBuf`].
+fn writer() -> Writer<KeyBuf> {
+    Writer::new(KeyBuf::new())
 }
 
 /// A fixed, process-independent hasher for the striped query generations.
@@ -216,18 +240,18 @@ impl Hasher for PassThrough {
 /// The cache key of an item: its table and key attributes. `None` when a key attribute is not a
 /// scalar (S, N, B): such a request is invalid and goes to the backend to fail there.
 pub(crate) fn item_key(table: &str, key: &Item) -> Option<KeyBuf> {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'I');
-    buf.str(table);
+    let mut w = writer();
+    w.u8(b'I');
+    w.str(table);
     // Keys have one or two attributes: sort them without allocating.
     let mut attrs: [Option<(&String, &AttributeValue)>; 2] = [None, None];
     if key.len() > 2 {
         let mut all: Vec<_> = key.iter().collect();
         all.sort_by(|a, b| a.0.cmp(b.0));
         for (name, value) in all {
-            scalar(&mut buf, name, value)?;
+            scalar(&mut w, name, value)?;
         }
-        return Some(buf);
+        return Some(w.buf);
     }
     for (i, kv) in key.iter().enumerate() {
         attrs[i] = Some(kv);
@@ -238,214 +262,106 @@ pub(crate) fn item_key(table: &str, key: &Item) -> Option<KeyBuf> {
         }
     }
     for (name, value) in attrs.into_iter().flatten() {
-        scalar(&mut buf, name, value)?;
+        scalar(&mut w, name, value)?;
     }
-    Some(buf)
+    Some(w.buf)
 }
 
-fn scalar(buf: &mut KeyBuf, name: &str, value: &AttributeValue) -> Option<()> {
-    buf.str(name);
-    match value {
-        AttributeValue::S(s) => {
-            buf.byte(b'S');
-            buf.str(s);
-        }
-        AttributeValue::N(n) => {
-            buf.byte(b'N');
-            number(buf, n);
-        }
-        AttributeValue::B(b) => {
-            buf.byte(b'B');
-            buf.bytes(b.as_ref());
-        }
-        _ => return None,
+fn scalar(w: &mut Writer<KeyBuf>, name: &str, value: &AttributeValue) -> Option<()> {
+    if !matches!(
+        value,
+        AttributeValue::S(_) | AttributeValue::N(_) | AttributeValue::B(_)
+    ) {
+        return None;
     }
+    w.str(name);
+    w.value(value);
     Some(())
 }
 
 /// The stripe hash of a partition: `(table, index, partition value)`. `index` is `""` for the
 /// table itself. Writers and queries compute it the same way.
 pub(crate) fn partition_hash(table: &str, index: &str, value: &AttributeValue) -> u64 {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'P');
-    buf.str(table);
-    buf.str(index);
-    value_bytes(&mut buf, value);
-    stable_hash(buf.as_slice())
+    let mut w = writer();
+    w.u8(b'P');
+    w.str(table);
+    w.str(index);
+    w.value(value);
+    stable_hash(w.buf.as_slice())
 }
 
 /// The stripe hash of "every partition of this index" (`index` is `""` for the table).
 pub(crate) fn index_hash(table: &str, index: &str) -> u64 {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'X');
-    buf.str(table);
-    buf.str(index);
-    stable_hash(buf.as_slice())
+    let mut w = writer();
+    w.u8(b'X');
+    w.str(table);
+    w.str(index);
+    stable_hash(w.buf.as_slice())
 }
 
 /// The stripe hash of "any item of this table" (what scans depend on).
 pub(crate) fn scan_hash(table: &str) -> u64 {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'T');
-    buf.str(table);
-    stable_hash(buf.as_slice())
+    let mut w = writer();
+    w.u8(b'T');
+    w.str(table);
+    stable_hash(w.buf.as_slice())
 }
 
 /// The stripe hash of a table's item entries (the generation [`crate::CachedStore::invalidate_table`]
 /// moves).
 pub(crate) fn table_items_hash(table: &str) -> u64 {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'E');
-    buf.str(table);
-    stable_hash(buf.as_slice())
+    let mut w = writer();
+    w.u8(b'E');
+    w.str(table);
+    stable_hash(w.buf.as_slice())
 }
 
 /// The cache key of a query page: every field that can change the answer, except
 /// `consistent_read` (a strongly consistent page is a valid answer to the eventual request).
 pub(crate) fn query_key(r: &QueryRequest) -> KeyBuf {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'Q');
-    buf.str(&r.table);
-    opt_str(&mut buf, r.index.as_deref());
-    key_condition(&mut buf, &r.key_condition);
-    opt_condition(&mut buf, r.filter.as_ref());
-    projection(&mut buf, r.projection.as_deref());
-    buf.u64(r.limit.map_or(u64::MAX, u64::from));
-    buf.byte(u8::from(r.scan_forward));
-    opt_item(&mut buf, r.exclusive_start_key.as_ref());
-    buf.byte(u8::from(r.count_only));
-    buf
+    let mut w = writer();
+    w.u8(b'Q');
+    w.str(&r.table);
+    w.opt_str(r.index.as_deref());
+    w.key_condition(&r.key_condition);
+    w.opt_condition(r.filter.as_ref());
+    w.paths(r.projection.as_deref());
+    w.u64(r.limit.map_or(u64::MAX, u64::from));
+    w.u8(u8::from(r.scan_forward));
+    opt_item(&mut w, r.exclusive_start_key.as_ref());
+    w.u8(u8::from(r.count_only));
+    w.buf
 }
 
 /// The cache key of a scan page.
 pub(crate) fn scan_key(r: &ScanRequest) -> KeyBuf {
-    let mut buf = KeyBuf::new();
-    buf.byte(b'C');
-    buf.str(&r.table);
-    opt_str(&mut buf, r.index.as_deref());
-    opt_condition(&mut buf, r.filter.as_ref());
-    projection(&mut buf, r.projection.as_deref());
-    buf.u64(r.limit.map_or(u64::MAX, u64::from));
-    opt_item(&mut buf, r.exclusive_start_key.as_ref());
+    let mut w = writer();
+    w.u8(b'C');
+    w.str(&r.table);
+    w.opt_str(r.index.as_deref());
+    w.opt_condition(r.filter.as_ref());
+    w.paths(r.projection.as_deref());
+    w.u64(r.limit.map_or(u64::MAX, u64::from));
+    opt_item(&mut w, r.exclusive_start_key.as_ref());
     match r.segment {
         Some((s, t)) => {
-            buf.byte(1);
-            buf.u64(u64::from(s));
-            buf.u64(u64::from(t));
+            w.u8(1);
+            w.u64(u64::from(s));
+            w.u64(u64::from(t));
         }
-        None => buf.byte(0),
+        None => w.u8(0),
     }
-    buf.byte(u8::from(r.count_only));
-    buf
+    w.u8(u8::from(r.count_only));
+    w.buf
 }
 
-fn opt_str(buf: &mut KeyBuf, s: Option<&str>) {
-    match s {
-        Some(s) => {
-            buf.byte(1);
-            buf.str(s);
-        }
-        None => buf.byte(0),
-    }
-}
-
-fn opt_item(buf: &mut KeyBuf, item: Option<&Item>) {
+fn opt_item(w: &mut Writer<KeyBuf>, item: Option<&Item>) {
     match item {
         Some(item) => {
-            buf.byte(1);
-            map(buf, item);
+            w.u8(1);
+            w.item(item);
         }
-        None => buf.byte(0),
-    }
-}
-
-fn map<'a>(buf: &mut KeyBuf, m: impl IntoIterator<Item = (&'a String, &'a AttributeValue)>) {
-    let mut entries: Vec<_> = m.into_iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    buf.u64(entries.len() as u64);
-    for (k, v) in entries {
-        buf.str(k);
-        value_bytes(buf, v);
-    }
-}
-
-fn value_bytes(buf: &mut KeyBuf, v: &AttributeValue) {
-    match v {
-        AttributeValue::S(s) => {
-            buf.byte(b'S');
-            buf.str(s);
-        }
-        AttributeValue::N(n) => {
-            buf.byte(b'N');
-            number(buf, n);
-        }
-        AttributeValue::B(b) => {
-            buf.byte(b'B');
-            buf.bytes(b.as_ref());
-        }
-        AttributeValue::Bool(b) => {
-            buf.byte(b'b');
-            buf.byte(u8::from(*b));
-        }
-        AttributeValue::Null(_) => buf.byte(b'0'),
-        AttributeValue::Ss(v) => {
-            buf.byte(b's');
-            buf.u64(v.len() as u64);
-            v.iter().for_each(|s| buf.str(s));
-        }
-        AttributeValue::Ns(v) => {
-            buf.byte(b'n');
-            buf.u64(v.len() as u64);
-            v.iter().for_each(|n| number(buf, n));
-        }
-        AttributeValue::Bs(v) => {
-            buf.byte(b'c');
-            buf.u64(v.len() as u64);
-            v.iter().for_each(|b| buf.bytes(b.as_ref()));
-        }
-        AttributeValue::L(l) => {
-            buf.byte(b'L');
-            buf.u64(l.len() as u64);
-            l.iter().for_each(|e| value_bytes(buf, e));
-        }
-        AttributeValue::M(m) => {
-            buf.byte(b'M');
-            map(buf, m);
-        }
-        other => {
-            // A variant newer than this crate: its debug form is still a faithful key.
-            buf.byte(b'?');
-            buf.str(&format!("{other:?}"));
-        }
-    }
-}
-
-/// A number in normalized scientific form (sign, significant digits, exponent; no leading or
-/// trailing zeros), so equal numbers written differently share a key; a malformed number is kept
-/// as written (the backend will reject it).
-fn number(buf: &mut KeyBuf, n: &str) {
-    match normalize(n) {
-        Some(Normal {
-            negative,
-            first,
-            last,
-            exponent,
-            mantissa,
-        }) => {
-            buf.byte(b'n');
-            buf.byte(u8::from(negative));
-            buf.push(&((last - first + 1) as u32).to_le_bytes());
-            for (i, c) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
-                if i >= first && i <= last {
-                    buf.byte(c);
-                }
-            }
-            buf.u64(exponent as u64);
-        }
-        None => {
-            buf.byte(b'r');
-            buf.str(n);
-        }
+        None => w.u8(0),
     }
 }
 
@@ -501,148 +417,10 @@ fn normalize(n: &str) -> Option<Normal<'_>> {
     })
 }
 
-fn path(buf: &mut KeyBuf, p: &Path) {
-    buf.u64(p.0.len() as u64);
-    for e in &p.0 {
-        match e {
-            PathElement::Attr(a) => {
-                buf.byte(b'a');
-                buf.str(a);
-            }
-            PathElement::Index(i) => {
-                buf.byte(b'i');
-                buf.u64(*i as u64);
-            }
-        }
-    }
-}
-
-fn projection(buf: &mut KeyBuf, p: Option<&[Path]>) {
-    match p {
-        Some(paths) => {
-            buf.byte(1);
-            buf.u64(paths.len() as u64);
-            paths.iter().for_each(|p| path(buf, p));
-        }
-        None => buf.byte(0),
-    }
-}
-
-fn operand(buf: &mut KeyBuf, o: &Operand) {
-    match o {
-        Operand::Path(p) => {
-            buf.byte(b'p');
-            path(buf, p);
-        }
-        Operand::Value(v) => {
-            buf.byte(b'v');
-            value_bytes(buf, v);
-        }
-        Operand::Size(p) => {
-            buf.byte(b'z');
-            path(buf, p);
-        }
-    }
-}
-
-fn opt_condition(buf: &mut KeyBuf, c: Option<&Condition>) {
-    match c {
-        Some(c) => {
-            buf.byte(1);
-            condition(buf, c);
-        }
-        None => buf.byte(0),
-    }
-}
-
-fn condition(buf: &mut KeyBuf, c: &Condition) {
-    match c {
-        Condition::Compare(a, cmp, b) => {
-            buf.byte(b'=');
-            buf.byte(*cmp as u8);
-            operand(buf, a);
-            operand(buf, b);
-        }
-        Condition::Between(a, lo, hi) => {
-            buf.byte(b'b');
-            operand(buf, a);
-            operand(buf, lo);
-            operand(buf, hi);
-        }
-        Condition::In(a, list) => {
-            buf.byte(b'i');
-            operand(buf, a);
-            buf.u64(list.len() as u64);
-            list.iter().for_each(|o| operand(buf, o));
-        }
-        Condition::AttributeExists(p) => {
-            buf.byte(b'e');
-            path(buf, p);
-        }
-        Condition::AttributeNotExists(p) => {
-            buf.byte(b'E');
-            path(buf, p);
-        }
-        Condition::AttributeType(p, t) => {
-            buf.byte(b't');
-            path(buf, p);
-            buf.byte(*t as u8);
-        }
-        Condition::BeginsWith(p, o) => {
-            buf.byte(b'w');
-            path(buf, p);
-            operand(buf, o);
-        }
-        Condition::Contains(p, o) => {
-            buf.byte(b'c');
-            path(buf, p);
-            operand(buf, o);
-        }
-        Condition::And(cs) => {
-            buf.byte(b'&');
-            buf.u64(cs.len() as u64);
-            cs.iter().for_each(|c| condition(buf, c));
-        }
-        Condition::Or(cs) => {
-            buf.byte(b'|');
-            buf.u64(cs.len() as u64);
-            cs.iter().for_each(|c| condition(buf, c));
-        }
-        Condition::Not(c) => {
-            buf.byte(b'!');
-            condition(buf, c);
-        }
-    }
-}
-
-fn key_condition(buf: &mut KeyBuf, k: &KeyCondition) {
-    buf.str(&k.partition_name);
-    value_bytes(buf, &k.partition_value);
-    match &k.sort {
-        Some((name, cond)) => {
-            buf.byte(1);
-            buf.str(name);
-            let (tag, values): (u8, [Option<&AttributeValue>; 2]) = match cond {
-                SortCondition::Eq(v) => (b'=', [Some(v), None]),
-                SortCondition::Lt(v) => (b'<', [Some(v), None]),
-                SortCondition::Le(v) => (b'l', [Some(v), None]),
-                SortCondition::Gt(v) => (b'>', [Some(v), None]),
-                SortCondition::Ge(v) => (b'g', [Some(v), None]),
-                SortCondition::Between(a, b) => (b'b', [Some(a), Some(b)]),
-                SortCondition::BeginsWith(v) => (b'w', [Some(v), None]),
-            };
-            buf.byte(tag);
-            values
-                .into_iter()
-                .flatten()
-                .for_each(|v| value_bytes(buf, v));
-        }
-        None => buf.byte(0),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use dyno_core::expr::{Condition, KeyCondition, Path};
+
     use super::*;
 
     fn k(pairs: &[(&str, AttributeValue)]) -> Item {
@@ -681,6 +459,21 @@ mod tests {
         assert_eq!(key("-0"), key("0.000"));
         assert_ne!(key("15"), key("1.5"));
         assert_ne!(key("-1"), key("1"));
+    }
+
+    #[test]
+    fn equal_numbers_share_a_query_key_wherever_they_appear() {
+        let q = |v: &str| {
+            let mut r = QueryRequest::new("T", None, KeyCondition::partition("PK", n(v)));
+            r.filter = Some(Condition::AttributeExists(Path::attr("x")));
+            r.exclusive_start_key = Some(k(&[
+                ("PK", n(v)),
+                ("SK", AttributeValue::Ns(vec![v.into()])),
+            ]));
+            query_key(&r).to_boxed()
+        };
+        assert_eq!(q("1.50"), q("1.5"));
+        assert_ne!(q("1.50"), q("15"));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use dyno_core::table::TableDef;
-use dyno_core::value::{AttributeValue, Item};
+use dyno_core::value::Item;
 
 use crate::key::{index_hash, partition_hash, scan_hash};
 
@@ -90,16 +90,11 @@ impl TableInfo {
         Some(key)
     }
 
-    /// When `item` expires by its TTL attribute (epoch seconds), if it has one.
-    pub(crate) fn ttl_deadline(&self, item: &Item) -> Option<Duration> {
-        match item.get(self.ttl.as_ref()?)? {
-            AttributeValue::N(n) => n
-                .parse::<f64>()
-                .ok()
-                .filter(|s| *s >= 0.0)
-                .map(Duration::from_secs_f64),
-            _ => None,
-        }
+    /// When `item` expires by its TTL attribute (since the epoch), as read at `now`: `None` when
+    /// it never will (see [`dyno_core::ttl::expiry`]), or so late that a `Duration` cannot say.
+    pub(crate) fn ttl_deadline(&self, item: &Item, now: Duration) -> Option<Duration> {
+        let at = dyno_core::ttl::expiry(item, self.ttl.as_ref()?, now.as_secs_f64())?;
+        Duration::try_from_secs_f64(at.max(0.0)).ok()
     }
 
     /// The stripe hashes of every query-cache generation a write to `key` invalidates, given
@@ -158,6 +153,7 @@ impl TableInfo {
 #[cfg(test)]
 mod tests {
     use dyno_core::table::IndexDef;
+    use dyno_core::value::AttributeValue;
 
     use super::*;
 
@@ -226,8 +222,16 @@ mod tests {
         let info = TableInfo::from_def(&def());
         let mut it = item(&[("PK", "a"), ("SK", "b"), ("x", "y")]);
         assert_eq!(info.key_of(&it), Some(item(&[("PK", "a"), ("SK", "b")])));
-        it.insert("ttl".into(), AttributeValue::N("100".into()));
-        assert_eq!(info.ttl_deadline(&it), Some(Duration::from_secs(100)));
         assert_eq!(info.key_of(&item(&[("PK", "a")])), None);
+        let now = Duration::from_secs(1_000);
+        it.insert("ttl".into(), AttributeValue::N("100".into()));
+        assert_eq!(info.ttl_deadline(&it, now), Some(Duration::from_secs(100)));
+        // Before the fix: `from_secs_f64` panicked on a number this large.
+        it.insert("ttl".into(), AttributeValue::N("1e300".into()));
+        assert_eq!(info.ttl_deadline(&it, now), None, "too late to say: never");
+        // More than five years past: DynamoDB never deletes the item.
+        let later = now + dyno_core::ttl::MAX_AGE + Duration::from_secs(1_000);
+        it.insert("ttl".into(), AttributeValue::N("100".into()));
+        assert_eq!(info.ttl_deadline(&it, later), None);
     }
 }

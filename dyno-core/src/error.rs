@@ -1,11 +1,13 @@
 //! The one error type of dyno.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::value::Item;
 
-/// A boxed error from a lower layer (the SDK, serde_dynamo), kept as the `source`.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+/// An error from a lower layer (the SDK, serde_dynamo), kept as the `source`. Shared, so that
+/// [`Error`] is `Clone`: every copy of an error keeps the same source chain.
+pub type SourceError = Arc<dyn std::error::Error + Send + Sync + 'static>;
 
 /// `Result` with dyno's [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -14,7 +16,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// Messages say what was expected, what was found and where; lower-level errors are kept as
 /// [`std::error::Error::source`] and never repeated in the message.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Error` is `Clone` (sources are shared, see [`SourceError`]), so a result shared by several
+/// waiters, or an error kept by a value and returned each time it is used, is a plain clone.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A condition expression evaluated to false. `item` holds the item as it was when the request
@@ -55,7 +60,7 @@ pub enum Error {
         message: String,
         /// The service error, when there was one.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 
     /// The request was invalid (a DynamoDB `ValidationException` or a check dyno made before sending).
@@ -111,7 +116,7 @@ pub enum Error {
         message: String,
         /// A lower-level error, such as serde_dynamo's.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 
     /// An attribute could not be decoded into the field's type.
@@ -127,7 +132,7 @@ pub enum Error {
         found: String,
         /// A lower-level error, such as serde_dynamo's.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 
     /// A key value or key string is invalid: an empty key part, a key that does not match its
@@ -171,7 +176,7 @@ pub enum Error {
         message: String,
         /// The SDK's error.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 
     /// The request timed out or the connection failed: the write may or may not have happened.
@@ -181,7 +186,7 @@ pub enum Error {
         message: String,
         /// The transport or service error.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 
     /// Any other service error.
@@ -193,7 +198,7 @@ pub enum Error {
         message: String,
         /// The SDK error.
         #[source]
-        source: Option<BoxError>,
+        source: Option<SourceError>,
     },
 }
 
@@ -415,5 +420,47 @@ impl fmt::Display for CancellationSummary<'_> {
             f.write_str("no reason given")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn a_clone_is_the_same_error_with_the_same_source() {
+        let io: SourceError = Arc::new(std::io::Error::other("socket said no"));
+        let original = Error::OutcomeUnknown {
+            message: "PutItem timed out".into(),
+            source: Some(io.clone()),
+        };
+        let batch = Error::BatchIncomplete {
+            unprocessed_writes: Vec::new(),
+            unprocessed_keys: Vec::new(),
+            attempts: 3,
+            causes: vec![original.clone()],
+        };
+        let copy = batch.clone();
+        assert_eq!(copy.to_string(), batch.to_string());
+        let Error::BatchIncomplete { causes, .. } = copy else {
+            unreachable!()
+        };
+        let cause = &causes[0];
+        assert!(cause.is_outcome_unknown());
+        assert_eq!(cause.to_string(), original.to_string());
+        // The source is shared, not copied into the message: the chain reaches the same value.
+        let source = cause.source().expect("the clone keeps its source");
+        assert_eq!(source.to_string(), "socket said no");
+        let Error::OutcomeUnknown {
+            source: Some(shared),
+            ..
+        } = cause
+        else {
+            unreachable!()
+        };
+        assert!(Arc::ptr_eq(shared, &io));
     }
 }

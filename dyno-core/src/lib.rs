@@ -18,6 +18,7 @@ extern crate self as dyno_core;
 
 #[doc(hidden)]
 pub mod __private;
+pub mod canon;
 pub mod entity;
 pub mod error;
 pub mod expr;
@@ -27,6 +28,7 @@ pub mod ops;
 pub mod prelude;
 pub mod store;
 pub mod table;
+pub mod ttl;
 pub mod value;
 
 pub use crate::entity::Entity;

@@ -12,7 +12,12 @@
 //! - `memory_typed` / `dynalite_typed`: the typed get without a cache, on MemoryStore and on
 //!   dynalite (`DYNO_DYNALITE_ENDPOINT`, set by `scripts/bench`).
 //!
-//! Inputs are made and outputs dropped outside the timing in every case.
+//! - `contended/memory_consistent` / `contended/cached_consistent`: strongly consistent untyped
+//!   gets by 8 tasks on a 2-worker runtime, spread over 3 hot keys, on MemoryStore and through a
+//!   `CachedStore` over one (each such read goes to the backend and refreshes the entry): wall
+//!   time per get, so the ratio is the cache's bookkeeping under contention.
+//!
+//! Inputs are made and outputs dropped outside the timing in every case (but in `contended`).
 //!
 //! `scripts/bench cache`
 
@@ -189,5 +194,71 @@ fn benches(c: &mut Criterion) {
     }
 }
 
-criterion_group!(cache, benches);
+/// Tasks and hot keys of the `contended` benchmarks.
+const TASKS: u64 = 8;
+const HOT: usize = 3;
+
+/// `iters` strongly consistent gets of the hot orders, split over [`TASKS`] tasks: wall time.
+fn consistent_gets<S: Store + 'static>(
+    rt: &Runtime,
+    store: &Arc<S>,
+    keys: &Arc<Vec<Item>>,
+    iters: u64,
+) -> std::time::Duration {
+    rt.block_on(async {
+        let start = std::time::Instant::now();
+        let tasks: Vec<_> = (0..TASKS)
+            .map(|t| {
+                let (store, keys) = (store.clone(), keys.clone());
+                tokio::spawn(async move {
+                    let table = table();
+                    for i in 0..iters.div_ceil(TASKS) {
+                        let key = &keys[(t + i) as usize % HOT];
+                        let mut req = GetRequest::borrowed(&table, key);
+                        req.consistent_read = true;
+                        let got = store.get_item(req).await.unwrap().item;
+                        debug_assert!(got.is_some());
+                    }
+                })
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        start.elapsed()
+    })
+}
+
+fn contended(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let orders: Vec<Order> = (0..HOT)
+        .map(|i| Order {
+            order_id: format!("hot{i}"),
+            ..sample()
+        })
+        .collect();
+    let keys: Arc<Vec<Item>> = Arc::new(orders.iter().map(|o| key_of(o).into_item()).collect());
+    let memory = Arc::new(MemoryStore::new());
+    let cached = Arc::new(CachedStore::new(MemoryStore::new()));
+    rt.block_on(async {
+        for o in &orders {
+            seed(&*memory, o).await;
+            seed(&*cached, o).await;
+        }
+    });
+    let mut group = c.benchmark_group("contended");
+    group.bench_function("memory_consistent", |b| {
+        b.iter_custom(|iters| consistent_gets(&rt, &memory, &keys, iters))
+    });
+    group.bench_function("cached_consistent", |b| {
+        b.iter_custom(|iters| consistent_gets(&rt, &cached, &keys, iters))
+    });
+    group.finish();
+}
+
+criterion_group!(cache, benches, contended);
 criterion_main!(cache);

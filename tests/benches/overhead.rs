@@ -171,9 +171,9 @@ fn seed(rt: &tokio::runtime::Runtime, server: &Server) -> Fixture {
         let hand: Vec<Order> = (0..PUT_KEYS)
             .map(|i| full(&fixture.hand_put_user, i))
             .collect();
-        batch.put_all(&reads).unwrap();
-        batch.put_all(&typed).unwrap();
-        batch.put_all(&hand).unwrap();
+        batch.put_all_ignoring_version(&reads).unwrap();
+        batch.put_all_ignoring_version(&typed).unwrap();
+        batch.put_all_ignoring_version(&hand).unwrap();
         batch.send(&server.store).await.expect("seed");
     });
     fixture
@@ -512,7 +512,7 @@ fn batch() {
                 let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
                 let (w, c) = timed(async {
                     let mut writer = BatchWriter::new();
-                    writer.put_all(&batch_orders).unwrap();
+                    writer.put_all_ignoring_version(&batch_orders).unwrap();
                     let report = writer.send(store).await.unwrap();
                     assert_eq!(report.written, n);
                 })

@@ -239,13 +239,17 @@ impl State {
 }
 
 /// One HTTP request as read: the head (request line and headers) and the body.
-struct Request {
-    head: String,
-    body: Vec<u8>,
+#[derive(Debug)]
+pub struct Request {
+    /// The request line and headers, with the blank line after them.
+    pub head: String,
+    /// The body (`Content-Length` bytes).
+    pub body: Vec<u8>,
 }
 
 impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
+    /// The value of header `name` (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.head.lines().skip(1).find_map(|line| {
             let (k, v) = line.split_once(':')?;
             k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
@@ -281,7 +285,9 @@ fn find_head_end(buf: &[u8]) -> Option<usize> {
     buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
 }
 
-async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<Request>> {
+/// Reads one HTTP/1.1 request (head and `Content-Length` body); `None` when the client closed
+/// the connection first. Also used by the tests' fake servers.
+pub async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<Request>> {
     let mut buf = Vec::with_capacity(4096);
     let mut chunk = [0u8; 8192];
     let head_end = loop {

@@ -899,8 +899,9 @@ async fn apply_change_invalidates_like_a_local_write() {
     assert_eq!(attr(&got, "GSI1PK").as_deref(), Some("STATUS#shipped"));
     assert_eq!(
         c.inner().calls(Op::GetItem),
-        0,
-        "the cache held the record's old image: the new one replaced it"
+        1,
+        "the entry was dropped and loaded again, although it held the record's old image \
+         (see apply_change_never_goes_back_on_an_a_b_a_history)"
     );
     assert!(c.query(gsi1("STATUS#new")).await.unwrap().items.is_empty());
     c.query(partition("U#1")).await.unwrap();
@@ -947,7 +948,8 @@ async fn apply_change_drops_an_entry_that_is_not_the_records_old_image() {
         .unwrap();
     read(&c, key("U#1", "O#1")).await.unwrap();
     assert_eq!(c.inner().calls(Op::GetItem), 2);
-    // A delete whose old image is the cached one leaves a tombstone.
+    // A delete whose old image is the cached one drops the entry too; the load then caches
+    // the tombstone.
     c.inner()
         .inner()
         .delete_item(delete(key("U#1", "O#1")))
@@ -962,7 +964,55 @@ async fn apply_change_drops_an_entry_that_is_not_the_records_old_image() {
     .await
     .unwrap();
     assert!(read(&c, key("U#1", "O#1")).await.is_none());
-    assert_eq!(c.inner().calls(Op::GetItem), 2, "served as a tombstone");
+    assert!(read(&c, key("U#1", "O#1")).await.is_none());
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        3,
+        "loaded once, then a tombstone"
+    );
+}
+
+/// The item went `A -> B -> A` in the table; the cache filled the second `A`; then the record
+/// of `A -> B` arrives (a follower lagging behind the fill). Replacing an entry that holds the
+/// record's old image would serve `B`, older than the `A` a read already returned: the entry
+/// is dropped instead, and the next read loads `A` again. (Failed before the fix: `B` served.)
+#[tokio::test]
+async fn apply_change_never_goes_back_on_an_a_b_a_history() {
+    let (c, _) = cached().await;
+    let a = item("U#1", "O#1", &[("status", "open")]);
+    let b = item("U#1", "O#1", &[("status", "closed")]);
+    for image in [&a, &b, &a] {
+        c.inner()
+            .inner()
+            .put_item(put(image.clone()))
+            .await
+            .unwrap();
+    }
+    let first = read(&c, key("U#1", "O#1")).await.unwrap();
+    assert_eq!(attr(&first, "status").as_deref(), Some("open"));
+    // The records, in order: the first one late, the second one later still.
+    let records = [(&a, &b), (&b, &a)];
+    for (old, new) in records {
+        c.apply_change(
+            TABLE,
+            &key("U#1", "O#1"),
+            Image::Present(old),
+            Image::Present(new),
+        )
+        .await
+        .unwrap();
+        let got = read(&c, key("U#1", "O#1")).await.unwrap();
+        assert_eq!(
+            attr(&got, "status").as_deref(),
+            Some("open"),
+            "a read went back to an older state after a record applied late"
+        );
+    }
+    assert_eq!(
+        c.inner().calls(Op::GetItem),
+        3,
+        "each record dropped the entry"
+    );
 }
 
 #[tokio::test]
@@ -1108,7 +1158,12 @@ async fn shared_typed_hits_hand_out_one_decoded_copy_charged_to_the_budget() {
         time::macros::date!(2024 - 01 - 01),
         rust_decimal::Decimal::new(100, 2),
     );
-    order.ttl = Some(1);
+    // A minute ago (a time more than five years past would never expire, as in DynamoDB).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    order.ttl = Some(now - 60);
     order.put().send(&c).await.unwrap();
     let okey = Order::key("ann", "o1").unwrap();
     assert!(c.get_shared(&okey).await.unwrap().is_none());

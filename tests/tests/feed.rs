@@ -611,3 +611,145 @@ async fn memory_records_follow_commit_order_under_concurrency() {
     }
     assert_eq!(last.values().sum::<u64>(), total as u64);
 }
+
+#[path = "feed_util/fake_streams.rs"]
+mod fake_streams;
+
+/// Polls `feed` until `want` records have been collected in all (bounded: 10 seconds), checking
+/// that no poll reports a gap.
+async fn collect_until(
+    feed: &mut dyno_core::feed::StreamsFeed,
+    seen: &mut Vec<ChangeRecord>,
+    want: usize,
+) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while seen.len() < want {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gave up after {} records of {want}: {seen:?}",
+            seen.len()
+        );
+        let batch = feed.poll(Duration::from_millis(200)).await.unwrap();
+        assert!(batch.gaps.is_empty(), "no gap expected: {:?}", batch.gaps);
+        seen.extend(batch.records);
+    }
+}
+
+/// A stream whose root shard (its own parent trimmed long ago) split in two, whose left half
+/// closed and continued in a leaf that DescribeStream lists only once the left half is drained,
+/// and whose right half stays open, gets a record appended later, and has its iterator expire.
+/// StreamsFeed, through the real SDK and wire protocol against a scripted loopback endpoint,
+/// must read each parent to its end before any child, find the leaf when its parent closes,
+/// renew the expired iterator after its last sequence number (no record lost or repeated), and
+/// report no gap. (Shard ids sort children before parents, so reading in id order would fail.)
+#[tokio::test]
+async fn streams_feed_reads_shards_in_lineage_order_and_renews_expired_iterators() {
+    use fake_streams::{FakeStreams, Script, Shard, TABLE};
+    let r = Script::record;
+    let mut script = Script::default();
+    let mut shard = |id: &str, parent: &str, records, closed, listed_after: Option<&str>| {
+        let shard = Shard {
+            parent: Some(parent.to_owned()),
+            records,
+            closed,
+            listed_after: listed_after.map(str::to_owned),
+        };
+        script.shards.insert(id.to_owned(), shard);
+    };
+    shard(
+        "shard-3-root",
+        "shard-trimmed",
+        vec![r(100, "INSERT", "a", 1), r(101, "MODIFY", "a", 2)],
+        true,
+        None,
+    );
+    shard(
+        "shard-1-left",
+        "shard-3-root",
+        vec![r(200, "MODIFY", "a", 3)],
+        true,
+        None,
+    );
+    shard(
+        "shard-2-right",
+        "shard-3-root",
+        vec![r(210, "INSERT", "b", 1)],
+        false,
+        None,
+    );
+    shard(
+        "shard-0-leaf",
+        "shard-1-left",
+        vec![r(300, "MODIFY", "a", 4)],
+        false,
+        Some("shard-1-left"),
+    );
+    let server = FakeStreams::start(script).await;
+    let mut feed =
+        dyno_core::feed::StreamsFeed::local(&server.endpoint, TABLE, StartingPosition::TrimHorizon)
+            .await
+            .unwrap()
+            .with_poll_interval(Duration::from_millis(10));
+    let mut seen = Vec::new();
+    collect_until(&mut feed, &mut seen, 5).await;
+    {
+        let mut s = server.script();
+        s.expire_next.insert("shard-2-right".into());
+        let right = s.shards.get_mut("shard-2-right").unwrap();
+        right.records.push(r(211, "MODIFY", "b", 2));
+    }
+    collect_until(&mut feed, &mut seen, 6).await;
+    let after = feed.poll(Duration::from_millis(300)).await.unwrap();
+    assert!(
+        after.gaps.is_empty() && after.records.is_empty(),
+        "{after:?}"
+    );
+
+    let seqs: Vec<&str> = seen.iter().map(|r| r.sequence.as_str()).collect();
+    let mut sorted = seqs.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        ["100", "101", "200", "210", "211", "300"],
+        "each record once"
+    );
+    let at = |s: &str| seqs.iter().position(|x| *x == s).unwrap();
+    assert!(at("100") < at("101") && at("101") < at("200") && at("200") < at("300"));
+    assert!(at("101") < at("210") && at("210") < at("211"));
+    assert!(seen.iter().all(|r| r.shard.starts_with("shard-")));
+    assert_eq!(seen[at("300")].shard, "shard-0-leaf");
+
+    let calls = server.script().calls.clone();
+    let first = |op: &str, shard: &str| calls.iter().position(|c| c.op == op && c.shard == shard);
+    let last = |op: &str, shard: &str| calls.iter().rposition(|c| c.op == op && c.shard == shard);
+    let root_drained = last("GetRecords", "shard-3-root").unwrap();
+    for child in ["shard-1-left", "shard-2-right"] {
+        assert!(
+            first("GetShardIterator", child).unwrap() > root_drained,
+            "{child} read before its parent was drained: {calls:?}"
+        );
+    }
+    let left_drained = last("GetRecords", "shard-1-left").unwrap();
+    assert!(first("GetShardIterator", "shard-0-leaf").unwrap() > left_drained);
+    assert!(
+        calls.iter().any(|c| c.op == "GetShardIterator"
+            && c.shard == "shard-2-right"
+            && c.detail == "AFTER_SEQUENCE_NUMBER 210"),
+        "the expired iterator is renewed after its last record: {calls:?}"
+    );
+    let checkpoint = feed.checkpoint();
+    let positions: Vec<(&str, &str)> = checkpoint
+        .shards
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        positions,
+        [
+            ("shard-0-leaf", "300"),
+            ("shard-1-left", "200"),
+            ("shard-2-right", "211"),
+            ("shard-3-root", "101"),
+        ]
+    );
+}

@@ -3,16 +3,18 @@
 //! way a new user would, and asserts what the user gets: the error variant, what its message
 //! names, and whether anything was written.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::expr::{Condition, KeyCondition, Path};
 use dyno_core::ops::{BatchGet, BatchWriter, Cursor, EntityExt, Transaction};
 use dyno_core::store::{
-    BatchWriteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, TransactWriteRequest,
-    WriteRequest,
+    BatchWriteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, TableNames,
+    TransactWriteRequest, WriteRequest,
 };
 use dyno_core::value::{get_attr, item_size, to_value, MAX_ITEM_SIZE};
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store, TableDef};
+use dyno_tests::backend::{backends, unique_table_name, Backend};
 use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User, TABLE};
 use rust_decimal::Decimal;
 use time::macros::date;
@@ -484,6 +486,97 @@ async fn row27_batch_write_of_an_item_over_400_kb_is_refused_when_added() {
     assert!(batch.is_empty());
 }
 
+/// A fresh table of the e-commerce model (users, orders and products sharing keys and GSI1) on
+/// `backend`, under a name of its own.
+async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> =
+        Arc::new(TableNames::new(backend.store.clone()).map(TABLE, unique_table_name(prefix)));
+    store
+        .create_table(&ecommerce_table(TABLE))
+        .await
+        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
+    store
+}
+
+/// Regression (issue #14 item 3): a batch put of a stale copy (v1 over v2) used to succeed,
+/// losing the newer change and leaving two contents with version 2.
+#[tokio::test]
+async fn row56_batch_put_of_a_versioned_entity_is_refused_unless_the_code_opts_out() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "batch-version").await;
+        let store = &*store;
+        order("ann", "1").put().send(store).await.unwrap(); // version 1
+        let stale = Order::get(Order::key("ann", "1").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stale.version, 1, "{who}");
+        let mut newer = stale.clone();
+        newer.status = OrderStatus::Shipped;
+        newer.put().send(store).await.unwrap(); // version 2
+
+        // Users and products (no version field) in the same batch, the user in the order's
+        // partition: still accepted.
+        let mut batch = BatchWriter::new();
+        batch.put(&user("ann")).unwrap();
+        batch
+            .put(&Product {
+                product_id: "p1".into(),
+                name: "Pen".into(),
+                category: "office".into(),
+                price_cents: 150,
+                stock: 3,
+            })
+            .unwrap();
+        let err = batch.put(&stale).map(|_| ()).unwrap_err();
+        let Error::Validation { message } = &err else {
+            panic!("{who}: {err:?}")
+        };
+        for says in ["Order", "`version`", "put_ignoring_version", "Transaction"] {
+            assert!(message.contains(says), "{who}: {message}");
+        }
+        assert_eq!(batch.len(), 2, "{who}: the refused put is not in the batch");
+        let err = BatchWriter::new()
+            .put_all([&order("bob", "9"), &stale])
+            .map(|_| ())
+            .unwrap_err();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+        batch.send(store).await.unwrap();
+        let stored = Order::get(Order::key("ann", "1").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (stored.status, stored.version),
+            (OrderStatus::Shipped, 2),
+            "{who}: the newer change is kept"
+        );
+        assert!(User::get(User::key("ann").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .is_some());
+
+        // The explicit opt-out writes without the check, as its name says.
+        let mut restore = BatchWriter::new();
+        restore.put_ignoring_version(&stale).unwrap();
+        restore.send(store).await.unwrap();
+        let stored = Order::get(Order::key("ann", "1").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (stored.status, stored.version),
+            (OrderStatus::Pending, 2),
+            "{who}"
+        );
+    }
+}
+
 // ---- reads, queries, cursors ----
 
 #[tokio::test]
@@ -604,7 +697,14 @@ async fn row34_attribute_names_that_look_like_placeholders_are_names() {
 async fn row35_expired_item_reads_as_absent() {
     let store = store().await;
     let mut o = order("ttl", "o1");
-    o.ttl = Some(1_000); // 1970
+    // A minute ago: a time more than five years past never expires (DynamoDB's TTL rule).
+    o.ttl = Some(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            - 60,
+    );
     o.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("ttl", "o1").unwrap())
         .send(&store)
@@ -763,7 +863,14 @@ async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
 async fn row55_create_over_an_expired_item_treats_it_as_absent() {
     let store = store().await;
     let mut expired = order("exp", "o1");
-    expired.ttl = Some(1_000); // 1970: expired, not yet deleted
+    // A minute ago: expired, not yet deleted (more than five years past never expires).
+    expired.ttl = Some(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            - 60,
+    );
     expired.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("exp", "o1").unwrap())
         .send(&store)

@@ -605,11 +605,11 @@ where
         Some(_) => Error::Service {
             code,
             message: format!("{operation} failed: {said}"),
-            source: Some(Box::new(e)),
+            source: Some(Arc::new(e)),
         },
         None => Error::OutcomeUnknown {
             message: format!("{operation} got no answer from the service"),
-            source: Some(Box::new(e)),
+            source: Some(Arc::new(e)),
         },
     }
 }

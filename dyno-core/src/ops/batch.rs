@@ -215,8 +215,9 @@ fn request_bytes(write: &WriteRequest) -> usize {
 }
 
 /// Writes any number of items in batches. Puts and deletes are unconditional (DynamoDB's batch
-/// writes take no condition), so a versioned entity is written with `version + 1` and no version
-/// check.
+/// writes take no condition), so a batch cannot check an optimistic-locking version:
+/// [`BatchWriter::put`] refuses entities with a version field, and
+/// [`BatchWriter::put_ignoring_version`] writes them without the check, in so many words.
 ///
 /// ```no_run
 /// # async fn f<E: dyno_core::Entity>(store: &dyno_core::MemoryStore, items: &[E]) -> dyno_core::Result<()> {
@@ -322,10 +323,38 @@ impl BatchWriter {
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
     ///
     /// DynamoDB cannot condition batch writes: unlike [`super::EntityExt::put`], a batch put
-    /// neither checks the version nor the item's owner, and overwrites whatever item is at the
-    /// key, another entity's included (entities sharing a key shape). Use a put or a
-    /// [`super::Transaction`] where that matters.
+    /// does not check the item's owner, and overwrites whatever item is at the key, another
+    /// entity's included (entities sharing a key shape). Use a put or a [`super::Transaction`]
+    /// where that matters.
+    ///
+    /// An entity with a version field (`#[dyno(version)]`) is refused with
+    /// [`Error::Validation`], before anything is sent: the batch could not check the version, so
+    /// a stale copy would silently overwrite a newer one. Write it with a put or in a
+    /// [`super::Transaction`] (both check the version), or say in the code that the check is not
+    /// wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
+        if let Some(attr) = E::VERSION_ATTRIBUTE {
+            return Err(Error::validation(format!(
+                "batch put of {entity}: {entity} has a version field (`{attr}`) and a batch write \
+                 cannot check it, so a stale copy would overwrite a newer one; write it with \
+                 put()/replace() or in a Transaction (both check the version), or use \
+                 BatchWriter::put_ignoring_version to overwrite without the check",
+                entity = E::ENTITY_TYPE
+            )));
+        }
+        self.put_unchecked(entity)
+    }
+
+    /// Adds a put of `entity` without checking its version: whatever is stored at the key is
+    /// overwritten, and the item is written with `version + 1` (the version a checked put would
+    /// store), whatever the stored version was. For bulk loads and restores, where no other
+    /// writer can hold a newer copy. For entities without a version field it is
+    /// [`Self::put`].
+    pub fn put_ignoring_version<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
+        self.put_unchecked(entity)
+    }
+
+    fn put_unchecked<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         let (item, _) = Put::new(entity, PutMode::Upsert).parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         self.add(
@@ -338,13 +367,25 @@ impl BatchWriter {
         )
     }
 
-    /// Adds a put of each entity.
+    /// Adds a put of each entity (see [`Self::put`]: entities with a version field are refused).
     pub fn put_all<'a, E: Entity>(
         &mut self,
         entities: impl IntoIterator<Item = &'a E>,
     ) -> Result<&mut Self> {
         for e in entities {
             self.put(e)?;
+        }
+        Ok(self)
+    }
+
+    /// Adds a put of each entity without checking versions (see
+    /// [`Self::put_ignoring_version`]).
+    pub fn put_all_ignoring_version<'a, E: Entity>(
+        &mut self,
+        entities: impl IntoIterator<Item = &'a E>,
+    ) -> Result<&mut Self> {
+        for e in entities {
+            self.put_ignoring_version(e)?;
         }
         Ok(self)
     }

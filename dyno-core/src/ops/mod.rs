@@ -40,9 +40,9 @@ pub use self::idempotent::IdempotentWrite;
 pub use self::put::{Put, PutMode};
 pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
-pub use self::support::is_expired;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
 pub use self::update::UpdateBuilder;
+pub use crate::ttl::is_expired;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
 ///
@@ -95,56 +95,21 @@ impl<E> Key<E> {
     pub fn try_as_item(&self) -> Result<&Item> {
         match &self.error {
             None => Ok(&self.item),
-            Some(e) => Err(replay(e)),
+            Some(e) => Err(Error::clone(e)),
         }
     }
 
-    /// The key attributes, owned, or the error that kept the key from being built (the original
-    /// error when this key was not cloned).
+    /// The key attributes, owned, or the error that kept the key from being built.
     pub fn try_into_item(self) -> Result<Item> {
         self.check().map(Key::into_item)
     }
 
-    /// This key if it is valid, else the error that kept it from being built (the original error
-    /// when this key was not cloned).
+    /// This key if it is valid, else the error that kept it from being built.
     pub fn check(self) -> Result<Self> {
         match self.error {
             None => Ok(self),
-            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| replay(&shared))),
+            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| Error::clone(&shared))),
         }
-    }
-}
-
-/// A copy of a key error held by several clones of a key. Key encoding yields `Key`, `Encode`
-/// or `Validation` errors, copied exactly (a lower-level `source` is not: its text stays in the
-/// message); anything else becomes an [`Error::Key`] with its message.
-fn replay(e: &Error) -> Error {
-    match e {
-        Error::Key { entity, message } => Error::Key {
-            entity: *entity,
-            message: message.clone(),
-        },
-        Error::Validation { message } => Error::Validation {
-            message: message.clone(),
-        },
-        Error::Encode {
-            entity,
-            attribute,
-            message,
-            source,
-        } => Error::Encode {
-            entity: *entity,
-            attribute: attribute.clone(),
-            message: match source {
-                Some(s) => format!("{message} ({s})"),
-                None => message.clone(),
-            },
-            source: None,
-        },
-        other => Error::Key {
-            entity: None,
-            message: other.to_string(),
-        },
     }
 }
 

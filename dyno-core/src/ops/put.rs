@@ -94,7 +94,7 @@ impl<'a, E: Entity> Put<'a, E> {
     /// The item and condition this put writes; the size check included.
     pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
         if let Some(e) = &self.condition_error {
-            return Err(super::replay(e).for_entity(E::ENTITY_TYPE));
+            return Err(crate::Error::clone(e).for_entity(E::ENTITY_TYPE));
         }
         let mut item = self
             .entity

@@ -32,58 +32,9 @@ pub(crate) fn now_epoch_seconds() -> i64 {
     }
 }
 
-/// True when `item`'s TTL attribute (a number of epoch seconds) is in the past, as DynamoDB's TTL
-/// process decides: the value is less than the current time. Items without the attribute, or with
-/// a non-number in it, never expire.
-///
-/// Typed reads skip expired items because DynamoDB deletes them up to days after they expire.
-pub fn is_expired(item: &Item, ttl_attribute: &str) -> bool {
-    // The clock is read only for an item that carries the attribute.
-    ttl_seconds(item, ttl_attribute).is_some_and(|at| at.before(now_epoch_seconds()))
-}
-
-#[cfg(test)]
-fn expired_at(item: &Item, ttl_attribute: &str, now: i64) -> bool {
-    ttl_seconds(item, ttl_attribute).is_some_and(|at| at.before(now))
-}
-
-/// A TTL attribute's value: whole epoch seconds (the usual form, compared exactly), or any other
-/// number DynamoDB accepts (fractional or exponent forms, read as `f64`, which is precise enough
-/// for epoch seconds).
-#[derive(Clone, Copy)]
-enum TtlSeconds {
-    Whole(i64),
-    Other(f64),
-}
-
-impl TtlSeconds {
-    fn before(self, now: i64) -> bool {
-        match self {
-            TtlSeconds::Whole(at) => at < now,
-            TtlSeconds::Other(at) => at < now as f64,
-        }
-    }
-}
-
-/// The TTL attribute of `item` as a number; `None` when absent or not a number.
-fn ttl_seconds(item: &Item, ttl_attribute: &str) -> Option<TtlSeconds> {
-    let Some(AttributeValue::N(n)) = item.get(ttl_attribute) else {
-        return None;
-    };
-    let digits = n.as_bytes();
-    // Up to 18 digits cannot overflow an i64.
-    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
-        let whole = digits
-            .iter()
-            .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
-        return Some(TtlSeconds::Whole(whole));
-    }
-    n.parse::<f64>().ok().map(TtlSeconds::Other)
-}
-
 /// True when `item` should be hidden from a typed read of items with TTL attribute `ttl`.
 pub(crate) fn hidden(item: &Item, ttl: Option<&str>) -> bool {
-    ttl.is_some_and(|t| is_expired(item, t))
+    ttl.is_some_and(|t| crate::ttl::is_expired(item, t))
 }
 
 /// The entity type of `item` when it belongs to another entity than `E`: its entity-type
@@ -305,32 +256,4 @@ pub(crate) fn key_of(item: &Item, def: &TableDef) -> Result<Item> {
 /// Decodes an item as `E`, naming the entity on errors.
 pub(crate) fn decode<E: Entity>(item: &Item) -> Result<E> {
     E::from_item(item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn item(ttl: &str) -> Item {
-        Item::from([("ttl".to_owned(), AttributeValue::N(ttl.to_owned()))])
-    }
-
-    #[test]
-    fn expiry_follows_dynamodb_ttl_rules() {
-        let now = 1_700_000_000;
-        assert!(expired_at(&item("1699999999"), "ttl", now));
-        assert!(!expired_at(&item("1700000000"), "ttl", now));
-        assert!(!expired_at(&item("1800000000"), "ttl", now));
-        assert!(expired_at(&item("1"), "ttl", now));
-        assert!(expired_at(&item("1.5e9"), "ttl", now));
-        assert!(!expired_at(&item("1.7e9"), "ttl", now));
-        assert!(expired_at(&item("1699999999.5"), "ttl", now));
-        assert!(!expired_at(&item("1700000000.5"), "ttl", now));
-        assert!(expired_at(&item("-5"), "ttl", now));
-        assert!(!expired_at(&item("99999999999999999999"), "ttl", now));
-        assert!(!expired_at(&item("soon"), "ttl", now));
-        assert!(!expired_at(&Item::new(), "ttl", now));
-        let s = Item::from([("ttl".to_owned(), AttributeValue::S("1".to_owned()))]);
-        assert!(!expired_at(&s, "ttl", now));
-    }
 }

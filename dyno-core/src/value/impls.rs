@@ -499,7 +499,7 @@ impl<T: serde::Serialize> ToAttribute for Serde<T> {
                 entity: None,
                 attribute: None,
                 message: "serde_dynamo could not serialize the value".into(),
-                source: Some(Box::new(e)),
+                source: Some(std::sync::Arc::new(e)),
             })
     }
 }
@@ -513,7 +513,7 @@ impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
                 attribute: None,
                 expected: std::any::type_name::<T>().to_owned(),
                 found: describe(value),
-                source: Some(Box::new(e)),
+                source: Some(std::sync::Arc::new(e)),
             })
     }
     fn from_missing() -> Result<Self> {

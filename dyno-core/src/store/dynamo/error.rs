@@ -5,12 +5,14 @@
 //! condition and the per-action reasons of a cancelled transaction. The SDK error is kept as the
 //! `source` where the variant has one and is never repeated in the message.
 
+use std::sync::Arc;
+
 use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::config::Wire;
-use crate::error::{BoxError, CancellationReason, Error};
+use crate::error::{CancellationReason, Error, SourceError};
 use crate::value::Item;
 
 /// What an operation's error type can tell beyond its code and message.
@@ -125,7 +127,7 @@ pub(crate) fn from_sdk<E: OperationError>(
                  an earlier attempt may have applied the write",
                 wire.unknown_attempts
             ),
-            source: Some(Box::new(mapped)),
+            source: Some(Arc::new(mapped)),
         };
     }
     mapped
@@ -143,14 +145,14 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
                 "{op} was not sent: the client could not resolve its credentials, region or \
                  endpoint, or could not sign the request"
             ),
-            source: Some(Box::new(err)),
+            source: Some(Arc::new(err)),
         };
     }
     match &err {
         SdkError::ConstructionFailure(_) => Error::Service {
             code: None,
             message: format!("the SDK could not build the {op} request"),
-            source: Some(Box::new(err)),
+            source: Some(Arc::new(err)),
         },
         SdkError::TimeoutError(_) => outcome_unknown(format!("{op} timed out"), err),
         SdkError::DispatchFailure(_) => outcome_unknown(
@@ -187,7 +189,7 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
                 },
                 Some(c) if THROTTLING_CODES.contains(&c) => Error::Throttled {
                     message,
-                    source: Some(Box::new(err)),
+                    source: Some(Arc::new(err)),
                 },
                 // A reused idempotency token with other parameters is a caller mistake.
                 Some("ValidationException" | "IdempotentParameterMismatchException") => {
@@ -203,7 +205,7 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
                 _ => Error::Service {
                     code,
                     message,
-                    source: Some(Box::new(err)),
+                    source: Some(Arc::new(err)),
                 },
             }
         }
@@ -215,7 +217,7 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
 fn outcome_unknown<E: OperationError>(message: String, err: SdkError<E, HttpResponse>) -> Error {
     Error::OutcomeUnknown {
         message,
-        source: Some(Box::new(err) as BoxError),
+        source: Some(Arc::new(err) as SourceError),
     }
 }
 
@@ -229,7 +231,7 @@ pub(crate) fn build_error(what: &str, err: aws_sdk_dynamodb::error::BuildError) 
     Error::Service {
         code: None,
         message: format!("could not build {what}"),
-        source: Some(Box::new(err)),
+        source: Some(Arc::new(err)),
     }
 }
 

@@ -32,7 +32,7 @@ pub(super) struct Entry {
 impl Entry {
     /// True when the item has not expired at `now` (epoch seconds).
     pub fn is_live(&self, now: f64) -> bool {
-        self.expires.is_none_or(|t| t >= now)
+        self.expires.is_none_or(|t| !crate::ttl::expired_at(t, now))
     }
 }
 
@@ -240,11 +240,17 @@ impl TableData {
         let due: Vec<(KeyBytes, KeyBytes)> = self
             .expiry
             .range(
-                ..(
-                    cutoff.saturating_add(1),
+                // Times more than five years past never expire: not looked at again.
+                (
+                    expiry_second(now - crate::ttl::MAX_AGE.as_secs_f64()),
                     KeyBytes::empty(),
                     KeyBytes::empty(),
-                ),
+                )
+                    ..(
+                        cutoff.saturating_add(1),
+                        KeyBytes::empty(),
+                        KeyBytes::empty(),
+                    ),
             )
             .filter(|(_, pk, sk)| self.get(pk, sk).is_some_and(|e| !e.is_live(now)))
             .map(|(_, pk, sk)| (pk.clone(), sk.clone()))
@@ -393,12 +399,9 @@ fn first_byte(bytes: &[u8]) -> u8 {
     bytes.first().copied().unwrap_or(0)
 }
 
-/// The expiry of an item: its TTL attribute as epoch seconds, when it is a number.
+/// The expiry of an item: its TTL attribute as epoch seconds (see [`crate::ttl::seconds`]).
 fn expiry_of(item: &Item, ttl: Option<&str>) -> Option<f64> {
-    match item.get(ttl?)? {
-        AttributeValue::N(n) => n.parse::<f64>().ok().filter(|t| t.is_finite()),
-        _ => None,
-    }
+    crate::ttl::seconds(item.get(ttl?)?)
 }
 
 /// Whole seconds of an expiry, for the expiry index (saturating).

@@ -1,0 +1,416 @@
+//! [`CachedStore`]: the item cache, the query cache, and the write-through rules that keep them
+//! right.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::ready;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use dyno_core::error::{Error, Result};
+use dyno_core::expr::{Path, PathElement};
+use dyno_core::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
+    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+    UpdateRequest, WriteOutput, WriteRequest,
+};
+use dyno_core::table::TableDef;
+use dyno_core::value::{item_size, AttributeValue, Item, SharedItem};
+use moka::future::Cache;
+use moka::ops::compute::Op;
+use moka::Expiry;
+
+use crate::builder::{CachedStoreBuilder, Ttls};
+use crate::clock::Clock;
+use crate::flight::{self, Flights, Role};
+use crate::key::{
+    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, table_items_hash,
+    CacheKey, KeyHasher, KeyRef, Lookup, PreHashed,
+};
+use crate::metrics::{inc, CacheMetrics, Counters};
+use crate::schema::{Image, TableInfo};
+use crate::stripes::{pending, Stripes};
+use crate::typed::Decoded;
+
+mod entry;
+mod invalidate;
+mod query;
+mod read;
+mod tracks;
+mod write;
+
+use self::entry::*;
+use self::tracks::*;
+
+/// A write-through cache in front of any [`Store`]; it implements `Store` itself, so typed
+/// operations and `Arc<dyn Store>` work on it unchanged.
+///
+/// See the [crate documentation](crate) for what it guarantees and the tests that prove it.
+pub struct CachedStore<S> {
+    inner: S,
+    items: Cache<CacheKey, ItemEntry, PreHashed>,
+    pages: Cache<CacheKey, PageEntry, PreHashed>,
+    /// Hashes every cache key once, for moka, the version stripes and single flight.
+    hasher: KeyHasher,
+    ttls: Ttls,
+    clock: Arc<dyn Clock>,
+    counters: Arc<Counters>,
+    /// Per-key versions, per-partition generations, writes in flight.
+    tracks: Tracks,
+    /// Bumped by table administration: every earlier snapshot becomes invalid.
+    epoch: AtomicU64,
+    flights: Flights<Option<SharedItem>>,
+    page_flights: Flights<Arc<Page>>,
+    tables: RwLock<HashMap<String, Arc<TableInfo>>>,
+}
+
+impl<S: fmt::Debug> fmt::Debug for CachedStore<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CachedStore")
+            .field("inner", &self.inner)
+            .field("ttls", &self.ttls)
+            .field("clock", &self.clock)
+            .field("item_entries", &self.items.entry_count())
+            .field("page_entries", &self.pages.entry_count())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A view of a [`CachedStore`] whose writes (and the reads it fills) cache entries for a given
+/// TTL instead of the configured ones; see [`CachedStore::with_ttl`].
+#[derive(Debug)]
+pub struct WithTtl<'a, S> {
+    store: &'a CachedStore<S>,
+    ttl: Duration,
+}
+
+impl<S: Store> CachedStore<S> {
+    /// A cache with the default settings (see [`CachedStoreBuilder`]) in front of `inner`.
+    pub fn new(inner: S) -> Self {
+        CachedStoreBuilder::new(inner).build()
+    }
+
+    /// A builder for TTLs, byte budgets, per-entity TTLs, jitter, the clock and known tables.
+    pub fn builder(inner: S) -> CachedStoreBuilder<S> {
+        CachedStoreBuilder::new(inner)
+    }
+
+    pub(crate) fn from_parts(
+        inner: S,
+        ttls: Ttls,
+        item_bytes: u64,
+        query_bytes: u64,
+        clock: Arc<dyn Clock>,
+        tables: Vec<TableDef>,
+        stripe_bits: u32,
+    ) -> Self {
+        let counters = Arc::new(Counters::default());
+        let items = {
+            let (counters, clock) = (counters.clone(), clock.clone());
+            Cache::builder()
+                .max_capacity(item_bytes)
+                .weigher(|_, v: &ItemEntry| v.weight)
+                .expire_after(EntryExpiry)
+                .eviction_listener(move |_, v: ItemEntry, cause| {
+                    counters
+                        .item
+                        .removed(cause, v.expires_at <= clock.now(), v.weight);
+                })
+                .build_with_hasher(PreHashed)
+        };
+        let pages = {
+            let (counters, clock) = (counters.clone(), clock.clone());
+            Cache::builder()
+                .max_capacity(query_bytes)
+                .weigher(|_, v: &PageEntry| v.weight)
+                .expire_after(EntryExpiry)
+                .eviction_listener(move |_, v: PageEntry, cause| {
+                    counters
+                        .query
+                        .removed(cause, v.expires_at <= clock.now(), v.weight);
+                })
+                .build_with_hasher(PreHashed)
+        };
+        let tables = tables
+            .iter()
+            .map(|d| (d.name.clone(), Arc::new(TableInfo::from_def(d))))
+            .collect();
+        CachedStore {
+            inner,
+            items,
+            pages,
+            hasher: KeyHasher::default(),
+            ttls,
+            clock,
+            counters,
+            tracks: Tracks {
+                versions: Stripes::new(stripe_bits),
+                generations: Stripes::new(stripe_bits),
+                reads: Stripes::new(stripe_bits),
+                kills: Stripes::new(stripe_bits),
+                in_flight: AtomicU64::new(0),
+            },
+            epoch: AtomicU64::new(0),
+            flights: Flights::new(),
+            page_flights: Flights::new(),
+            tables: RwLock::new(tables),
+        }
+    }
+
+    /// The store behind the cache (calls made on it bypass and do not update the cache).
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// A view whose writes cache what they write for `ttl` (and whose reads fill for `ttl`),
+    /// whatever the configured and per-entity TTLs say:
+    /// `cached.with_ttl(Duration::from_secs(5)).put_item(request)`.
+    pub fn with_ttl(&self, ttl: Duration) -> WithTtl<'_, S> {
+        WithTtl { store: self, ttl }
+    }
+
+    /// The counters now. Entry counts, sizes and evictions are exact after
+    /// [`CachedStore::run_pending_tasks`].
+    pub fn metrics(&self) -> CacheMetrics {
+        let item = self
+            .counters
+            .item
+            .snapshot(self.items.weighted_size(), self.items.entry_count());
+        let query = self
+            .counters
+            .query
+            .snapshot(self.pages.weighted_size(), self.pages.entry_count());
+        self.counters.snapshot(item, query)
+    }
+
+    /// Runs moka's pending maintenance (evictions, eviction notifications, size accounting) now.
+    pub async fn run_pending_tasks(&self) {
+        self.items.run_pending_tasks().await;
+        self.pages.run_pending_tasks().await;
+    }
+
+    /// Drops every entry, and makes every read in flight unable to install what it fetched.
+    pub fn invalidate_all(&self) {
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+        self.items.invalidate_all();
+        self.pages.invalidate_all();
+    }
+
+    fn known_table(&self, table: &str) -> Option<Arc<TableInfo>> {
+        self.tables
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(table)
+            .cloned()
+    }
+
+    /// The table's schema: registered with the builder, or described once and remembered.
+    async fn table_info(&self, table: &str) -> Result<Arc<TableInfo>> {
+        if let Some(info) = self.known_table(table) {
+            return Ok(info);
+        }
+        let description = self.inner.describe_table(table).await?;
+        Ok(self.remember(table, &description.definition))
+    }
+
+    /// Remembers `def` under the name requests use for it (a renaming store below may describe
+    /// it under another): generations are hashed by that name on both sides.
+    fn remember(&self, table: &str, def: &TableDef) -> Arc<TableInfo> {
+        let info = Arc::new(TableInfo::from_def(def).named(table));
+        self.tables
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(table.to_owned(), info.clone());
+        info
+    }
+
+    fn forget_tables(&self) {
+        self.tables
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        self.invalidate_all();
+    }
+
+    async fn create_table_through(&self, definition: &TableDef) -> Result<()> {
+        let out = self.inner.create_table(definition).await;
+        self.forget_tables();
+        out
+    }
+
+    async fn delete_table_through(&self, name: &str) -> Result<()> {
+        let out = self.inner.delete_table(name).await;
+        self.forget_tables();
+        out
+    }
+
+    async fn describe_table_through(&self, name: &str) -> Result<TableDescription> {
+        let description = self.inner.describe_table(name).await?;
+        self.remember(name, &description.definition);
+        Ok(description)
+    }
+
+    async fn update_ttl_through(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+        let out = self.inner.update_ttl(table, attribute, enabled).await;
+        self.forget_tables();
+        out
+    }
+}
+
+#[async_trait]
+impl<S: Store> Store for CachedStore<S> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        self.get(r, None).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        self.put(r, None).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.update(r, None).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.delete(r, None).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.query_page(r, None).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.scan_page(r, None).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.batch_get_items(r, None).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.batch_write_items(r, None).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.transact_get_items(r, None).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        self.transact_write_items(r, None).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.create_table_through(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.delete_table_through(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.describe_table_through(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.update_ttl_through(t, a, e).await
+    }
+}
+
+#[async_trait]
+impl<S: Store> Store for WithTtl<'_, S> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        self.store.get(r, Some(self.ttl)).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        self.store.put(r, Some(self.ttl)).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.store.update(r, Some(self.ttl)).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.store.delete(r, Some(self.ttl)).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.store.query_page(r, Some(self.ttl)).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.store.scan_page(r, Some(self.ttl)).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.store.batch_get_items(r, Some(self.ttl)).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.store.batch_write_items(r, Some(self.ttl)).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.store.transact_get_items(r, Some(self.ttl)).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+        self.store.transact_write_items(r, Some(self.ttl)).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.store.create_table_through(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.store.delete_table_through(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.store.describe_table_through(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.store.update_ttl_through(t, a, e).await
+    }
+}
+
+/// What the pieces' unit tests share: a cache over a MemoryStore table `Tab` (PK `PK`, SK `SK`,
+/// index `Gsi` on `GPK`, TTL attribute `ttl`) with a manual clock, and items of it.
+#[cfg(test)]
+mod test_support {
+    use dyno_core::store::PutRequest;
+    use dyno_core::table::IndexDef;
+    use dyno_core::MemoryStore;
+
+    use super::*;
+    use crate::ManualClock;
+
+    pub(super) const T: &str = "Tab";
+
+    pub(super) fn def() -> TableDef {
+        TableDef::new(T, "PK", Some("SK"))
+            .global_index(IndexDef::new("Gsi", "GPK", None))
+            .ttl("ttl")
+    }
+
+    pub(super) async fn cache() -> (CachedStore<MemoryStore>, ManualClock) {
+        let memory = MemoryStore::new();
+        memory.create_table(&def()).await.unwrap();
+        let clock = ManualClock::new();
+        let store = CachedStore::builder(memory)
+            .clock(clock.clone())
+            .table(def())
+            .build();
+        (store, clock)
+    }
+
+    pub(super) fn key(pk: &str) -> Item {
+        Item::from([
+            ("PK".to_owned(), AttributeValue::S(pk.into())),
+            ("SK".to_owned(), AttributeValue::S("s".into())),
+        ])
+    }
+
+    pub(super) fn item(pk: &str, v: &str) -> Item {
+        let mut item = key(pk);
+        item.insert("v".into(), AttributeValue::S(v.into()));
+        item
+    }
+
+    pub(super) fn put(item: Item) -> PutRequest {
+        PutRequest {
+            table: T.into(),
+            item,
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The cache's entry for `pk` now, servable or not.
+    pub(super) async fn entry(
+        store: &CachedStore<MemoryStore>,
+        pk: &str,
+    ) -> Option<super::entry::ItemEntry> {
+        let key = store.hasher.lookup(item_key(T, &key(pk)).unwrap());
+        store.items.get(&key.as_ref()).await
+    }
+}

@@ -1,0 +1,225 @@
+//! The query cache: query and scan pages, served while the generations they were read under
+//! hold, loaded with single flight.
+
+use super::*;
+
+impl<S: Store> CachedStore<S> {
+    pub(super) async fn query_page(
+        &self,
+        request: QueryRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<Page> {
+        let key = self.hasher.lookup(query_key(&request));
+        let index = request.index.as_deref().unwrap_or("");
+        let hashes = [
+            partition_hash(
+                &request.table,
+                index,
+                &request.key_condition.partition_value,
+            ),
+            index_hash(&request.table, index),
+        ];
+        let table = request.table.clone();
+        let consistent = request.consistent_read;
+        self.page(
+            key,
+            &hashes,
+            consistent,
+            &table,
+            ttl_override,
+            self.inner.query(request),
+        )
+        .await
+    }
+
+    pub(super) async fn scan_page(
+        &self,
+        request: ScanRequest,
+        ttl_override: Option<Duration>,
+    ) -> Result<Page> {
+        let key = self.hasher.lookup(scan_key(&request));
+        let hashes = [scan_hash(&request.table)];
+        let table = request.table.clone();
+        let consistent = request.consistent_read;
+        self.page(
+            key,
+            &hashes,
+            consistent,
+            &table,
+            ttl_override,
+            self.inner.scan(request),
+        )
+        .await
+    }
+
+    /// A query or scan page through the query cache. `fetch` is the backend call, only awaited
+    /// on a miss, and shared by concurrent misses of the same page (single flight).
+    pub(super) async fn page(
+        &self,
+        key: Lookup,
+        hashes: &[u64],
+        consistent: bool,
+        table: &str,
+        ttl_override: Option<Duration>,
+        fetch: impl std::future::Future<Output = Result<Page>>,
+    ) -> Result<Page> {
+        if consistent {
+            inc(&self.counters.query.bypasses);
+            // Taken before the backend call: a write completing after this point makes the page
+            // unservable, whenever it is installed.
+            let deps = self.snapshot(hashes);
+            return self.fill_page(key, deps, table, ttl_override, fetch).await;
+        }
+        if let Some(page) = self.fresh_page(&key).await {
+            self.counters.query.hits.add(key.hash);
+            return Ok((*page).clone());
+        }
+        inc(&self.counters.query.misses);
+        let mut fetch = Some(fetch);
+        loop {
+            // Before the backend call, as above; its generations are also the flight's version,
+            // so a caller that arrives after a write does not join a load that began before it.
+            let deps = self.snapshot(hashes);
+            if !deps.quiet() {
+                // A write to a partition the page depends on is in flight: nobody joins a load
+                // begun now (see `load`), and the page is not installed.
+                inc(&self.counters.query.loads);
+                let Some(fetch) = fetch.take() else {
+                    unreachable!("a caller fetches once at most")
+                };
+                return self.fill_page(key, deps, table, ttl_override, fetch).await;
+            }
+            match self
+                .page_flights
+                .join(key.as_slice(), key.hash, deps.version())
+            {
+                Role::Waiter(rx) => {
+                    inc(&self.counters.coalesced_waiters);
+                    match flight::wait(rx).await {
+                        Some(Ok(page)) => return Ok((*page).clone()),
+                        Some(Err(e)) => return Err(e),
+                        // The leader was cancelled: lead or join a new flight.
+                        None => continue,
+                    }
+                }
+                Role::Leader(leader) => {
+                    // The previous flight may have installed the page since our lookup.
+                    if let Some(page) = self.fresh_page(&key).await {
+                        leader.finish(Ok(page.clone()));
+                        return Ok((*page).clone());
+                    }
+                    inc(&self.counters.query.loads);
+                    // Every arm below returns, so a caller takes `fetch` once at most.
+                    let Some(fetch) = fetch.take() else {
+                        unreachable!("a caller leads one flight at most")
+                    };
+                    return match self.fill_page(key, deps, table, ttl_override, fetch).await {
+                        Ok(page) => {
+                            let page = Arc::new(page);
+                            leader.finish(Ok(page.clone()));
+                            Ok(Arc::unwrap_or_clone(page))
+                        }
+                        Err(e) => {
+                            leader.finish(Err(e.clone()));
+                            Err(e)
+                        }
+                    };
+                }
+            }
+        }
+    }
+
+    /// The cached page at `key` if it is fresh and no write has touched what it depends on.
+    pub(super) async fn fresh_page(&self, key: &Lookup) -> Option<Arc<Page>> {
+        let entry = self.pages.get(&key.as_ref()).await?;
+        (entry.expires_at > self.clock.now() && self.is_current(&entry.deps)).then_some(entry.page)
+    }
+
+    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale.
+    pub(super) async fn fill_page(
+        &self,
+        key: Lookup,
+        deps: Deps,
+        table: &str,
+        ttl_override: Option<Duration>,
+        fetch: impl std::future::Future<Output = Result<Page>>,
+    ) -> Result<Page> {
+        let page = fetch.await?;
+        self.settle(table, &page.items).await;
+        if !self.is_current(&deps) {
+            inc(&self.counters.rejected_stale_fills);
+            return Ok(page);
+        }
+        if let Some((expires_at, ttl)) = self.page_expiry(&page, table, ttl_override) {
+            let bytes: usize = page.items.iter().map(|i| item_size(i) + 16).sum();
+            let weight = weight(key.as_slice().len(), bytes);
+            let entry = PageEntry {
+                page: Arc::new(page.clone()),
+                expires_at,
+                ttl,
+                weight,
+                deps,
+            };
+            self.pages.insert(key.to_key(), entry).await;
+        }
+        Ok(page)
+    }
+
+    pub(super) fn page_expiry(
+        &self,
+        page: &Page,
+        table: &str,
+        ttl_override: Option<Duration>,
+    ) -> Option<(Duration, Duration)> {
+        let base = match ttl_override {
+            Some(ttl) => ttl,
+            None => page
+                .items
+                .iter()
+                .filter_map(|i| self.entity_ttl(i))
+                .fold(self.ttls.query, Duration::min),
+        };
+        let ttl = self.ttls.jittered(base);
+        if ttl.is_zero() {
+            return None;
+        }
+        let now = self.clock.now();
+        let mut expires = now + ttl;
+        if let Some(info) = self.known_table(table) {
+            for item in &page.items {
+                if let Some(deadline) = info.ttl_deadline(item, now) {
+                    expires = expires.min(deadline);
+                }
+            }
+        }
+        (expires > now).then(|| (expires, expires - now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::*;
+
+    fn page(items: Vec<Item>) -> Page {
+        Page {
+            items: items.into_iter().map(Arc::new).collect(),
+            ..Page::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_page_expires_with_its_soonest_ttl_attribute_and_not_at_all_once_one_passed() {
+        let (c, clock) = cache().await;
+        clock.set(Duration::from_secs(1_000_000));
+        let plain = c.page_expiry(&page(vec![item("a", "1")]), T, None);
+        assert_eq!(plain.map(|e| e.1), Some(c.ttls.query));
+        let mut soon = item("b", "1");
+        soon.insert("ttl".into(), AttributeValue::N("1000005".into()));
+        let capped = c.page_expiry(&page(vec![item("a", "1"), soon]), T, None);
+        assert_eq!(capped.map(|e| e.1), Some(Duration::from_secs(5)));
+        let mut gone = item("c", "1");
+        gone.insert("ttl".into(), AttributeValue::N("999999".into()));
+        assert_eq!(c.page_expiry(&page(vec![gone]), T, None), None);
+    }
+}
