@@ -77,6 +77,35 @@ pub trait TableIndex<const ID: u64>: Table {
     const LOCAL: bool;
 }
 
+/// What the entity derive reads from a [`TableIndex`] impl, in one constant.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexInfo {
+    /// Index name.
+    pub name: &'static str,
+    /// Partition key attribute.
+    pub pk: &'static str,
+    /// Sort key attribute, `""` when there is none.
+    pub sk: &'static str,
+    /// True when the index has a sort key.
+    pub has_sk: bool,
+    /// True for a local secondary index.
+    pub local: bool,
+}
+
+/// The [`IndexInfo`] of index `ID` of table `T`.
+pub const fn index_info<T: TableIndex<ID>, const ID: u64>() -> IndexInfo {
+    IndexInfo {
+        name: T::NAME,
+        pk: T::PK,
+        sk: match T::SK {
+            Some(sk) => sk,
+            None => "",
+        },
+        has_sk: T::SK.is_some(),
+        local: T::LOCAL,
+    }
+}
+
 /// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.
 #[derive(Debug)]
 pub struct Sk<const N: usize>(PhantomData<()>);
