@@ -75,9 +75,20 @@ pub trait TableIndex<const ID: u64>: Table {
     const SK: Option<&'static str>;
     /// True for a local secondary index.
     const LOCAL: bool;
+    /// All of the above (but the kind) in one constant.
+    const INFO: IndexInfo = IndexInfo {
+        name: Self::NAME,
+        pk: Self::PK,
+        sk: match Self::SK {
+            Some(sk) => sk,
+            None => "",
+        },
+        has_sk: Self::SK.is_some(),
+        local: Self::LOCAL,
+    };
 }
 
-/// What the entity derive reads from a [`TableIndex`] impl, in one constant.
+/// What the entity derive reads from a [`TableIndex`] impl, in one constant ([`TableIndex::INFO`]).
 #[derive(Debug, Clone, Copy)]
 pub struct IndexInfo {
     /// Index name.
@@ -92,19 +103,6 @@ pub struct IndexInfo {
     pub local: bool,
 }
 
-/// The [`IndexInfo`] of index `ID` of table `T`.
-pub const fn index_info<T: TableIndex<ID>, const ID: u64>() -> IndexInfo {
-    IndexInfo {
-        name: T::NAME,
-        pk: T::PK,
-        sk: match T::SK {
-            Some(sk) => sk,
-            None => "",
-        },
-        has_sk: T::SK.is_some(),
-        local: T::LOCAL,
-    }
-}
 
 /// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.
 #[derive(Debug)]

@@ -240,11 +240,8 @@ impl<'a> Gen<'a> {
                     .trim_start_matches("__I")
                     .trim_end_matches("_NAME")
             );
-            let table_ty = &self.table;
-            let info_def = respan(
-                quote!(const #info: #p::IndexInfo = #p::index_info::<#table_ty, { #p::index_id(#name) }>();),
-                ix.span,
-            );
+            let a_info = ix.assoc("INFO");
+            let info_def = respan(quote!(const #info: #p::IndexInfo = #a_info;), ix.span);
             let has_sk_const = quote!(#info.has_sk);
             let local_const = quote!(#info.local);
             index_consts.extend(quote! {

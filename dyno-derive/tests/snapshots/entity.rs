@@ -55,11 +55,10 @@ const _ : () = {
         :: core :: option :: Option :: Some (n) => n ,
         :: core :: option :: Option :: None => ""
     };
-    const __I0 : :: dyno_core :: __private :: IndexInfo = :: dyno_core :: __private :: index_info :: < ECommerce ,
-    {
+    const __I0 : :: dyno_core :: __private :: IndexInfo = < ECommerce as :: dyno_core :: __private :: TableIndex < {
         :: dyno_core :: __private :: index_id ("GSI1")
     }
-    > () ;
+    >> :: INFO ;
     const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
     const __I0_NAME : & str = __I0 . name ;
     const __I0_PK_NAME : & str = __I0 . pk ;
