@@ -1,6 +1,9 @@
 //! The `Entity` trait: what `#[derive(Entity)]` implements, and what hand-written entities
 //! implement for odd cases.
 
+pub mod recover;
+pub mod stamps;
+
 use crate::error::Result;
 use crate::key::Template;
 use crate::table::Table;
