@@ -8,10 +8,15 @@
 //! - [`value`]: the codec between Rust values and DynamoDB attribute values;
 //! - [`key`]: key segments and key templates (`USER#{user_id}`);
 //! - [`expr`]: expressions as a typed tree, rendered with placeholders;
-//! - [`table`] and [`entity`]: the traits the derives implement;
+//! - [`table`] and [`entity`]: the traits the derives implement (and, in [`entity`], key
+//!   recovery and the timestamp and TTL field types);
 //! - [`store`]: the `Store` trait, `DynamoStore` and `MemoryStore`;
-//! - [`ops`]: typed operations, pagination and the batch engine;
-//! - [`feed`]: change feeds (MemoryStore's stream, DynamoDB Streams).
+//! - [`ops`]: typed operations, the query and update builders (and [`ops::QueryDsl`] /
+//!   [`ops::UpdateDsl`], what every generated builder shares), sort-key ranges, sharded keys,
+//!   pagination and the batch engine;
+//! - [`feed`]: change feeds (MemoryStore's stream, DynamoDB Streams);
+//! - [`hash`]: FNV-1a, the stable hash behind shard numbers and cursors;
+//! - [`prelude`]: what most programs import.
 
 #[allow(unused_extern_crates)]
 extern crate self as dyno_core;
@@ -23,6 +28,7 @@ pub mod entity;
 pub mod error;
 pub mod expr;
 pub mod feed;
+pub mod hash;
 pub mod key;
 pub mod ops;
 pub mod prelude;

@@ -4,20 +4,10 @@
 //! (`(&Part(&v)).encode_part()`): when a field's type has no `KeyPart`, the fallback impl is
 //! picked, so the only compile error is the one `assert_key_part` spans on the field's type.
 
+pub use crate::entity::recover::KeySource;
 use crate::error::{Error, Result};
-use crate::key::{KeyPart, Segment, Template, DELIMITER};
-use crate::value::{describe, AttributeValue, FromAttribute, Item};
-
-/// Where a key field can be read back from: a key attribute and its template.
-#[derive(Debug, Clone, Copy)]
-pub struct KeySource {
-    /// The key attribute (`PK`, `GSI1SK`).
-    pub attribute: &'static str,
-    /// Its template for this entity.
-    pub template: Template,
-    /// Shard count when the attribute carries a `#<n>` shard suffix, else 0.
-    pub shards: u32,
-}
+use crate::key::{KeyPart, Template, DELIMITER};
+use crate::value::{AttributeValue, FromAttribute, Item};
 
 /// A key field's value, to encode as one key segment.
 #[derive(Debug)]
@@ -161,27 +151,6 @@ pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
     }
 }
 
-/// Writes `template` with `parts` (the encoded segments of its fields, in template order).
-pub fn render(template: &Template, parts: &[&str]) -> String {
-    let literals: usize = template
-        .segments()
-        .iter()
-        .map(|seg| match seg {
-            Segment::Literal(l) => l.len(),
-            Segment::Field(_) => 0,
-        })
-        .sum();
-    let mut out = String::with_capacity(literals + parts.iter().map(|p| p.len()).sum::<usize>());
-    let mut parts = parts.iter();
-    for seg in template.segments() {
-        match seg {
-            Segment::Literal(l) => out.push_str(l),
-            Segment::Field(_) => out.push_str(parts.next().copied().unwrap_or_default()),
-        }
-    }
-    out
-}
-
 /// A key field's type, to decode from a key segment.
 #[derive(Debug)]
 pub struct Recover<T>(std::marker::PhantomData<fn() -> T>);
@@ -220,7 +189,7 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
         field: &str,
         sources: &[KeySource],
     ) -> Result<Option<T>> {
-        recover_segment(item, entity, field, sources, |s| T::decode_key(s))
+        crate::entity::recover::recover_field(item, entity, field, sources)
     }
 }
 
@@ -239,57 +208,6 @@ pub trait RecoverNone<T> {
 }
 
 impl<T> RecoverNone<T> for &Recover<T> {}
-
-fn strip_shard(key: &str, shards: u32) -> &str {
-    if shards == 0 {
-        return key;
-    }
-    match key.rfind(DELIMITER) {
-        Some(i) if key[i + 1..].parse::<u32>().is_ok_and(|n| n < shards) => &key[..i],
-        _ => key,
-    }
-}
-
-fn recover_segment<T>(
-    item: &Item,
-    entity: &'static str,
-    field: &str,
-    sources: &[KeySource],
-    decode: impl Fn(&str) -> Result<T>,
-) -> Result<Option<T>> {
-    for source in sources {
-        let Some(position) = source.template.fields().position(|f| f == field) else {
-            continue;
-        };
-        let Some(value) = item.get(source.attribute) else {
-            continue;
-        };
-        let AttributeValue::S(key) = value else {
-            return Err(Error::decode(
-                format!("S key in the form {}", source.template),
-                describe(value),
-            )
-            .at(entity, source.attribute));
-        };
-        let Some(parts) = source.template.split(strip_shard(key, source.shards)) else {
-            continue;
-        };
-        return decode(parts[position]).map(Some).map_err(|e| {
-            let message = match e {
-                Error::Key { message, .. } => message,
-                other => other.to_string(),
-            };
-            Error::Decode {
-                entity: Some(entity),
-                attribute: Some(source.attribute.to_owned()),
-                expected: format!("{{{field}}} of {}", source.template),
-                found: format!("{key:?} ({message})"),
-                source: None,
-            }
-        });
-    }
-    Ok(None)
-}
 
 /// Decodes a key field: from its own attribute when present (items dyno writes), otherwise from
 /// the key attributes (items written by other clients in the conventional format).
@@ -379,6 +297,14 @@ pub fn attr_in<T: FromAttribute>(
     .map_err(|e| e.at(entity, attribute))
 }
 
+/// The attribute value of a key field recovered from a key (`Recover`), for an upsert that
+/// writes it where absent: `None` when the key does not hold it.
+pub fn recovered_attr<T: crate::value::ToAttribute>(
+    recovered: Result<Option<T>>,
+) -> Result<Option<AttributeValue>> {
+    Ok(recovered?.map(|v| v.to_attribute()).transpose()?.flatten())
+}
+
 /// A primary-key field of an update's key, as recovered from it (`Recover`): the value the
 /// update's index keys are encoded from.
 pub fn primary_field<T>(
@@ -397,6 +323,7 @@ pub fn primary_field<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::Segment;
 
     const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
     const DAY: Template = Template::new(&[Segment::Literal("DAY#"), Segment::Field("day")]);
@@ -529,13 +456,5 @@ mod tests {
             key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into()))).unwrap(),
             "x"
         );
-    }
-
-    #[test]
-    fn renders_templates() {
-        assert_eq!(render(&PK, &["42"]), "USER#42");
-        assert_eq!(render(&PK, &["42"]).capacity(), "USER#42".len());
-        assert_eq!(strip_shard("DAY#x#3", 8), "DAY#x");
-        assert_eq!(strip_shard("DAY#x#9", 8), "DAY#x#9");
     }
 }

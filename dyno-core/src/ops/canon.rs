@@ -8,12 +8,4 @@ pub(crate) use crate::canon::{item_bytes, Reader};
 /// The canonical writer into a `Vec<u8>`.
 pub(crate) type Writer = crate::canon::Writer<Vec<u8>>;
 
-/// 64-bit FNV-1a: stable across processes and releases (std's hasher is not).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
+pub(crate) use crate::hash::fnv1a;

@@ -1,6 +1,9 @@
 //! The `Entity` trait: what `#[derive(Entity)]` implements, and what hand-written entities
 //! implement for odd cases.
 
+pub mod recover;
+pub mod stamps;
+
 use crate::error::Result;
 use crate::key::Template;
 use crate::table::Table;
@@ -15,6 +18,9 @@ pub struct IndexTemplate {
     pub pk: Template,
     /// Sort key template.
     pub sk: Option<Template>,
+    /// Shard count when the partition key carries a `#<n>` shard suffix (see
+    /// [`crate::ops::shard`]), else 0.
+    pub shards: u32,
 }
 
 /// A type stored as items of one table.

@@ -1,0 +1,104 @@
+//! The field types of `#[dyno(created_at)]`, `#[dyno(updated_at)]` ([`Timestamp`]: a type that
+//! knows "now") and `#[dyno(ttl)]` ([`TtlField`]: a point in time stored as epoch seconds).
+//! Implement them for your own time types; the derive decides a stamp once per write and uses it
+//! for the attribute and every key made from it.
+
+use crate::error::{Error, Result};
+use crate::value::EpochTime;
+
+/// A `#[dyno(created_at)]` / `#[dyno(updated_at)]` field type: something that knows "now".
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a created/updated timestamp",
+    label = "no `Timestamp` impl",
+    note = "use `time::OffsetDateTime` (feature `time`), `chrono::DateTime<Utc>` (feature `chrono`), `std::time::SystemTime`, `u64`/`i64` epoch seconds, or an `Option` of one"
+)]
+pub trait Timestamp: Sized {
+    /// The current time.
+    fn now() -> Self;
+    /// True when the value was never set (`None`), so a write fills in "now".
+    fn is_unset(&self) -> bool {
+        false
+    }
+}
+
+impl Timestamp for std::time::SystemTime {
+    fn now() -> Self {
+        std::time::SystemTime::now()
+    }
+}
+
+fn epoch_now() -> i64 {
+    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+    }
+}
+
+impl Timestamp for u64 {
+    fn now() -> Self {
+        u64::try_from(epoch_now()).unwrap_or(0)
+    }
+}
+
+impl Timestamp for i64 {
+    fn now() -> Self {
+        epoch_now()
+    }
+}
+
+#[cfg(feature = "time")]
+impl Timestamp for time::OffsetDateTime {
+    fn now() -> Self {
+        time::OffsetDateTime::now_utc()
+    }
+}
+
+#[cfg(feature = "chrono")]
+impl Timestamp for chrono::DateTime<chrono::Utc> {
+    fn now() -> Self {
+        chrono::Utc::now()
+    }
+}
+
+impl<T: Timestamp> Timestamp for Option<T> {
+    fn now() -> Self {
+        Some(T::now())
+    }
+    fn is_unset(&self) -> bool {
+        self.is_none()
+    }
+}
+
+/// A `#[dyno(ttl)]` field type: a point in time (or an optional one), stored as epoch seconds.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a TTL field",
+    label = "DynamoDB's TTL needs a point in time stored as epoch seconds",
+    note = "use `time::OffsetDateTime`, `chrono::DateTime<Utc>`, `SystemTime`, `u64`/`i64` epoch seconds, or an `Option` of one"
+)]
+pub trait TtlField: Sized {
+    /// Epoch seconds, `None` for "never expires".
+    fn to_ttl(&self) -> Result<Option<i64>>;
+    /// From epoch seconds (`None`: attribute absent).
+    fn from_ttl(seconds: Option<i64>) -> Result<Self>;
+}
+
+impl<T: EpochTime> TtlField for T {
+    fn to_ttl(&self) -> Result<Option<i64>> {
+        self.to_epoch_seconds().map(Some)
+    }
+    fn from_ttl(seconds: Option<i64>) -> Result<Self> {
+        match seconds {
+            Some(s) => T::from_epoch_seconds(s),
+            None => Err(Error::decode("N of epoch seconds", "no attribute")),
+        }
+    }
+}
+
+impl<T: EpochTime> TtlField for Option<T> {
+    fn to_ttl(&self) -> Result<Option<i64>> {
+        self.as_ref().map(EpochTime::to_epoch_seconds).transpose()
+    }
+    fn from_ttl(seconds: Option<i64>) -> Result<Self> {
+        seconds.map(T::from_epoch_seconds).transpose()
+    }
+}
