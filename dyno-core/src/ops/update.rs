@@ -463,7 +463,7 @@ impl<E: Entity> UpdateBuilder<E> {
     pub fn check(mut self) -> Result<Self> {
         let index_keys = self.check_index_keys();
         if let Some(e) = self.key.error() {
-            return Err(super::replay(e).for_entity(E::ENTITY_TYPE));
+            return Err(crate::Error::clone(e).for_entity(E::ENTITY_TYPE));
         }
         if let Some(e) = self.error.take() {
             return Err(e);
