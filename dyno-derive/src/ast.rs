@@ -402,6 +402,10 @@ pub enum KeyPartInput<'a> {
     Enum {
         ident: &'a Ident,
         variants: Vec<(&'a Ident, String, Span)>,
+        /// Other spellings a variant is read from: (index in `variants`, text, span).
+        aliases: Vec<(usize, String, Span)>,
+        /// Names and aliases are read in any ASCII case (`#[dyno(case_insensitive)]`).
+        case_insensitive: bool,
         attribute: bool,
     },
     Newtype {
@@ -411,7 +415,7 @@ pub enum KeyPartInput<'a> {
     },
 }
 
-const KEYPART_KEYS: &[&str] = &["rename_all", "no_attribute"];
+const KEYPART_KEYS: &[&str] = &["rename_all", "no_attribute", "case_insensitive"];
 const RENAME_ALL: &[&str] = &[
     "lowercase",
     "UPPERCASE",
@@ -427,6 +431,7 @@ impl<'a> KeyPartInput<'a> {
         no_generics(cx, input, "KeyPart");
         let mut rename_all: Attr<LitStr> = Attr::none("rename_all");
         let mut no_attribute = Flag::none("no_attribute");
+        let mut case_insensitive = Flag::none("case_insensitive");
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "rename_all" => {
@@ -447,6 +452,10 @@ impl<'a> KeyPartInput<'a> {
                     no_value(&meta)?;
                     no_attribute.set(cx, &meta.path);
                 }
+                "case_insensitive" => {
+                    no_value(&meta)?;
+                    case_insensitive.set(cx, &meta.path);
+                }
                 _ => {
                     return unknown_key_continue(
                         cx,
@@ -463,6 +472,7 @@ impl<'a> KeyPartInput<'a> {
         match &input.data {
             Data::Enum(e) => {
                 let mut variants = Vec::new();
+                let mut aliases = Vec::new();
                 for v in &e.variants {
                     if !matches!(v.fields, Fields::Unit) {
                         cx.error_spanned_by(v, format!("`#[derive(KeyPart)]` on an enum needs unit variants (encoded by name); `{}` has fields", v.ident));
@@ -472,12 +482,16 @@ impl<'a> KeyPartInput<'a> {
                     for_each_dyno_attr(cx, &v.attrs, |meta| {
                         match key_name(&meta).as_str() {
                             "rename" => rename.set(cx, &meta.path, nonempty_string(&meta)?),
+                            "alias" => {
+                                let lit = nonempty_string(&meta)?;
+                                aliases.push((variants.len(), lit.value(), lit.span()));
+                            }
                             _ => {
                                 return unknown_key_continue(
                                     cx,
                                     &meta,
                                     "#[dyno(...)] on a variant",
-                                    &["rename"],
+                                    &["rename", "alias"],
                                 )
                             }
                         }
@@ -507,12 +521,17 @@ impl<'a> KeyPartInput<'a> {
                 Some(KeyPartInput::Enum {
                     ident: &input.ident,
                     variants,
+                    aliases,
+                    case_insensitive: case_insensitive.get(),
                     attribute,
                 })
             }
             Data::Struct(s) if s.fields.len() == 1 && !matches!(s.fields, Fields::Named(_)) => {
                 if rename_all.is_some() {
                     cx.error_spanned_by(&input.ident, "`rename_all` applies to enums only");
+                }
+                if case_insensitive.get() {
+                    cx.error_spanned_by(&input.ident, "`case_insensitive` applies to enums only");
                 }
                 let inner = &s.fields.iter().next()?.ty;
                 Some(KeyPartInput::Newtype {
