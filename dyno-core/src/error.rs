@@ -179,6 +179,15 @@ pub enum Error {
         source: Option<SourceError>,
     },
 
+    /// A time limit dyno was given (a batch's deadline) passed before the work was done. What was
+    /// not done is reported with it (a batch's unprocessed items); work in flight at that moment
+    /// was abandoned, and a write among it may or may not have been applied.
+    #[error("deadline exceeded: {message}")]
+    DeadlineExceeded {
+        /// The limit, and what was left.
+        message: String,
+    },
+
     /// The request timed out or the connection failed: the write may or may not have happened.
     #[error("outcome unknown: {message}")]
     OutcomeUnknown {
@@ -335,6 +344,7 @@ impl Error {
             Error::InvalidCursor { .. } => "InvalidCursor",
             Error::BatchIncomplete { .. } => "BatchIncomplete",
             Error::Configuration { .. } => "Configuration",
+            Error::DeadlineExceeded { .. } => "DeadlineExceeded",
             Error::OutcomeUnknown { .. } => "OutcomeUnknown",
             Error::Service { .. } => "Service",
         }
