@@ -868,6 +868,45 @@ async fn row42_invalid_table_names_are_refused() {
     }
 }
 
+/// Regression (issue #14 item 3): a put of an entity whose version is `u64::MAX` overflowed
+/// `version + 1` (a panic in debug builds, version 0 in release).
+#[tokio::test]
+async fn row60_put_of_a_version_at_u64_max_is_out_of_range_and_writes_nothing() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "version-max").await;
+        let store = &*store;
+        let mut o = order("ann", "1");
+        o.version = u64::MAX;
+        for err in [
+            o.put().send(store).await.unwrap_err(),
+            o.replace().send(store).await.unwrap_err(),
+            BatchWriter::new()
+                .put_ignoring_version(&o)
+                .map(|_| ())
+                .unwrap_err(),
+        ] {
+            let Error::OutOfRange { entity, field, .. } = &err else {
+                panic!("{who}: {err:?}")
+            };
+            assert_eq!(
+                (*entity, field.as_str()),
+                (Some("Order"), "version"),
+                "{who}"
+            );
+            assert!(
+                err.to_string().contains("nothing was written"),
+                "{who}: {err}"
+            );
+        }
+        assert!(Order::get(Order::key("ann", "1").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .is_none());
+    }
+}
+
 #[tokio::test]
 async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
     let store = store().await;

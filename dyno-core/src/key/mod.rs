@@ -77,6 +77,20 @@ pub trait KeyPart: Sized {
 ///
 /// The form matters only for integers and decimals; other types have one form.
 ///
+/// # Data written padded by earlier versions
+///
+/// Before this choice existed, dyno wrote every integer zero-padded and every decimal in its
+/// order-preserving form, partition keys included (`USER#00000000000000000123`). Those items
+/// still decode (scans and queries of their partition read them), but a typed key now builds
+/// `USER#123`, so a get misses them and a put writes a second item. To keep such a table as it
+/// is, mark the field `#[dyno(key_format = "ordered")]`: it is then written padded everywhere, as
+/// before. To move to the plain form, rewrite the items (read each through a scan, put it, delete
+/// the padded key) before switching readers over.
+///
+/// Sort keys are unchanged (ordered by default). A table whose sort keys were written by other
+/// clients in plain text (`ORDER#456`) marks those fields `key_format = "plain"`, and gives up
+/// numeric order in range conditions on them (`"10" < "9"`).
+///
 /// ```
 /// use dyno_core::key::{KeyFormat, KeyPart};
 /// let mut plain = String::new();
