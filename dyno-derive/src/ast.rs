@@ -174,6 +174,15 @@ pub struct EntityField<'a> {
     pub created_at: Flag,
     pub updated_at: Flag,
     pub ttl: Flag,
+    /// `#[dyno(key_format = "ordered" | "plain")]`: one form for every key segment of the field.
+    pub key_format: Option<KeyFormat>,
+}
+
+/// How a key field is written (see `dyno_core::key::KeyFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFormat {
+    Ordered,
+    Plain,
 }
 
 impl EntityField<'_> {
@@ -199,6 +208,7 @@ const FIELD_KEYS: &[&str] = &[
     "created_at",
     "updated_at",
     "ttl",
+    "key_format",
 ];
 
 fn parse_template(cx: &Ctxt, lit: LitStr) -> Option<Template> {
@@ -356,10 +366,31 @@ impl<'a> EntityField<'a> {
         let mut created_at = Flag::none("created_at");
         let mut updated_at = Flag::none("updated_at");
         let mut ttl = Flag::none("ttl");
+        let mut key_format = Attr::none("key_format");
         for_each_dyno_attr(cx, &field.attrs, |meta| {
             let flag = match key_name(&meta).as_str() {
                 "rename" => {
                     rename.set(cx, &meta.path, nonempty_string(&meta)?);
+                    return Ok(());
+                }
+                "key_format" => {
+                    let lit = string_value(&meta)?;
+                    let format = match lit.value().as_str() {
+                        "ordered" => KeyFormat::Ordered,
+                        "plain" => KeyFormat::Plain,
+                        other => {
+                            cx.error_spanned_by(
+                                &lit,
+                                format!(
+                                    "unknown key format {other:?}; expected \"ordered\" (fixed \
+                                     width, sorts numerically) or \"plain\" (decimal text, as \
+                                     other clients write keys)"
+                                ),
+                            );
+                            return Ok(());
+                        }
+                    };
+                    key_format.set(cx, &meta.path, format);
                     return Ok(());
                 }
                 "skip" => &mut skip,
@@ -390,6 +421,7 @@ impl<'a> EntityField<'a> {
             created_at,
             updated_at,
             ttl,
+            key_format: key_format.get(),
         })
     }
 }

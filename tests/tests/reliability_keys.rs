@@ -61,6 +61,23 @@ struct Product {
     price: u32,
 }
 
+/// A table written by an earlier dyno: its integer ids padded in the partition key too.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "LEGACY#{id}", sk = "LEGACY")]
+struct Legacy {
+    #[dyno(key_format = "ordered")]
+    id: u64,
+}
+
+/// Tickets whose sort keys other clients write in plain text (`TICKET#456`).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "USER#{user_id}", sk = "TICKET#{number}")]
+struct Ticket {
+    user_id: u64,
+    #[dyno(key_format = "plain")]
+    number: u32,
+}
+
 async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
     let store: Arc<dyn Store> =
         Arc::new(TableNames::new(backend.store.clone()).map("Interop", unique_table_name(prefix)));
@@ -267,6 +284,65 @@ async fn a_typed_get_finds_an_item_written_with_a_conventional_integer_key() {
         );
         let mine = Order::query(123u64).all(store).await.unwrap();
         assert_eq!(mine, vec![order], "{who}");
+    }
+}
+
+/// `key_format` chooses the form per field: `ordered` keeps data written padded by earlier
+/// versions reachable, `plain` matches sort keys other clients write (queries included).
+#[tokio::test]
+async fn key_format_keeps_padded_partition_keys_or_matches_plain_sort_keys() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-format").await;
+        let store = &*store;
+        Legacy { id: 7 }.put().send(store).await.unwrap();
+        let key = Item::from([
+            ("PK".to_owned(), s("LEGACY#00000000000000000007")),
+            ("SK".to_owned(), s("LEGACY")),
+        ]);
+        let stored = store
+            .get_item(dyno_core::store::GetRequest::new("Interop", key))
+            .await
+            .unwrap();
+        assert!(stored.item.is_some(), "{who}: written padded, as before");
+        assert_eq!(
+            Legacy::get(Legacy::key(7u64)).send(store).await.unwrap(),
+            Some(Legacy { id: 7 }),
+            "{who}"
+        );
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#5")),
+                ("SK".to_owned(), s("TICKET#456")),
+                ("user_id".to_owned(), n("5")),
+                ("number".to_owned(), n("456")),
+            ]),
+        )
+        .await;
+        let t = Ticket {
+            user_id: 5,
+            number: 456,
+        };
+        assert_eq!(
+            Ticket::get(Ticket::key(5u64, 456u32))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(t.clone()),
+            "{who}"
+        );
+        assert_eq!(
+            Ticket::query(5u64)
+                .number_eq(456u32)
+                .all(store)
+                .await
+                .unwrap(),
+            vec![t.clone()],
+            "{who}"
+        );
+        t.put().send(store).await.unwrap();
+        assert_eq!(raw_count(store).await, 2, "{who}: rewritten in place");
     }
 }
 

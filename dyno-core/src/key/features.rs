@@ -210,6 +210,10 @@ mod decimal_impls {
             Ok(())
         }
 
+        fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+            self.encode_plain(out)
+        }
+
         fn decode_key(segment: &str) -> Result<Self> {
             let negative = match segment.as_bytes().first() {
                 Some(b'O') if segment.len() == 1 => return Ok(Decimal::ZERO),

@@ -56,6 +56,9 @@ macro_rules! unsigned {
                 let _ = write!(out, "{self}");
                 Ok(())
             }
+            fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+                self.encode_plain(out)
+            }
             fn decode_key(segment: &str) -> Result<Self> {
                 if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
                     return Err(Error::key(None, format!(
@@ -89,6 +92,9 @@ macro_rules! signed {
                 use std::fmt::Write;
                 let _ = write!(out, "{self}");
                 Ok(())
+            }
+            fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+                self.encode_plain(out)
             }
             fn decode_key(segment: &str) -> Result<Self> {
                 const WIDTH: usize = <$u>::MAX.ilog10() as usize + 2;

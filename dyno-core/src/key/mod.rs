@@ -54,11 +54,25 @@ pub trait KeyPart: Sized {
         self.encode_key(out)
     }
 
+    /// [`KeyPart::encode_prefix`] in the plain form: a type that overrides
+    /// [`KeyPart::encode_plain`] overrides this too.
+    fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+        self.encode_prefix(out)
+    }
+
     /// Appends this value's segment in `format`.
     fn encode_as(&self, format: KeyFormat, out: &mut String) -> Result<()> {
         match format {
             KeyFormat::Ordered => self.encode_key(out),
             KeyFormat::Plain => self.encode_plain(out),
+        }
+    }
+
+    /// Appends this value's prefix segment (`begins_with`) in `format`.
+    fn encode_prefix_as(&self, format: KeyFormat, out: &mut String) -> Result<()> {
+        match format {
+            KeyFormat::Ordered => self.encode_prefix(out),
+            KeyFormat::Plain => self.encode_plain_prefix(out),
         }
     }
 

@@ -150,6 +150,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     fn encode_plain(&self, out: &mut ::std::string::String) -> #p::Result<()> {
                         <#inner as #p::KeyPart>::encode_plain(&self.0, out)
                     }
+                    fn encode_plain_prefix(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        <#inner as #p::KeyPart>::encode_plain_prefix(&self.0, out)
+                    }
                     fn decode_key(segment: &str) -> #p::Result<Self> {
                         <#inner as #p::KeyPart>::decode_key(segment).map(#ident)
                     }

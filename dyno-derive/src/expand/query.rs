@@ -334,6 +334,8 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
         let is_final_field = i + 1 == n;
         let last = is_final_field && following.is_empty();
         let arg_ty = g.key_arg_ty(field);
+        // Sort-key values, written as the sort-key template writes the field.
+        let format = g.key_format(field, false);
         let encode = |arg: &Ident, prefix: bool| {
             let f = if prefix {
                 quote!(encode_part_prefix)
@@ -341,7 +343,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                 quote!(encode_part)
             };
             quote! {
-                #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f())
+                #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f(#format))
                     .map_err(|e| #p::key_error(e, __ENTITY, #field))
             }
         };

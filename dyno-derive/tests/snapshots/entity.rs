@@ -104,7 +104,7 @@ const _ : () = {
         };
         let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
         __k . push_str ("USER#") ;
-        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
+        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
@@ -117,7 +117,7 @@ const _ : () = {
         };
         let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
         __k . push_str ("ORDER#") ;
-        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
+        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
@@ -130,7 +130,7 @@ const _ : () = {
         };
         let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
         __k . push_str ("STATUS#") ;
-        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , & __I0_PK_T , __ENTITY , "status") ? ;
+        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
@@ -142,7 +142,7 @@ const _ : () = {
             PartLenFallback as _
         };
         let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
-        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , & __I0_SK_T , __ENTITY , "order_date") ? ;
+        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[automatically_derived]
@@ -438,7 +438,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
+                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -451,7 +451,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -464,7 +464,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -477,7 +477,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -490,7 +490,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -503,7 +503,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
+                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -516,7 +516,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
+                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -632,7 +632,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
+                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -645,7 +645,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -658,7 +658,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -671,7 +671,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -684,7 +684,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -697,7 +697,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
+                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -710,7 +710,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
+                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
