@@ -35,6 +35,7 @@ use check::{check, BoxError};
 use dyno_cache::{CachedStore, Follower, FollowerMetrics, OnApplied};
 use dyno_core::feed::{ChangeFeed, ChangeRecord, StartingPosition, StreamView, StreamsFeed};
 use dyno_core::ops::{EntityExt, Transaction};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::store::TableNames;
 use dyno_core::{DynamoStore, Entity, Error, KeyPart, MemoryStore, Store, Table};
 use tokio::sync::watch;

@@ -25,6 +25,7 @@ use dyno_cache::CachedStore;
 use dyno_core::entity::IndexTemplate;
 use dyno_core::key::Template;
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, Transaction};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::store::{GetRequest, ScanRequest};
 use dyno_core::{AttributeValue, Entity, Error, Item, KeyPart, Store, Table, TableDef};
 use rust_decimal::Decimal;

@@ -51,6 +51,7 @@ use std::time::Duration;
 use dyno_cache::CachedStore;
 use dyno_core::expr::{Cond, Condition, Path};
 use dyno_core::ops::{EntityExt, FromItem, Transaction};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use futures::StreamExt;
 use time::OffsetDateTime;

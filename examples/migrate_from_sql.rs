@@ -68,6 +68,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use dyno_core::ops::batch::MAX_BATCH_WRITES;
+use dyno_core::ops::QueryDsl;
 use dyno_core::ops::{BatchWriter, EntityExt};
 use dyno_core::{Collection, Entity, KeyPart, Store, Table};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -3,8 +3,8 @@
 //!
 //! What `#[derive(Entity)]` generates is listed in the derive's documentation (`dyno_core::Entity`).
 
-use dyno_core::ops::EntityExt;
-use dyno_core::{Entity, MemoryStore, Store, Table};
+use dyno_core::prelude::*;
+use dyno_core::{Entity, Table};
 
 #[derive(Debug, Table)]
 #[dyno(name = "App", pk = "PK", sk = "SK")]

@@ -18,19 +18,18 @@ pub use crate::value::{
 };
 
 mod keys;
-mod query;
-mod sort;
 mod stamps;
-mod update;
 
 pub use futures::Stream;
 
 pub use self::keys::*;
-pub use self::query::QueryCore;
-pub use self::sort::*;
 pub use self::stamps::*;
-pub use self::update::{IndexKeyNeed, UpdateCore};
-pub use crate::ops::{Cursor, PageOf, Query, UpdateBuilder};
+pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
+pub use crate::ops::sort_key::SkOp;
+pub use crate::ops::{
+    ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
+    UpdateBuilder, UpdateDsl, Versioned,
+};
 pub use crate::store::Store;
 
 // ---------------------------------------------------------------------------------------------
@@ -55,15 +54,7 @@ pub trait TableKeys: Table {
 /// The id of an index name in [`TableIndex`]: FNV-1a of its bytes. Two names colliding would
 /// need 2^32 indexes; a table has at most 25.
 pub const fn index_id(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < bytes.len() {
-        hash ^= bytes[i] as u64;
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    hash
+    crate::hash::fnv1a(name.as_bytes())
 }
 
 /// Index `ID` (see [`index_id`]) of a table: implemented by `#[derive(Table)]` for each declared
@@ -85,23 +76,6 @@ pub trait TableIndex<const ID: u64>: Table {
     /// True for a local secondary index.
     const LOCAL: bool;
 }
-
-/// Marker: a global secondary index (eventually consistent reads only).
-#[derive(Debug, Clone, Copy)]
-pub enum Global {}
-
-/// Marker: a local secondary index, or the table itself.
-#[derive(Debug, Clone, Copy)]
-pub enum Local {}
-
-/// Indexes that allow strongly consistent reads.
-#[diagnostic::on_unimplemented(
-    message = "consistent reads are not available on a global secondary index",
-    label = "this query reads a global secondary index",
-    note = "DynamoDB offers strongly consistent reads on the table and on local secondary indexes only"
-)]
-pub trait ConsistentRead {}
-impl ConsistentRead for Local {}
 
 /// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.
 #[derive(Debug)]
@@ -182,13 +156,6 @@ pub trait PartitionKeyOf<A>: Entity {
     /// The encoded partition key.
     fn partition_key(args: A) -> Result<String>;
 }
-
-/// Collection `Self` holds entity `E`: a filter built from `E`'s fields applies to it.
-#[diagnostic::on_unimplemented(
-    message = "`{E}` is not one of the entities of collection `{Self}`",
-    label = "a filter from another entity's fields"
-)]
-pub trait CollectionMember<E> {}
 
 /// What a collection found instead of one of its entities, for the error.
 pub fn describe_item_type<E: Entity>(item: &Item) -> String {
@@ -299,45 +266,3 @@ pub trait VersionOfFallback<T> {
 }
 
 impl<T> VersionOfFallback<T> for &Ver<T> {}
-
-// ---------------------------------------------------------------------------------------------
-// Sharded index keys.
-
-/// The shard (0..shards) of an item, from a stable hash (FNV-1a) of its primary key, so an item
-/// keeps its shard across writes and updates can recompute it from the key alone.
-pub fn shard_of(key: &Item, pk: &str, sk: Option<&str>, shards: u32) -> u32 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for b in bytes {
-            hash ^= u64::from(*b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    };
-    for name in std::iter::once(pk).chain(sk) {
-        match key.get(name) {
-            Some(AttributeValue::S(s)) => feed(s.as_bytes()),
-            Some(AttributeValue::N(n)) => feed(n.as_bytes()),
-            Some(AttributeValue::B(b)) => feed(b.as_ref()),
-            _ => {}
-        }
-        feed(&[0xff]);
-    }
-    (hash % u64::from(shards.max(1))) as u32
-}
-
-/// Appends the shard suffix `#<n>` to an index partition key.
-pub fn push_shard(key: &mut String, shard: u32) {
-    use std::fmt::Write;
-    let _ = write!(key, "{DELIMITER}{shard}");
-}
-
-/// The partition key values of every shard of `base`.
-pub fn shard_keys(base: &str, shards: u32) -> Vec<String> {
-    (0..shards.max(1))
-        .map(|n| {
-            let mut k = base.to_owned();
-            push_shard(&mut k, n);
-            k
-        })
-        .collect()
-}

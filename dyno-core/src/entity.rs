@@ -15,6 +15,9 @@ pub struct IndexTemplate {
     pub pk: Template,
     /// Sort key template.
     pub sk: Option<Template>,
+    /// Shard count when the partition key carries a `#<n>` shard suffix (see
+    /// [`crate::ops::shard`]), else 0.
+    pub shards: u32,
 }
 
 /// A type stored as items of one table.

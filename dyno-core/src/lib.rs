@@ -22,6 +22,7 @@ pub mod entity;
 pub mod error;
 pub mod expr;
 pub mod feed;
+pub mod hash;
 pub mod key;
 pub mod ops;
 pub mod prelude;

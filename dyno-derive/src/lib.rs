@@ -7,6 +7,7 @@
 //! impl, so one mistake gives one message.
 //!
 //! ```
+//! use dyno_core::prelude::*;
 //! use dyno_core::{Entity, KeyPart, Table};
 //!
 //! #[derive(Table)]
@@ -151,11 +152,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 ///   `_lt`, `_le`, `_gt`, `_ge`, `_between(low, high)`, `_begins_with`. For a composite sort key
 ///   (`{status}#{number}`) the parts are given in order: `status_eq(s)` first, then any
 ///   condition on `number`; a range ends the chain.
-/// - On every query builder: `filter(Cond<Order>)`, `limit(n)` (results, across pages),
-///   `page_size(n)`, `descending()`, `project::<P>()` (a `#[derive(Projection)]`),
-///   `consistent()` (table and local indexes only), and to run it: `all(&store)`,
-///   `stream(&store)`, `page(&store, cursor)`, `first(&store)`, `count(&store)`, or
-///   `into_query()` for the untyped `Query`.
+/// - On every query builder, from the trait `dyno_core::ops::QueryDsl` (in
+///   `dyno_core::prelude`): `filter(Cond<Order>)`, `limit(n)` (results, across pages),
+///   `page_size(n)`, `descending()`, `consistent()` (table and local indexes only), and to run
+///   it: `all(&store)`, `stream(&store)`, `page(&store, cursor)`, `first(&store)`,
+///   `count(&store)`, or `into_query()` for the untyped `Query`; and, generated,
+///   `project::<P>()` (a `#[derive(Projection)]`).
 ///
 /// **Updates**: `Order::update(key) -> OrderUpdate`; `send(&store)` returns the item after the
 /// update. Per field, by type: `set_<f>`, `set_if_absent_<f>`, `remove_<f>` (`Option`s, the TTL
@@ -164,11 +166,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// setter (a key never changes: delete and re-create). A field in an index key is set together
 /// with that index key, in the same request (`set_status(..)` rewrites GSI1PK); fields that make
 /// up one index key are set together (`set_region_and_tier(region, tier)`). `updated_at` is set
-/// on every update, `created_at` where absent, with the index keys made from them. Then
-/// `condition(Cond<Order>)`, `if_version(v)` (versioned entities), `upsert()` (creates the item
-/// if absent, with the index keys its primary key determines; refuses before sending an upsert
-/// that would create an item missing from a non-sparse index), `into_builder()` (for a
-/// `Transaction`).
+/// on every update, `created_at` where absent, with the index keys made from them. Then, from
+/// the trait `dyno_core::ops::UpdateDsl` (in `dyno_core::prelude`): `condition(Cond<Order>)`,
+/// `if_version(v)` (versioned entities only), `upsert()` (creates the item if absent, with the
+/// index keys its primary key determines; refuses before sending an upsert that would create an
+/// item missing from a non-sparse index), `into_builder()` (the untyped `UpdateBuilder`; a
+/// `Transaction` also takes the typed builder itself), `send(&store)`.
 ///
 /// **Every other operation** comes from `dyno_core::ops::EntityExt` (blanket impl): `get`,
 /// `put`, `create`, `replace`, `delete`, `update` (untyped), `scan`; batches (`BatchGet`,

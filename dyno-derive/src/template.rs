@@ -31,11 +31,6 @@ impl Template {
         })
     }
 
-    /// True when the template has no placeholder.
-    pub fn is_constant(&self) -> bool {
-        self.fields().next().is_none()
-    }
-
     /// The text as written.
     pub fn text(&self) -> String {
         self.lit.value()

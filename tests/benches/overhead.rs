@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use dyno_core::ops::{BatchWriter, EntityExt};
+use dyno_core::ops::{BatchWriter, EntityExt, QueryDsl};
 use dyno_core::{DynamoStore, Item};
 use dyno_tests::ecommerce::{self, Order};
 use dyno_tests::hand::{escape, hand_from_item, hand_to_item};

@@ -331,6 +331,7 @@ impl Entity for Order {
         index: GSI1,
         pk: ORDER_GSI1PK,
         sk: Some(ORDER_GSI1SK),
+        shards: 0,
     }];
     const VERSION_ATTRIBUTE: Option<&'static str> = Some("version");
     const TTL_ATTRIBUTE: Option<&'static str> = Some("ttl");
@@ -446,6 +447,7 @@ impl Entity for Product {
         index: GSI1,
         pk: PRODUCT_GSI1PK,
         sk: Some(PRODUCT_GSI1SK),
+        shards: 0,
     }];
 
     fn key(&self) -> Result<Item> {

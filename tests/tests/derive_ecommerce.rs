@@ -11,6 +11,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, TransactGet, Transaction};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{Entity, Error, MemoryStore, Store};
 use dyno_tests::ecommerce::*;

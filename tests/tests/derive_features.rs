@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition};
 use dyno_core::ops::{EntityExt, FromItem};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::{
     AttributeValue, Collection, Entity, Error, Item, KeyPart, MemoryStore, Store, Table,
 };

@@ -92,6 +92,7 @@ mod shadowed {
 }
 
 use dyno_core::ops::EntityExt;
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::Entity;
 use shadowed::{HygieneTable, Level, Note, Tag, Thing, ThingItem, ThingSummary, ThingWithNotes};
 

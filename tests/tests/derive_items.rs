@@ -8,6 +8,7 @@ use dyno_core::expr::{
     Comparator, Condition, KeyCondition, Operand, Path, SetValue, SortCondition, UpdateOperand,
 };
 use dyno_core::ops::{FromItem, Key};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::{AttributeValue, Entity, Item, KeyPart, Table};
 use dyno_tests::ecommerce::*;
 use rust_decimal::Decimal;
@@ -373,7 +374,7 @@ fn setting_an_index_key_field_rewrites_the_index_key() {
         .set_status(OrderStatus::Delivered)
         .into_builder()
         .unwrap();
-    let set = sets(b.update_expr());
+    let set = sets(&b.update_expr());
     assert_eq!(set["status"], SetValue::value(s("DELIVERED")));
     assert_eq!(set["GSI1PK"], SetValue::value(s("STATUS#DELIVERED")));
     assert!(!set.contains_key("GSI1SK"), "the date did not change");
@@ -382,7 +383,7 @@ fn setting_an_index_key_field_rewrites_the_index_key() {
         .into_builder()
         .unwrap();
     assert_eq!(
-        sets(b.update_expr())["GSI1SK"],
+        sets(&b.update_expr())["GSI1SK"],
         SetValue::value(s("2024-02-02"))
     );
 }
@@ -401,7 +402,7 @@ fn update_actions_follow_the_field_types() {
     assert_eq!(u.remove, vec![Path::attr("note")]);
     assert_eq!(u.add, vec![(Path::attr("total"), n("5"))]);
     assert_eq!(
-        sets(u)["product_ids"],
+        sets(&u)["product_ids"],
         SetValue::Operand(UpdateOperand::ListAppend(
             Box::new(UpdateOperand::IfNotExists(
                 Path::attr("product_ids"),
@@ -415,7 +416,7 @@ fn update_actions_follow_the_field_types() {
         .set_if_absent_name("x")
         .into_builder()
         .unwrap();
-    let set = sets(b.update_expr());
+    let set = sets(&b.update_expr());
     assert_eq!(
         set["stock"],
         SetValue::Minus(
@@ -437,7 +438,7 @@ fn update_actions_follow_the_field_types() {
         .into_builder()
         .unwrap();
     assert_eq!(b.update_expr().set.len(), 1);
-    assert_eq!(sets(b.update_expr())["note"], SetValue::value(s("b")));
+    assert_eq!(sets(&b.update_expr())["note"], SetValue::value(s("b")));
     // `None` removes.
     let b = Order::update(Order::key("u1", "o1"))
         .set_note(None)
@@ -506,7 +507,7 @@ fn collections_pick_the_entity_of_each_item() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("Product"), "{err}");
-    let (_, kc) = key_condition(UserItem::query("u1").into_query());
+    let (_, kc) = key_condition(UserItem::query("u1").check());
     assert_eq!(kc.partition_value, s("USER#u1"));
     assert_eq!(kc.sort, None, "the whole partition");
 }

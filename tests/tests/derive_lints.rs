@@ -8,6 +8,7 @@
     unused_qualifications
 )]
 
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::{Collection, Entity, KeyPart, Projection, Table};
 
 /// The table.

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::ops::{BatchGet, EntityExt, TransactGet, Transaction};
+use dyno_core::ops::{QueryDsl, UpdateDsl};
 use dyno_core::store::{GetRequest, TableNames};
 use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
 use time::OffsetDateTime;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
-use dyno_core::expr::{Comparator, Condition, KeyCondition, Operand, Path};
+use dyno_core::expr::{Comparator, Cond, Condition, KeyCondition, Operand, Path};
 use dyno_core::ops::{Cursor, EntityExt, Query, Scan};
 use dyno_core::store::*;
 use dyno_core::{AttributeValue, Entity, Error, MemoryStore, Result, Store, TableDef};
@@ -336,7 +336,10 @@ async fn cursor_pages_concatenate_to_all() {
         Order::query("ann")
             .unwrap()
             .page_size(3)
-            .filter(Condition::eq("status", AttributeValue::S("SHIPPED".into())))
+            .filter(Cond::raw(Condition::eq(
+                "status",
+                AttributeValue::S("SHIPPED".into()),
+            )))
             .limit(4)
     };
     let mut got = Vec::new();
@@ -370,7 +373,7 @@ async fn cursors_are_rejected_on_another_query_and_when_malformed() {
         Order::query("ann")
             .unwrap()
             .page_size(2)
-            .filter(Condition::exists("total")),
+            .filter(Cond::raw(Condition::exists("total"))),
         Order::query("ann")
             .unwrap()
             .page_size(2)
@@ -487,9 +490,10 @@ async fn counts_are_what_all_returns() {
             .unwrap(),
         20
     );
-    let shipped = Order::query("ann")
-        .unwrap()
-        .filter(Condition::eq("status", AttributeValue::S("SHIPPED".into())));
+    let shipped = Order::query("ann").unwrap().filter(Cond::raw(Condition::eq(
+        "status",
+        AttributeValue::S("SHIPPED".into()),
+    )));
     assert_eq!(shipped.count(&store).await.unwrap(), 10);
     assert_eq!(
         Order::query("ann")
@@ -506,7 +510,10 @@ async fn counts_are_what_all_returns() {
     assert_eq!(pending.all(&store).await.unwrap().len(), 13);
     let typed = Order::by_status(OrderStatus::Pending)
         .unwrap()
-        .filter(Condition::eq("_type", AttributeValue::S("Order".into())));
+        .filter(Cond::raw(Condition::eq(
+            "_type",
+            AttributeValue::S("Order".into()),
+        )));
     assert_eq!(typed.count(&store).await.unwrap(), 13);
 }
 
@@ -545,11 +552,11 @@ async fn scans_decode_one_entity_in_parallel_and_by_pages() {
     }
     assert_eq!(orders.len(), 23);
     let cheap = Product::scan()
-        .filter(Condition::Compare(
+        .filter(Cond::raw(Condition::Compare(
             Operand::Path(Path::attr("price_cents")),
             Comparator::Lt,
             Operand::Value(AttributeValue::N("500".into())),
-        ))
+        )))
         .count(&store)
         .await
         .unwrap();
@@ -653,4 +660,78 @@ async fn sharded_queries_merge_shards_in_sort_key_order() {
             .is_empty()
     );
     assert_eq!(sharded().request().index.as_deref(), Some(GSI1));
+}
+
+/// The encoded key segment of `v`.
+fn seg(v: &impl dyno_core::KeyPart) -> Result<String> {
+    let mut out = String::new();
+    v.encode_key(&mut out)?;
+    Ok(out)
+}
+
+/// A hand-written entity (no derive) reaches the same typed query and update the derive wraps:
+/// `Query::of` with the `sk_*` methods, and `UpdateBuilder`'s attribute setters.
+#[tokio::test]
+async fn hand_written_entities_build_typed_queries_and_updates() {
+    use dyno_core::ops::sort_key::SkOp;
+    use dyno_core::ops::UpdateBuilder;
+
+    let store = fixture().await;
+    let shipped = format!("STATUS#{}", seg(&OrderStatus::Shipped).unwrap());
+    // Shipped orders from day 25 on, by date: the table's own GSI1 key attributes and the
+    // entity's GSI1 sort template come from the definitions.
+    let from_25 = Query::<Order>::of::<Order>(Some(GSI1), Ok(shipped.clone()))
+        .sk_compare(seg(&day(25)), true, SkOp::Ge)
+        .all(&store)
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(&from_25),
+        expected([15, 13, 11, 9, 7, 5, 3, 1].into_iter())
+    );
+    let between = Query::<Order>::of::<Order>(Some(GSI1), Ok(shipped))
+        .sk_between(seg(&day(25)), seg(&day(31)), true)
+        .all(&store)
+        .await
+        .unwrap();
+    let reference = Order::by_status_between(OrderStatus::Shipped, day(25), day(31))
+        .unwrap()
+        .all(&store)
+        .await
+        .unwrap();
+    assert_eq!(between, reference);
+    // On the table: the partition and the literal `ORDER#` bound the sort key.
+    let mine = Query::<Order>::of::<Order>(None, Ok("USER#ben".into()))
+        .sk_begins_with(Ok("o0".into())) // after the literal `ORDER#`
+        .count(&store)
+        .await
+        .unwrap();
+    assert_eq!(mine, 3);
+    // An index the table does not declare, a key that failed to encode: errors when run.
+    let err = Query::<Order>::of::<Order>(Some("GSI9"), Ok("x".into()))
+        .all(&store)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("declares no index GSI9"), "{err}");
+    let err = Query::<Order>::of::<Order>(None, seg(&String::new()))
+        .first(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Key { .. }), "{err}");
+
+    // An update: attribute setters, a typed-or-raw condition and the version check.
+    let key = Order::key("ann", "o03").unwrap();
+    let mut update = UpdateBuilder::new(key.clone())
+        .condition(Cond::raw(Condition::exists("total")))
+        .if_version(1);
+    update.set_value("total", Ok(Some(AttributeValue::N("99".into()))));
+    update.add_value("total", Ok(Some(AttributeValue::N("1".into())))); // replaces the set
+    let order = update.send(&store).await.unwrap();
+    assert_eq!((order.total, order.version), (Decimal::from(4), 2));
+    let stale = UpdateBuilder::new(key)
+        .if_version(1)
+        .send(&store)
+        .await
+        .unwrap_err();
+    assert!(matches!(stale, Error::ConditionFailed { .. }), "{stale}");
 }

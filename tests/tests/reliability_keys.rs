@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use dyno_core::ops::EntityExt;
+use dyno_core::prelude::*;
 use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{AttributeValue, Entity, Error, FromAttribute, Item, KeyPart, Store, Table};
 use dyno_tests::backend::{backends, unique_table_name, Backend};

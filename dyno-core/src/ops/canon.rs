@@ -7,15 +7,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use crate::expr::{Comparator, Condition, KeyCondition, Operand, Path, PathElement, SortCondition};
 use crate::value::{AttributeValue, Item};
 
-/// 64-bit FNV-1a: stable across processes and releases (std's hasher is not).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
+pub(crate) use crate::hash::fnv1a;
 
 /// Writes canonical bytes.
 #[derive(Debug, Default)]

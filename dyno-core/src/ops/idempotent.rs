@@ -23,7 +23,7 @@ use crate::store::{Store, TransactWriteRequest};
 ///
 /// ```
 /// # use dyno_core::{Entity, Table, MemoryStore, Store};
-/// # use dyno_core::ops::{EntityExt, IdempotentWrite, Transaction};
+/// # use dyno_core::ops::{EntityExt, IdempotentWrite, Transaction, UpdateDsl};
 /// # #[derive(Table)]
 /// # #[dyno(name = "Shop", pk = "PK", sk = "SK")]
 /// # struct Shop;

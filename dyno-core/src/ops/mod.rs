@@ -20,6 +20,7 @@ pub mod batch;
 mod canon;
 mod cursor;
 mod delete;
+mod dsl;
 mod ext;
 mod get;
 mod idempotent;
@@ -27,6 +28,8 @@ mod paging;
 mod put;
 mod query;
 mod scan;
+pub mod shard;
+pub mod sort_key;
 mod support;
 mod transact;
 mod update;
@@ -34,6 +37,7 @@ mod update;
 pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
 pub use self::cursor::Cursor;
 pub use self::delete::Delete;
+pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versioned};
 pub use self::ext::EntityExt;
 pub use self::get::Get;
 pub use self::idempotent::IdempotentWrite;
@@ -42,7 +46,7 @@ pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
 pub use self::support::is_expired;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
-pub use self::update::UpdateBuilder;
+pub use self::update::{IndexKeyNeed, UpdateBuilder};
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.
 ///
@@ -145,6 +149,18 @@ impl<E> PartialEq for Key<E> {
         }
     }
 }
+
+/// `Self`'s items can be filtered by conditions on `E`'s fields: `E` itself (every [`FromItem`]
+/// type), a projection of `E` (`#[derive(Projection)]`), a collection holding `E`
+/// (`#[derive(Collection)]`).
+#[diagnostic::on_unimplemented(
+    message = "a query returning `{Self}` cannot be filtered by a condition on `{E}`'s fields",
+    label = "a condition on another entity's fields",
+    note = "build the filter from the fields of the entity the query reads (`Cond::raw` takes an untyped `expr::Condition`)"
+)]
+pub trait FilterBy<E> {}
+
+impl<T: FromItem> FilterBy<T> for T {}
 
 /// What a query or scan decodes its items into: an entity, a projection of one, or a collection
 /// of several entities sharing a partition.

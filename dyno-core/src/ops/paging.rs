@@ -18,9 +18,9 @@ use futures::stream::{self, Stream};
 
 use super::canon::Writer;
 use super::cursor::{LanePos, PageState};
+use super::sort_key::PartRange;
 use super::support::hidden;
 use super::FromItem;
-use crate::__private::PartRange;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
 use crate::value::{AttributeValue, Item, SharedItem};

@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use futures::Stream;
 use tracing::Instrument;
@@ -9,14 +10,30 @@ use tracing::Instrument;
 use super::canon::{fnv1a, Writer};
 use super::cursor::{Cursor, PageState};
 use super::paging::{Lanes, Plan};
-use super::FromItem;
-use crate::__private::PartRange;
-use crate::error::Result;
-use crate::expr::{Condition, KeyCondition, Path};
+use super::shard::shard_keys;
+use super::sort_key::{self, PartRange, SkOp};
+use super::{FilterBy, FromItem};
+use crate::entity::Entity;
+use crate::error::{Error, Result};
+use crate::expr::{Cond, Condition, KeyCondition, Path, SortCondition};
 use crate::store::{QueryRequest, Store};
+use crate::table::Table;
+use crate::value::AttributeValue;
 
-/// A query decoding its items into `T`. Built by the derive's typed query builders
-/// (`Order::query(&user_id)`) or by hand from a [`KeyCondition`].
+/// A query decoding its items into `T`: the one builder behind the derive's typed query builders
+/// (`Order::query(&user_id)`, which add the sort-key methods named after fields), and what a
+/// hand-written entity builds with [`Query::of`] and the `sk_*` methods, or by hand from a
+/// [`KeyCondition`] with [`Query::new`].
+///
+/// Errors met while building (a key value that cannot be encoded, a filter that failed to build)
+/// are kept, and the first method that runs the query returns the first of them, before
+/// anything is sent.
+///
+/// The sort-key methods build the condition part by part, as the entity's sort-key template
+/// (`{day}#{order_id}`) lays it out: [`Query::sk_fix`] fixes the next part (the query reads keys
+/// beginning with the text so far), then one of [`Query::sk_eq`], [`Query::sk_compare`],
+/// [`Query::sk_between`] or [`Query::sk_begins_with`] ends the condition. Their segments are the
+/// parts' encoded values ([`crate::KeyPart`]).
 ///
 /// Items are decoded only when [`FromItem::accepts`] them: other entities sharing an overloaded
 /// index are skipped (and do not count towards [`Query::limit`]); items whose TTL attribute is in
@@ -33,7 +50,22 @@ pub struct Query<T: FromItem> {
     limit: Option<usize>,
     /// The exact check of a range on a sort-key part: the attribute and the range.
     range: Option<(String, PartRange)>,
+    /// How the sort-key condition is being built (typed queries); `None`: as given.
+    sort: Option<SortState>,
+    /// The first error met building.
+    error: Option<Arc<Error>>,
     _t: PhantomData<fn() -> T>,
+}
+
+/// The sort-key condition of a typed query, built part by part.
+#[derive(Debug, Clone)]
+struct SortState {
+    /// The template's literal text and the parts fixed so far.
+    prefix: String,
+    /// The template has no field: the prefix is the whole key.
+    constant: bool,
+    /// The condition given by `sk_eq` or `sk_begins_with`.
+    given: Option<SortCondition>,
 }
 
 impl<T: FromItem> Clone for Query<T> {
@@ -43,6 +75,8 @@ impl<T: FromItem> Clone for Query<T> {
             sort_key: self.sort_key.clone(),
             limit: self.limit,
             range: self.range.clone(),
+            sort: self.sort.clone(),
+            error: self.error.clone(),
             _t: PhantomData,
         }
     }
@@ -56,6 +90,7 @@ impl<T: FromItem> fmt::Debug for Query<T> {
             .field("sort_key", &self.sort_key)
             .field("limit", &self.limit)
             .field("range", &self.range)
+            .field("error", &self.error)
             .finish()
     }
 }
@@ -95,12 +130,138 @@ impl<T: FromItem> Query<T> {
         Query::from_requests(requests, sort_key.map(str::to_owned))
     }
 
+    /// A query of entity `E`'s items in one partition of the table (`index: None`) or of one of
+    /// its indexes: `partition` is the encoded partition key (for a sharded index, without the
+    /// shard suffix: every shard is read). The sort key is bounded by the literal text its
+    /// template starts with (`begins_with "ORDER#"`, or `=` for a constant sort key), so other
+    /// entities sharing the partition are not read; the `sk_*` methods narrow it.
+    ///
+    /// The key attribute names come from the table's definition, the sort-key template and the
+    /// shard count from `E`'s [`Entity::SK`] or [`Entity::INDEXES`]: an index the table does not
+    /// declare, or in which `E` has no key, is an error when the query runs.
+    ///
+    /// ```
+    /// # use dyno_core::{Entity, Item, Result, Table, TableDef};
+    /// # use dyno_core::key::{Segment, Template};
+    /// # use dyno_core::ops::Query;
+    /// # struct Shop;
+    /// # impl Table for Shop {
+    /// #     fn definition() -> &'static TableDef {
+    /// #         static D: std::sync::OnceLock<TableDef> = std::sync::OnceLock::new();
+    /// #         D.get_or_init(|| TableDef::new("Shop", "PK", Some("SK")))
+    /// #     }
+    /// # }
+    /// /// Stored as `PK = "USER#{user}"`, `SK = "VISIT#{day}#{page}"`; hand-written.
+    /// struct Visit { user: String, day: String, page: String }
+    /// impl Entity for Visit {
+    ///     type Table = Shop;
+    ///     const ENTITY_TYPE: &'static str = "Visit";
+    ///     const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user")]);
+    ///     const SK: Option<Template> = Some(Template::new(&[
+    ///         Segment::Literal("VISIT#"),
+    ///         Segment::Field("day"),
+    ///         Segment::Literal("#"),
+    ///         Segment::Field("page"),
+    ///     ]));
+    ///     # fn key(&self) -> Result<Item> { unimplemented!() }
+    ///     # fn to_item(&self) -> Result<Item> { unimplemented!() }
+    ///     # fn from_item(_: &Item) -> Result<Self> { unimplemented!() }
+    /// }
+    ///
+    /// // Visits of user 42 on 2024-05-01, pages from "b" on.
+    /// let q = Query::<Visit>::of::<Visit>(None, Ok("USER#42".into()))
+    ///     .sk_fix(Ok("2024-05-01".into()), "#")
+    ///     .sk_compare(Ok("b".into()), true, dyno_core::ops::sort_key::SkOp::Ge);
+    /// let request = q.request();
+    /// assert_eq!(request.key_condition.sort.as_ref().map(|(name, _)| name.as_str()), Some("SK"));
+    /// ```
+    pub fn of<E: Entity>(index: Option<&str>, partition: Result<String>) -> Self {
+        let def = <E::Table as Table>::definition();
+        let mut error = None;
+        let (pk_name, sk_name, template, shards) = match index {
+            None => (
+                def.partition_key.name.as_str(),
+                def.sort_key.as_ref().map(|k| k.name.as_str()),
+                E::SK,
+                0,
+            ),
+            Some(name) => {
+                let declared = def.index(name);
+                let mine = E::INDEXES.iter().find(|t| t.index == name);
+                if declared.is_none() {
+                    error = Some(Error::validation(format!(
+                        "query of {}: table {} declares no index {name}",
+                        E::ENTITY_TYPE,
+                        def.name
+                    )));
+                } else if mine.is_none() {
+                    error = Some(Error::validation(format!(
+                        "query of {}: {} has no key in index {name}",
+                        E::ENTITY_TYPE,
+                        E::ENTITY_TYPE
+                    )));
+                }
+                (
+                    declared.map_or("", |d| d.partition_key.name.as_str()),
+                    declared.and_then(|d| d.sort_key.as_ref().map(|k| k.name.as_str())),
+                    mine.and_then(|t| t.sk),
+                    mine.map_or(0, |t| t.shards),
+                )
+            }
+        };
+        let pk = match partition {
+            Ok(pk) => pk,
+            Err(e) => {
+                error.get_or_insert(e);
+                String::new()
+            }
+        };
+        let key = |pk: String| KeyCondition::partition(pk_name, AttributeValue::S(pk));
+        let mut q = if shards > 0 {
+            let keys = shard_keys(&pk, shards).into_iter().map(key).collect();
+            Query::sharded(def.name.as_str(), index, sk_name, keys)
+        } else {
+            let mut q = Query::new(def.name.as_str(), index, key(pk));
+            q.sort_key = sk_name.map(str::to_owned);
+            q
+        };
+        q.error = error.map(Arc::new);
+        if let Some(t) = template.filter(|_| sk_name.is_some()) {
+            q.sort = Some(SortState {
+                prefix: t.prefix().to_owned(),
+                constant: t.is_constant(),
+                given: None,
+            });
+            q.apply_sort();
+        }
+        q
+    }
+
+    /// A query of a whole partition of `E`'s table, without sort-key condition: every entity
+    /// sharing the partition is read (collections).
+    pub fn partition<E: Entity>(partition: Result<String>) -> Self {
+        let def = <E::Table as Table>::definition();
+        let (pk, error) = match partition {
+            Ok(pk) => (pk, None),
+            Err(e) => (String::new(), Some(Arc::new(e))),
+        };
+        let mut q = Query::new(
+            def.name.as_str(),
+            None,
+            KeyCondition::partition(def.partition_key.name.as_str(), AttributeValue::S(pk)),
+        );
+        q.error = error;
+        q
+    }
+
     fn from_requests(requests: Vec<QueryRequest>, sort_key: Option<String>) -> Self {
         let mut q = Query {
             requests,
             sort_key,
             limit: None,
             range: None,
+            sort: None,
+            error: None,
             _t: PhantomData,
         };
         if let Some(attrs) = T::projection() {
@@ -114,20 +275,183 @@ impl<T: FromItem> Query<T> {
         self
     }
 
-    /// Adds a filter, ANDed with earlier ones. Filters run after items are read: they do not
-    /// reduce the capacity consumed or the 1 MB page.
-    pub fn filter(self, c: Condition) -> Self {
-        self.each(|r| r.filter = Some(Condition::and_opt(r.filter.take(), c.clone())))
+    /// Keeps the first error met building: running the query returns it.
+    fn fail(&mut self, e: Error) {
+        if self.error.is_none() {
+            self.error = Some(Arc::new(e));
+        }
     }
 
-    /// Keeps only items whose sort key `attribute` is in `range` (exact), and reads the attribute
+    /// This query, or the first error met building it (the original error when this query was
+    /// not cloned).
+    pub fn check(self) -> Result<Self> {
+        match self.error {
+            None => Ok(self),
+            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| Error::clone(&shared))),
+        }
+    }
+
+    /// The error met building, as a fresh value.
+    fn built(&self) -> Result<()> {
+        match &self.error {
+            None => Ok(()),
+            Some(e) => Err(Error::clone(e)),
+        }
+    }
+
+    /// Adds a filter, ANDed with earlier ones: a typed condition on the fields of `E` (the
+    /// entity, the entity a projection reads, or one of a collection's entities), or an untyped
+    /// one through [`Cond::raw`]. Filters run after items are read: they do not reduce the
+    /// capacity consumed or the 1 MB page.
+    pub fn filter<E>(mut self, c: Cond<E>) -> Self
+    where
+        T: FilterBy<E>,
+    {
+        match c.into_condition() {
+            Ok(c) => self.each(|r| r.filter = Some(Condition::and_opt(r.filter.take(), c.clone()))),
+            Err(e) => {
+                self.fail(e);
+                self
+            }
+        }
+    }
+
+    /// The segment, or `None` with its error kept.
+    fn segment(&mut self, segment: Result<String>) -> Option<String> {
+        match segment {
+            Ok(s) => Some(s),
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
+    }
+
+    /// The sort-key state, or `None` with an error kept (a query not built by [`Query::of`], or
+    /// on a table without sort key).
+    fn sort_state(&mut self) -> Option<&mut SortState> {
+        if self.sort.is_none() {
+            self.fail(Error::validation(
+                "sort-key conditions need a typed query (Query::of) on a key with a sort key",
+            ));
+        }
+        self.sort.as_mut()
+    }
+
+    /// Writes the sort-key condition into every request: the one given (for a range, a key
+    /// condition covering it: see [`PartRange`]), else the fixed prefix (`begins_with`, or `=`
+    /// for a constant sort key), else none.
+    fn apply_sort(&mut self) {
+        let (Some(state), Some(name)) = (&self.sort, &self.sort_key) else {
+            return;
+        };
+        let condition = if let Some(s) = &state.given {
+            Some(s.clone())
+        } else if let Some((_, r)) = &self.range {
+            r.key_condition()
+        } else if state.constant {
+            Some(SortCondition::Eq(AttributeValue::S(state.prefix.clone())))
+        } else {
+            (!state.prefix.is_empty())
+                .then(|| SortCondition::BeginsWith(AttributeValue::S(state.prefix.clone())))
+        };
+        for r in &mut self.requests {
+            r.key_condition.sort = condition.clone().map(|c| (name.clone(), c));
+        }
+    }
+
+    /// Fixes the next part of the sort key to `segment` (an encoded value), followed by the
+    /// template's literal text up to the part after it (`following`, `"#"`): the query reads
+    /// keys beginning with the text so far.
+    pub fn sk_fix(mut self, segment: Result<String>, following: &str) -> Self {
+        if let Some(s) = self.segment(segment) {
+            if let Some(state) = self.sort_state() {
+                state.prefix.push_str(&s);
+                state.prefix.push_str(following);
+            }
+            self.apply_sort();
+        }
+        self
+    }
+
+    /// The whole sort key: the text so far, `segment` (the last part) and the template's
+    /// `trailing` literal text.
+    pub fn sk_eq(mut self, segment: Result<String>, trailing: &str) -> Self {
+        if let Some(s) = self.segment(segment) {
+            if let Some(state) = self.sort_state() {
+                let key = format!("{}{s}{trailing}", state.prefix);
+                state.given = Some(SortCondition::Eq(AttributeValue::S(key)));
+            }
+            self.apply_sort();
+        }
+        self
+    }
+
+    /// The next part compared with `segment`; `last` is true when the part ends the key (no
+    /// literal text after it). Exact even where a key condition alone cannot be: see
+    /// [`PartRange`].
+    pub fn sk_compare(mut self, segment: Result<String>, last: bool, op: SkOp) -> Self {
+        if let Some(s) = self.segment(segment) {
+            if let Some(state) = self.sort_state() {
+                let range = PartRange::compare(&state.prefix, &s, last, op);
+                self = self.sort_range(range);
+            }
+        }
+        self
+    }
+
+    /// The next part between `low` and `high` (inclusive); `last` as for [`Query::sk_compare`].
+    pub fn sk_between(mut self, low: Result<String>, high: Result<String>, last: bool) -> Self {
+        if let (Some(lo), Some(hi)) = (self.segment(low), self.segment(high)) {
+            if let Some(state) = self.sort_state() {
+                let range = PartRange::between(&state.prefix, &lo, &hi, last);
+                self = self.sort_range(range);
+            }
+        }
+        self
+    }
+
+    /// The next part begins with `partial` (a prefix of an encoded value).
+    pub fn sk_begins_with(mut self, partial: Result<String>) -> Self {
+        if let Some(s) = self.segment(partial) {
+            if let Some(state) = self.sort_state() {
+                state.given = Some(sort_key::begins_with(&state.prefix, &s));
+            }
+            self.apply_sort();
+        }
+        self
+    }
+
+    /// Keeps only items whose sort key is in `range` (exact), and reads the sort key attribute
     /// when a projection would leave it out.
-    pub(crate) fn sort_range(mut self, attribute: &str, range: PartRange) -> Self {
-        self.range = Some((attribute.to_owned(), range));
+    fn sort_range(mut self, range: PartRange) -> Self {
+        let Some(name) = self.sort_key.clone() else {
+            return self;
+        };
+        self.range = Some((name, range));
+        self.apply_sort();
         let projection = self.requests.first().and_then(|r| r.projection.clone());
         match projection {
             Some(paths) => self.with_projection(paths),
             None => self,
+        }
+    }
+
+    /// The same query decoding into `U` (a projection of the same entity, say): `U`'s
+    /// projection, if it has one, replaces this query's.
+    pub fn project<U: FromItem>(self) -> Query<U> {
+        let q = Query {
+            requests: self.requests,
+            sort_key: self.sort_key,
+            limit: self.limit,
+            range: self.range,
+            sort: self.sort,
+            error: self.error,
+            _t: PhantomData,
+        };
+        match U::projection() {
+            Some(attrs) => q.with_projection(attrs.iter().map(|a| Path::attr(*a)).collect()),
+            None => q,
         }
     }
 
@@ -230,11 +554,12 @@ impl<T: FromItem> Query<T> {
 
     /// Every result (up to the limit), reading all pages.
     pub async fn all<S: Store + ?Sized>(self, store: &S) -> Result<Vec<T>> {
-        if self.requests.is_empty() {
+        let this = self.check()?;
+        if this.requests.is_empty() {
             return Ok(Vec::new());
         }
-        let span = self.span("all");
-        self.plan().all::<T, S>(store).instrument(span).await
+        let span = this.span("all");
+        this.plan().all::<T, S>(store).instrument(span).await
     }
 
     /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
@@ -244,11 +569,17 @@ impl<T: FromItem> Query<T> {
         store: &'s S,
     ) -> impl Stream<Item = Result<T>> + Send + 's {
         let span = self.span("stream");
-        let mut plan = self.plan();
-        if self.requests.is_empty() {
-            plan.limit = Some(0);
-        }
-        tracing_futures_stream(plan.stream::<T, S>(store), span)
+        let inner = match self.built() {
+            Ok(()) => {
+                let mut plan = self.plan();
+                if self.requests.is_empty() {
+                    plan.limit = Some(0);
+                }
+                futures::future::Either::Left(plan.stream::<T, S>(store))
+            }
+            Err(e) => futures::future::Either::Right(futures::stream::once(async move { Err(e) })),
+        };
+        tracing_futures_stream(inner, span)
     }
 
     /// One page, starting at `cursor` (`None`: the first page). The cursor returned with the page
@@ -260,6 +591,7 @@ impl<T: FromItem> Query<T> {
         store: &S,
         cursor: Option<&Cursor>,
     ) -> Result<PageOf<T>> {
+        self.built()?;
         if self.requests.is_empty() {
             return Ok(PageOf {
                 items: Vec::new(),
@@ -293,6 +625,7 @@ impl<T: FromItem> Query<T> {
     /// after page on every shard, but not decoded; a store-side `Select = COUNT` could not tell
     /// the entities of an overloaded index apart.
     pub async fn count<S: Store + ?Sized>(self, store: &S) -> Result<usize> {
+        self.built()?;
         if self.requests.is_empty() {
             return Ok(0);
         }

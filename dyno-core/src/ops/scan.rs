@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use futures::Stream;
 use tracing::Instrument;
@@ -10,9 +11,9 @@ use super::canon::{fnv1a, Writer};
 use super::cursor::{Cursor, PageState};
 use super::paging::{Lanes, Plan};
 use super::query::{tracing_futures_stream, PageOf};
-use super::FromItem;
+use super::{FilterBy, FromItem};
 use crate::error::{Error, Result};
-use crate::expr::{Condition, Path};
+use crate::expr::{Cond, Condition, Path};
 use crate::store::{ScanRequest, Store};
 
 /// DynamoDB's maximum `TotalSegments`.
@@ -25,6 +26,8 @@ pub struct Scan<T: FromItem> {
     base: ScanRequest,
     segments: u32,
     limit: Option<usize>,
+    /// The first filter that failed to build.
+    error: Option<Arc<Error>>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -34,6 +37,7 @@ impl<T: FromItem> Clone for Scan<T> {
             base: self.base.clone(),
             segments: self.segments,
             limit: self.limit,
+            error: self.error.clone(),
             _t: PhantomData,
         }
     }
@@ -60,6 +64,7 @@ impl<T: FromItem> Scan<T> {
             },
             segments: 1,
             limit: None,
+            error: None,
             _t: PhantomData,
         };
         if let Some(attrs) = T::projection() {
@@ -74,9 +79,19 @@ impl<T: FromItem> Scan<T> {
         self
     }
 
-    /// Adds a filter, ANDed with earlier ones.
-    pub fn filter(mut self, c: Condition) -> Self {
-        self.base.filter = Some(Condition::and_opt(self.base.filter.take(), c));
+    /// Adds a filter, ANDed with earlier ones: a typed condition on the fields of `E` (the
+    /// entity, or the entity a projection reads), or an untyped one through [`Cond::raw`]. A
+    /// condition that failed to build makes running the scan fail with its error.
+    pub fn filter<E>(mut self, c: Cond<E>) -> Self
+    where
+        T: FilterBy<E>,
+    {
+        match c.into_condition() {
+            Ok(c) => self.base.filter = Some(Condition::and_opt(self.base.filter.take(), c)),
+            Err(e) => {
+                self.error.get_or_insert_with(|| Arc::new(e));
+            }
+        }
         self
     }
 
@@ -122,6 +137,9 @@ impl<T: FromItem> Scan<T> {
     }
 
     fn lanes(&self) -> Result<Lanes> {
+        if let Some(e) = &self.error {
+            return Err(Error::clone(e));
+        }
         if self.segments == 0 || self.segments > MAX_SEGMENTS {
             return Err(Error::validation(format!(
                 "scan of {}: segments must be between 1 and {MAX_SEGMENTS}, found {}",

@@ -8,7 +8,7 @@ use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
 use super::support::{decode, key_of, readable, table_def, table_name};
-use super::{Delete, Key, Put, PutMode, UpdateBuilder};
+use super::{Delete, Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::store::{
@@ -133,9 +133,17 @@ impl Transaction {
         self.put_mode(entity, PutMode::Replace)
     }
 
-    /// Applies an update (its conditions and version check included).
-    pub fn update<E: Entity>(self, update: UpdateBuilder<E>) -> Self {
-        self.push(Some(E::ENTITY_TYPE), update.into_transact(), None)
+    /// Applies an update (its conditions and version check included): an
+    /// [`UpdateBuilder`](super::UpdateBuilder) or
+    /// a typed update builder (`Order::update(key).set_status(..)`); an error met building it
+    /// fails [`Self::send`].
+    pub fn update<U: super::UpdateDsl>(self, update: U) -> Self {
+        let update = update.into_update();
+        self.push(
+            Some(<U::Entity as Entity>::ENTITY_TYPE),
+            update.into_transact(),
+            None,
+        )
     }
 
     /// Deletes the item at `key`.

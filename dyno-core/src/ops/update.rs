@@ -13,8 +13,40 @@ use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::table::Table;
 use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 
+/// An index key attribute that an item created by an upsert must hold, and that only the
+/// update's own values can give (its template has fields outside the primary key): see
+/// [`UpdateBuilder::require_index_keys`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexKeyNeed {
+    /// The index key attribute (`GSI1PK`).
+    pub attribute: &'static str,
+    /// The index.
+    pub index: &'static str,
+    /// `"partition"` or `"sort"`.
+    pub role: &'static str,
+    /// The template (`STATUS#{status}`).
+    pub template: &'static str,
+    /// The fields outside the primary key that the template needs.
+    pub fields: &'static [&'static str],
+}
+
+#[derive(Debug, Clone)]
+enum Action {
+    Set(SetValue),
+    Remove,
+    Add(AttributeValue),
+    Delete(AttributeValue),
+}
+
 /// Updates one `E` in place and returns it as it is after the update; built by
-/// [`super::EntityExt::update`] or by the derive's typed update builders.
+/// [`super::EntityExt::update`], and wrapped by the derive's typed update builders
+/// (`Order::update(key).set_status(..)`), which add one method per field and action.
+///
+/// Actions name attribute paths; a later action on a path replaces an earlier one, so setting a
+/// field twice keeps the last value (DynamoDB would refuse the two as overlapping paths).
+/// Errors met while building (a value that cannot be encoded, a condition that failed to build,
+/// an invalid key) are kept, and sending (or [`UpdateBuilder::into_request`]) returns the first,
+/// before anything is sent.
 ///
 /// By default the item must exist (`attribute_exists` on the partition key), so that an update
 /// never creates a partial item that would not decode; [`UpdateBuilder::upsert`] lifts that.
@@ -25,15 +57,51 @@ use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 /// conditioned on the item's entity-type attribute being `E`'s or absent, in the same request,
 /// and fails with [`Error::WrongEntity`] otherwise, changing nothing (in a
 /// [`super::Transaction`], the same condition cancels the transaction).
+///
+/// A hand-written entity uses it directly:
+///
+/// ```
+/// use dyno_core::expr::{Path, SetValue};
+/// use dyno_core::ops::{Key, UpdateBuilder};
+/// use dyno_core::{AttributeValue, Entity, Item, Result, Table, TableDef};
+/// # struct Shop;
+/// # impl Table for Shop {
+/// #     fn definition() -> &'static TableDef {
+/// #         static D: std::sync::OnceLock<TableDef> = std::sync::OnceLock::new();
+/// #         D.get_or_init(|| TableDef::new("Shop", "PK", Some("SK")))
+/// #     }
+/// # }
+/// # struct Counter;
+/// # impl Entity for Counter {
+/// #     type Table = Shop;
+/// #     const ENTITY_TYPE: &'static str = "Counter";
+/// #     const PK: dyno_core::key::Template = dyno_core::key::Template::new(&[]);
+/// #     const SK: Option<dyno_core::key::Template> = None;
+/// #     fn key(&self) -> Result<Item> { unimplemented!() }
+/// #     fn to_item(&self) -> Result<Item> { unimplemented!() }
+/// #     fn from_item(_: &Item) -> Result<Self> { Ok(Counter) }
+/// # }
+/// let key: Key<Counter> = Key::from_item(Item::from([
+///     ("PK".to_owned(), AttributeValue::S("COUNTER#home".into())),
+///     ("SK".to_owned(), AttributeValue::S("COUNTER".into())),
+/// ]));
+/// let mut update = UpdateBuilder::new(key).add(Path::attr("views"), AttributeValue::N("1".into()));
+/// update.set_value("label", Ok(Some(AttributeValue::S("first".into()))));
+/// update.set_value("label", Ok(Some(AttributeValue::S("home".into())))); // replaces the first
+/// let request = update.into_request()?;
+/// assert_eq!(request.update.set.len(), 1);
+/// # Ok::<(), dyno_core::Error>(())
+/// ```
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateBuilder<E: Entity> {
     key: Key<E>,
-    update: expr::Update,
+    actions: Vec<(Path, Action)>,
     condition: Option<Condition>,
-    /// The first condition that failed to build: sending fails with it.
-    condition_error: Option<Error>,
+    /// The first error met building: sending fails with it.
+    error: Option<Error>,
     version: Option<u64>,
     upsert: bool,
+    needs: &'static [IndexKeyNeed],
 }
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
@@ -41,8 +109,9 @@ impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
         f.debug_struct("UpdateBuilder")
             .field("entity", &E::ENTITY_TYPE)
             .field("key", &self.key)
-            .field("update", &self.update)
+            .field("actions", &self.actions)
             .field("condition", &self.condition)
+            .field("error", &self.error)
             .field("version", &self.version)
             .field("upsert", &self.upsert)
             .finish()
@@ -54,49 +123,171 @@ impl<E: Entity> UpdateBuilder<E> {
     pub fn new(key: Key<E>) -> Self {
         UpdateBuilder {
             key,
-            update: expr::Update::default(),
+            actions: Vec::new(),
             condition: None,
-            condition_error: None,
+            error: None,
             version: None,
             upsert: false,
+            needs: &[],
+        }
+    }
+
+    /// The key attributes (empty for an invalid key), to read primary-key segments from.
+    pub fn key(&self) -> &crate::value::Item {
+        self.key.as_item()
+    }
+
+    /// Keeps the first error: sending fails with it.
+    pub fn record(&mut self, r: Result<()>) {
+        if let Err(e) = r {
+            self.error
+                .get_or_insert_with(|| e.for_entity(E::ENTITY_TYPE));
+        }
+    }
+
+    fn push(&mut self, path: Path, action: Action) {
+        self.actions.retain(|(p, _)| *p != path);
+        self.actions.push((path, action));
+    }
+
+    /// The value, or `None` with its error (naming `E` and `name`) recorded.
+    fn value(
+        &mut self,
+        name: &str,
+        value: Result<Option<AttributeValue>>,
+    ) -> Option<Option<AttributeValue>> {
+        match value {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.record(Err(e.at(E::ENTITY_TYPE, name)));
+                None
+            }
         }
     }
 
     /// `SET path = value`.
     pub fn set(mut self, path: Path, value: SetValue) -> Self {
-        self.update.set.push((path, value));
+        self.push(path, Action::Set(value));
         self
     }
 
     /// `REMOVE path`.
     pub fn remove(mut self, path: Path) -> Self {
-        self.update.remove.push(path);
+        self.push(path, Action::Remove);
         self
     }
 
     /// `ADD path value`: adds to a number (starting from 0) or to a set.
     pub fn add(mut self, path: Path, value: AttributeValue) -> Self {
-        self.update.add.push((path, value));
+        self.push(path, Action::Add(value));
         self
     }
 
     /// `DELETE path value`: removes elements from a set.
     pub fn delete_elements(mut self, path: Path, value: AttributeValue) -> Self {
-        self.update.delete.push((path, value));
+        self.push(path, Action::Delete(value));
         self
+    }
+
+    /// `SET name = value` on a top-level attribute, from an encoding result: `REMOVE name` when
+    /// the value has no attribute form (`None`), the error recorded when encoding failed.
+    pub fn set_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        match self.value(name, value) {
+            Some(Some(v)) => self.push(Path::attr(name), Action::Set(SetValue::value(v))),
+            Some(None) => self.push(Path::attr(name), Action::Remove),
+            None => {}
+        }
+    }
+
+    /// [`Self::set_value`], or with `if_absent` [`Self::set_if_absent_value`] (a created-at stamp
+    /// and the index keys made from it are written only where the item has none).
+    pub fn set_value_as(
+        &mut self,
+        name: &str,
+        value: Result<Option<AttributeValue>>,
+        if_absent: bool,
+    ) {
+        if if_absent {
+            self.set_if_absent_value(name, value);
+        } else {
+            self.set_value(name, value);
+        }
+    }
+
+    /// `REMOVE name` on a top-level attribute.
+    pub fn remove_attr(&mut self, name: &str) {
+        self.push(Path::attr(name), Action::Remove);
+    }
+
+    /// `SET name = if_not_exists(name, :value)` (nothing for a value without attribute form).
+    pub fn set_if_absent_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(name, value) {
+            let path = Path::attr(name);
+            let set = SetValue::Operand(UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(v)),
+            ));
+            self.push(path, Action::Set(set));
+        }
+    }
+
+    /// `ADD name :value` (numbers and sets).
+    pub fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(name, value) {
+            self.push(Path::attr(name), Action::Add(v));
+        }
+    }
+
+    /// `SET name = if_not_exists(name, 0) - :value`.
+    pub fn subtract_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(name, value) {
+            let path = Path::attr(name);
+            let current =
+                UpdateOperand::IfNotExists(path.clone(), Box::new(UpdateOperand::Value(number(0))));
+            self.push(
+                path,
+                Action::Set(SetValue::Minus(current, UpdateOperand::Value(v))),
+            );
+        }
+    }
+
+    /// `SET name = list_append(if_not_exists(name, []), :value)`.
+    pub fn append_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(name, value) {
+            let path = Path::attr(name);
+            let current = UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))),
+            );
+            let set = SetValue::Operand(UpdateOperand::ListAppend(
+                Box::new(current),
+                Box::new(UpdateOperand::Value(v)),
+            ));
+            self.push(path, Action::Set(set));
+        }
+    }
+
+    /// `DELETE name :value` (set elements).
+    pub fn delete_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(name, value) {
+            self.push(Path::attr(name), Action::Delete(v));
+        }
     }
 
     /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
     /// fields, or an untyped one through [`Cond::raw`]. A condition that failed to build makes
     /// sending fail with its error.
     pub fn condition(mut self, c: Cond<E>) -> Self {
-        match c.into_condition() {
-            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
-            Err(e) => {
-                self.condition_error.get_or_insert(e);
-            }
-        }
+        self.add_condition(c);
         self
+    }
+
+    /// [`Self::condition`] in place.
+    pub fn add_condition(&mut self, c: Cond<E>) {
+        match c.into_condition() {
+            Ok(c) => self.condition = Some(Condition::and_opt(self.condition.take(), c)),
+            Err(e) => self.record(Err(e)),
+        }
     }
 
     /// Optimistic lock: the stored version must be `v` (0: no version stored yet). Failing is
@@ -109,34 +300,105 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Allows the update to create the item when it does not exist (it then holds only the key,
     /// the updated attributes and the entity type, and may not decode as `E`).
     ///
-    /// This untyped builder writes exactly the attributes it is given: index key attributes
-    /// included, so an item it creates is in an index only if the update sets that index's key
-    /// attributes. The derive's typed `upsert` computes those keys and refuses an upsert that
-    /// would create an item missing from a non-sparse index.
+    /// This builder writes exactly the attributes it is given: index key attributes included, so
+    /// an item it creates is in an index only if the update sets that index's key attributes
+    /// (see [`Self::require_index_keys`]). The derive's typed `upsert` writes the index keys the
+    /// primary key determines and requires the others.
     pub fn upsert(mut self) -> Self {
         self.upsert = true;
         self
     }
 
-    /// The actions so far (without the version increment added when sent).
-    pub fn update_expr(&self) -> &expr::Update {
-        &self.update
+    /// With [`Self::upsert`]: the index key attributes an item created by this update must hold
+    /// (those of non-sparse indexes that only the update's values can give). Sending an upsert
+    /// that sets none of an attribute listed here fails with [`Error::Validation`] naming the
+    /// attributes and the fields to set, before anything is sent (whether or not the item
+    /// exists): such an item would silently never appear in that index.
+    pub fn require_index_keys(mut self, needs: &'static [IndexKeyNeed]) -> Self {
+        self.needs = needs;
+        self
+    }
+
+    /// True when [`Self::upsert`] was called.
+    pub fn is_upsert(&self) -> bool {
+        self.upsert
+    }
+
+    /// The actions so far (without the version increment and entity type added when sent).
+    pub fn update_expr(&self) -> expr::Update {
+        let mut u = expr::Update::default();
+        for (path, action) in &self.actions {
+            let path = path.clone();
+            match action {
+                Action::Set(v) => u.set.push((path, v.clone())),
+                Action::Remove => u.remove.push(path),
+                Action::Add(v) => u.add.push((path, v.clone())),
+                Action::Delete(v) => u.delete.push((path, v.clone())),
+            }
+        }
+        u
+    }
+
+    /// An upsert must not create an item that is silently missing from a non-sparse index: the
+    /// index key attributes it cannot write are an error, listed with the fields to set.
+    fn check_index_keys(&self) -> Result<()> {
+        if !self.upsert {
+            return Ok(());
+        }
+        let sets = |name: &str| {
+            self.actions.iter().any(|(p, a)| {
+                p.top() == Some(name) && p.0.len() == 1 && matches!(a, Action::Set(_))
+            })
+        };
+        let missing: Vec<String> = self
+            .needs
+            .iter()
+            .filter(|need| !sets(need.attribute))
+            .map(|need| {
+                format!(
+                    "{} (the {} key of index {}, `{}`, needs {})",
+                    need.attribute,
+                    need.role,
+                    need.index,
+                    need.template,
+                    need.fields
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                )
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(Error::validation(format!(
+            "upsert of {}: an item it creates would lack index key attribute(s) {}, so it would never \
+             appear in those indexes; set those fields in this update, or write the whole item with \
+             put/create, or update without upsert",
+            E::ENTITY_TYPE,
+            missing.join(", ")
+        )))
     }
 
     /// The request parts: actions (with version and entity type), condition; size checked.
     fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>)> {
+        // An invalid key explains any later error (its segments read as missing), so it comes first.
+        let index_keys = self.check_index_keys();
+        let mut update = self.update_expr();
         let UpdateBuilder {
             key,
-            mut update,
             condition,
-            condition_error,
+            error,
             version,
             upsert,
+            ..
         } = self;
-        if let Some(e) = condition_error {
-            return Err(e.for_entity(E::ENTITY_TYPE));
+        let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        if let Some(e) = error {
+            return Err(e);
         }
-        let key = super::support::key_item(key)?;
+        index_keys?;
         let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
         let mut cond = Some(if upsert {
             owned_by::<E>()
@@ -180,6 +442,19 @@ impl<E: Entity> UpdateBuilder<E> {
         }
         check_update_size::<E>(&key, &update)?;
         Ok((key, update, cond))
+    }
+
+    /// This update, or the first error met building it (an invalid key, a value or condition
+    /// that failed to encode, an upsert missing index keys).
+    pub fn check(mut self) -> Result<Self> {
+        let index_keys = self.check_index_keys();
+        if let Some(e) = self.key.error() {
+            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        index_keys.map(|()| self)
     }
 
     /// The request this update sends.

@@ -13,7 +13,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident, Type};
 
-use super::{dummy_const, private, query};
+use super::{dummy_const, private};
 use crate::ast::{CollectionInput, CollectionShape};
 use crate::ctxt::Ctxt;
 
@@ -81,7 +81,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     });
     let members = variants
         .iter()
-        .map(|(_, t)| quote!(impl #p::CollectionMember<#t> for #item_ty {}));
+        .map(|(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {}));
     let from_item = quote! {
         #[automatically_derived]
         impl #p::FromItem for #item_ty {
@@ -100,6 +100,10 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     };
 
     let query_ty = format_ident!("{}Query", ident);
+    let wrap = match &model.shape {
+        CollectionShape::Enum(_) => quote!(query),
+        CollectionShape::Struct(_) => quote!(#query_ty { query }),
+    };
     let ctor = quote! {
         /// Queries one partition (the arguments are the partition key fields of the first entity,
         /// a tuple when there are several) and returns every entity in it.
@@ -107,10 +111,8 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         where
             #partition: #p::PartitionKeyOf<A>,
         {
-            #query_ty {
-                core: #p::QueryCore::partition::<#partition>(<#partition as #p::PartitionKeyOf<A>>::partition_key(partition)),
-                _marker: ::core::marker::PhantomData,
-            }
+            let query = #p::Query::partition::<#partition>(<#partition as #p::PartitionKeyOf<A>>::partition_key(partition));
+            #wrap
         }
     };
     let debug_name = query_ty.to_string();
@@ -121,23 +123,9 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             );
             let def = quote! {
                 #[doc = #doc]
-                #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-                #vis struct #query_ty<State = (), Kind = #p::Local, Out = #ident> {
-                    core: #p::QueryCore,
-                    _marker: ::core::marker::PhantomData<fn() -> (State, Kind, Out)>,
-                }
+                #vis type #query_ty = ::dyno_core::ops::Query<#ident>;
             };
-            let run = query::passthrough(&p, &query_ty, &quote!(#item_ty), false);
-            let run = quote! {
-                #[automatically_derived]
-                impl<State, Kind, Out> ::core::fmt::Debug for #query_ty<State, Kind, Out> {
-                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.debug_struct(#debug_name).field("query", &self.core).finish()
-                    }
-                }
-                #run
-            };
-            (def, run)
+            (def, TokenStream::new())
         }
         CollectionShape::Struct(fields) => {
             let doc = format!("A query reading one partition into a `{ident}`; built by [`{ident}::query`], run by `.get(&store)`.");
@@ -145,8 +133,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 #[doc = #doc]
                 #[must_use = "a query does nothing until it is run with `.get(&store)`"]
                 #vis struct #query_ty {
-                    core: #p::QueryCore,
-                    _marker: ::core::marker::PhantomData<fn()>,
+                    query: #p::Query<#item_ty>,
                 }
             };
             let inits = fields.iter().map(|f| {
@@ -177,35 +164,32 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 #[automatically_derived]
                 impl ::core::fmt::Debug for #query_ty {
                     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.debug_struct(#debug_name).field("query", &self.core).finish()
+                        f.debug_struct(#debug_name).field("query", &self.query).finish()
                     }
                 }
                 #[automatically_derived]
                 impl #query_ty {
                     /// Keeps only items matching `condition`, built from one entity's fields.
-                    pub fn filter<E>(mut self, condition: #p::Cond<E>) -> Self
+                    pub fn filter<E>(self, condition: #p::Cond<E>) -> Self
                     where
-                        #item_ty: #p::CollectionMember<E>,
+                        #item_ty: #p::FilterBy<E>,
                     {
-                        self.core = self.core.filter(condition.into_condition());
-                        self
+                        #query_ty { query: self.query.filter(condition) }
                     }
 
                     /// Strongly consistent read.
-                    pub fn consistent(mut self) -> Self {
-                        self.core = self.core.consistent();
-                        self
+                    pub fn consistent(self) -> Self {
+                        #query_ty { query: self.query.consistent() }
                     }
 
                     /// Asks the store for at most `n` items per page.
-                    pub fn page_size(mut self, n: u32) -> Self {
-                        self.core = self.core.page_size(n);
-                        self
+                    pub fn page_size(self, n: u32) -> Self {
+                        #query_ty { query: self.query.page_size(n) }
                     }
 
                     /// Reads the whole partition (all pages) and groups it.
                     pub async fn get<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
-                        let items = self.core.build::<#item_ty>()?.all(store).await?;
+                        let items = self.query.all(store).await?;
                         let mut out = #ident { #(#inits),* };
                         for item in items {
                             match item { #(#arms)* }

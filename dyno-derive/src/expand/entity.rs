@@ -292,10 +292,10 @@ impl<'a> Gen<'a> {
             } else {
                 quote!(::core::option::Option::None)
             };
-            index_templates.push(
-                quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt }),
-            );
             let shards = ix.shards;
+            index_templates.push(
+                quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt, shards: #shards }),
+            );
             if ix.own_pk {
                 sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
             }

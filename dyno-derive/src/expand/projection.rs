@@ -83,6 +83,8 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 
         #[automatically_derived]
         impl #p::ProjectionOf<#entity> for #ident {}
+        #[automatically_derived]
+        impl #p::FilterBy<#entity> for #ident {}
     }))
 }
 

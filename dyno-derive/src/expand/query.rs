@@ -25,10 +25,7 @@ struct Spec<'g> {
     pk: &'g Template,
     /// The partition template's constant, naming its key function.
     pk_t: Ident,
-    pk_name: TokenStream,
     sk: Option<&'g Template>,
-    sk_name: TokenStream,
-    shards: u32,
     method: Ident,
     doc: String,
 }
@@ -44,10 +41,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
         pk_t: format_ident!("__PK_T"),
-        pk_name: quote!(__PK_NAME),
         sk: g.m.sk.as_ref(),
-        sk_name: quote!(__SK_NAME),
-        shards: 0,
         method: format_ident!("query"),
         doc: format!(
             "the table (`{}`{})",
@@ -59,8 +53,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         ),
     }];
     for ix in &g.indexes {
-        let (pk_t, pk_name, sk_name, name_const) =
-            (&ix.pk_t, &ix.pk_name, &ix.sk_name, &ix.name_const);
+        let (pk_t, name_const) = (&ix.pk_t, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
             span: Some(ix.span),
@@ -73,10 +66,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             } else {
                 format_ident!("__PK_T")
             },
-            pk_name: quote!(#pk_name),
             sk: ix.sk,
-            sk_name: quote!(#sk_name),
-            shards: ix.shards,
             method: ix.method.clone(),
             doc: format!(
                 "index `{}` (`{}`{}{})",
@@ -117,9 +107,9 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         #[doc = #doc]
         #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
         #[allow(clippy::type_complexity)]
-        #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out = #ident> {
-            core: #p::QueryCore,
-            _marker: ::core::marker::PhantomData<fn() -> (State, Kind, Out)>,
+        #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
+            query: #p::Query<Out>,
+            _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
         }
     };
 
@@ -138,22 +128,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         &quote!(::std::string::String),
         quote!(::core::result::Result::Ok(#call)),
     );
-    let (pk_name, sk_name, index) = (&s.pk_name, &s.sk_name, &s.index);
-    let shards = s.shards;
-    let (sk_opt, sk_prefix, sk_constant) = match s.sk {
-        Some(t) => {
-            let prefix = match t.segments.first() {
-                Some(Seg::Lit(l)) => l.clone(),
-                _ => String::new(),
-            };
-            (
-                quote!(::core::option::Option::Some(#sk_name)),
-                prefix,
-                t.is_constant(),
-            )
-        }
-        None => (quote!(::core::option::Option::None), String::new(), false),
-    };
+    let index = &s.index;
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
     let pk_fn = format_ident!("__dyno_{}_partition", method);
@@ -167,7 +142,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
             #ty {
-                core: #p::QueryCore::new::<#ident>(#index, #pk_name, #pk_fn(#(#arg_names),*), #shards, #sk_opt, #sk_prefix, #sk_constant),
+                query: #p::Query::of::<#ident>(#index, #pk_fn(#(#arg_names),*)),
                 _marker: ::core::marker::PhantomData,
             }
         }
@@ -179,7 +154,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         None => ctor,
     };
 
-    let passthrough = passthrough(p, ty, &quote!(#ident), true);
+    let passthrough = passthrough(p, ty, &quote!(#ident));
     let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
     let order =
         s.sk.map(|t| out_of_order_methods(g, s, t))
@@ -193,9 +168,9 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
             #ctor
         }
         #[automatically_derived]
-        impl<State, Kind, Out> ::core::fmt::Debug for #ty<State, Kind, Out> {
+        impl<State, Kind, Out: #p::FromItem> ::core::fmt::Debug for #ty<State, Kind, Out> {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#debug_name).field("query", &self.core).finish()
+                f.debug_struct(#debug_name).field("query", &self.query).finish()
             }
         }
         #passthrough
@@ -205,112 +180,34 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     (def, impls)
 }
 
-/// The methods every query builder has: filter, limit, page size, order, consistency,
-/// projection, and running it.
-pub fn passthrough(
-    p: &TokenStream,
-    ty: &Ident,
-    filter_of: &TokenStream,
-    project: bool,
-) -> TokenStream {
-    let filter = if project {
-        quote! {
-            /// Keeps only items matching `condition` (a FilterExpression, applied after the key
-            /// condition; filtered items still count towards read capacity).
-            pub fn filter(mut self, condition: #p::Cond<#filter_of>) -> Self {
-                self.core = self.core.filter(condition.into_condition());
-                self
-            }
-        }
-    } else {
-        quote! {
-            /// Keeps only items matching `condition`, built from the fields of one of the
-            /// collection's entities (a FilterExpression: items of the other entities without
-            /// the attribute do not match).
-            pub fn filter<E>(mut self, condition: #p::Cond<E>) -> Self
-            where
-                #filter_of: #p::CollectionMember<E>,
-            {
-                self.core = self.core.filter(condition.into_condition());
-                self
-            }
-        }
-    };
-    let project = project.then(|| {
-        quote! {
-            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
-            /// entity) and returns `P2`s.
-            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#filter_of>>(self) -> #ty<State, Kind, P2> {
-                #ty { core: self.core, _marker: ::core::marker::PhantomData }
-            }
-        }
-    });
+/// The `QueryDsl` impl (filter, limit, page size, order, consistency and running it, from
+/// dyno-core) and the projection method.
+pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem> #ty<State, Kind, Out> {
-            #filter
-
-            /// Returns at most `n` items in total.
-            pub fn limit(mut self, n: usize) -> Self {
-                self.core = self.core.limit(n);
-                self
+        impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<State, Kind, Out> {
+            type Entity = #entity;
+            type Out = Out;
+            type Kind = Kind;
+            fn map_query(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> Self {
+                #ty { query: f(self.query), _marker: ::core::marker::PhantomData }
             }
-
-            /// Asks the store for at most `n` items per page.
-            pub fn page_size(mut self, n: u32) -> Self {
-                self.core = self.core.page_size(n);
-                self
+            fn as_query(&self) -> &#p::Query<Out> {
+                &self.query
             }
-
-            /// Returns items in descending sort-key order.
-            pub fn descending(mut self) -> Self {
-                self.core = self.core.descending();
-                self
-            }
-
-            #project
-
-            /// Strongly consistent read: on the table and local indexes only (on a global index
-            /// this does not compile).
-            pub fn consistent(mut self) -> Self
-            where
-                Kind: #p::ConsistentRead,
-            {
-                self.core = self.core.consistent();
-                self
-            }
-
-            /// The untyped query this builder describes, or the error met building it.
-            pub fn into_query(self) -> #p::Result<#p::Query<Out>> {
-                self.core.build::<Out>()
-            }
-
-            /// Every matching item, all pages.
-            pub async fn all<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<::std::vec::Vec<Out>> {
-                self.core.build::<Out>()?.all(store).await
-            }
-
-            /// The matching items as a stream, fetching pages as it goes.
-            pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<Out>> + ::core::marker::Send + 's {
-                #p::QueryCore::stream(self.core.build::<Out>(), store)
-            }
-
-            /// One page, starting after `cursor` (from the previous page).
-            pub async fn page<St: #p::Store + ?::core::marker::Sized>(self, store: &St, cursor: ::core::option::Option<&#p::Cursor>) -> #p::Result<#p::PageOf<Out>> {
-                self.core.build::<Out>()?.page(store, cursor).await
-            }
-
-            /// The first matching item.
-            pub async fn first<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<::core::option::Option<Out>> {
-                self.core.build::<Out>()?.first(store).await
-            }
-
-            /// The number of matching items.
-            pub async fn count<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<usize> {
-                self.core.build::<Out>()?.count(store).await
+            fn into_inner(self) -> #p::Query<Out> {
+                self.query
             }
         }
 
+        #[automatically_derived]
+        impl<State, Kind, Out: #p::FromItem> #ty<State, Kind, Out> {
+            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
+            /// entity) and returns `P2`s.
+            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<State, Kind, P2> {
+                #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
+            }
+        }
     }
 }
 
@@ -358,7 +255,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                 #[doc = concat!("`", #field, " = value`: the whole sort key.")]
                 pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
                     use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { core: self.core.sk_eq(#enc, #following), _marker: ::core::marker::PhantomData }
+                    #ty { query: self.query.sk_eq(#enc, #following), _marker: ::core::marker::PhantomData }
                 }
             }
         } else {
@@ -369,7 +266,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                 #[doc = #doc]
                 pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::Sk<#next>, Kind, Out> {
                     use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { core: self.core.sk_fix(#enc, #following), _marker: ::core::marker::PhantomData }
+                    #ty { query: self.query.sk_fix(#enc, #following), _marker: ::core::marker::PhantomData }
                 }
             }
         };
@@ -387,7 +284,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                 #[doc = #doc]
                 pub fn #name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
                     use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { core: self.core.sk_compare(#enc, #last, #p::SkOp::#op), _marker: ::core::marker::PhantomData }
+                    #ty { query: self.query.sk_compare(#enc, #last, #p::SkOp::#op), _marker: ::core::marker::PhantomData }
                 }
             });
         }
@@ -397,18 +294,18 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
         let begins_doc = format!("`{field}` starts with `value` (a partial value, for strings).");
         out.extend(quote! {
             #[automatically_derived]
-            impl<Kind, Out> #ty<#p::Sk<#i>, Kind, Out> {
+            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#i>, Kind, Out> {
                 #eq
                 #ranges
                 #[doc = #between_doc]
                 pub fn #between(self, low: impl #p::FieldValue<#arg_ty>, high: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
                     use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { core: self.core.sk_between(#enc_low, #enc_high, #last), _marker: ::core::marker::PhantomData }
+                    #ty { query: self.query.sk_between(#enc_low, #enc_high, #last), _marker: ::core::marker::PhantomData }
                 }
                 #[doc = #begins_doc]
                 pub fn #begins(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
                     use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { core: self.core.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
+                    #ty { query: self.query.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
                 }
             }
         });
@@ -456,7 +353,7 @@ fn out_of_order_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream 
             pub trait #tr {}
 
             #[automatically_derived]
-            impl<Kind, Out> #ty<#p::Sk<#j>, Kind, Out> {
+            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#j>, Kind, Out> {
                 #methods
             }
         });

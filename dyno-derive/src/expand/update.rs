@@ -139,7 +139,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         #[doc = #doc]
         #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
         #vis struct #ty {
-            core: #p::UpdateCore<#ident>,
+            update: #p::UpdateBuilder<#ident>,
         }
     };
 
@@ -195,14 +195,17 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 .map(|u| {
                     let ix = &g.indexes[u.index];
                     let (pn, sn) = (&ix.pk_name, &ix.sk_name);
-                    let pk = (ix.own_pk).then(|| quote!(self.core.remove_attr(#pn);));
-                    let sk = ix.sk.is_some().then(|| quote!(self.core.remove_attr(#sn);));
+                    let pk = (ix.own_pk).then(|| quote!(self.update.remove_attr(#pn);));
+                    let sk = ix
+                        .sk
+                        .is_some()
+                        .then(|| quote!(self.update.remove_attr(#sn);));
                     quote!(#pk #sk)
                 });
             quote! {
                 #[doc = #doc]
                 pub fn #m(mut self) -> Self {
-                    self.core.remove_attr(#attr_name);
+                    self.update.remove_attr(#attr_name);
                     #(#index_removes)*
                     self
                 }
@@ -217,9 +220,9 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
             let setter = if alone {
                 let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, true, now); __update.core.record(r);)
+                quote!(let r = #helper(&mut __update, true, now); __update.update.record(r);)
             } else {
-                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_if_absent(#a, value);)
+                quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
@@ -231,9 +234,9 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
                 let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, false, now); __update.core.record(r);)
+                quote!(let r = #helper(&mut __update, false, now); __update.update.record(r);)
             } else {
-                quote!(let value = #p::ToAttribute::to_attribute(&now); __update.core.set_attr_result(#a, value);)
+                quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
@@ -267,7 +270,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             pub fn #set(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
                 use #p::{TtlCodec as _, TtlCodecFallback as _};
                 let value = #encode;
-                self.core.set_attr_result(#attr_name, value);
+                self.update.set_value(#attr_name, value);
                 self
             }
         });
@@ -281,7 +284,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             #[doc = #doc]
             pub fn #if_absent(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
                 let value = #encode;
-                self.core.set_if_absent_result(#a, value);
+                self.update.set_if_absent_value(#a, value);
                 self
             }
         });
@@ -299,13 +302,13 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 #[doc = #add_doc]
                 pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
                     let value = #p::encode_value::<#inner, _>(n);
-                    self.core.add_result(#a, value);
+                    self.update.add_value(#a, value);
                     self
                 }
                 #[doc = #sub_doc]
                 pub fn #sub(mut self, n: impl #p::FieldValue<#inner>) -> Self {
                     let value = #p::encode_value::<#inner, _>(n);
-                    self.core.subtract_result(#a, value);
+                    self.update.subtract_value(#a, value);
                     self
                 }
             });
@@ -317,7 +320,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl #p::FieldValue<#inner>) -> Self {
                     let value = #p::encode_value::<#inner, _>(items);
-                    self.core.append_result(#a, value);
+                    self.update.append_value(#a, value);
                     self
                 }
             });
@@ -331,13 +334,13 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 #[doc = #add_doc]
                 pub fn #add_to(mut self, values: impl #p::FieldValue<#inner>) -> Self {
                     let value = #p::encode_value::<#inner, _>(values);
-                    self.core.add_result(#a, value);
+                    self.update.add_value(#a, value);
                     self
                 }
                 #[doc = #del_doc]
                 pub fn #delete_from(mut self, values: impl #p::FieldValue<#inner>) -> Self {
                     let value = #p::encode_value::<#inner, _>(values);
-                    self.core.delete_elements_result(#a, value);
+                    self.update.delete_value(#a, value);
                     self
                 }
             });
@@ -346,12 +349,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
 
     let version = g.m.fields.iter().any(|f| f.version.get()).then(|| {
         quote! {
-            /// Applies only if the stored version is `version` (optimistic locking); the update
-            /// increments it.
-            pub fn if_version(mut self, version: u64) -> Self {
-                self.core.if_version(version);
-                self
-            }
+            #[automatically_derived]
+            impl #p::Versioned for #ident {}
         }
     });
 
@@ -362,13 +361,12 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         let ty_f = f.ty;
         let a = &f.attr_name;
         upsert_attrs.extend(quote! {
-            match (&#p::Recover::<#ty_f>::new()).recover(self.core.key(), __ENTITY, #name, __KEY_SOURCES) {
+            match (&#p::Recover::<#ty_f>::new()).recover(self.update.key(), __ENTITY, #name, __KEY_SOURCES) {
                 ::core::result::Result::Ok(::core::option::Option::Some(v)) => {
-                    let value = #p::ToAttribute::to_attribute(&v);
-                    self.core.set_if_absent(#a, value);
+                    self.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&v));
                 }
                 ::core::result::Result::Ok(::core::option::Option::None) => {}
-                ::core::result::Result::Err(e) => self.core.record(::core::result::Result::Err(e)),
+                ::core::result::Result::Err(e) => self.update.record(::core::result::Result::Err(e)),
             }
         });
     }
@@ -383,7 +381,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
                 #[allow(unused_imports)]
                 use #p::{StampNow as _, StampNowFallback as _};
                 #[allow(unused_mut)]
-                let mut __update = #ty { core: #p::UpdateCore::new(key) };
+                let mut __update = #ty { update: #p::UpdateBuilder::new(key) };
                 #touch
                 __update
             }
@@ -392,7 +390,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         #[automatically_derived]
         impl ::core::fmt::Debug for #ty {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#debug_name).field("update", &self.core).finish()
+                f.debug_struct(#debug_name).field("update", &self.update).finish()
             }
         }
 
@@ -402,42 +400,31 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         impl #ty {
             #methods
 
-            /// Applies only if `condition` holds on the stored item.
-            pub fn condition(mut self, condition: #p::Cond<#ident>) -> Self {
-                self.core.condition(condition.into_condition());
-                self
+        }
+
+        #version
+
+        #[automatically_derived]
+        impl #p::UpdateDsl for #ty {
+            type Entity = #ident;
+
+            fn map_update(self, f: impl ::core::ops::FnOnce(#p::UpdateBuilder<#ident>) -> #p::UpdateBuilder<#ident>) -> Self {
+                #ty { update: f(self.update) }
             }
 
-            #version
+            fn into_update(self) -> #p::UpdateBuilder<#ident> {
+                self.update
+            }
 
-            /// Creates the item when it does not exist (with its key fields and entity type),
-            /// instead of failing. The created item holds only what the update sets, and may not
-            /// decode until its other fields are written.
-            ///
-            /// Index keys: an upsert writes every index key that the primary key alone
-            /// determines, and the update's setters write the others from the values they set.
-            /// An item created without a key of a non-sparse index would silently never appear
-            /// in that index, so when the update does not set every field those keys need,
-            /// sending fails with [`Error::Validation`](::dyno_core::Error::Validation) naming
-            /// the attributes and fields, before anything is sent (whether or not the item
-            /// exists). A sparse index (one with an `Option` field) is left out, as for a `None`.
-            pub fn upsert(mut self) -> Self {
+            // The key fields (where absent) and the index keys the primary key alone determines;
+            // the other keys of non-sparse indexes only the update's setters can give.
+            fn prepare_upsert(mut self) -> Self {
                 use #p::{RecoverKey as _, RecoverNone as _};
                 const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
-                self.core.upsert(__NEEDS);
+                self.update = self.update.require_index_keys(__NEEDS);
                 #upsert_attrs
                 #index_keys_call
                 self
-            }
-
-            /// The untyped update builder, for transactions.
-            pub fn into_builder(self) -> #p::Result<#p::UpdateBuilder<#ident>> {
-                self.core.into_builder()
-            }
-
-            /// Sends the update; returns the item as it is afterwards.
-            pub async fn send<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
-                self.core.into_builder()?.send(store).await
             }
         }
     };
@@ -457,7 +444,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let mut sets = TokenStream::new();
     for (name, arg) in grp.fields.iter().zip(&args) {
         let a = &g.field(name).attr_name;
-        sets.extend(quote!(__update.core.set_attr_as(#a, #p::ToAttribute::to_attribute(#arg)?, __if_absent);));
+        sets.extend(quote!(__update.update.set_value_as(#a, #p::ToAttribute::to_attribute(#arg), __if_absent);));
     }
     // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
@@ -486,7 +473,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
                 u.pk,
                 u.sk,
                 Some(&removes),
-                &quote!(__update.core.key()),
+                &quote!(__update.update.key()),
                 |f| {
                     if g.primary.contains(f) {
                         let v = format_ident!("__p_{}", f);
@@ -513,11 +500,11 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
             for (name, value) in __item {
-                __update.core.set_attr_as(&name, ::core::option::Option::Some(value), __if_absent);
+                __update.update.set_value_as(&name, ::core::result::Result::Ok(::core::option::Option::Some(value)), __if_absent);
             }
             if !__if_absent {
                 for name in #removes {
-                    __update.core.remove_attr(name);
+                    __update.update.remove_attr(name);
                 }
             }
             ::core::result::Result::Ok(())
@@ -564,7 +551,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             #[doc = #doc]
             pub fn #public(mut self, #(#params2),*) -> Self {
                 let r = #helper(&mut self, false, #(#args),*);
-                self.core.record(r);
+                self.update.record(r);
                 self
             }
         }
@@ -642,7 +629,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             pk,
             sk,
             None,
-            &quote!(__update.core.key()),
+            &quote!(__update.update.key()),
             |f| {
                 let v = format_ident!("__p_{}", f);
                 quote!(&#v)
@@ -656,14 +643,14 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             let mut __item = #p::Item::new();
             #(#writes)*
             for (name, value) in __item {
-                __update.core.set_attr(&name, ::core::option::Option::Some(value));
+                __update.update.set_value(&name, ::core::result::Result::Ok(::core::option::Option::Some(value)));
             }
             ::core::result::Result::Ok(())
         }
     };
     let call = quote! {
         let r = __dyno_upsert_index_keys(&mut self);
-        self.core.record(r);
+        self.update.record(r);
     };
     (helper, call, needs)
 }
@@ -677,7 +664,7 @@ fn primary_fields(g: &Gen<'_>, fields: &[&str]) -> TokenStream {
         let ty = g.key_arg_ty(f);
         quote! {
             let #v: #ty = #p::primary_field(
-                (&#p::Recover::<#ty>::new()).recover(__update.core.key(), __ENTITY, #f, __KEY_SOURCES),
+                (&#p::Recover::<#ty>::new()).recover(__update.update.key(), __ENTITY, #f, __KEY_SOURCES),
                 __ENTITY,
                 #f,
             )?;

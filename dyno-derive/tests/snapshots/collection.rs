@@ -8,8 +8,7 @@ pub enum __DynoUserWithOrdersItem {
 #[doc = "A query reading one partition into a `UserWithOrders`; built by [`UserWithOrders::query`], run by `.get(&store)`."]
 #[must_use = "a query does nothing until it is run with `.get(&store)`"]
 pub struct UserWithOrdersQuery {
-    core : :: dyno_core :: __private :: QueryCore ,
-    _marker : :: core :: marker :: PhantomData < fn () > ,
+    query : :: dyno_core :: __private :: Query < __DynoUserWithOrdersItem > ,
 }
 #[doc (hidden)]
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
@@ -37,48 +36,51 @@ const _ : () = {
         }
     }
     #[automatically_derived]
-    impl :: dyno_core :: __private :: CollectionMember < User > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: FilterBy < User > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
-    impl :: dyno_core :: __private :: CollectionMember < Order > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: FilterBy < Order > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl UserWithOrders {
         #[doc = r" Queries one partition (the arguments are the partition key fields of the first entity,"]
         #[doc = r" a tuple when there are several) and returns every entity in it."]
         pub fn query < A > (partition : A) -> UserWithOrdersQuery where User : :: dyno_core :: __private :: PartitionKeyOf < A > ,
         {
+            let query = :: dyno_core :: __private :: Query :: partition :: < User > (< User as :: dyno_core :: __private :: PartitionKeyOf < A >> :: partition_key (partition)) ;
             UserWithOrdersQuery {
-                core : :: dyno_core :: __private :: QueryCore :: partition :: < User > (< User as :: dyno_core :: __private :: PartitionKeyOf < A >> :: partition_key (partition)) ,
-                _marker : :: core :: marker :: PhantomData ,
+                query
             }
         }
     }
     #[automatically_derived]
     impl :: core :: fmt :: Debug for UserWithOrdersQuery {
         fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("UserWithOrdersQuery") . field ("query" , & self . core) . finish ()
+            f . debug_struct ("UserWithOrdersQuery") . field ("query" , & self . query) . finish ()
         }
     }
     #[automatically_derived]
     impl UserWithOrdersQuery {
         #[doc = r" Keeps only items matching `condition`, built from one entity's fields."]
-        pub fn filter < E > (mut self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
+        pub fn filter < E > (self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where __DynoUserWithOrdersItem : :: dyno_core :: __private :: FilterBy < E > ,
         {
-            self . core = self . core . filter (condition . into_condition ()) ;
-            self
+            UserWithOrdersQuery {
+                query : self . query . filter (condition)
+            }
         }
         #[doc = r" Strongly consistent read."]
-        pub fn consistent (mut self) -> Self {
-            self . core = self . core . consistent () ;
-            self
+        pub fn consistent (self) -> Self {
+            UserWithOrdersQuery {
+                query : self . query . consistent ()
+            }
         }
         #[doc = r" Asks the store for at most `n` items per page."]
-        pub fn page_size (mut self , n : u32) -> Self {
-            self . core = self . core . page_size (n) ;
-            self
+        pub fn page_size (self , n : u32) -> Self {
+            UserWithOrdersQuery {
+                query : self . query . page_size (n)
+            }
         }
         #[doc = r" Reads the whole partition (all pages) and groups it."]
         pub async fn get < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < UserWithOrders > {
-            let items = self . core . build :: < __DynoUserWithOrdersItem > () ? . all (store) . await ? ;
+            let items = self . query . all (store) . await ? ;
             let mut out = UserWithOrders {
                 user : :: core :: option :: Option :: None ,
                 orders : :: std :: vec :: Vec :: new ()

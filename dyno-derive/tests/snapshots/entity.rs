@@ -4,9 +4,9 @@
 #[allow (clippy :: type_complexity)]
 pub struct OrderQuery < State = :: dyno_core :: __private :: Sk < 0 > ,
 Kind = :: dyno_core :: __private :: Local ,
-Out = Order > {
-    core : :: dyno_core :: __private :: QueryCore ,
-    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind , Out) > ,
+Out : :: dyno_core :: __private :: FromItem = Order > {
+    query : :: dyno_core :: __private :: Query < Out > ,
+    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
 }
 #[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
@@ -16,14 +16,14 @@ Kind = < ECommerce as :: dyno_core :: __private :: TableIndex < {
     :: dyno_core :: __private :: index_id ("GSI1")
 }
 >> :: Kind ,
-Out = Order > {
-    core : :: dyno_core :: __private :: QueryCore ,
-    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind , Out) > ,
+Out : :: dyno_core :: __private :: FromItem = Order > {
+    query : :: dyno_core :: __private :: Query < Out > ,
+    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
 }
 #[doc = "A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`."]
 #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
 pub struct OrderUpdate {
-    core : :: dyno_core :: __private :: UpdateCore < Order > ,
+    update : :: dyno_core :: __private :: UpdateBuilder < Order > ,
 }
 #[doc (hidden)]
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
@@ -154,7 +154,8 @@ const _ : () = {
         const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate {
             index : __I0_NAME ,
             pk : __I0_PK_T ,
-            sk : :: core :: option :: Option :: Some (__I0_SK_T)
+            sk : :: core :: option :: Option :: Some (__I0_SK_T) ,
+            shards : 0u32
         }
 ] ;
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
@@ -339,7 +340,7 @@ const _ : () = {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
             OrderQuery {
-                core : :: dyno_core :: __private :: QueryCore :: new :: < Order > (:: core :: option :: Option :: None , __PK_NAME , __dyno_query_partition (user_id) , 0u32 , :: core :: option :: Option :: Some (__SK_NAME) , "ORDER#" , false) ,
+                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , __dyno_query_partition (user_id)) ,
                 _marker : :: core :: marker :: PhantomData ,
             }
         }
@@ -347,11 +348,33 @@ const _ : () = {
     #[automatically_derived]
     impl < State ,
     Kind ,
-    Out > :: core :: fmt :: Debug for OrderQuery < State ,
+    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < State ,
     Kind ,
     Out > {
         fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderQuery") . field ("query" , & self . core) . finish ()
+            f . debug_struct ("OrderQuery") . field ("query" , & self . query) . finish ()
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < State ,
+    Kind ,
+    Out > {
+        type Entity = Order ;
+        type Out = Out ;
+        type Kind = Kind ;
+        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
+            OrderQuery {
+                query : f (self . query) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
+            & self . query
+        }
+        fn into_inner (self) -> :: dyno_core :: __private :: Query < Out > {
+            self . query
         }
     }
     #[automatically_derived]
@@ -360,73 +383,20 @@ const _ : () = {
     Out : :: dyno_core :: __private :: FromItem > OrderQuery < State ,
     Kind ,
     Out > {
-        #[doc = r" Keeps only items matching `condition` (a FilterExpression, applied after the key"]
-        #[doc = r" condition; filtered items still count towards read capacity)."]
-        pub fn filter (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
-            self . core = self . core . filter (condition . into_condition ()) ;
-            self
-        }
-        #[doc = r" Returns at most `n` items in total."]
-        pub fn limit (mut self , n : usize) -> Self {
-            self . core = self . core . limit (n) ;
-            self
-        }
-        #[doc = r" Asks the store for at most `n` items per page."]
-        pub fn page_size (mut self , n : u32) -> Self {
-            self . core = self . core . page_size (n) ;
-            self
-        }
-        #[doc = r" Returns items in descending sort-key order."]
-        pub fn descending (mut self) -> Self {
-            self . core = self . core . descending () ;
-            self
-        }
         #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
         #[doc = r" entity) and returns `P2`s."]
         pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < State ,
         Kind ,
         P2 > {
             OrderQuery {
-                core : self . core ,
+                query : self . query . project () ,
                 _marker : :: core :: marker :: PhantomData
             }
-        }
-        #[doc = r" Strongly consistent read: on the table and local indexes only (on a global index"]
-        #[doc = r" this does not compile)."]
-        pub fn consistent (mut self) -> Self where Kind : :: dyno_core :: __private :: ConsistentRead ,
-        {
-            self . core = self . core . consistent () ;
-            self
-        }
-        #[doc = r" The untyped query this builder describes, or the error met building it."]
-        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < Out >> {
-            self . core . build :: < Out > ()
-        }
-        #[doc = r" Every matching item, all pages."]
-        pub async fn all < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: std :: vec :: Vec < Out >> {
-            self . core . build :: < Out > () ? . all (store) . await
-        }
-        #[doc = r" The matching items as a stream, fetching pages as it goes."]
-        pub fn stream < 's ,
-        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
-            :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
-        }
-        #[doc = r" One page, starting after `cursor` (from the previous page)."]
-        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: PageOf < Out >> {
-            self . core . build :: < Out > () ? . page (store , cursor) . await
-        }
-        #[doc = r" The first matching item."]
-        pub async fn first < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < Out >> {
-            self . core . build :: < Out > () ? . first (store) . await
-        }
-        #[doc = r" The number of matching items."]
-        pub async fn count < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < usize > {
-            self . core . build :: < Out > () ? . count (store) . await
         }
     }
     #[automatically_derived]
     impl < Kind ,
-    Out > OrderQuery < :: dyno_core :: __private :: Sk < 0usize > ,
+    Out : :: dyno_core :: __private :: FromItem > OrderQuery < :: dyno_core :: __private :: Sk < 0usize > ,
     Kind ,
     Out > {
         #[doc = concat ! ("`" , "order_id" , " = value`: the whole sort key.")]
@@ -438,7 +408,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
+                query : self . query . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -451,7 +421,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -464,7 +434,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -477,7 +447,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -490,7 +460,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -503,7 +473,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
+                query : self . query . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -516,7 +486,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderQuery {
-                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
+                query : self . query . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -533,7 +503,7 @@ const _ : () = {
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
             OrderGsi1Query {
-                core : :: dyno_core :: __private :: QueryCore :: new :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , __I0_PK_NAME , __dyno_gsi1_partition (status) , 0u32 , :: core :: option :: Option :: Some (__I0_SK_NAME) , "" , false) ,
+                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , __dyno_gsi1_partition (status)) ,
                 _marker : :: core :: marker :: PhantomData ,
             }
         }
@@ -541,11 +511,33 @@ const _ : () = {
     #[automatically_derived]
     impl < State ,
     Kind ,
-    Out > :: core :: fmt :: Debug for OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderGsi1Query < State ,
     Kind ,
     Out > {
         fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderGsi1Query") . field ("query" , & self . core) . finish ()
+            f . debug_struct ("OrderGsi1Query") . field ("query" , & self . query) . finish ()
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderGsi1Query < State ,
+    Kind ,
+    Out > {
+        type Entity = Order ;
+        type Out = Out ;
+        type Kind = Kind ;
+        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
+            OrderGsi1Query {
+                query : f (self . query) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
+        fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
+            & self . query
+        }
+        fn into_inner (self) -> :: dyno_core :: __private :: Query < Out > {
+            self . query
         }
     }
     #[automatically_derived]
@@ -554,73 +546,20 @@ const _ : () = {
     Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < State ,
     Kind ,
     Out > {
-        #[doc = r" Keeps only items matching `condition` (a FilterExpression, applied after the key"]
-        #[doc = r" condition; filtered items still count towards read capacity)."]
-        pub fn filter (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
-            self . core = self . core . filter (condition . into_condition ()) ;
-            self
-        }
-        #[doc = r" Returns at most `n` items in total."]
-        pub fn limit (mut self , n : usize) -> Self {
-            self . core = self . core . limit (n) ;
-            self
-        }
-        #[doc = r" Asks the store for at most `n` items per page."]
-        pub fn page_size (mut self , n : u32) -> Self {
-            self . core = self . core . page_size (n) ;
-            self
-        }
-        #[doc = r" Returns items in descending sort-key order."]
-        pub fn descending (mut self) -> Self {
-            self . core = self . core . descending () ;
-            self
-        }
         #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
         #[doc = r" entity) and returns `P2`s."]
         pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderGsi1Query < State ,
         Kind ,
         P2 > {
             OrderGsi1Query {
-                core : self . core ,
+                query : self . query . project () ,
                 _marker : :: core :: marker :: PhantomData
             }
-        }
-        #[doc = r" Strongly consistent read: on the table and local indexes only (on a global index"]
-        #[doc = r" this does not compile)."]
-        pub fn consistent (mut self) -> Self where Kind : :: dyno_core :: __private :: ConsistentRead ,
-        {
-            self . core = self . core . consistent () ;
-            self
-        }
-        #[doc = r" The untyped query this builder describes, or the error met building it."]
-        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < Out >> {
-            self . core . build :: < Out > ()
-        }
-        #[doc = r" Every matching item, all pages."]
-        pub async fn all < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: std :: vec :: Vec < Out >> {
-            self . core . build :: < Out > () ? . all (store) . await
-        }
-        #[doc = r" The matching items as a stream, fetching pages as it goes."]
-        pub fn stream < 's ,
-        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < Out >> + :: core :: marker :: Send + 's {
-            :: dyno_core :: __private :: QueryCore :: stream (self . core . build :: < Out > () , store)
-        }
-        #[doc = r" One page, starting after `cursor` (from the previous page)."]
-        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: PageOf < Out >> {
-            self . core . build :: < Out > () ? . page (store , cursor) . await
-        }
-        #[doc = r" The first matching item."]
-        pub async fn first < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < Out >> {
-            self . core . build :: < Out > () ? . first (store) . await
-        }
-        #[doc = r" The number of matching items."]
-        pub async fn count < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < usize > {
-            self . core . build :: < Out > () ? . count (store) . await
         }
     }
     #[automatically_derived]
     impl < Kind ,
-    Out > OrderGsi1Query < :: dyno_core :: __private :: Sk < 0usize > ,
+    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < :: dyno_core :: __private :: Sk < 0usize > ,
     Kind ,
     Out > {
         #[doc = concat ! ("`" , "order_date" , " = value`: the whole sort key.")]
@@ -632,7 +571,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
+                query : self . query . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -645,7 +584,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -658,7 +597,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -671,7 +610,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -684,7 +623,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
+                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -697,7 +636,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
+                query : self . query . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -710,7 +649,7 @@ const _ : () = {
                 EncodePartFallback as _
             };
             OrderGsi1Query {
-                core : self . core . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
+                query : self . query . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
@@ -726,7 +665,7 @@ const _ : () = {
             };
             #[allow (unused_mut)]
             let mut __update = OrderUpdate {
-                core : :: dyno_core :: __private :: UpdateCore :: new (key)
+                update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
             };
             __update
         }
@@ -734,7 +673,7 @@ const _ : () = {
     #[automatically_derived]
     impl :: core :: fmt :: Debug for OrderUpdate {
         fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderUpdate") . field ("update" , & self . core) . finish ()
+            f . debug_struct ("OrderUpdate") . field ("update" , & self . update) . finish ()
         }
     }
     fn __dyno_set_status (__update : & mut OrderUpdate , __if_absent : bool , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
@@ -744,7 +683,7 @@ const _ : () = {
             RecoverNone as _
         };
         :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
-            __update . core . set_attr_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) ? , __if_absent) ;
+            __update . update . set_value_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
@@ -752,11 +691,11 @@ const _ : () = {
                 __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (status) ?)) ;
             }
             for (name , value) in __item {
-                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
+                __update . update . set_value_as (& name , :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (value)) , __if_absent) ;
             }
             if ! __if_absent {
                 for name in __removes {
-                    __update . core . remove_attr (name) ;
+                    __update . update . remove_attr (name) ;
                 }
             }
             :: core :: result :: Result :: Ok (())
@@ -770,7 +709,7 @@ const _ : () = {
             RecoverNone as _
         };
         :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
-            __update . core . set_attr_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) ? , __if_absent) ;
+            __update . update . set_value_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
@@ -778,11 +717,11 @@ const _ : () = {
                 __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (order_date) ?)) ;
             }
             for (name , value) in __item {
-                __update . core . set_attr_as (& name , :: core :: option :: Option :: Some (value) , __if_absent) ;
+                __update . update . set_value_as (& name , :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (value)) , __if_absent) ;
             }
             if ! __if_absent {
                 for name in __removes {
-                    __update . core . remove_attr (name) ;
+                    __update . update . remove_attr (name) ;
                 }
             }
             :: core :: result :: Result :: Ok (())
@@ -814,13 +753,13 @@ const _ : () = {
         #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
             let r = __dyno_set_status (& mut self , false , status) ;
-            self . core . record (r) ;
+            self . update . record (r) ;
             self
         }
         #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
             let r = __dyno_set_order_date (& mut self , false , order_date) ;
-            self . core . record (r) ;
+            self . update . record (r) ;
             self
         }
         #[doc = "Sets `total`."]
@@ -831,28 +770,28 @@ const _ : () = {
             };
             let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
             _ > (value) ;
-            self . core . set_attr_result ("total" , value) ;
+            self . update . set_value ("total" , value) ;
             self
         }
         #[doc = "Sets `total` unless the item has it already (`if_not_exists`)."]
         pub fn set_if_absent_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
             let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
             _ > (value) ;
-            self . core . set_if_absent_result ("total" , value) ;
+            self . update . set_if_absent_value ("total" , value) ;
             self
         }
         #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically."]
         pub fn add_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
             let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
             _ > (n) ;
-            self . core . add_result ("total" , value) ;
+            self . update . add_value ("total" , value) ;
             self
         }
         #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically."]
         pub fn subtract_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
             let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
             _ > (n) ;
-            self . core . subtract_result ("total" , value) ;
+            self . update . subtract_value ("total" , value) ;
             self
         }
         #[doc = "Sets `note` (`None` removes it)."]
@@ -863,19 +802,19 @@ const _ : () = {
             };
             let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
             _ > (value) ;
-            self . core . set_attr_result ("note" , value) ;
+            self . update . set_value ("note" , value) ;
             self
         }
         #[doc = "Removes `note` (sets it to `None`)."]
         pub fn remove_note (mut self) -> Self {
-            self . core . remove_attr ("note") ;
+            self . update . remove_attr ("note") ;
             self
         }
         #[doc = "Sets `note` unless the item has it already (`if_not_exists`)."]
         pub fn set_if_absent_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
             let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
             _ > (value) ;
-            self . core . set_if_absent_result ("note" , value) ;
+            self . update . set_if_absent_value ("note" , value) ;
             self
         }
         #[doc = "Sets `expires_at` (`None` removes it)."]
@@ -885,37 +824,29 @@ const _ : () = {
                 TtlCodecFallback as _
             };
             let value = :: dyno_core :: __private :: FieldValue :: < Option < OffsetDateTime > > :: with_value (value , | v | (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . value (v)) ;
-            self . core . set_attr_result (__TTL_NAME , value) ;
+            self . update . set_value (__TTL_NAME , value) ;
             self
         }
         #[doc = "Removes `expires_at` (sets it to `None`)."]
         pub fn remove_expires_at (mut self) -> Self {
-            self . core . remove_attr (__TTL_NAME) ;
+            self . update . remove_attr (__TTL_NAME) ;
             self
         }
-        #[doc = r" Applies only if `condition` holds on the stored item."]
-        pub fn condition (mut self , condition : :: dyno_core :: __private :: Cond < Order >) -> Self {
-            self . core . condition (condition . into_condition ()) ;
-            self
+    }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: Versioned for Order {}
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: UpdateDsl for OrderUpdate {
+        type Entity = Order ;
+        fn map_update (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: UpdateBuilder < Order >) -> :: dyno_core :: __private :: UpdateBuilder < Order >) -> Self {
+            OrderUpdate {
+                update : f (self . update)
+            }
         }
-        #[doc = r" Applies only if the stored version is `version` (optimistic locking); the update"]
-        #[doc = r" increments it."]
-        pub fn if_version (mut self , version : u64) -> Self {
-            self . core . if_version (version) ;
-            self
+        fn into_update (self) -> :: dyno_core :: __private :: UpdateBuilder < Order > {
+            self . update
         }
-        #[doc = r" Creates the item when it does not exist (with its key fields and entity type),"]
-        #[doc = r" instead of failing. The created item holds only what the update sets, and may not"]
-        #[doc = r" decode until its other fields are written."]
-        #[doc = r""]
-        #[doc = r" Index keys: an upsert writes every index key that the primary key alone"]
-        #[doc = r" determines, and the update's setters write the others from the values they set."]
-        #[doc = r" An item created without a key of a non-sparse index would silently never appear"]
-        #[doc = r" in that index, so when the update does not set every field those keys need,"]
-        #[doc = r" sending fails with [`Error::Validation`](::dyno_core::Error::Validation) naming"]
-        #[doc = r" the attributes and fields, before anything is sent (whether or not the item"]
-        #[doc = r" exists). A sparse index (one with an `Option` field) is left out, as for a `None`."]
-        pub fn upsert (mut self) -> Self {
+        fn prepare_upsert (mut self) -> Self {
             use :: dyno_core :: __private :: {
                 RecoverKey as _ ,
                 RecoverNone as _
@@ -934,32 +865,22 @@ const _ : () = {
                 fields : & ["order_date"] ,
             }
 ] ;
-            self . core . upsert (__NEEDS) ;
-            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . core . key () , __ENTITY , "user_id" , __KEY_SOURCES) {
+            self . update = self . update . require_index_keys (__NEEDS) ;
+            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) {
                 :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
-                    let value = :: dyno_core :: __private :: ToAttribute :: to_attribute (& v) ;
-                    self . core . set_if_absent ("user_id" , value) ;
+                    self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: ToAttribute :: to_attribute (& v)) ;
                 }
                 :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
-                :: core :: result :: Result :: Err (e) => self . core . record (:: core :: result :: Result :: Err (e)) ,
+                :: core :: result :: Result :: Err (e) => self . update . record (:: core :: result :: Result :: Err (e)) ,
             }
-            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . core . key () , __ENTITY , "order_id" , __KEY_SOURCES) {
+            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "order_id" , __KEY_SOURCES) {
                 :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
-                    let value = :: dyno_core :: __private :: ToAttribute :: to_attribute (& v) ;
-                    self . core . set_if_absent ("order_id" , value) ;
+                    self . update . set_if_absent_value ("order_id" , :: dyno_core :: __private :: ToAttribute :: to_attribute (& v)) ;
                 }
                 :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
-                :: core :: result :: Result :: Err (e) => self . core . record (:: core :: result :: Result :: Err (e)) ,
+                :: core :: result :: Result :: Err (e) => self . update . record (:: core :: result :: Result :: Err (e)) ,
             }
             self
-        }
-        #[doc = r" The untyped update builder, for transactions."]
-        pub fn into_builder (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: UpdateBuilder < Order >> {
-            self . core . into_builder ()
-        }
-        #[doc = r" Sends the update; returns the item as it is afterwards."]
-        pub async fn send < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < Order > {
-            self . core . into_builder () ? . send (store) . await
         }
     }
 };

@@ -43,4 +43,6 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: ProjectionOf < Order > for OrderSummary {}
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: FilterBy < Order > for OrderSummary {}
 };

@@ -1,4 +1,7 @@
-//! Sort-key conditions on one part of a key template.
+//! Sort-key conditions on one part of a composite sort key (`{day}#{order_id}`): what the
+//! derive's typed sort-key methods (`day_lt`, `day_between`, `day_begins_with`) build, and what
+//! a hand-written entity's query uses through [`Query::sort_compare`](super::Query::sort_compare)
+//! and friends.
 //!
 //! A sort key is `prefix + segment + rest`: `prefix` is the template's literal text plus the
 //! parts already fixed by `*_eq`, `segment` is the encoded value of the part being compared, and
@@ -137,35 +140,37 @@ impl PartRange {
     }
 }
 
-/// `part <op> segment` under `prefix`; `last` is true when the part ends the template.
-pub fn sk_compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> PartRange {
-    let bound = |inclusive| Some((segment.to_owned(), inclusive));
-    let (low, high) = match op {
-        SkOp::Lt => (None, bound(false)),
-        SkOp::Le => (None, bound(true)),
-        SkOp::Gt => (bound(false), None),
-        SkOp::Ge => (bound(true), None),
-    };
-    PartRange {
-        prefix: prefix.to_owned(),
-        last,
-        low,
-        high,
+impl PartRange {
+    /// `part <op> segment` under `prefix`; `last` is true when the part ends the template.
+    pub fn compare(prefix: &str, segment: &str, last: bool, op: SkOp) -> PartRange {
+        let bound = |inclusive| Some((segment.to_owned(), inclusive));
+        let (low, high) = match op {
+            SkOp::Lt => (None, bound(false)),
+            SkOp::Le => (None, bound(true)),
+            SkOp::Gt => (bound(false), None),
+            SkOp::Ge => (bound(true), None),
+        };
+        PartRange {
+            prefix: prefix.to_owned(),
+            last,
+            low,
+            high,
+        }
     }
-}
 
-/// `part BETWEEN low AND high` (inclusive) under `prefix`.
-pub fn sk_between(prefix: &str, low: &str, high: &str, last: bool) -> PartRange {
-    PartRange {
-        prefix: prefix.to_owned(),
-        last,
-        low: Some((low.to_owned(), true)),
-        high: Some((high.to_owned(), true)),
+    /// `part BETWEEN low AND high` (inclusive) under `prefix`.
+    pub fn between(prefix: &str, low: &str, high: &str, last: bool) -> PartRange {
+        PartRange {
+            prefix: prefix.to_owned(),
+            last,
+            low: Some((low.to_owned(), true)),
+            high: Some((high.to_owned(), true)),
+        }
     }
 }
 
 /// `begins_with(sk, prefix + partial)`.
-pub fn sk_begins_with(prefix: &str, partial: &str) -> SortCondition {
+pub fn begins_with(prefix: &str, partial: &str) -> SortCondition {
     SortCondition::BeginsWith(s(format!("{prefix}{partial}")))
 }
 
@@ -210,27 +215,27 @@ mod tests {
         ];
         let pick = |r: PartRange| select(&r, &keys);
         assert_eq!(
-            pick(sk_compare("ORDER#", "b", true, SkOp::Lt)),
+            pick(PartRange::compare("ORDER#", "b", true, SkOp::Lt)),
             vec!["ORDER#a"]
         );
         assert_eq!(
-            pick(sk_compare("ORDER#", "b", true, SkOp::Le)),
+            pick(PartRange::compare("ORDER#", "b", true, SkOp::Le)),
             vec!["ORDER#a", "ORDER#b"]
         );
         assert_eq!(
-            pick(sk_compare("ORDER#", "b", true, SkOp::Gt)),
+            pick(PartRange::compare("ORDER#", "b", true, SkOp::Gt)),
             vec!["ORDER#ba", "ORDER#c"]
         );
         assert_eq!(
-            pick(sk_compare("ORDER#", "b", true, SkOp::Ge)),
+            pick(PartRange::compare("ORDER#", "b", true, SkOp::Ge)),
             vec!["ORDER#b", "ORDER#ba", "ORDER#c"]
         );
         assert_eq!(
-            pick(sk_between("ORDER#", "a", "b", true)),
+            pick(PartRange::between("ORDER#", "a", "b", true)),
             vec!["ORDER#a", "ORDER#b"]
         );
         // The key condition alone is exact on the last part, but for `ORDER$` (the bound).
-        let ge = sk_compare("ORDER#", "b", true, SkOp::Ge)
+        let ge = PartRange::compare("ORDER#", "b", true, SkOp::Ge)
             .key_condition()
             .unwrap();
         assert_eq!(
@@ -249,19 +254,19 @@ mod tests {
         ];
         let pick = |r: PartRange| select(&r, &keys);
         assert_eq!(
-            pick(sk_compare("", "2024-01-02", false, SkOp::Lt)),
+            pick(PartRange::compare("", "2024-01-02", false, SkOp::Lt)),
             vec!["2024-01-01#x"]
         );
         assert_eq!(
-            pick(sk_compare("", "2024-01-02", false, SkOp::Le)),
+            pick(PartRange::compare("", "2024-01-02", false, SkOp::Le)),
             vec!["2024-01-01#x", "2024-01-02#a", "2024-01-02#zz"]
         );
         assert_eq!(
-            pick(sk_compare("", "2024-01-02", false, SkOp::Gt)),
+            pick(PartRange::compare("", "2024-01-02", false, SkOp::Gt)),
             vec!["2024-01-03#b"]
         );
         assert_eq!(
-            pick(sk_between("", "2024-01-02", "2024-01-02", false)),
+            pick(PartRange::between("", "2024-01-02", "2024-01-02", false)),
             vec!["2024-01-02#a", "2024-01-02#zz"]
         );
     }
@@ -272,18 +277,21 @@ mod tests {
         let keys = ["P#a!x#1", "P#a#1", "P#a #2", "P#b#1", "P#\"#1", "Q#a!x#1"];
         let pick = |r: PartRange| select(&r, &keys);
         assert_eq!(
-            pick(sk_compare("P#", "a", false, SkOp::Gt)),
+            pick(PartRange::compare("P#", "a", false, SkOp::Gt)),
             vec!["P#a!x#1", "P#a #2", "P#b#1"]
         );
         assert_eq!(
-            pick(sk_compare("P#", "a", false, SkOp::Le)),
+            pick(PartRange::compare("P#", "a", false, SkOp::Le)),
             vec!["P#a#1", "P#\"#1"]
         );
         assert_eq!(
-            pick(sk_compare("P#", "a!", false, SkOp::Lt)),
+            pick(PartRange::compare("P#", "a!", false, SkOp::Lt)),
             vec!["P#a#1", "P#a #2", "P#\"#1"]
         );
-        assert_eq!(pick(sk_between("P#", "b", "a", false)), Vec::<&str>::new());
+        assert_eq!(
+            pick(PartRange::between("P#", "b", "a", false)),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
@@ -349,9 +357,9 @@ mod tests {
                 .collect();
             keys.extend(others.iter().map(|o| format!("U#{o}")));
             let range = if between {
-                sk_between(prefix, &bound, &bound2, last)
+                PartRange::between(prefix, &bound, &bound2, last)
             } else {
-                sk_compare(prefix, &bound, last, op)
+                PartRange::compare(prefix, &bound, last, op)
             };
             let reference = |key: &str| -> bool {
                 let Some(rest) = key.strip_prefix(prefix) else { return false };

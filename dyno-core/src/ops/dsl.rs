@@ -1,0 +1,246 @@
+//! The methods every typed builder shares, as traits (the pattern of diesel's `RunQueryDsl`):
+//! the derive's query builders (`OrderQuery`, `OrderGsi1Query`) implement [`QueryDsl`] and its
+//! update builders (`OrderUpdate`) implement [`UpdateDsl`], and add only the methods named after
+//! fields. Both are in [`crate::prelude`].
+//!
+//! ```
+//! use dyno_core::prelude::*;
+//! # use dyno_core::Entity;
+//! # #[derive(dyno_core::Table)]
+//! # #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+//! # struct Shop;
+//! #[derive(Debug, Clone, PartialEq, Entity)]
+//! #[dyno(table = Shop, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
+//! struct Order {
+//!     user_id: String,
+//!     order_id: String,
+//!     total: u64,
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> dyno_core::Result<()> {
+//! let store = MemoryStore::new();
+//! store.create_table(Shop::definition()).await?;
+//! for (id, total) in [("1", 10), ("2", 30), ("3", 50)] {
+//!     let order = Order { user_id: "u".into(), order_id: id.into(), total };
+//!     order.create().send(&store).await?;
+//! }
+//! // `filter`, `limit` and `all` come from `QueryDsl`; `order_id_ge` is generated.
+//! let big = Order::query("u").order_id_ge("2").filter(Order::TOTAL.gt(20u64)).limit(1).all(&store).await?;
+//! assert_eq!(big.len(), 1);
+//! // `condition` and `send` come from `UpdateDsl`; `add_total` is generated.
+//! let order = Order::update(Order::key("u", "1"))
+//!     .add_total(5u64)
+//!     .condition(Order::TOTAL.eq(10u64))
+//!     .send(&store)
+//!     .await?;
+//! assert_eq!(order.total, 15);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::future::Future;
+
+use futures::Stream;
+
+use super::{Cursor, FilterBy, FromItem, PageOf, Query, UpdateBuilder};
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::expr::Cond;
+use crate::store::Store;
+
+/// Marker: an index kind that allows strongly consistent reads.
+#[diagnostic::on_unimplemented(
+    message = "consistent reads are not available on a global secondary index",
+    label = "this query reads a global secondary index",
+    note = "DynamoDB offers strongly consistent reads on the table and on local secondary indexes only"
+)]
+pub trait ConsistentRead {}
+
+/// Index kind: a global secondary index (eventually consistent reads only).
+#[derive(Debug, Clone, Copy)]
+pub enum Global {}
+
+/// Index kind: a local secondary index, or the table itself.
+#[derive(Debug, Clone, Copy)]
+pub enum Local {}
+
+impl ConsistentRead for Local {}
+
+/// An entity with a version field (`#[dyno(version)]`): [`UpdateDsl::if_version`] exists only
+/// for these.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no version field, so an update of it cannot be conditioned on one",
+    label = "no `#[dyno(version)]` field",
+    note = "add `#[dyno(version)] version: u64` to `{Self}` for optimistic locking, or condition the update on a field with `.condition(...)`"
+)]
+pub trait Versioned: Entity {}
+
+/// What every typed query builder has: filters, limits, order, consistency, and running the
+/// query. Implementors give access to their [`Query`]; every method here works on it.
+pub trait QueryDsl: Sized {
+    /// The entity whose fields filters are built from.
+    type Entity: Entity;
+    /// What the query returns: the entity, or a projection of it.
+    type Out: FromItem + FilterBy<Self::Entity>;
+    /// [`Local`] (the table or a local index) or [`Global`].
+    type Kind;
+
+    /// Applies `f` to the query being built.
+    fn map_query(self, f: impl FnOnce(Query<Self::Out>) -> Query<Self::Out>) -> Self;
+
+    /// The query being built.
+    fn as_query(&self) -> &Query<Self::Out>;
+
+    /// The query being built, with any error it holds (see [`QueryDsl::into_query`]).
+    fn into_inner(self) -> Query<Self::Out>;
+
+    /// Keeps only items matching `condition` (a FilterExpression, applied after the key
+    /// condition; filtered items still count towards read capacity). [`Cond::raw`] takes an
+    /// untyped [`Condition`](crate::expr::Condition).
+    fn filter(self, condition: Cond<Self::Entity>) -> Self {
+        self.map_query(|q| q.filter(condition))
+    }
+
+    /// Returns at most `n` items in total.
+    fn limit(self, n: usize) -> Self {
+        self.map_query(|q| q.limit(n))
+    }
+
+    /// Asks the store for at most `n` items per page (counted before filters).
+    fn page_size(self, n: u32) -> Self {
+        self.map_query(|q| q.page_size(n))
+    }
+
+    /// Returns items in descending sort-key order.
+    fn descending(self) -> Self {
+        self.map_query(Query::descending)
+    }
+
+    /// Strongly consistent read: on the table and local indexes only (on a global index this
+    /// does not compile).
+    fn consistent(self) -> Self
+    where
+        Self::Kind: ConsistentRead,
+    {
+        self.map_query(Query::consistent)
+    }
+
+    /// The untyped query this builder describes, or the first error met building it.
+    fn into_query(self) -> Result<Query<Self::Out>> {
+        self.into_inner().check()
+    }
+
+    /// Every matching item, all pages.
+    fn all<S: Store + ?Sized>(
+        self,
+        store: &S,
+    ) -> impl Future<Output = Result<Vec<Self::Out>>> + Send {
+        self.into_inner().all(store)
+    }
+
+    /// The matching items as a stream, fetching pages as it is polled; it ends after the first
+    /// error.
+    fn stream<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Self::Out>> + Send + 's {
+        self.into_inner().stream(store)
+    }
+
+    /// One page, starting at `cursor` (`None`: the first page); see [`Query::page`].
+    fn page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<Self::Out>>> + Send + 'a
+    where
+        Self: Sync,
+    {
+        self.as_query().page(store, cursor)
+    }
+
+    /// The first matching item.
+    fn first<S: Store + ?Sized>(
+        self,
+        store: &S,
+    ) -> impl Future<Output = Result<Option<Self::Out>>> + Send {
+        self.into_inner().first(store)
+    }
+
+    /// The number of matching items (see [`Query::count`]).
+    fn count<S: Store + ?Sized>(self, store: &S) -> impl Future<Output = Result<usize>> + Send {
+        self.into_inner().count(store)
+    }
+}
+
+/// What every typed update builder has: conditions, optimistic locking, upsert, and sending.
+/// Implementors give access to their [`UpdateBuilder`]; every method here works on it.
+pub trait UpdateDsl: Sized {
+    /// The entity updated.
+    type Entity: Entity;
+
+    /// Applies `f` to the update being built.
+    fn map_update(
+        self,
+        f: impl FnOnce(UpdateBuilder<Self::Entity>) -> UpdateBuilder<Self::Entity>,
+    ) -> Self;
+
+    /// The update being built, with any error it holds (see [`UpdateDsl::into_builder`]).
+    fn into_update(self) -> UpdateBuilder<Self::Entity>;
+
+    /// What an upsert of this entity writes besides the update's own actions: the derive writes
+    /// the key fields and the index keys the primary key determines, and lists the index keys
+    /// the update must set. Called by [`UpdateDsl::upsert`]; nothing by default.
+    fn prepare_upsert(self) -> Self {
+        self
+    }
+
+    /// Applies only if `condition` holds on the stored item ([`Cond::raw`] takes an untyped
+    /// [`Condition`](crate::expr::Condition)).
+    fn condition(self, condition: Cond<Self::Entity>) -> Self {
+        self.map_update(|u| u.condition(condition))
+    }
+
+    /// Applies only if the stored version is `version` (optimistic locking); the update
+    /// increments it.
+    fn if_version(self, version: u64) -> Self
+    where
+        Self::Entity: Versioned,
+    {
+        self.map_update(|u| u.if_version(version))
+    }
+
+    /// Creates the item when it does not exist, instead of failing; see
+    /// [`UpdateBuilder::upsert`] and, for the derive's index keys,
+    /// [`UpdateBuilder::require_index_keys`].
+    fn upsert(self) -> Self {
+        self.map_update(UpdateBuilder::upsert).prepare_upsert()
+    }
+
+    /// The untyped update builder (for a [`super::Transaction`]), or the first error met
+    /// building it.
+    fn into_builder(self) -> Result<UpdateBuilder<Self::Entity>> {
+        self.into_update().check()
+    }
+
+    /// Sends the update; returns the item as it is afterwards.
+    fn send<S: Store + ?Sized>(
+        self,
+        store: &S,
+    ) -> impl Future<Output = Result<Self::Entity>> + Send {
+        self.into_update().send(store)
+    }
+}
+
+impl<E: Entity> UpdateDsl for UpdateBuilder<E> {
+    type Entity = E;
+
+    fn map_update(self, f: impl FnOnce(UpdateBuilder<E>) -> UpdateBuilder<E>) -> Self {
+        f(self)
+    }
+
+    fn into_update(self) -> UpdateBuilder<E> {
+        self
+    }
+}
