@@ -75,6 +75,32 @@ pub trait TableIndex<const ID: u64>: Table {
     const SK: Option<&'static str>;
     /// True for a local secondary index.
     const LOCAL: bool;
+    /// All of the above (but the kind) in one constant.
+    const INFO: IndexInfo = IndexInfo {
+        name: Self::NAME,
+        pk: Self::PK,
+        sk: match Self::SK {
+            Some(sk) => sk,
+            None => "",
+        },
+        has_sk: Self::SK.is_some(),
+        local: Self::LOCAL,
+    };
+}
+
+/// What the entity derive reads from a [`TableIndex`] impl, in one constant ([`TableIndex::INFO`]).
+#[derive(Debug, Clone, Copy)]
+pub struct IndexInfo {
+    /// Index name.
+    pub name: &'static str,
+    /// Partition key attribute.
+    pub pk: &'static str,
+    /// Sort key attribute, `""` when there is none.
+    pub sk: &'static str,
+    /// True when the index has a sort key.
+    pub has_sk: bool,
+    /// True for a local secondary index.
+    pub local: bool,
 }
 
 /// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.

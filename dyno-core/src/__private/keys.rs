@@ -383,6 +383,14 @@ pub fn attr_in<T: FromAttribute>(
     .map_err(|e| e.at(entity, attribute))
 }
 
+/// The attribute value of a key field recovered from a key (`Recover`), for an upsert that
+/// writes it where absent: `None` when the key does not hold it.
+pub fn recovered_attr<T: crate::value::ToAttribute>(
+    recovered: Result<Option<T>>,
+) -> Result<Option<AttributeValue>> {
+    Ok(recovered?.map(|v| v.to_attribute()).transpose()?.flatten())
+}
+
 /// A primary-key field of an update's key, as recovered from it (`Recover`): the value the
 /// update's index keys are encoded from.
 pub fn primary_field<T>(

@@ -214,6 +214,20 @@ impl<E: Entity> UpdateBuilder<E> {
         }
     }
 
+    /// Writes index key attributes (`keys`) computed from the values this update sets, and
+    /// removes those in `removes` (the keys of a sparse index whose field is now `None`); with
+    /// `if_absent`, the keys are written only where the item has none, and nothing is removed.
+    pub fn set_index_keys(&mut self, keys: crate::value::Item, removes: &[&str], if_absent: bool) {
+        for (name, value) in keys {
+            self.set_value_as(&name, Ok(Some(value)), if_absent);
+        }
+        if !if_absent {
+            for name in removes {
+                self.remove_attr(name);
+            }
+        }
+    }
+
     /// `REMOVE name` on a top-level attribute.
     pub fn remove_attr(&mut self, name: &str) {
         self.push(Path::attr(name), Action::Remove);

@@ -249,22 +249,24 @@ impl<'a> Gen<'a> {
             } else {
                 quote!(__PK_T)
             };
-            let (a_name, a_pk, a_sk, a_local) = (
-                ix.assoc("NAME"),
-                ix.assoc("PK"),
-                ix.assoc("SK"),
-                ix.assoc("LOCAL"),
-            );
             let name_const = &ix.name_const;
-            let has_sk_const = format_ident!("{}_HAS_SK", name_const);
-            let local_const = format_ident!("{}_LOCAL", name_const);
+            let info = format_ident!(
+                "__I{}",
+                name_const
+                    .to_string()
+                    .trim_start_matches("__I")
+                    .trim_end_matches("_NAME")
+            );
+            let a_info = ix.assoc("INFO");
+            let info_def = respan(quote!(const #info: #p::IndexInfo = #a_info;), ix.span);
+            let has_sk_const = quote!(#info.has_sk);
+            let local_const = quote!(#info.local);
             index_consts.extend(quote! {
+                #info_def
                 const #pk_t_name: #p::Template = #pk_c;
-                const #name_const: &str = #a_name;
-                const #pk_name: &str = #a_pk;
-                const #sk_name: &str = match #a_sk { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
-                const #has_sk_const: bool = #a_sk.is_some();
-                const #local_const: bool = #a_local;
+                const #name_const: &str = #info.name;
+                const #pk_name: &str = #info.pk;
+                const #sk_name: &str = #info.sk;
             });
             let has_isk = ix.sk.is_some();
             if let Some(t) = ix.sk {
@@ -326,11 +328,9 @@ impl<'a> Gen<'a> {
                 version_attr = quote!(::core::option::Option::Some(#a));
                 version_fns = quote! {
                     fn version(&self) -> ::core::option::Option<u64> {
-                        use #p::{VersionOf as _, VersionOfFallback as _};
                         ::core::option::Option::Some((&#p::Ver::<#ty>::new()).get(&self.#fid))
                     }
                     fn set_version(&mut self, version: u64) {
-                        use #p::{VersionOf as _, VersionOfFallback as _};
                         (&#p::Ver::<#ty>::new()).set(&mut self.#fid, version)
                     }
                 };
@@ -365,6 +365,14 @@ impl<'a> Gen<'a> {
         let (update_def, update_impl) = update::expand(self, groups);
 
         let body = quote! {
+            // The autoref-specialization traits every helper below calls through (a field type
+            // without the trait reaches the fallback, so the only error is the one spanned on it).
+            #[allow(unused_imports)]
+            use #p::{
+                EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
+                RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _,
+                TtlCodec as _, TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+            };
             const __ENTITY: &str = #entity_type;
             const __PK_T: #p::Template = #pk_t;
             #sk_t
@@ -484,7 +492,6 @@ impl<'a> Gen<'a> {
         quote! {
             #[inline]
             fn #name(#(#params),*) -> #p::Result<::std::string::String> {
-                use #p::{EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _};
                 let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
                 #(#writes)*
                 ::core::result::Result::Ok(__k)
@@ -745,7 +752,6 @@ impl<'a> Gen<'a> {
         let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
         quote! {
             fn to_item(&self) -> #p::Result<#p::Item> {
-                use #p::{StampNow as _, StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _};
                 #stamps
                 let mut __item = #p::Item::with_capacity(#capacity);
                 #fields
@@ -839,7 +845,6 @@ impl<'a> Gen<'a> {
         };
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
-                use #p::{RecoverKey as _, RecoverNone as _, TtlCodec as _, TtlCodecFallback as _};
                 #slots
                 #scan
                 ::core::result::Result::Ok(#ident { #inits })

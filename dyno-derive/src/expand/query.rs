@@ -85,6 +85,17 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     }
     let mut defs = TokenStream::new();
     let mut impls = TokenStream::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for field in specs
+        .iter()
+        .flat_map(|s| s.sk.into_iter().flat_map(|t| t.fields()))
+    {
+        if seen.contains(&field) {
+            continue;
+        }
+        seen.push(field);
+        impls.extend(segment_fn(g, field));
+    }
     for spec in &specs {
         let (d, i) = one(g, spec);
         defs.extend(d);
@@ -190,7 +201,7 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
             type Out = Out;
             type Kind = Kind;
             fn map_query(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> Self {
-                #ty { query: f(self.query), _marker: ::core::marker::PhantomData }
+                self.__next(f)
             }
             fn as_query(&self) -> &#p::Query<Out> {
                 &self.query
@@ -207,6 +218,29 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
             pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<State, Kind, P2> {
                 #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
             }
+
+            /// The query in state `S2` after `f`.
+            fn __next<S2>(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> #ty<S2, Kind, Out> {
+                #ty { query: f(self.query), _marker: ::core::marker::PhantomData }
+            }
+        }
+    }
+}
+
+/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key argument (or, with
+/// `prefix`, of a partial value for `begins_with`), errors naming the entity and field.
+fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
+    let p = &g.p;
+    let name = format_ident!("__seg_{}", field);
+    let ty = g.key_arg_ty(field);
+    // Written as the sort-key template writes the field.
+    let format = g.key_format(field, false);
+    quote! {
+        fn #name(value: impl #p::FieldValue<#ty>, prefix: bool) -> #p::Result<::std::string::String> {
+            #p::FieldValue::<#ty>::with_value(value, |v| {
+                if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
+            })
+            .map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }
 }
@@ -231,19 +265,8 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
         let is_final_field = i + 1 == n;
         let last = is_final_field && following.is_empty();
         let arg_ty = g.key_arg_ty(field);
-        // Sort-key values, written as the sort-key template writes the field.
-        let format = g.key_format(field, false);
-        let encode = |arg: &Ident, prefix: bool| {
-            let f = if prefix {
-                quote!(encode_part_prefix)
-            } else {
-                quote!(encode_part)
-            };
-            quote! {
-                #p::FieldValue::<#arg_ty>::with_value(#arg, |v| (&#p::Part(v)).#f(#format))
-                    .map_err(|e| #p::key_error(e, __ENTITY, #field))
-            }
-        };
+        let seg_fn = format_ident!("__seg_{}", field);
+        let encode = |arg: &Ident, prefix: bool| quote!(#seg_fn(#arg, #prefix));
         let value = format_ident!("value");
         let (low, high) = (format_ident!("low"), format_ident!("high"));
         let enc = encode(&value, false);
@@ -254,8 +277,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             quote! {
                 #[doc = concat!("`", #field, " = value`: the whole sort key.")]
                 pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { query: self.query.sk_eq(#enc, #following), _marker: ::core::marker::PhantomData }
+                    self.__next(|q| q.sk_eq(#enc, #following))
                 }
             }
         } else {
@@ -265,8 +287,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::Sk<#next>, Kind, Out> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { query: self.query.sk_fix(#enc, #following), _marker: ::core::marker::PhantomData }
+                    self.__next(|q| q.sk_fix(#enc, #following))
                 }
             }
         };
@@ -283,8 +304,7 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             ranges.extend(quote! {
                 #[doc = #doc]
                 pub fn #name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { query: self.query.sk_compare(#enc, #last, #p::SkOp::#op), _marker: ::core::marker::PhantomData }
+                    self.__next(|q| q.sk_compare(#enc, #last, #p::SkOp::#op))
                 }
             });
         }
@@ -299,13 +319,11 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
                 #ranges
                 #[doc = #between_doc]
                 pub fn #between(self, low: impl #p::FieldValue<#arg_ty>, high: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { query: self.query.sk_between(#enc_low, #enc_high, #last), _marker: ::core::marker::PhantomData }
+                    self.__next(|q| q.sk_between(#enc_low, #enc_high, #last))
                 }
                 #[doc = #begins_doc]
                 pub fn #begins(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    use #p::{EncodePart as _, EncodePartFallback as _};
-                    #ty { query: self.query.sk_begins_with(#enc_prefix), _marker: ::core::marker::PhantomData }
+                    self.__next(|q| q.sk_begins_with(#enc_prefix))
                 }
             }
         });

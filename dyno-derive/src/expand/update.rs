@@ -268,9 +268,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         methods.extend(quote! {
             #[doc = #set_doc]
             pub fn #set(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
-                use #p::{TtlCodec as _, TtlCodecFallback as _};
-                let value = #encode;
-                self.update.set_value(#attr_name, value);
+                self.update.set_value(#attr_name, #encode);
                 self
             }
         });
@@ -283,8 +281,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         methods.extend(quote! {
             #[doc = #doc]
             pub fn #if_absent(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
-                let value = #encode;
-                self.update.set_if_absent_value(#a, value);
+                self.update.set_if_absent_value(#a, #encode);
                 self
             }
         });
@@ -301,14 +298,12 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             methods.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
-                    let value = #p::encode_value::<#inner, _>(n);
-                    self.update.add_value(#a, value);
+                    self.update.add_value(#a, #p::encode_value::<#inner, _>(n));
                     self
                 }
                 #[doc = #sub_doc]
                 pub fn #sub(mut self, n: impl #p::FieldValue<#inner>) -> Self {
-                    let value = #p::encode_value::<#inner, _>(n);
-                    self.update.subtract_value(#a, value);
+                    self.update.subtract_value(#a, #p::encode_value::<#inner, _>(n));
                     self
                 }
             });
@@ -319,8 +314,7 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             methods.extend(quote! {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl #p::FieldValue<#inner>) -> Self {
-                    let value = #p::encode_value::<#inner, _>(items);
-                    self.update.append_value(#a, value);
+                    self.update.append_value(#a, #p::encode_value::<#inner, _>(items));
                     self
                 }
             });
@@ -333,14 +327,12 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             methods.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add_to(mut self, values: impl #p::FieldValue<#inner>) -> Self {
-                    let value = #p::encode_value::<#inner, _>(values);
-                    self.update.add_value(#a, value);
+                    self.update.add_value(#a, #p::encode_value::<#inner, _>(values));
                     self
                 }
                 #[doc = #del_doc]
                 pub fn #delete_from(mut self, values: impl #p::FieldValue<#inner>) -> Self {
-                    let value = #p::encode_value::<#inner, _>(values);
-                    self.update.delete_value(#a, value);
+                    self.update.delete_value(#a, #p::encode_value::<#inner, _>(values));
                     self
                 }
             });
@@ -361,13 +353,8 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         let ty_f = f.ty;
         let a = &f.attr_name;
         upsert_attrs.extend(quote! {
-            match (&#p::Recover::<#ty_f>::new()).recover(self.update.key(), __ENTITY, #name, __KEY_SOURCES) {
-                ::core::result::Result::Ok(::core::option::Option::Some(v)) => {
-                    self.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&v));
-                }
-                ::core::result::Result::Ok(::core::option::Option::None) => {}
-                ::core::result::Result::Err(e) => self.update.record(::core::result::Result::Err(e)),
-            }
+            let value = (&#p::Recover::<#ty_f>::new()).recover(self.update.key(), __ENTITY, #name, __KEY_SOURCES);
+            self.update.set_if_absent_value(#a, #p::recovered_attr(value));
         });
     }
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
@@ -378,8 +365,6 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         impl #ident {
             /// Starts a typed update of the item with primary key `key`.
             pub fn update(key: #p::Key<#ident>) -> #ty {
-                #[allow(unused_imports)]
-                use #p::{StampNow as _, StampNowFallback as _};
                 #[allow(unused_mut)]
                 let mut __update = #ty { update: #p::UpdateBuilder::new(key) };
                 #touch
@@ -419,7 +404,6 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
             // The key fields (where absent) and the index keys the primary key alone determines;
             // the other keys of non-sparse indexes only the update's setters can give.
             fn prepare_upsert(mut self) -> Self {
-                use #p::{RecoverKey as _, RecoverNone as _};
                 const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
                 self.update = self.update.require_index_keys(__NEEDS);
                 #upsert_attrs
@@ -499,14 +483,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             #[allow(unused_mut)]
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
-            for (name, value) in __item {
-                __update.update.set_value_as(&name, ::core::result::Result::Ok(::core::option::Option::Some(value)), __if_absent);
-            }
-            if !__if_absent {
-                for name in #removes {
-                    __update.update.remove_attr(name);
-                }
-            }
+            __update.update.set_index_keys(__item, &#removes, __if_absent);
             ::core::result::Result::Ok(())
         },
     );
@@ -642,9 +619,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             #segments
             let mut __item = #p::Item::new();
             #(#writes)*
-            for (name, value) in __item {
-                __update.update.set_value(&name, ::core::result::Result::Ok(::core::option::Option::Some(value)));
-            }
+            __update.update.set_index_keys(__item, &[], false);
             ::core::result::Result::Ok(())
         }
     };
@@ -671,8 +646,6 @@ fn primary_fields(g: &Gen<'_>, fields: &[&str]) -> TokenStream {
         }
     });
     quote! {
-        #[allow(unused_imports)]
-        use #p::{RecoverKey as _, RecoverNone as _};
         #(#lets)*
     }
 }

@@ -28,6 +28,21 @@ pub struct OrderUpdate {
 #[doc (hidden)]
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
 const _ : () = {
+    #[allow (unused_imports)]
+    use :: dyno_core :: __private :: {
+        EncodePart as _ ,
+        EncodePartFallback as _ ,
+        PartLen as _ ,
+        PartLenFallback as _ ,
+        RecoverKey as _ ,
+        RecoverNone as _ ,
+        StampNow as _ ,
+        StampNowFallback as _ ,
+        TtlCodec as _ ,
+        TtlCodecFallback as _ ,
+        VersionOf as _ ,
+        VersionOfFallback as _ ,
+    };
     const __ENTITY : & str = "Order" ;
     const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
     const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
@@ -40,30 +55,14 @@ const _ : () = {
         :: core :: option :: Option :: Some (n) => n ,
         :: core :: option :: Option :: None => ""
     };
+    const __I0 : :: dyno_core :: __private :: IndexInfo = < ECommerce as :: dyno_core :: __private :: TableIndex < {
+        :: dyno_core :: __private :: index_id ("GSI1")
+    }
+    >> :: INFO ;
     const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
-    const __I0_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: NAME ;
-    const __I0_PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: PK ;
-    const __I0_SK_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: SK {
-        :: core :: option :: Option :: Some (n) => n ,
-        :: core :: option :: Option :: None => ""
-    };
-    const __I0_NAME_HAS_SK : bool = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: SK . is_some () ;
-    const __I0_NAME_LOCAL : bool = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: LOCAL ;
+    const __I0_NAME : & str = __I0 . name ;
+    const __I0_PK_NAME : & str = __I0 . pk ;
+    const __I0_SK_NAME : & str = __I0 . sk ;
     const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
     const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource {
         attribute : __PK_NAME ,
@@ -84,9 +83,9 @@ const _ : () = {
     }
 ] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0_NAME_HAS_SK == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (! __I0_NAME_LOCAL || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0_NAME_LOCAL || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . has_sk == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! __I0 . local || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < OrderStatus > () ;
@@ -96,12 +95,6 @@ const _ : () = {
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
     #[inline]
     fn __key_pk (user_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _ ,
-            PartLen as _ ,
-            PartLenFallback as _
-        };
         let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
         __k . push_str ("USER#") ;
         (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
@@ -109,12 +102,6 @@ const _ : () = {
     }
     #[inline]
     fn __key_sk (order_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _ ,
-            PartLen as _ ,
-            PartLenFallback as _
-        };
         let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
         __k . push_str ("ORDER#") ;
         (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
@@ -122,12 +109,6 @@ const _ : () = {
     }
     #[inline]
     fn __key_i0_pk (status : & OrderStatus) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _ ,
-            PartLen as _ ,
-            PartLenFallback as _
-        };
         let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
         __k . push_str ("STATUS#") ;
         (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
@@ -135,12 +116,6 @@ const _ : () = {
     }
     #[inline]
     fn __key_i0_sk (order_date : & Date) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        use :: dyno_core :: __private :: {
-            EncodePart as _ ,
-            EncodePartFallback as _ ,
-            PartLen as _ ,
-            PartLenFallback as _
-        };
         let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
         (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
         :: core :: result :: Result :: Ok (__k)
@@ -167,12 +142,6 @@ const _ : () = {
             :: core :: result :: Result :: Ok (__item)
         }
         fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
-            use :: dyno_core :: __private :: {
-                StampNow as _ ,
-                StampNowFallback as _ ,
-                TtlCodec as _ ,
-                TtlCodecFallback as _
-            };
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (13usize) ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "user_id" , & self . user_id) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_id" , & self . order_id) ? ;
@@ -192,12 +161,6 @@ const _ : () = {
             :: core :: result :: Result :: Ok (__item)
         }
         fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
-            use :: dyno_core :: __private :: {
-                RecoverKey as _ ,
-                RecoverNone as _ ,
-                TtlCodec as _ ,
-                TtlCodecFallback as _
-            };
             let mut __v_user_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             let mut __v_order_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             let mut __v_status : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
@@ -248,17 +211,9 @@ const _ : () = {
 )
         }
         fn version (& self) -> :: core :: option :: Option < u64 > {
-            use :: dyno_core :: __private :: {
-                VersionOf as _ ,
-                VersionOfFallback as _
-            };
             :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))
         }
         fn set_version (& mut self , version : u64) {
-            use :: dyno_core :: __private :: {
-                VersionOf as _ ,
-                VersionOfFallback as _
-            };
             (& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . set (& mut self . version , version)
         }
     }
@@ -328,6 +283,28 @@ const _ : () = {
             < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
         }
     }
+    fn __seg_order_id (value : impl :: dyno_core :: __private :: FieldValue < String > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | {
+            if prefix {
+                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
+            }
+            else {
+                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
+            }
+        }
+) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
+    }
+    fn __seg_order_date (value : impl :: dyno_core :: __private :: FieldValue < Date > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | {
+            if prefix {
+                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
+            }
+            else {
+                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
+            }
+        }
+) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
+    }
     fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
             :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
@@ -365,10 +342,7 @@ const _ : () = {
         type Out = Out ;
         type Kind = Kind ;
         fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            OrderQuery {
-                query : f (self . query) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (f)
         }
         fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
             & self . query
@@ -393,6 +367,15 @@ const _ : () = {
                 _marker : :: core :: marker :: PhantomData
             }
         }
+        #[doc = r" The query in state `S2` after `f`."]
+        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderQuery < S2 ,
+        Kind ,
+        Out > {
+            OrderQuery {
+                query : f (self . query) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
     }
     #[automatically_derived]
     impl < Kind ,
@@ -403,92 +386,43 @@ const _ : () = {
         pub fn order_id_eq (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_eq (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , "") ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_eq (__seg_order_id (value , false) , ""))
         }
         #[doc = "`order_id < value`."]
         pub fn order_id_lt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
         }
         #[doc = "`order_id <= value`."]
         pub fn order_id_le (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
         }
         #[doc = "`order_id > value`."]
         pub fn order_id_gt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
         }
         #[doc = "`order_id >= value`."]
         pub fn order_id_ge (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
         }
         #[doc = "`order_id BETWEEN low AND high` (both inclusive)."]
         pub fn order_id_between (self , low : impl :: dyno_core :: __private :: FieldValue < String > , high : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_between (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id")) , true) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_between (__seg_order_id (low , false) , __seg_order_id (high , false) , true))
         }
         #[doc = "`order_id` starts with `value` (a partial value, for strings)."]
         pub fn order_id_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderQuery {
-                query : self . query . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_begins_with (__seg_order_id (value , true)))
         }
     }
     fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
@@ -528,10 +462,7 @@ const _ : () = {
         type Out = Out ;
         type Kind = Kind ;
         fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            OrderGsi1Query {
-                query : f (self . query) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (f)
         }
         fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
             & self . query
@@ -556,6 +487,15 @@ const _ : () = {
                 _marker : :: core :: marker :: PhantomData
             }
         }
+        #[doc = r" The query in state `S2` after `f`."]
+        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderGsi1Query < S2 ,
+        Kind ,
+        Out > {
+            OrderGsi1Query {
+                query : f (self . query) ,
+                _marker : :: core :: marker :: PhantomData
+            }
+        }
     }
     #[automatically_derived]
     impl < Kind ,
@@ -566,103 +506,49 @@ const _ : () = {
         pub fn order_date_eq (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_eq (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , "") ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_eq (__seg_order_date (value , false) , ""))
         }
         #[doc = "`order_date < value`."]
         pub fn order_date_lt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Lt) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
         }
         #[doc = "`order_date <= value`."]
         pub fn order_date_le (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Le) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
         }
         #[doc = "`order_date > value`."]
         pub fn order_date_gt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Gt) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
         }
         #[doc = "`order_date >= value`."]
         pub fn order_date_ge (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_compare (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true , :: dyno_core :: __private :: SkOp :: Ge) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
         }
         #[doc = "`order_date BETWEEN low AND high` (both inclusive)."]
         pub fn order_date_between (self , low : impl :: dyno_core :: __private :: FieldValue < Date > , high : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_between (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (low , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (high , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date")) , true) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_between (__seg_order_date (low , false) , __seg_order_date (high , false) , true))
         }
         #[doc = "`order_date` starts with `value` (a partial value, for strings)."]
         pub fn order_date_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
         Out > {
-            use :: dyno_core :: __private :: {
-                EncodePart as _ ,
-                EncodePartFallback as _
-            };
-            OrderGsi1Query {
-                query : self . query . sk_begins_with (:: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))) ,
-                _marker : :: core :: marker :: PhantomData
-            }
+            self . __next (| q | q . sk_begins_with (__seg_order_date (value , true)))
         }
     }
     #[automatically_derived]
     impl Order {
         #[doc = r" Starts a typed update of the item with primary key `key`."]
         pub fn update (key : :: dyno_core :: __private :: Key < Order >) -> OrderUpdate {
-            #[allow (unused_imports)]
-            use :: dyno_core :: __private :: {
-                StampNow as _ ,
-                StampNowFallback as _
-            };
             #[allow (unused_mut)]
             let mut __update = OrderUpdate {
                 update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
@@ -677,11 +563,6 @@ const _ : () = {
         }
     }
     fn __dyno_set_status (__update : & mut OrderUpdate , __if_absent : bool , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
-        #[allow (unused_imports)]
-        use :: dyno_core :: __private :: {
-            RecoverKey as _ ,
-            RecoverNone as _
-        };
         :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
             __update . update . set_value_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
@@ -690,24 +571,12 @@ const _ : () = {
             {
                 __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (status) ?)) ;
             }
-            for (name , value) in __item {
-                __update . update . set_value_as (& name , :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (value)) , __if_absent) ;
-            }
-            if ! __if_absent {
-                for name in __removes {
-                    __update . update . remove_attr (name) ;
-                }
-            }
+            __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())
         }
 )
     }
     fn __dyno_set_order_date (__update : & mut OrderUpdate , __if_absent : bool , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
-        #[allow (unused_imports)]
-        use :: dyno_core :: __private :: {
-            RecoverKey as _ ,
-            RecoverNone as _
-        };
         :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
             __update . update . set_value_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) , __if_absent) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
@@ -716,14 +585,7 @@ const _ : () = {
             {
                 __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (order_date) ?)) ;
             }
-            for (name , value) in __item {
-                __update . update . set_value_as (& name , :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (value)) , __if_absent) ;
-            }
-            if ! __if_absent {
-                for name in __removes {
-                    __update . update . remove_attr (name) ;
-                }
-            }
+            __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())
         }
 )
@@ -764,45 +626,27 @@ const _ : () = {
         }
         #[doc = "Sets `total`."]
         pub fn set_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            use :: dyno_core :: __private :: {
-                TtlCodec as _ ,
-                TtlCodecFallback as _
-            };
-            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
-            _ > (value) ;
-            self . update . set_value ("total" , value) ;
+            self . update . set_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (value)) ;
             self
         }
         #[doc = "Sets `total` unless the item has it already (`if_not_exists`)."]
         pub fn set_if_absent_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
-            _ > (value) ;
-            self . update . set_if_absent_value ("total" , value) ;
+            self . update . set_if_absent_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (value)) ;
             self
         }
         #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically."]
         pub fn add_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
-            _ > (n) ;
-            self . update . add_value ("total" , value) ;
+            self . update . add_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (n)) ;
             self
         }
         #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically."]
         pub fn subtract_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            let value = :: dyno_core :: __private :: encode_value :: < Decimal ,
-            _ > (n) ;
-            self . update . subtract_value ("total" , value) ;
+            self . update . subtract_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (n)) ;
             self
         }
         #[doc = "Sets `note` (`None` removes it)."]
         pub fn set_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
-            use :: dyno_core :: __private :: {
-                TtlCodec as _ ,
-                TtlCodecFallback as _
-            };
-            let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
-            _ > (value) ;
-            self . update . set_value ("note" , value) ;
+            self . update . set_value ("note" , :: dyno_core :: __private :: encode_value :: < Option < String > , _ > (value)) ;
             self
         }
         #[doc = "Removes `note` (sets it to `None`)."]
@@ -812,19 +656,12 @@ const _ : () = {
         }
         #[doc = "Sets `note` unless the item has it already (`if_not_exists`)."]
         pub fn set_if_absent_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
-            let value = :: dyno_core :: __private :: encode_value :: < Option < String > ,
-            _ > (value) ;
-            self . update . set_if_absent_value ("note" , value) ;
+            self . update . set_if_absent_value ("note" , :: dyno_core :: __private :: encode_value :: < Option < String > , _ > (value)) ;
             self
         }
         #[doc = "Sets `expires_at` (`None` removes it)."]
         pub fn set_expires_at (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < OffsetDateTime > >) -> Self {
-            use :: dyno_core :: __private :: {
-                TtlCodec as _ ,
-                TtlCodecFallback as _
-            };
-            let value = :: dyno_core :: __private :: FieldValue :: < Option < OffsetDateTime > > :: with_value (value , | v | (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . value (v)) ;
-            self . update . set_value (__TTL_NAME , value) ;
+            self . update . set_value (__TTL_NAME , :: dyno_core :: __private :: FieldValue :: < Option < OffsetDateTime > > :: with_value (value , | v | (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . value (v))) ;
             self
         }
         #[doc = "Removes `expires_at` (sets it to `None`)."]
@@ -847,10 +684,6 @@ const _ : () = {
             self . update
         }
         fn prepare_upsert (mut self) -> Self {
-            use :: dyno_core :: __private :: {
-                RecoverKey as _ ,
-                RecoverNone as _
-            };
             const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed {
                 attribute : __I0_PK_NAME ,
                 index : __I0_NAME ,
@@ -866,20 +699,10 @@ const _ : () = {
             }
 ] ;
             self . update = self . update . require_index_keys (__NEEDS) ;
-            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) {
-                :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
-                    self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: ToAttribute :: to_attribute (& v)) ;
-                }
-                :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
-                :: core :: result :: Result :: Err (e) => self . update . record (:: core :: result :: Result :: Err (e)) ,
-            }
-            match (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "order_id" , __KEY_SOURCES) {
-                :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (v)) => {
-                    self . update . set_if_absent_value ("order_id" , :: dyno_core :: __private :: ToAttribute :: to_attribute (& v)) ;
-                }
-                :: core :: result :: Result :: Ok (:: core :: option :: Option :: None) => {}
-                :: core :: result :: Result :: Err (e) => self . update . record (:: core :: result :: Result :: Err (e)) ,
-            }
+            let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) ;
+            self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
+            let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "order_id" , __KEY_SOURCES) ;
+            self . update . set_if_absent_value ("order_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
             self
         }
     }

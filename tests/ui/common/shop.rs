@@ -2,6 +2,8 @@
 // itself): the Shop table with two GSIs, a KeyPart enum, an Order with a composite sort key and
 // index keys, and a Product.
 
+#[allow(unused_imports)]
+use dyno_core::prelude::*;
 use dyno_core::{Entity, KeyPart, Table};
 
 #[derive(Table)]
