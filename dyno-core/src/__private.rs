@@ -17,7 +17,7 @@ pub use crate::entity::{Entity, IndexTemplate};
 pub use crate::error::{Error, Result};
 pub use crate::expr::typed::{encode_value, Cond, Field, FieldValue};
 pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, UpdateOperand};
-pub use crate::key::{KeyPart, Segment, Template, DELIMITER};
+pub use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
 pub use crate::ops::{FromItem, Key};
 pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef};
 pub use crate::value::{

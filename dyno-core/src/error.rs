@@ -105,6 +105,19 @@ pub enum Error {
         limit: usize,
     },
 
+    /// Arithmetic on a stored integer would leave its field's type (`add_stock(5)` on a `u32` at
+    /// `u32::MAX - 1`, a `u32` below zero, a version at `u64::MAX`): the write carries a condition
+    /// that keeps the result in range, and nothing was written.
+    #[error("{}.{field} out of range: {message}; nothing was written", entity.unwrap_or("item"))]
+    OutOfRange {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// The field (attribute) whose value would leave its type.
+        field: String,
+        /// The operation and the type's bounds.
+        message: String,
+    },
+
     /// A value could not be encoded into an attribute (NaN, an infinite float, an empty set...).
     #[error("cannot encode {}: {message}", Location(.entity, .attribute))]
     Encode {
@@ -177,6 +190,15 @@ pub enum Error {
         /// The SDK's error.
         #[source]
         source: Option<SourceError>,
+    },
+
+    /// A time limit dyno was given (a batch's deadline) passed before the work was done. What was
+    /// not done is reported with it (a batch's unprocessed items); work in flight at that moment
+    /// was abandoned, and a write among it may or may not have been applied.
+    #[error("deadline exceeded: {message}")]
+    DeadlineExceeded {
+        /// The limit, and what was left.
+        message: String,
     },
 
     /// The request timed out or the connection failed: the write may or may not have happened.
@@ -262,7 +284,9 @@ impl Error {
                 }
                 entity.get_or_insert(at_entity);
             }
-            Error::ItemTooLarge { entity, .. } | Error::ConditionFailed { entity, .. } => {
+            Error::ItemTooLarge { entity, .. }
+            | Error::ConditionFailed { entity, .. }
+            | Error::OutOfRange { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
             _ => {}
@@ -278,7 +302,8 @@ impl Error {
             | Error::Encode { entity, .. }
             | Error::Key { entity, .. }
             | Error::ItemTooLarge { entity, .. }
-            | Error::ConditionFailed { entity, .. } => {
+            | Error::ConditionFailed { entity, .. }
+            | Error::OutOfRange { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
             _ => {}
@@ -311,6 +336,11 @@ impl Error {
         matches!(self, Error::NotFound { .. })
     }
 
+    /// True when arithmetic on a stored integer was refused (see [`Error::OutOfRange`]).
+    pub fn is_out_of_range(&self) -> bool {
+        matches!(self, Error::OutOfRange { .. })
+    }
+
     /// True when the client is not configured to send requests (see [`Error::Configuration`]).
     pub fn is_configuration(&self) -> bool {
         matches!(self, Error::Configuration { .. })
@@ -329,12 +359,14 @@ impl Error {
             Error::NotFound { .. } => "NotFound",
             Error::WrongEntity { .. } => "WrongEntity",
             Error::ItemTooLarge { .. } => "ItemTooLarge",
+            Error::OutOfRange { .. } => "OutOfRange",
             Error::Encode { .. } => "Encode",
             Error::Decode { .. } => "Decode",
             Error::Key { .. } => "Key",
             Error::InvalidCursor { .. } => "InvalidCursor",
             Error::BatchIncomplete { .. } => "BatchIncomplete",
             Error::Configuration { .. } => "Configuration",
+            Error::DeadlineExceeded { .. } => "DeadlineExceeded",
             Error::OutcomeUnknown { .. } => "OutcomeUnknown",
             Error::Service { .. } => "Service",
         }

@@ -174,6 +174,15 @@ pub struct EntityField<'a> {
     pub created_at: Flag,
     pub updated_at: Flag,
     pub ttl: Flag,
+    /// `#[dyno(key_format = "ordered" | "plain")]`: one form for every key segment of the field.
+    pub key_format: Option<KeyFormat>,
+}
+
+/// How a key field is written (see `dyno_core::key::KeyFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyFormat {
+    Ordered,
+    Plain,
 }
 
 impl EntityField<'_> {
@@ -199,6 +208,7 @@ const FIELD_KEYS: &[&str] = &[
     "created_at",
     "updated_at",
     "ttl",
+    "key_format",
 ];
 
 fn parse_template(cx: &Ctxt, lit: LitStr) -> Option<Template> {
@@ -356,10 +366,31 @@ impl<'a> EntityField<'a> {
         let mut created_at = Flag::none("created_at");
         let mut updated_at = Flag::none("updated_at");
         let mut ttl = Flag::none("ttl");
+        let mut key_format = Attr::none("key_format");
         for_each_dyno_attr(cx, &field.attrs, |meta| {
             let flag = match key_name(&meta).as_str() {
                 "rename" => {
                     rename.set(cx, &meta.path, nonempty_string(&meta)?);
+                    return Ok(());
+                }
+                "key_format" => {
+                    let lit = string_value(&meta)?;
+                    let format = match lit.value().as_str() {
+                        "ordered" => KeyFormat::Ordered,
+                        "plain" => KeyFormat::Plain,
+                        other => {
+                            cx.error_spanned_by(
+                                &lit,
+                                format!(
+                                    "unknown key format {other:?}; expected \"ordered\" (fixed \
+                                     width, sorts numerically) or \"plain\" (decimal text, as \
+                                     other clients write keys)"
+                                ),
+                            );
+                            return Ok(());
+                        }
+                    };
+                    key_format.set(cx, &meta.path, format);
                     return Ok(());
                 }
                 "skip" => &mut skip,
@@ -390,6 +421,7 @@ impl<'a> EntityField<'a> {
             created_at,
             updated_at,
             ttl,
+            key_format: key_format.get(),
         })
     }
 }
@@ -402,6 +434,10 @@ pub enum KeyPartInput<'a> {
     Enum {
         ident: &'a Ident,
         variants: Vec<(&'a Ident, String, Span)>,
+        /// Other spellings a variant is read from: (index in `variants`, text, span).
+        aliases: Vec<(usize, String, Span)>,
+        /// Names and aliases are read in any ASCII case (`#[dyno(case_insensitive)]`).
+        case_insensitive: bool,
         attribute: bool,
     },
     Newtype {
@@ -411,7 +447,7 @@ pub enum KeyPartInput<'a> {
     },
 }
 
-const KEYPART_KEYS: &[&str] = &["rename_all", "no_attribute"];
+const KEYPART_KEYS: &[&str] = &["rename_all", "no_attribute", "case_insensitive"];
 const RENAME_ALL: &[&str] = &[
     "lowercase",
     "UPPERCASE",
@@ -427,6 +463,7 @@ impl<'a> KeyPartInput<'a> {
         no_generics(cx, input, "KeyPart");
         let mut rename_all: Attr<LitStr> = Attr::none("rename_all");
         let mut no_attribute = Flag::none("no_attribute");
+        let mut case_insensitive = Flag::none("case_insensitive");
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "rename_all" => {
@@ -447,6 +484,10 @@ impl<'a> KeyPartInput<'a> {
                     no_value(&meta)?;
                     no_attribute.set(cx, &meta.path);
                 }
+                "case_insensitive" => {
+                    no_value(&meta)?;
+                    case_insensitive.set(cx, &meta.path);
+                }
                 _ => {
                     return unknown_key_continue(
                         cx,
@@ -463,6 +504,7 @@ impl<'a> KeyPartInput<'a> {
         match &input.data {
             Data::Enum(e) => {
                 let mut variants = Vec::new();
+                let mut aliases = Vec::new();
                 for v in &e.variants {
                     if !matches!(v.fields, Fields::Unit) {
                         cx.error_spanned_by(v, format!("`#[derive(KeyPart)]` on an enum needs unit variants (encoded by name); `{}` has fields", v.ident));
@@ -472,12 +514,16 @@ impl<'a> KeyPartInput<'a> {
                     for_each_dyno_attr(cx, &v.attrs, |meta| {
                         match key_name(&meta).as_str() {
                             "rename" => rename.set(cx, &meta.path, nonempty_string(&meta)?),
+                            "alias" => {
+                                let lit = nonempty_string(&meta)?;
+                                aliases.push((variants.len(), lit.value(), lit.span()));
+                            }
                             _ => {
                                 return unknown_key_continue(
                                     cx,
                                     &meta,
                                     "#[dyno(...)] on a variant",
-                                    &["rename"],
+                                    &["rename", "alias"],
                                 )
                             }
                         }
@@ -507,12 +553,17 @@ impl<'a> KeyPartInput<'a> {
                 Some(KeyPartInput::Enum {
                     ident: &input.ident,
                     variants,
+                    aliases,
+                    case_insensitive: case_insensitive.get(),
                     attribute,
                 })
             }
             Data::Struct(s) if s.fields.len() == 1 && !matches!(s.fields, Fields::Named(_)) => {
                 if rename_all.is_some() {
                     cx.error_spanned_by(&input.ident, "`rename_all` applies to enums only");
+                }
+                if case_insensitive.get() {
+                    cx.error_spanned_by(&input.ident, "`case_insensitive` applies to enums only");
                 }
                 let inner = &s.fields.iter().next()?.ty;
                 Some(KeyPartInput::Newtype {

@@ -226,27 +226,64 @@ pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
 /// Checks a key-part declaration.
 pub fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
     if let KeyPartInput::Enum {
-        ident, variants, ..
+        ident,
+        variants,
+        aliases,
+        case_insensitive,
+        ..
     } = input
     {
-        let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
-        for (v, name, span) in variants {
+        // Every spelling a value is read from (names, then aliases) belongs to one variant:
+        // compared in lowercase when reads ignore case.
+        let mut seen: BTreeMap<String, (&syn::Ident, &str, &str)> = BTreeMap::new();
+        let spellings = variants
+            .iter()
+            .map(|(v, name, span)| (*v, name, *span, "encoded as"))
+            .chain(
+                aliases
+                    .iter()
+                    .map(|(i, alias, span)| (variants[*i].0, alias, *span, "read from")),
+            );
+        for (v, name, span, how) in spellings {
             if name.contains('#') {
-                cx.error_at(*span, format!("variant `{v}` is encoded as {name:?}, which contains the key delimiter `#`"));
+                cx.error_at(
+                    span,
+                    format!(
+                        "variant `{v}` is {how} {name:?}, which contains the key delimiter `#`"
+                    ),
+                );
             }
             if name.is_empty() {
                 cx.error_at(
-                    *span,
+                    span,
                     format!("variant `{v}` is encoded as an empty string; give it a name"),
                 );
             }
-            if let Some(prev) = seen.insert(name.as_str(), v) {
-                cx.error_at(
-                    *span,
+            let folded = if *case_insensitive {
+                name.to_ascii_lowercase()
+            } else {
+                name.clone()
+            };
+            match seen.get(&folded) {
+                Some((prev, _, _)) if *prev == v && how == "read from" => cx.error_at(
+                    span,
+                    format!("alias {name:?} of `{v}` repeats one of its spellings"),
+                ),
+                Some((prev, prev_name, prev_how)) => cx.error_at(
+                    span,
                     format!(
-                        "variants `{prev}` and `{v}` of `{ident}` are both encoded as {name:?}"
+                        "variants `{prev}` and `{v}` of `{ident}` are both {} {name:?}{}",
+                        if *prev_how == how { how } else { "read from" },
+                        if *case_insensitive && *prev_name != name.as_str() {
+                            format!(" (as {prev_name:?}, ignoring case)")
+                        } else {
+                            String::new()
+                        }
                     ),
-                );
+                ),
+                None => {
+                    seen.insert(folded, (v, name.as_str(), how));
+                }
             }
         }
     }

@@ -464,3 +464,111 @@ async fn duplicate_keys_are_refused_before_sending() {
     assert!(matches!(err, Error::Validation { .. }), "{err}");
     assert_eq!(store.counts().total(), 0);
 }
+
+/// The batch's deadline in time, beside its budget in attempts: on a backend that stalls (every
+/// BatchWriteItem waits forever) a 300-item batch returns at its deadline with every item and
+/// `DeadlineExceeded`, where without a deadline it would wait as long as the stall.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_backend_returns_every_item_at_the_batch_deadline() {
+    let store = faulty().await;
+    // Held pauses: every request the batch could make (12 chunks x 3 attempts) stalls.
+    let stalls: Vec<_> = (0..40).map(|_| store.pause_next(Op::BatchWrite)).collect();
+    let mut batch = BatchWriter::new()
+        .retry(fast(3))
+        .concurrency(4)
+        .deadline(Duration::from_millis(300));
+    batch
+        .put_all(&(0..300).map(product).collect::<Vec<_>>())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(10), batch.send(&store))
+        .await
+        .expect("the batch returns at its deadline, not when the stall ends");
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+    let Err(Error::BatchIncomplete {
+        unprocessed_writes,
+        causes,
+        ..
+    }) = result
+    else {
+        panic!("{result:?}")
+    };
+    let left: BTreeSet<usize> = unprocessed_writes
+        .iter()
+        .map(|w| number_of(write_key(w)))
+        .collect();
+    assert_eq!(left, (0..300).collect(), "every item is returned");
+    assert!(
+        causes
+            .iter()
+            .any(|c| matches!(c, Error::DeadlineExceeded { .. })
+                && c.to_string().contains("300ms")),
+        "{causes:?}"
+    );
+    // Only the first requests were made: nothing is sent after the deadline.
+    assert_eq!(store.calls(Op::BatchWrite), 4);
+    assert!(stored(&store).await.is_empty());
+    drop(stalls);
+}
+
+/// On a slow backend the deadline cuts the batch part-way: what was written is stored, what was
+/// not is returned, none lost, none both; a batch get on a stall returns every key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_backend_is_cut_at_the_deadline_with_every_item_accounted_for() {
+    let store = faulty().await;
+    store.set_latency(Op::BatchWrite, Some(Duration::from_millis(100)));
+    let mut batch = BatchWriter::new()
+        .retry(fast(3))
+        .concurrency(2)
+        .deadline(Duration::from_millis(450));
+    batch
+        .put_all(&(0..1000).map(product).collect::<Vec<_>>())
+        .unwrap();
+    let started = std::time::Instant::now();
+    let report = tokio::time::timeout(Duration::from_secs(10), batch.run(&store))
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    let left: BTreeSet<usize> = report
+        .unprocessed
+        .iter()
+        .map(|w| number_of(write_key(w)))
+        .collect();
+    let written = stored(&store).await;
+    assert!(
+        !written.is_empty() && !left.is_empty(),
+        "cut part-way: {} written",
+        written.len()
+    );
+    assert_eq!(written.len(), report.written);
+    assert!(written.is_disjoint(&left));
+    assert_eq!(
+        written.union(&left).count(),
+        1000,
+        "every item accounted for"
+    );
+    assert!(report
+        .errors
+        .iter()
+        .all(|e| matches!(e, Error::DeadlineExceeded { .. })));
+
+    let _stall = store.pause_next(Op::BatchGet);
+    let get = BatchGet::new(keys(0..50))
+        .retry(fast(3))
+        .deadline(Duration::from_millis(200));
+    let report = tokio::time::timeout(Duration::from_secs(10), get.run(&store))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.unprocessed.len(), 50);
+    assert!(matches!(
+        report.errors[..],
+        [Error::DeadlineExceeded { .. }]
+    ));
+}

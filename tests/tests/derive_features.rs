@@ -153,7 +153,7 @@ fn field_attributes_shape_the_item() {
     assert_eq!(it["SK"], s("TX#2024-05-01#0000000007"));
     assert_eq!(it["GSI1PK"], s("FLAG#fraud"));
     assert_eq!(it["GSI1SK"], s("2024-05-01#0000000007"));
-    assert_eq!(it["GSI2PK"], s("REGION#eu#001"));
+    assert_eq!(it["GSI2PK"], s("REGION#eu#1"));
     assert_eq!(it["GSI2SK"], s("00000000000000000500"));
     assert_eq!(it["LSI1SK"], s("AMOUNT#00000000000000000500"));
     let day = match &it["DAYPK"] {
@@ -306,7 +306,7 @@ fn composite_sort_key_conditions_go_part_by_part() {
     assert_eq!(q.partition_value, s("FLAG#fraud"));
     assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("2024-05-01#"))));
     let q = kc(Tx::gsi2(Region::Us, 3u8).amount_gt(10u64).into_query());
-    assert_eq!(q.partition_value, s("REGION#us#003"));
+    assert_eq!(q.partition_value, s("REGION#us#3"));
     let q = kc(Tx::lsi1("a1").amount_ge(10u64).into_query());
     assert_eq!(
         q.partition_name, "PK",
@@ -645,7 +645,7 @@ async fn tables_without_sort_key_and_composite_partitions() {
     };
     assert_eq!(
         t.key().unwrap(),
-        [("PK".to_owned(), s("ORG#acme#TEAM#00007"))]
+        [("PK".to_owned(), s("ORG#acme#TEAM#7"))]
             .into_iter()
             .collect::<Item>()
     );

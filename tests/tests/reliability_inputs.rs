@@ -171,6 +171,54 @@ async fn row03_key_over_dynamodbs_size_limits_is_refused_before_sending_naming_e
     assert_eq!(store.counts().total(), 0, "nothing was sent");
 }
 
+/// Index keys are checked like primary keys: before sending, naming the entity, the index and
+/// the field (the store used to refuse them naming only `GSI1PK`).
+#[tokio::test]
+async fn row57_index_key_over_dynamodbs_size_limits_is_refused_before_sending_naming_entity_index_and_field(
+) {
+    let store = dyno_tests::fault::FaultStore::new(store().await);
+    let product = |category: String| Product {
+        product_id: "p1".into(),
+        name: "Pen".into(),
+        category,
+        price_cents: 150,
+        stock: 3,
+    };
+    let long = product("c".repeat(3000));
+    let errors = [
+        long.put().send(&store).await.unwrap_err(),
+        long.create().send(&store).await.unwrap_err(),
+        BatchWriter::new().put(&long).map(|_| ()).unwrap_err(),
+        Transaction::new()
+            .put(&long)
+            .send(&store)
+            .await
+            .unwrap_err(),
+        Product::update(Product::key("p1").unwrap())
+            .set(
+                Path::attr("GSI1PK"),
+                dyno_core::expr::SetValue::value(s(&format!("CATEGORY#{}", "c".repeat(3000)))),
+            )
+            .send(&store)
+            .await
+            .unwrap_err(),
+    ];
+    for (i, err) in errors.iter().enumerate() {
+        assert!(matches!(err, Error::Key { .. }), "#{i}: {err:?}");
+        let text = err.to_string();
+        for says in ["Product", "GSI1PK of index GSI1", "`category`", "2048"] {
+            assert!(text.contains(says), "#{i}: {text}");
+        }
+    }
+    assert_eq!(store.counts().total(), 0, "nothing was sent");
+    // At the limit it is accepted: "CATEGORY#" and 2,039 bytes.
+    product("c".repeat(2048 - "CATEGORY#".len()))
+        .put()
+        .send(&store)
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn row04_ids_differing_only_in_case_are_distinct_items() {
     let store = store().await;
@@ -824,6 +872,45 @@ async fn row42_invalid_table_names_are_refused() {
             .await
             .unwrap_err();
         assert!(matches!(err, Error::Validation { .. }), "{bad}: {err:?}");
+    }
+}
+
+/// Regression (issue #14 item 3): a put of an entity whose version is `u64::MAX` overflowed
+/// `version + 1` (a panic in debug builds, version 0 in release).
+#[tokio::test]
+async fn row60_put_of_a_version_at_u64_max_is_out_of_range_and_writes_nothing() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "version-max").await;
+        let store = &*store;
+        let mut o = order("ann", "1");
+        o.version = u64::MAX;
+        for err in [
+            o.put().send(store).await.unwrap_err(),
+            o.replace().send(store).await.unwrap_err(),
+            BatchWriter::new()
+                .put_ignoring_version(&o)
+                .map(|_| ())
+                .unwrap_err(),
+        ] {
+            let Error::OutOfRange { entity, field, .. } = &err else {
+                panic!("{who}: {err:?}")
+            };
+            assert_eq!(
+                (*entity, field.as_str()),
+                (Some("Order"), "version"),
+                "{who}"
+            );
+            assert!(
+                err.to_string().contains("nothing was written"),
+                "{who}: {err}"
+            );
+        }
+        assert!(Order::get(Order::key("ann", "1").unwrap())
+            .send(store)
+            .await
+            .unwrap()
+            .is_none());
     }
 }
 

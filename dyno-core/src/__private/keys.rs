@@ -6,8 +6,8 @@
 
 pub use crate::entity::recover::KeySource;
 use crate::error::{Error, Result};
-use crate::key::{KeyPart, Template, DELIMITER};
-use crate::value::{AttributeValue, FromAttribute, Item};
+use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
+use crate::value::{describe, AttributeValue, FromAttribute, Item};
 
 /// A key field's value, to encode as one key segment.
 #[derive(Debug)]
@@ -15,15 +15,17 @@ pub struct Part<'a, T>(pub &'a T);
 
 /// Encoding of a [`Part`] whose type has `KeyPart`.
 pub trait EncodePart {
-    /// The value as one key segment.
-    fn encode_part(&self) -> Result<String>;
-    /// The value as a key-segment prefix (`begins_with` on a partial value).
-    fn encode_part_prefix(&self) -> Result<String>;
-    /// Appends the value's segment to `out`, the key being built from `template`: the appended
-    /// segment must be non-empty and free of the delimiter. Errors name the entity and field.
+    /// The value as one key segment in `format`.
+    fn encode_part(&self, format: KeyFormat) -> Result<String>;
+    /// The value as a key-segment prefix in `format` (`begins_with` on a partial value).
+    fn encode_part_prefix(&self, format: KeyFormat) -> Result<String>;
+    /// Appends the value's segment in `format` to `out`, the key being built from `template`:
+    /// the appended segment must be non-empty and free of the delimiter. Errors name the entity
+    /// and field.
     fn write_part(
         &self,
         out: &mut String,
+        format: KeyFormat,
         template: &Template,
         entity: &'static str,
         field: &'static str,
@@ -31,26 +33,27 @@ pub trait EncodePart {
 }
 
 impl<T: KeyPart> EncodePart for Part<'_, T> {
-    fn encode_part(&self) -> Result<String> {
+    fn encode_part(&self, format: KeyFormat) -> Result<String> {
         let mut out = String::new();
-        self.0.encode_key(&mut out)?;
+        self.0.encode_as(format, &mut out)?;
         Ok(out)
     }
-    fn encode_part_prefix(&self) -> Result<String> {
+    fn encode_part_prefix(&self, format: KeyFormat) -> Result<String> {
         let mut out = String::new();
-        self.0.encode_prefix(&mut out)?;
+        self.0.encode_prefix_as(format, &mut out)?;
         Ok(out)
     }
     #[inline]
     fn write_part(
         &self,
         out: &mut String,
+        format: KeyFormat,
         template: &Template,
         entity: &'static str,
         field: &'static str,
     ) -> Result<()> {
         let start = out.len();
-        match self.0.encode_key(out) {
+        match self.0.encode_as(format, out) {
             Ok(()) => check_segment(&out[start..], template, entity, field),
             Err(e) => Err(key_error(e, entity, field)),
         }
@@ -60,17 +63,18 @@ impl<T: KeyPart> EncodePart for Part<'_, T> {
 /// Fallback when the type has no `KeyPart`; only reached in code that does not compile anyway.
 pub trait EncodePartFallback {
     /// Always an error.
-    fn encode_part(&self) -> Result<String> {
+    fn encode_part(&self, _format: KeyFormat) -> Result<String> {
         Err(Error::key(None, "type has no KeyPart impl"))
     }
     /// Always an error.
-    fn encode_part_prefix(&self) -> Result<String> {
+    fn encode_part_prefix(&self, _format: KeyFormat) -> Result<String> {
         Err(Error::key(None, "type has no KeyPart impl"))
     }
     /// Always an error.
     fn write_part(
         &self,
         _out: &mut String,
+        _format: KeyFormat,
         _template: &Template,
         entity: &'static str,
         field: &'static str,
@@ -404,14 +408,20 @@ mod tests {
     fn write_part_appends_and_checks_the_segment() {
         let mut key = String::from("USER#");
         Part(&"a#b".to_owned())
-            .write_part(&mut key, &PK, "User", "user_id")
+            .write_part(&mut key, KeyFormat::Plain, &PK, "User", "user_id")
             .unwrap();
         assert_eq!(key, "USER#a%23b");
         assert_eq!(Part(&"abc".to_owned()).len_hint(), 3);
         assert_eq!((&Part(&7u32)).len_hint(), 24);
 
         let err = Part(&Raw("x#y"))
-            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .write_part(
+                &mut String::from("USER#"),
+                KeyFormat::Plain,
+                &PK,
+                "User",
+                "user_id",
+            )
             .unwrap_err()
             .to_string();
         assert!(
@@ -419,13 +429,19 @@ mod tests {
             "{err}"
         );
         let err = Part(&Raw(""))
-            .write_part(&mut String::from("USER#"), &PK, "User", "user_id")
+            .write_part(
+                &mut String::from("USER#"),
+                KeyFormat::Plain,
+                &PK,
+                "User",
+                "user_id",
+            )
             .unwrap_err()
             .to_string();
         assert!(err.contains("empty") && err.contains("user_id"), "{err}");
         // The type's own refusal is kept, with the entity and field added.
         let err = Part(&String::new())
-            .write_part(&mut String::new(), &PK, "User", "user_id")
+            .write_part(&mut String::new(), KeyFormat::Plain, &PK, "User", "user_id")
             .unwrap_err()
             .to_string();
         assert!(

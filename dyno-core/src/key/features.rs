@@ -203,6 +203,17 @@ mod decimal_impls {
             Ok(())
         }
 
+        /// Plain decimal text of the normalized value (`19.95`, `-3`, `0`): one spelling per
+        /// value, as `1.50` and `1.5` are one key.
+        fn encode_plain(&self, out: &mut String) -> Result<()> {
+            let _ = write!(out, "{}", self.normalize());
+            Ok(())
+        }
+
+        fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+            self.encode_plain(out)
+        }
+
         fn decode_key(segment: &str) -> Result<Self> {
             let negative = match segment.as_bytes().first() {
                 Some(b'O') if segment.len() == 1 => return Ok(Decimal::ZERO),

@@ -41,7 +41,7 @@ impl KeyPart for bool {
 }
 
 // Unsigned integers: zero-padded to the width of the type's maximum, so string order is numeric
-// order. Unpadded decimals (conventional keys from other clients) also parse.
+// order; plain decimals where order is not queried (`KeyFormat::Plain`). Both parse.
 macro_rules! unsigned {
     ($($t:ty),*) => {$(
         impl KeyPart for $t {
@@ -50,6 +50,14 @@ macro_rules! unsigned {
                 const WIDTH: usize = <$t>::MAX.ilog10() as usize + 1;
                 let _ = write!(out, "{:0width$}", self, width = WIDTH);
                 Ok(())
+            }
+            fn encode_plain(&self, out: &mut String) -> Result<()> {
+                use std::fmt::Write;
+                let _ = write!(out, "{self}");
+                Ok(())
+            }
+            fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+                self.encode_plain(out)
             }
             fn decode_key(segment: &str) -> Result<Self> {
                 if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
@@ -79,6 +87,14 @@ macro_rules! signed {
                 let shifted = (*self as $u) ^ (1 << (<$u>::BITS - 1));
                 let _ = write!(out, "{:0width$}", shifted, width = WIDTH);
                 Ok(())
+            }
+            fn encode_plain(&self, out: &mut String) -> Result<()> {
+                use std::fmt::Write;
+                let _ = write!(out, "{self}");
+                Ok(())
+            }
+            fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+                self.encode_plain(out)
             }
             fn decode_key(segment: &str) -> Result<Self> {
                 const WIDTH: usize = <$u>::MAX.ilog10() as usize + 2;
@@ -138,5 +154,49 @@ mod tests {
         assert_eq!(i8::decode_key("100").unwrap(), 100);
         assert!(i8::decode_key("+5").is_err());
         assert!(i8::decode_key("0300").is_err());
+    }
+
+    #[test]
+    fn plain_integers_are_decimal_text_and_both_forms_decode_to_one_value() {
+        use crate::key::KeyFormat::{Ordered, Plain};
+        fn both<T: KeyPart + PartialEq + std::fmt::Debug + Copy>(v: T, plain: &str) {
+            let (mut p, mut o) = (String::new(), String::new());
+            v.encode_as(Plain, &mut p).unwrap();
+            v.encode_as(Ordered, &mut o).unwrap();
+            assert_eq!(p, plain);
+            assert_eq!(T::decode_key(&p).unwrap(), v, "{p}");
+            assert_eq!(T::decode_key(&o).unwrap(), v, "{o}");
+        }
+        both(123u64, "123");
+        both(0u32, "0");
+        both(u128::MAX, "340282366920938463463374607431768211455");
+        both(-12i64, "-12");
+        both(i64::MIN, "-9223372036854775808");
+        both(i8::MAX, "127");
+        both(i8::MIN, "-128");
+        // A plain i32 whose text is as long as the offset form cannot be: no plain i32 has 11
+        // digits, so the two forms never meet.
+        both(i32::MAX, "2147483647");
+        // Strings and bools have one form.
+        let mut p = String::new();
+        "a#b".to_owned().encode_as(Plain, &mut p).unwrap();
+        assert_eq!(p, "a%23b");
+    }
+
+    #[cfg(feature = "rust_decimal")]
+    #[test]
+    fn plain_decimals_are_normalized_text() {
+        use rust_decimal::Decimal;
+        for (v, plain) in [
+            (Decimal::new(1950, 2), "19.5"),
+            (Decimal::new(-300, 2), "-3"),
+            (Decimal::new(0, 3), "0"),
+            (Decimal::new(-0, 3), "0"),
+        ] {
+            let mut p = String::new();
+            v.encode_plain(&mut p).unwrap();
+            assert_eq!(p, plain);
+            assert_eq!(Decimal::decode_key(&p).unwrap(), v);
+        }
     }
 }

@@ -5,10 +5,14 @@
 //! - a string segment never contains the delimiter `#`: `#` is written `%23` and `%` is written
 //!   `%25`. The escape works character by character, so `escape(a + b) = escape(a) + escape(b)`
 //!   and `begins_with` on an escaped prefix matches exactly the values with that prefix;
-//! - integers are fixed width, so string order is numeric order: unsigned ones zero-padded to
-//!   the width of their maximum (`u32` 7 is `0000000007`), signed ones offset by their minimum and
+//! - integers have two forms ([`KeyFormat`]). Where the order of a segment is queried (sort keys)
+//!   they are fixed width, so string order is numeric order: unsigned ones zero-padded to the
+//!   width of their maximum (`u32` 7 is `0000000007`), signed ones offset by their minimum and
 //!   padded one digit wider (`i32` 0 is `02147483648`), so that no plain decimal of the type has
-//!   their width and conventional keys (`-12`, `1000000000`) are never misread as offset forms;
+//!   their width and conventional keys (`-12`, `1000000000`) are never misread as offset forms.
+//!   Where it is not (partition keys, only ever compared for equality) they are plain decimals,
+//!   `USER#123`, the form other clients and the tutorial write. Decoding reads both forms;
+//! - decimals likewise: an order-preserving form in sort keys, plain text in partition keys;
 //! - uuids, timestamps, dates and decimals (behind features) have fixed, order-preserving forms;
 //!   see the `features` impls on [`KeyPart`];
 //! - decoding is exact for everything dyno writes, and conventional keys written by other clients
@@ -42,8 +46,80 @@ pub trait KeyPart: Sized {
         self.encode_key(out)
     }
 
+    /// Appends this value's segment in its plain form ([`KeyFormat::Plain`]), written where the
+    /// segment's order is never queried (partition keys): integers and decimals as plain decimal
+    /// text (`123`, `-12`, `19.95`), as other clients write them. Every other type writes its
+    /// [`KeyPart::encode_key`] segment. [`KeyPart::decode_key`] reads both forms.
+    fn encode_plain(&self, out: &mut String) -> Result<()> {
+        self.encode_key(out)
+    }
+
+    /// [`KeyPart::encode_prefix`] in the plain form: a type that overrides
+    /// [`KeyPart::encode_plain`] overrides this too.
+    fn encode_plain_prefix(&self, out: &mut String) -> Result<()> {
+        self.encode_prefix(out)
+    }
+
+    /// Appends this value's segment in `format`.
+    fn encode_as(&self, format: KeyFormat, out: &mut String) -> Result<()> {
+        match format {
+            KeyFormat::Ordered => self.encode_key(out),
+            KeyFormat::Plain => self.encode_plain(out),
+        }
+    }
+
+    /// Appends this value's prefix segment (`begins_with`) in `format`.
+    fn encode_prefix_as(&self, format: KeyFormat, out: &mut String) -> Result<()> {
+        match format {
+            KeyFormat::Ordered => self.encode_prefix(out),
+            KeyFormat::Plain => self.encode_plain_prefix(out),
+        }
+    }
+
     /// Parses one whole segment.
     fn decode_key(segment: &str) -> Result<Self>;
+}
+
+/// How a key field is written into one segment of a key.
+///
+/// `#[derive(Entity)]` writes a field in a partition-key template (the table's `pk`, an index's
+/// `pk`) in [`KeyFormat::Plain`], and in a sort-key template in [`KeyFormat::Ordered`]: only
+/// sort keys are compared by order (`between`, `<`, `begins_with` on a prefix), and plain
+/// partition keys (`USER#123`) are the ones other clients read and write. A field can choose
+/// one form for all its segments with `#[dyno(key_format = "ordered")]` or `"plain"`; the form
+/// only changes what is written, as decoding reads both.
+///
+/// The form matters only for integers and decimals; other types have one form.
+///
+/// # Data written padded by earlier versions
+///
+/// Before this choice existed, dyno wrote every integer zero-padded and every decimal in its
+/// order-preserving form, partition keys included (`USER#00000000000000000123`). Those items
+/// still decode (scans and queries of their partition read them), but a typed key now builds
+/// `USER#123`, so a get misses them and a put writes a second item. To keep such a table as it
+/// is, mark the field `#[dyno(key_format = "ordered")]`: it is then written padded everywhere, as
+/// before. To move to the plain form, rewrite the items (read each through a scan, put it, delete
+/// the padded key) before switching readers over.
+///
+/// Sort keys are unchanged (ordered by default). A table whose sort keys were written by other
+/// clients in plain text (`ORDER#456`) marks those fields `key_format = "plain"`, and gives up
+/// numeric order in range conditions on them (`"10" < "9"`).
+///
+/// ```
+/// use dyno_core::key::{KeyFormat, KeyPart};
+/// let mut plain = String::new();
+/// 123u64.encode_as(KeyFormat::Plain, &mut plain).unwrap();
+/// let mut ordered = String::new();
+/// 123u64.encode_as(KeyFormat::Ordered, &mut ordered).unwrap();
+/// assert_eq!((plain.as_str(), ordered.as_str()), ("123", "00000000000000000123"));
+/// assert_eq!(u64::decode_key(&plain).unwrap(), u64::decode_key(&ordered).unwrap());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyFormat {
+    /// Fixed width or otherwise order-preserving: string order is the values' order.
+    Ordered,
+    /// Plain text (`123`), as other clients write keys; no order between segments.
+    Plain,
 }
 
 /// Escapes `value` into `out` so that it contains no [`DELIMITER`].

@@ -22,6 +22,13 @@
 //! retries ([`RetryPolicy::total_backoff`] plus the requests' own time limits), not every
 //! chunk's. A configuration error ([`Error::Configuration`]) or a missing table stops the batch
 //! at once: every other request would fail the same way.
+//!
+//! A deadline in time, beside the budget in attempts: with [`BatchWriter::deadline`] (or
+//! [`BatchGet::deadline`]) the batch returns within that time whatever the backend does. When it
+//! passes, nothing more is sent, backoff waits end, and requests still in flight are abandoned:
+//! their items are returned as not processed, with [`Error::DeadlineExceeded`] as the cause (a
+//! write in flight may or may not have been applied; batch puts and deletes are idempotent, so
+//! sending them again is safe).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -29,6 +36,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 use futures::StreamExt;
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
@@ -129,9 +137,11 @@ fn stops_the_batch(e: &Error) -> bool {
     )
 }
 
-/// The retry budget every chunk of one batch draws from (see the module docs).
+/// The retry budget every chunk of one batch draws from, and its deadline (see the module docs).
 struct Budget {
     policy: RetryPolicy,
+    /// When the batch must have returned, and the duration it was given (for messages).
+    deadline: Option<(Instant, Duration)>,
     state: std::sync::Mutex<BudgetState>,
 }
 
@@ -144,10 +154,31 @@ struct BudgetState {
 }
 
 impl Budget {
-    fn new(policy: RetryPolicy) -> Self {
+    fn new(policy: RetryPolicy, deadline: Option<Duration>) -> Self {
         Budget {
             policy,
+            deadline: deadline.map(|d| (Instant::now() + d, d)),
             state: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The error of work the deadline cut: `what` says what was left.
+    fn deadline_error(&self, what: String) -> Error {
+        let given = self.deadline.map(|(_, d)| d).unwrap_or_default();
+        Error::DeadlineExceeded {
+            message: format!("the batch's deadline of {given:?} passed: {what}"),
+        }
+    }
+
+    fn expired(&self) -> bool {
+        self.deadline.is_some_and(|(at, _)| Instant::now() >= at)
+    }
+
+    /// Runs `work`, or gives up on it when the deadline passes first (`None`).
+    async fn within<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
+        match self.deadline {
+            None => Some(work.await),
+            Some((at, _)) => tokio::time::timeout_at(at, work).await.ok(),
         }
     }
 
@@ -233,6 +264,7 @@ pub struct BatchWriter {
     seen: HashSet<Vec<u8>>,
     concurrency: usize,
     retry: RetryPolicy,
+    deadline: Option<Duration>,
 }
 
 impl fmt::Debug for BatchWriter {
@@ -241,6 +273,7 @@ impl fmt::Debug for BatchWriter {
             .field("writes", &self.writes.len())
             .field("concurrency", &self.concurrency)
             .field("retry", &self.retry)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
@@ -252,6 +285,7 @@ impl Default for BatchWriter {
             seen: HashSet::new(),
             concurrency: 4,
             retry: RetryPolicy::default(),
+            deadline: None,
         }
     }
 }
@@ -295,6 +329,14 @@ impl BatchWriter {
     /// The retry policy.
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
         self.retry = policy;
+        self
+    }
+
+    /// Returns within `deadline` of being run, whatever the backend does (see the module docs):
+    /// what is not written by then is returned with [`Error::DeadlineExceeded`]. Without it the
+    /// batch is bounded by its [`RetryPolicy`] and each request's own time limits.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
         self
     }
 
@@ -447,7 +489,7 @@ impl BatchWriter {
     /// Writes everything it can and reports what it could not; never fails as a whole.
     pub async fn run<S: Store + ?Sized>(self, store: &S) -> BatchWriteReport {
         let span = tracing::debug_span!("dyno.batch_write", writes = self.writes.len());
-        let budget = Budget::new(self.retry);
+        let budget = Budget::new(self.retry, self.deadline);
         let budget = &budget;
         let chunks = Self::chunks(self.writes);
         let outcomes: Vec<ChunkOutcome<WriteRequest>> = futures::stream::iter(chunks)
@@ -513,8 +555,11 @@ impl BatchWriter {
 /// The causes of an incomplete batch (one per distinct message, oldest first), or the one error
 /// to return instead: when nothing was done and a single kind of non-retryable error is why.
 fn incomplete(untouched: bool, mut errors: Vec<Error>) -> Result<Vec<Error>> {
+    // A deadline leaves items, never a reason not to return them.
+    let deadline = |e: &Error| matches!(e, Error::DeadlineExceeded { .. });
     if untouched
         && !errors.is_empty()
+        && !errors.iter().any(deadline)
         && errors.iter().all(|e| !retryable(e))
         && errors.iter().all(|e| e.kind() == errors[0].kind())
     {
@@ -558,13 +603,32 @@ where
     let max = policy.max_attempts.max(1);
     let mut last_error = None;
     loop {
+        if budget.expired() {
+            budget.stop();
+            out.error = Some(budget.deadline_error(format!(
+                "{} item(s) of a chunk not sent{}",
+                out.pending.len(),
+                last_error
+                    .map(|e| format!(" (its last error: {e})"))
+                    .unwrap_or_default()
+            )));
+            return out;
+        }
         if budget.stopped() {
             out.error = out.error.or(last_error);
             return out;
         }
         out.attempts += 1;
         let sent = out.pending.len();
-        match send(out.pending.clone()).await {
+        let Some(result) = budget.within(send(out.pending.clone())).await else {
+            budget.stop();
+            out.error = Some(budget.deadline_error(format!(
+                "a request with {sent} item(s) was in flight and is abandoned: they are returned \
+                 as not processed, and a write among them may or may not have been applied"
+            )));
+            return out;
+        };
+        match result {
             Ok((found, unprocessed)) => {
                 budget.succeeded();
                 last_error = None;
@@ -601,7 +665,10 @@ where
             out.error = last_error;
             return out;
         }
-        tokio::time::sleep(policy.delay(out.attempts - 1)).await;
+        // A backoff wait ends at the deadline; the loop then reports it.
+        let _ = budget
+            .within(tokio::time::sleep(policy.delay(out.attempts - 1)))
+            .await;
     }
 }
 
@@ -623,6 +690,7 @@ pub struct BatchGet<E: Entity> {
     consistent: bool,
     concurrency: usize,
     retry: RetryPolicy,
+    deadline: Option<Duration>,
     _e: PhantomData<fn() -> E>,
 }
 
@@ -661,6 +729,7 @@ impl<E: Entity> BatchGet<E> {
             consistent: false,
             concurrency: 4,
             retry: RetryPolicy::default(),
+            deadline: None,
             _e: PhantomData,
         }
     }
@@ -689,6 +758,13 @@ impl<E: Entity> BatchGet<E> {
         self
     }
 
+    /// Returns within `deadline` of being run, whatever the backend does: keys not read by then
+    /// are returned with [`Error::DeadlineExceeded`] (see [`BatchWriter::deadline`]).
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
     /// Reads everything it can and reports the keys it could not read. Fails only before
     /// sending (duplicate keys) or when a found item does not decode.
     pub async fn run<S: Store + ?Sized>(self, store: &S) -> Result<BatchGetReport<E>> {
@@ -712,7 +788,7 @@ impl<E: Entity> BatchGet<E> {
         }
         let span =
             tracing::debug_span!("dyno.batch_get", entity = E::ENTITY_TYPE, keys = keys.len());
-        let budget = Budget::new(self.retry);
+        let budget = Budget::new(self.retry, self.deadline);
         let budget = &budget;
         let consistent = self.consistent;
         let chunks: Vec<Vec<TableKey>> = keys

@@ -107,7 +107,14 @@ impl<'a, E: Entity> Put<'a, E> {
         };
         if let Some(attr) = E::VERSION_ATTRIBUTE {
             let v = self.entity.version().unwrap_or(0);
-            item.insert(attr.to_owned(), number(v + 1));
+            let next = v.checked_add(1).ok_or_else(|| crate::Error::OutOfRange {
+                entity: Some(E::ENTITY_TYPE),
+                field: attr.to_owned(),
+                message: format!(
+                    "version {v} is the largest a u64 holds, so a write cannot increment it"
+                ),
+            })?;
+            item.insert(attr.to_owned(), number(next));
             let check = match (self.mode, v) {
                 (PutMode::Create, _) => None,
                 (PutMode::Upsert, 0) => Some(item_absent::<E>()),

@@ -287,7 +287,7 @@ impl<T: FromItem> Query<T> {
     pub fn check(self) -> Result<Self> {
         match self.error {
             None => Ok(self),
-            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| crate::Error::clone(&shared))),
+            Some(e) => Err(Arc::try_unwrap(e).unwrap_or_else(|shared| Error::clone(&shared))),
         }
     }
 
@@ -295,7 +295,7 @@ impl<T: FromItem> Query<T> {
     fn built(&self) -> Result<()> {
         match &self.error {
             None => Ok(()),
-            Some(e) => Err(crate::Error::clone(e)),
+            Some(e) => Err(Error::clone(e)),
         }
     }
 

@@ -138,7 +138,7 @@ impl<T: FromItem> Scan<T> {
 
     fn lanes(&self) -> Result<Lanes> {
         if let Some(e) = &self.error {
-            return Err(crate::Error::clone(e));
+            return Err(Error::clone(e));
         }
         if self.segments == 0 || self.segments > MAX_SEGMENTS {
             return Err(Error::validation(format!(

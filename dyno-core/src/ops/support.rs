@@ -134,21 +134,62 @@ const MAX_SORT_KEY_BYTES: usize = 1024;
 
 /// Refuses a key (or an item's key) whose partition or sort key value is over DynamoDB's limits
 /// (2,048 and 1,024 bytes), naming the entity and the fields the key is made of, before anything
-/// is sent.
+/// is sent. The index keys an item carries are checked too (DynamoDB applies the same limits to
+/// them and refuses the whole write).
 pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
+    check_key_attributes::<E>(|name| item.get(name))
+}
+
+/// [`check_key_size`] on the key attributes `value_of` gives (an item's, or the values an update
+/// sets): the table's keys, then each index key of `E`.
+pub(crate) fn check_key_attributes<'v, E: Entity>(
+    value_of: impl Fn(&str) -> Option<&'v AttributeValue>,
+) -> Result<()> {
     let def = table_def::<E>();
-    let checks = [
+    let table_keys = [
         (
             Some(&def.partition_key),
             Some(E::PK),
             "partition",
             MAX_PARTITION_KEY_BYTES,
+            None,
         ),
-        (def.sort_key.as_ref(), E::SK, "sort", MAX_SORT_KEY_BYTES),
+        (
+            def.sort_key.as_ref(),
+            E::SK,
+            "sort",
+            MAX_SORT_KEY_BYTES,
+            None,
+        ),
     ];
-    for (attribute, template, which, limit) in checks {
+    let index_keys = E::INDEXES.iter().flat_map(|t| {
+        let index = def
+            .global_indexes
+            .iter()
+            .chain(&def.local_indexes)
+            .find(|i| i.name == t.index);
+        let local = def.local_indexes.iter().any(|i| i.name == t.index);
+        [
+            // A local index's partition key is the table's, checked above.
+            (
+                index.filter(|_| !local).map(|i| &i.partition_key),
+                Some(t.pk),
+                "partition",
+                MAX_PARTITION_KEY_BYTES,
+                Some(t.index),
+            ),
+            (
+                index.and_then(|i| i.sort_key.as_ref()),
+                t.sk,
+                "sort",
+                MAX_SORT_KEY_BYTES,
+                Some(t.index),
+            ),
+        ]
+    });
+    for (attribute, template, which, limit, index) in table_keys.into_iter().chain(index_keys) {
         let Some(attribute) = attribute else { continue };
-        let Some(value) = item.get(attribute.name.as_str()) else {
+        let Some(value) = value_of(attribute.name.as_str()) else {
             continue;
         };
         let size = crate::value::attribute_size(value);
@@ -161,9 +202,10 @@ pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
             return Err(Error::key(
                 Some(E::ENTITY_TYPE),
                 format!(
-                    "{which} key {} (from field{} {}) is {size} bytes, over DynamoDB's limit of \
+                    "{which} key {}{} (from field{} {}) is {size} bytes, over DynamoDB's limit of \
                      {limit} bytes",
                     attribute.name,
+                    index.map(|i| format!(" of index {i}")).unwrap_or_default(),
                     if fields.len() == 1 { "" } else { "s" },
                     fields.join(", ")
                 ),

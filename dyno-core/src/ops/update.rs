@@ -463,7 +463,7 @@ impl<E: Entity> UpdateBuilder<E> {
     pub fn check(mut self) -> Result<Self> {
         let index_keys = self.check_index_keys();
         if let Some(e) = self.key.error() {
-            return Err(crate::Error::clone(e).for_entity(E::ENTITY_TYPE));
+            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
         }
         if let Some(e) = self.error.take() {
             return Err(e);
@@ -559,6 +559,13 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
             UpdateOperand::Path(_) => 0,
         }
     }
+    // Index keys the update sets (a typed update rewrites them with the fields they are made of).
+    super::support::check_key_attributes::<E>(|name| {
+        update.set.iter().find_map(|(path, value)| match value {
+            SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
+            _ => None,
+        })
+    })?;
     let mut size = crate::value::item_size(key);
     for (path, value) in &update.set {
         let name = path.top().map_or(0, str::len);

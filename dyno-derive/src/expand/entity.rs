@@ -158,6 +158,23 @@ impl<'a> Gen<'a> {
         self.m.field(name).unwrap_or(&self.m.fields[0])
     }
 
+    /// How `field` is written in a partition-key template (`partition`) or a sort-key one: its
+    /// `key_format`, else plain in partition keys (compared for equality only, and the form other
+    /// clients write) and ordered in sort keys (compared by order).
+    pub fn key_format(&self, name: &str, partition: bool) -> TokenStream {
+        let p = &self.p;
+        let plain = match self.field(name).key_format {
+            Some(crate::ast::KeyFormat::Plain) => true,
+            Some(crate::ast::KeyFormat::Ordered) => false,
+            None => partition,
+        };
+        if plain {
+            quote!(#p::KeyFormat::Plain)
+        } else {
+            quote!(#p::KeyFormat::Ordered)
+        }
+    }
+
     /// The type a key argument for `field` has: the field's type, or `T` for an `Option<T>`.
     pub fn key_arg_ty(&self, name: &str) -> &'a Type {
         let f = self.field(name);
@@ -442,7 +459,8 @@ impl<'a> Gen<'a> {
     /// written into it and checked there. Every consumer of the key attribute calls it: `key`,
     /// `try_key`, `to_item`, query partitions, update setters and upsert keys. `extra`: bytes to
     /// reserve for a shard suffix.
-    fn key_fn_def(&self, t: &Template, tc: &Ident, extra: usize) -> TokenStream {
+    /// `partition`: `t` is a partition-key template (see [`Self::key_format`]).
+    fn key_fn_def(&self, t: &Template, tc: &Ident, extra: usize, partition: bool) -> TokenStream {
         let p = &self.p;
         let name = Self::key_fn_name(tc);
         let args = Self::template_args(t);
@@ -467,7 +485,8 @@ impl<'a> Gen<'a> {
             Seg::Lit(l) => quote!(__k.push_str(#l);),
             Seg::Field(f) => {
                 let id = self.field(f).ident;
-                quote!((&#p::Part(#id)).write_part(&mut __k, &#tc, __ENTITY, #f)?;)
+                let format = self.key_format(f, partition);
+                quote!((&#p::Part(#id)).write_part(&mut __k, #format, &#tc, __ENTITY, #f)?;)
             }
         });
         quote! {
@@ -482,18 +501,18 @@ impl<'a> Gen<'a> {
 
     /// Every key function: primary key, then each index's own keys.
     fn key_fn_defs(&self) -> TokenStream {
-        let mut out = self.key_fn_def(&self.m.pk, &format_ident!("__PK_T"), 0);
+        let mut out = self.key_fn_def(&self.m.pk, &format_ident!("__PK_T"), 0, true);
         if let Some(sk) = &self.m.sk {
-            out.extend(self.key_fn_def(sk, &format_ident!("__SK_T"), 0));
+            out.extend(self.key_fn_def(sk, &format_ident!("__SK_T"), 0, false));
         }
         for ix in &self.indexes {
             if ix.own_pk {
                 // `#<shard>`: at most 11 bytes.
                 let extra = if ix.shards > 0 { 11 } else { 0 };
-                out.extend(self.key_fn_def(ix.pk, &ix.pk_t, extra));
+                out.extend(self.key_fn_def(ix.pk, &ix.pk_t, extra, true));
             }
             if let Some(sk) = ix.sk {
-                out.extend(self.key_fn_def(sk, &ix.sk_t, 0));
+                out.extend(self.key_fn_def(sk, &ix.sk_t, 0, false));
             }
         }
         out

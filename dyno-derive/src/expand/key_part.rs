@@ -1,6 +1,10 @@
 //! `#[derive(KeyPart)]`: unit enums encode as their (renamed) variant name; newtypes delegate to
 //! their inner type. Both also get `ToAttribute`/`FromAttribute` (the same text, or the inner
 //! type's), unless `#[dyno(no_attribute)]`.
+//!
+//! An enum reads other spellings written by other clients: `#[dyno(alias = "shipped")]` on a
+//! variant (repeatable), and `#[dyno(case_insensitive)]` on the enum for names and aliases in any
+//! ASCII case. It always writes the variant's name. Keys and attributes read the same spellings.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -22,10 +26,38 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         KeyPartInput::Enum {
             ident,
             variants,
+            aliases,
+            case_insensitive,
             attribute,
         } => {
             let idents: Vec<_> = variants.iter().map(|(v, _, _)| *v).collect();
             let names: Vec<_> = variants.iter().map(|(_, n, _)| n.as_str()).collect();
+            // Every spelling read, with its variant: names first, then aliases.
+            let spellings: Vec<(&syn::Ident, &str)> = variants
+                .iter()
+                .map(|(v, n, _)| (*v, n.as_str()))
+                .chain(aliases.iter().map(|(i, a, _)| (variants[*i].0, a.as_str())))
+                .collect();
+            let read_idents: Vec<_> = spellings.iter().map(|(v, _)| *v).collect();
+            let read_names: Vec<_> = spellings.iter().map(|(_, n)| *n).collect();
+            let fold = case_insensitive.then(|| {
+                quote! {
+                    #(if s.eq_ignore_ascii_case(#read_names) {
+                        return ::core::option::Option::Some(#ident::#read_idents);
+                    })*
+                }
+            });
+            // One reader for keys and attributes.
+            let parse = quote! {
+                fn parse(s: &str) -> ::core::option::Option<#ident> {
+                    match s {
+                        #(#read_names => return ::core::option::Option::Some(#ident::#read_idents),)*
+                        _ => {}
+                    }
+                    #fold
+                    ::core::option::Option::None
+                }
+            };
             let expected = format!(
                 "one of {} for {ident}",
                 names
@@ -48,10 +80,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     impl #p::FromAttribute for #ident {
                         fn from_attribute(value: &#p::AttributeValue) -> #p::Result<Self> {
                             match value {
-                                #p::AttributeValue::S(s) => match s.as_str() {
-                                    #(#names => ::core::result::Result::Ok(#ident::#idents),)*
-                                    _ => ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe(value))),
-                                },
+                                #p::AttributeValue::S(s) => parse(s).ok_or_else(|| #p::Error::decode(#expected, #p::describe(value))),
                                 other => ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe(other))),
                             }
                         }
@@ -75,15 +104,13 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                         ::core::result::Result::Ok(())
                     }
                     fn decode_key(segment: &str) -> #p::Result<Self> {
-                        match segment {
-                            #(#names => ::core::result::Result::Ok(#ident::#idents),)*
-                            other => ::core::result::Result::Err(#p::Error::key(
-                                ::core::option::Option::None,
-                                ::std::format!("expected {}, found {:?}", #expected, other),
-                            )),
-                        }
+                        parse(segment).ok_or_else(|| #p::Error::key(
+                            ::core::option::Option::None,
+                            ::std::format!("expected {}, found {:?}", #expected, segment),
+                        ))
                     }
                 }
+                #parse
                 #attribute_impls
             })
         }
@@ -119,6 +146,12 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     }
                     fn encode_prefix(&self, out: &mut ::std::string::String) -> #p::Result<()> {
                         <#inner as #p::KeyPart>::encode_prefix(&self.0, out)
+                    }
+                    fn encode_plain(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        <#inner as #p::KeyPart>::encode_plain(&self.0, out)
+                    }
+                    fn encode_plain_prefix(&self, out: &mut ::std::string::String) -> #p::Result<()> {
+                        <#inner as #p::KeyPart>::encode_plain_prefix(&self.0, out)
                     }
                     fn decode_key(segment: &str) -> #p::Result<Self> {
                         <#inner as #p::KeyPart>::decode_key(segment).map(#ident)

@@ -233,10 +233,12 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     let p = &g.p;
     let name = format_ident!("__seg_{}", field);
     let ty = g.key_arg_ty(field);
+    // Written as the sort-key template writes the field.
+    let format = g.key_format(field, false);
     quote! {
         fn #name(value: impl #p::FieldValue<#ty>, prefix: bool) -> #p::Result<::std::string::String> {
             #p::FieldValue::<#ty>::with_value(value, |v| {
-                if prefix { (&#p::Part(v)).encode_part_prefix() } else { (&#p::Part(v)).encode_part() }
+                if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
             })
             .map_err(|e| #p::key_error(e, __ENTITY, #field))
         }

@@ -97,27 +97,27 @@ const _ : () = {
     fn __key_pk (user_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
         __k . push_str ("USER#") ;
-        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , & __PK_T , __ENTITY , "user_id") ? ;
+        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
     fn __key_sk (order_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
         __k . push_str ("ORDER#") ;
-        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , & __SK_T , __ENTITY , "order_id") ? ;
+        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
     fn __key_i0_pk (status : & OrderStatus) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
         __k . push_str ("STATUS#") ;
-        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , & __I0_PK_T , __ENTITY , "status") ? ;
+        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[inline]
     fn __key_i0_sk (order_date : & Date) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
-        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , & __I0_SK_T , __ENTITY , "order_date") ? ;
+        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
         :: core :: result :: Result :: Ok (__k)
     }
     #[automatically_derived]
@@ -286,10 +286,10 @@ const _ : () = {
     fn __seg_order_id (value : impl :: dyno_core :: __private :: FieldValue < String > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         :: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | {
             if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()
+                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
             }
             else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part ()
+                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
             }
         }
 ) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
@@ -297,10 +297,10 @@ const _ : () = {
     fn __seg_order_date (value : impl :: dyno_core :: __private :: FieldValue < Date > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | {
             if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix ()
+                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
             }
             else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part ()
+                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
             }
         }
 ) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))

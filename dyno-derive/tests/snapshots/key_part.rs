@@ -19,12 +19,16 @@ const _ : () = {
             :: core :: result :: Result :: Ok (())
         }
         fn decode_key (segment : & str) -> :: dyno_core :: __private :: Result < Self > {
-            match segment {
-                "PENDING" => :: core :: result :: Result :: Ok (OrderStatus :: Pending) ,
-                "SENT" => :: core :: result :: Result :: Ok (OrderStatus :: Shipped) ,
-                other => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: key (:: core :: option :: Option :: None , :: std :: format ! ("expected {}, found {:?}" , "one of \"PENDING\", \"SENT\" for OrderStatus" , other) ,)) ,
-            }
+            parse (segment) . ok_or_else (|| :: dyno_core :: __private :: Error :: key (:: core :: option :: Option :: None , :: std :: format ! ("expected {}, found {:?}" , "one of \"PENDING\", \"SENT\" for OrderStatus" , segment) ,))
         }
+    }
+    fn parse (s : & str) -> :: core :: option :: Option < OrderStatus > {
+        match s {
+            "PENDING" => return :: core :: option :: Option :: Some (OrderStatus :: Pending) ,
+            "SENT" => return :: core :: option :: Option :: Some (OrderStatus :: Shipped) ,
+            _ => {}
+        }
+        :: core :: option :: Option :: None
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: ToAttribute for OrderStatus {
@@ -36,11 +40,7 @@ const _ : () = {
     impl :: dyno_core :: __private :: FromAttribute for OrderStatus {
         fn from_attribute (value : & :: dyno_core :: __private :: AttributeValue) -> :: dyno_core :: __private :: Result < Self > {
             match value {
-                :: dyno_core :: __private :: AttributeValue :: S (s) => match s . as_str () {
-                    "PENDING" => :: core :: result :: Result :: Ok (OrderStatus :: Pending) ,
-                    "SENT" => :: core :: result :: Result :: Ok (OrderStatus :: Shipped) ,
-                    _ => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: dyno_core :: __private :: describe (value))) ,
-                },
+                :: dyno_core :: __private :: AttributeValue :: S (s) => parse (s) . ok_or_else (|| :: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: dyno_core :: __private :: describe (value))) ,
                 other => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: dyno_core :: __private :: describe (other))) ,
             }
         }

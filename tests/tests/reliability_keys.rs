@@ -1,0 +1,354 @@
+//! Keys that interoperate (issue #14 item 4): items written by other clients in the conventional
+//! key format (`USER#123`, `STATUS#shipped`) are found, decoded and rewritten in place by typed
+//! operations, on every backend. The model shares its partitions and GSI1 between entities.
+
+use std::sync::Arc;
+
+use dyno_core::prelude::*;
+use dyno_core::store::{PutRequest, ReturnValues, TableNames};
+use dyno_core::{AttributeValue, Entity, Error, FromAttribute, Item, KeyPart, Store, Table};
+use dyno_tests::backend::{backends, unique_table_name, Backend};
+
+#[derive(Debug, Table)]
+#[dyno(name = "Interop", pk = "PK", sk = "SK")]
+#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+struct Interop;
+
+/// Statuses as other clients spell them: `shipped`, `SHIPPED`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, KeyPart)]
+enum Status {
+    Pending,
+    #[dyno(alias = "shipped", alias = "SHIPPED")]
+    Shipped,
+}
+
+/// Carriers in any ASCII case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, KeyPart)]
+#[dyno(case_insensitive)]
+enum Carrier {
+    Ups,
+    #[dyno(alias = "fed-ex")]
+    Fedex,
+}
+
+/// A user: an integer id in the partition key.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "USER#{user_id}", sk = "PROFILE")]
+struct User {
+    user_id: u64,
+    name: String,
+}
+
+/// A user's order, in the user's partition: an integer id in the sort key (ordered), GSI1 by
+/// status (a key part) and the placing user.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "USER#{user_id}", sk = "ORDER#{order_id}")]
+#[dyno(index(GSI1, pk = "STATUS#{status}", sk = "{user_id}#{order_id}"))]
+struct Order {
+    user_id: u64,
+    order_id: u32,
+    status: Status,
+    carrier: Carrier,
+}
+
+/// A product in GSI1 by category: the index is shared with orders.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "PRODUCT#{sku}", sk = "PRODUCT")]
+#[dyno(index(GSI1, pk = "CATEGORY#{category}", sk = "{price}"))]
+struct Product {
+    sku: i64,
+    category: String,
+    price: u32,
+}
+
+/// A table written by an earlier dyno: its integer ids padded in the partition key too.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "LEGACY#{id}", sk = "LEGACY")]
+struct Legacy {
+    #[dyno(key_format = "ordered")]
+    id: u64,
+}
+
+/// Tickets whose sort keys other clients write in plain text (`TICKET#456`).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "USER#{user_id}", sk = "TICKET#{number}")]
+struct Ticket {
+    user_id: u64,
+    #[dyno(key_format = "plain")]
+    number: u32,
+}
+
+async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> =
+        Arc::new(TableNames::new(backend.store.clone()).map("Interop", unique_table_name(prefix)));
+    store
+        .create_table(Interop::definition())
+        .await
+        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
+    store
+}
+
+fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_owned())
+}
+
+fn n(v: &str) -> AttributeValue {
+    AttributeValue::N(v.to_owned())
+}
+
+/// Writes `item` as another client would: a plain PutItem, no entity-type attribute.
+async fn raw_put(store: &dyn Store, item: Item) {
+    store
+        .put_item(PutRequest {
+            table: "Interop".to_owned(),
+            item,
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        })
+        .await
+        .unwrap();
+}
+
+async fn raw_count(store: &dyn Store) -> usize {
+    let mut count = 0;
+    let mut request = dyno_core::store::ScanRequest {
+        table: "Interop".to_owned(),
+        index: None,
+        filter: None,
+        projection: None,
+        limit: None,
+        exclusive_start_key: None,
+        consistent_read: true,
+        segment: None,
+        count_only: false,
+    };
+    loop {
+        let page = store.scan(request.clone()).await.unwrap();
+        count += page.items.len();
+        match page.last_evaluated_key {
+            Some(k) => request.exclusive_start_key = Some(k),
+            None => return count,
+        }
+    }
+}
+
+#[test]
+fn key_part_enums_read_their_aliases_and_write_their_names() {
+    assert_eq!(Status::decode_key("shipped").unwrap(), Status::Shipped);
+    assert_eq!(Status::decode_key("SHIPPED").unwrap(), Status::Shipped);
+    assert_eq!(Status::decode_key("Shipped").unwrap(), Status::Shipped);
+    // Aliases are exact: without case_insensitive, another case is an error naming the value.
+    let err = Status::decode_key("sHipped").unwrap_err();
+    assert!(err.to_string().contains("\"sHipped\""), "{err}");
+    assert!(Status::decode_key("pending").is_err());
+    assert_eq!(
+        Status::from_attribute(&s("shipped")).unwrap(),
+        Status::Shipped
+    );
+    assert_eq!(
+        dyno_core::key::encode_part(&Status::Shipped).unwrap(),
+        "Shipped"
+    );
+    // case_insensitive: names and aliases in any ASCII case.
+    for spelling in ["Ups", "UPS", "ups", "uPs"] {
+        assert_eq!(Carrier::decode_key(spelling).unwrap(), Carrier::Ups);
+    }
+    for spelling in ["Fedex", "FEDEX", "fed-ex", "FED-EX"] {
+        assert_eq!(
+            Carrier::from_attribute(&s(spelling)).unwrap(),
+            Carrier::Fedex
+        );
+    }
+    assert!(Carrier::decode_key("dhl").is_err());
+    assert_eq!(dyno_core::key::encode_part(&Carrier::Ups).unwrap(), "Ups");
+}
+
+/// An order written by another client with lowercase spellings reads as the typed value, on
+/// every backend; a typed rewrite keeps it one item and writes the names.
+#[tokio::test]
+async fn an_item_with_aliased_enum_values_is_read_and_rewritten_in_place() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-alias").await;
+        let store = &*store;
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#7")),
+                ("SK".to_owned(), s("ORDER#0000000042")),
+                ("GSI1PK".to_owned(), s("STATUS#shipped")),
+                ("GSI1SK".to_owned(), s("7#0000000042")),
+                ("user_id".to_owned(), n("7")),
+                ("order_id".to_owned(), n("42")),
+                ("status".to_owned(), s("shipped")),
+                ("carrier".to_owned(), s("FED-EX")),
+            ]),
+        )
+        .await;
+        let order = Order::get(Order::key(7u64, 42u32))
+            .send(store)
+            .await
+            .unwrap_or_else(|e| panic!("{who}: {e}"))
+            .unwrap_or_else(|| panic!("{who}: the order is found"));
+        assert_eq!(
+            (order.status, order.carrier),
+            (Status::Shipped, Carrier::Fedex),
+            "{who}"
+        );
+        order.put().send(store).await.unwrap();
+        assert_eq!(raw_count(store).await, 1, "{who}: rewritten in place");
+        let shipped = Order::gsi1(Status::Shipped).all(store).await.unwrap();
+        assert_eq!(shipped, vec![order], "{who}: the rewrite wrote the name");
+    }
+}
+
+/// Regression (issue #14 item 4): integer ids in partition keys were zero-padded
+/// (`USER#00000000000000000123`), so `User::get(User::key(123))` missed the `USER#123` item other
+/// clients write, `scan()` decoded it, and a typed rewrite created a second item.
+#[tokio::test]
+async fn a_typed_get_finds_an_item_written_with_a_conventional_integer_key() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-int").await;
+        let store = &*store;
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#123")),
+                ("SK".to_owned(), s("PROFILE")),
+                ("user_id".to_owned(), n("123")),
+                ("name".to_owned(), s("Ann")),
+            ]),
+        )
+        .await;
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("PRODUCT#-5")),
+                ("SK".to_owned(), s("PRODUCT")),
+                ("GSI1PK".to_owned(), s("CATEGORY#pens")),
+                ("GSI1SK".to_owned(), s("0000000150")),
+                ("sku".to_owned(), n("-5")),
+                ("category".to_owned(), s("pens")),
+                ("price".to_owned(), n("150")),
+            ]),
+        )
+        .await;
+        let ann = User::get(User::key(123u64))
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{who}: User::get(User::key(123)) finds USER#123"));
+        assert_eq!(ann.name, "Ann", "{who}");
+        assert_eq!(
+            User::scan().all(store).await.unwrap(),
+            vec![ann.clone()],
+            "{who}"
+        );
+        let pen = Product::get(Product::key(-5i64))
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{who}: Product::get(Product::key(-5)) finds PRODUCT#-5"));
+        let pens = Product::gsi1("pens".to_owned()).all(store).await.unwrap();
+        assert_eq!(pens, vec![pen.clone()], "{who}");
+        // Typed rewrites land on the same items.
+        ann.put().send(store).await.unwrap();
+        pen.put().send(store).await.unwrap();
+        assert_eq!(raw_count(store).await, 2, "{who}: no second item");
+        // What dyno writes: plain decimals in partition keys, fixed width in sort keys (ranges
+        // of order ids stay ordered), so a conventional reader finds dyno's items too.
+        let order = Order {
+            user_id: 123,
+            order_id: 42,
+            status: Status::Pending,
+            carrier: Carrier::Ups,
+        };
+        order.create().send(store).await.unwrap();
+        let key = Item::from([
+            ("PK".to_owned(), s("USER#123")),
+            ("SK".to_owned(), s("ORDER#0000000042")),
+        ]);
+        let stored = store
+            .get_item(dyno_core::store::GetRequest::new("Interop", key))
+            .await
+            .unwrap()
+            .item
+            .unwrap_or_else(|| panic!("{who}: the order is at USER#123 / ORDER#0000000042"));
+        assert_eq!(stored.get("GSI1PK"), Some(&s("STATUS#Pending")), "{who}");
+        assert_eq!(
+            stored.get("GSI1SK"),
+            Some(&s("00000000000000000123#0000000042")),
+            "{who}"
+        );
+        let mine = Order::query(123u64).all(store).await.unwrap();
+        assert_eq!(mine, vec![order], "{who}");
+    }
+}
+
+/// `key_format` chooses the form per field: `ordered` keeps data written padded by earlier
+/// versions reachable, `plain` matches sort keys other clients write (queries included).
+#[tokio::test]
+async fn key_format_keeps_padded_partition_keys_or_matches_plain_sort_keys() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-format").await;
+        let store = &*store;
+        Legacy { id: 7 }.put().send(store).await.unwrap();
+        let key = Item::from([
+            ("PK".to_owned(), s("LEGACY#00000000000000000007")),
+            ("SK".to_owned(), s("LEGACY")),
+        ]);
+        let stored = store
+            .get_item(dyno_core::store::GetRequest::new("Interop", key))
+            .await
+            .unwrap();
+        assert!(stored.item.is_some(), "{who}: written padded, as before");
+        assert_eq!(
+            Legacy::get(Legacy::key(7u64)).send(store).await.unwrap(),
+            Some(Legacy { id: 7 }),
+            "{who}"
+        );
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#5")),
+                ("SK".to_owned(), s("TICKET#456")),
+                ("user_id".to_owned(), n("5")),
+                ("number".to_owned(), n("456")),
+            ]),
+        )
+        .await;
+        let t = Ticket {
+            user_id: 5,
+            number: 456,
+        };
+        assert_eq!(
+            Ticket::get(Ticket::key(5u64, 456u32))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(t.clone()),
+            "{who}"
+        );
+        assert_eq!(
+            Ticket::query(5u64)
+                .number_eq(456u32)
+                .all(store)
+                .await
+                .unwrap(),
+            vec![t.clone()],
+            "{who}"
+        );
+        t.put().send(store).await.unwrap();
+        assert_eq!(raw_count(store).await, 2, "{who}: rewritten in place");
+    }
+}
+
+/// A wrong spelling is still an error, naming the value (not a silent miss).
+#[test]
+fn an_unknown_spelling_is_a_key_error() {
+    let err = Status::decode_key("lost").unwrap_err();
+    assert!(matches!(err, Error::Key { .. }), "{err:?}");
+}

@@ -1,0 +1,14 @@
+use dyno_core::{Entity, Table};
+
+#[derive(Table)]
+#[dyno(name = "Shop", pk = "PK", sk = "SK")]
+struct Shop;
+
+#[derive(Entity)]
+#[dyno(table = Shop, pk = "USER#{user_id}", sk = "PROFILE")]
+struct User {
+    #[dyno(key_format = "padded")]
+    user_id: u64,
+}
+
+fn main() {}
