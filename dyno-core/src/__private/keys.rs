@@ -6,8 +6,8 @@
 
 pub use crate::entity::recover::KeySource;
 use crate::error::{Error, Result};
-use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
-use crate::value::{describe, AttributeValue, FromAttribute, Item};
+use crate::key::{KeyFormat, KeyPart, Template, DELIMITER};
+use crate::value::{AttributeValue, FromAttribute, Item};
 
 /// A key field's value, to encode as one key segment.
 #[derive(Debug)]
