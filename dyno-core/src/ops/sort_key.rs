@@ -1,6 +1,6 @@
 //! Sort-key conditions on one part of a composite sort key (`{day}#{order_id}`): what the
 //! derive's typed sort-key methods (`day_lt`, `day_between`, `day_begins_with`) build, and what
-//! a hand-written entity's query uses through [`Query::sort_compare`](super::Query::sort_compare)
+//! a hand-written entity's query uses through [`Query::sk_compare`](super::Query::sk_compare)
 //! and friends.
 //!
 //! A sort key is `prefix + segment + rest`: `prefix` is the template's literal text plus the
