@@ -43,6 +43,16 @@ fn order(user_id: &str, order_id: &str) -> Order {
     )
 }
 
+/// A TTL a minute in the past, in epoch seconds: expired. (A time more than five years past
+/// never expires, by DynamoDB's TTL rule, so tests of expiry use a recent one.)
+fn a_minute_ago() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 60
+}
+
 fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_owned())
 }
@@ -745,14 +755,7 @@ async fn row34_attribute_names_that_look_like_placeholders_are_names() {
 async fn row35_expired_item_reads_as_absent() {
     let store = store().await;
     let mut o = order("ttl", "o1");
-    // A minute ago: a time more than five years past never expires (DynamoDB's TTL rule).
-    o.ttl = Some(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-            - 60,
-    );
+    o.ttl = Some(a_minute_ago());
     o.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("ttl", "o1").unwrap())
         .send(&store)
@@ -950,14 +953,8 @@ async fn row54_update_of_a_missing_item_says_it_does_not_exist() {
 async fn row55_create_over_an_expired_item_treats_it_as_absent() {
     let store = store().await;
     let mut expired = order("exp", "o1");
-    // A minute ago: expired, not yet deleted (more than five years past never expires).
-    expired.ttl = Some(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-            - 60,
-    );
+    // Expired, not yet deleted.
+    expired.ttl = Some(a_minute_ago());
     expired.put().send(&store).await.unwrap();
     assert!(Order::get(Order::key("exp", "o1").unwrap())
         .send(&store)
