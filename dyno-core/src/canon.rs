@@ -296,28 +296,31 @@ impl<S: Sink> Writer<S> {
         }
     }
 
-    /// A key condition.
+    /// A key condition: every partition part and every sort part, each list length-prefixed so
+    /// that two conditions with different parts never write the same bytes.
     pub fn key_condition(&mut self, k: &KeyCondition) {
         self.str(&k.partition_name);
         self.value(&k.partition_value);
-        match &k.sort {
-            None => self.u8(0),
-            Some((name, cond)) => {
-                self.u8(1);
-                self.str(name);
-                let (tag, values): (u8, Vec<&AttributeValue>) = match cond {
-                    SortCondition::Eq(v) => (0, vec![v]),
-                    SortCondition::Lt(v) => (1, vec![v]),
-                    SortCondition::Le(v) => (2, vec![v]),
-                    SortCondition::Gt(v) => (3, vec![v]),
-                    SortCondition::Ge(v) => (4, vec![v]),
-                    SortCondition::Between(a, b) => (5, vec![a, b]),
-                    SortCondition::BeginsWith(v) => (6, vec![v]),
-                };
-                self.u8(tag);
-                for v in values {
-                    self.value(v);
-                }
+        self.len(k.extra_partition.len());
+        for (name, value) in &k.extra_partition {
+            self.str(name);
+            self.value(value);
+        }
+        self.len(k.sort_parts().count());
+        for (name, cond) in k.sort_parts() {
+            self.str(name);
+            let (tag, values): (u8, Vec<&AttributeValue>) = match cond {
+                SortCondition::Eq(v) => (0, vec![v]),
+                SortCondition::Lt(v) => (1, vec![v]),
+                SortCondition::Le(v) => (2, vec![v]),
+                SortCondition::Gt(v) => (3, vec![v]),
+                SortCondition::Ge(v) => (4, vec![v]),
+                SortCondition::Between(a, b) => (5, vec![a, b]),
+                SortCondition::BeginsWith(v) => (6, vec![v]),
+            };
+            self.u8(tag);
+            for v in values {
+                self.value(v);
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The physical table: name, key attributes, indexes, TTL and entity-type attributes; creating it
 //! and exporting its definition.
 
+use crate::error::{Error, Result};
 use crate::feed::StreamView;
 use crate::value::AttributeValue;
 
@@ -74,15 +75,32 @@ pub enum Projection {
     Include(Vec<String>),
 }
 
+/// The most attributes a multi-attribute partition key, or sort key, of a global secondary index
+/// can have.
+pub const MAX_KEY_ATTRIBUTES_PER_KIND: usize = 4;
+
 /// A global or local secondary index.
+///
+/// A global secondary index can have a **multi-attribute key**: up to four attributes form its
+/// partition key and up to four its sort key, each with its own type ([`IndexDef::multi`]).
+/// `partition_key` and `sort_key` are then the first attribute of each, and
+/// `extra_partition_keys` and `extra_sort_keys` the others in key order; read them together with
+/// [`IndexDef::partition_keys`] and [`IndexDef::sort_keys`]. An item is in such an index only
+/// when it holds every one of them; the index orders by each sort attribute in turn.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IndexDef {
     /// Index name.
     pub name: String,
-    /// Partition key (for an LSI, the table's partition key).
+    /// Partition key (for an LSI, the table's partition key); the first of a multi-attribute one.
     pub partition_key: KeyAttribute,
-    /// Sort key.
+    /// Sort key; the first of a multi-attribute one.
     pub sort_key: Option<KeyAttribute>,
+    /// The second to fourth attributes of a multi-attribute partition key, in key order (empty
+    /// for a single-attribute key).
+    pub extra_partition_keys: Vec<KeyAttribute>,
+    /// The second to fourth attributes of a multi-attribute sort key, in key order (empty for a
+    /// single-attribute key; `sort_key` is then set).
+    pub extra_sort_keys: Vec<KeyAttribute>,
     /// Projected attributes.
     pub projection: Projection,
 }
@@ -94,8 +112,139 @@ impl IndexDef {
             name: name.into(),
             partition_key: KeyAttribute::string(pk),
             sort_key: sk.map(KeyAttribute::string),
+            extra_partition_keys: Vec::new(),
+            extra_sort_keys: Vec::new(),
             projection: Projection::All,
         }
+    }
+
+    /// An index with typed keys projecting all attributes: a single-attribute key, or (on a
+    /// global secondary index) a multi-attribute one of 1 to 4 partition attributes and 0 to 4
+    /// sort attributes, each with its own type, in key order. Checked as DynamoDB's CreateTable
+    /// checks a key schema ([`IndexDef::check_key_schema`]).
+    ///
+    /// ```
+    /// use dyno_core::table::{IndexDef, KeyAttribute, ScalarType, TableDef};
+    ///
+    /// let by_status = IndexDef::multi(
+    ///     "ByStatus",
+    ///     [KeyAttribute::string("tenant"), KeyAttribute::string("status")],
+    ///     [KeyAttribute::new("priority", ScalarType::N), KeyAttribute::string("created")],
+    /// )?;
+    /// let def = TableDef::new("Tracker", "PK", Some("SK")).global_index(by_status);
+    /// let json = def.to_create_table_json();
+    /// let key_types: Vec<&str> = json["GlobalSecondaryIndexes"][0]["KeySchema"]
+    ///     .as_array().unwrap().iter().map(|k| k["KeyType"].as_str().unwrap()).collect();
+    /// assert_eq!(key_types, ["HASH", "HASH", "RANGE", "RANGE"]);
+    /// assert!(IndexDef::multi("Bad", [], [KeyAttribute::string("s")]).is_err());
+    /// # Ok::<(), dyno_core::Error>(())
+    /// ```
+    pub fn multi(
+        name: impl Into<String>,
+        partition: impl IntoIterator<Item = KeyAttribute>,
+        sort: impl IntoIterator<Item = KeyAttribute>,
+    ) -> Result<Self> {
+        let name = name.into();
+        let mut partition = partition.into_iter();
+        let mut sort = sort.into_iter();
+        let Some(partition_key) = partition.next() else {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: the KeySchema of index {name} has no HASH key attribute"
+            )));
+        };
+        let index = IndexDef {
+            name,
+            partition_key,
+            sort_key: sort.next(),
+            extra_partition_keys: partition.collect(),
+            extra_sort_keys: sort.collect(),
+            projection: Projection::All,
+        };
+        index.check_key_schema()?;
+        Ok(index)
+    }
+
+    /// Every partition key attribute, in key order (one unless the key is multi-attribute).
+    pub fn partition_keys(&self) -> impl Iterator<Item = &KeyAttribute> + Clone {
+        std::iter::once(&self.partition_key).chain(&self.extra_partition_keys)
+    }
+
+    /// Every sort key attribute, in key order (none, one, or up to four).
+    pub fn sort_keys(&self) -> impl Iterator<Item = &KeyAttribute> + Clone {
+        self.sort_key.iter().chain(&self.extra_sort_keys)
+    }
+
+    /// Every key attribute of the index: partition attributes, then sort attributes.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> + Clone {
+        self.partition_keys().chain(self.sort_keys())
+    }
+
+    /// True when the partition key or the sort key has more than one attribute.
+    pub fn is_multi_attribute(&self) -> bool {
+        !self.extra_partition_keys.is_empty() || !self.extra_sort_keys.is_empty()
+    }
+
+    /// True when `name` is one of the index's key attributes.
+    pub fn has_key_attribute(&self, name: &str) -> bool {
+        self.key_attributes().any(|k| k.name == name)
+    }
+
+    /// Checks the key schema's shape as DynamoDB's CreateTable does, with its messages: at most
+    /// four partition and four sort attributes, no attribute twice, and sort attributes beyond
+    /// the first only after a first one. Types are S, N or B by construction ([`ScalarType`]).
+    /// (A single-attribute key's partition and sort key of one name are the table's check, with
+    /// the message it has always had.)
+    /// Whether a multi-attribute key is allowed at all (global indexes only) is the table's
+    /// check ([`TableDef::check_key_schemas`]).
+    pub fn check_key_schema(&self) -> Result<()> {
+        if self.sort_key.is_none() && !self.extra_sort_keys.is_empty() {
+            return Err(Error::validation(format!(
+                "One or more parameter values were invalid: index {} has extra sort key attributes without a first one",
+                self.name
+            )));
+        }
+        if !self.is_multi_attribute() {
+            return Ok(());
+        }
+        let keys: Vec<&KeyAttribute> = self.key_attributes().collect();
+        if keys.len() > 2 * MAX_KEY_ATTRIBUTES_PER_KIND {
+            return Err(Error::validation(format!(
+                "1 validation error detected: Value '{}' at 'keySchema' failed to satisfy constraint: Member must have length less than or equal to {}",
+                self.key_schema_text(),
+                2 * MAX_KEY_ATTRIBUTES_PER_KIND
+            )));
+        }
+        if keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| keys[..i].iter().any(|e| e.name == k.name))
+        {
+            return Err(Error::validation(
+                "The KeySchema contains multiple key attributes with the same name",
+            ));
+        }
+        for (kind, count) in [
+            ("HASH", 1 + self.extra_partition_keys.len()),
+            ("RANGE", self.sort_keys().count()),
+        ] {
+            if count > MAX_KEY_ATTRIBUTES_PER_KIND {
+                return Err(Error::validation(format!(
+                    "One or more parameter values were invalid: The KeySchema exceeds the maximum allowed number of {kind} key attributes"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The key schema as DynamoDB prints it in a validation message.
+    fn key_schema_text(&self) -> String {
+        let parts: Vec<String> = self
+            .partition_keys()
+            .map(|k| (k, "HASH"))
+            .chain(self.sort_keys().map(|k| (k, "RANGE")))
+            .map(|(k, ty)| format!("KeySchemaElement(attributeName={}, keyType={ty})", k.name))
+            .collect();
+        format!("[{}]", parts.join(", "))
     }
 
     /// The same index with another projection.
@@ -183,6 +332,21 @@ impl TableDef {
             .find(|i| i.name == name)
     }
 
+    /// Checks every index's key schema ([`IndexDef::check_key_schema`]) and that only global
+    /// secondary indexes have multi-attribute keys, with DynamoDB's messages.
+    pub fn check_key_schemas(&self) -> Result<()> {
+        for index in self.global_indexes.iter().chain(&self.local_indexes) {
+            index.check_key_schema()?;
+        }
+        if let Some(local) = self.local_indexes.iter().find(|i| i.is_multi_attribute()) {
+            return Err(Error::validation(format!(
+                "1 validation error detected: Value '{}' at 'localSecondaryIndexes.member.keySchema' failed to satisfy constraint: Member must have length less than or equal to 2 (multi-attribute keys are for global secondary indexes only)",
+                local.key_schema_text()
+            )));
+        }
+        Ok(())
+    }
+
     /// True when `name` is a local secondary index.
     pub fn is_local_index(&self, name: &str) -> bool {
         self.local_indexes.iter().any(|i| i.name == name)
@@ -198,7 +362,7 @@ impl TableDef {
                 self.global_indexes
                     .iter()
                     .chain(&self.local_indexes)
-                    .flat_map(|i| std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())),
+                    .flat_map(IndexDef::key_attributes),
             );
         for k in all {
             if !out.iter().any(|o| o.name == k.name) {
@@ -218,12 +382,11 @@ impl TableDef {
     /// AWS CLI (`aws dynamodb create-table --cli-input-json`) or infrastructure tools.
     pub fn to_create_table_json(&self) -> serde_json::Value {
         use serde_json::json;
-        let key_schema = |pk: &KeyAttribute, sk: Option<&KeyAttribute>| {
-            let mut v = vec![json!({"AttributeName": pk.name, "KeyType": "HASH"})];
-            if let Some(sk) = sk {
-                v.push(json!({"AttributeName": sk.name, "KeyType": "RANGE"}));
-            }
-            v
+        let key_schema = |pk: &mut dyn Iterator<Item = &KeyAttribute>,
+                          sk: &mut dyn Iterator<Item = &KeyAttribute>| {
+            pk.map(|k| json!({"AttributeName": k.name, "KeyType": "HASH"}))
+                .chain(sk.map(|k| json!({"AttributeName": k.name, "KeyType": "RANGE"})))
+                .collect::<Vec<_>>()
         };
         let projection = |p: &Projection| match p {
             Projection::All => json!({"ProjectionType": "ALL"}),
@@ -233,7 +396,7 @@ impl TableDef {
         let index = |i: &IndexDef| {
             json!({
                 "IndexName": i.name,
-                "KeySchema": key_schema(&i.partition_key, i.sort_key.as_ref()),
+                "KeySchema": key_schema(&mut i.partition_keys(), &mut i.sort_keys()),
                 "Projection": projection(&i.projection),
             })
         };
@@ -243,7 +406,7 @@ impl TableDef {
             "AttributeDefinitions": self.attribute_definitions().iter()
                 .map(|k| json!({"AttributeName": k.name, "AttributeType": k.ty.name()}))
                 .collect::<Vec<_>>(),
-            "KeySchema": key_schema(&self.partition_key, self.sort_key.as_ref()),
+            "KeySchema": key_schema(&mut std::iter::once(&self.partition_key), &mut self.sort_key.iter()),
         });
         if !self.global_indexes.is_empty() {
             out["GlobalSecondaryIndexes"] = self.global_indexes.iter().map(index).collect();

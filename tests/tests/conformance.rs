@@ -57,6 +57,8 @@ pub fn num_table() -> TableDef {
         name: "ByScore".into(),
         partition_key: KeyAttribute::string("G"),
         sort_key: Some(KeyAttribute::new("score", ScalarType::N)),
+        extra_partition_keys: Vec::new(),
+        extra_sort_keys: Vec::new(),
         projection: Projection::All,
     })
 }

@@ -54,6 +54,8 @@ fn model_table() -> TableDef {
         name: "ByG".into(),
         partition_key: KeyAttribute::string("G"),
         sort_key: Some(KeyAttribute::new("GS", ScalarType::N)),
+        extra_partition_keys: Vec::new(),
+        extra_sort_keys: Vec::new(),
         projection: Projection::All,
     })
 }

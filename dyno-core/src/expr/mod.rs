@@ -263,14 +263,41 @@ pub enum SortCondition {
 
 /// A query's KeyConditionExpression: equality on the partition key, optionally a condition on
 /// the sort key.
+///
+/// On a global secondary index with a multi-attribute key (see
+/// [`IndexDef::multi`](crate::table::IndexDef::multi)) it gives equality on every partition
+/// attribute ([`KeyCondition::and_partition`]) and conditions on the sort attributes left to
+/// right ([`KeyCondition::sort`] once per attribute): equality on each but the last one given,
+/// which may be any condition. Other shapes are sent as they are and refused by the store as
+/// DynamoDB refuses them.
+///
+/// ```
+/// use dyno_core::expr::{KeyCondition, SortCondition};
+/// use dyno_core::AttributeValue;
+///
+/// let s = |v: &str| AttributeValue::S(v.into());
+/// // tenant = "acme" AND status = "open" AND priority = 1 AND created >= "2025-01"
+/// let k = KeyCondition::partition("tenant", s("acme"))
+///     .and_partition("status", s("open"))
+///     .sort("priority", SortCondition::Eq(AttributeValue::N("1".into())))
+///     .sort("created", SortCondition::Ge(s("2025-01")));
+/// assert_eq!(k.partition_parts().count(), 2);
+/// let sorts: Vec<&str> = k.sort_parts().map(|(name, _)| name.as_str()).collect();
+/// assert_eq!(sorts, ["priority", "created"]);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyCondition {
-    /// Partition key attribute name.
+    /// Partition key attribute name (the first of a multi-attribute key).
     pub partition_name: String,
     /// Partition key value.
     pub partition_value: AttributeValue,
-    /// Sort key attribute name and condition.
+    /// Equality on the other attributes of a multi-attribute partition key, in the order given.
+    pub extra_partition: Vec<(String, AttributeValue)>,
+    /// Sort key attribute name and condition (the first one given on a multi-attribute key).
     pub sort: Option<(String, SortCondition)>,
+    /// Conditions on further sort attributes of a multi-attribute key, in the order given,
+    /// after `sort`.
+    pub extra_sort: Vec<(String, SortCondition)>,
 }
 
 impl KeyCondition {
@@ -279,15 +306,41 @@ impl KeyCondition {
         KeyCondition {
             partition_name: name.into(),
             partition_value: value,
+            extra_partition: Vec::new(),
             sort: None,
+            extra_sort: Vec::new(),
         }
     }
 
-    /// Adds a sort-key condition.
+    /// Adds equality on another attribute of a multi-attribute partition key.
+    #[must_use]
+    pub fn and_partition(mut self, name: impl Into<String>, value: AttributeValue) -> Self {
+        self.extra_partition.push((name.into(), value));
+        self
+    }
+
+    /// Adds a sort-key condition: the sort key's, or on a multi-attribute sort key the next
+    /// attribute's (left to right).
     #[must_use]
     pub fn sort(mut self, name: impl Into<String>, cond: SortCondition) -> Self {
-        self.sort = Some((name.into(), cond));
+        let part = (name.into(), cond);
+        if self.sort.is_none() {
+            self.sort = Some(part);
+        } else {
+            self.extra_sort.push(part);
+        }
         self
+    }
+
+    /// Every partition attribute and its value, in the order given.
+    pub fn partition_parts(&self) -> impl Iterator<Item = (&String, &AttributeValue)> {
+        std::iter::once((&self.partition_name, &self.partition_value))
+            .chain(self.extra_partition.iter().map(|(n, v)| (n, v)))
+    }
+
+    /// Every sort attribute condition, in the order given.
+    pub fn sort_parts(&self) -> impl Iterator<Item = &(String, SortCondition)> {
+        self.sort.iter().chain(&self.extra_sort)
     }
 }
 

@@ -198,12 +198,19 @@ pub fn render_condition(c: &Condition, ph: &mut Placeholders) -> String {
     out
 }
 
-/// Renders a KeyConditionExpression.
+/// Renders a KeyConditionExpression: the partition equalities, then the sort conditions, each
+/// in the order given, joined by AND.
 pub fn render_key_condition(k: &KeyCondition, ph: &mut Placeholders) -> String {
-    let mut out = ph.name(&k.partition_name);
-    out.push_str(" = ");
-    out.push_str(&ph.value(k.partition_value.clone()));
-    if let Some((name, sort)) = &k.sort {
+    let mut out = String::new();
+    for (name, value) in k.partition_parts() {
+        if !out.is_empty() {
+            out.push_str(" AND ");
+        }
+        out.push_str(&ph.name(name));
+        out.push_str(" = ");
+        out.push_str(&ph.value(value.clone()));
+    }
+    for (name, sort) in k.sort_parts() {
         out.push_str(" AND ");
         let n = ph.name(name);
         let cmp = |op: &str, v: &AttributeValue, ph: &mut Placeholders| {

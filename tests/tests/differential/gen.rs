@@ -68,6 +68,8 @@ pub fn tables() -> Vec<TableDef> {
         name: "ByScore".into(),
         partition_key: KeyAttribute::string("G"),
         sort_key: Some(KeyAttribute::new("score", ScalarType::N)),
+        extra_partition_keys: Vec::new(),
+        extra_sort_keys: Vec::new(),
         projection: Projection::Include(vec!["a".into(), "m".into()]),
     });
     let mut bin = TableDef::new("bin", "PK", None);

@@ -492,9 +492,14 @@ fn scalar_type(t: ScalarType) -> sdk::ScalarAttributeType {
     }
 }
 
-fn key_schema(pk: &KeyAttribute, sk: Option<&KeyAttribute>) -> Result<Vec<sdk::KeySchemaElement>> {
-    std::iter::once((pk, sdk::KeyType::Hash))
-        .chain(sk.map(|sk| (sk, sdk::KeyType::Range)))
+/// A key schema: the partition attributes (HASH), then the sort attributes (RANGE), each in key
+/// order (several of each for a multi-attribute key).
+fn key_schema<'k>(
+    pk: impl Iterator<Item = &'k KeyAttribute>,
+    sk: impl Iterator<Item = &'k KeyAttribute>,
+) -> Result<Vec<sdk::KeySchemaElement>> {
+    pk.map(|k| (k, sdk::KeyType::Hash))
+        .chain(sk.map(|k| (k, sdk::KeyType::Range)))
         .map(|(k, ty)| {
             sdk::KeySchemaElement::builder()
                 .attribute_name(&k.name)
@@ -525,7 +530,10 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
     let mut builder = CreateTableInputBuilder::default()
         .table_name(&def.name)
         .billing_mode(sdk::BillingMode::PayPerRequest)
-        .set_key_schema(Some(key_schema(&def.partition_key, def.sort_key.as_ref())?));
+        .set_key_schema(Some(key_schema(
+            std::iter::once(&def.partition_key),
+            def.sort_key.iter(),
+        )?));
     for a in def.attribute_definitions() {
         let ad = sdk::AttributeDefinition::builder()
             .attribute_name(a.name)
@@ -537,7 +545,7 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
     for i in &def.global_indexes {
         let gsi = sdk::GlobalSecondaryIndex::builder()
             .index_name(&i.name)
-            .set_key_schema(Some(key_schema(&i.partition_key, i.sort_key.as_ref())?))
+            .set_key_schema(Some(key_schema(i.partition_keys(), i.sort_keys())?))
             .projection(sdk_projection(&i.projection))
             .build()
             .map_err(|e| build_error("global secondary index", e))?;
@@ -546,7 +554,7 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
     for i in &def.local_indexes {
         let lsi = sdk::LocalSecondaryIndex::builder()
             .index_name(&i.name)
-            .set_key_schema(Some(key_schema(&i.partition_key, i.sort_key.as_ref())?))
+            .set_key_schema(Some(key_schema(i.partition_keys(), i.sort_keys())?))
             .projection(sdk_projection(&i.projection))
             .build()
             .map_err(|e| build_error("local secondary index", e))?;
@@ -563,23 +571,28 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
     Ok(builder)
 }
 
-/// Reads a key schema back: (partition, sort) attribute names.
+/// Reads a key schema back: the partition (HASH) and sort (RANGE) attribute names, each in key
+/// order (several of each for a multi-attribute key).
 fn read_key_schema(
     table: &str,
     schema: &[sdk::KeySchemaElement],
-) -> Result<(String, Option<String>)> {
-    let find = |ty: sdk::KeyType| {
+) -> Result<(Vec<String>, Vec<String>)> {
+    let of = |ty: sdk::KeyType| -> Vec<String> {
         schema
             .iter()
-            .find(|k| k.key_type == ty)
+            .filter(|k| k.key_type == ty)
             .map(|k| k.attribute_name.clone())
+            .collect()
     };
-    let pk = find(sdk::KeyType::Hash).ok_or_else(|| Error::Service {
-        code: None,
-        message: format!("the description of {table} has a key schema without a HASH key"),
-        source: None,
-    })?;
-    Ok((pk, find(sdk::KeyType::Range)))
+    let pk = of(sdk::KeyType::Hash);
+    if pk.is_empty() {
+        return Err(Error::Service {
+            code: None,
+            message: format!("the description of {table} has a key schema without a HASH key"),
+            source: None,
+        });
+    }
+    Ok((pk, of(sdk::KeyType::Range)))
 }
 
 fn read_projection(p: Option<&sdk::Projection>) -> Projection {
@@ -625,11 +638,27 @@ pub(crate) fn table_def(
         let ty = types.get(n.as_str()).copied().unwrap_or(ScalarType::S);
         KeyAttribute { name: n, ty }
     };
+    let index = |index_name: Option<&String>,
+                 schema: &[sdk::KeySchemaElement],
+                 projection: Option<&sdk::Projection>|
+     -> Result<IndexDef> {
+        let (pk, sk) = read_key_schema(&name, schema)?;
+        let mut pk = pk.into_iter().map(attr);
+        let mut sk = sk.into_iter().map(attr);
+        Ok(IndexDef {
+            name: index_name.cloned().unwrap_or_default(),
+            partition_key: pk.next().unwrap_or_else(|| attr(String::new())),
+            sort_key: sk.next(),
+            extra_partition_keys: pk.collect(),
+            extra_sort_keys: sk.collect(),
+            projection: read_projection(projection),
+        })
+    };
     let (pk, sk) = read_key_schema(&name, desc.key_schema())?;
     let mut def = TableDef {
         name: name.clone(),
-        partition_key: attr(pk),
-        sort_key: sk.map(attr),
+        partition_key: attr(pk.into_iter().next().unwrap_or_default()),
+        sort_key: sk.into_iter().next().map(attr),
         global_indexes: Vec::new(),
         local_indexes: Vec::new(),
         ttl_attribute,
@@ -640,22 +669,18 @@ pub(crate) fn table_def(
             .map(read_stream_view),
     };
     for g in desc.global_secondary_indexes() {
-        let (pk, sk) = read_key_schema(&name, g.key_schema())?;
-        def.global_indexes.push(IndexDef {
-            name: g.index_name.clone().unwrap_or_default(),
-            partition_key: attr(pk),
-            sort_key: sk.map(attr),
-            projection: read_projection(g.projection.as_ref()),
-        });
+        def.global_indexes.push(index(
+            g.index_name.as_ref(),
+            g.key_schema(),
+            g.projection.as_ref(),
+        )?);
     }
     for l in desc.local_secondary_indexes() {
-        let (pk, sk) = read_key_schema(&name, l.key_schema())?;
-        def.local_indexes.push(IndexDef {
-            name: l.index_name.clone().unwrap_or_default(),
-            partition_key: attr(pk),
-            sort_key: sk.map(attr),
-            projection: read_projection(l.projection.as_ref()),
-        });
+        def.local_indexes.push(index(
+            l.index_name.as_ref(),
+            l.key_schema(),
+            l.projection.as_ref(),
+        )?);
     }
     Ok(def)
 }
@@ -1064,6 +1089,8 @@ mod tests {
                     name: "LSI1".into(),
                     partition_key: KeyAttribute::string("PK"),
                     sort_key: Some(KeyAttribute::new("n", ScalarType::N)),
+                    extra_partition_keys: Vec::new(),
+                    extra_sort_keys: Vec::new(),
                     projection: Projection::All,
                 }
                 .projection(Projection::Include(vec!["a".into(), "b".into()])),

@@ -22,6 +22,29 @@ pub(super) fn encode_number(n: &str) -> Option<KeyBytes> {
     Number::parse(n).ok().map(|d| KeyBytes::from(d.key_bytes()))
 }
 
+/// Ends each part of a multi-attribute key. It sorts below every escaped byte, so a part sorts
+/// before a longer one it is a prefix of, as the value does on its own.
+const PART_END: [u8; 2] = [0x00, 0x00];
+
+/// Appends one part of a multi-attribute key: its bytes with `0x00` escaped as `0x00 0xff`,
+/// then [`PART_END`]. Comparing two such keys bytewise compares their parts one after another,
+/// each in its own order, and no part's bytes can reach into the next.
+pub(super) fn push_key_part(out: &mut Vec<u8>, part: &[u8]) {
+    push_escaped(out, part);
+    out.extend_from_slice(&PART_END);
+}
+
+/// Appends bytes with `0x00` escaped as `0x00 0xff` (no terminator): the prefix that every
+/// part beginning with `part` starts with, for `begins_with` on a part.
+pub(super) fn push_escaped(out: &mut Vec<u8>, part: &[u8]) {
+    for &b in part {
+        out.push(b);
+        if b == 0 {
+            out.push(0xff);
+        }
+    }
+}
+
 /// The smallest byte string greater than every string starting with `prefix` (`None` when there
 /// is none: the prefix is all `0xff`).
 pub(super) fn prefix_successor(prefix: &[u8]) -> Option<KeyBytes> {
@@ -111,6 +134,34 @@ mod tests {
                 proptest::prop_assert_eq!(kx == ky, x == y);
                 proptest::prop_assert_eq!(kx.as_slice(), x.as_slice());
             }
+        }
+    }
+
+    fn composite(parts: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in parts {
+            push_key_part(&mut out, p);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Multi-attribute keys order as their parts do, one after another (zero bytes and
+        /// prefixes included), and two keys are equal only when every part is.
+        #[test]
+        fn composite_keys_order_part_by_part(
+            a in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..4), 2),
+            b in proptest::collection::vec(proptest::collection::vec(0u8..3, 0..4), 2),
+        ) {
+            let ka = composite(&[&a[0], &a[1]]);
+            let kb = composite(&[&b[0], &b[1]]);
+            proptest::prop_assert_eq!(ka.cmp(&kb), a.cmp(&b));
+            // begins_with on the second part: an escaped prefix of the first part's closed bytes.
+            let mut prefix = Vec::new();
+            push_key_part(&mut prefix, &a[0]);
+            push_escaped(&mut prefix, &b[1][..b[1].len().min(2)]);
+            let begins = a[1].starts_with(&b[1][..b[1].len().min(2)]);
+            proptest::prop_assert_eq!(ka.starts_with(&prefix), begins);
         }
     }
 

@@ -267,7 +267,7 @@ struct Prepared {
 /// indexes) picked out for the key computations that follow.
 fn scan_item<'a>(schema: &Schema, item: &'a mut Item) -> Result<(usize, KeyValues<'a>)> {
     let mut size = 0;
-    let mut keys = KeyValues::new();
+    let mut keys = KeyValues::new(schema);
     for (name, value) in item.iter_mut() {
         size += name.len() + eval::validate_attribute(name, value)?;
         keys.offer(schema, name, value);
@@ -407,27 +407,24 @@ fn write_units(schema: &Schema, old: Option<&Item>, new: Option<&Item>) -> f64 {
     let size = |item: Option<&Item>| item.map_or(0, item_size);
     let mut total = units(size(old).max(size(new)));
     for index in &schema.indexes {
-        // The entry an item has in the index: its index key values and the projected item.
-        type Entry<'i> = (
-            (&'i AttributeValue, Option<&'i AttributeValue>),
-            Cow<'i, Item>,
-        );
+        // The entry an item has in the index: its index key values (every key attribute, in
+        // key order) and the projected item.
+        type Entry<'i> = (Vec<&'i AttributeValue>, Cow<'i, Item>);
         fn entry<'i>(
             schema: &Schema,
             index: &IndexSchema,
             item: Option<&'i Item>,
         ) -> Option<Entry<'i>> {
             let item = item?;
-            let pk = item.get(&index.pk.name)?;
-            let sk = match &index.sk {
-                Some(sk) => Some(item.get(&sk.name)?),
-                None => None,
-            };
+            let key = index
+                .key_attributes()
+                .map(|(k, _)| item.get(&k.name))
+                .collect::<Option<Vec<_>>>()?;
             let projected = match schema.project_for_index(index, item) {
                 Some(p) => Cow::Owned(p),
                 None => Cow::Borrowed(item),
             };
-            Some(((pk, sk), projected))
+            Some((key, projected))
         }
         total += match (entry(schema, index, old), entry(schema, index, new)) {
             (None, None) => 0.0,

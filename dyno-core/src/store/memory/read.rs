@@ -26,10 +26,10 @@ pub(super) const MAX_PAGE_BYTES: usize = 1024 * 1024;
 pub(super) struct Target<'a> {
     /// The index and its position in `Schema::indexes`, or `None` for the table.
     pub index: Option<(usize, &'a IndexSchema)>,
-    /// Partition key of the table or index.
-    pub pk: &'a KeyAttribute,
-    /// Sort key of the table or index.
-    pub sk: Option<&'a KeyAttribute>,
+    /// Partition key attributes of the table or index (several for a multi-attribute key).
+    pub pk: &'a [KeyAttribute],
+    /// Sort key attributes of the table or index (none, one, or several).
+    pub sk: &'a [KeyAttribute],
 }
 
 impl<'a> Target<'a> {
@@ -38,8 +38,8 @@ impl<'a> Target<'a> {
         match index {
             None => Ok(Target {
                 index: None,
-                pk: schema.pk(),
-                sk: schema.sk(),
+                pk: std::slice::from_ref(schema.pk()),
+                sk: schema.def.sort_key.as_slice(),
             }),
             Some(name) => {
                 let (pos, index) = schema.index(name).ok_or_else(|| {
@@ -55,7 +55,7 @@ impl<'a> Target<'a> {
                 Ok(Target {
                     index: Some((pos, index)),
                     pk: &index.pk,
-                    sk: index.sk.as_ref(),
+                    sk: &index.sk,
                 })
             }
         }
@@ -63,14 +63,23 @@ impl<'a> Target<'a> {
 
     /// The attributes of a `LastEvaluatedKey`: the target's keys, then the table's (once each).
     pub fn start_key_names(&self, schema: &'a Schema) -> Vec<&'a str> {
-        let mut names: Vec<&str> = vec![self.pk.name.as_str()];
-        names.extend(self.sk.map(|s| s.name.as_str()));
+        let mut names: Vec<&str> = self.keys().map(|k| k.name.as_str()).collect();
         for n in schema.key_names() {
             if !names.contains(&n) {
                 names.push(n);
             }
         }
         names
+    }
+
+    /// Every key attribute of the target: partition attributes, then sort attributes.
+    fn keys(&self) -> impl Iterator<Item = &'a KeyAttribute> {
+        self.pk.iter().chain(self.sk)
+    }
+
+    /// True when the target's key has several partition or sort attributes.
+    fn is_multi_attribute(&self) -> bool {
+        self.pk.len() > 1 || self.sk.len() > 1
     }
 }
 
@@ -79,6 +88,8 @@ impl<'a> Target<'a> {
 struct StartKey {
     /// Partition key bytes of the target (table or index).
     pk: KeyBytes,
+    /// The bytes of each partition attribute (one unless the key is multi-attribute).
+    pk_parts: Vec<KeyBytes>,
     /// Table partition and sort key bytes.
     table_pk: KeyBytes,
     table_sk: KeyBytes,
@@ -114,19 +125,30 @@ fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<S
         Some(s) => part(s, false)?,
         None => KeyBytes::empty(),
     };
-    let (pk, sk) = match target.index {
-        None => (table_pk.clone(), table_sk.clone()),
-        Some(_) => (
-            part(target.pk, true)?,
-            target
+    let (pk_parts, sk) = match target.index {
+        None => (vec![table_pk.clone()], table_sk.clone()),
+        Some(_) => {
+            let pk_parts = target
+                .pk
+                .iter()
+                .map(|a| part(a, true))
+                .collect::<Result<Vec<_>>>()?;
+            let sk_parts = target
                 .sk
-                .map(|s| part(s, false))
-                .transpose()?
-                .unwrap_or_default(),
-        ),
+                .iter()
+                .map(|a| part(a, false))
+                .collect::<Result<Vec<_>>>()?;
+            let sk = if sk_parts.is_empty() {
+                KeyBytes::empty()
+            } else {
+                schema::composite_key(&sk_parts)
+            };
+            (pk_parts, sk)
+        }
     };
     Ok(StartKey {
-        pk,
+        pk: schema::composite_key(&pk_parts),
+        pk_parts,
         table_pk,
         table_sk,
         sk,
@@ -228,56 +250,22 @@ pub(super) struct QueryPlan<'a> {
 
 /// Validates a query against the schema.
 pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<QueryPlan<'a>> {
-    if let Some((_, cond)) = &req.key_condition.sort {
+    let key_condition = &req.key_condition;
+    for (_, cond) in key_condition.sort_parts() {
         check_sort_condition(cond)?;
     }
+    check_one_condition_per_key(key_condition)?;
     let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
-    if let Some((_, cond)) = &req.key_condition.sort {
+    for (_, cond) in key_condition.sort_parts() {
         check_between_order(cond)?;
     }
     validate_limit(req.limit)?;
     validate_projection(req.projection.as_deref())?;
-    let KeyCondition {
-        partition_name,
-        partition_value,
-        sort,
-    } = &req.key_condition;
-    if *partition_name != target.pk.name {
-        return Err(Error::validation(format!(
-            "Query condition missed key schema element: {}",
-            target.pk.name
-        )));
-    }
-    let pk = key_condition_value(target.pk, partition_value, true)?;
-    let range = match sort {
-        None => SortRange {
-            lower: Bound::Unbounded,
-            upper: Bound::Unbounded,
-        },
-        Some((name, cond)) => {
-            let Some(sk) = target.sk else {
-                return Err(Error::validation(
-                    "The number of query conditions (2) exceeds the number of key attributes defined in the schema (1)",
-                ));
-            };
-            if *name != sk.name {
-                return Err(Error::validation(format!(
-                    "Query condition missed key schema element: {}",
-                    sk.name
-                )));
-            }
-            sort_range(sk, cond)?
-        }
-    };
+    let bound = bind_key_condition(&target, key_condition)?;
     if let Some(filter) = &req.filter {
         let mut names = Vec::new();
         condition_attributes(filter, &mut names);
-        let keys = [Some(target.pk), target.sk];
-        if let Some(k) = keys
-            .into_iter()
-            .flatten()
-            .find(|k| names.contains(&k.name.as_str()))
-        {
+        if let Some(k) = target.keys().find(|k| names.contains(&k.name.as_str())) {
             return Err(Error::validation(format!(
                 "Filter Expression can only contain non-primary key attributes: Primary key attribute: {}",
                 k.name
@@ -288,28 +276,258 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         None => None,
         Some(key) => {
             let start = parse_start_key(schema, &target, key)?;
-            if start.pk != pk {
-                return Err(Error::validation(
-                    "The provided starting key is outside query boundaries based on provided conditions",
-                ));
-            }
-            if target.sk.is_some() && !range.contains(&start.sk) {
-                return Err(Error::validation(
-                    "The provided starting key does not match the range key predicate",
-                ));
-            }
+            check_start_within(&target, &bound, &start)?;
             Some(start)
         }
     };
     Ok(QueryPlan {
         target,
-        pk,
-        range,
+        pk: bound.pk,
+        range: bound.range,
         start,
     })
 }
 
+/// A key condition bound to the target's key: the partition key bytes and the range of sort
+/// key bytes it reads.
+struct BoundKey {
+    pk: KeyBytes,
+    /// The bytes of each partition attribute, in key order.
+    pk_parts: Vec<KeyBytes>,
+    range: SortRange,
+    /// True when a condition on the sort key was given.
+    sorted: bool,
+}
+
+/// One condition of a key condition, by the attribute it names.
+#[derive(Clone, Copy)]
+enum Clause<'c> {
+    /// `name = value`, as a partition part gives it.
+    Eq(&'c AttributeValue),
+    /// A sort condition.
+    Sort(&'c SortCondition),
+}
+
+impl<'c> Clause<'c> {
+    /// The value when the clause is an equality.
+    fn eq_value(self) -> Option<&'c AttributeValue> {
+        match self {
+            Clause::Eq(v) | Clause::Sort(SortCondition::Eq(v)) => Some(v),
+            Clause::Sort(_) => None,
+        }
+    }
+}
+
+/// Every clause of a key condition with the attribute it names, in the order given.
+fn clauses(k: &KeyCondition) -> impl Iterator<Item = (&str, Clause<'_>)> {
+    k.partition_parts()
+        .map(|(n, v)| (n.as_str(), Clause::Eq(v)))
+        .chain(k.sort_parts().map(|(n, c)| (n.as_str(), Clause::Sort(c))))
+}
+
+/// A second condition on one attribute, refused before the table is looked at (dynoxide).
+fn check_one_condition_per_key(k: &KeyCondition) -> Result<()> {
+    let names: Vec<&str> = clauses(k).map(|(n, _)| n).collect();
+    if names
+        .iter()
+        .enumerate()
+        .any(|(i, n)| names[..i].contains(n))
+    {
+        return Err(Error::validation(
+            "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key",
+        ));
+    }
+    Ok(())
+}
+
+/// Binds a key condition to the target's key by attribute name, as DynamoDB does, with its
+/// checks in its order (dynoxide's, captured from DynamoDB): the clause count; an equality on
+/// every partition attribute; each value's type; a clause on an attribute outside the key; on a
+/// multi-attribute sort key, equalities on every attribute ahead of the last one constrained.
+fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey> {
+    let given: Vec<(&str, Clause<'_>)> = clauses(k).collect();
+    let defined = target.pk.len() + target.sk.len();
+    if given.len() > defined {
+        return Err(Error::validation(format!(
+            "The number of query conditions ({}) exceeds the number of key attributes defined in the schema ({defined})",
+            given.len()
+        )));
+    }
+    let clause_for = |name: &str| given.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+    if target.is_multi_attribute() {
+        let missing: Vec<&str> = target
+            .pk
+            .iter()
+            .filter(|a| clause_for(&a.name).and_then(Clause::eq_value).is_none())
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::validation(format!(
+                "HASH key attributes {} must have equality conditions specified in the query",
+                missing.join(", ")
+            )));
+        }
+    } else {
+        let pk = &target.pk[0];
+        match clause_for(&pk.name) {
+            Some(c) if c.eq_value().is_some() => {}
+            Some(_) => return Err(Error::validation("Query key condition not supported")),
+            None => {
+                return Err(Error::validation(format!(
+                    "Query condition missed key schema element: {}",
+                    pk.name
+                )))
+            }
+        }
+    }
+    let pk_parts = target
+        .pk
+        .iter()
+        .map(|a| {
+            let v = clause_for(&a.name).and_then(Clause::eq_value);
+            key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if let Some((stray, _)) = given
+        .iter()
+        .find(|(n, _)| !target.keys().any(|k| k.name == *n))
+    {
+        let _ = stray;
+        let unmatched = target
+            .sk
+            .iter()
+            .find(|a| clause_for(&a.name).is_none())
+            .map_or("", |a| a.name.as_str());
+        return Err(Error::validation(format!(
+            "Query condition missed key schema element: {unmatched}"
+        )));
+    }
+    let last = target
+        .sk
+        .iter()
+        .rposition(|a| clause_for(&a.name).is_some());
+    let range = match last {
+        None => SortRange {
+            lower: Bound::Unbounded,
+            upper: Bound::Unbounded,
+        },
+        Some(last) => {
+            let leading = &target.sk[..last];
+            let missing: Vec<&str> = leading
+                .iter()
+                .filter(|a| clause_for(&a.name).and_then(Clause::eq_value).is_none())
+                .map(|a| a.name.as_str())
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::validation(format!(
+                    "RANGE key attributes {} must have equality conditions specified in the query because a condition is present on key attribute {}",
+                    missing.join(", "),
+                    target.sk[last].name
+                )));
+            }
+            let last_attr = &target.sk[last];
+            let cond = match clause_for(&last_attr.name) {
+                Some(Clause::Sort(c)) => sort_range(last_attr, c)?,
+                Some(Clause::Eq(v)) => sort_range(last_attr, &SortCondition::Eq(v.clone()))?,
+                None => unreachable!("`last` has a clause"),
+            };
+            if target.sk.len() == 1 {
+                cond
+            } else {
+                let mut prefix = Vec::new();
+                for a in leading {
+                    let v = clause_for(&a.name).and_then(Clause::eq_value);
+                    let bytes =
+                        key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), false)?;
+                    key_encoding::push_key_part(&mut prefix, &bytes);
+                }
+                cond.within_part(&prefix)
+            }
+        }
+    };
+    Ok(BoundKey {
+        pk: schema::composite_key(&pk_parts),
+        pk_parts,
+        range,
+        sorted: last.is_some(),
+    })
+}
+
+/// Refuses a starting key the key condition could not have produced, with DynamoDB's message.
+/// On a multi-attribute key DynamoDB walks the condition in order (dynoxide): a partition
+/// attribute other than the last that differs, then the sort conditions, then the last
+/// partition attribute.
+fn check_start_within(target: &Target<'_>, bound: &BoundKey, start: &StartKey) -> Result<()> {
+    const AT_MOST_ONE_ROW: &str = "The query can return at most one row and cannot be restarted";
+    let outside_sort = !target.sk.is_empty() && !bound.range.contains(&start.sk);
+    if target.is_multi_attribute() {
+        let n = bound.pk_parts.len();
+        if bound.pk_parts[..n - 1] != start.pk_parts[..n - 1] {
+            return Err(Error::validation(AT_MOST_ONE_ROW));
+        }
+        if outside_sort {
+            return Err(Error::validation(
+                "The provided starting key does not match the range key predicate",
+            ));
+        }
+        if bound.pk_parts[n - 1] != start.pk_parts[n - 1] {
+            return Err(Error::validation(if bound.sorted {
+                AT_MOST_ONE_ROW
+            } else {
+                "The provided starting key is outside query boundaries based on provided conditions"
+            }));
+        }
+        return Ok(());
+    }
+    if start.pk != bound.pk {
+        return Err(Error::validation(
+            "The provided starting key is outside query boundaries based on provided conditions",
+        ));
+    }
+    if outside_sort {
+        return Err(Error::validation(
+            "The provided starting key does not match the range key predicate",
+        ));
+    }
+    Ok(())
+}
+
 impl SortRange {
+    /// This range of one sort attribute's bytes as a range of multi-attribute sort keys whose
+    /// leading parts are `prefix` (equalities, each closed by [`key_encoding::push_key_part`]):
+    /// a part compares with a value as its closed bytes compare with the value's closed bytes.
+    fn within_part(self, prefix: &[u8]) -> SortRange {
+        let closed = |v: &KeyBytes| {
+            let mut out = prefix.to_vec();
+            key_encoding::push_key_part(&mut out, v);
+            out
+        };
+        // The smallest key after every key whose part is `v`: a closed part ends with a zero
+        // byte, so that is the same bytes with the last one raised to 1.
+        let after_closed = |v: &KeyBytes| {
+            let mut out = closed(v);
+            if let Some(last) = out.last_mut() {
+                *last = 1;
+            }
+            KeyBytes::from(out)
+        };
+        let lower = match self.lower {
+            Bound::Unbounded if prefix.is_empty() => Bound::Unbounded,
+            Bound::Unbounded => Bound::Included(KeyBytes::from(prefix)),
+            Bound::Included(v) => Bound::Included(KeyBytes::from(closed(&v))),
+            Bound::Excluded(v) => Bound::Included(after_closed(&v)),
+        };
+        let upper = match self.upper {
+            Bound::Unbounded if prefix.is_empty() => Bound::Unbounded,
+            Bound::Unbounded => {
+                key_encoding::prefix_successor(prefix).map_or(Bound::Unbounded, Bound::Excluded)
+            }
+            Bound::Included(v) => Bound::Excluded(after_closed(&v)),
+            Bound::Excluded(v) => Bound::Excluded(KeyBytes::from(closed(&v))),
+        };
+        SortRange { lower, upper }
+    }
+
     fn contains(&self, v: &KeyBytes) -> bool {
         let above = match &self.lower {
             Bound::Included(l) => v >= l,

@@ -7,9 +7,9 @@ use std::collections::HashSet;
 use super::data::IndexKeys;
 use super::eval;
 use super::key_bytes::KeyBytes;
-use super::key_encoding::{encode_number, encode_value};
+use super::key_encoding::{self, encode_number, encode_value};
 use crate::error::{Error, Result};
-use crate::table::{KeyAttribute, Projection, ScalarType, TableDef};
+use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 use crate::value::{type_name, AttributeValue, Item};
 
 /// DynamoDB's limit on a partition key value.
@@ -35,15 +35,30 @@ pub(super) struct IndexSchema {
     pub name: String,
     /// True for a local secondary index.
     pub local: bool,
-    /// Partition key.
-    pub pk: KeyAttribute,
-    /// Sort key.
-    pub sk: Option<KeyAttribute>,
+    /// Partition key attributes, in key order: one, or up to four for a multi-attribute key.
+    pub pk: Vec<KeyAttribute>,
+    /// Sort key attributes, in key order: none, one, or up to four.
+    pub sk: Vec<KeyAttribute>,
     /// Projected attributes beyond the keys; `None` for `ALL`.
     pub projected: Option<HashSet<String>>,
-    /// Where a write finds the partition and sort key values ([`KeyValues`] slots).
-    pk_slot: usize,
-    sk_slot: Option<usize>,
+    /// Where a write finds the partition and sort key values ([`KeyValues`] slots), in key order.
+    pk_slots: Vec<usize>,
+    sk_slots: Vec<usize>,
+}
+
+impl IndexSchema {
+    /// Every key attribute with whether it is a partition attribute.
+    pub fn key_attributes(&self) -> impl Iterator<Item = (&KeyAttribute, bool)> {
+        self.pk
+            .iter()
+            .map(|k| (k, true))
+            .chain(self.sk.iter().map(|k| (k, false)))
+    }
+
+    /// True when `name` is one of the index's key attributes.
+    pub fn is_key(&self, name: &str) -> bool {
+        self.key_attributes().any(|(k, _)| k.name == name)
+    }
 }
 
 /// The immutable part of a table: its definition and key schema.
@@ -58,30 +73,50 @@ pub(super) struct Schema {
     key_attributes: Vec<String>,
 }
 
-/// The most distinct key attributes a table can have: its own two and two per index (20 global,
-/// 5 local).
-const MAX_KEY_ATTRIBUTES: usize = 2 + 2 * 20 + 2 * 5;
+/// The distinct key attributes whose values a write keeps inline: the table's two and two per
+/// index (20 global, 5 local). A table with more (multi-attribute index keys, up to eight per
+/// global index) keeps the rest in a vector.
+const INLINE_KEY_ATTRIBUTES: usize = 2 + 2 * 20 + 2 * 5;
 
 /// The values of an item's key attributes (table and indexes), picked out in the one pass that
 /// validates the item, so that computing its keys needs no further lookups.
-pub(super) struct KeyValues<'a>([Option<&'a AttributeValue>; MAX_KEY_ATTRIBUTES]);
+pub(super) struct KeyValues<'a> {
+    inline: [Option<&'a AttributeValue>; INLINE_KEY_ATTRIBUTES],
+    /// Slots past the inline ones (empty, unallocated, unless the schema has that many).
+    more: Vec<Option<&'a AttributeValue>>,
+}
 
 impl<'a> KeyValues<'a> {
-    /// No values yet.
-    pub fn new() -> Self {
-        KeyValues([None; MAX_KEY_ATTRIBUTES])
+    /// No values yet, with a slot for each key attribute of `schema`.
+    pub fn new(schema: &Schema) -> Self {
+        KeyValues {
+            inline: [None; INLINE_KEY_ATTRIBUTES],
+            more: vec![
+                None;
+                schema
+                    .key_attributes
+                    .len()
+                    .saturating_sub(INLINE_KEY_ATTRIBUTES)
+            ],
+        }
     }
 
     /// Records the value of attribute `name` if it is a key attribute of `schema`.
     #[inline]
     pub fn offer(&mut self, schema: &Schema, name: &str, value: &'a AttributeValue) {
         if let Some(slot) = schema.key_attributes.iter().position(|k| k == name) {
-            self.0[slot] = Some(value);
+            match self.inline.get_mut(slot) {
+                Some(v) => *v = Some(value),
+                None => self.more[slot - INLINE_KEY_ATTRIBUTES] = Some(value),
+            }
         }
     }
 
     fn get(&self, slot: usize) -> Option<&'a AttributeValue> {
-        self.0[slot]
+        match self.inline.get(slot) {
+            Some(v) => *v,
+            None => self.more[slot - INLINE_KEY_ATTRIBUTES],
+        }
     }
 }
 
@@ -91,13 +126,14 @@ impl Schema {
         validate_name("tableName", &def.name, 3)?;
         // Every key attribute has one type across the table and its indexes.
         let mut types: Vec<&KeyAttribute> = Vec::new();
+        def.check_key_schemas()?;
         let all_keys = std::iter::once(&def.partition_key)
             .chain(def.sort_key.as_ref())
             .chain(
                 def.global_indexes
                     .iter()
                     .chain(&def.local_indexes)
-                    .flat_map(|i| std::iter::once(&i.partition_key).chain(i.sort_key.as_ref())),
+                    .flat_map(IndexDef::key_attributes),
             );
         for k in all_keys {
             validate_name("attributeName", &k.name, 1)?;
@@ -198,11 +234,11 @@ impl Schema {
             indexes.push(IndexSchema {
                 name: index.name.clone(),
                 local,
-                pk: index.partition_key.clone(),
-                sk: index.sort_key.clone(),
+                pk: index.partition_keys().cloned().collect(),
+                sk: index.sort_keys().cloned().collect(),
                 projected,
-                pk_slot: 0,
-                sk_slot: None,
+                pk_slots: Vec::new(),
+                sk_slots: Vec::new(),
             });
         }
         if non_key_total > 100 {
@@ -223,10 +259,9 @@ impl Schema {
             slot(&sk.name);
         }
         for index in &mut indexes {
-            index.pk_slot = slot(&index.pk.name);
-            index.sk_slot = index.sk.as_ref().map(|s| slot(&s.name));
+            index.pk_slots = index.pk.iter().map(|k| slot(&k.name)).collect();
+            index.sk_slots = index.sk.iter().map(|k| slot(&k.name)).collect();
         }
-        debug_assert!(key_attributes.len() <= MAX_KEY_ATTRIBUTES);
         Ok(Schema {
             def: def.clone(),
             indexes,
@@ -309,17 +344,15 @@ impl Schema {
     /// present they must have the index's type and not be empty. Returns each index's key.
     ///
     /// `by_update`: the values come from an UpdateItem, which DynamoDB words differently.
+    ///
+    /// Every attribute of a multi-attribute key is checked so, and the item is in the index
+    /// only when it holds all of them.
     pub fn index_keys(&self, values: &KeyValues<'_>, by_update: bool) -> Result<IndexKeys> {
         // Sized up front: collecting through `Result` would grow and then shrink the buffer.
         let mut keys = Vec::with_capacity(self.indexes.len());
         for index in &self.indexes {
-            let pk = index_key_part(index, &index.pk, values.get(index.pk_slot), true, by_update)?;
-            let sk = match (&index.sk, index.sk_slot) {
-                (Some(s), Some(slot)) => {
-                    index_key_part(index, s, values.get(slot), false, by_update)?
-                }
-                _ => Some(KeyBytes::empty()),
-            };
+            let pk = index_key_bytes(index, &index.pk, &index.pk_slots, values, true, by_update)?;
+            let sk = index_key_bytes(index, &index.sk, &index.sk_slots, values, false, by_update)?;
             keys.push(pk.zip(sk));
         }
         Ok(keys.into_boxed_slice())
@@ -336,11 +369,15 @@ impl Schema {
         table_pk: &KeyBytes,
         table_sk: &KeyBytes,
     ) -> Option<(KeyBytes, IndexPos)> {
-        let pk = encode_value(item.get(&index.pk.name)?)?;
-        let sk = match &index.sk {
-            Some(s) => encode_value(item.get(&s.name)?)?,
-            None => KeyBytes::empty(),
+        let part = |attrs: &[KeyAttribute]| -> Option<KeyBytes> {
+            let values: Vec<KeyBytes> = attrs
+                .iter()
+                .map(|a| encode_value(item.get(&a.name)?))
+                .collect::<Option<_>>()?;
+            Some(composite_key(&values))
         };
+        let pk = part(&index.pk)?;
+        let sk = part(&index.sk)?;
         Some((
             pk,
             IndexPos {
@@ -358,14 +395,56 @@ impl Schema {
         Some(
             item.iter()
                 .filter(|(name, _)| {
-                    self.is_table_key(name)
-                        || index.pk.name == **name
-                        || index.sk.as_ref().is_some_and(|s| s.name == **name)
-                        || projected.contains(*name)
+                    self.is_table_key(name) || index.is_key(name) || projected.contains(*name)
                 })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         )
+    }
+}
+
+/// The key of one index's partition or sort key from its attributes' values (`None` when the
+/// item lacks one of them: not in the index), each checked by [`index_key_part`].
+fn index_key_bytes(
+    index: &IndexSchema,
+    attrs: &[KeyAttribute],
+    slots: &[usize],
+    values: &KeyValues<'_>,
+    partition: bool,
+    by_update: bool,
+) -> Result<Option<KeyBytes>> {
+    match (attrs, slots) {
+        ([], _) => Ok(Some(KeyBytes::empty())),
+        ([attr], [slot]) => index_key_part(index, attr, values.get(*slot), partition, by_update),
+        _ => {
+            // Every attribute is checked, present or not, before the item is left out.
+            let mut parts = Vec::with_capacity(attrs.len());
+            let mut missing = false;
+            for (attr, slot) in attrs.iter().zip(slots) {
+                match index_key_part(index, attr, values.get(*slot), partition, by_update)? {
+                    Some(bytes) => parts.push(bytes),
+                    None => missing = true,
+                }
+            }
+            Ok((!missing).then(|| composite_key(&parts)))
+        }
+    }
+}
+
+/// The key bytes of a multi-attribute key from each attribute's order-preserving bytes: each
+/// part escaped and terminated (see [`key_encoding::push_key_part`]), so that the bytes order as
+/// the attributes do one after another, each by its own type. One part stays as it is, so
+/// single-attribute keys are unchanged.
+pub(super) fn composite_key(parts: &[KeyBytes]) -> KeyBytes {
+    match parts {
+        [one] => one.clone(),
+        _ => {
+            let mut out = Vec::new();
+            for part in parts {
+                key_encoding::push_key_part(&mut out, part);
+            }
+            KeyBytes::from(out)
+        }
     }
 }
 

@@ -540,6 +540,8 @@ fn table_definitions_are_validated() {
         name: "Idx".into(),
         partition_key: crate::table::KeyAttribute::new("SK", crate::table::ScalarType::N),
         sort_key: None,
+        extra_partition_keys: Vec::new(),
+        extra_sort_keys: Vec::new(),
         projection: Projection::All,
     });
     assert!(matches!(

@@ -59,9 +59,7 @@ fn refuse_empty_key(
     }
     if put {
         for index in &schema.indexes {
-            let attrs =
-                std::iter::once((&index.pk, true)).chain(index.sk.iter().map(|sk| (sk, false)));
-            for (attr, partition) in attrs {
+            for (attr, partition) in index.key_attributes() {
                 if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
                     super::schema::index_key_part(index, attr, Some(v), partition, false)?;
                 }
