@@ -441,3 +441,135 @@ pub trait Table: Send + Sync + 'static {
     /// The attribute holding each item's entity type.
     const ENTITY_ATTRIBUTE: &'static str = "_type";
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn multi() -> IndexDef {
+        IndexDef::multi(
+            "ByStatus",
+            [
+                KeyAttribute::string("tenant"),
+                KeyAttribute::string("status"),
+            ],
+            [
+                KeyAttribute::new("priority", ScalarType::N),
+                KeyAttribute::new("digest", ScalarType::B),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn multi_attribute_keys_export_every_attribute_with_its_type() {
+        let def = TableDef::new("T", "PK", Some("SK"))
+            .global_index(multi().projection(Projection::KeysOnly))
+            .ttl("ttl");
+        let cf = def.to_cloudformation_json();
+        let props = &cf["Properties"];
+        let gsi = &props["GlobalSecondaryIndexes"][0];
+        let schema: Vec<(String, String)> = gsi["KeySchema"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                (
+                    k["AttributeName"].as_str().unwrap().to_owned(),
+                    k["KeyType"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = schema
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("tenant", "HASH"),
+                ("status", "HASH"),
+                ("priority", "RANGE"),
+                ("digest", "RANGE")
+            ]
+        );
+        let types: Vec<(String, String)> = props["AttributeDefinitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["AttributeName"].as_str().unwrap().to_owned(),
+                    a["AttributeType"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        for (name, ty) in [
+            ("tenant", "S"),
+            ("status", "S"),
+            ("priority", "N"),
+            ("digest", "B"),
+        ] {
+            assert!(
+                types.contains(&(name.to_owned(), ty.to_owned())),
+                "{name}: {types:?}"
+            );
+        }
+        assert_eq!(gsi["Projection"]["ProjectionType"], "KEYS_ONLY");
+        assert_eq!(props["TimeToLiveSpecification"]["AttributeName"], "ttl");
+    }
+
+    #[test]
+    fn key_schemas_are_checked_as_create_table_checks_them() {
+        let message = |r: Result<IndexDef>| match r {
+            Err(Error::Validation { message }) => message,
+            other => panic!("{other:?}"),
+        };
+        let s = KeyAttribute::string;
+        assert!(message(IndexDef::multi("I", [], [s("a")])).contains("no HASH key"));
+        assert!(message(IndexDef::multi(
+            "I",
+            [s("a"), s("b"), s("c"), s("d"), s("e")],
+            []
+        ))
+        .contains("maximum allowed number of HASH key attributes"));
+        assert!(message(IndexDef::multi(
+            "I",
+            [s("a")],
+            [s("b"), s("c"), s("d"), s("e"), s("f")]
+        ))
+        .contains("maximum allowed number of RANGE key attributes"));
+        assert!(message(IndexDef::multi(
+            "I",
+            [s("a"), s("b"), s("c"), s("d"), s("e")],
+            [s("f"), s("g"), s("h"), s("i")]
+        ))
+        .contains("Member must have length less than or equal to 8"));
+        assert!(message(IndexDef::multi("I", [s("a"), s("b")], [s("a")]))
+            .contains("multiple key attributes with the same name"));
+        // Four and four is the most, and a single-attribute key stays as it was.
+        let full = IndexDef::multi(
+            "I",
+            [s("a"), s("b"), s("c"), s("d")],
+            [s("e"), s("f"), s("g"), s("h")],
+        )
+        .unwrap();
+        assert_eq!(
+            (full.partition_keys().count(), full.sort_keys().count()),
+            (4, 4)
+        );
+        let single = IndexDef::multi("I", [s("a")], [s("b")]).unwrap();
+        assert!(!single.is_multi_attribute());
+        assert_eq!(single, IndexDef::new("I", "a", Some("b")));
+        // Multi-attribute keys are for global indexes only.
+        let local = TableDef::new("T", "PK", Some("SK")).local_index(IndexDef {
+            extra_sort_keys: vec![s("x")],
+            ..IndexDef::new("L", "PK", Some("s"))
+        });
+        assert!(local.check_key_schemas().is_err());
+        assert!(TableDef::new("T", "PK", Some("SK"))
+            .global_index(multi())
+            .check_key_schemas()
+            .is_ok());
+    }
+}

@@ -727,6 +727,29 @@ mod tests {
     }
 
     #[test]
+    fn multi_attribute_key_conditions_render_every_part_as_placeholders() {
+        let r = QueryRequest::new(
+            "T",
+            Some("Multi"),
+            KeyCondition::partition("tenant", s("a) OR (b"))
+                .and_partition("status", s("open"))
+                .sort("n", SortCondition::Eq(AttributeValue::N("2".into())))
+                .sort("created", SortCondition::Between(s("2025"), s("2026"))),
+        );
+        let input = query(r).unwrap().build().unwrap();
+        let kce = input.key_condition_expression().unwrap();
+        assert!(!kce.contains("tenant") && !kce.contains("open") && !kce.contains("OR ("));
+        assert_eq!(
+            resolve(
+                kce,
+                input.expression_attribute_names(),
+                input.expression_attribute_values()
+            ),
+            "tenant = S(\"a) OR (b\") AND status = S(\"open\") AND n = N(\"2\") AND created BETWEEN S(\"2025\") AND S(\"2026\")"
+        );
+    }
+
+    #[test]
     fn query_shares_placeholders_across_expressions_and_never_splices() {
         let hostile = "x) OR attribute_exists(PK";
         let mut r = QueryRequest::new(
@@ -1084,6 +1107,21 @@ mod tests {
         let def = TableDef::new("T", "PK", Some("SK"))
             .global_index(IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")))
             .global_index(IndexDef::new("GSI2", "GSI2PK", None).projection(Projection::KeysOnly))
+            .global_index(
+                IndexDef::multi(
+                    "Multi",
+                    [
+                        KeyAttribute::string("tenant"),
+                        KeyAttribute::string("GSI1PK"),
+                    ],
+                    [
+                        KeyAttribute::new("n", ScalarType::N),
+                        KeyAttribute::new("blob", ScalarType::B),
+                        KeyAttribute::string("created"),
+                    ],
+                )
+                .unwrap(),
+            )
             .local_index(
                 IndexDef {
                     name: "LSI1".into(),
@@ -1098,7 +1136,23 @@ mod tests {
             .ttl("expires");
         let input = create_table(&def).unwrap().build().unwrap();
         assert_eq!(input.billing_mode(), Some(&sdk::BillingMode::PayPerRequest));
-        assert_eq!(input.attribute_definitions().len(), 6);
+        assert_eq!(input.attribute_definitions().len(), 9);
+        let multi = &input.global_secondary_indexes()[2];
+        let schema: Vec<(&str, &sdk::KeyType)> = multi
+            .key_schema()
+            .iter()
+            .map(|k| (k.attribute_name(), k.key_type()))
+            .collect();
+        assert_eq!(
+            schema,
+            [
+                ("tenant", &sdk::KeyType::Hash),
+                ("GSI1PK", &sdk::KeyType::Hash),
+                ("n", &sdk::KeyType::Range),
+                ("blob", &sdk::KeyType::Range),
+                ("created", &sdk::KeyType::Range),
+            ]
+        );
         // What a server would describe, built from what was sent.
         let desc = sdk::TableDescription::builder()
             .table_name("T")
