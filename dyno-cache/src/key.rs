@@ -290,6 +290,31 @@ pub(crate) fn partition_hash(table: &str, index: &str, value: &AttributeValue) -
     stable_hash(w.buf.as_slice())
 }
 
+/// The stripe hash of a partition given as its key's parts, `(attribute, value)`: one part is
+/// [`partition_hash`] of its value; the parts of a multi-attribute key are hashed in attribute
+/// name order, so that writers (which read them in key order) and queries (which give them in
+/// any order) agree.
+pub(crate) fn partition_parts_hash(
+    table: &str,
+    index: &str,
+    parts: &mut [(&str, &AttributeValue)],
+) -> u64 {
+    if let [(_, value)] = parts {
+        return partition_hash(table, index, value);
+    }
+    parts.sort_unstable_by_key(|(name, _)| *name);
+    let mut w = writer();
+    w.u8(b'M');
+    w.str(table);
+    w.str(index);
+    w.len(parts.len());
+    for (name, value) in parts.iter() {
+        w.str(name);
+        w.value(value);
+    }
+    stable_hash(w.buf.as_slice())
+}
+
 /// The stripe hash of "every partition of this index" (`index` is `""` for the table).
 pub(crate) fn index_hash(table: &str, index: &str) -> u64 {
     let mut w = writer();

@@ -4,16 +4,17 @@
 use std::time::Duration;
 
 use dyno_core::table::TableDef;
-use dyno_core::value::Item;
+use dyno_core::value::{AttributeValue, Item};
 
-use crate::key::{index_hash, partition_hash, scan_hash};
+use crate::key::{index_hash, partition_hash, partition_parts_hash, scan_hash};
 
-/// A global secondary index's key attributes.
+/// A global secondary index's key attributes, in key order (several of each for a
+/// multi-attribute key).
 #[derive(Debug)]
 pub(crate) struct Gsi {
     name: String,
-    pk: String,
-    sk: Option<String>,
+    pk: Vec<String>,
+    sk: Vec<String>,
 }
 
 /// The parts of a [`TableDef`] the cache uses.
@@ -57,8 +58,8 @@ impl TableInfo {
                 .iter()
                 .map(|i| Gsi {
                     name: i.name.clone(),
-                    pk: i.partition_key.name.clone(),
-                    sk: i.sort_key.as_ref().map(|k| k.name.clone()),
+                    pk: i.partition_keys().map(|k| k.name.clone()).collect(),
+                    sk: i.sort_keys().map(|k| k.name.clone()).collect(),
                 })
                 .collect(),
             lsis: def.local_indexes.iter().map(|i| i.name.clone()).collect(),
@@ -126,15 +127,19 @@ impl TableInfo {
             }
         }
         for gsi in &self.gsis {
-            let keys_untouched = touched.is_some_and(|t| {
-                !t.iter()
-                    .any(|a| *a == gsi.pk || gsi.sk.as_deref() == Some(a.as_str()))
-            });
+            let keys_untouched = touched
+                .is_some_and(|t| !t.iter().any(|a| gsi.pk.contains(a) || gsi.sk.contains(a)));
             for (this, other) in [(old, new), (new, old)] {
                 match this {
                     Image::Present(item) => {
-                        if let Some(v) = item.get(&gsi.pk) {
-                            out.push(partition_hash(table, &gsi.name, v));
+                        // In the index only with every partition attribute.
+                        let parts: Option<Vec<(&str, &AttributeValue)>> = gsi
+                            .pk
+                            .iter()
+                            .map(|a| Some((a.as_str(), item.get(a)?)))
+                            .collect();
+                        if let Some(mut parts) = parts {
+                            out.push(partition_parts_hash(table, &gsi.name, &mut parts));
                         }
                     }
                     Image::Absent => {}
@@ -215,6 +220,67 @@ mod tests {
                 Some(&["x".to_owned()])
             )
             .contains(&whole));
+    }
+
+    #[test]
+    fn multi_attribute_partitions_hash_every_part_in_any_order() {
+        use dyno_core::table::KeyAttribute;
+        let def = TableDef::new("T", "PK", Some("SK")).global_index(
+            IndexDef::multi(
+                "M",
+                [
+                    KeyAttribute::string("tenant"),
+                    KeyAttribute::string("status"),
+                ],
+                [KeyAttribute::string("created")],
+            )
+            .unwrap(),
+        );
+        let info = TableInfo::from_def(&def);
+        let key = item(&[("PK", "U#1"), ("SK", "O#1")]);
+        let old = item(&[
+            ("PK", "U#1"),
+            ("SK", "O#1"),
+            ("tenant", "a"),
+            ("status", "open"),
+        ]);
+        let new = item(&[
+            ("PK", "U#1"),
+            ("SK", "O#1"),
+            ("tenant", "a"),
+            ("status", "done"),
+        ]);
+        let (a, open, done) = (
+            AttributeValue::S("a".into()),
+            AttributeValue::S("open".into()),
+            AttributeValue::S("done".into()),
+        );
+        let got = info.affected(&key, Image::Present(&old), Image::Present(&new), None);
+        // What a query giving the parts in either order looks up.
+        for parts in [
+            vec![("tenant", &a), ("status", &open)],
+            vec![("status", &open), ("tenant", &a)],
+            vec![("status", &done), ("tenant", &a)],
+        ] {
+            let mut parts = parts;
+            assert!(got.contains(&partition_parts_hash("T", "M", &mut parts)));
+        }
+        // Not the first attribute alone, which names no partition of this index.
+        assert!(!got.contains(&partition_hash("T", "M", &a)));
+        // An item without every partition attribute is in no partition of the index.
+        let partial = item(&[("PK", "U#1"), ("SK", "O#1"), ("tenant", "a")]);
+        let got = info.affected(&key, Image::Absent, Image::Present(&partial), None);
+        assert_eq!(
+            got.len(),
+            3,
+            "scan, table partition, nothing for M: {got:?}"
+        );
+        // An update of the second partition attribute with the old image unknown costs the
+        // whole index.
+        let touched = vec!["status".to_owned()];
+        assert!(info
+            .affected(&key, Image::Unknown, Image::Present(&new), Some(&touched))
+            .contains(&index_hash("T", "M")));
     }
 
     #[test]

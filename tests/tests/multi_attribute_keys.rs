@@ -240,7 +240,7 @@ async fn tables(prefix: &str) -> Vec<(Backend, String)> {
     out
 }
 
-async fn load(store: &Arc<dyn Store>, table: &str) {
+async fn load(store: &dyn Store, table: &str) {
     for w in work() {
         store.put_item(put(table, w.item())).await.expect("put");
     }
@@ -1008,4 +1008,53 @@ async fn concurrent_moves_keep_each_item_once_in_the_index() {
         v
     };
     assert_eq!(indexed, want);
+}
+
+/// The query cache keys a multi-attribute partition by all its parts, whatever order a query
+/// gives them in: a write that moves an item out of the partition invalidates the cached page.
+#[tokio::test]
+async fn the_query_cache_invalidates_multi_attribute_partitions() {
+    let store = dyno_cache::CachedStore::new(MemoryStore::new());
+    let t = "cached";
+    store.create_table(&table(t)).await.expect("create");
+    load(&store, t).await;
+    for reversed in [false, true] {
+        let key = || {
+            if reversed {
+                KeyCondition::partition("status", s("open")).and_partition("tenant", s("acme"))
+            } else {
+                open_acme()
+            }
+        };
+        let before = store.query(query(t, key())).await.expect("query");
+        let first = before.items[0].clone();
+        // Cached now; move the first item to another status.
+        let again = store.query(query(t, key())).await.expect("query");
+        assert_eq!(again.items.len(), before.items.len());
+        let pk_sk = Item::from([
+            ("PK".to_owned(), first["PK"].clone()),
+            ("SK".to_owned(), first["SK"].clone()),
+        ]);
+        store
+            .update_item(UpdateRequest {
+                table: t.to_owned(),
+                key: pk_sk,
+                update: Update {
+                    set: vec![(Path::attr("status"), SetValue::value(s("archived")))],
+                    ..Update::default()
+                },
+                condition: None,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: false,
+            })
+            .await
+            .expect("update");
+        let after = store.query(query(t, key())).await.expect("query");
+        assert_eq!(
+            after.items.len(),
+            before.items.len() - 1,
+            "reversed parts: {reversed}: a stale page was served"
+        );
+        assert!(!after.items.iter().any(|i| i["SK"] == first["SK"]));
+    }
 }

@@ -63,8 +63,24 @@ impl<S: Store> CachedStore<S> {
     /// uninstallable: `index` `None` is the table itself (its LSIs are partitioned by the same
     /// value: name them to include them), `Some(name)` a secondary index. The table's scan pages
     /// go too, as any changed item changes them.
+    ///
+    /// A partition of a multi-attribute index key is named by all its parts: see
+    /// [`CachedStore::invalidate_partition_parts`].
     pub fn invalidate_partition(&self, table: &str, index: Option<&str>, value: &AttributeValue) {
         self.bump_hash(partition_hash(table, index.unwrap_or(""), value));
+        self.bump_hash(scan_hash(table));
+    }
+
+    /// [`CachedStore::invalidate_partition`] for a global secondary index with a multi-attribute
+    /// partition key: `parts` gives every partition attribute and its value, in any order.
+    pub fn invalidate_partition_parts(
+        &self,
+        table: &str,
+        index: &str,
+        parts: &[(&str, &AttributeValue)],
+    ) {
+        let mut parts = parts.to_vec();
+        self.bump_hash(partition_parts_hash(table, index, &mut parts));
         self.bump_hash(scan_hash(table));
     }
 

@@ -27,8 +27,8 @@ use crate::builder::{CachedStoreBuilder, Ttls};
 use crate::clock::Clock;
 use crate::flight::{self, Flights, Role};
 use crate::key::{
-    index_hash, item_key, partition_hash, query_key, scan_hash, scan_key, table_items_hash,
-    CacheKey, KeyHasher, KeyRef, Lookup, PreHashed,
+    index_hash, item_key, partition_hash, partition_parts_hash, query_key, scan_hash, scan_key,
+    table_items_hash, CacheKey, KeyHasher, KeyRef, Lookup, PreHashed,
 };
 use crate::metrics::{inc, CacheMetrics, Counters};
 use crate::schema::{Image, TableInfo};

@@ -11,12 +11,13 @@ impl<S: Store> CachedStore<S> {
     ) -> Result<Page> {
         let key = self.hasher.lookup(query_key(&request));
         let index = request.index.as_deref().unwrap_or("");
+        let mut parts: Vec<(&str, &AttributeValue)> = request
+            .key_condition
+            .partition_parts()
+            .map(|(n, v)| (n.as_str(), v))
+            .collect();
         let hashes = [
-            partition_hash(
-                &request.table,
-                index,
-                &request.key_condition.partition_value,
-            ),
+            partition_parts_hash(&request.table, index, &mut parts),
             index_hash(&request.table, index),
         ];
         let table = request.table.clone();
