@@ -272,7 +272,7 @@ mod tests {
         let got = info.affected(&key, Image::Absent, Image::Present(&partial), None);
         assert_eq!(
             got.len(),
-            3,
+            2,
             "scan, table partition, nothing for M: {got:?}"
         );
         // An update of the second partition attribute with the old image unknown costs the
