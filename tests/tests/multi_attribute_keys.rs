@@ -1018,6 +1018,17 @@ async fn the_query_cache_invalidates_multi_attribute_partitions() {
     let t = "cached";
     store.create_table(&table(t)).await.expect("create");
     load(&store, t).await;
+    // Two partitions that share their first part are two cache entries.
+    let open = store.query(query(t, open_acme())).await.expect("query");
+    let closed = KeyCondition::partition("tenant", s("acme")).and_partition("status", s("closed"));
+    let closed = store.query(query(t, closed)).await.expect("query");
+    assert_eq!(
+        (open.items.len(), closed.items.len()),
+        (
+            expected("acme", "open", |_| true).len(),
+            expected("acme", "closed", |_| true).len()
+        )
+    );
     for reversed in [false, true] {
         let key = || {
             if reversed {
@@ -1056,5 +1067,137 @@ async fn the_query_cache_invalidates_multi_attribute_partitions() {
             "reversed parts: {reversed}: a stale page was served"
         );
         assert!(!after.items.iter().any(|i| i["SK"] == first["SK"]));
+    }
+}
+
+mod typed {
+    //! `ops::Query` (the untyped query API over typed entities) on a multi-attribute index:
+    //! entities decode, other entities sharing the index are skipped, pages and cursors work and
+    //! a cursor is bound to its query's whole key condition.
+    use dyno_core::ops::{EntityExt, Query};
+    use dyno_core::{Entity, Table};
+
+    use super::*;
+
+    #[derive(Debug, Table)]
+    #[dyno(name = "Tracker", pk = "PK", sk = "SK")]
+    pub struct Tracker;
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Tracker, pk = "TENANT#{tenant}", sk = "ISSUE#{id}")]
+    pub struct Issue {
+        pub tenant: String,
+        pub id: String,
+        pub status: String,
+        pub priority: i64,
+        pub created: String,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Tracker, pk = "TENANT#{tenant}", sk = "TASK#{id}")]
+    pub struct Task {
+        pub tenant: String,
+        pub id: String,
+        pub status: String,
+        pub priority: i64,
+        pub created: String,
+    }
+
+    #[tokio::test]
+    async fn entity_queries_read_a_multi_attribute_index() {
+        let store = MemoryStore::new();
+        let def = Tracker::definition().clone().global_index(by_status());
+        store.create_table(&def).await.expect("create");
+        let issue = |id: u32, status: &str, priority: i64| Issue {
+            tenant: "acme".into(),
+            id: id.to_string(),
+            status: status.into(),
+            priority,
+            created: format!("2025-01-{id:02}"),
+        };
+        let mut want = Vec::new();
+        for (id, status, priority) in [
+            (1, "open", 10),
+            (2, "open", 2),
+            (3, "closed", 1),
+            (4, "open", -3),
+            (5, "open", 2),
+        ] {
+            let i = issue(id, status, priority);
+            i.put().send(&store).await.expect("put");
+            if status == "open" {
+                want.push(i);
+            }
+        }
+        for id in 10..13u32 {
+            let task = Task {
+                tenant: "acme".into(),
+                id: id.to_string(),
+                status: "open".into(),
+                priority: 2,
+                created: "2025-01-01".into(),
+            };
+            task.put().send(&store).await.expect("put");
+        }
+        want.sort_by(|a, b| (a.priority, &a.created).cmp(&(b.priority, &b.created)));
+        let query = || Query::<Issue>::new("Tracker", Some(BY_STATUS), open_acme());
+        assert_eq!(
+            query().all(&store).await.expect("all"),
+            want,
+            "tasks skipped, issues in index order"
+        );
+        // Pages of two, followed by cursor to the end.
+        let mut got = Vec::new();
+        let mut cursor = None;
+        for _ in 0..20 {
+            let page = query()
+                .page_size(2)
+                .page(&store, cursor.as_ref())
+                .await
+                .expect("page");
+            got.extend(page.items);
+            cursor = page.cursor;
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(got, want);
+        // A cursor of one partition does not resume another: the whole key condition binds it.
+        let first = query().page_size(1).page(&store, None).await.expect("page");
+        let cursor = first.cursor.expect("more pages");
+        let closed = Query::<Issue>::new(
+            "Tracker",
+            Some(BY_STATUS),
+            KeyCondition::partition("tenant", s("acme")).and_partition("status", s("closed")),
+        );
+        assert!(closed.page(&store, Some(&cursor)).await.is_err());
+        // A sort condition on the leading attribute, then on both.
+        let two = Query::<Issue>::new(
+            "Tracker",
+            Some(BY_STATUS),
+            open_acme().sort("priority", SortCondition::Eq(n("2"))),
+        )
+        .all(&store)
+        .await
+        .expect("all");
+        assert_eq!(
+            two.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            ["2", "5"]
+        );
+        let later = Query::<Issue>::new(
+            "Tracker",
+            Some(BY_STATUS),
+            open_acme()
+                .sort("priority", SortCondition::Eq(n("2")))
+                .sort("created", SortCondition::Gt(s("2025-01-02"))),
+        )
+        .descending()
+        .all(&store)
+        .await
+        .expect("all");
+        assert_eq!(
+            later.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            ["5"]
+        );
     }
 }
