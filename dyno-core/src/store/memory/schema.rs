@@ -325,6 +325,21 @@ impl Schema {
         Ok(keys.into_boxed_slice())
     }
 
+    /// The key in index `at` of an item already stored when UpdateTable adds the index, or
+    /// `None` when the item is not in it: it lacks a key attribute of the index, or its value has
+    /// another type, is empty or is over the key size limit. DynamoDB's backfill leaves such an
+    /// item out of the index instead of failing (Developer Guide, "Detecting and correcting index
+    /// key violations"); writes from then on are checked as usual.
+    pub fn backfill_key(&self, at: usize, item: &Item) -> Option<(KeyBytes, KeyBytes)> {
+        let index = &self.indexes[at];
+        let pk = index_key_part(index, &index.pk, item.get(&index.pk.name), true, false).ok()??;
+        let sk = match &index.sk {
+            Some(s) => index_key_part(index, s, item.get(&s.name), false, false).ok()??,
+            None => KeyBytes::empty(),
+        };
+        Some((pk, sk))
+    }
+
     /// The key of an index entry for an item already validated on write (`None`: not indexed),
     /// looked up in the item (the engine keeps the keys it computed on write; this recomputes
     /// them to check it).
