@@ -8,7 +8,6 @@
 mod batch;
 mod data;
 mod eval;
-mod hash;
 mod key_bytes;
 mod key_encoding;
 mod read;
@@ -31,7 +30,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 
 use self::data::{IndexKeys, TableData};
-use self::hash::Fnv;
 use self::key_bytes::KeyBytes;
 use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
@@ -101,9 +99,9 @@ pub struct MemoryStore {
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
-/// (a few instructions per byte) rather than SipHash: table names come from the application, not
-/// from untrusted input.
-type Catalog = HashMap<String, Arc<TableState>, BuildHasherDefault<Fnv>>;
+/// ([`crate::hash`]: a few instructions per byte) rather than SipHash: table names come from the
+/// application, not from untrusted input.
+type Catalog = HashMap<String, Arc<TableState>, BuildHasherDefault<crate::hash::Fnv1a>>;
 
 /// A table: its immutable schema and its data behind one lock.
 #[derive(Debug)]
