@@ -46,8 +46,8 @@ use dyno_core::error::{Error, Result};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TableKey,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
-    WriteRequest,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
+    WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;
 use dyno_core::value::{Item, SharedItem};
@@ -803,6 +803,10 @@ impl<S: Store> Store for FaultStore<S> {
         let result = self.inner.update_ttl(table, attribute, enabled).await;
         self.leave(Op::UpdateTtl, result).await
     }
+    /// Forwarded without faults (no test injects them into UpdateTable).
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.inner.update_table(r).await
+    }
 }
 
 #[cfg(test)]
@@ -890,6 +894,7 @@ mod tests {
             Ok(TableDescription {
                 definition: TableDef::new(name, "PK", None),
                 item_count: None,
+                index_status: Vec::new(),
             })
         }
         async fn update_ttl(&self, _: &str, _: &str, _: bool) -> Result<()> {

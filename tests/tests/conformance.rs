@@ -19,6 +19,8 @@ mod support;
 mod batches;
 #[path = "conformance/fields.rs"]
 mod fields;
+#[path = "conformance/index_updates.rs"]
+mod index_updates;
 #[path = "conformance/indexes.rs"]
 mod indexes;
 #[path = "conformance/items.rs"]
@@ -96,6 +98,7 @@ fn scenarios() -> Vec<Scenario> {
     all.extend(items::scenarios());
     all.extend(queries::scenarios());
     all.extend(indexes::scenarios());
+    all.extend(index_updates::scenarios());
     all.extend(writes::scenarios());
     all.extend(batches::scenarios());
     all.extend(transactions::scenarios());

@@ -689,3 +689,260 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
             && pair.contains(&("pair".to_owned(), "R".to_owned()))
     );
 }
+
+// ---------------------------------------------------------------- UpdateTable under load
+
+/// The index UpdateTable adds and removes: keyed by every item's `GPK` and `c`.
+fn hot_index() -> IndexDef {
+    IndexDef::new("Hot", "GPK", Some("c"))
+}
+
+/// UpdateTable adds and removes a global index again and again while writers (puts, updates,
+/// deletes, batch writes, transactions) run on a few hot keys and on keys of their own, and
+/// readers query the index: no write is lost across a schema change (each writer's own keys end
+/// as it last wrote them), readers see whole items under their own index key (or DynamoDB's
+/// error while the index is absent), and once quiet every index holds exactly the items with its
+/// keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn indexes_added_and_removed_under_load_lose_no_write() {
+    // A few rounds: a lost write shows in most rounds, not in every one.
+    for round in 0..3 {
+        index_churn(round).await;
+    }
+}
+
+async fn index_churn(round: u64) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let store = Arc::new(MemoryStore::new());
+    store.create_table(&conc_table()).await.unwrap();
+    let done = Arc::new(AtomicBool::new(false));
+    let run = async {
+        let mut writers = Vec::new();
+        for task in 0..6u64 {
+            let store = Arc::clone(&store);
+            writers.push(tokio::spawn(async move {
+                let mut rng = fastrand::Rng::with_seed(100 + 10 * round + task);
+                // What this writer last did to each of its own keys: Some(token) or deleted.
+                let mut own: BTreeMap<String, Option<u64>> = BTreeMap::new();
+                for i in 0..500u64 {
+                    let token = (task + 1) * 1_000_000 + i;
+                    let hot = format!("{}", rng.u8(0..3));
+                    let mine = format!("{}", rng.u8(0..4));
+                    let own_pk = format!("own{task}");
+                    match rng.u8(0..5) {
+                        0 => {
+                            let (pk, sk) = if rng.bool() {
+                                ("hot", hot.as_str())
+                            } else {
+                                own.insert(mine.clone(), Some(token));
+                                (own_pk.as_str(), mine.as_str())
+                            };
+                            store
+                                .put_item(PutRequest {
+                                    table: CONC.into(),
+                                    item: whole(pk, sk, token),
+                                    condition: None,
+                                    return_values: ReturnValues::None,
+                                    return_old_on_condition_failure: false,
+                                })
+                                .await
+                                .unwrap();
+                        }
+                        1 => {
+                            let out = store
+                                .update_item(UpdateRequest {
+                                    table: CONC.into(),
+                                    key: ckey(&own_pk, &mine),
+                                    update: token_update(token),
+                                    condition: Some(Condition::exists("PK")),
+                                    return_values: ReturnValues::AllNew,
+                                    return_old_on_condition_failure: false,
+                                })
+                                .await;
+                            match out {
+                                Ok(o) => {
+                                    assert_whole(&o.attributes.expect("ALL_NEW"));
+                                    own.insert(mine.clone(), Some(token));
+                                }
+                                Err(Error::ConditionFailed { .. }) => {
+                                    assert_eq!(own.get(&mine).copied().flatten(), None);
+                                }
+                                Err(e) => panic!("update: {e}"),
+                            }
+                        }
+                        2 => {
+                            let (pk, sk) = if rng.bool() {
+                                ("hot", hot.as_str())
+                            } else {
+                                own.insert(mine.clone(), None);
+                                (own_pk.as_str(), mine.as_str())
+                            };
+                            store
+                                .delete_item(DeleteRequest {
+                                    table: CONC.into(),
+                                    key: ckey(pk, sk),
+                                    condition: None,
+                                    return_values: ReturnValues::None,
+                                    return_old_on_condition_failure: false,
+                                })
+                                .await
+                                .unwrap();
+                        }
+                        3 => {
+                            own.insert(mine.clone(), Some(token));
+                            let writes = vec![
+                                WriteRequest::Put {
+                                    table: CONC.into(),
+                                    item: whole(&own_pk, &mine, token),
+                                },
+                                WriteRequest::Put {
+                                    table: CONC.into(),
+                                    item: whole("hot", &hot, token),
+                                },
+                            ];
+                            let out = store
+                                .batch_write(BatchWriteRequest { writes })
+                                .await
+                                .unwrap();
+                            assert!(out.unprocessed.is_empty());
+                        }
+                        _ => {
+                            own.insert(mine.clone(), Some(token));
+                            let put = |pk: &str, sk: &str| TransactWriteItem::Put {
+                                table: CONC.into(),
+                                item: whole(pk, sk, token),
+                                condition: None,
+                                return_old_on_condition_failure: false,
+                            };
+                            store
+                                .transact_write(TransactWriteRequest {
+                                    actions: vec![put(&own_pk, &mine), put("hot", &hot)],
+                                    client_request_token: None,
+                                })
+                                .await
+                                .unwrap();
+                        }
+                    }
+                    if i % 16 == 0 {
+                        tokio::task::yield_now().await;
+                    }
+                }
+                (task, own)
+            }));
+        }
+        let mut readers = Vec::new();
+        for r in 0..2u8 {
+            let store = Arc::clone(&store);
+            let done = Arc::clone(&done);
+            readers.push(tokio::spawn(async move {
+                let (mut seen, mut absent) = (0usize, 0usize);
+                while !done.load(Ordering::Relaxed) {
+                    let g = format!("g{}", (seen + absent + usize::from(r)) % 3);
+                    let q = QueryRequest::new(
+                        CONC,
+                        Some("Hot"),
+                        KeyCondition::partition("GPK", s(g.clone())),
+                    );
+                    match store.query(q).await {
+                        Ok(page) => {
+                            for item in &page.items {
+                                assert_whole(item);
+                                assert_eq!(text(&item["GPK"]), g, "entry under its own key");
+                            }
+                            seen += 1;
+                        }
+                        Err(Error::Validation { .. }) => absent += 1,
+                        Err(e) => panic!("query: {e}"),
+                    }
+                    tokio::task::yield_now().await;
+                }
+                (seen, absent)
+            }));
+        }
+        let changer = {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for _ in 0..40 {
+                    store
+                        .update_table(UpdateTableRequest::create_index(CONC, hot_index()))
+                        .await
+                        .unwrap();
+                    tokio::task::yield_now().await;
+                    store
+                        .update_table(UpdateTableRequest::delete_index(CONC, "Hot"))
+                        .await
+                        .unwrap();
+                    tokio::task::yield_now().await;
+                }
+                store
+                    .update_table(UpdateTableRequest::create_index(CONC, hot_index()))
+                    .await
+                    .unwrap();
+            })
+        };
+        let mut owns = Vec::new();
+        for w in writers {
+            owns.push(w.await.expect("writer panicked"));
+        }
+        changer.await.expect("changer panicked");
+        done.store(true, Ordering::Relaxed);
+        let mut reads = (0, 0);
+        for r in readers {
+            let (seen, absent) = r.await.expect("reader panicked");
+            reads = (reads.0 + seen, reads.1 + absent);
+        }
+        (owns, reads)
+    };
+    let (owns, (seen, _absent)) = tokio::time::timeout(std::time::Duration::from_secs(120), run)
+        .await
+        .expect("the load finished within 120 s");
+    assert!(seen > 0, "readers queried the index while it existed");
+
+    // No write lost: every writer's own keys hold what it last wrote.
+    for (task, own) in owns {
+        for (sk, last) in own {
+            let got = store
+                .get_item(GetRequest::new(CONC, ckey(&format!("own{task}"), &sk)))
+                .await
+                .unwrap()
+                .item;
+            let want = last.map(|t| whole(&format!("own{task}"), &sk, t));
+            assert_eq!(got.as_deref(), want.as_ref(), "own{task}/{sk}");
+        }
+    }
+    // Quiet: every index holds exactly the items with its keys.
+    let scan = |index: Option<&str>| {
+        let request = ScanRequest {
+            table: CONC.into(),
+            index: index.map(str::to_owned),
+            ..ScanRequest::default()
+        };
+        let store = Arc::clone(&store);
+        async move {
+            let page = store.scan(request).await.unwrap();
+            assert!(page.last_evaluated_key.is_none());
+            page.items
+                .iter()
+                .map(|i| {
+                    // ByL projects keys only; the others hold whole items.
+                    if i.contains_key("a") {
+                        assert_whole(i);
+                    }
+                    (text(&i["PK"]), text(&i["SK"]))
+                })
+                .collect::<BTreeSet<_>>()
+        }
+    };
+    let all = scan(None).await;
+    assert!(all.len() > 6, "the table holds the writers' items");
+    assert_eq!(
+        scan(Some("Hot")).await,
+        all,
+        "the re-added index holds every item"
+    );
+    assert_eq!(scan(Some("ByTok")).await, all, "ByTok kept every item");
+    assert_eq!(scan(Some("ByL")).await, all, "the LSI kept every item");
+    let description = store.describe_table(CONC).await.unwrap();
+    assert_eq!(description.status_of("Hot"), Some(IndexStatus::Active));
+}

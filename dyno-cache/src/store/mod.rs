@@ -15,7 +15,7 @@ use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
     TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
-    UpdateRequest, WriteOutput, WriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;
 use dyno_core::value::{item_size, AttributeValue, Item, SharedItem};
@@ -258,6 +258,15 @@ impl<S: Store> CachedStore<S> {
         self.forget_tables();
         out
     }
+
+    /// UpdateTable changes the table's indexes: what the cache knows of them is forgotten (writes
+    /// must bump a new index's generations) and every cached page is dropped, those of a removed
+    /// index with the rest, whatever the outcome (a failed request may have been applied).
+    async fn update_table_through(&self, request: UpdateTableRequest) -> Result<TableDescription> {
+        let out = self.inner.update_table(request).await;
+        self.forget_tables();
+        out
+    }
 }
 
 #[async_trait]
@@ -304,6 +313,9 @@ impl<S: Store> Store for CachedStore<S> {
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.update_ttl_through(t, a, e).await
     }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.update_table_through(r).await
+    }
 }
 
 #[async_trait]
@@ -349,6 +361,9 @@ impl<S: Store> Store for WithTtl<'_, S> {
     }
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.store.update_ttl_through(t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.store.update_table_through(r).await
     }
 }
 

@@ -11,7 +11,7 @@ use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TableKey,
     TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest, UpdateRequest,
-    WriteOutput, WriteRequest,
+    UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use crate::error::Result;
 use crate::table::TableDef;
@@ -174,6 +174,12 @@ impl<S: Store> Store for TableNames<S> {
         self.inner
             .update_ttl(&self.physical(table), attribute, enabled)
             .await
+    }
+    async fn update_table(&self, mut r: UpdateTableRequest) -> Result<TableDescription> {
+        self.rename(&mut r.table);
+        let mut d = self.inner.update_table(r).await?;
+        self.unrename(&mut d.definition.name);
+        Ok(d)
     }
 }
 

@@ -138,6 +138,8 @@ pub enum Failure {
     Canceled(Vec<(String, Option<Item>)>),
     NotFound,
     InUse,
+    /// Another service error, by its code (`LimitExceededException`).
+    Service(Option<String>),
     Other(String),
 }
 
@@ -160,6 +162,7 @@ impl Out {
             ),
             Error::ResourceNotFound { .. } => Failure::NotFound,
             Error::ResourceInUse { .. } => Failure::InUse,
+            Error::Service { code, .. } => Failure::Service(code.clone()),
             other => Failure::Other(format!("{other:?}")),
         })
     }
@@ -388,6 +391,8 @@ pub struct Ctx {
     pub failures: Vec<String>,
     message: Option<String>,
     units: Option<f64>,
+    /// The index statuses the last successful UpdateTable answered with.
+    pub index_status: Vec<(String, IndexStatus)>,
 }
 
 impl Ctx {
@@ -408,6 +413,7 @@ impl Ctx {
             failures: Vec::new(),
             message: None,
             units: None,
+            index_status: Vec::new(),
         }
     }
 
@@ -774,21 +780,42 @@ impl Ctx {
         let real = self.t(table);
         let res = self.store().describe_table(&real).await;
         let out = match res {
+            Ok(d) => described(d),
+            Err(e) => self.fail(&e),
+        };
+        self.record(label, out)
+    }
+
+    /// UpdateTable with `changes` on logical table `table`: `Done` on success, with the statuses
+    /// it answered kept in [`Ctx::index_status`] (servers answer differently while they build).
+    pub async fn update_table(
+        &mut self,
+        label: &str,
+        table: &str,
+        index_changes: Vec<IndexChange>,
+    ) -> Out {
+        let request = UpdateTableRequest {
+            table: self.t(table),
+            index_changes,
+        };
+        let res = self.store().update_table(request).await;
+        let out = match res {
             Ok(d) => {
-                let def = d.definition;
-                let mut indexes: Vec<String> = def
-                    .global_indexes
-                    .iter()
-                    .chain(&def.local_indexes)
-                    .map(|i| i.name.clone())
-                    .collect();
-                indexes.sort();
-                Out::Table {
-                    keys: def.key_names().map(str::to_owned).collect(),
-                    indexes,
-                    ttl: def.ttl_attribute,
-                }
+                self.index_status = d.index_status;
+                Out::Done
             }
+            Err(e) => self.fail(&e),
+        };
+        self.record(label, out)
+    }
+
+    /// Describes `table` until its indexes are active (at most 60 s), as DescribeTable's outcome.
+    pub async fn wait_for_indexes(&mut self, label: &str, table: &str) -> Out {
+        let real = self.t(table);
+        let store = Arc::clone(self.store());
+        let res = wait_for_indexes(&*store, &real, std::time::Duration::from_secs(60)).await;
+        let out = match res {
+            Ok(d) => described(d),
             Err(e) => self.fail(&e),
         };
         self.record(label, out)
@@ -828,6 +855,23 @@ impl Ctx {
         let r = self.store().update_ttl(&real, attribute, enabled).await;
         let out = self.done(r);
         self.record(label, out)
+    }
+}
+
+/// A description as compared between backends: key names, index names (sorted), TTL attribute.
+fn described(d: TableDescription) -> Out {
+    let def = d.definition;
+    let mut indexes: Vec<String> = def
+        .global_indexes
+        .iter()
+        .chain(&def.local_indexes)
+        .map(|i| i.name.clone())
+        .collect();
+    indexes.sort();
+    Out::Table {
+        keys: def.key_names().map(str::to_owned).collect(),
+        indexes,
+        ttl: def.ttl_attribute,
     }
 }
 

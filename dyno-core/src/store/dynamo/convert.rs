@@ -19,6 +19,7 @@ use aws_sdk_dynamodb::operation::scan::builders::ScanInputBuilder;
 use aws_sdk_dynamodb::operation::transact_get_items::builders::TransactGetItemsInputBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::builders::TransactWriteItemsInputBuilder;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemInputBuilder;
+use aws_sdk_dynamodb::operation::update_table::builders::UpdateTableInputBuilder;
 use aws_sdk_dynamodb::types as sdk;
 
 use super::error::build_error;
@@ -30,8 +31,9 @@ use crate::expr::{
 use crate::feed::StreamView;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
-    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
-    TransactGetRequest, TransactWriteItem, TransactWriteRequest, UpdateRequest, WriteRequest,
+    GetRequest, IndexChange, IndexStatus, Page, PutRequest, QueryRequest, ReturnValues,
+    ScanRequest, TableKey, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteRequest,
 };
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 use crate::value::{item_size, Item, MAX_ITEM_SIZE};
@@ -569,6 +571,71 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
         builder = builder.stream_specification(spec);
     }
     Ok(builder)
+}
+
+/// UpdateTable: each index change, with the attribute definitions a new index's keys need (the
+/// request must declare them even when the table already does).
+pub(crate) fn update_table(request: &UpdateTableRequest) -> Result<UpdateTableInputBuilder> {
+    let mut builder = UpdateTableInputBuilder::default().table_name(&request.table);
+    let mut declared: Vec<&KeyAttribute> = Vec::new();
+    for change in &request.index_changes {
+        let update = match change {
+            IndexChange::Create(i) => {
+                for k in i.key_attributes() {
+                    if !declared.iter().any(|d| d.name == k.name) {
+                        declared.push(k);
+                    }
+                }
+                let create = sdk::CreateGlobalSecondaryIndexAction::builder()
+                    .index_name(&i.name)
+                    .set_key_schema(Some(key_schema(i.partition_keys(), i.sort_keys())?))
+                    .projection(sdk_projection(&i.projection))
+                    .build()
+                    .map_err(|e| build_error("global secondary index", e))?;
+                sdk::GlobalSecondaryIndexUpdate::builder()
+                    .create(create)
+                    .build()
+            }
+            IndexChange::Delete(name) => {
+                let delete = sdk::DeleteGlobalSecondaryIndexAction::builder()
+                    .index_name(name)
+                    .build()
+                    .map_err(|e| build_error("global secondary index", e))?;
+                sdk::GlobalSecondaryIndexUpdate::builder()
+                    .delete(delete)
+                    .build()
+            }
+        };
+        builder = builder.global_secondary_index_updates(update);
+    }
+    for a in declared {
+        let ad = sdk::AttributeDefinition::builder()
+            .attribute_name(&a.name)
+            .attribute_type(scalar_type(a.ty))
+            .build()
+            .map_err(|e| build_error("attribute definition", e))?;
+        builder = builder.attribute_definitions(ad);
+    }
+    Ok(builder)
+}
+
+/// Each global index's status in a description (an index without one, as some servers
+/// describe them, is active: it is listed and queryable; a status this SDK does not know is
+/// reported as [`IndexStatus::Updating`], not as active).
+pub(crate) fn index_status(desc: &sdk::TableDescription) -> Vec<(String, IndexStatus)> {
+    desc.global_secondary_indexes()
+        .iter()
+        .map(|g| {
+            let status = match g.index_status() {
+                Some(sdk::IndexStatus::Creating) => IndexStatus::Creating,
+                Some(sdk::IndexStatus::Updating) => IndexStatus::Updating,
+                Some(sdk::IndexStatus::Deleting) => IndexStatus::Deleting,
+                None | Some(sdk::IndexStatus::Active) => IndexStatus::Active,
+                Some(_) => IndexStatus::Updating,
+            };
+            (g.index_name.clone().unwrap_or_default(), status)
+        })
+        .collect()
 }
 
 /// Reads a key schema back: the partition (HASH) and sort (RANGE) attribute names, each in key

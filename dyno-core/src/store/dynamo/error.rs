@@ -46,6 +46,7 @@ plain_errors!(
     operation::describe_table::DescribeTableError,
     operation::describe_time_to_live::DescribeTimeToLiveError,
     operation::update_time_to_live::UpdateTimeToLiveError,
+    operation::update_table::UpdateTableError,
 );
 
 macro_rules! conditional_errors {

@@ -50,7 +50,8 @@ use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation, Opera
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
+    WriteOutput,
 };
 use crate::error::{Error, Result};
 use crate::table::TableDef;
@@ -640,6 +641,30 @@ impl Store for DynamoStore {
             let description = TableDescription {
                 definition: convert::table_def(&table, ttl)?,
                 item_count: table.item_count.and_then(|c| u64::try_from(c).ok()),
+                index_status: convert::index_status(&table),
+            };
+            Ok((description, None))
+        })
+        .await
+    }
+
+    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
+        traced(Target::new("UpdateTable", request.table.as_str()), async {
+            let out = call(
+                "UpdateTable",
+                convert::update_table(&request)?.send_with(&self.client),
+            )
+            .await?;
+            let table = out.table_description.ok_or_else(|| Error::Service {
+                code: None,
+                message: format!("UpdateTable of {} returned no table", request.table),
+                source: None,
+            })?;
+            let ttl = self.ttl_attribute(&request.table).await?;
+            let description = TableDescription {
+                definition: convert::table_def(&table, ttl)?,
+                item_count: table.item_count.and_then(|c| u64::try_from(c).ok()),
+                index_status: convert::index_status(&table),
             };
             Ok((description, None))
         })

@@ -287,6 +287,67 @@ impl TableData {
         }
     }
 
+    /// Moves this table's items under `schema`, whose global indexes differ from `old`'s
+    /// (UpdateTable), and returns the table so made, leaving `self` empty: the entries of an index
+    /// both schemas have are moved as they are, an index only `schema` has is filled from the
+    /// items (see [`Schema::backfill_key`]), an index only `old` has is dropped.
+    pub fn reindex(&mut self, old: &Schema, schema: &Schema) -> TableData {
+        // Where each index of `schema` comes from: its position in `old`, or `None` (new).
+        let from: Vec<Option<usize>> = schema
+            .indexes
+            .iter()
+            .map(|i| old.index(&i.name).map(|(at, _)| at))
+            .collect();
+        let mut old_maps: Vec<Option<BTreeMap<KeyBytes, IndexPartition>>> =
+            std::mem::take(&mut self.indexes)
+                .into_iter()
+                .map(Some)
+                .collect();
+        let mut indexes: Vec<BTreeMap<KeyBytes, IndexPartition>> = from
+            .iter()
+            .map(|f| f.and_then(|at| old_maps[at].take()).unwrap_or_default())
+            .collect();
+        let mut partitions = std::mem::take(&mut self.partitions);
+        for (pk, partition) in &mut partitions {
+            for (sk, stored) in partition.iter_mut() {
+                let mut keys = Vec::with_capacity(from.len());
+                for (i, f) in from.iter().enumerate() {
+                    let key = match f {
+                        Some(at) => stored.index_keys[*at].clone(),
+                        None => schema.backfill_key(i, &stored.entry.item),
+                    };
+                    if let (None, Some((ipk, isk))) = (f, &key) {
+                        let entry = NewEntry {
+                            item: &stored.entry.item,
+                            size: stored.entry.size,
+                            expires: stored.entry.expires,
+                        }
+                        .for_index(schema, &schema.indexes[i]);
+                        let pos = IndexPos {
+                            sk: isk.clone(),
+                            table_pk: pk.clone(),
+                            table_sk: sk.clone(),
+                        };
+                        indexes[i]
+                            .entry(ipk.clone())
+                            .or_default()
+                            .insert(pos, entry);
+                    }
+                    keys.push(key);
+                }
+                stored.index_keys = keys.into_boxed_slice();
+            }
+        }
+        TableData {
+            ttl_attribute: self.ttl_attribute.clone(),
+            partitions,
+            len: std::mem::take(&mut self.len),
+            indexes,
+            expiry: std::mem::take(&mut self.expiry),
+            stream: self.stream.take(),
+        }
+    }
+
     /// Number of items not expired at `now`.
     pub fn live_count(&self, now: f64) -> usize {
         if self.expiry.is_empty() {

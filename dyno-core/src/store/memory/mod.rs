@@ -8,12 +8,12 @@
 mod batch;
 mod data;
 mod eval;
-mod hash;
 mod key_bytes;
 mod key_encoding;
 mod read;
 mod schema;
 mod txn;
+mod update_table;
 
 #[cfg(test)]
 mod differential_tests;
@@ -30,7 +30,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 
 use self::data::{IndexKeys, TableData};
-use self::hash::Fnv;
 use self::key_bytes::KeyBytes;
 use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
@@ -39,7 +38,8 @@ use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
+    WriteOutput,
 };
 use crate::table::TableDef;
 use crate::value::{item_size, AttributeValue, Item, SharedItem, MAX_ITEM_SIZE};
@@ -99,9 +99,9 @@ pub struct MemoryStore {
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
-/// (a few instructions per byte) rather than SipHash: table names come from the application, not
-/// from untrusted input.
-type Catalog = HashMap<String, Arc<TableState>, BuildHasherDefault<Fnv>>;
+/// ([`crate::hash`]: a few instructions per byte) rather than SipHash: table names come from the
+/// application, not from untrusted input.
+type Catalog = HashMap<String, Arc<TableState>, BuildHasherDefault<crate::hash::Fnv1a>>;
 
 /// A table: its immutable schema and its data behind one lock.
 #[derive(Debug)]
@@ -207,24 +207,25 @@ impl MemoryStore {
         data
     }
 
-    /// The named table, or DynamoDB's `ResourceNotFoundException`.
-    fn table(&self, name: &str) -> Result<Arc<TableState>> {
-        read_lock(&self.tables)
-            .get(name)
-            .cloned()
-            .ok_or_else(|| not_found(name))
+    /// The named table, or DynamoDB's `ResourceNotFoundException`; the catalog stays read-locked
+    /// while the answer lives (see [`TableRef`]).
+    fn table(&self, name: &str) -> Result<TableRef<'_>> {
+        let catalog = read_lock(&self.tables);
+        let state = catalog.get(name).cloned().ok_or_else(|| not_found(name))?;
+        Ok(TableRef {
+            state,
+            _catalog: catalog,
+        })
     }
 
-    /// The named tables, each once, sorted by name: the order in which they are locked.
-    fn tables_in_order<'n>(
-        &self,
-        names: impl IntoIterator<Item = &'n str>,
-    ) -> Result<Vec<(String, Arc<TableState>)>> {
+    /// The named tables, each once, sorted by name: the order in which they are locked. The
+    /// catalog stays read-locked while the answer lives (see [`TableRef`]).
+    fn tables_in_order<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Result<Tables<'_>> {
         let mut names: Vec<&str> = names.into_iter().collect();
         names.sort_unstable();
         names.dedup();
         let catalog = read_lock(&self.tables);
-        names
+        let list = names
             .into_iter()
             .map(|n| {
                 catalog
@@ -232,7 +233,50 @@ impl MemoryStore {
                     .map(|t| (n.to_owned(), Arc::clone(t)))
                     .ok_or_else(|| not_found(n))
             })
-            .collect()
+            .collect::<Result<_>>()?;
+        Ok(Tables {
+            list,
+            _catalog: catalog,
+        })
+    }
+}
+
+/// A table a request runs on, holding the catalog's read lock for as long as the request uses
+/// it. UpdateTable replaces a table's schema and index data under the catalog's write lock, so a
+/// request sees the table entirely before or entirely after an index is added or removed: never
+/// items prepared for one schema stored under another. Requests never await while holding one,
+/// and take the catalog once each (a second read lock behind a waiting writer would deadlock).
+struct TableRef<'s> {
+    state: Arc<TableState>,
+    _catalog: RwLockReadGuard<'s, Catalog>,
+}
+
+impl std::ops::Deref for TableRef<'_> {
+    type Target = TableState;
+    fn deref(&self) -> &TableState {
+        &self.state
+    }
+}
+
+/// The tables of a multi-table request (batch, transaction), sorted by name, holding the
+/// catalog's read lock as [`TableRef`] does.
+struct Tables<'s> {
+    list: Vec<(String, Arc<TableState>)>,
+    _catalog: RwLockReadGuard<'s, Catalog>,
+}
+
+impl<'t> IntoIterator for &'t Tables<'_> {
+    type Item = &'t (String, Arc<TableState>);
+    type IntoIter = std::slice::Iter<'t, (String, Arc<TableState>)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
+impl std::ops::Deref for Tables<'_> {
+    type Target = [(String, Arc<TableState>)];
+    fn deref(&self) -> &Self::Target {
+        &self.list
     }
 }
 
@@ -641,10 +685,20 @@ impl Store for MemoryStore {
         let data = read_lock(&table.data);
         let mut definition = table.schema.def.clone();
         definition.ttl_attribute = data.ttl_attribute.clone();
+        let index_status = definition
+            .global_indexes
+            .iter()
+            .map(|i| (i.name.clone(), crate::store::IndexStatus::Active))
+            .collect();
         Ok(TableDescription {
             definition,
             item_count: Some(data.live_count(now) as u64),
+            index_status,
         })
+    }
+
+    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
+        update_table::update_table(self, request)
     }
 
     async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::data::{Entry, TableData};
 use super::eval;
-use super::hash;
 use super::key_bytes::KeyBytes;
 use super::key_encoding;
 use super::schema::{self, IndexPos, IndexSchema, Schema};
@@ -818,7 +817,7 @@ pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<Sca
         Some(key) => {
             let start = parse_start_key(schema, &target, key)?;
             if let Some((segment, total)) = segment {
-                if hash::segment_hash(&start.pk) % total != segment {
+                if crate::hash::fnv1a(&start.pk) % total != segment {
                     return Err(invalid_start(&format!(
                         "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
                     )));
@@ -855,7 +854,7 @@ pub(super) fn run_scan(
     );
     let in_segment = |pk: &KeyBytes| {
         plan.segment
-            .is_none_or(|(s, t)| hash::segment_hash(pk) % t == s)
+            .is_none_or(|(s, t)| crate::hash::fnv1a(pk) % t == s)
     };
     match plan.target.index {
         None => {

@@ -351,11 +351,38 @@ impl Schema {
         // Sized up front: collecting through `Result` would grow and then shrink the buffer.
         let mut keys = Vec::with_capacity(self.indexes.len());
         for index in &self.indexes {
-            let pk = index_key_bytes(index, &index.pk, &index.pk_slots, values, true, by_update)?;
-            let sk = index_key_bytes(index, &index.sk, &index.sk_slots, values, false, by_update)?;
+            let value = |slots: &[usize], i: usize| values.get(slots[i]);
+            let pk = index_key_bytes(
+                index,
+                &index.pk,
+                |i| value(&index.pk_slots, i),
+                true,
+                by_update,
+            )?;
+            let sk = index_key_bytes(
+                index,
+                &index.sk,
+                |i| value(&index.sk_slots, i),
+                false,
+                by_update,
+            )?;
             keys.push(pk.zip(sk));
         }
         Ok(keys.into_boxed_slice())
+    }
+
+    /// The key in index `at` of an item already stored when UpdateTable adds the index, or
+    /// `None` when the item is not in it: it lacks a key attribute of the index, or its value has
+    /// another type, is empty or is over the key size limit. DynamoDB's backfill leaves such an
+    /// item out of the index instead of failing (Developer Guide, "Detecting and correcting index
+    /// key violations"); writes from then on are checked as usual.
+    pub fn backfill_key(&self, at: usize, item: &Item) -> Option<(KeyBytes, KeyBytes)> {
+        let index = &self.indexes[at];
+        let value = |attrs: &[KeyAttribute], i: usize| item.get(&attrs[i].name);
+        let pk = index_key_bytes(index, &index.pk, |i| value(&index.pk, i), true, false).ok()??;
+        let sk =
+            index_key_bytes(index, &index.sk, |i| value(&index.sk, i), false, false).ok()??;
+        Some((pk, sk))
     }
 
     /// The key of an index entry for an item already validated on write (`None`: not indexed),
@@ -403,25 +430,25 @@ impl Schema {
     }
 }
 
-/// The key of one index's partition or sort key from its attributes' values (`None` when the
-/// item lacks one of them: not in the index), each checked by [`index_key_part`].
-fn index_key_bytes(
+/// The key of one index's partition or sort key from its attributes' values (`value(i)`: the
+/// `i`-th attribute's; `None` when the item lacks one of them: not in the index), each checked
+/// by [`index_key_part`].
+fn index_key_bytes<'v>(
     index: &IndexSchema,
     attrs: &[KeyAttribute],
-    slots: &[usize],
-    values: &KeyValues<'_>,
+    value: impl Fn(usize) -> Option<&'v AttributeValue>,
     partition: bool,
     by_update: bool,
 ) -> Result<Option<KeyBytes>> {
-    match (attrs, slots) {
-        ([], _) => Ok(Some(KeyBytes::empty())),
-        ([attr], [slot]) => index_key_part(index, attr, values.get(*slot), partition, by_update),
+    match attrs {
+        [] => Ok(Some(KeyBytes::empty())),
+        [attr] => index_key_part(index, attr, value(0), partition, by_update),
         _ => {
             // Every attribute is checked, present or not, before the item is left out.
             let mut parts = Vec::with_capacity(attrs.len());
             let mut missing = false;
-            for (attr, slot) in attrs.iter().zip(slots) {
-                match index_key_part(index, attr, values.get(*slot), partition, by_update)? {
+            for (i, attr) in attrs.iter().enumerate() {
+                match index_key_part(index, attr, value(i), partition, by_update)? {
                     Some(bytes) => parts.push(bytes),
                     None => missing = true,
                 }

@@ -563,3 +563,116 @@ fn table_definitions_are_validated() {
         "Debug lists the tables"
     );
 }
+
+/// A global index partition key value may be 2,048 bytes and no more, on every path that writes
+/// one: put, update, batch write, and a transaction's put and update. Nothing over the limit is
+/// stored, in the table or the index.
+#[test]
+fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&table_def())).unwrap();
+    let with_gpk = |sk: &str, len: usize| {
+        item(&[
+            ("PK", s("p")),
+            ("SK", s(sk)),
+            ("GPK", s(&"g".repeat(len))),
+            ("GSK", s("x")),
+        ])
+    };
+    let set_gpk = |len: usize| Update {
+        set: vec![
+            (Path::attr("GPK"), SetValue::value(s(&"g".repeat(len)))),
+            (Path::attr("GSK"), SetValue::value(s("x"))),
+        ],
+        ..Update::default()
+    };
+    let too_long = |r: Result<()>, path: &str| match r {
+        Err(Error::Validation { message }) => assert!(
+            message.contains("2048") && message.contains("GPK"),
+            "{path}: {message}"
+        ),
+        other => panic!("{path}: a 2,049-byte index partition key was {other:?}"),
+    };
+    let paths: [(&str, &dyn Fn(&str, usize) -> Result<()>); 5] = [
+        ("put", &|sk, len| put(&store, with_gpk(sk, len)).map(drop)),
+        ("update", &|sk, len| {
+            block_on(store.update_item(UpdateRequest {
+                table: "Tbl".into(),
+                key: key("p", sk),
+                update: set_gpk(len),
+                condition: None,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: false,
+            }))
+            .map(drop)
+        }),
+        ("batch write", &|sk, len| {
+            block_on(store.batch_write(BatchWriteRequest {
+                writes: vec![WriteRequest::Put {
+                    table: "Tbl".into(),
+                    item: with_gpk(sk, len),
+                }],
+            }))
+            .map(drop)
+        }),
+        ("transaction put", &|sk, len| {
+            block_on(store.transact_write(TransactWriteRequest {
+                actions: vec![TransactWriteItem::Put {
+                    table: "Tbl".into(),
+                    item: with_gpk(sk, len),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                }],
+                client_request_token: None,
+            }))
+            .map_err(|e| match e {
+                Error::TransactionCanceled { reasons } => Error::validation(
+                    reasons
+                        .iter()
+                        .filter_map(|r| r.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                other => other,
+            })
+        }),
+        ("transaction update", &|sk, len| {
+            block_on(store.transact_write(TransactWriteRequest {
+                actions: vec![TransactWriteItem::Update {
+                    table: "Tbl".into(),
+                    key: key("p", sk),
+                    update: set_gpk(len),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                }],
+                client_request_token: None,
+            }))
+            .map_err(|e| match e {
+                Error::TransactionCanceled { reasons } => Error::validation(
+                    reasons
+                        .iter()
+                        .filter_map(|r| r.message.clone())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
+                other => other,
+            })
+        }),
+    ];
+    for (path, write) in paths {
+        let sk = path.to_owned();
+        write(&sk, 2048).unwrap_or_else(|e| panic!("{path}: 2,048 bytes refused: {e}"));
+        too_long(write(&sk, 2049), path);
+        let stored = get(&store, key("p", &sk)).expect("the 2,048-byte write");
+        assert_eq!(
+            stored["GPK"],
+            s(&"g".repeat(2048)),
+            "{path}: nothing over the limit stored"
+        );
+    }
+    assert_eq!(
+        query_count(&store, Some("Gsi"), "GPK", &"g".repeat(2048)),
+        5
+    );
+    check_invariants(&store);
+}
