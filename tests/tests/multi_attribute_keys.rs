@@ -1201,3 +1201,66 @@ mod typed {
         );
     }
 }
+
+/// UpdateTable adds a multi-attribute GSI to a table that already holds items: the backfill
+/// indexes the items holding every key attribute with its type, leaves out the others (a
+/// missing part, a part of another type), and writes from then on keep it current.
+#[tokio::test]
+async fn update_table_adds_a_multi_attribute_index() {
+    for backend in backends().await {
+        let store = &backend.store;
+        let who = backend.name;
+        let t = unique_table_name("multi-update");
+        store
+            .create_table(&TableDef::new(&t, "PK", Some("SK")))
+            .await
+            .expect("create");
+        load(&**store, &t).await;
+        // An item whose priority is a string: a key violation the backfill leaves out.
+        let mut odd = work()[0].item();
+        odd.insert("SK".into(), s("ISSUE#odd"));
+        odd.insert("priority".into(), s("high"));
+        store.put_item(put(&t, odd)).await.expect("put");
+        let added = store
+            .update_table(dyno_core::store::UpdateTableRequest::create_index(
+                &t,
+                by_status(),
+            ))
+            .await;
+        if let Err(e) = added {
+            assert!(
+                backend.kind != BackendKind::Memory && backend.kind != BackendKind::Dynoxide,
+                "{who}: {e}"
+            );
+            println!("deviation: {who} cannot add a multi-attribute GSI with UpdateTable: {e}");
+            let _ = store.delete_table(&t).await;
+            continue;
+        }
+        dyno_core::store::wait_for_indexes(&**store, &t, Duration::from_secs(30))
+            .await
+            .expect("the index becomes active");
+        let mut backfilled = sks(&all_pages(store, query(&t, open_acme())).await);
+        if backend.kind.is_server() && backfilled.iter().any(|sk| sk == "ISSUE#odd") {
+            // DynamoDB leaves index key violations out of a backfill (Developer Guide,
+            // "Detecting and correcting index key violations"); dynoxide 3.2.0 indexes them.
+            println!("deviation: {who} backfills an item whose index key part has another type");
+            backfilled.retain(|sk| sk != "ISSUE#odd");
+        }
+        assert_eq!(
+            backfilled,
+            expected("acme", "open", |_| true),
+            "{who}: backfilled"
+        );
+        let mut late = work()[0].clone();
+        late.id = "late".into();
+        late.priority = "-50";
+        store.put_item(put(&t, late.item())).await.expect("put");
+        let full = all_pages(store, query(&t, open_acme())).await;
+        assert_eq!(
+            sks(&full)[0],
+            "ISSUE#late",
+            "{who}: maintained after the backfill"
+        );
+        let _ = store.delete_table(&t).await;
+    }
+}
