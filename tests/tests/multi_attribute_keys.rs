@@ -259,13 +259,21 @@ fn open_acme() -> KeyCondition {
 
 /// Every page of a query, followed to the end; each page's `LastEvaluatedKey` checked to hold
 /// exactly the index's and the table's key attributes.
-async fn all_pages(store: &Arc<dyn Store>, mut request: QueryRequest) -> Vec<Item> {
+async fn all_pages(store: &Arc<dyn Store>, request: QueryRequest) -> Vec<Item> {
+    try_all_pages(store, request).await.expect("query")
+}
+
+/// [`all_pages`], handing back a failed request's error.
+async fn try_all_pages(
+    store: &Arc<dyn Store>,
+    mut request: QueryRequest,
+) -> dyno_core::Result<Vec<Item>> {
     let mut out = Vec::new();
     for _ in 0..100 {
-        let page = store.query(request.clone()).await.expect("query");
+        let page = store.query(request.clone()).await?;
         out.extend(page.items.iter().map(|i| (**i).clone()));
         match page.last_evaluated_key {
-            None => return out,
+            None => return Ok(out),
             Some(key) => {
                 let names: BTreeSet<&str> = key.keys().map(String::as_str).collect();
                 let index = request.index.as_deref();
@@ -585,11 +593,26 @@ async fn binary_and_number_parts_order_by_their_types() {
     }
 }
 
-/// The validation message of a failed request.
-fn message(result: dyno_core::Result<dyno_core::store::Page>) -> String {
-    match result {
-        Err(Error::Validation { message }) => message,
-        other => panic!("expected a validation error, got {other:?}"),
+/// True for the backends that validate requests as DynamoDB does (MemoryStore and the
+/// reference); a lax server's other answers are printed as deviations.
+fn strict(kind: BackendKind) -> bool {
+    matches!(kind, BackendKind::Memory | BackendKind::Dynoxide)
+}
+
+/// Checks that a request failed validation with a message starting with `want`; on a lax
+/// server another answer is printed as a deviation.
+fn refused<T: std::fmt::Debug>(
+    backend: &Backend,
+    what: &str,
+    got: dyno_core::Result<T>,
+    want: &str,
+) {
+    match got {
+        Err(Error::Validation { message }) if message.starts_with(want) => {}
+        other if !strict(backend.kind) => {
+            println!("deviation: {} answers {what} with {other:?}", backend.name);
+        }
+        other => panic!("{}: {what}: {other:?} (expected {want:?})", backend.name),
     }
 }
 
@@ -660,11 +683,7 @@ async fn malformed_key_conditions_are_refused_with_dynamodbs_messages() {
             ),
         ];
         for (what, key, want) in cases {
-            let got = message(store.query(query(&t, key)).await);
-            assert!(
-                got.starts_with(want),
-                "{who}: {what}: {got:?} (expected {want:?})"
-            );
+            refused(&backend, what, store.query(query(&t, key)).await, want);
         }
         // A starting key from another partition of the index.
         let mut first = query(&t, open_acme());
@@ -676,20 +695,22 @@ async fn malformed_key_conditions_are_refused_with_dynamodbs_messages() {
             KeyCondition::partition("tenant", s("acme")).and_partition("status", s("closed")),
         );
         other.exclusive_start_key = Some(start.clone());
-        let got = message(store.query(other).await);
-        assert!(
-            got.starts_with("The provided starting key is outside query boundaries"),
-            "{who}: {got}"
+        refused(
+            &backend,
+            "a start key of another status",
+            store.query(other).await,
+            "The provided starting key is outside query boundaries",
         );
         let mut other = query(
             &t,
             KeyCondition::partition("tenant", s("globex")).and_partition("status", s("open")),
         );
         other.exclusive_start_key = Some(start);
-        let got = message(store.query(other).await);
-        assert!(
-            got.starts_with("The query can return at most one row"),
-            "{who}: {got}"
+        refused(
+            &backend,
+            "a start key of another tenant",
+            store.query(other).await,
+            "The query can return at most one row",
         );
         let _ = store.delete_table(&t).await;
     }
@@ -704,13 +725,12 @@ async fn writes_check_each_key_attribute_and_keep_the_index_current() {
         // A key attribute of the wrong type is refused, and nothing is written.
         issue.insert("priority".into(), s("high"));
         let got = store.put_item(put(&t, issue.clone())).await;
-        match got {
-            Err(Error::Validation { message }) => assert!(
-                message.contains("Type mismatch for Index Key priority"),
-                "{who}: {message}"
-            ),
-            other => panic!("{who}: {other:?}"),
-        }
+        refused(
+            &backend,
+            "a key part of another type",
+            got,
+            "One or more parameter values were invalid: Type mismatch for Index Key priority",
+        );
         let key = Item::from([
             ("PK".to_owned(), issue["PK"].clone()),
             ("SK".to_owned(), issue["SK"].clone()),
@@ -719,7 +739,10 @@ async fn writes_check_each_key_attribute_and_keep_the_index_current() {
             .get_item(GetRequest::new(&t, key.clone()))
             .await
             .expect("get");
-        assert!(read.item.is_none(), "{who}: the refused put wrote nothing");
+        assert!(
+            read.item.is_none() || !strict(backend.kind),
+            "{who}: the refused put wrote nothing"
+        );
         // Each attribute has its own size limit: two partition parts of 2048 bytes each are
         // fine; one of 2049 bytes, or a sort part of 1025 bytes, is not.
         let big = "x".repeat(2048);
@@ -1239,7 +1262,16 @@ async fn update_table_adds_a_multi_attribute_index() {
         dyno_core::store::wait_for_indexes(&**store, &t, Duration::from_secs(30))
             .await
             .expect("the index becomes active");
-        let mut backfilled = sks(&all_pages(store, query(&t, open_acme())).await);
+        let backfilled = try_all_pages(store, query(&t, open_acme())).await;
+        let mut backfilled = match backfilled {
+            Ok(items) => sks(&items),
+            Err(e) if !strict(backend.kind) => {
+                println!("deviation: {who} fails a query of a GSI added by UpdateTable: {e}");
+                let _ = store.delete_table(&t).await;
+                continue;
+            }
+            Err(e) => panic!("{who}: {e}"),
+        };
         if backend.kind.is_server() && backfilled.iter().any(|sk| sk == "ISSUE#odd") {
             // DynamoDB leaves index key violations out of a backfill (Developer Guide,
             // "Detecting and correcting index key violations"); dynoxide 3.2.0 indexes them.
