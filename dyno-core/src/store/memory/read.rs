@@ -353,13 +353,16 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
         )));
     }
     let clause_for = |name: &str| given.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
-    if target.is_multi_attribute() {
-        let missing: Vec<&str> = target
-            .pk
+    // The attributes of `attrs` without an equality condition.
+    let without_equality = |attrs: &[KeyAttribute]| -> Vec<String> {
+        attrs
             .iter()
             .filter(|a| clause_for(&a.name).and_then(Clause::eq_value).is_none())
-            .map(|a| a.name.as_str())
-            .collect();
+            .map(|a| a.name.clone())
+            .collect()
+    };
+    if target.is_multi_attribute() {
+        let missing = without_equality(target.pk);
         if !missing.is_empty() {
             return Err(Error::validation(format!(
                 "HASH key attributes {} must have equality conditions specified in the query",
@@ -387,11 +390,12 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
             key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
         })
         .collect::<Result<Vec<_>>>()?;
-    if let Some((stray, _)) = given
+    if given
         .iter()
-        .find(|(n, _)| !target.keys().any(|k| k.name == *n))
+        .any(|(n, _)| !target.keys().any(|k| k.name == *n))
     {
-        let _ = stray;
+        // Every partition attribute has its clause and there are no more clauses than key
+        // attributes, so a stray one leaves a sort attribute without one: that is named.
         let unmatched = target
             .sk
             .iter()
@@ -412,11 +416,7 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
         },
         Some(last) => {
             let leading = &target.sk[..last];
-            let missing: Vec<&str> = leading
-                .iter()
-                .filter(|a| clause_for(&a.name).and_then(Clause::eq_value).is_none())
-                .map(|a| a.name.as_str())
-                .collect();
+            let missing = without_equality(leading);
             if !missing.is_empty() {
                 return Err(Error::validation(format!(
                     "RANGE key attributes {} must have equality conditions specified in the query because a condition is present on key attribute {}",
