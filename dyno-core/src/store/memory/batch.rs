@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::schema::schema_mismatch;
 use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
@@ -101,7 +102,7 @@ pub(super) fn batch_write(
                 if !schema.holds_key(&item) {
                     return Err(schema_mismatch());
                 }
-                let prepared = prepare_put(schema, item)?;
+                let prepared = prepare_put(schema, item, Layer::Older)?;
                 bytes += prepared.size;
                 (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))
             }

@@ -674,3 +674,68 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
     );
     check_invariants(&store);
 }
+
+/// A set with a repeated member is worded as DynamoDB's two validation layers word it (as
+/// dynoxide records them): PutItem quotes the members in the order it read them, BatchWriteItem
+/// lists them as sent, a number set names none (bare on the older layer); each message then says
+/// where the set sits.
+#[test]
+fn duplicate_set_members_are_worded_per_operation() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&table_def())).unwrap();
+    let with = |sk: &str, name: &str, set: AttributeValue| {
+        let mut it = key("p", sk);
+        it.insert(name.to_owned(), set);
+        it
+    };
+    let ss = AttributeValue::Ss(["b", "a", "b", "C"].map(str::to_owned).to_vec());
+    let bs = AttributeValue::Bs(vec![
+        aws_smithy_types::Blob::new(vec![127, 0, 1]),
+        aws_smithy_types::Blob::new(vec![127, 0, 1]),
+    ]);
+    let ns = AttributeValue::Ns(vec!["100".into(), "1e2".into()]);
+    let message = |r: Result<()>| match r {
+        Err(Error::Validation { message }) => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    };
+    let put_one = |it: Item| put(&store, it).map(drop);
+    let batch_one = |it: Item| {
+        block_on(store.batch_write(BatchWriteRequest {
+            writes: vec![WriteRequest::Put {
+                table: "Tbl".into(),
+                item: it,
+            }],
+        }))
+        .map(drop)
+    };
+    let invalid = "One or more parameter values were invalid: ";
+    assert_eq!(
+        message(put_one(with("1", "ss", ss.clone()))),
+        format!(
+            "{invalid}Input collection [\"a\", \"b\", \"b\", \"C\"] contains duplicates. (at ss)"
+        )
+    );
+    assert_eq!(
+        message(batch_one(with("1", "ss", ss))),
+        format!("{invalid}Input collection [b, a, b, C] contains duplicates. (at ss)")
+    );
+    assert_eq!(
+        message(put_one(with("1", "bs", bs.clone()))),
+        format!(
+            "{invalid}Input collection [\"fwAB\",\"fwAB\"]of type BS contains duplicates. (at bs)"
+        )
+    );
+    assert_eq!(
+        message(batch_one(with("1", "bs", bs))),
+        format!("{invalid}Input collection [fwAB, fwAB]of type BS contains duplicates. (at bs)")
+    );
+    assert_eq!(
+        message(put_one(with("1", "ns", ns.clone()))),
+        format!("{invalid}Input collection contains duplicates. (at ns)")
+    );
+    assert_eq!(
+        message(batch_one(with("1", "ns", ns))),
+        "Input collection contains duplicates (at ns)"
+    );
+    assert!(get(&store, key("p", "1")).is_none(), "nothing written");
+}

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, PoisonError};
 
 use super::batch::position;
+use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::{
     check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
@@ -257,7 +258,8 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
                 refuse_empty_key(schema, item, true)?;
-                prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
+                prepare_put(schema, item.clone(), Layer::Older)
+                    .map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
                 if update.is_empty() {
@@ -337,10 +339,16 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let outcome =
             check_condition(condition, old.as_ref(), return_old).and_then(|()| match &p.action {
                 TransactWriteItem::Put { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), p.put))),
-                TransactWriteItem::Update { key, update, .. } => {
-                    updated_item(schema, key, old.as_ref(), update, &p.pk, &p.sk)
-                        .map(|(new, _)| Some((p.pk.clone(), p.sk.clone(), Some(new))))
-                }
+                TransactWriteItem::Update { key, update, .. } => updated_item(
+                    schema,
+                    key,
+                    old.as_ref(),
+                    update,
+                    &p.pk,
+                    &p.sk,
+                    Layer::Older,
+                )
+                .map(|(new, _)| Some((p.pk.clone(), p.sk.clone(), Some(new)))),
                 TransactWriteItem::Delete { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), None))),
                 TransactWriteItem::ConditionCheck { .. } => Ok(None),
             });
