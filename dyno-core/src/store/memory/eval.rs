@@ -12,6 +12,7 @@
 //! the entry points and what they share (resolution, equality, value validation, path checks).
 
 mod condition;
+pub(crate) use condition::describe;
 mod projection;
 mod update;
 

@@ -739,3 +739,71 @@ fn duplicate_set_members_are_worded_per_operation() {
     );
     assert!(get(&store, key("p", "1")).is_none(), "nothing written");
 }
+
+/// Faults named in dynoxide's order: a binary operand in base64, a key given twice before a key
+/// that does not fit the schema, an invalid value in any put of a batch before a put without its
+/// key.
+#[test]
+fn faults_are_named_in_the_reference_order_and_words() {
+    let store = MemoryStore::new();
+    let mut bin = TableDef::new("Bin", "PK", Some("SK"));
+    bin.partition_key = crate::table::KeyAttribute::new("PK", crate::table::ScalarType::B);
+    bin.sort_key = Some(crate::table::KeyAttribute::new(
+        "SK",
+        crate::table::ScalarType::B,
+    ));
+    block_on(store.create_table(&bin)).unwrap();
+    block_on(store.create_table(&table_def())).unwrap();
+    let blob = |b: &[u8]| AttributeValue::B(aws_smithy_types::Blob::new(b.to_vec()));
+    let mut q = QueryRequest::new("Bin", None, KeyCondition::partition("PK", blob(&[0])));
+    q.key_condition = q.key_condition.sort(
+        "SK",
+        crate::expr::SortCondition::Between(blob(&[2, 1]), blob(&[0])),
+    );
+    let message = |e: Error| match e {
+        Error::Validation { message } => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    };
+    assert_eq!(
+        message(block_on(store.query(q)).unwrap_err()),
+        "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {B:AgE=}, upper bound operand: AttributeValue: {B:AA==}"
+    );
+    let table_key = |k: Item| TableKey {
+        table: "Tbl".into(),
+        key: k,
+    };
+    let keys = vec![
+        table_key(key("p", "a")),
+        table_key(item(&[("PK", s("p"))])),
+        table_key(key("p", "a")),
+    ];
+    let got = block_on(store.batch_get(BatchGetRequest {
+        keys,
+        consistent_read: false,
+    }));
+    assert_eq!(
+        message(got.unwrap_err()),
+        "Provided list of item keys contains duplicates"
+    );
+    let mut dup = key("p", "b");
+    dup.insert(
+        "ns".into(),
+        AttributeValue::Ns(vec!["100".into(), "1e2".into()]),
+    );
+    let got = block_on(store.batch_write(BatchWriteRequest {
+        writes: vec![
+            WriteRequest::Put {
+                table: "Tbl".into(),
+                item: item(&[("PK", s("p"))]),
+            },
+            WriteRequest::Put {
+                table: "Tbl".into(),
+                item: dup,
+            },
+        ],
+    }));
+    assert_eq!(
+        message(got.unwrap_err()),
+        "Input collection contains duplicates (at ns)"
+    );
+}
