@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
 use super::schema::schema_mismatch;
-use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
+use super::{prepare_put, read_lock, read_units, write_lock, write_units, MemoryStore, Prepared};
 use crate::error::{Error, Result};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, TableKey, WriteRequest,
@@ -82,12 +82,15 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
     let mut out = BatchGetOutput::default();
     let mut bytes = 0usize;
+    let mut units = 0.0;
     for (k, (t, pk, sk)) in request.keys.into_iter().zip(located) {
         if !out.unprocessed_keys.is_empty() {
             out.unprocessed_keys.push(k);
             continue;
         }
         let Some(entry) = guards[t].live(&pk, &sk, || now) else {
+            // A key read and not found still costs the minimum.
+            units += read_units(0, request.consistent_read);
             continue;
         };
         if bytes + entry.size > MAX_BATCH_BYTES {
@@ -95,8 +98,10 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
             continue;
         }
         bytes += entry.size;
+        units += read_units(entry.size, request.consistent_read);
         out.items.push((k.table, Arc::clone(&entry.item)));
     }
+    out.consumed_capacity = Some(units);
     Ok(out)
 }
 
@@ -157,16 +162,22 @@ pub(super) fn batch_write(
     for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
         guard.purge_expired(&t.schema, now);
     }
+    let mut units = 0.0;
     for (t, pk, sk, put) in writes {
         let schema = &tables[t].1.schema;
-        match put {
+        units += match put {
             Some(p) => {
-                guards[t].insert(schema, p);
+                let (new, old) = guards[t].replace(schema, p);
+                write_units(schema, old.as_deref(), Some(&new))
             }
             None => {
-                guards[t].remove(schema, &pk, &sk);
+                let old = guards[t].remove(schema, &pk, &sk);
+                write_units(schema, old.as_deref(), None)
             }
-        }
+        };
     }
-    Ok(BatchWriteOutput::default())
+    Ok(BatchWriteOutput {
+        unprocessed: Vec::new(),
+        consumed_capacity: Some(units),
+    })
 }

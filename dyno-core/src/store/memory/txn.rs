@@ -9,8 +9,8 @@ use super::batch::position;
 use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::{
-    check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
-    Prepared,
+    check_condition, eval, prepare_put, read, read_lock, read_units, updated_item, write_lock,
+    MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
 use crate::store::{
@@ -118,21 +118,27 @@ pub(super) fn transact_get(
     }
     let now = store.now();
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
+    // A transactional read costs twice a strongly consistent one, whatever the projection and
+    // for a missing item too (Developer Guide, "Capacity management for transactions").
+    let mut units = 0.0;
     let items = request
         .gets
         .iter()
         .zip(&located)
         .map(|(g, (t, pk, sk))| {
-            let item = guards[*t]
-                .live(pk, sk, || now)
-                .map(|e| Arc::clone(&e.item))?;
+            let entry = guards[*t].live(pk, sk, || now);
+            units += 2.0 * read_units(entry.map_or(0, |e| e.size), true);
+            let item = entry.map(|e| Arc::clone(&e.item))?;
             Some(match &g.projection {
                 Some(paths) => Arc::new(eval::project(&item, paths)),
                 None => item,
             })
         })
         .collect();
-    Ok(TransactGetOutput { items })
+    Ok(TransactGetOutput {
+        items,
+        consumed_capacity: Some(units),
+    })
 }
 
 /// The cancellation reason of an action whose key is invalid; other errors stay errors of the
