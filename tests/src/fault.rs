@@ -720,6 +720,7 @@ impl<S: Store> Store for FaultStore<S> {
             Ok(BatchGetOutput {
                 items,
                 unprocessed_keys: unprocessed,
+                consumed_capacity: None,
             })
         } else {
             match self
@@ -750,7 +751,10 @@ impl<S: Store> Store for FaultStore<S> {
             split_or_pass(&mut s.unprocessed_writes, writes)
         };
         let result = if send.is_empty() {
-            Ok(BatchWriteOutput { unprocessed: held })
+            Ok(BatchWriteOutput {
+                unprocessed: held,
+                consumed_capacity: None,
+            })
         } else {
             match self
                 .inner
@@ -872,6 +876,7 @@ mod tests {
                     .map(|k| (k.table, Arc::new(k.key)))
                     .collect(),
                 unprocessed_keys: Vec::new(),
+                consumed_capacity: None,
             })
         }
         async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {

@@ -255,6 +255,8 @@ impl<S: Store> CachedStore<S> {
             return Ok(BatchGetOutput {
                 items: hits,
                 unprocessed_keys: Vec::new(),
+                // Served from the cache, as a cached get reports none.
+                consumed_capacity: None,
             });
         }
         if !consistent_read {

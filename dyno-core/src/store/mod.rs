@@ -275,6 +275,9 @@ pub struct BatchGetOutput {
     pub items: Vec<(String, SharedItem)>,
     /// Keys the service did not process; retry them.
     pub unprocessed_keys: Vec<TableKey>,
+    /// Capacity units the whole request consumed, when the backend reports them: each key read
+    /// as a GetItem (a missing item costs the minimum), unprocessed keys not at all.
+    pub consumed_capacity: Option<f64>,
 }
 
 /// One write of a batch.
@@ -317,6 +320,9 @@ pub struct BatchWriteRequest {
 pub struct BatchWriteOutput {
     /// Writes the service did not process; retry them.
     pub unprocessed: Vec<WriteRequest>,
+    /// Capacity units the whole request consumed, when the backend reports them: each write
+    /// charged as the single-item write it is, index writes included.
+    pub consumed_capacity: Option<f64>,
 }
 
 /// One read of a transaction.
@@ -342,6 +348,9 @@ pub struct TransactGetRequest {
 pub struct TransactGetOutput {
     /// The items, `None` where absent.
     pub items: Vec<Option<SharedItem>>,
+    /// Capacity units the whole request consumed, when the backend reports them: a
+    /// transactional read costs twice a strongly consistent one, for a missing item too.
+    pub consumed_capacity: Option<f64>,
 }
 
 /// One action of a write transaction.

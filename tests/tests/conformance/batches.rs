@@ -8,6 +8,15 @@ use crate::{BackendKind, HASH, MAIN};
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario {
+            name: "batch and transactional reads and batch writes report the capacity they consume",
+            tables: &[MAIN],
+            run: batch_capacity,
+            deviations: vec![
+                differs(BackendKind::Dynalite, "dynalite reports no consumed capacity for batches and transactional reads"),
+                differs(BackendKind::Moto, "moto reports other consumed capacity for batches and transactional reads"),
+            ],
+        },
+        Scenario {
             name: "25 writes and 100 keys per batch",
             tables: &[MAIN],
             run: full_batches,
@@ -420,5 +429,96 @@ fn sixteen_megabytes(c: &mut Ctx) -> BoxFuture<'_, ()> {
             (41, 1),
             "the key past 16 MB is left unprocessed",
         );
+    })
+}
+
+/// Each batch write charged as the single-item write it is (one unit per KB of the item, and one
+/// per index entry written or removed), each batch key as a GetItem (a missing item the minimum,
+/// half when eventually consistent), each transactional read twice a strongly consistent read,
+/// a missing item too (Developer Guide, "Read and write capacity units" and "Capacity management
+/// for transactions"). dynoxide's figures are compared with these on every request.
+fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let indexed =
+            item! {"PK" => s("u1"), "SK" => s("a"), "GSI1PK" => s("G"), "GSI1SK" => s("1")};
+        let plain = item! {"PK" => s("u1"), "SK" => s("b")};
+        let big = item! {"PK" => s("u2"), "SK" => s("c"), "blob" => s(big(5000))};
+        let puts = [indexed, plain, big]
+            .into_iter()
+            .map(|item| WriteRequest::Put {
+                table: "main".into(),
+                item,
+            })
+            .collect();
+        let o = c
+            .batch_write("three puts", BatchWriteRequest { writes: puts })
+            .await;
+        c.eq(o, Out::Unprocessed(0), "written");
+        // 1 + 1 (GSI1 entry), 1, 5 (5,0xx bytes).
+        c.eq(c.units(), Some(8.0), "write units of the puts");
+        let keys = |ks: &[(&str, &str)]| {
+            ks.iter()
+                .map(|(p, s)| TableKey {
+                    table: "main".into(),
+                    key: key(p, s),
+                })
+                .collect()
+        };
+        let o = c
+            .batch_get(
+                "two items and a missing one, eventually consistent",
+                BatchGetRequest {
+                    keys: keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")]),
+                    consistent_read: false,
+                },
+            )
+            .await;
+        c.check(o.is_ok(), format!("read: {o}"));
+        // 0.5 + 1 (5 KB: two 4 KB units, halved) + 0.5.
+        c.eq(c.units(), Some(2.0), "read units, eventually consistent");
+        let o = c
+            .batch_get(
+                "the same, strongly consistent",
+                BatchGetRequest {
+                    keys: keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")]),
+                    consistent_read: true,
+                },
+            )
+            .await;
+        c.check(o.is_ok(), format!("read: {o}"));
+        c.eq(c.units(), Some(4.0), "read units, strongly consistent");
+        let gets = [("u1", "a"), ("u2", "c"), ("u9", "z")]
+            .iter()
+            .map(|(p, s)| TransactGetItem {
+                table: "main".into(),
+                key: key(p, s),
+                projection: None,
+            })
+            .collect();
+        let o = c
+            .transact_get(
+                "a transactional read of the three",
+                TransactGetRequest { gets },
+            )
+            .await;
+        c.check(o.is_ok(), format!("read: {o}"));
+        // 2 x (1 + 2 + 1).
+        c.eq(c.units(), Some(8.0), "transactional read units");
+        let deletes = [("u1", "a"), ("u9", "z")]
+            .iter()
+            .map(|(p, s)| WriteRequest::Delete {
+                table: "main".into(),
+                key: key(p, s),
+            })
+            .collect();
+        let o = c
+            .batch_write(
+                "delete an indexed item and a missing one",
+                BatchWriteRequest { writes: deletes },
+            )
+            .await;
+        c.eq(o, Out::Unprocessed(0), "deleted");
+        // 1 + 1 (its GSI1 entry removed), 1 (a delete of nothing).
+        c.eq(c.units(), Some(3.0), "write units of the deletes");
     })
 }

@@ -697,6 +697,7 @@ impl Ctx {
         let res = self.store().batch_get(r).await;
         let out = match res {
             Ok(o) => {
+                self.consumed(o.consumed_capacity);
                 let mut items: Vec<(String, Item)> = o
                     .items
                     .iter()
@@ -723,7 +724,10 @@ impl Ctx {
         }
         let res = self.store().batch_write(r).await;
         let out = match res {
-            Ok(o) => Out::Unprocessed(o.unprocessed.len()),
+            Ok(o) => {
+                self.consumed(o.consumed_capacity);
+                Out::Unprocessed(o.unprocessed.len())
+            }
             Err(e) => self.fail(&e),
         };
         self.record(label, out)
@@ -735,12 +739,15 @@ impl Ctx {
         }
         let res = self.store().transact_get(r).await;
         let out = match res {
-            Ok(o) => Out::Items(
-                o.items
-                    .iter()
-                    .map(|i| i.as_ref().map(|i| canonical(i)))
-                    .collect(),
-            ),
+            Ok(o) => {
+                self.consumed(o.consumed_capacity);
+                Out::Items(
+                    o.items
+                        .iter()
+                        .map(|i| i.as_ref().map(|i| canonical(i)))
+                        .collect(),
+                )
+            }
             Err(e) => self.fail(&e),
         };
         self.record(label, out)

@@ -270,6 +270,7 @@ pub(crate) fn batch_get(r: BatchGetRequest) -> Result<BatchGetItemInputBuilder> 
 pub(crate) fn batch_get_output(
     responses: Option<HashMap<String, Vec<Item>>>,
     unprocessed: Option<HashMap<String, sdk::KeysAndAttributes>>,
+    consumed_capacity: Option<f64>,
 ) -> BatchGetOutput {
     let items = responses
         .unwrap_or_default()
@@ -289,6 +290,7 @@ pub(crate) fn batch_get_output(
     BatchGetOutput {
         items,
         unprocessed_keys,
+        consumed_capacity,
     }
 }
 
@@ -329,6 +331,7 @@ pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBui
 /// BatchWriteItem's unprocessed writes.
 pub(crate) fn batch_write_output(
     unprocessed: Option<HashMap<String, Vec<sdk::WriteRequest>>>,
+    consumed_capacity: Option<f64>,
 ) -> BatchWriteOutput {
     let mut out = Vec::new();
     for (table, requests) in unprocessed.unwrap_or_default() {
@@ -346,7 +349,10 @@ pub(crate) fn batch_write_output(
             }
         }
     }
-    BatchWriteOutput { unprocessed: out }
+    BatchWriteOutput {
+        unprocessed: out,
+        consumed_capacity,
+    }
 }
 
 /// TransactGetItems.
@@ -1057,7 +1063,8 @@ mod tests {
         let requests = input.request_items().unwrap()["A"].clone();
         assert_eq!(requests.len(), 2);
         // Unprocessed writes convert back to what was asked.
-        let back = batch_write_output(Some([("A".to_owned(), requests)].into()));
+        let back = batch_write_output(Some([("A".to_owned(), requests)].into()), Some(2.0));
+        assert_eq!(back.consumed_capacity, Some(2.0));
         assert_eq!(back.unprocessed, w.writes);
 
         let ka = sdk::KeysAndAttributes::builder()
@@ -1067,6 +1074,7 @@ mod tests {
         let out = batch_get_output(
             Some([("A".to_owned(), vec![key("1", "x")])].into()),
             Some([("B".to_owned(), ka)].into()),
+            None,
         );
         assert_eq!(out.items, vec![("A".to_owned(), Arc::new(key("1", "x")))]);
         assert_eq!(

@@ -511,7 +511,7 @@ impl Store for DynamoStore {
                 .await?;
                 let cc = convert::total_capacity(out.consumed_capacity.as_deref());
                 Ok((
-                    convert::batch_get_output(out.responses, out.unprocessed_keys),
+                    convert::batch_get_output(out.responses, out.unprocessed_keys, cc),
                     cc,
                 ))
             },
@@ -531,7 +531,7 @@ impl Store for DynamoStore {
             )
             .await?;
             let cc = convert::total_capacity(out.consumed_capacity.as_deref());
-            Ok((convert::batch_write_output(out.unprocessed_items), cc))
+            Ok((convert::batch_write_output(out.unprocessed_items, cc), cc))
         })
         .await
     }
@@ -566,7 +566,13 @@ impl Store for DynamoStore {
                     source: None,
                 });
             }
-            Ok((TransactGetOutput { items }, cc))
+            Ok((
+                TransactGetOutput {
+                    items,
+                    consumed_capacity: cc,
+                },
+                cc,
+            ))
         })
         .await
     }

@@ -5,12 +5,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
 use super::schema::schema_mismatch;
-use super::{prepare_put, read_lock, write_lock, MemoryStore, Prepared};
+use super::{prepare_put, read_lock, read_units, write_lock, write_units, MemoryStore, Prepared};
 use crate::error::{Error, Result};
 use crate::store::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, WriteRequest,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, TableKey, WriteRequest,
 };
 
 /// BatchGetItem's most keys per request.
@@ -31,6 +32,27 @@ pub(super) fn position<T>(tables: &[(String, T)], name: &str) -> usize {
         .unwrap_or_else(|_| unreachable!("table {name} was resolved"))
 }
 
+/// DynamoDB looks for a key given twice, as sent, before it checks each key against its table's
+/// schema (dynoxide's order): on a key error, a repeated key is what it names. Only looked for on
+/// that error path, so a valid batch pays nothing for it.
+fn repeated_key(keys: &[TableKey]) -> Option<Error> {
+    (1..keys.len())
+        .any(|i| keys[..i].contains(&keys[i]))
+        .then(duplicates)
+}
+
+/// DynamoDB checks the attribute values of every put of a batch before any key (dynoxide's
+/// order): on a key error, an invalid value in any put is what it names. Looked for on that error
+/// path only.
+fn invalid_value(writes: &[WriteRequest]) -> Option<Error> {
+    writes.iter().find_map(|w| match w {
+        WriteRequest::Put { item, .. } => item.iter().find_map(|(name, value)| {
+            eval::validate_attribute(name, &mut value.clone(), Layer::Older).err()
+        }),
+        WriteRequest::Delete { .. } => None,
+    })
+}
+
 pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result<BatchGetOutput> {
     if request.keys.is_empty() {
         return Err(crate::store::empty_list_error("requestItems"));
@@ -46,7 +68,11 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
     let mut located = Vec::with_capacity(request.keys.len());
     for k in &request.keys {
         let t = position(&tables, &k.table);
-        let (pk, sk) = tables[t].1.schema.key(&k.key)?;
+        let (pk, sk) = tables[t]
+            .1
+            .schema
+            .key(&k.key)
+            .map_err(|e| repeated_key(&request.keys).unwrap_or(e))?;
         if !seen.insert((t, pk.clone(), sk.clone())) {
             return Err(duplicates());
         }
@@ -56,12 +82,15 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
     let mut out = BatchGetOutput::default();
     let mut bytes = 0usize;
+    let mut units = 0.0;
     for (k, (t, pk, sk)) in request.keys.into_iter().zip(located) {
         if !out.unprocessed_keys.is_empty() {
             out.unprocessed_keys.push(k);
             continue;
         }
         let Some(entry) = guards[t].live(&pk, &sk, || now) else {
+            // A key read and not found still costs the minimum.
+            units += read_units(0, request.consistent_read);
             continue;
         };
         if bytes + entry.size > MAX_BATCH_BYTES {
@@ -69,8 +98,10 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
             continue;
         }
         bytes += entry.size;
+        units += read_units(entry.size, request.consistent_read);
         out.items.push((k.table, Arc::clone(&entry.item)));
     }
+    out.consumed_capacity = Some(units);
     Ok(out)
 }
 
@@ -93,20 +124,26 @@ pub(super) fn batch_write(
     let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> =
         Vec::with_capacity(request.writes.len());
     let mut bytes = 0usize;
-    for w in request.writes {
+    let mut rest = request.writes.into_iter();
+    while let Some(w) = rest.next() {
         let t = position(&tables, w.table());
         let schema = &tables[t].1.schema;
         let (pk, sk, put) = match w {
-            WriteRequest::Put { item, .. } => {
+            WriteRequest::Put { table, item } => {
                 if !schema.holds_key(&item) {
-                    return Err(schema_mismatch());
+                    let this = [WriteRequest::Put { table, item }];
+                    return Err(invalid_value(&this)
+                        .or_else(|| invalid_value(rest.as_slice()))
+                        .unwrap_or_else(schema_mismatch));
                 }
-                let prepared = prepare_put(schema, item)?;
+                let prepared = prepare_put(schema, item, Layer::Older)?;
                 bytes += prepared.size;
                 (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))
             }
             WriteRequest::Delete { key, .. } => {
-                let (pk, sk) = schema.key(&key)?;
+                let (pk, sk) = schema
+                    .key(&key)
+                    .map_err(|e| invalid_value(rest.as_slice()).unwrap_or(e))?;
                 (pk, sk, None)
             }
         };
@@ -125,16 +162,22 @@ pub(super) fn batch_write(
     for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
         guard.purge_expired(&t.schema, now);
     }
+    let mut units = 0.0;
     for (t, pk, sk, put) in writes {
         let schema = &tables[t].1.schema;
-        match put {
+        units += match put {
             Some(p) => {
-                guards[t].insert(schema, p);
+                let (new, old) = guards[t].replace(schema, p);
+                write_units(schema, old.as_deref(), Some(&new))
             }
             None => {
-                guards[t].remove(schema, &pk, &sk);
+                let old = guards[t].remove(schema, &pk, &sk);
+                write_units(schema, old.as_deref(), None)
             }
-        }
+        };
     }
-    Ok(BatchWriteOutput::default())
+    Ok(BatchWriteOutput {
+        unprocessed: Vec::new(),
+        consumed_capacity: Some(units),
+    })
 }

@@ -188,8 +188,17 @@ impl TableData {
 
     /// Stores a prepared item at its key, replacing what was there; returns the stored item.
     pub fn insert(&mut self, schema: &Schema, prepared: Prepared) -> SharedItem {
+        self.replace(schema, prepared).0
+    }
+
+    /// Stores a prepared item at its key; returns the stored item and the one it replaced.
+    pub fn replace(
+        &mut self,
+        schema: &Schema,
+        prepared: Prepared,
+    ) -> (SharedItem, Option<SharedItem>) {
         match self.put(schema, prepared, |_| Ok(())) {
-            Ok((new, _)) => new,
+            Ok(stored) => stored,
             Err(_) => unreachable!("a put without a check cannot fail"),
         }
     }

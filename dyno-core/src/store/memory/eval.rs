@@ -12,6 +12,7 @@
 //! the entry points and what they share (resolution, equality, value validation, path checks).
 
 mod condition;
+pub(crate) use condition::describe;
 mod projection;
 mod update;
 
@@ -211,24 +212,40 @@ pub(crate) fn normalize_number(n: &str) -> Result<String> {
 pub(crate) fn validate_item(item: &mut Item) -> Result<usize> {
     let mut size = 0;
     for (name, value) in item.iter_mut() {
-        size += name.len() + validate_attribute(name, value)?;
+        size += name.len() + validate_attribute(name, value, Layer::Current)?;
     }
     Ok(size)
+}
+
+/// Which of DynamoDB's two validation layers checks an operation's attribute values: they word
+/// a set with a repeated member differently (as dynoxide, the reference, records them from
+/// DynamoDB's responses: PutItem and UpdateItem on the current layer, BatchWriteItem and
+/// TransactWriteItems on the older one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layer {
+    /// PutItem, UpdateItem, DeleteItem, and the reads.
+    Current,
+    /// BatchWriteItem, TransactWriteItems, TransactGetItems.
+    Older,
 }
 
 /// Validates one attribute of an item being written, normalizing its numbers in place (only
 /// those whose text is not already canonical are rewritten). Returns the value's size by
 /// DynamoDB's formula (`attribute_size` of the normalized value). Error messages say where the
 /// bad value sits (`name.key[2]`); they are only built on error.
-pub(crate) fn validate_attribute(name: &str, value: &mut AttributeValue) -> Result<usize> {
-    check_value(value, 1).map_err(|e| e.into_error(name))
+pub(crate) fn validate_attribute(
+    name: &str,
+    value: &mut AttributeValue,
+    layer: Layer,
+) -> Result<usize> {
+    check_value(value, 1).map_err(|e| e.into_error(name, layer))
 }
 
 /// Validates one value of an expression (`root` names it in messages) and returns it with its
 /// numbers normalized.
 pub(crate) fn validate_value(value: &AttributeValue, root: &str) -> Result<AttributeValue> {
     let mut value = value.clone();
-    check_value(&mut value, 1).map_err(|e| e.into_error(root))?;
+    check_value(&mut value, 1).map_err(|e| e.into_error(root, Layer::Current))?;
     Ok(value)
 }
 
@@ -244,8 +261,78 @@ enum Problem {
     Number(number::NumberError, String),
     NullFalse,
     EmptySet(&'static str),
-    Duplicate(String),
+    Duplicate(Members),
     Unsupported(String),
+}
+
+/// The members of a set with a repeated one, as sent (numbers are not shown).
+enum Members {
+    Strings(Vec<String>),
+    Binaries(Vec<Vec<u8>>),
+    Numbers,
+}
+
+impl Members {
+    /// DynamoDB's words for the set on `layer`: the current layer quotes the members (binaries in
+    /// base64) in the order it read them (sorted up to the first repeat, the repeat, then the rest
+    /// as sent); the older one lists them as sent, unquoted; a number set's members are not shown,
+    /// and the older layer words it bare.
+    fn message(&self, layer: Layer) -> String {
+        use base64::engine::general_purpose::STANDARD;
+        use base64::Engine as _;
+        const INVALID: &str = "One or more parameter values were invalid: ";
+        fn read_order<T: Ord + Clone>(members: &[T]) -> Vec<T> {
+            let mut read = std::collections::BTreeSet::new();
+            for (i, member) in members.iter().enumerate() {
+                if !read.insert(member.clone()) {
+                    let mut out: Vec<T> = read.into_iter().collect();
+                    out.push(member.clone());
+                    out.extend(members[i + 1..].iter().cloned());
+                    return out;
+                }
+            }
+            members.to_vec()
+        }
+        match (self, layer) {
+            (Members::Strings(m), Layer::Current) => {
+                let quoted: Vec<String> = read_order(m)
+                    .iter()
+                    .map(|s| serde_json::to_string(s).unwrap_or_default())
+                    .collect();
+                format!(
+                    "{INVALID}Input collection [{}] contains duplicates.",
+                    quoted.join(", ")
+                )
+            }
+            (Members::Strings(m), Layer::Older) => {
+                format!(
+                    "{INVALID}Input collection [{}] contains duplicates.",
+                    m.join(", ")
+                )
+            }
+            (Members::Binaries(m), Layer::Current) => {
+                let quoted: Vec<String> = read_order(m)
+                    .iter()
+                    .map(|b| format!("\"{}\"", STANDARD.encode(b)))
+                    .collect();
+                format!(
+                    "{INVALID}Input collection [{}]of type BS contains duplicates.",
+                    quoted.join(",")
+                )
+            }
+            (Members::Binaries(m), Layer::Older) => {
+                let shown: Vec<String> = m.iter().map(|b| STANDARD.encode(b)).collect();
+                format!(
+                    "{INVALID}Input collection [{}]of type BS contains duplicates.",
+                    shown.join(", ")
+                )
+            }
+            (Members::Numbers, Layer::Current) => {
+                format!("{INVALID}Input collection contains duplicates.")
+            }
+            (Members::Numbers, Layer::Older) => "Input collection contains duplicates".to_owned(),
+        }
+    }
 }
 
 enum Step {
@@ -266,7 +353,7 @@ impl Invalid {
         self
     }
 
-    fn into_error(self, root: &str) -> Error {
+    fn into_error(self, root: &str, layer: Layer) -> Error {
         let mut at = root.to_owned();
         for step in self.path.iter().rev() {
             match step {
@@ -295,9 +382,9 @@ impl Invalid {
             Problem::EmptySet(kind) => {
                 invalid(format!("An {kind} set  may not be empty (at {at})"))
             }
-            Problem::Duplicate(collection) => invalid(format!(
-                "Input collection{collection} contains duplicates. (at {at})"
-            )),
+            Problem::Duplicate(members) => {
+                Error::validation(format!("{} (at {at})", members.message(layer)))
+            }
             Problem::Unsupported(other) => invalid(format!(
                 "unsupported attribute value type {other} (at {at})"
             )),
@@ -318,12 +405,14 @@ fn check_value(value: &mut AttributeValue, depth: usize) -> Result<usize, Invali
         AttributeValue::N(n) => check_number(n)?,
         AttributeValue::Null(false) => return Err(Invalid::new(Problem::NullFalse)),
         AttributeValue::Ss(set) => {
-            check_set(set, "string")?;
+            check_set(set, "string", || Members::Strings(set.clone()))?;
             set.iter().map(String::len).sum()
         }
         AttributeValue::Bs(set) => {
             let bytes: Vec<&[u8]> = set.iter().map(|b| b.as_ref()).collect();
-            check_set(&bytes, "binary")?;
+            check_set(&bytes, "binary", || {
+                Members::Binaries(bytes.iter().map(|b| b.to_vec()).collect())
+            })?;
             bytes.iter().map(|b| b.len()).sum()
         }
         AttributeValue::Ns(set) => {
@@ -332,7 +421,7 @@ fn check_value(value: &mut AttributeValue, depth: usize) -> Result<usize, Invali
                 size += check_number(n)?;
             }
             // Canonical text is unique per value, so duplicates compare numerically.
-            check_set(set, "number")?;
+            check_set(set, "number", || Members::Numbers)?;
             size
         }
         AttributeValue::L(list) => {
@@ -372,9 +461,10 @@ fn check_number(n: &mut String) -> Result<usize, Invalid> {
 }
 
 /// A set must be non-empty and without duplicates (numbers compared by canonical text).
-fn check_set<T: std::hash::Hash + Eq + std::fmt::Debug>(
+fn check_set<T: std::hash::Hash + Eq>(
     elements: &[T],
     kind: &'static str,
+    members: impl FnOnce() -> Members,
 ) -> Result<(), Invalid> {
     if elements.is_empty() {
         return Err(Invalid::new(Problem::EmptySet(kind)));
@@ -389,9 +479,7 @@ fn check_set<T: std::hash::Hash + Eq + std::fmt::Debug>(
         elements.iter().find(|e| !seen.insert(*e))
     };
     match duplicate {
-        // DynamoDB's message shows the collection, except a number set's.
-        Some(_) if kind == "number" => Err(Invalid::new(Problem::Duplicate(String::new()))),
-        Some(_) => Err(Invalid::new(Problem::Duplicate(format!(" {elements:?}")))),
+        Some(_) => Err(Invalid::new(Problem::Duplicate(members()))),
         None => Ok(()),
     }
 }

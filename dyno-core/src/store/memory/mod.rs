@@ -309,21 +309,25 @@ struct Prepared {
 /// Validates an item being written in one pass over it: every value checked and its numbers
 /// normalized in place, the size summed by DynamoDB's formula, the key attributes (table and
 /// indexes) picked out for the key computations that follow.
-fn scan_item<'a>(schema: &Schema, item: &'a mut Item) -> Result<(usize, KeyValues<'a>)> {
+fn scan_item<'a>(
+    schema: &Schema,
+    item: &'a mut Item,
+    layer: eval::Layer,
+) -> Result<(usize, KeyValues<'a>)> {
     let mut size = 0;
     let mut keys = KeyValues::new(schema);
     for (name, value) in item.iter_mut() {
-        size += name.len() + eval::validate_attribute(name, value)?;
+        size += name.len() + eval::validate_attribute(name, value, layer)?;
         keys.offer(schema, name, value);
     }
     Ok((size, keys))
 }
 
-/// Validates a whole item as PutItem does.
+/// Validates a whole item as PutItem does (BatchWriteItem and transactions on their `layer`).
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
-fn prepare_put(schema: &Schema, mut item: Item) -> Result<Prepared> {
-    let (size, keys) = scan_item(schema, &mut item)?;
+fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Prepared> {
+    let (size, keys) = scan_item(schema, &mut item, layer)?;
     let (pk, sk) = schema.item_key(&keys)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {
@@ -391,13 +395,14 @@ fn updated_item(
     update: &crate::expr::Update,
     pk: &KeyBytes,
     sk: &KeyBytes,
+    layer: eval::Layer,
 ) -> Result<(Prepared, Vec<String>)> {
     let mut item = match old {
         Some(o) => (**o).clone(),
         None => key.clone(),
     };
     let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
-    let (size, keys) = scan_item(schema, &mut item)?;
+    let (size, keys) = scan_item(schema, &mut item, layer)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::validation(format!(
             "Item size to update has exceeded the maximum allowed size ({size} bytes, limit {MAX_ITEM_SIZE})"
@@ -519,7 +524,7 @@ impl Store for MemoryStore {
         check_expressions(None, request.condition.as_ref())?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
-        let prepared = prepare_put(schema, request.item)?;
+        let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
         let mut data = self.write_data(&table);
         let (new, old) = data.put(schema, prepared, |old| {
             check_condition(
@@ -559,6 +564,7 @@ impl Store for MemoryStore {
             &request.update,
             &pk,
             &sk,
+            eval::Layer::Current,
         )?;
         let new = data.insert(schema, prepared);
         drop(data);

@@ -597,9 +597,9 @@ fn check_sort_condition(cond: &SortCondition) -> Result<()> {
             operand_type("BETWEEN", b, ordered(b))?;
             if std::mem::discriminant(a) != std::mem::discriminant(b) {
                 return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
-                    bound(a),
-                    bound(b)
+                    "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: {}, upper bound operand: {}",
+                    eval::describe(a),
+                    eval::describe(b)
                 )));
             }
             Ok(())
@@ -615,9 +615,9 @@ fn check_between_order(cond: &SortCondition) -> Result<()> {
     };
     match (key_encoding::encode_value(a), key_encoding::encode_value(b)) {
         (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
-            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {}, upper bound operand: AttributeValue: {}",
-            bound(a),
-            bound(b)
+            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: {}, upper bound operand: {}",
+            eval::describe(a),
+            eval::describe(b)
         ))),
         // An invalid number is the schema check's to name.
         _ => Ok(()),
@@ -1001,15 +1001,5 @@ impl<'a> Reader<'a> {
             .into_iter()
             .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
             .collect()
-    }
-}
-
-/// A key value as DynamoDB shows it in an error message: `{S:abc}`, `{N:12}`.
-fn bound(v: &AttributeValue) -> String {
-    match v {
-        AttributeValue::S(s) => format!("{{S:{s}}}"),
-        AttributeValue::N(n) => format!("{{N:{n}}}"),
-        AttributeValue::B(b) => format!("{{B:{:?}}}", b.as_ref()),
-        other => format!("{other:?}"),
     }
 }

@@ -676,3 +676,136 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
     );
     check_invariants(&store);
 }
+
+/// A set with a repeated member is worded as DynamoDB's two validation layers word it (as
+/// dynoxide records them): PutItem quotes the members in the order it read them, BatchWriteItem
+/// lists them as sent, a number set names none (bare on the older layer); each message then says
+/// where the set sits.
+#[test]
+fn duplicate_set_members_are_worded_per_operation() {
+    let store = MemoryStore::new();
+    block_on(store.create_table(&table_def())).unwrap();
+    let with = |sk: &str, name: &str, set: AttributeValue| {
+        let mut it = key("p", sk);
+        it.insert(name.to_owned(), set);
+        it
+    };
+    let ss = AttributeValue::Ss(["b", "a", "b", "C"].map(str::to_owned).to_vec());
+    let bs = AttributeValue::Bs(vec![
+        aws_smithy_types::Blob::new(vec![127, 0, 1]),
+        aws_smithy_types::Blob::new(vec![127, 0, 1]),
+    ]);
+    let ns = AttributeValue::Ns(vec!["100".into(), "1e2".into()]);
+    let message = |r: Result<()>| match r {
+        Err(Error::Validation { message }) => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    };
+    let put_one = |it: Item| put(&store, it).map(drop);
+    let batch_one = |it: Item| {
+        block_on(store.batch_write(BatchWriteRequest {
+            writes: vec![WriteRequest::Put {
+                table: "Tbl".into(),
+                item: it,
+            }],
+        }))
+        .map(drop)
+    };
+    let invalid = "One or more parameter values were invalid: ";
+    assert_eq!(
+        message(put_one(with("1", "ss", ss.clone()))),
+        format!(
+            "{invalid}Input collection [\"a\", \"b\", \"b\", \"C\"] contains duplicates. (at ss)"
+        )
+    );
+    assert_eq!(
+        message(batch_one(with("1", "ss", ss))),
+        format!("{invalid}Input collection [b, a, b, C] contains duplicates. (at ss)")
+    );
+    assert_eq!(
+        message(put_one(with("1", "bs", bs.clone()))),
+        format!(
+            "{invalid}Input collection [\"fwAB\",\"fwAB\"]of type BS contains duplicates. (at bs)"
+        )
+    );
+    assert_eq!(
+        message(batch_one(with("1", "bs", bs))),
+        format!("{invalid}Input collection [fwAB, fwAB]of type BS contains duplicates. (at bs)")
+    );
+    assert_eq!(
+        message(put_one(with("1", "ns", ns.clone()))),
+        format!("{invalid}Input collection contains duplicates. (at ns)")
+    );
+    assert_eq!(
+        message(batch_one(with("1", "ns", ns))),
+        "Input collection contains duplicates (at ns)"
+    );
+    assert!(get(&store, key("p", "1")).is_none(), "nothing written");
+}
+
+/// Faults named in dynoxide's order: a binary operand in base64, a key given twice before a key
+/// that does not fit the schema, an invalid value in any put of a batch before a put without its
+/// key.
+#[test]
+fn faults_are_named_in_the_reference_order_and_words() {
+    let store = MemoryStore::new();
+    let mut bin = TableDef::new("Bin", "PK", Some("SK"));
+    bin.partition_key = crate::table::KeyAttribute::new("PK", crate::table::ScalarType::B);
+    bin.sort_key = Some(crate::table::KeyAttribute::new(
+        "SK",
+        crate::table::ScalarType::B,
+    ));
+    block_on(store.create_table(&bin)).unwrap();
+    block_on(store.create_table(&table_def())).unwrap();
+    let blob = |b: &[u8]| AttributeValue::B(aws_smithy_types::Blob::new(b.to_vec()));
+    let mut q = QueryRequest::new("Bin", None, KeyCondition::partition("PK", blob(&[0])));
+    q.key_condition = q.key_condition.sort(
+        "SK",
+        crate::expr::SortCondition::Between(blob(&[2, 1]), blob(&[0])),
+    );
+    let message = |e: Error| match e {
+        Error::Validation { message } => message,
+        other => panic!("expected a validation error, got {other:?}"),
+    };
+    assert_eq!(
+        message(block_on(store.query(q)).unwrap_err()),
+        "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {B:AgE=}, upper bound operand: AttributeValue: {B:AA==}"
+    );
+    let table_key = |k: Item| TableKey {
+        table: "Tbl".into(),
+        key: k,
+    };
+    let keys = vec![
+        table_key(key("p", "a")),
+        table_key(item(&[("PK", s("p"))])),
+        table_key(key("p", "a")),
+    ];
+    let got = block_on(store.batch_get(BatchGetRequest {
+        keys,
+        consistent_read: false,
+    }));
+    assert_eq!(
+        message(got.unwrap_err()),
+        "Provided list of item keys contains duplicates"
+    );
+    let mut dup = key("p", "b");
+    dup.insert(
+        "ns".into(),
+        AttributeValue::Ns(vec!["100".into(), "1e2".into()]),
+    );
+    let got = block_on(store.batch_write(BatchWriteRequest {
+        writes: vec![
+            WriteRequest::Put {
+                table: "Tbl".into(),
+                item: item(&[("PK", s("p"))]),
+            },
+            WriteRequest::Put {
+                table: "Tbl".into(),
+                item: dup,
+            },
+        ],
+    }));
+    assert_eq!(
+        message(got.unwrap_err()),
+        "Input collection contains duplicates (at ns)"
+    );
+}

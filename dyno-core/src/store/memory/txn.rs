@@ -6,10 +6,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, PoisonError};
 
 use super::batch::position;
+use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::{
-    check_condition, eval, prepare_put, read, read_lock, updated_item, write_lock, MemoryStore,
-    Prepared,
+    check_condition, eval, prepare_put, read, read_lock, read_units, updated_item, write_lock,
+    MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
 use crate::store::{
@@ -115,21 +116,27 @@ pub(super) fn transact_get(
     }
     let now = store.now();
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
+    // A transactional read costs twice a strongly consistent one, whatever the projection and
+    // for a missing item too (Developer Guide, "Capacity management for transactions").
+    let mut units = 0.0;
     let items = request
         .gets
         .iter()
         .zip(&located)
         .map(|(g, (t, pk, sk))| {
-            let item = guards[*t]
-                .live(pk, sk, || now)
-                .map(|e| Arc::clone(&e.item))?;
+            let entry = guards[*t].live(pk, sk, || now);
+            units += 2.0 * read_units(entry.map_or(0, |e| e.size), true);
+            let item = entry.map(|e| Arc::clone(&e.item))?;
             Some(match &g.projection {
                 Some(paths) => Arc::new(eval::project(&item, paths)),
                 None => item,
             })
         })
         .collect();
-    Ok(TransactGetOutput { items })
+    Ok(TransactGetOutput {
+        items,
+        consumed_capacity: Some(units),
+    })
 }
 
 /// The cancellation reason of an action whose key is invalid; other errors stay errors of the
@@ -255,7 +262,8 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
                 refuse_empty_key(schema, item, true)?;
-                prepare_put(schema, item.clone()).map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
+                prepare_put(schema, item.clone(), Layer::Older)
+                    .map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
             }
             TransactWriteItem::Update { key, update, .. } => {
                 if update.is_empty() {
@@ -335,10 +343,16 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         let outcome =
             check_condition(condition, old.as_ref(), return_old).and_then(|()| match &p.action {
                 TransactWriteItem::Put { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), p.put))),
-                TransactWriteItem::Update { key, update, .. } => {
-                    updated_item(schema, key, old.as_ref(), update, &p.pk, &p.sk)
-                        .map(|(new, _)| Some((p.pk.clone(), p.sk.clone(), Some(new))))
-                }
+                TransactWriteItem::Update { key, update, .. } => updated_item(
+                    schema,
+                    key,
+                    old.as_ref(),
+                    update,
+                    &p.pk,
+                    &p.sk,
+                    Layer::Older,
+                )
+                .map(|(new, _)| Some((p.pk.clone(), p.sk.clone(), Some(new)))),
                 TransactWriteItem::Delete { .. } => Ok(Some((p.pk.clone(), p.sk.clone(), None))),
                 TransactWriteItem::ConditionCheck { .. } => Ok(None),
             });

@@ -107,10 +107,14 @@ fn incorrect_operand(function: &str, value: &AttributeValue) -> Error {
     ))
 }
 
-/// `AttributeValue: {N:2}`, as DynamoDB prints operands in messages.
-fn describe(value: &AttributeValue) -> String {
+/// `AttributeValue: {N:2}`, as DynamoDB prints operands in messages (a binary in base64:
+/// `{B:AgE=}`, as dynoxide records it).
+pub(crate) fn describe(value: &AttributeValue) -> String {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine as _;
     let text = match value {
         AttributeValue::S(s) | AttributeValue::N(s) => s.clone(),
+        AttributeValue::B(b) => STANDARD.encode(b.as_ref()),
         other => format!("{other:?}"),
     };
     format!("AttributeValue: {{{}:{text}}}", type_name(value))
