@@ -621,7 +621,6 @@ async fn malformed_key_conditions_are_refused_with_dynamodbs_messages() {
     for (backend, t) in tables("multi-invalid").await {
         let store = &backend.store;
         load(store, &t).await;
-        let who = backend.name;
         let acme = || KeyCondition::partition("tenant", s("acme"));
         let cases: Vec<(&str, KeyCondition, &str)> = vec![
             (

@@ -593,6 +593,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
         ),
         other => panic!("{path}: a 2,049-byte index partition key was {other:?}"),
     };
+    #[allow(clippy::type_complexity)] // a table of write paths, read once below
     let paths: [(&str, &dyn Fn(&str, usize) -> Result<()>); 5] = [
         ("put", &|sk, len| put(&store, with_gpk(sk, len)).map(drop)),
         ("update", &|sk, len| {
