@@ -19,7 +19,9 @@ pub use crate::expr::typed::{encode_value, Cond, Field, FieldValue};
 pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, UpdateOperand};
 pub use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
 pub use crate::ops::{FromItem, Key};
-pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef};
+pub use crate::table::{
+    IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef, TableIndex,
+};
 pub use crate::value::{
     describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
 };
@@ -56,58 +58,6 @@ pub trait TableKeys: Table {
     const SK: Option<&'static str>;
     /// TTL attribute.
     const TTL: Option<&'static str>;
-}
-
-/// The id of an index name in [`TableIndex`]: FNV-1a of its bytes. Two names colliding would
-/// need 2^32 indexes; a table has at most 25.
-pub const fn index_id(name: &str) -> u64 {
-    crate::hash::fnv1a(name.as_bytes())
-}
-
-/// Index `ID` (see [`index_id`]) of a table: implemented by `#[derive(Table)]` for each declared
-/// index, so an entity naming an undeclared index does not compile.
-#[diagnostic::on_unimplemented(
-    message = "table `{Self}` declares no index with this name",
-    label = "not an index of this table",
-    note = "declare it on the table: `#[dyno(index(name = \"...\", pk = \"...\", sk = \"...\"))]`, or fix the name"
-)]
-pub trait TableIndex<const ID: u64>: Table {
-    /// [`Global`] or [`Local`].
-    type Kind;
-    /// Index name.
-    const NAME: &'static str;
-    /// Partition key attribute (the table's for a local index).
-    const PK: &'static str;
-    /// Sort key attribute.
-    const SK: Option<&'static str>;
-    /// True for a local secondary index.
-    const LOCAL: bool;
-    /// All of the above (but the kind) in one constant.
-    const INFO: IndexInfo = IndexInfo {
-        name: Self::NAME,
-        pk: Self::PK,
-        sk: match Self::SK {
-            Some(sk) => sk,
-            None => "",
-        },
-        has_sk: Self::SK.is_some(),
-        local: Self::LOCAL,
-    };
-}
-
-/// What the entity derive reads from a [`TableIndex`] impl, in one constant ([`TableIndex::INFO`]).
-#[derive(Debug, Clone, Copy)]
-pub struct IndexInfo {
-    /// Index name.
-    pub name: &'static str,
-    /// Partition key attribute.
-    pub pk: &'static str,
-    /// Sort key attribute, `""` when there is none.
-    pub sk: &'static str,
-    /// True when the index has a sort key.
-    pub has_sk: bool,
-    /// True for a local secondary index.
-    pub local: bool,
 }
 
 /// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.

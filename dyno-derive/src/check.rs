@@ -182,10 +182,19 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 /// Checks a table declaration.
 pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
     let mut names = BTreeSet::new();
+    let mut consts: BTreeMap<String, String> = BTreeMap::new();
     for index in &input.indexes {
         let name = index.name.value();
         if !names.insert(name.clone()) {
             cx.error_spanned_by(&index.name, format!("index `{name}` is declared twice"));
+        } else if let Some(other) = consts.insert(case::index_const(&name), name.clone()) {
+            cx.error_spanned_by(
+                &index.name,
+                format!(
+                    "indexes `{other}` and `{name}` would both be the constant `{}`: rename one",
+                    case::index_const(&name)
+                ),
+            );
         }
         if index.local {
             if index.pk.is_some() {

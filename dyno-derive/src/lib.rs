@@ -87,8 +87,10 @@ use proc_macro::TokenStream;
 /// - `name`, `pk` are required; `sk` when the table has a sort key; `ttl` names the TTL
 ///   attribute (epoch seconds); `entity_attribute` the attribute holding each item's entity type
 ///   (default `_type`).
-/// - Each index becomes a `TableIndex` impl, which is how `#[derive(Entity)]` checks at compile
-///   time that the indexes it names exist, and a constant with its name (`ECommerce::GSI1`).
+/// - Each index becomes a constant of the table named after it in upper snake case
+///   (`ECommerce::GSI1`, `BY_DAY` for `ByDay`), a `dyno_core::table::TableIndex` holding its name
+///   and key attributes: `#[derive(Entity)]` names it, so an index the table does not declare is
+///   a compile error at the entity's index name.
 #[proc_macro_derive(Table, attributes(dyno))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     expand::table(input.into()).into()

@@ -214,7 +214,8 @@ fn table_derive_declares_indexes_and_projections() {
     assert_eq!(def.index("LSI1").unwrap().partition_key.name, "PK");
     assert_eq!(def.ttl_attribute.as_deref(), Some("expires"));
     assert_eq!(<Ledger as Table>::ENTITY_ATTRIBUTE, "kind");
-    assert_eq!((Ledger::BY_DAY, Ledger::LSI1), ("ByDay", "LSI1"));
+    assert_eq!((Ledger::BY_DAY.name, Ledger::LSI1.name), ("ByDay", "LSI1"));
+    assert_eq!(Ledger::LSI1.sort_key, Some("LSI1SK"));
 }
 
 #[test]

@@ -32,10 +32,10 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 /// One index of the entity, resolved.
 pub struct IndexGen<'a> {
     pub decl: &'a EntityIndex,
-    /// `<Table as TableIndex<{ID}>>`, spanned on the index name.
-    pub tr: TokenStream,
-    /// The index name's span: every use of the index trait carries it, so an undeclared index
-    /// is one error there.
+    /// `Table::GSI1` (the table's `TableIndex` constant), spanned on the index name.
+    pub table_index: TokenStream,
+    /// The index name's span: the one use of the table's constant carries it, so an undeclared
+    /// index is one error there.
     pub span: Span,
     /// `__I<n>_NAME`: the index name, from the table.
     pub name_const: Ident,
@@ -53,11 +53,14 @@ pub struct IndexGen<'a> {
 }
 
 impl IndexGen<'_> {
-    /// `<Table as TableIndex<ID>>::<item>`, all spanned on the index name.
-    pub fn assoc(&self, item: &str) -> TokenStream {
-        let tr = &self.tr;
-        let item = Ident::new(item, self.span);
-        respan(quote!(#tr::#item), self.span)
+    /// The index kind (`Global`, or `Local` for an index sharing the table's partition key); a
+    /// constant assertion checks it against the table's declaration.
+    pub fn kind(&self, p: &TokenStream) -> TokenStream {
+        if self.own_pk {
+            quote!(#p::Global)
+        } else {
+            quote!(#p::Local)
+        }
     }
 
     /// Fields of both templates.
@@ -111,17 +114,15 @@ impl<'a> Gen<'a> {
                     .into_iter()
                     .next()
                     .map_or_else(Span::call_site, |t| t.span());
-                let tr = respan(
-                    quote!(<#table as #p::TableIndex<{ #p::index_id(#name) }>>),
-                    span,
-                );
+                let const_ident = Ident::new(&case::index_const(name), span);
+                let table_index = respan(quote!(#table::#const_ident), span);
                 let method = format_ident!("{}", case::snake(name));
                 // Spanned on the index name, like every use of the index trait: an index the table
                 // does not declare is one error, there.
                 let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);
                 IndexGen {
                     decl,
-                    tr,
+                    table_index,
                     span,
                     name_const: format_ident!("__I{}_NAME", i),
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
@@ -257,16 +258,16 @@ impl<'a> Gen<'a> {
                     .trim_start_matches("__I")
                     .trim_end_matches("_NAME")
             );
-            let a_info = ix.assoc("INFO");
-            let info_def = respan(quote!(const #info: #p::IndexInfo = #a_info;), ix.span);
-            let has_sk_const = quote!(#info.has_sk);
+            let table_index = &ix.table_index;
+            let info_def = respan(quote!(const #info: #p::TableIndex = #table_index;), ix.span);
+            let has_sk_const = quote!(#info.sort_key.is_some());
             let local_const = quote!(#info.local);
             index_consts.extend(quote! {
                 #info_def
                 const #pk_t_name: #p::Template = #pk_c;
                 const #name_const: &str = #info.name;
-                const #pk_name: &str = #info.pk;
-                const #sk_name: &str = #info.sk;
+                const #pk_name: &str = #info.partition_key;
+                const #sk_name: &str = #info.sort_key_or_empty();
             });
             let has_isk = ix.sk.is_some();
             if let Some(t) = ix.sk {

@@ -57,7 +57,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         specs.push(Spec {
             ty: ix.query_ty.clone(),
             span: Some(ix.span),
-            kind: ix.assoc("Kind"),
+            kind: ix.kind(p),
             index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
             // A local index's partition key is the table's.
@@ -158,8 +158,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
             }
         }
     };
-    // An index's constructor names the index kind (`<Table as TableIndex<ID>>::Kind`): spanned on
-    // the index name, so an undeclared index is reported there, once.
+    // An index's constructor is spanned on the index name.
     let ctor = match s.span {
         Some(span) => respan(ctor, span),
         None => ctor,

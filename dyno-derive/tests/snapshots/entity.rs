@@ -12,10 +12,7 @@ Out : :: dyno_core :: __private :: FromItem = Order > {
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
 #[allow (clippy :: type_complexity)]
 pub struct OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
-Kind = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-    :: dyno_core :: __private :: index_id ("GSI1")
-}
->> :: Kind ,
+Kind = :: dyno_core :: __private :: Global ,
 Out : :: dyno_core :: __private :: FromItem = Order > {
     query : :: dyno_core :: __private :: Query < Out > ,
     _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
@@ -55,14 +52,11 @@ const _ : () = {
         :: core :: option :: Option :: Some (n) => n ,
         :: core :: option :: Option :: None => ""
     };
-    const __I0 : :: dyno_core :: __private :: IndexInfo = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: INFO ;
+    const __I0 : :: dyno_core :: __private :: TableIndex = ECommerce :: GSI1 ;
     const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
     const __I0_NAME : & str = __I0 . name ;
-    const __I0_PK_NAME : & str = __I0 . pk ;
-    const __I0_SK_NAME : & str = __I0 . sk ;
+    const __I0_PK_NAME : & str = __I0 . partition_key ;
+    const __I0_SK_NAME : & str = __I0 . sort_key_or_empty () ;
     const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
     const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource {
         attribute : __PK_NAME ,
@@ -83,7 +77,7 @@ const _ : () = {
     }
 ] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . has_sk == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . sort_key . is_some () == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! __I0 . local || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
