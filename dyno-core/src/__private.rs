@@ -34,7 +34,7 @@ pub use futures::Stream;
 pub use self::keys::*;
 pub use self::stamps::*;
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
-pub use crate::ops::sort_key::SkOp;
+pub use crate::ops::sort_key::{Sk, SkDone, SkOp, SortKeyPart};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,
@@ -59,14 +59,6 @@ pub trait TableKeys: Table {
     /// TTL attribute.
     const TTL: Option<&'static str>;
 }
-
-/// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.
-#[derive(Debug)]
-pub struct Sk<const N: usize>(PhantomData<()>);
-
-/// Query builder state: the sort-key condition is complete.
-#[derive(Debug)]
-pub struct SkDone(PhantomData<()>);
 
 /// The table of a derive that failed: no keys, so nothing more is reported about it.
 #[derive(Debug, Clone, Copy)]

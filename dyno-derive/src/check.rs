@@ -13,8 +13,41 @@ use crate::template::Template;
 /// Methods generated on every entity: an index whose snake-case name is one of these would clash.
 const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partition"];
 
+/// Methods of every query builder (`QueryDsl`'s and `project`): a sort-key part's accessor
+/// named like one would hide it.
+const QUERY_METHODS: &[&str] = &[
+    "filter",
+    "limit",
+    "page_size",
+    "descending",
+    "consistent",
+    "into_query",
+    "all",
+    "stream",
+    "page",
+    "first",
+    "count",
+    "map_query",
+    "as_query",
+    "into_inner",
+    "from_query",
+    "project",
+];
+
 /// Checks an entity declaration.
 pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
+    for t in input
+        .sk
+        .iter()
+        .chain(input.indexes.iter().filter_map(|i| i.sk.as_ref()))
+    {
+        for name in t.fields().filter(|f| QUERY_METHODS.contains(f)) {
+            cx.error_spanned_by(
+                &t.lit,
+                format!("sort-key field `{name}` would hide the query method `{name}()` (its conditions are `.{name}().eq(..)`, ...): rename the Rust field and keep the attribute with `#[dyno(rename = \"{name}\")]`"),
+            );
+        }
+    }
     let names: Vec<String> = input.fields.iter().map(|f| f.name()).collect();
     let field_list = names.join(", ");
 

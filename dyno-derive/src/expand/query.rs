@@ -1,9 +1,10 @@
 //! Typed query builders: one type per entity and index (`OrderQuery`, `OrderGsi1Query`).
 //!
-//! The partition fields are the constructor's arguments (`Order::gsi1(status)`); sort-key
-//! conditions are methods named after the sort-key fields and typed by them. The builder's
-//! `State` parameter tracks how many leading parts of a composite sort key are fixed
-//! (`Sk<N>`), so `order_id_eq` exists only after `order_date_eq`, and nothing follows a range
+//! The partition fields are the constructor's arguments (`Order::gsi1(status)`); each sort-key
+//! part has an accessor named after its field (`.order_date()`) returning dyno-core's
+//! `SortKeyPart`, which supplies the conditions typed by the field. The builder's `State`
+//! parameter tracks how many leading parts of a composite sort key are fixed (`Sk<N>`), so
+//! `.order_id()` is accepted only after `.order_date().eq(..)`, and nothing follows a range
 //! (`SkDone`). `Kind` is the index kind: `consistent()` exists only on the table and local
 //! indexes.
 
@@ -27,6 +28,8 @@ struct Spec<'g> {
     pk_t: Ident,
     sk: Option<&'g Template>,
     method: Ident,
+    /// The index name (indexes only), for messages.
+    index_name: String,
     doc: String,
 }
 
@@ -43,6 +46,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         pk_t: format_ident!("__PK_T"),
         sk: g.m.sk.as_ref(),
         method: format_ident!("query"),
+        index_name: String::new(),
         doc: format!(
             "the table (`{}`{})",
             g.m.pk.text(),
@@ -68,6 +72,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             },
             sk: ix.sk,
             method: ix.method.clone(),
+            index_name: ix.decl.name.clone(),
             doc: format!(
                 "index `{}` (`{}`{}{})",
                 ix.decl.name,
@@ -165,10 +170,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     };
 
     let passthrough = passthrough(p, ty, &quote!(#ident));
-    let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
-    let order =
-        s.sk.map(|t| out_of_order_methods(g, s, t))
-            .unwrap_or_default();
+    let sort = s.sk.map(|t| sort_methods(g, s, t)).unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
         #pk_helper
@@ -185,7 +187,6 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
         #passthrough
         #sort
-        #order
     };
     (def, impls)
 }
@@ -199,8 +200,8 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
             type Entity = #entity;
             type Out = Out;
             type Kind = Kind;
-            fn map_query(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> Self {
-                self.__next(f)
+            fn from_query(query: #p::Query<Out>) -> Self {
+                #ty { query, _marker: ::core::marker::PhantomData }
             }
             fn as_query(&self) -> &#p::Query<Out> {
                 &self.query
@@ -217,16 +218,11 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
             pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<State, Kind, P2> {
                 #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
             }
-
-            /// The query in state `S2` after `f`.
-            fn __next<S2>(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> #ty<S2, Kind, Out> {
-                #ty { query: f(self.query), _marker: ::core::marker::PhantomData }
-            }
         }
     }
 }
 
-/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key argument (or, with
+/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key value (or, with
 /// `prefix`, of a partial value for `begins_with`), errors naming the entity and field.
 fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     let p = &g.p;
@@ -235,20 +231,27 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     // Written as the sort-key template writes the field.
     let format = g.key_format(field, false);
     quote! {
-        fn #name(value: impl #p::FieldValue<#ty>, prefix: bool) -> #p::Result<::std::string::String> {
-            #p::FieldValue::<#ty>::with_value(value, |v| {
-                if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
-            })
-            .map_err(|e| #p::key_error(e, __ENTITY, #field))
+        fn #name(v: &#ty, prefix: bool) -> #p::Result<::std::string::String> {
+            if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
+                .map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }
 }
 
-/// Sort-key condition methods, one impl per prefix state.
-fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
+/// One accessor per sort-key part (`.order_date()`), returning the runtime's `SortKeyPart`
+/// (`eq`, `lt`, ..., `between`, `begins_with`). It exists in every state but requires the state
+/// where the part comes next (a marker trait implemented for that `Sk<i>` only), so a part out
+/// of order is one error whose message says which part to fix first.
+fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
     let p = &g.p;
+    let ident = g.ident;
+    let ty = &s.ty;
     let fields: Vec<&str> = t.fields().collect();
-    let n = fields.len();
+    let text = t.text().replace('{', "{{").replace('}', "}}");
+    let whose = match &s.span {
+        Some(_) => format!("the sort key of index `{}`", s.index_name),
+        None => "the sort key".to_owned(),
+    };
     let mut out = TokenStream::new();
     for (i, field) in fields.iter().enumerate() {
         // The literal after this field: `#...` before the next field, or the template's tail.
@@ -261,117 +264,50 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             Some(Seg::Lit(l)) => l.clone(),
             _ => String::new(),
         };
-        let is_final_field = i + 1 == n;
-        let last = is_final_field && following.is_empty();
+        let is_final = i + 1 == fields.len();
+        let next = if is_final {
+            quote!(#p::SkDone)
+        } else {
+            let n = i + 1;
+            quote!(#p::Sk<#n>)
+        };
         let arg_ty = g.key_arg_ty(field);
         let seg_fn = format_ident!("__seg_{}", field);
-        let encode = |arg: &Ident, prefix: bool| quote!(#seg_fn(#arg, #prefix));
-        let value = format_ident!("value");
-        let (low, high) = (format_ident!("low"), format_ident!("high"));
-        let enc = encode(&value, false);
-        let enc_prefix = encode(&value, true);
-        let (enc_low, enc_high) = (encode(&low, false), encode(&high, false));
-        let eq_name = format_ident!("{}_eq", field);
-        let eq = if is_final_field {
-            quote! {
-                #[doc = concat!("`", #field, " = value`: the whole sort key.")]
-                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_eq(#enc, #following))
-                }
-            }
-        } else {
-            let next = i + 1;
-            let next_field = fields[next];
-            let doc = format!("`{field} = value`: fixes this part of the sort key (`begins_with` on the key up to here); conditions on `{next_field}` may follow.");
-            quote! {
-                #[doc = #doc]
-                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::Sk<#next>, Kind, Out> {
-                    self.__next(|q| q.sk_fix(#enc, #following))
-                }
-            }
+        let accessor = &g.field(field).ident;
+        let tr = format_ident!("__{}Part{}", ty, i);
+        let (message, label, note) = match i.checked_sub(1).map(|j| fields[j]) {
+            Some(before) => (
+                format!("call `{before}().eq(..)` first: {whose} is `{text}`"),
+                "an earlier part of the sort key is not fixed yet",
+                "the parts of a composite sort key are given in order, each fixed with `eq` before a condition on the next; a range ends the condition",
+            ),
+            None => (
+                format!("`{field}` has its condition already: {whose} is `{text}`"),
+                "the sort-key condition already covers this part",
+                "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next",
+            ),
         };
-        let mut ranges = TokenStream::new();
-        for (suffix, op, what) in [
-            ("lt", "Lt", "<"),
-            ("le", "Le", "<="),
-            ("gt", "Gt", ">"),
-            ("ge", "Ge", ">="),
-        ] {
-            let name = format_ident!("{}_{}", field, suffix);
-            let op = format_ident!("{}", op);
-            let doc = format!("`{field} {what} value`.");
-            ranges.extend(quote! {
-                #[doc = #doc]
-                pub fn #name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_compare(#enc, #last, #p::SkOp::#op))
-                }
-            });
-        }
-        let between = format_ident!("{}_between", field);
-        let begins = format_ident!("{}_begins_with", field);
-        let between_doc = format!("`{field} BETWEEN low AND high` (both inclusive).");
-        let begins_doc = format!("`{field}` starts with `value` (a partial value, for strings).");
+        let doc = format!(
+            "Conditions on `{field}`, {} of {whose} `{}`: `.{field}().eq(v)`{}, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.",
+            if is_final { "the last part".to_owned() } else { format!("part {} (then conditions on `{}`)", i + 1, fields[i + 1]) },
+            t.text(),
+            if i > 0 { format!(" (after `{}().eq(..)`)", fields[i - 1]) } else { String::new() },
+        );
         out.extend(quote! {
-            #[automatically_derived]
-            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#i>, Kind, Out> {
-                #eq
-                #ranges
-                #[doc = #between_doc]
-                pub fn #between(self, low: impl #p::FieldValue<#arg_ty>, high: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_between(#enc_low, #enc_high, #last))
-                }
-                #[doc = #begins_doc]
-                pub fn #begins(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_begins_with(#enc_prefix))
-                }
-            }
-        });
-    }
-    out
-}
-
-/// For each part of a composite sort key, its condition methods on the states before it, under a
-/// bound no type meets: calling `order_id_eq` before `order_date_eq` says to call that first.
-fn out_of_order_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
-    let p = &g.p;
-    let ty = &s.ty;
-    let fields: Vec<&str> = t.fields().collect();
-    let whose = match &s.span {
-        Some(_) => format!(
-            "the sort key of {}",
-            s.doc.split('`').nth(1).unwrap_or("the index")
-        ),
-        None => "the sort key".to_owned(),
-    };
-    let mut out = TokenStream::new();
-    for j in 0..fields.len().saturating_sub(1) {
-        let first = fields[j];
-        let tr = format_ident!("__{}Sk{}", ty, j);
-        let message = format!("call `{first}_eq` first: {whose} is `{}`", t.text());
-        let note = "the parts of a composite sort key are given in order, each fixed with `_eq` before a condition on the next";
-        let mut methods = TokenStream::new();
-        for field in &fields[j + 1..] {
-            for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
-                let m = format_ident!("{}_{}", field, suffix);
-                methods.extend(quote! {
-                    #[doc(hidden)]
-                    pub fn #m<V: #tr>(self, _value: V) -> Self { self }
-                });
-            }
-            let between = format_ident!("{}_between", field);
-            methods.extend(quote! {
-                #[doc(hidden)]
-                pub fn #between<V: #tr, W>(self, _low: V, _high: W) -> Self { self }
-            });
-        }
-        out.extend(quote! {
-            /// Not implemented by any type: see the methods using it.
-            #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
+            /// Implemented by the query state in which this sort-key part comes next.
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
             pub trait #tr {}
-
+            impl #tr for #p::Sk<#i> {}
             #[automatically_derived]
-            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#j>, Kind, Out> {
-                #methods
+            impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #ty<State, Kind, Out> {
+                #[doc = #doc]
+                #[allow(clippy::type_complexity)]
+                pub fn #accessor(self) -> #p::SortKeyPart<Out, #arg_ty, #ty<#next, Kind, Out>, #ty<#p::SkDone, Kind, Out>>
+                where
+                    State: #tr,
+                {
+                    #p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)
+                }
             }
         });
     }

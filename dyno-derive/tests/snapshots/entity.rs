@@ -277,27 +277,21 @@ const _ : () = {
             < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
         }
     }
-    fn __seg_order_id (value : impl :: dyno_core :: __private :: FieldValue < String > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | {
-            if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-            else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
+    fn __seg_order_id (v : & String , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        if prefix {
+            (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
         }
-) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
+        else {
+            (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
+        }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
     }
-    fn __seg_order_date (value : impl :: dyno_core :: __private :: FieldValue < Date > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | {
-            if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-            else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
+    fn __seg_order_date (v : & Date , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        if prefix {
+            (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
         }
-) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
+        else {
+            (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
+        }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
     }
     fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
         :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
@@ -335,8 +329,11 @@ const _ : () = {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
-        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            self . __next (f)
+        fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
+            OrderQuery {
+                query ,
+                _marker : :: core :: marker :: PhantomData
+            }
         }
         fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
             & self . query
@@ -361,62 +358,29 @@ const _ : () = {
                 _marker : :: core :: marker :: PhantomData
             }
         }
-        #[doc = r" The query in state `S2` after `f`."]
-        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderQuery < S2 ,
-        Kind ,
-        Out > {
-            OrderQuery {
-                query : f (self . query) ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
     }
+    #[doc = r" Implemented by the query state in which this sort-key part comes next."]
+    #[diagnostic :: on_unimplemented (message = "`order_id` has its condition already: the sort key is `ORDER#{{order_id}}`" , label = "the sort-key condition already covers this part" , note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next")]
+    pub trait __OrderQueryPart0 {}
+    impl __OrderQueryPart0 for :: dyno_core :: __private :: Sk < 0usize > {}
     #[automatically_derived]
-    impl < Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderQuery < :: dyno_core :: __private :: Sk < 0usize > ,
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < State ,
     Kind ,
     Out > {
-        #[doc = concat ! ("`" , "order_id" , " = value`: the whole sort key.")]
-        pub fn order_id_eq (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        #[doc = "Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
+        #[allow (clippy :: type_complexity)]
+        pub fn order_id (self) -> :: dyno_core :: __private :: SortKeyPart < Out ,
+        String ,
+        OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
-        Out > {
-            self . __next (| q | q . sk_eq (__seg_order_id (value , false) , ""))
-        }
-        #[doc = "`order_id < value`."]
-        pub fn order_id_lt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
+        Out > ,
+        OrderQuery < :: dyno_core :: __private :: SkDone ,
         Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
-        }
-        #[doc = "`order_id <= value`."]
-        pub fn order_id_le (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
-        }
-        #[doc = "`order_id > value`."]
-        pub fn order_id_gt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
-        }
-        #[doc = "`order_id >= value`."]
-        pub fn order_id_ge (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
-        }
-        #[doc = "`order_id BETWEEN low AND high` (both inclusive)."]
-        pub fn order_id_between (self , low : impl :: dyno_core :: __private :: FieldValue < String > , high : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_between (__seg_order_id (low , false) , __seg_order_id (high , false) , true))
-        }
-        #[doc = "`order_id` starts with `value` (a partial value, for strings)."]
-        pub fn order_id_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_begins_with (__seg_order_id (value , true)))
+        Out >> where State : __OrderQueryPart0 ,
+        {
+            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_id , "" , true)
         }
     }
     fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
@@ -455,8 +419,11 @@ const _ : () = {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
-        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            self . __next (f)
+        fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
+            OrderGsi1Query {
+                query ,
+                _marker : :: core :: marker :: PhantomData
+            }
         }
         fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
             & self . query
@@ -481,62 +448,29 @@ const _ : () = {
                 _marker : :: core :: marker :: PhantomData
             }
         }
-        #[doc = r" The query in state `S2` after `f`."]
-        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderGsi1Query < S2 ,
-        Kind ,
-        Out > {
-            OrderGsi1Query {
-                query : f (self . query) ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
     }
+    #[doc = r" Implemented by the query state in which this sort-key part comes next."]
+    #[diagnostic :: on_unimplemented (message = "`order_date` has its condition already: the sort key of index `GSI1` is `{{order_date}}`" , label = "the sort-key condition already covers this part" , note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next")]
+    pub trait __OrderGsi1QueryPart0 {}
+    impl __OrderGsi1QueryPart0 for :: dyno_core :: __private :: Sk < 0usize > {}
     #[automatically_derived]
-    impl < Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < :: dyno_core :: __private :: Sk < 0usize > ,
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderGsi1Query < State ,
     Kind ,
     Out > {
-        #[doc = concat ! ("`" , "order_date" , " = value`: the whole sort key.")]
-        pub fn order_date_eq (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
+        #[allow (clippy :: type_complexity)]
+        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Out ,
+        Date ,
+        OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
-        Out > {
-            self . __next (| q | q . sk_eq (__seg_order_date (value , false) , ""))
-        }
-        #[doc = "`order_date < value`."]
-        pub fn order_date_lt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
+        Out > ,
+        OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
         Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
-        }
-        #[doc = "`order_date <= value`."]
-        pub fn order_date_le (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
-        }
-        #[doc = "`order_date > value`."]
-        pub fn order_date_gt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
-        }
-        #[doc = "`order_date >= value`."]
-        pub fn order_date_ge (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
-        }
-        #[doc = "`order_date BETWEEN low AND high` (both inclusive)."]
-        pub fn order_date_between (self , low : impl :: dyno_core :: __private :: FieldValue < Date > , high : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_between (__seg_order_date (low , false) , __seg_order_date (high , false) , true))
-        }
-        #[doc = "`order_date` starts with `value` (a partial value, for strings)."]
-        pub fn order_date_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_begins_with (__seg_order_date (value , true)))
+        Out >> where State : __OrderGsi1QueryPart0 ,
+        {
+            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
         }
     }
     #[automatically_derived]
