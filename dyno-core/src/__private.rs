@@ -33,8 +33,19 @@ pub use futures::Stream;
 
 pub use self::keys::*;
 pub use self::stamps::*;
+
+/// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
+/// derive glob-imports this module, which puts them in scope without names that could clash
+/// with the user's.
+pub mod autoref {
+    pub use super::{
+        EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
+        RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
+        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+    };
+}
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
-pub use crate::ops::sort_key::{Sk, SkDone, SkOp, SortKeyPart};
+pub use crate::ops::sort_key::{NoSortCondition, Sk, SkDone, SkOp, SortKeyPart};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,

@@ -85,6 +85,8 @@ pub trait QueryDsl: Sized {
     type Out: FromItem + FilterBy<Self::Entity>;
     /// [`Local`] (the table or a local index) or [`Global`].
     type Kind;
+    /// The same builder in sort-key state `S` (see [`super::sort_key`]).
+    type In<S>: QueryDsl<Entity = Self::Entity, Out = Self::Out, Kind = Self::Kind>;
 
     /// The builder around `query` (the derive's builders: in any state).
     fn from_query(query: Query<Self::Out>) -> Self;

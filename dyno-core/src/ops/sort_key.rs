@@ -27,7 +27,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{FromItem, Query, QueryDsl};
+use super::{Query, QueryDsl};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
@@ -42,9 +42,10 @@ pub struct Sk<const N: usize>(PhantomData<()>);
 pub struct SkDone(PhantomData<()>);
 
 /// The conditions on one part of a typed query's sort key, typed by the part's field `T`:
-/// `order_date().between(a, b)`. What the derive's accessor returns (`OrderQuery::order_date`):
-/// `eq` fixes the part and moves the builder to `Next` (the next part's state, or [`SkDone`] for
-/// the last part); a range or `begins_with` completes the condition (`Done`).
+/// `order_date().between(a, b)`. What the derive's accessor returns (`OrderQuery::order_date`),
+/// for the builder `Q`: `eq` fixes the part and moves the builder to state `Next` (the next
+/// part's [`Sk`], or [`SkDone`] for the last part); a range or `begins_with` completes the
+/// condition ([`SkDone`]).
 ///
 /// ```
 /// use dyno_core::prelude::*;
@@ -76,15 +77,25 @@ pub struct SkDone(PhantomData<()>);
 /// # }
 /// ```
 #[must_use = "a sort-key part does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
-pub struct SortKeyPart<Out: FromItem, T, Next, Done> {
-    query: Query<Out>,
+pub struct SortKeyPart<Q: QueryDsl, T, Next> {
+    query: Query<Q::Out>,
     encode: fn(&T, bool) -> Result<String>,
     following: &'static str,
     is_final: bool,
-    _state: PhantomData<fn() -> (Next, Done)>,
+    _state: PhantomData<fn() -> Next>,
 }
 
-impl<Out: FromItem, T, Next, Done> fmt::Debug for SortKeyPart<Out, T, Next, Done> {
+/// The state of a query without sort-key condition: the first part's accessor requires it.
+#[diagnostic::on_unimplemented(
+    message = "this query has its sort-key condition already",
+    label = "the sort-key condition already covers this part",
+    note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next"
+)]
+pub trait NoSortCondition {}
+
+impl NoSortCondition for Sk<0> {}
+
+impl<Q: QueryDsl, T, Next> fmt::Debug for SortKeyPart<Q, T, Next> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SortKeyPart")
             .field("query", &self.query)
@@ -94,17 +105,12 @@ impl<Out: FromItem, T, Next, Done> fmt::Debug for SortKeyPart<Out, T, Next, Done
     }
 }
 
-impl<Out, T, Next, Done> SortKeyPart<Out, T, Next, Done>
-where
-    Out: FromItem,
-    Next: QueryDsl<Out = Out>,
-    Done: QueryDsl<Out = Out>,
-{
+impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
     /// The part of `query`'s sort key written by `encode` (the field's key segment; with `true`,
     /// of a partial value for `begins_with`), followed in the template by the literal
     /// `following`; `is_final` when no part follows it.
     pub fn new(
-        query: Query<Out>,
+        query: Query<Q::Out>,
         encode: fn(&T, bool) -> Result<String>,
         following: &'static str,
         is_final: bool,
@@ -127,16 +133,16 @@ where
         self.is_final && self.following.is_empty()
     }
 
-    fn compare(self, value: impl FieldValue<T>, op: SkOp) -> Done {
+    fn compare(self, value: impl FieldValue<T>, op: SkOp) -> Q::In<SkDone> {
         let (segment, last) = (self.segment(value, false), self.last());
-        Done::from_query(self.query.sk_compare(segment, last, op))
+        <Q::In<SkDone>>::from_query(self.query.sk_compare(segment, last, op))
     }
 
     /// `part = value`: on the last part, the whole sort key; otherwise it fixes this part (the
     /// query reads keys beginning with the key so far) and conditions on the next part follow.
-    pub fn eq(self, value: impl FieldValue<T>) -> Next {
+    pub fn eq(self, value: impl FieldValue<T>) -> Q::In<Next> {
         let segment = self.segment(value, false);
-        Next::from_query(if self.is_final {
+        <Q::In<Next>>::from_query(if self.is_final {
             self.query.sk_eq(segment, self.following)
         } else {
             self.query.sk_fix(segment, self.following)
@@ -144,36 +150,36 @@ where
     }
 
     /// `part < value`.
-    pub fn lt(self, value: impl FieldValue<T>) -> Done {
+    pub fn lt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         self.compare(value, SkOp::Lt)
     }
 
     /// `part <= value`.
-    pub fn le(self, value: impl FieldValue<T>) -> Done {
+    pub fn le(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         self.compare(value, SkOp::Le)
     }
 
     /// `part > value`.
-    pub fn gt(self, value: impl FieldValue<T>) -> Done {
+    pub fn gt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         self.compare(value, SkOp::Gt)
     }
 
     /// `part >= value`.
-    pub fn ge(self, value: impl FieldValue<T>) -> Done {
+    pub fn ge(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         self.compare(value, SkOp::Ge)
     }
 
     /// `part BETWEEN low AND high` (both inclusive).
-    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Done {
+    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Q::In<SkDone> {
         let (low, high) = (self.segment(low, false), self.segment(high, false));
         let last = self.last();
-        Done::from_query(self.query.sk_between(low, high, last))
+        <Q::In<SkDone>>::from_query(self.query.sk_between(low, high, last))
     }
 
     /// The part starts with `value` (a partial value: a string's first characters, say).
-    pub fn begins_with(self, value: impl FieldValue<T>) -> Done {
+    pub fn begins_with(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         let partial = self.segment(value, true);
-        Done::from_query(self.query.sk_begins_with(partial))
+        <Q::In<SkDone>>::from_query(self.query.sk_begins_with(partial))
     }
 }
 

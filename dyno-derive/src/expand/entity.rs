@@ -228,11 +228,9 @@ impl<'a> Gen<'a> {
 
         let mut index_consts = TokenStream::new();
         let mut index_templates = Vec::new();
-        let mut sources =
-            vec![quote!(#p::KeySource { attribute: __PK_NAME, template: __PK_T, shards: 0 })];
+        let mut sources = vec![quote!(#p::KeySource::new(__PK_NAME, __PK_T, 0))];
         if has_sk {
-            sources
-                .push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
+            sources.push(quote!(#p::KeySource::new(__SK_NAME, __SK_T, 0)));
         }
         for ix in &self.indexes {
             let (pk_t_name, sk_t_name, pk_name, sk_name) =
@@ -296,16 +294,13 @@ impl<'a> Gen<'a> {
                 quote!(::core::option::Option::None)
             };
             let shards = ix.shards;
-            index_templates.push(
-                quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt, shards: #shards }),
-            );
+            index_templates
+                .push(quote!(#p::IndexTemplate::new(#name_const, #pk_t_name, #isk_opt, #shards)));
             if ix.own_pk {
-                sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
+                sources.push(quote!(#p::KeySource::new(#pk_name, #pk_t_name, #shards)));
             }
             if has_isk {
-                sources.push(
-                    quote!(#p::KeySource { attribute: #sk_name, template: #sk_t_name, shards: 0 }),
-                );
+                sources.push(quote!(#p::KeySource::new(#sk_name, #sk_t_name, 0)));
             }
         }
 
@@ -369,11 +364,7 @@ impl<'a> Gen<'a> {
             // The autoref-specialization traits every helper below calls through (a field type
             // without the trait reaches the fallback, so the only error is the one spanned on it).
             #[allow(unused_imports)]
-            use #p::{
-                EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
-                RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _,
-                TtlCodec as _, TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
-            };
+            use #p::autoref::*;
             const __ENTITY: &str = #entity_type;
             const __PK_T: #p::Template = #pk_t;
             #sk_t

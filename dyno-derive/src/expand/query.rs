@@ -13,7 +13,6 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
-use super::respan;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
@@ -129,12 +128,6 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
     };
 
-    // The defaults name the index kind: spanned on the index name like the constructor below.
-    let def = match s.span {
-        Some(span) => respan(def, span),
-        None => def,
-    };
-
     // Constructor on the entity.
     let pk_fields = Gen::template_args(s.pk);
     let (args, binds) = g.key_params(&pk_fields);
@@ -147,33 +140,18 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     let index = &s.index;
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
-    let pk_fn = format_ident!("__dyno_{}_partition", method);
-    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
-    let pk_helper = quote! {
-        fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
-            #encode
-        }
-    };
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
-            #ty {
-                query: #p::Query::of::<#ident>(#index, #pk_fn(#(#arg_names),*)),
-                _marker: ::core::marker::PhantomData,
-            }
+            let partition = #encode;
+            #ty { query: #p::Query::of::<#ident>(#index, partition), _marker: ::core::marker::PhantomData }
         }
-    };
-    // An index's constructor is spanned on the index name.
-    let ctor = match s.span {
-        Some(span) => respan(ctor, span),
-        None => ctor,
     };
 
     let passthrough = passthrough(p, ty, &quote!(#ident));
     let sort = s.sk.map(|t| sort_methods(g, s, t)).unwrap_or_default();
     let debug_name = ty.to_string();
     let impls = quote! {
-        #pk_helper
         #[automatically_derived]
         #[allow(clippy::type_complexity)]
         impl #ident {
@@ -200,6 +178,7 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
             type Entity = #entity;
             type Out = Out;
             type Kind = Kind;
+            type In<S2> = #ty<S2, Kind, Out>;
             fn from_query(query: #p::Query<Out>) -> Self {
                 #ty { query, _marker: ::core::marker::PhantomData }
             }
@@ -274,18 +253,22 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
         let arg_ty = g.key_arg_ty(field);
         let seg_fn = format_ident!("__seg_{}", field);
         let accessor = &g.field(field).ident;
-        let tr = format_ident!("__{}Part{}", ty, i);
-        let (message, label, note) = match i.checked_sub(1).map(|j| fields[j]) {
-            Some(before) => (
-                format!("call `{before}().eq(..)` first: {whose} is `{text}`"),
-                "an earlier part of the sort key is not fixed yet",
-                "the parts of a composite sort key are given in order, each fixed with `eq` before a condition on the next; a range ends the condition",
-            ),
-            None => (
-                format!("`{field}` has its condition already: {whose} is `{text}`"),
-                "the sort-key condition already covers this part",
-                "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next",
-            ),
+        // The first part needs a state without condition (dyno-core's marker); a later part
+        // the state where the part before it is fixed (a marker naming that part).
+        let (tr, marker) = match i.checked_sub(1).map(|j| fields[j]) {
+            Some(before) => {
+                let tr = format_ident!("__{}Part{}", ty, i);
+                let message = format!("call `{before}().eq(..)` first: {whose} is `{text}`");
+                let note = "the parts of a composite sort key are given in order, each fixed with `eq` before a condition on the next; a range ends the condition";
+                let marker = quote! {
+                    /// Implemented by the query state in which this sort-key part comes next.
+                    #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
+                    pub trait #tr {}
+                    impl #tr for #p::Sk<#i> {}
+                };
+                (quote!(#tr), marker)
+            }
+            None => (quote!(#p::NoSortCondition), TokenStream::new()),
         };
         let doc = format!(
             "Conditions on `{field}`, {} of {whose} `{}`: `.{field}().eq(v)`{}, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.",
@@ -294,18 +277,11 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
             if i > 0 { format!(" (after `{}().eq(..)`)", fields[i - 1]) } else { String::new() },
         );
         out.extend(quote! {
-            /// Implemented by the query state in which this sort-key part comes next.
-            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-            pub trait #tr {}
-            impl #tr for #p::Sk<#i> {}
+            #marker
             #[automatically_derived]
             impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #ty<State, Kind, Out> {
                 #[doc = #doc]
-                #[allow(clippy::type_complexity)]
-                pub fn #accessor(self) -> #p::SortKeyPart<Out, #arg_ty, #ty<#next, Kind, Out>, #ty<#p::SkDone, Kind, Out>>
-                where
-                    State: #tr,
-                {
+                pub fn #accessor(self) -> #p::SortKeyPart<Self, #arg_ty, #next> where State: #tr {
                     #p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)
                 }
             }

@@ -569,13 +569,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             }
             let text = template.text();
             needs.push(quote! {
-                #p::IndexKeyNeed {
-                    attribute: #attr,
-                    index: #name_const,
-                    role: #role,
-                    template: #text,
-                    fields: &[#(#outside),*],
-                }
+                #p::IndexKeyNeed::new(#attr, #name_const, #role, #text, &[#(#outside),*])
             });
         }
         if pk || sk {

@@ -26,20 +26,7 @@ pub struct OrderUpdate {
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
 const _ : () = {
     #[allow (unused_imports)]
-    use :: dyno_core :: __private :: {
-        EncodePart as _ ,
-        EncodePartFallback as _ ,
-        PartLen as _ ,
-        PartLenFallback as _ ,
-        RecoverKey as _ ,
-        RecoverNone as _ ,
-        StampNow as _ ,
-        StampNowFallback as _ ,
-        TtlCodec as _ ,
-        TtlCodecFallback as _ ,
-        VersionOf as _ ,
-        VersionOfFallback as _ ,
-    };
+    use :: dyno_core :: __private :: autoref :: * ;
     const __ENTITY : & str = "Order" ;
     const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
     const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
@@ -58,24 +45,7 @@ const _ : () = {
     const __I0_PK_NAME : & str = __I0 . partition_key ;
     const __I0_SK_NAME : & str = __I0 . sort_key_or_empty () ;
     const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
-    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource {
-        attribute : __PK_NAME ,
-        template : __PK_T ,
-        shards : 0
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __SK_NAME ,
-        template : __SK_T ,
-        shards : 0
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __I0_PK_NAME ,
-        template : __I0_PK_T ,
-        shards : 0u32
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __I0_SK_NAME ,
-        template : __I0_SK_T ,
-        shards : 0
-    }
-] ;
+    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource :: new (__PK_NAME , __PK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__SK_NAME , __SK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__I0_PK_NAME , __I0_PK_T , 0u32) , :: dyno_core :: __private :: KeySource :: new (__I0_SK_NAME , __I0_SK_T , 0)] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (__I0 . sort_key . is_some () == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! __I0 . local || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
@@ -120,13 +90,7 @@ const _ : () = {
         const ENTITY_TYPE : & 'static str = __ENTITY ;
         const PK : :: dyno_core :: __private :: Template = __PK_T ;
         const SK : :: core :: option :: Option < :: dyno_core :: __private :: Template > = :: core :: option :: Option :: Some (__SK_T) ;
-        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate {
-            index : __I0_NAME ,
-            pk : __I0_PK_T ,
-            sk : :: core :: option :: Option :: Some (__I0_SK_T) ,
-            shards : 0u32
-        }
-] ;
+        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate :: new (__I0_NAME , __I0_PK_T , :: core :: option :: Option :: Some (__I0_SK_T) , 0u32)] ;
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
@@ -293,20 +257,18 @@ const _ : () = {
             (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
         }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
     }
-    fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
-        }
-)
-    }
     #[automatically_derived]
     #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
+            let partition = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+                :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
+            }
+) ;
             OrderQuery {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , __dyno_query_partition (user_id)) ,
-                _marker : :: core :: marker :: PhantomData ,
+                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , partition) ,
+                _marker : :: core :: marker :: PhantomData
             }
         }
     }
@@ -329,6 +291,9 @@ const _ : () = {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
+        type In < S2 > = OrderQuery < S2 ,
+        Kind ,
+        Out > ;
         fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
             OrderQuery {
                 query ,
@@ -359,10 +324,6 @@ const _ : () = {
             }
         }
     }
-    #[doc = r" Implemented by the query state in which this sort-key part comes next."]
-    #[diagnostic :: on_unimplemented (message = "`order_id` has its condition already: the sort key is `ORDER#{{order_id}}`" , label = "the sort-key condition already covers this part" , note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next")]
-    pub trait __OrderQueryPart0 {}
-    impl __OrderQueryPart0 for :: dyno_core :: __private :: Sk < 0usize > {}
     #[automatically_derived]
     impl < State ,
     Kind ,
@@ -370,33 +331,24 @@ const _ : () = {
     Kind ,
     Out > {
         #[doc = "Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
-        #[allow (clippy :: type_complexity)]
-        pub fn order_id (self) -> :: dyno_core :: __private :: SortKeyPart < Out ,
+        pub fn order_id (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
         String ,
-        OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > ,
-        OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out >> where State : __OrderQueryPart0 ,
-        {
+        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
             :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_id , "" , true)
         }
-    }
-    fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            :: core :: result :: Result :: Ok (__key_i0_pk (status) ?)
-        }
-)
     }
     #[automatically_derived]
     #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
+            let partition = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+                :: core :: result :: Result :: Ok (__key_i0_pk (status) ?)
+            }
+) ;
             OrderGsi1Query {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , __dyno_gsi1_partition (status)) ,
-                _marker : :: core :: marker :: PhantomData ,
+                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , partition) ,
+                _marker : :: core :: marker :: PhantomData
             }
         }
     }
@@ -419,6 +371,9 @@ const _ : () = {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
+        type In < S2 > = OrderGsi1Query < S2 ,
+        Kind ,
+        Out > ;
         fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
             OrderGsi1Query {
                 query ,
@@ -449,10 +404,6 @@ const _ : () = {
             }
         }
     }
-    #[doc = r" Implemented by the query state in which this sort-key part comes next."]
-    #[diagnostic :: on_unimplemented (message = "`order_date` has its condition already: the sort key of index `GSI1` is `{{order_date}}`" , label = "the sort-key condition already covers this part" , note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next")]
-    pub trait __OrderGsi1QueryPart0 {}
-    impl __OrderGsi1QueryPart0 for :: dyno_core :: __private :: Sk < 0usize > {}
     #[automatically_derived]
     impl < State ,
     Kind ,
@@ -460,16 +411,9 @@ const _ : () = {
     Kind ,
     Out > {
         #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
-        #[allow (clippy :: type_complexity)]
-        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Out ,
+        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
         Date ,
-        OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > ,
-        OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out >> where State : __OrderGsi1QueryPart0 ,
-        {
+        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
             :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
         }
     }
@@ -612,20 +556,7 @@ const _ : () = {
             self . update
         }
         fn prepare_upsert (mut self) -> Self {
-            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed {
-                attribute : __I0_PK_NAME ,
-                index : __I0_NAME ,
-                role : "partition" ,
-                template : "STATUS#{status}" ,
-                fields : & ["status"] ,
-            }, :: dyno_core :: __private :: IndexKeyNeed {
-                attribute : __I0_SK_NAME ,
-                index : __I0_NAME ,
-                role : "sort" ,
-                template : "{order_date}" ,
-                fields : & ["order_date"] ,
-            }
-] ;
+            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed :: new (__I0_PK_NAME , __I0_NAME , "partition" , "STATUS#{status}" , & ["status"]) , :: dyno_core :: __private :: IndexKeyNeed :: new (__I0_SK_NAME , __I0_NAME , "sort" , "{order_date}" , & ["order_date"])] ;
             self . update = self . update . require_index_keys (__NEEDS) ;
             let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) ;
             self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
