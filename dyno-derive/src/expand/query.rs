@@ -17,7 +17,10 @@ use crate::template::{Seg, Template};
 
 /// What one query builder reads.
 struct Spec<'g> {
+    /// The builder's name: the entity's query type for the table, an alias of it for an index.
     ty: Ident,
+    /// The builder's index parameter: 0 for the table, `n + 1` for the entity's index `n`.
+    ix: usize,
     /// The index name's span (indexes only).
     span: Option<proc_macro2::Span>,
     kind: TokenStream,
@@ -38,6 +41,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     let ident = g.ident;
     let mut specs = vec![Spec {
         ty: format_ident!("{}Query", ident),
+        ix: 0,
         span: None,
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
@@ -55,10 +59,11 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
                 .unwrap_or_default()
         ),
     }];
-    for ix in &g.indexes {
+    for (n, ix) in g.indexes.iter().enumerate() {
         let (pk_t, name_const) = (&ix.pk_t, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
+            ix: n + 1,
             span: Some(ix.span),
             kind: ix.kind(p),
             index: quote!(::core::option::Option::Some(#name_const)),
@@ -105,6 +110,17 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         defs.extend(d);
         impls.extend(i);
     }
+    let base = &specs[0].ty;
+    impls.extend(passthrough(p, base, &quote!(#ident)));
+    let debug_name = base.to_string();
+    impls.extend(quote! {
+        #[automatically_derived]
+        impl<const IX: usize, State, Kind, Out: #p::FromItem> ::core::fmt::Debug for #base<IX, State, Kind, Out> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name).field("index", &IX).field("query", &self.query).finish()
+            }
+        }
+    });
     (defs, impls)
 }
 
@@ -118,13 +134,22 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         "A typed query on {} returning `{ident}`s; built by [`{ident}::{}`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`.",
         s.doc, s.method
     );
-    let def = quote! {
-        #[doc = #doc]
-        #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-        #[allow(clippy::type_complexity)]
-        #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
-            query: #p::Query<Out>,
-            _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
+    let base = format_ident!("{}Query", ident);
+    let def = if s.ix == 0 {
+        // One type for the table and every index (`IX`): the shared impls are written once.
+        quote! {
+            #[doc = #doc]
+            #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+            #vis struct #ty<const IX: usize = 0, State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
+                query: #p::Query<Out>,
+                _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
+            }
+        }
+    } else {
+        let ix = s.ix;
+        quote! {
+            #[doc = #doc]
+            #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
         }
     };
 
@@ -148,22 +173,12 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         }
     };
 
-    let passthrough = passthrough(p, ty, &quote!(#ident));
     let sort = s.sk.map(|t| sort_methods(g, s, t)).unwrap_or_default();
-    let debug_name = ty.to_string();
     let impls = quote! {
         #[automatically_derived]
-        #[allow(clippy::type_complexity)]
         impl #ident {
             #ctor
         }
-        #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem> ::core::fmt::Debug for #ty<State, Kind, Out> {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#debug_name).field("query", &self.query).finish()
-            }
-        }
-        #passthrough
         #sort
     };
     (def, impls)
@@ -171,14 +186,14 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
 
 /// The `QueryDsl` impl (filter, limit, page size, order, consistency and running it, from
 /// dyno-core) and the projection method.
-pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
+fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<State, Kind, Out> {
+        impl<const IX: usize, State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<IX, State, Kind, Out> {
             type Entity = #entity;
             type Out = Out;
             type Kind = Kind;
-            type In<S2> = #ty<S2, Kind, Out>;
+            type In<S2> = #ty<IX, S2, Kind, Out>;
             fn from_query(query: #p::Query<Out>) -> Self {
                 #ty { query, _marker: ::core::marker::PhantomData }
             }
@@ -191,10 +206,10 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
         }
 
         #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem> #ty<State, Kind, Out> {
+        impl<const IX: usize, State, Kind, Out: #p::FromItem> #ty<IX, State, Kind, Out> {
             /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
             /// entity) and returns `P2`s.
-            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<State, Kind, P2> {
+            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<IX, State, Kind, P2> {
                 #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
             }
         }
@@ -225,6 +240,8 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
     let p = &g.p;
     let ident = g.ident;
     let ty = &s.ty;
+    let base = format_ident!("{}Query", ident);
+    let ix = s.ix;
     let fields: Vec<&str> = t.fields().collect();
     let text = t.text().replace('{', "{{").replace('}', "}}");
     let whose = match &s.span {
@@ -279,7 +296,7 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
         out.extend(quote! {
             #marker
             #[automatically_derived]
-            impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #ty<State, Kind, Out> {
+            impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #base<#ix, State, Kind, Out> {
                 #[doc = #doc]
                 pub fn #accessor(self) -> #p::SortKeyPart<Self, #arg_ty, #next> where State: #tr {
                     #p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)

@@ -1,22 +1,19 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
 #[doc = "A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-#[allow (clippy :: type_complexity)]
-pub struct OrderQuery < State = :: dyno_core :: __private :: Sk < 0 > ,
+pub struct OrderQuery < const IX : usize = 0 ,
+State = :: dyno_core :: __private :: Sk < 0 > ,
 Kind = :: dyno_core :: __private :: Local ,
 Out : :: dyno_core :: __private :: FromItem = Order > {
     query : :: dyno_core :: __private :: Query < Out > ,
     _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
 }
 #[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
-#[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-#[allow (clippy :: type_complexity)]
-pub struct OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
-Kind = :: dyno_core :: __private :: Global ,
-Out : :: dyno_core :: __private :: FromItem = Order > {
-    query : :: dyno_core :: __private :: Query < Out > ,
-    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
-}
+pub type OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
+Out = Order > = OrderQuery < 1usize ,
+State ,
+:: dyno_core :: __private :: Global ,
+Out > ;
 #[doc = "A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`."]
 #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
 pub struct OrderUpdate {
@@ -258,7 +255,6 @@ const _ : () = {
         }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
     }
     #[automatically_derived]
-    #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
@@ -275,59 +271,8 @@ const _ : () = {
     #[automatically_derived]
     impl < State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < State ,
-    Kind ,
-    Out > {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderQuery") . field ("query" , & self . query) . finish ()
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < State ,
-    Kind ,
-    Out > {
-        type Entity = Order ;
-        type Out = Out ;
-        type Kind = Kind ;
-        type In < S2 > = OrderQuery < S2 ,
-        Kind ,
-        Out > ;
-        fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
-            OrderQuery {
-                query ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-        fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
-            & self . query
-        }
-        fn into_inner (self) -> :: dyno_core :: __private :: Query < Out > {
-            self . query
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderQuery < State ,
-    Kind ,
-    Out > {
-        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
-        #[doc = r" entity) and returns `P2`s."]
-        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < State ,
-        Kind ,
-        P2 > {
-            OrderQuery {
-                query : self . query . project () ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < State ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 0usize ,
+    State ,
     Kind ,
     Out > {
         #[doc = "Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
@@ -338,7 +283,6 @@ const _ : () = {
         }
     }
     #[automatically_derived]
-    #[allow (clippy :: type_complexity)]
     impl Order {
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
@@ -355,27 +299,34 @@ const _ : () = {
     #[automatically_derived]
     impl < State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 1usize ,
+    State ,
     Kind ,
     Out > {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderGsi1Query") . field ("query" , & self . query) . finish ()
+        #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
+        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
+        Date ,
+        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
+            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
         }
     }
     #[automatically_derived]
-    impl < State ,
+    impl < const IX : usize ,
+    State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
-        type In < S2 > = OrderGsi1Query < S2 ,
+        type In < S2 > = OrderQuery < IX ,
+        S2 ,
         Kind ,
         Out > ;
         fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
-            OrderGsi1Query {
+            OrderQuery {
                 query ,
                 _marker : :: core :: marker :: PhantomData
             }
@@ -388,33 +339,35 @@ const _ : () = {
         }
     }
     #[automatically_derived]
-    impl < State ,
+    impl < const IX : usize ,
+    State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem > OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
         #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
         #[doc = r" entity) and returns `P2`s."]
-        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderGsi1Query < State ,
+        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < IX ,
+        State ,
         Kind ,
         P2 > {
-            OrderGsi1Query {
+            OrderQuery {
                 query : self . query . project () ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
     }
     #[automatically_derived]
-    impl < State ,
+    impl < const IX : usize ,
+    State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
-        #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
-        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
-        Date ,
-        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
-            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
+        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
+            f . debug_struct ("OrderQuery") . field ("index" , & IX) . field ("query" , & self . query) . finish ()
         }
     }
     #[automatically_derived]
