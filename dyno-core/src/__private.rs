@@ -71,6 +71,14 @@ pub trait TableKeys: Table {
     const TTL: Option<&'static str>;
 }
 
+/// `name`, or `""` for `None` (key attribute names in constants).
+pub const fn or_empty(name: Option<&'static str>) -> &'static str {
+    match name {
+        Some(n) => n,
+        None => "",
+    }
+}
+
 /// The table of a derive that failed: no keys, so nothing more is reported about it.
 #[derive(Debug, Clone, Copy)]
 pub enum StubTable {}
@@ -150,6 +158,22 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
         Some(AttributeValue::S(t)) => format!("an item of entity type {t:?}"),
         _ => "an item of an unknown entity".to_owned(),
     }
+}
+
+/// The primary key with partition key `pk` in attribute `pk_name` and, when the table has one,
+/// sort key `sk` in `sk_name`; the first encoding error otherwise.
+pub fn primary_key<E>(
+    pk_name: &str,
+    pk: Result<String>,
+    sk_name: &str,
+    sk: Option<Result<String>>,
+) -> Result<Key<E>> {
+    let mut item = Item::with_capacity(2);
+    item.insert(pk_name.to_owned(), AttributeValue::S(pk?));
+    if let Some(sk) = sk {
+        item.insert(sk_name.to_owned(), AttributeValue::S(sk?));
+    }
+    Ok(Key::from_item(item))
 }
 
 /// The key from `try_key`, or, when its fields could not be encoded, a key carrying the error:

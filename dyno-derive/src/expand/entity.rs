@@ -278,13 +278,17 @@ impl<'a> Gen<'a> {
                 format!("index `{name}` of the table has a sort key: give `{ident}`'s `index({name}, ...)` an `sk = \"...\"` template")
             };
             let own_pk = ix.own_pk;
-            let local_msg = format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`");
-            let global_msg = format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`");
+            // The entity's template says which kind it expects (a `pk` means global): the message
+            // for the other kind.
+            let kind_msg = if own_pk {
+                format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`")
+            } else {
+                format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`")
+            };
             checks.extend(respan(
                 quote! {
                     const _: () = #p::const_assert(#has_sk_const == #has_isk, #isk_msg);
-                    const _: () = #p::const_assert(!#local_const || !#own_pk, #local_msg);
-                    const _: () = #p::const_assert(#local_const || #own_pk, #global_msg);
+                    const _: () = #p::const_assert(#local_const == !#own_pk, #kind_msg);
                 },
                 span,
             ));
@@ -341,7 +345,7 @@ impl<'a> Gen<'a> {
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
                 checks.extend(respan(quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);), fspan));
                 ttl_const = quote! {
-                    const __TTL_NAME: &str = match <#table as #p::TableKeys>::TTL { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                    const __TTL_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::TTL);
                 };
                 ttl_attr = quote!(::core::option::Option::Some(__TTL_NAME));
             }
@@ -369,7 +373,7 @@ impl<'a> Gen<'a> {
             const __PK_T: #p::Template = #pk_t;
             #sk_t
             const __PK_NAME: &str = <#table as #p::TableKeys>::PK;
-            const __SK_NAME: &str = match <#table as #p::TableKeys>::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+            const __SK_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::SK);
             #ttl_const
             #index_consts
             const __KEY_SOURCES: &[#p::KeySource] = &[#(#sources),*];
@@ -406,8 +410,7 @@ impl<'a> Gen<'a> {
                 #handles
                 #key_ctor
 
-                /// Decodes an item (what `Entity::from_item` does; this inherent method spares the
-                /// choice between it and `FromItem::from_item`).
+                /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
                 pub fn from_item(item: &#p::Item) -> #p::Result<Self> {
                     <Self as #p::Entity>::from_item(item)
                 }
@@ -516,6 +519,32 @@ impl<'a> Gen<'a> {
         let name = Self::key_fn_name(tc);
         let args = Self::template_args(t).into_iter().map(value);
         quote!(#name(#(#args),*)?)
+    }
+
+    /// The key attribute of template `t` (constant `tc`) from the arguments `binds` (see
+    /// [`Self::key_params`]): a `Result<String>` expression. One argument is handed to the key
+    /// function as it is.
+    pub fn encode_key(
+        &self,
+        t: &Template,
+        tc: &Ident,
+        binds: &[(Ident, TokenStream)],
+    ) -> TokenStream {
+        let p = &self.p;
+        match binds {
+            [(id, ty)] => {
+                let name = Self::key_fn_name(tc);
+                quote!(#p::FieldValue::<#ty>::with_value(#id, #name))
+            }
+            _ => {
+                let call = Self::key_call(t, tc, |f| self.bound_arg(f));
+                self.with_values(
+                    binds,
+                    &quote!(::std::string::String),
+                    quote!(::core::result::Result::Ok(#call)),
+                )
+            }
+        }
     }
 
     /// Nested `FieldValue::with_value` calls binding each `(name, T)` argument to a `&T` of the
@@ -917,25 +946,23 @@ impl<'a> Gen<'a> {
             let ty = self.key_arg_ty(f);
             quote!(#a: #p::FieldValue<#ty>)
         });
-        let (args_ty, bind) = match params.len() {
+        let (args_ty, arg, bind) = match params.len() {
             1 => {
                 let a = &params[0];
                 let n = &names[0];
-                (quote!(#a), quote!(let #n = args;))
+                (quote!(#a), quote!(#n), TokenStream::new())
             }
-            _ => (quote!((#(#params,)*)), quote!(let (#(#names,)*) = args;)),
+            _ => (
+                quote!((#(#params,)*)),
+                quote!(args),
+                quote!(#[allow(clippy::unused_unit)] let (#(#names,)*) = args;),
+            ),
         };
-        let call = Self::key_call(&self.m.pk, &format_ident!("__PK_T"), |f| self.bound_arg(f));
-        let body = self.with_values(
-            &binds,
-            &quote!(::std::string::String),
-            quote!(::core::result::Result::Ok(#call)),
-        );
+        let body = self.encode_key(&self.m.pk, &format_ident!("__PK_T"), &binds);
         quote! {
             #[automatically_derived]
             impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
-                #[allow(clippy::unused_unit)]
-                fn partition_key(args: #args_ty) -> #p::Result<::std::string::String> {
+                fn partition_key(#arg: #args_ty) -> #p::Result<::std::string::String> {
                     #bind
                     #body
                 }
@@ -949,16 +976,44 @@ impl<'a> Gen<'a> {
         let fields = self.primary_args();
         let (args, binds) = self.key_params(&fields);
         let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
-        let insert = self.insert_primary_with(|f| self.bound_arg(f));
-        let body = self.with_values(
-            &binds,
-            &quote!(#p::Key<#ident>),
-            quote! {
-                let mut __item = #p::Item::with_capacity(2);
-                #insert
-                ::core::result::Result::Ok(#p::Key::from_item(__item))
-            },
-        );
+        let pk_fields = Self::template_args(&self.m.pk);
+        let sk_fields = self
+            .m
+            .sk
+            .as_ref()
+            .map(Self::template_args)
+            .unwrap_or_default();
+        let body = if pk_fields.iter().all(|f| !sk_fields.contains(f)) {
+            // Each argument in one template: each key attribute encoded from its own arguments.
+            let pk = self.encode_key(
+                &self.m.pk,
+                &format_ident!("__PK_T"),
+                &self.key_params(&pk_fields).1,
+            );
+            let sk = match &self.m.sk {
+                Some(t) => {
+                    let sk = self.encode_key(
+                        t,
+                        &format_ident!("__SK_T"),
+                        &self.key_params(&sk_fields).1,
+                    );
+                    quote!(::core::option::Option::Some(#sk))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(#p::primary_key(__PK_NAME, #pk, __SK_NAME, #sk))
+        } else {
+            let insert = self.insert_primary_with(|f| self.bound_arg(f));
+            self.with_values(
+                &binds,
+                &quote!(#p::Key<#ident>),
+                quote! {
+                    let mut __item = #p::Item::with_capacity(2);
+                    #insert
+                    ::core::result::Result::Ok(#p::Key::from_item(__item))
+                },
+            )
+        };
         let doc = format!(
             "The primary key of the `{ident}` with these key fields (`{}`{}).",
             self.m.pk.text(),
@@ -970,9 +1025,7 @@ impl<'a> Gen<'a> {
         );
         quote! {
             #[doc = #doc]
-            ///
-            /// An invalid value (an empty string) makes every request using the key fail with
-            /// the encoding error; [`Self::try_key`] reports it here instead.
+            /// An invalid value (an empty string) fails every request using it; see [`Self::try_key`].
             pub fn key(#(#args),*) -> #p::Key<#ident> {
                 #p::key_or_invalid(Self::try_key(#(#names),*))
             }

@@ -105,11 +105,17 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         seen.push(field);
         impls.extend(segment_fn(g, field));
     }
+    let mut ctors = TokenStream::new();
     for spec in &specs {
-        let (d, i) = one(g, spec);
+        let (d, c, i) = one(g, spec);
         defs.extend(d);
+        ctors.extend(c);
         impls.extend(i);
     }
+    impls.extend(quote! {
+        #[automatically_derived]
+        impl #ident { #ctors }
+    });
     let base = &specs[0].ty;
     impls.extend(passthrough(p, base, &quote!(#ident)));
     let debug_name = base.to_string();
@@ -124,7 +130,9 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     (defs, impls)
 }
 
-fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
+/// The builder's definition (the type, or its alias), its constructor on the entity, and its
+/// sort-key accessors.
+fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let vis = g.m.vis;
@@ -156,32 +164,19 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
     // Constructor on the entity.
     let pk_fields = Gen::template_args(s.pk);
     let (args, binds) = g.key_params(&pk_fields);
-    let call = Gen::key_call(s.pk, &s.pk_t, |f| g.bound_arg(f));
-    let encode = g.with_values(
-        &binds,
-        &quote!(::std::string::String),
-        quote!(::core::result::Result::Ok(#call)),
-    );
+    let encode = g.encode_key(s.pk, &s.pk_t, &binds);
     let index = &s.index;
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
-            let partition = #encode;
-            #ty { query: #p::Query::of::<#ident>(#index, partition), _marker: ::core::marker::PhantomData }
+            <#ty as #p::QueryDsl>::from_query(#p::Query::of::<#ident>(#index, #encode))
         }
     };
 
     let sort = s.sk.map(|t| sort_methods(g, s, t)).unwrap_or_default();
-    let impls = quote! {
-        #[automatically_derived]
-        impl #ident {
-            #ctor
-        }
-        #sort
-    };
-    (def, impls)
+    (def, ctor, sort)
 }
 
 /// The `QueryDsl` impl (filter, limit, page size, order, consistency and running it, from
@@ -207,8 +202,7 @@ fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream
 
         #[automatically_derived]
         impl<const IX: usize, State, Kind, Out: #p::FromItem> #ty<IX, State, Kind, Out> {
-            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
-            /// entity) and returns `P2`s.
+            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s.
             pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<IX, State, Kind, P2> {
                 #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
             }
@@ -226,8 +220,7 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     let format = g.key_format(field, false);
     quote! {
         fn #name(v: &#ty, prefix: bool) -> #p::Result<::std::string::String> {
-            if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
-                .map_err(|e| #p::key_error(e, __ENTITY, #field))
+            (&#p::Part(v)).encode_segment(#format, prefix).map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }
 }

@@ -28,14 +28,8 @@ const _ : () = {
     const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
     const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
     const __PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableKeys > :: PK ;
-    const __SK_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: SK {
-        :: core :: option :: Option :: Some (n) => n ,
-        :: core :: option :: Option :: None => ""
-    };
-    const __TTL_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL {
-        :: core :: option :: Option :: Some (n) => n ,
-        :: core :: option :: Option :: None => ""
-    };
+    const __SK_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK) ;
+    const __TTL_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL) ;
     const __I0 : :: dyno_core :: __private :: TableIndex = ECommerce :: GSI1 ;
     const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
     const __I0_NAME : & str = __I0 . name ;
@@ -45,8 +39,7 @@ const _ : () = {
     const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource :: new (__PK_NAME , __PK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__SK_NAME , __SK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__I0_PK_NAME , __I0_PK_T , 0u32) , :: dyno_core :: __private :: KeySource :: new (__I0_SK_NAME , __I0_SK_T , 0)] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
     const _ : () = :: dyno_core :: __private :: const_assert (__I0 . sort_key . is_some () == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (! __I0 . local || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local == ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < OrderStatus > () ;
@@ -180,13 +173,8 @@ const _ : () = {
     impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
     #[automatically_derived]
     impl < A0 : :: dyno_core :: __private :: FieldValue < String > > :: dyno_core :: __private :: PartitionKeyOf < A0 > for Order {
-        #[allow (clippy :: unused_unit)]
-        fn partition_key (args : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            let user_id = args ;
-            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-                :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
-            }
-)
+        fn partition_key (user_id : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)
         }
     }
     #[automatically_derived]
@@ -213,60 +201,24 @@ const _ : () = {
         pub const VERSION : :: dyno_core :: __private :: Field < Order ,
         u64 > = :: dyno_core :: __private :: Field :: new ("version") ;
         #[doc = "The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`)."]
-        #[doc = r""]
-        #[doc = r" An invalid value (an empty string) makes every request using the key fail with"]
-        #[doc = r" the encoding error; [`Self::try_key`] reports it here instead."]
+        #[doc = r" An invalid value (an empty string) fails every request using it; see [`Self::try_key`]."]
         pub fn key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Key < Order > {
             :: dyno_core :: __private :: key_or_invalid (Self :: try_key (user_id , order_id))
         }
         #[doc = r" The primary key, or the error encoding its fields."]
         pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
-            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | {
-                :: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , | order_id : & String | -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order > > {
-                    let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-                    __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (user_id) ?)) ;
-                    __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (order_id) ?)) ;
-                    :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
-                }
-)
-            }
-)
+            :: dyno_core :: __private :: primary_key (__PK_NAME , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk) , __SK_NAME , :: core :: option :: Option :: Some (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , __key_sk)))
         }
-        #[doc = r" Decodes an item (what `Entity::from_item` does; this inherent method spares the"]
-        #[doc = r" choice between it and `FromItem::from_item`)."]
+        #[doc = r" Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`)."]
         pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
             < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
         }
     }
     fn __seg_order_id (v : & String , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        if prefix {
-            (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-        }
-        else {
-            (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-        }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
+        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
     }
     fn __seg_order_date (v : & Date , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        if prefix {
-            (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-        }
-        else {
-            (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-        }. map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
-    }
-    #[automatically_derived]
-    impl Order {
-        #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
-        pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
-            let partition = :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-                :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
-            }
-) ;
-            OrderQuery {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , partition) ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
+        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
     }
     #[automatically_derived]
     impl < State ,
@@ -283,20 +235,6 @@ const _ : () = {
         }
     }
     #[automatically_derived]
-    impl Order {
-        #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
-        pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
-            let partition = :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-                :: core :: result :: Result :: Ok (__key_i0_pk (status) ?)
-            }
-) ;
-            OrderGsi1Query {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , partition) ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-    }
-    #[automatically_derived]
     impl < State ,
     Kind ,
     Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 1usize ,
@@ -308,6 +246,17 @@ const _ : () = {
         Date ,
         :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
             :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
+        }
+    }
+    #[automatically_derived]
+    impl Order {
+        #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
+        pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
+            < OrderQuery as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)))
+        }
+        #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
+        pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
+            < OrderGsi1Query as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , __key_i0_pk)))
         }
     }
     #[automatically_derived]
@@ -346,8 +295,7 @@ const _ : () = {
     State ,
     Kind ,
     Out > {
-        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
-        #[doc = r" entity) and returns `P2`s."]
+        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s."]
         pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < IX ,
         State ,
         Kind ,
@@ -374,11 +322,9 @@ const _ : () = {
     impl Order {
         #[doc = r" Starts a typed update of the item with primary key `key`."]
         pub fn update (key : :: dyno_core :: __private :: Key < Order >) -> OrderUpdate {
-            #[allow (unused_mut)]
-            let mut __update = OrderUpdate {
+            OrderUpdate {
                 update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
-            };
-            __update
+            }
         }
     }
     #[automatically_derived]
