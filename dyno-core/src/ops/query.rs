@@ -38,7 +38,7 @@ use crate::value::AttributeValue;
 /// Items are decoded only when [`FromItem::accepts`] them: other entities sharing an overloaded
 /// index are skipped (and do not count towards [`Query::limit`]); items whose TTL attribute is in
 /// the past are skipped too. So are items outside a typed range on one part of a composite sort
-/// key (`category_gt(..)` on `"{category}#{name}"`), which DynamoDB's key condition cannot always
+/// key (`.category().gt(..)` on `"{category}#{name}"`), which DynamoDB's key condition cannot always
 /// express exactly: the query reads a key range covering it and checks each item's part, so, as
 /// with a DynamoDB filter, a page (and a request's `Limit`) can hold fewer results than items
 /// read.
