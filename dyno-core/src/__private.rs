@@ -188,8 +188,20 @@ pub fn key_or_invalid<E>(key: Result<Key<E>>) -> Key<E> {
 /// Fails to compile unless `T` can be a key part.
 pub const fn assert_key_part<T: KeyPart>() {}
 
+/// Entities of `A`'s table: what a collection's members must be.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` lives in another table than `{A}`; a collection reads one partition of one table, so leave `{Self}` out of it",
+    label = "not in the table of `{A}`",
+    note = "read `{Self}` with its own query, or declare it on the table of `{A}`"
+)]
+pub trait SameTable<A> {}
+
+// `do_not_recommend`: a mismatch reports the message above, not the tables' type mismatch.
+#[diagnostic::do_not_recommend]
+impl<A: Entity, B: Entity<Table = A::Table>> SameTable<A> for B {}
+
 /// Fails to compile unless both entities live in the same table.
-pub fn assert_same_table<A: Entity, B: Entity<Table = A::Table>>() {}
+pub fn assert_same_table<A: Entity, B: Entity + SameTable<A>>() {}
 
 /// Panics (at compile time, in a `const`) with `message` unless `ok`.
 pub const fn const_assert(ok: bool, message: &'static str) {
