@@ -591,7 +591,9 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
         ),
         other => panic!("{path}: a 2,049-byte index partition key was {other:?}"),
     };
-    let paths: [(&str, &dyn Fn(&str, usize) -> Result<()>); 5] = [
+    /// A write of `GPK` at a given length to the item with a given sort key.
+    type Write<'a> = &'a dyn Fn(&str, usize) -> Result<()>;
+    let paths: [(&str, Write<'_>); 5] = [
         ("put", &|sk, len| put(&store, with_gpk(sk, len)).map(drop)),
         ("update", &|sk, len| {
             block_on(store.update_item(UpdateRequest {
