@@ -562,6 +562,21 @@ fn table_definitions_are_validated() {
     );
 }
 
+/// A cancelled transaction as a validation error carrying its reasons' messages (to check them
+/// as a single write's message is checked).
+fn reasons_as_validation(e: Error) -> Error {
+    match e {
+        Error::TransactionCanceled { reasons } => Error::validation(
+            reasons
+                .iter()
+                .filter_map(|r| r.message.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        other => other,
+    }
+}
+
 /// A global index partition key value may be 2,048 bytes and no more, on every path that writes
 /// one: put, update, batch write, and a transaction's put and update. Nothing over the limit is
 /// stored, in the table or the index.
@@ -625,16 +640,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
-            .map_err(|e| match e {
-                Error::TransactionCanceled { reasons } => Error::validation(
-                    reasons
-                        .iter()
-                        .filter_map(|r| r.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                other => other,
-            })
+            .map_err(reasons_as_validation)
         }),
         ("transaction update", &|sk, len| {
             block_on(store.transact_write(TransactWriteRequest {
@@ -647,16 +653,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
-            .map_err(|e| match e {
-                Error::TransactionCanceled { reasons } => Error::validation(
-                    reasons
-                        .iter()
-                        .filter_map(|r| r.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                other => other,
-            })
+            .map_err(reasons_as_validation)
         }),
     ];
     for (path, write) in paths {
