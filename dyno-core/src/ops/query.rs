@@ -38,7 +38,7 @@ use crate::value::AttributeValue;
 /// Items are decoded only when [`FromItem::accepts`] them: other entities sharing an overloaded
 /// index are skipped (and do not count towards [`Query::limit`]); items whose TTL attribute is in
 /// the past are skipped too. So are items outside a typed range on one part of a composite sort
-/// key (`category_gt(..)` on `"{category}#{name}"`), which DynamoDB's key condition cannot always
+/// key (`.category().gt(..)` on `"{category}#{name}"`), which DynamoDB's key condition cannot always
 /// express exactly: the query reads a key range covering it and checks each item's part, so, as
 /// with a DynamoDB filter, a page (and a request's `Limit`) can hold fewer results than items
 /// read.
@@ -195,10 +195,15 @@ impl<T: FromItem> Query<T> {
                         def.name
                     )));
                 } else if mine.is_none() {
+                    let indexes: Vec<&str> = E::INDEXES.iter().map(|t| t.index).collect();
                     error = Some(Error::validation(format!(
-                        "query of {}: {} has no key in index {name}",
+                        "`{}` has no key in {name}; its indexes: {}",
                         E::ENTITY_TYPE,
-                        E::ENTITY_TYPE
+                        if indexes.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            indexes.join(", ")
+                        }
                     )));
                 }
                 (
