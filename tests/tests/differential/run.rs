@@ -282,7 +282,10 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
         Op::Scan(r) => vec![scan_all(store, r).await],
         Op::BatchGet(r) => vec![batch_get(store.batch_get(r.clone()).await)],
         Op::BatchWrite(r) => vec![match store.batch_write(r.clone()).await {
-            Ok(out) => plain(format!("ok unprocessed={}", out.unprocessed.len())),
+            Ok(out) => Response {
+                capacity: out.consumed_capacity,
+                ..plain(format!("ok unprocessed={}", out.unprocessed.len()))
+            },
             Err(e) => plain(error(&e)),
         }],
         Op::TransactGet(r) => vec![match store.transact_get(r.clone()).await {
@@ -297,6 +300,7 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
                 }
                 Response {
                     items: out.items.into_iter().flatten().collect(),
+                    capacity: out.consumed_capacity,
                     ..plain(text)
                 }
             }
@@ -439,11 +443,14 @@ fn batch_get(result: Result<BatchGetOutput, Error>) -> Response {
                 .map(|(t, i)| format!("{t}:{}", canon_item(i)))
                 .collect();
             items.sort();
-            plain(format!(
-                "ok unprocessed={} items=[{}]",
-                out.unprocessed_keys.len(),
-                items.join(", ")
-            ))
+            Response {
+                capacity: out.consumed_capacity,
+                ..plain(format!(
+                    "ok unprocessed={} items=[{}]",
+                    out.unprocessed_keys.len(),
+                    items.join(", ")
+                ))
+            }
         }
         Err(e) => plain(error(&e)),
     }

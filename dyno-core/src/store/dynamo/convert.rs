@@ -533,6 +533,15 @@ fn sdk_projection(p: &Projection) -> sdk::Projection {
     }
 }
 
+/// A key attribute's definition (`AttributeDefinitions` of CreateTable and UpdateTable).
+fn attribute_definition(a: &KeyAttribute) -> Result<sdk::AttributeDefinition> {
+    sdk::AttributeDefinition::builder()
+        .attribute_name(&a.name)
+        .attribute_type(scalar_type(a.ty))
+        .build()
+        .map_err(|e| build_error("attribute definition", e))
+}
+
 /// CreateTable with on-demand billing (the TTL is a separate call).
 pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
     let mut builder = CreateTableInputBuilder::default()
@@ -543,12 +552,7 @@ pub(crate) fn create_table(def: &TableDef) -> Result<CreateTableInputBuilder> {
             def.sort_key.iter(),
         )?));
     for a in def.attribute_definitions() {
-        let ad = sdk::AttributeDefinition::builder()
-            .attribute_name(a.name)
-            .attribute_type(scalar_type(a.ty))
-            .build()
-            .map_err(|e| build_error("attribute definition", e))?;
-        builder = builder.attribute_definitions(ad);
+        builder = builder.attribute_definitions(attribute_definition(&a)?);
     }
     for i in &def.global_indexes {
         let gsi = sdk::GlobalSecondaryIndex::builder()
@@ -615,12 +619,7 @@ pub(crate) fn update_table(request: &UpdateTableRequest) -> Result<UpdateTableIn
         builder = builder.global_secondary_index_updates(update);
     }
     for a in declared {
-        let ad = sdk::AttributeDefinition::builder()
-            .attribute_name(&a.name)
-            .attribute_type(scalar_type(a.ty))
-            .build()
-            .map_err(|e| build_error("attribute definition", e))?;
-        builder = builder.attribute_definitions(ad);
+        builder = builder.attribute_definitions(attribute_definition(a)?);
     }
     Ok(builder)
 }

@@ -564,6 +564,21 @@ fn table_definitions_are_validated() {
     );
 }
 
+/// A cancelled transaction as a validation error carrying its reasons' messages (to check them
+/// as a single write's message is checked).
+fn reasons_as_validation(e: Error) -> Error {
+    match e {
+        Error::TransactionCanceled { reasons } => Error::validation(
+            reasons
+                .iter()
+                .filter_map(|r| r.message.clone())
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        other => other,
+    }
+}
+
 /// A global index partition key value may be 2,048 bytes and no more, on every path that writes
 /// one: put, update, batch write, and a transaction's put and update. Nothing over the limit is
 /// stored, in the table or the index.
@@ -593,8 +608,9 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
         ),
         other => panic!("{path}: a 2,049-byte index partition key was {other:?}"),
     };
-    #[allow(clippy::type_complexity)] // a table of write paths, read once below
-    let paths: [(&str, &dyn Fn(&str, usize) -> Result<()>); 5] = [
+    /// A write of `GPK` at a given length to the item with a given sort key.
+    type Write<'a> = &'a dyn Fn(&str, usize) -> Result<()>;
+    let paths: [(&str, Write<'_>); 5] = [
         ("put", &|sk, len| put(&store, with_gpk(sk, len)).map(drop)),
         ("update", &|sk, len| {
             block_on(store.update_item(UpdateRequest {
@@ -626,16 +642,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
-            .map_err(|e| match e {
-                Error::TransactionCanceled { reasons } => Error::validation(
-                    reasons
-                        .iter()
-                        .filter_map(|r| r.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                other => other,
-            })
+            .map_err(reasons_as_validation)
         }),
         ("transaction update", &|sk, len| {
             block_on(store.transact_write(TransactWriteRequest {
@@ -648,16 +655,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
-            .map_err(|e| match e {
-                Error::TransactionCanceled { reasons } => Error::validation(
-                    reasons
-                        .iter()
-                        .filter_map(|r| r.message.clone())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-                other => other,
-            })
+            .map_err(reasons_as_validation)
         }),
     ];
     for (path, write) in paths {
