@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::value::Item;
 
 pub mod batch;
+mod bounds;
 mod canon;
 mod cursor;
 mod delete;
@@ -35,6 +36,7 @@ mod transact;
 mod update;
 
 pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
+pub use self::bounds::Arithmetic;
 pub use self::cursor::Cursor;
 pub use self::delete::Delete;
 pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versioned};
