@@ -25,6 +25,7 @@ mod dsl;
 mod ext;
 mod get;
 mod idempotent;
+mod lenient;
 mod paging;
 mod put;
 mod query;
@@ -43,6 +44,7 @@ pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versione
 pub use self::ext::EntityExt;
 pub use self::get::Get;
 pub use self::idempotent::IdempotentWrite;
+pub use self::lenient::{Decoded, Undecodable};
 pub use self::put::{Put, PutMode};
 pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
@@ -181,6 +183,11 @@ pub trait FromItem: Sized + Send + 'static {
     fn ttl_attribute() -> Option<&'static str> {
         None
     }
+    /// The key attributes of the items' table, to name an item that does not decode (see
+    /// [`Decoded`]); empty when the type does not name one table.
+    fn key_attributes() -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 impl<E: Entity> FromItem for E {
@@ -192,5 +199,8 @@ impl<E: Entity> FromItem for E {
     }
     fn ttl_attribute() -> Option<&'static str> {
         support::ttl_attribute::<E>()
+    }
+    fn key_attributes() -> Vec<&'static str> {
+        support::table_def::<E>().key_names().collect()
     }
 }
