@@ -359,10 +359,11 @@ async fn access_patterns(store: &dyn Store, out: &mut impl Write) -> Outcome {
 
     writeln!(
         out,
-        "\nA user's orders of 2024: Order::query(\"u1\").order_id_begins_with(\"2024\")"
+        "\nA user's orders of 2024: Order::query(\"u1\").order_id().begins_with(\"2024\")"
     )?;
     let orders = Order::query("u1")
-        .order_id_begins_with("2024")
+        .order_id()
+        .begins_with("2024")
         .all(store)
         .await?;
     writeln!(
@@ -427,9 +428,10 @@ async fn access_patterns(store: &dyn Store, out: &mut impl Write) -> Outcome {
         kinds.join(", ")
     )?;
 
-    writeln!(out, "\nOrders by status within a date range (GSI1): Order::gsi1(Shipped).order_date_between(2024-01-01, 2024-01-31)")?;
+    writeln!(out, "\nOrders by status within a date range (GSI1): Order::gsi1(Shipped).order_date().between(2024-01-01, 2024-01-31)")?;
     let january = Order::gsi1(OrderStatus::Shipped)
-        .order_date_between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
+        .order_date()
+        .between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
         .all(store)
         .await?;
     for o in &january {
@@ -465,10 +467,11 @@ async fn access_patterns(store: &dyn Store, out: &mut impl Write) -> Outcome {
     )?;
     writeln!(
         out,
-        "Products by category under a price (GSI1): Product::gsi1(\"books\").price_lt(20)"
+        "Products by category under a price (GSI1): Product::gsi1(\"books\").price().lt(20)"
     )?;
     let cheap = Product::gsi1("books")
-        .price_lt(Decimal::new(20, 0))
+        .price()
+        .lt(Decimal::new(20, 0))
         .all(store)
         .await?;
     for p in &cheap {
@@ -830,12 +833,13 @@ async fn ttl(store: &dyn Store, out: &mut impl Write) -> Outcome {
     )?;
     check(got.is_none(), "the expired order is hidden")?;
     let listed = Order::query("u1")
-        .order_id_ge("2024-007")
+        .order_id()
+        .ge("2024-007")
         .all(store)
         .await?;
     writeln!(
         out,
-        "  Order::query(\"u1\").order_id_ge(\"2024-007\") -> [{}]",
+        "  Order::query(\"u1\").order_id().ge(\"2024-007\") -> [{}]",
         ids(&listed)
     )?;
     check(ids(&listed) == "2024-008", "only the live order is listed")?;

@@ -828,7 +828,8 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
             sql.push((parse_date("orders.order_date", &date)?, id, name));
         }
         let mut dynamo: Vec<(Date, u32, String)> = Order::gsi1(status)
-            .order_date_between(from, to)
+            .order_date()
+            .between(from, to)
             .all(store)
             .await?
             .into_iter()
@@ -859,7 +860,7 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
                 Ok((cents(r.get(1)?), r.get::<_, u32>(0)?))
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let found = Product::gsi1(category).price_lt(limit).all(store).await?;
+        let found = Product::gsi1(category).price().lt(limit).all(store).await?;
         let by_price = found.windows(2).all(|w| w[0].price <= w[1].price);
         let mut dynamo: Vec<(Decimal, u32)> =
             found.iter().map(|p| (p.price, p.product_id)).collect();

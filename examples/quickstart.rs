@@ -56,7 +56,7 @@ async fn run(store: &impl Store) -> dyno_core::Result<()> {
     let by_email = User::gsi1("ann@example.com").first(store).await?;
     assert_eq!(by_email.map(|u| u.id), Some("1".to_owned()));
     // The user's partition holds the profile and the notes: the query returns notes only.
-    let notes = Note::query("1").n_ge(2u32).all(store).await?;
+    let notes = Note::query("1").n().ge(2u32).all(store).await?;
     assert_eq!(notes.len(), 2);
 
     let renamed = User::update(User::key("1"))

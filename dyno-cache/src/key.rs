@@ -12,7 +12,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
 
 use dyno_core::canon::{Sink, Writer};
 use dyno_core::store::{QueryRequest, ScanRequest};
-use dyno_core::value::{AttributeValue, Item};
+use dyno_core::value::{AttributeValue, Decimal, Item};
 use moka::Equivalent;
 
 /// Bytes kept on the stack before spilling to the heap: enough for typical single-table keys.
@@ -76,29 +76,21 @@ impl Sink for KeyBuf {
         self.push(bytes);
     }
 
-    /// A number in normalized scientific form (sign, significant digits, exponent; no leading
-    /// or trailing zeros), so equal numbers written differently share a key; a malformed number
-    /// is kept as written (the backend will reject it).
+    /// A number in its canonical parts ([`Decimal`]: sign, significant digits, exponent), so
+    /// equal numbers written differently share a key, without allocating; a malformed number is
+    /// kept as written (the backend will reject it).
     fn number(&mut self, n: &str) {
-        match normalize(n) {
-            Some(Normal {
-                negative,
-                first,
-                last,
-                exponent,
-                mantissa,
-            }) => {
+        match Decimal::parse(n) {
+            Ok(d) => {
                 self.push(b"n");
-                self.push(&[u8::from(negative)]);
-                self.push(&((last - first + 1) as u32).to_le_bytes());
-                for (i, c) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
-                    if i >= first && i <= last {
-                        self.push(&[c]);
-                    }
+                self.push(&[u8::from(d.is_negative())]);
+                self.push(&(d.digit_count() as u32).to_le_bytes());
+                for digit in d.digits() {
+                    self.push(&[digit]);
                 }
-                self.push(&(exponent as u64).to_le_bytes());
+                self.push(&d.exponent().to_le_bytes());
             }
-            None => {
+            Err(_) => {
                 self.push(b"r");
                 self.push(&(n.len() as u32).to_le_bytes());
                 self.push(n.as_bytes());
@@ -363,58 +355,6 @@ fn opt_item(w: &mut Writer<KeyBuf>, item: Option<&Item>) {
         }
         None => w.u8(0),
     }
-}
-
-/// A parsed number: its significant digits are `first..=last` of the mantissa's digits (the
-/// point removed), the first of them at 10^`exponent`.
-struct Normal<'a> {
-    negative: bool,
-    first: usize,
-    last: usize,
-    exponent: i64,
-    mantissa: &'a str,
-}
-
-fn normalize(n: &str) -> Option<Normal<'_>> {
-    let (negative, rest) = match n.as_bytes().first()? {
-        b'-' => (true, &n[1..]),
-        b'+' => (false, &n[1..]),
-        _ => (false, n),
-    };
-    let (mantissa, exp) = match rest.find(['e', 'E']) {
-        Some(i) => (&rest[..i], rest[i + 1..].parse::<i64>().ok()?),
-        None => (rest, 0),
-    };
-    let (int, frac) = match mantissa.find('.') {
-        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
-        None => (mantissa, ""),
-    };
-    if (int.is_empty() && frac.is_empty())
-        || !int.bytes().chain(frac.bytes()).all(|c| c.is_ascii_digit())
-    {
-        return None;
-    }
-    let digits = || int.bytes().chain(frac.bytes());
-    let Some(first) = digits().position(|c| c != b'0') else {
-        // Zero, however written or signed: the single digit "0".
-        return Some(Normal {
-            negative: false,
-            first: 0,
-            last: 0,
-            exponent: 0,
-            mantissa,
-        });
-    };
-    let count = digits().count();
-    let last = count - 1 - digits().rev().position(|c| c != b'0')?;
-    let exponent = int.len() as i64 - first as i64 - 1 + exp;
-    Some(Normal {
-        negative,
-        first,
-        last,
-        exponent,
-        mantissa,
-    })
 }
 
 #[cfg(test)]

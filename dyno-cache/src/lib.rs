@@ -1,3 +1,4 @@
+#![warn(missing_docs, unreachable_pub)]
 #![doc = include_str!("../README.md")]
 
 mod builder;

@@ -19,7 +19,9 @@ pub use crate::expr::typed::{encode_value, Cond, Field, FieldValue};
 pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, UpdateOperand};
 pub use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
 pub use crate::ops::{FromItem, Key};
-pub use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef};
+pub use crate::table::{
+    IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef, TableIndex,
+};
 pub use crate::value::{
     describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
 };
@@ -31,8 +33,19 @@ pub use futures::Stream;
 
 pub use self::keys::*;
 pub use self::stamps::*;
+
+/// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
+/// derive glob-imports this module, which puts them in scope without names that could clash
+/// with the user's.
+pub mod autoref {
+    pub use super::{
+        EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
+        RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
+        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+    };
+}
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
-pub use crate::ops::sort_key::SkOp;
+pub use crate::ops::sort_key::{NoSortCondition, Sk, SkDone, SkOp, SortKeyPart};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,
@@ -58,65 +71,13 @@ pub trait TableKeys: Table {
     const TTL: Option<&'static str>;
 }
 
-/// The id of an index name in [`TableIndex`]: FNV-1a of its bytes. Two names colliding would
-/// need 2^32 indexes; a table has at most 25.
-pub const fn index_id(name: &str) -> u64 {
-    crate::hash::fnv1a(name.as_bytes())
+/// `name`, or `""` for `None` (key attribute names in constants).
+pub const fn or_empty(name: Option<&'static str>) -> &'static str {
+    match name {
+        Some(n) => n,
+        None => "",
+    }
 }
-
-/// Index `ID` (see [`index_id`]) of a table: implemented by `#[derive(Table)]` for each declared
-/// index, so an entity naming an undeclared index does not compile.
-#[diagnostic::on_unimplemented(
-    message = "table `{Self}` declares no index with this name",
-    label = "not an index of this table",
-    note = "declare it on the table: `#[dyno(index(name = \"...\", pk = \"...\", sk = \"...\"))]`, or fix the name"
-)]
-pub trait TableIndex<const ID: u64>: Table {
-    /// [`Global`] or [`Local`].
-    type Kind;
-    /// Index name.
-    const NAME: &'static str;
-    /// Partition key attribute (the table's for a local index).
-    const PK: &'static str;
-    /// Sort key attribute.
-    const SK: Option<&'static str>;
-    /// True for a local secondary index.
-    const LOCAL: bool;
-    /// All of the above (but the kind) in one constant.
-    const INFO: IndexInfo = IndexInfo {
-        name: Self::NAME,
-        pk: Self::PK,
-        sk: match Self::SK {
-            Some(sk) => sk,
-            None => "",
-        },
-        has_sk: Self::SK.is_some(),
-        local: Self::LOCAL,
-    };
-}
-
-/// What the entity derive reads from a [`TableIndex`] impl, in one constant ([`TableIndex::INFO`]).
-#[derive(Debug, Clone, Copy)]
-pub struct IndexInfo {
-    /// Index name.
-    pub name: &'static str,
-    /// Partition key attribute.
-    pub pk: &'static str,
-    /// Sort key attribute, `""` when there is none.
-    pub sk: &'static str,
-    /// True when the index has a sort key.
-    pub has_sk: bool,
-    /// True for a local secondary index.
-    pub local: bool,
-}
-
-/// Query builder state: `N` leading parts of a composite sort key are fixed by `*_eq`.
-#[derive(Debug)]
-pub struct Sk<const N: usize>(PhantomData<()>);
-
-/// Query builder state: the sort-key condition is complete.
-#[derive(Debug)]
-pub struct SkDone(PhantomData<()>);
 
 /// The table of a derive that failed: no keys, so nothing more is reported about it.
 #[derive(Debug, Clone, Copy)]
@@ -197,6 +158,22 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
         Some(AttributeValue::S(t)) => format!("an item of entity type {t:?}"),
         _ => "an item of an unknown entity".to_owned(),
     }
+}
+
+/// The primary key with partition key `pk` in attribute `pk_name` and, when the table has one,
+/// sort key `sk` in `sk_name`; the first encoding error otherwise.
+pub fn primary_key<E>(
+    pk_name: &str,
+    pk: Result<String>,
+    sk_name: &str,
+    sk: Option<Result<String>>,
+) -> Result<Key<E>> {
+    let mut item = Item::with_capacity(2);
+    item.insert(pk_name.to_owned(), AttributeValue::S(pk?));
+    if let Some(sk) = sk {
+        item.insert(sk_name.to_owned(), AttributeValue::S(sk?));
+    }
+    Ok(Key::from_item(item))
 }
 
 /// The key from `try_key`, or, when its fields could not be encoded, a key carrying the error:

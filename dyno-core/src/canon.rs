@@ -341,6 +341,7 @@ pub struct Reader<'a> {
 pub type ReadError = &'static str;
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
         Reader { buf }
     }

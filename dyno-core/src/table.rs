@@ -106,6 +106,77 @@ impl IndexDef {
     }
 }
 
+/// An index a `#[derive(Table)]` declares, as a constant of the table named after the index in
+/// upper snake case (`ECommerce::GSI1`, `Ledger::BY_DAY` for `ByDay`): its name and key
+/// attributes. `#[derive(Entity)]` reads it to place the entity in the index, so an index the
+/// table does not declare is a compile error at its name. It reads as the index name (`Deref` to
+/// `str`, compares equal to it).
+///
+/// ```
+/// use dyno_core::Table;
+///
+/// #[derive(Table)]
+/// #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+/// #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+/// struct Shop;
+///
+/// assert_eq!(Shop::GSI1, "GSI1");
+/// assert_eq!((Shop::GSI1.partition_key, Shop::GSI1.sort_key), ("GSI1PK", Some("GSI1SK")));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TableIndex {
+    /// Index name.
+    pub name: &'static str,
+    /// Partition key attribute (the table's, for a local index).
+    pub partition_key: &'static str,
+    /// Sort key attribute.
+    pub sort_key: Option<&'static str>,
+    /// True for a local secondary index.
+    pub local: bool,
+}
+
+impl TableIndex {
+    /// The sort key attribute, `""` when the index has none (for constant contexts).
+    pub const fn sort_key_or_empty(&self) -> &'static str {
+        match self.sort_key {
+            Some(sk) => sk,
+            None => "",
+        }
+    }
+}
+
+impl std::ops::Deref for TableIndex {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.name
+    }
+}
+
+impl AsRef<str> for TableIndex {
+    fn as_ref(&self) -> &str {
+        self.name
+    }
+}
+
+impl std::fmt::Display for TableIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl PartialEq<str> for TableIndex {
+    fn eq(&self, other: &str) -> bool {
+        self.name == other
+    }
+}
+
+impl PartialEq<&str> for TableIndex {
+    fn eq(&self, other: &&str) -> bool {
+        self.name == *other
+    }
+}
+
 /// A table's definition, as `CreateTable` needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TableDef {

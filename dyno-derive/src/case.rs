@@ -39,6 +39,16 @@ pub fn screaming(s: &str) -> String {
     snake(s).to_uppercase()
 }
 
+/// The table's constant for an index (`GSI1` -> `GSI1`, `ByDay` -> `BY_DAY`, `1x` -> `INDEX_1X`):
+/// the Table derive defines it and the Entity derive names it, so both use this one function.
+pub fn index_const(name: &str) -> String {
+    let s = screaming(name);
+    match s.chars().next() {
+        Some(c) if c.is_alphabetic() => s,
+        _ => format!("INDEX_{s}"),
+    }
+}
+
 /// The constant holding a field's handle: the field name in upper case (`order_date` ->
 /// `ORDER_DATE`), underscores kept, so it is always an identifier.
 pub fn field_const(field: &str) -> String {

@@ -13,8 +13,41 @@ use crate::template::Template;
 /// Methods generated on every entity: an index whose snake-case name is one of these would clash.
 const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partition"];
 
+/// Methods of every query builder (`QueryDsl`'s and `project`): a sort-key part's accessor
+/// named like one would hide it.
+const QUERY_METHODS: &[&str] = &[
+    "filter",
+    "limit",
+    "page_size",
+    "descending",
+    "consistent",
+    "into_query",
+    "all",
+    "stream",
+    "page",
+    "first",
+    "count",
+    "map_query",
+    "as_query",
+    "into_inner",
+    "from_query",
+    "project",
+];
+
 /// Checks an entity declaration.
 pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
+    for t in input
+        .sk
+        .iter()
+        .chain(input.indexes.iter().filter_map(|i| i.sk.as_ref()))
+    {
+        for name in t.fields().filter(|f| QUERY_METHODS.contains(f)) {
+            cx.error_spanned_by(
+                &t.lit,
+                format!("sort-key field `{name}` would hide the query method `{name}()` (its conditions are `.{name}().eq(..)`, ...): rename the Rust field and keep the attribute with `#[dyno(rename = \"{name}\")]`"),
+            );
+        }
+    }
     let names: Vec<String> = input.fields.iter().map(|f| f.name()).collect();
     let field_list = names.join(", ");
 
@@ -182,10 +215,19 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 /// Checks a table declaration.
 pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
     let mut names = BTreeSet::new();
+    let mut consts: BTreeMap<String, String> = BTreeMap::new();
     for index in &input.indexes {
         let name = index.name.value();
         if !names.insert(name.clone()) {
             cx.error_spanned_by(&index.name, format!("index `{name}` is declared twice"));
+        } else if let Some(other) = consts.insert(case::index_const(&name), name.clone()) {
+            cx.error_spanned_by(
+                &index.name,
+                format!(
+                    "indexes `{other}` and `{name}` would both be the constant `{}`: rename one",
+                    case::index_const(&name)
+                ),
+            );
         }
         if index.local {
             if index.pk.is_some() {

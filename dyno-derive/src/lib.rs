@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Derive macros for dyno: `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`,
 //! `#[derive(Projection)]` and `#[derive(Collection)]`. Use them through `dyno_core`, which
 //! re-exports them; the generated code refers to `::dyno_core::__private` only.
@@ -49,7 +50,7 @@
 //! assert_eq!(Order::key("u1", "o1").as_item(), &order.key()?);
 //!
 //! // Typed queries and updates (run them with `.all(&store)` / `.send(&store)`).
-//! let shipped = Order::gsi1(OrderStatus::Shipped).placed_on_ge("2024-01-01").into_query()?;
+//! let shipped = Order::gsi1(OrderStatus::Shipped).placed_on().ge("2024-01-01").into_query()?;
 //! assert_eq!(shipped.request().index.as_deref(), Some("GSI1"));
 //! let update = Order::update(Order::key("u1", "o1"))
 //!     .set_status(OrderStatus::Pending) // also rewrites GSI1PK
@@ -87,8 +88,10 @@ use proc_macro::TokenStream;
 /// - `name`, `pk` are required; `sk` when the table has a sort key; `ttl` names the TTL
 ///   attribute (epoch seconds); `entity_attribute` the attribute holding each item's entity type
 ///   (default `_type`).
-/// - Each index becomes a `TableIndex` impl, which is how `#[derive(Entity)]` checks at compile
-///   time that the indexes it names exist, and a constant with its name (`ECommerce::GSI1`).
+/// - Each index becomes a constant of the table named after it in upper snake case
+///   (`ECommerce::GSI1`, `BY_DAY` for `ByDay`), a `dyno_core::table::TableIndex` holding its name
+///   and key attributes: `#[derive(Entity)]` names it, so an index the table does not declare is
+///   a compile error at the entity's index name.
 #[proc_macro_derive(Table, attributes(dyno))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     expand::table(input.into()).into()
@@ -148,10 +151,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 ///   template starts with literal text, `SK = "PROFILE"` when it is constant: other entities of
 ///   the partition are not read. Items of other entities that are read anyway (an overloaded
 ///   index) are skipped, never mis-decoded.
-/// - Sort-key conditions, named after the sort-key fields and typed by them: `order_id_eq`,
-///   `_lt`, `_le`, `_gt`, `_ge`, `_between(low, high)`, `_begins_with`. For a composite sort key
-///   (`{status}#{number}`) the parts are given in order: `status_eq(s)` first, then any
-///   condition on `number`; a range ends the chain.
+/// - Sort-key conditions: one accessor per sort-key field, named after it (`.order_id()`),
+///   returning `dyno_core::ops::sort_key::SortKeyPart`, whose conditions are typed by the field:
+///   `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between(low, high)`, `begins_with(partial)`.
+///   For a composite sort key (`{status}#{number}`) the parts are given in order:
+///   `.status().eq(s)` first, then any condition on `.number()`; a range ends the chain (out of
+///   order, the compile error says which part to fix first).
 /// - On every query builder, from the trait `dyno_core::ops::QueryDsl` (in
 ///   `dyno_core::prelude`): `filter(Cond<Order>)`, `limit(n)` (results, across pages),
 ///   `page_size(n)`, `descending()`, `consistent()` (table and local indexes only), and to run

@@ -169,20 +169,23 @@ async fn a_users_orders() {
             "in sort-key order, orders only"
         );
         let orders = Order::query("u1")
-            .order_id_begins_with("2024")
+            .order_id()
+            .begins_with("2024")
             .descending()
             .all(&*store)
             .await
             .unwrap();
         assert_eq!(ids(&orders), vec!["2024-003", "2024-002", "2024-001"]);
         let orders = Order::query("u1")
-            .order_id_between("2024-001", "2024-002")
+            .order_id()
+            .between("2024-001", "2024-002")
             .all(&*store)
             .await
             .unwrap();
         assert_eq!(ids(&orders), vec!["2024-001", "2024-002"]);
         let orders = Order::query("u1")
-            .order_id_gt("2024-002")
+            .order_id()
+            .gt("2024-002")
             .all(&*store)
             .await
             .unwrap();
@@ -210,7 +213,8 @@ async fn a_users_orders() {
         );
         assert_eq!(Order::query("u1").count(&*store).await.unwrap(), 4);
         let one = Order::query("u1")
-            .order_id_eq("2024-002")
+            .order_id()
+            .eq("2024-002")
             .consistent()
             .all(&*store)
             .await
@@ -243,7 +247,8 @@ async fn a_users_orders() {
 
         // A projection reads only the listed attributes.
         let summaries = Order::query("u1")
-            .order_id_begins_with("2024")
+            .order_id()
+            .begins_with("2024")
             .project::<OrderSummary>()
             .all(&*store)
             .await
@@ -318,7 +323,8 @@ async fn orders_by_status_within_a_date_range() {
     on_every_backend(|store, _| async move {
         seed_orders(&*store).await;
         let january = Order::gsi1(OrderStatus::Shipped)
-            .order_date_between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
+            .order_date()
+            .between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
             .all(&*store)
             .await
             .unwrap();
@@ -328,7 +334,8 @@ async fn orders_by_status_within_a_date_range() {
             "both users, by date, no products"
         );
         let recent = Order::gsi1(OrderStatus::Shipped)
-            .order_date_ge(date!(2024 - 01 - 21))
+            .order_date()
+            .ge(date!(2024 - 01 - 21))
             .descending()
             .all(&*store)
             .await
@@ -346,7 +353,8 @@ async fn orders_by_status_within_a_date_range() {
             .unwrap()
             .is_empty());
         let shipped = Order::gsi1(OrderStatus::Shipped)
-            .order_date_lt(date!(2024 - 01 - 10))
+            .order_date()
+            .lt(date!(2024 - 01 - 10))
             .all(&*store)
             .await
             .unwrap();
@@ -360,7 +368,8 @@ async fn products_by_category_under_a_price() {
     on_every_backend(|store, _| async move {
         seed_orders(&*store).await;
         let cheap = Product::gsi1("books")
-            .price_lt(dec(20))
+            .price()
+            .lt(dec(20))
             .all(&*store)
             .await
             .unwrap();
@@ -386,7 +395,8 @@ async fn products_by_category_under_a_price() {
             vec!["p3", "p1"]
         );
         let exact = Product::gsi1("books")
-            .price_eq(dec(30))
+            .price()
+            .eq(dec(30))
             .all(&*store)
             .await
             .unwrap();
@@ -505,7 +515,8 @@ async fn items_written_by_other_clients_are_read() {
             ("456", OrderStatus::Shipped)
         );
         let by_status = Order::gsi1(OrderStatus::Shipped)
-            .order_date_eq(date!(2022 - 05 - 05))
+            .order_date()
+            .eq(date!(2022 - 05 - 05))
             .all(&*store)
             .await
             .unwrap();
@@ -593,7 +604,8 @@ async fn an_upsert_never_creates_an_order_missing_from_its_index() {
             .unwrap();
         assert_eq!(created.status, OrderStatus::Pending);
         let listed = Order::gsi1(OrderStatus::Pending)
-            .order_date_eq(d("2024-02-01"))
+            .order_date()
+            .eq(d("2024-02-01"))
             .all(&*store)
             .await
             .unwrap();

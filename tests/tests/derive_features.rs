@@ -214,7 +214,8 @@ fn table_derive_declares_indexes_and_projections() {
     assert_eq!(def.index("LSI1").unwrap().partition_key.name, "PK");
     assert_eq!(def.ttl_attribute.as_deref(), Some("expires"));
     assert_eq!(<Ledger as Table>::ENTITY_ATTRIBUTE, "kind");
-    assert_eq!((Ledger::BY_DAY, Ledger::LSI1), ("ByDay", "LSI1"));
+    assert_eq!((Ledger::BY_DAY.name, Ledger::LSI1.name), ("ByDay", "LSI1"));
+    assert_eq!(Ledger::LSI1.sort_key, Some("LSI1SK"));
 }
 
 #[test]
@@ -272,23 +273,27 @@ fn composite_and_index_fields_are_recovered_from_keys() {
 fn composite_sort_key_conditions_go_part_by_part() {
     let q = kc(Tx::query("a1").into_query());
     assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("TX#"))));
-    let q = kc(Tx::query("a1").day_eq("2024-05-01").into_query());
+    let q = kc(Tx::query("a1").day().eq("2024-05-01").into_query());
     assert_eq!(
         sort(q),
         Some(SortCondition::BeginsWith(s("TX#2024-05-01#"))),
         "a fixed part includes its delimiter"
     );
     let q = kc(Tx::query("a1")
-        .day_eq("2024-05-01")
-        .seq_eq(7u32)
+        .day()
+        .eq("2024-05-01")
+        .seq()
+        .eq(7u32)
         .into_query());
     assert_eq!(
         sort(q),
         Some(SortCondition::Eq(s("TX#2024-05-01#0000000007")))
     );
     let q = kc(Tx::query("a1")
-        .day_eq("2024-05-01")
-        .seq_between(2u32, 4u32)
+        .day()
+        .eq("2024-05-01")
+        .seq()
+        .between(2u32, 4u32)
         .into_query());
     assert_eq!(
         sort(q),
@@ -297,17 +302,17 @@ fn composite_sort_key_conditions_go_part_by_part() {
             s("TX#2024-05-01#0000000004")
         ))
     );
-    let q = kc(Tx::query("a1").day_lt("2024-05-01").into_query());
+    let q = kc(Tx::query("a1").day().lt("2024-05-01").into_query());
     assert!(
         matches!(sort(q), Some(SortCondition::Between(lo, _)) if lo == s("TX#")),
         "ranges stay under the prefix"
     );
-    let q = kc(Tx::gsi1("fraud").day_eq("2024-05-01").into_query());
+    let q = kc(Tx::gsi1("fraud").day().eq("2024-05-01").into_query());
     assert_eq!(q.partition_value, s("FLAG#fraud"));
     assert_eq!(sort(q), Some(SortCondition::BeginsWith(s("2024-05-01#"))));
-    let q = kc(Tx::gsi2(Region::Us, 3u8).amount_gt(10u64).into_query());
+    let q = kc(Tx::gsi2(Region::Us, 3u8).amount().gt(10u64).into_query());
     assert_eq!(q.partition_value, s("REGION#us#3"));
-    let q = kc(Tx::lsi1("a1").amount_ge(10u64).into_query());
+    let q = kc(Tx::lsi1("a1").amount().ge(10u64).into_query());
     assert_eq!(
         q.partition_name, "PK",
         "a local index queries the table's partition key"
@@ -349,7 +354,8 @@ async fn sharded_index_queries_fan_out_and_merge_in_sort_order() {
         "every shard, merged in sort-key order"
     );
     let got = Tx::by_day("2024-05-01")
-        .seq_ge(35u32)
+        .seq()
+        .ge(35u32)
         .descending()
         .all(&store)
         .await
@@ -387,7 +393,8 @@ async fn sparse_index_holds_only_items_with_the_field() {
         .await
         .unwrap();
     let flagged = Tx::gsi1("fraud")
-        .day_eq("2024-05-01")
+        .day()
+        .eq("2024-05-01")
         .all(&store)
         .await
         .unwrap();
@@ -420,7 +427,8 @@ async fn index_keys_made_of_several_fields_are_set_together() {
         .unwrap();
     assert_eq!(
         Tx::gsi2(Region::Us, 2u8)
-            .amount_eq(77u64)
+            .amount()
+            .eq(77u64)
             .count(&store)
             .await
             .unwrap(),
@@ -428,7 +436,8 @@ async fn index_keys_made_of_several_fields_are_set_together() {
     );
     assert_eq!(
         Tx::lsi1("a1")
-            .amount_eq(77u64)
+            .amount()
+            .eq(77u64)
             .consistent()
             .all(&store)
             .await
@@ -595,7 +604,8 @@ async fn an_overloaded_index_returns_only_the_asked_entity() {
     alert.put().send(&store).await.unwrap();
     // Both items sit in GSI1 partition FLAG#fraud, both sort keys start with the day.
     let txs = Tx::gsi1("fraud")
-        .day_eq("2024-05-01")
+        .day()
+        .eq("2024-05-01")
         .all(&store)
         .await
         .unwrap();
@@ -709,7 +719,7 @@ async fn constant_partitions_take_no_partition_arguments() {
     let all = Setting::query().all(&store).await.unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(
-        Setting::query().name_eq("b").all(&store).await.unwrap()[0].value,
+        Setting::query().name().eq("b").all(&store).await.unwrap()[0].value,
         "2"
     );
     assert_eq!(ConfigItem::query(()).all(&store).await.unwrap().len(), 2);
@@ -790,25 +800,29 @@ async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend(
         let name = backend.name;
 
         let gt = Listing::query("s")
-            .category_gt("a")
+            .category()
+            .gt("a")
             .all(&store)
             .await
             .unwrap();
         assert_eq!(categories(&gt), expected(|c| c > "a"), "{name}: gt");
         let le = Listing::query("s")
-            .category_le("a")
+            .category()
+            .le("a")
             .all(&store)
             .await
             .unwrap();
         assert_eq!(categories(&le), expected(|c| c <= "a"), "{name}: le");
         let lt = Listing::query("s")
-            .category_lt("a!")
+            .category()
+            .lt("a!")
             .all(&store)
             .await
             .unwrap();
         assert_eq!(categories(&lt), expected(|c| c < "a!"), "{name}: lt");
         let between = Listing::query("s")
-            .category_between("a", "a!x")
+            .category()
+            .between("a", "a!x")
             .all(&store)
             .await
             .unwrap();
@@ -819,14 +833,16 @@ async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend(
         );
         // Sort-key order, descending, and a limit counted on the results.
         let desc = Listing::query("s")
-            .category_ge("a")
+            .category()
+            .ge("a")
             .descending()
             .limit(5)
             .all(&store)
             .await
             .unwrap();
         let mut all_ge = Listing::query("s")
-            .category_ge("a")
+            .category()
+            .ge("a")
             .all(&store)
             .await
             .unwrap();
@@ -838,7 +854,8 @@ async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend(
         );
         assert_eq!(
             Listing::query("s")
-                .category_gt("a")
+                .category()
+                .gt("a")
                 .count(&store)
                 .await
                 .unwrap(),
@@ -850,7 +867,8 @@ async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend(
         let mut cursor = None;
         loop {
             let page = Listing::query("s")
-                .category_gt("a")
+                .category()
+                .gt("a")
                 .page_size(2)
                 .page(&store, cursor.as_ref())
                 .await
@@ -865,7 +883,8 @@ async fn ranges_on_an_inner_part_with_low_characters_are_exact_on_every_backend(
         assert_eq!(paged, gt, "{name}: pages");
         // The sharded index, merged across shards in sort-key order.
         let sharded = Listing::gsi1("s")
-            .category_gt("a")
+            .category()
+            .gt("a")
             .page_size(3)
             .all(&store)
             .await
@@ -913,10 +932,10 @@ proptest::proptest! {
             let q = Listing::query("s");
             let b = bound.as_str();
             let found = match op {
-                0 => q.category_lt(b).all(&store).await,
-                1 => q.category_le(b).all(&store).await,
-                2 => q.category_gt(b).all(&store).await,
-                _ => q.category_ge(b).all(&store).await,
+                0 => q.category().lt(b).all(&store).await,
+                1 => q.category().le(b).all(&store).await,
+                2 => q.category().gt(b).all(&store).await,
+                _ => q.category().ge(b).all(&store).await,
             }
             .unwrap();
             let keep = |c: &str| match op {

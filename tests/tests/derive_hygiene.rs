@@ -121,7 +121,8 @@ async fn derived_code_ignores_shadowing_names() {
         .unwrap();
     thing.put().send(&store).await.unwrap();
     let found = Thing::gsi1(Tag("a#b".into()))
-        .n_le(3u32)
+        .n()
+        .le(3u32)
         .all(&store)
         .await
         .unwrap();
@@ -156,7 +157,12 @@ async fn derived_code_ignores_shadowing_names() {
     assert_eq!(item["match"], dyno_core::AttributeValue::S("yes".into()));
     note.put().send(&store).await.unwrap();
     assert_eq!(
-        Note::query("t1").type_eq("memo").all(&store).await.unwrap(),
+        Note::query("t1")
+            .r#type()
+            .eq("memo")
+            .all(&store)
+            .await
+            .unwrap(),
         vec![note.clone()]
     );
     let updated = Note::update(Note::key("t1", "memo"))

@@ -237,18 +237,23 @@ fn table_query_reads_the_users_orders_only() {
         kc.sort,
         Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#"))))
     );
-    let (_, kc) = key_condition(Order::query("u1").order_id_begins_with("2024").into_query());
+    let (_, kc) = key_condition(
+        Order::query("u1")
+            .order_id()
+            .begins_with("2024")
+            .into_query(),
+    );
     assert_eq!(
         kc.sort,
         Some(("SK".into(), SortCondition::BeginsWith(s("ORDER#2024"))))
     );
-    let (_, kc) = key_condition(Order::query("u1").order_id_eq("o9").into_query());
+    let (_, kc) = key_condition(Order::query("u1").order_id().eq("o9").into_query());
     assert_eq!(
         kc.sort,
         Some(("SK".into(), SortCondition::Eq(s("ORDER#o9"))))
     );
     // Ranges stay under the prefix: other entities of the partition are outside the bounds.
-    let (_, kc) = key_condition(Order::query("u1").order_id_ge("o5").into_query());
+    let (_, kc) = key_condition(Order::query("u1").order_id().ge("o5").into_query());
     assert_eq!(
         kc.sort,
         Some((
@@ -267,7 +272,8 @@ fn table_query_reads_the_users_orders_only() {
 fn index_queries_are_typed_by_the_index_fields() {
     let (index, kc) = key_condition(
         Order::gsi1(OrderStatus::Shipped)
-            .order_date_between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
+            .order_date()
+            .between(date!(2024 - 01 - 01), date!(2024 - 01 - 31))
             .into_query(),
     );
     assert_eq!(index.as_deref(), Some("GSI1"));
@@ -282,7 +288,8 @@ fn index_queries_are_typed_by_the_index_fields() {
     );
     let (_, kc) = key_condition(
         Product::gsi1("books")
-            .price_lt(Decimal::new(20, 0))
+            .price()
+            .lt(Decimal::new(20, 0))
             .into_query(),
     );
     assert_eq!(kc.partition_value, s("CATEGORY#books"));

@@ -82,8 +82,10 @@ pub struct Things {
 #[test]
 fn strict_lints_hold() {
     let q = Thing::query("x")
-        .b_eq(1u32)
-        .c_begins_with("y")
+        .b()
+        .eq(1u32)
+        .c()
+        .begins_with("y")
         .consistent()
         .into_query();
     assert!(q.is_ok());

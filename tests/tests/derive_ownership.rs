@@ -135,7 +135,12 @@ async fn stamped_updated_at_is_the_time_in_the_index_key() {
             .unwrap();
         assert!(stored.updated > before, "{name}: stamped");
         // The index key is the stamped time, not the struct's placeholder (1970).
-        let recent = User::gsi1().updated_gt(before).all(&*store).await.unwrap();
+        let recent = User::gsi1()
+            .updated()
+            .gt(before)
+            .all(&*store)
+            .await
+            .unwrap();
         assert_eq!(
             recent.iter().map(|u| &u.name).collect::<Vec<_>>(),
             ["ann"],
@@ -143,7 +148,8 @@ async fn stamped_updated_at_is_the_time_in_the_index_key() {
         );
         let item = raw(&*store, &User::key("ann")).await.unwrap();
         let again = User::gsi1()
-            .updated_eq(stored.updated)
+            .updated()
+            .eq(stored.updated)
             .all(&*store)
             .await
             .unwrap();
@@ -153,7 +159,12 @@ async fn stamped_updated_at_is_the_time_in_the_index_key() {
         let mut changed = stored.clone();
         changed.updated = OffsetDateTime::UNIX_EPOCH;
         changed.put().send(&*store).await.unwrap();
-        let old = User::gsi1().updated_lt(before).all(&*store).await.unwrap();
+        let old = User::gsi1()
+            .updated()
+            .lt(before)
+            .all(&*store)
+            .await
+            .unwrap();
         assert!(old.is_empty(), "{name}: nothing sorts as 1970: {old:?}");
 
         // An update stamps the attribute and the index key from the same value.
@@ -163,7 +174,8 @@ async fn stamped_updated_at_is_the_time_in_the_index_key() {
             .await
             .unwrap();
         let eq = User::gsi1()
-            .updated_eq(updated.updated)
+            .updated()
+            .eq(updated.updated)
             .all(&*store)
             .await
             .unwrap();
@@ -195,7 +207,8 @@ async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
             "{name}: both stamped orgs are indexed"
         );
         let exact = Organization::gsi1()
-            .created_eq(created)
+            .created()
+            .eq(created)
             .all(&*store)
             .await
             .unwrap();
@@ -213,7 +226,8 @@ async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
             .unwrap();
         let stamp = made.created.expect("stamped by the upsert");
         let found = Organization::gsi1()
-            .created_eq(stamp)
+            .created()
+            .eq(stamp)
             .all(&*store)
             .await
             .unwrap();
@@ -229,7 +243,8 @@ async fn stamped_created_at_left_none_puts_the_item_in_the_index() {
             .unwrap();
         assert_eq!(again.created, Some(stamp), "{name}: created_at stays");
         let found = Organization::gsi1()
-            .created_eq(stamp)
+            .created()
+            .eq(stamp)
             .all(&*store)
             .await
             .unwrap();

@@ -353,7 +353,11 @@ async fn consumed_capacity_is_surfaced() {
 
 /// Order items of one user, with a GSI on status.
 fn order(user: &str, i: usize) -> Item {
-    let status = if i % 2 == 0 { "shipped" } else { "pending" };
+    let status = if i.is_multiple_of(2) {
+        "shipped"
+    } else {
+        "pending"
+    };
     item(&[
         ("PK", s(&format!("USER#{user}"))),
         ("SK", s(&format!("ORDER#{i:03}"))),

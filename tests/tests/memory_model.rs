@@ -441,7 +441,7 @@ fn whole(pk: &str, sk: &str, token: u64) -> Item {
         ("GSK".to_owned(), s(format!("{token:012}"))),
         ("LSK".to_owned(), s(format!("{token:012}"))),
     ]);
-    if token % 2 == 0 {
+    if token.is_multiple_of(2) {
         item.insert("K2".into(), s("even"));
     }
     item
@@ -466,7 +466,7 @@ fn token_update(token: u64) -> Update {
         ),
     ];
     let mut remove = Vec::new();
-    if token % 2 == 0 {
+    if token.is_multiple_of(2) {
         set.push((Path::attr("K2"), SetValue::value(s("even"))));
     } else {
         remove.push(Path::attr("K2"));

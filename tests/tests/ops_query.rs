@@ -713,6 +713,20 @@ async fn hand_written_entities_build_typed_queries_and_updates() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("declares no index GSI9"), "{err}");
+    // An index the table declares but the entity has no key in: the message lists its indexes.
+    let err = Query::<User>::of::<User>(Some(GSI1), Ok("x".into()))
+        .all(&store)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`User` has no key in GSI1; its indexes: none"),
+        "{err}"
+    );
+    let err = Query::<Product>::of::<Product>(Some("GSI1"), Ok("x".into()))
+        .first(&store)
+        .await;
+    assert!(err.is_ok(), "Product has a key in GSI1: {err:?}");
     let err = Query::<Order>::of::<Order>(None, seg(&String::new()))
         .first(&store)
         .await

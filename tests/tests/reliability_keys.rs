@@ -334,7 +334,8 @@ async fn key_format_keeps_padded_partition_keys_or_matches_plain_sort_keys() {
         );
         assert_eq!(
             Ticket::query(5u64)
-                .number_eq(456u32)
+                .number()
+                .eq(456u32)
                 .all(store)
                 .await
                 .unwrap(),

@@ -1,5 +1,5 @@
 include!("common/shop.rs");
 
 fn main() {
-    let _ = Order::query("u1").order_id_eq("o1");
+    let _ = Order::query("u1").order_id().eq("o1");
 }

@@ -9,6 +9,8 @@ struct NoName;
 #[dyno(index(name = "LSI1", local, pk = "PK2", sk = "LSI1SK"))]
 #[dyno(index(name = "GSI1", sk = "GSI1SK"))]
 #[dyno(index(name = "GSI1", pk = "X", sk = "Y", keys_only, include("a")))]
+#[dyno(index(name = "by-day", pk = "DAYPK"))]
+#[dyno(index(name = "ByDay", pk = "DAYPK2"))]
 struct Shop;
 
 fn main() {}

@@ -21,6 +21,33 @@ pub(super) fn image_of(cached: &Option<Option<SharedItem>>) -> Image<'_> {
     }
 }
 
+/// A put or a delete in flight: both replace the whole item, so one path completes them.
+struct WholeItemWrite<'a> {
+    info: &'a TableInfo,
+    key: &'a Item,
+    ticket: Ticket<'a>,
+    cached_old: Option<Option<SharedItem>>,
+    /// The item put, or `None` for a delete.
+    new: Option<SharedItem>,
+    /// What the caller asked for, before [`ask_old_image`] rewrote the request.
+    asked: ReturnValues,
+    wants_old: bool,
+    rewrite: bool,
+    ttl_override: Option<Duration>,
+}
+
+/// Asks a put or a delete for the old image when that costs nothing (ALL_OLD tells which index
+/// partitions the item leaves), and for the item on a condition failure. Returns whether
+/// `return_values` was rewritten.
+fn ask_old_image(return_values: &mut ReturnValues, old_on_failure: &mut bool) -> bool {
+    let rewrite = matches!(*return_values, ReturnValues::None | ReturnValues::AllOld);
+    if rewrite {
+        *return_values = ReturnValues::AllOld;
+    }
+    *old_on_failure = true;
+    rewrite
+}
+
 impl<S: Store> CachedStore<S> {
     /// Registers a write before it is sent: on its key's counter, and on the generations of the
     /// partitions it may change (from the cached image, unless another write to the key is in
@@ -188,48 +215,22 @@ impl<S: Store> CachedStore<S> {
             // No key attributes: the backend rejects it; nothing to cache.
             return self.inner.put_item(request).await;
         };
-        let asked = request.return_values;
-        let wants_old = request.return_old_on_condition_failure;
-        // ALL_OLD costs nothing extra and tells which index partitions the item leaves.
-        let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
-        if rewrite {
-            request.return_values = ReturnValues::AllOld;
-        }
-        request.return_old_on_condition_failure = true;
-        match self.inner.put_item(request).await {
-            Ok(mut out) => {
-                let attrs = out.attributes.take();
-                let old = if rewrite {
-                    Image::from_option(attrs.as_ref())
-                } else {
-                    image_of(&cached_old)
-                };
-                let changed = Changed {
-                    key: &key,
-                    old,
-                    new: Image::Present(&new),
-                    touched: None,
-                };
-                let image = Some(Some(new.clone()));
-                self.finish_write(ticket, Some(changed), image, Some(&info), ttl_override)
-                    .await;
-                if !rewrite || asked == ReturnValues::AllOld {
-                    out.attributes = attrs;
-                }
-                Ok(out)
-            }
-            Err(e) => {
-                let changed = Changed {
-                    key: &key,
-                    old: Image::Unknown,
-                    new: Image::Present(&new),
-                    touched: None,
-                };
-                Err(self
-                    .write_failed(e, ticket, &info, changed, wants_old, ttl_override)
-                    .await)
-            }
-        }
+        let write = WholeItemWrite {
+            asked: request.return_values,
+            wants_old: request.return_old_on_condition_failure,
+            rewrite: ask_old_image(
+                &mut request.return_values,
+                &mut request.return_old_on_condition_failure,
+            ),
+            info: &info,
+            key: &key,
+            ticket,
+            cached_old,
+            new: Some(new),
+            ttl_override,
+        };
+        let sent = self.inner.put_item(request).await;
+        self.whole_item_written(write, sent).await
     }
 
     pub(super) async fn update(
@@ -319,43 +320,63 @@ impl<S: Store> CachedStore<S> {
             return self.inner.delete_item(request).await;
         };
         let key = request.key.clone();
-        let asked = request.return_values;
-        let wants_old = request.return_old_on_condition_failure;
-        let rewrite = matches!(asked, ReturnValues::None | ReturnValues::AllOld);
-        if rewrite {
-            request.return_values = ReturnValues::AllOld;
-        }
-        request.return_old_on_condition_failure = true;
-        match self.inner.delete_item(request).await {
+        let write = WholeItemWrite {
+            asked: request.return_values,
+            wants_old: request.return_old_on_condition_failure,
+            rewrite: ask_old_image(
+                &mut request.return_values,
+                &mut request.return_old_on_condition_failure,
+            ),
+            info: &info,
+            key: &key,
+            ticket,
+            cached_old,
+            new: None,
+            ttl_override,
+        };
+        let sent = self.inner.delete_item(request).await;
+        self.whole_item_written(write, sent).await
+    }
+
+    /// Completes a put or a delete from its response: installs the new state (the item put, or
+    /// absent) and bumps the partitions it left and entered, or handles the failure.
+    async fn whole_item_written(
+        &self,
+        w: WholeItemWrite<'_>,
+        sent: Result<WriteOutput>,
+    ) -> Result<WriteOutput> {
+        let new = w.new.as_deref().map_or(Image::Absent, Image::Present);
+        match sent {
             Ok(mut out) => {
                 let attrs = out.attributes.take();
-                let old = if rewrite {
+                let old = if w.rewrite {
                     Image::from_option(attrs.as_ref())
                 } else {
-                    image_of(&cached_old)
+                    image_of(&w.cached_old)
                 };
                 let changed = Changed {
-                    key: &key,
+                    key: w.key,
                     old,
-                    new: Image::Absent,
+                    new,
                     touched: None,
                 };
-                self.finish_write(ticket, Some(changed), Some(None), Some(&info), ttl_override)
+                let image = Some(w.new.clone());
+                self.finish_write(w.ticket, Some(changed), image, Some(w.info), w.ttl_override)
                     .await;
-                if !rewrite || asked == ReturnValues::AllOld {
+                if !w.rewrite || w.asked == ReturnValues::AllOld {
                     out.attributes = attrs;
                 }
                 Ok(out)
             }
             Err(e) => {
                 let changed = Changed {
-                    key: &key,
+                    key: w.key,
                     old: Image::Unknown,
-                    new: Image::Absent,
+                    new,
                     touched: None,
                 };
                 Err(self
-                    .write_failed(e, ticket, &info, changed, wants_old, ttl_override)
+                    .write_failed(e, w.ticket, w.info, changed, w.wants_old, w.ttl_override)
                     .await)
             }
         }

@@ -19,6 +19,14 @@ pub trait EncodePart {
     fn encode_part(&self, format: KeyFormat) -> Result<String>;
     /// The value as a key-segment prefix in `format` (`begins_with` on a partial value).
     fn encode_part_prefix(&self, format: KeyFormat) -> Result<String>;
+    /// [`EncodePart::encode_part_prefix`] when `prefix`, else [`EncodePart::encode_part`].
+    fn encode_segment(&self, format: KeyFormat, prefix: bool) -> Result<String> {
+        if prefix {
+            self.encode_part_prefix(format)
+        } else {
+            self.encode_part(format)
+        }
+    }
     /// Appends the value's segment in `format` to `out`, the key being built from `template`:
     /// the appended segment must be non-empty and free of the delimiter. Errors name the entity
     /// and field.
@@ -68,6 +76,10 @@ pub trait EncodePartFallback {
     }
     /// Always an error.
     fn encode_part_prefix(&self, _format: KeyFormat) -> Result<String> {
+        Err(Error::key(None, "type has no KeyPart impl"))
+    }
+    /// Always an error.
+    fn encode_segment(&self, _format: KeyFormat, _prefix: bool) -> Result<String> {
         Err(Error::key(None, "type has no KeyPart impl"))
     }
     /// Always an error.

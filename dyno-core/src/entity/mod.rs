@@ -23,6 +23,19 @@ pub struct IndexTemplate {
     pub shards: u32,
 }
 
+impl IndexTemplate {
+    /// The entity's templates in index `index` (`shards` shard suffixes on the partition key,
+    /// or 0).
+    pub const fn new(index: &'static str, pk: Template, sk: Option<Template>, shards: u32) -> Self {
+        IndexTemplate {
+            index,
+            pk,
+            sk,
+            shards,
+        }
+    }
+}
+
 /// A type stored as items of one table.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a dyno entity",

@@ -17,6 +17,17 @@ pub struct KeySource {
     pub shards: u32,
 }
 
+impl KeySource {
+    /// The source `attribute`, written from `template` (with `shards` shard suffixes, or 0).
+    pub const fn new(attribute: &'static str, template: Template, shards: u32) -> Self {
+        KeySource {
+            attribute,
+            template,
+            shards,
+        }
+    }
+}
+
 fn strip_shard(key: &str, shards: u32) -> &str {
     if shards == 0 {
         return key;

@@ -25,8 +25,8 @@
 //!     let order = Order { user_id: "u".into(), order_id: id.into(), total };
 //!     order.create().send(&store).await?;
 //! }
-//! // `filter`, `limit` and `all` come from `QueryDsl`; `order_id_ge` is generated.
-//! let big = Order::query("u").order_id_ge("2").filter(Order::TOTAL.gt(20u64)).limit(1).all(&store).await?;
+//! // `filter`, `limit` and `all` come from `QueryDsl`; `order_id()` is generated.
+//! let big = Order::query("u").order_id().ge("2").filter(Order::TOTAL.gt(20u64)).limit(1).all(&store).await?;
 //! assert_eq!(big.len(), 1);
 //! // `condition` and `send` come from `UpdateDsl`; `add_total` is generated.
 //! let order = Order::update(Order::key("u", "1"))
@@ -85,9 +85,16 @@ pub trait QueryDsl: Sized {
     type Out: FromItem + FilterBy<Self::Entity>;
     /// [`Local`] (the table or a local index) or [`Global`].
     type Kind;
+    /// The same builder in sort-key state `S` (see [`super::sort_key`]).
+    type In<S>: QueryDsl<Entity = Self::Entity, Out = Self::Out, Kind = Self::Kind>;
+
+    /// The builder around `query` (the derive's builders: in any state).
+    fn from_query(query: Query<Self::Out>) -> Self;
 
     /// Applies `f` to the query being built.
-    fn map_query(self, f: impl FnOnce(Query<Self::Out>) -> Query<Self::Out>) -> Self;
+    fn map_query(self, f: impl FnOnce(Query<Self::Out>) -> Query<Self::Out>) -> Self {
+        Self::from_query(f(self.into_inner()))
+    }
 
     /// The query being built.
     fn as_query(&self) -> &Query<Self::Out>;

@@ -195,10 +195,15 @@ impl<T: FromItem> Query<T> {
                         def.name
                     )));
                 } else if mine.is_none() {
+                    let indexes: Vec<&str> = E::INDEXES.iter().map(|t| t.index).collect();
                     error = Some(Error::validation(format!(
-                        "query of {}: {} has no key in index {name}",
+                        "`{}` has no key in {name}; its indexes: {}",
                         E::ENTITY_TYPE,
-                        E::ENTITY_TYPE
+                        if indexes.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            indexes.join(", ")
+                        }
                     )));
                 }
                 (

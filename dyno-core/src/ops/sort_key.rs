@@ -1,7 +1,13 @@
 //! Sort-key conditions on one part of a composite sort key (`{day}#{order_id}`): what the
-//! derive's typed sort-key methods (`day_lt`, `day_between`, `day_begins_with`) build, and what
-//! a hand-written entity's query uses through [`Query::sk_compare`](super::Query::sk_compare)
-//! and friends.
+//! derive's typed sort-key conditions (`.day().lt(..)`, `.day().between(..)`,
+//! `.day().begins_with(..)`, all from [`SortKeyPart`]) build, and what a hand-written entity's
+//! query uses through [`Query::sk_compare`](super::Query::sk_compare) and friends.
+//!
+//! A derived query builder carries its progress in its `State` parameter: [`Sk<N>`](Sk) when the
+//! first `N` parts of a composite sort key are fixed by `eq`, [`SkDone`] once the condition is
+//! complete. Each part's accessor (`.day()`) exists in the state where the part comes next, so
+//! parts are given in order and nothing follows a range; a call out of order is a compile error
+//! saying which part to fix first.
 //!
 //! A sort key is `prefix + segment + rest`: `prefix` is the template's literal text plus the
 //! parts already fixed by `*_eq`, `segment` is the encoded value of the part being compared, and
@@ -18,8 +24,164 @@
 //! Ranges compare encoded segments: the field's order for numbers, dates and timestamps (fixed
 //! width), and byte order of the escaped text for strings.
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use super::{Query, QueryDsl};
+use crate::error::Result;
+use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
 use crate::value::AttributeValue;
+
+/// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
+#[derive(Debug)]
+pub struct Sk<const N: usize>(PhantomData<()>);
+
+/// Query builder state: the sort-key condition is complete.
+#[derive(Debug)]
+pub struct SkDone(PhantomData<()>);
+
+/// The conditions on one part of a typed query's sort key, typed by the part's field `T`:
+/// `order_date().between(a, b)`. What the derive's accessor returns (`OrderQuery::order_date`),
+/// for the builder `Q`: `eq` fixes the part and moves the builder to state `Next` (the next
+/// part's [`Sk`], or [`SkDone`] for the last part); a range or `begins_with` completes the
+/// condition ([`SkDone`]).
+///
+/// ```
+/// use dyno_core::prelude::*;
+/// # use dyno_core::Entity;
+/// # #[derive(dyno_core::Table)]
+/// # #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+/// # struct Shop;
+/// #[derive(Debug, Entity)]
+/// #[dyno(table = Shop, pk = "USER#{user_id}", sk = "ORDER#{day}#{order_id}")]
+/// struct Order {
+///     user_id: String,
+///     day: String,
+///     order_id: String,
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> dyno_core::Result<()> {
+/// let store = MemoryStore::new();
+/// store.create_table(Shop::definition()).await?;
+/// for (day, id) in [("2024-05-01", "a"), ("2024-05-01", "b"), ("2024-05-02", "c")] {
+///     Order { user_id: "u".into(), day: day.into(), order_id: id.into() }.create().send(&store).await?;
+/// }
+/// // `day` is fixed first, then a range on `order_id` completes the condition.
+/// let later = Order::query("u").day().eq("2024-05-01").order_id().ge("b").all(&store).await?;
+/// assert_eq!(later.len(), 1);
+/// let may = Order::query("u").day().begins_with("2024-05").count(&store).await?;
+/// assert_eq!(may, 3);
+/// # Ok(())
+/// # }
+/// ```
+#[must_use = "a sort-key part does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
+pub struct SortKeyPart<Q: QueryDsl, T, Next> {
+    query: Query<Q::Out>,
+    encode: fn(&T, bool) -> Result<String>,
+    following: &'static str,
+    is_final: bool,
+    _state: PhantomData<fn() -> Next>,
+}
+
+/// The state of a query without sort-key condition: the first part's accessor requires it.
+#[diagnostic::on_unimplemented(
+    message = "this query has its sort-key condition already",
+    label = "the sort-key condition already covers this part",
+    note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next"
+)]
+pub trait NoSortCondition {}
+
+impl NoSortCondition for Sk<0> {}
+
+impl<Q: QueryDsl, T, Next> fmt::Debug for SortKeyPart<Q, T, Next> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SortKeyPart")
+            .field("query", &self.query)
+            .field("following", &self.following)
+            .field("is_final", &self.is_final)
+            .finish()
+    }
+}
+
+impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
+    /// The part of `query`'s sort key written by `encode` (the field's key segment; with `true`,
+    /// of a partial value for `begins_with`), followed in the template by the literal
+    /// `following`; `is_final` when no part follows it.
+    pub fn new(
+        query: Query<Q::Out>,
+        encode: fn(&T, bool) -> Result<String>,
+        following: &'static str,
+        is_final: bool,
+    ) -> Self {
+        SortKeyPart {
+            query,
+            encode,
+            following,
+            is_final,
+            _state: PhantomData,
+        }
+    }
+
+    fn segment(&self, value: impl FieldValue<T>, prefix: bool) -> Result<String> {
+        value.with_value(|v| (self.encode)(v, prefix))
+    }
+
+    /// True when the part ends the key (no literal text after it).
+    fn last(&self) -> bool {
+        self.is_final && self.following.is_empty()
+    }
+
+    fn compare(self, value: impl FieldValue<T>, op: SkOp) -> Q::In<SkDone> {
+        let (segment, last) = (self.segment(value, false), self.last());
+        <Q::In<SkDone>>::from_query(self.query.sk_compare(segment, last, op))
+    }
+
+    /// `part = value`: on the last part, the whole sort key; otherwise it fixes this part (the
+    /// query reads keys beginning with the key so far) and conditions on the next part follow.
+    pub fn eq(self, value: impl FieldValue<T>) -> Q::In<Next> {
+        let segment = self.segment(value, false);
+        <Q::In<Next>>::from_query(if self.is_final {
+            self.query.sk_eq(segment, self.following)
+        } else {
+            self.query.sk_fix(segment, self.following)
+        })
+    }
+
+    /// `part < value`.
+    pub fn lt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.compare(value, SkOp::Lt)
+    }
+
+    /// `part <= value`.
+    pub fn le(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.compare(value, SkOp::Le)
+    }
+
+    /// `part > value`.
+    pub fn gt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.compare(value, SkOp::Gt)
+    }
+
+    /// `part >= value`.
+    pub fn ge(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.compare(value, SkOp::Ge)
+    }
+
+    /// `part BETWEEN low AND high` (both inclusive).
+    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Q::In<SkDone> {
+        let (low, high) = (self.segment(low, false), self.segment(high, false));
+        let last = self.last();
+        <Q::In<SkDone>>::from_query(self.query.sk_between(low, high, last))
+    }
+
+    /// The part starts with `value` (a partial value: a string's first characters, say).
+    pub fn begins_with(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        let partial = self.segment(value, true);
+        <Q::In<SkDone>>::from_query(self.query.sk_begins_with(partial))
+    }
+}
 
 /// The highest character.
 const MAX: char = '\u{10FFFF}';

@@ -34,6 +34,26 @@ pub struct IndexKeyNeed {
     pub fields: &'static [&'static str],
 }
 
+impl IndexKeyNeed {
+    /// Index key `attribute` of `index` (its `role`, `"partition"` or `"sort"`), written from
+    /// `template`, which needs `fields` outside the primary key.
+    pub const fn new(
+        attribute: &'static str,
+        index: &'static str,
+        role: &'static str,
+        template: &'static str,
+        fields: &'static [&'static str],
+    ) -> Self {
+        IndexKeyNeed {
+            attribute,
+            index,
+            role,
+            template,
+            fields,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Action {
     Set(SetValue),

@@ -33,7 +33,7 @@ pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use self::epoch::{from_epoch_seconds, to_epoch_seconds, EpochSeconds, EpochTime};
 pub use self::impls::{BuildHasherBound, Bytes, NumberValue, Serde, SetElement};
-pub use self::number::{Number, NumberError};
+pub use self::number::{Decimal, Number, NumberError};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};
 

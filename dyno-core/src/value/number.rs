@@ -28,6 +28,160 @@ pub struct Number {
     exponent: i64,
 }
 
+/// A number's canonical parts read from its text without allocating: the sign, the significant
+/// digits (no leading or trailing zeros; none for zero, which is never negative) and the exponent
+/// of the last of them, so that equal numbers written differently (`1.50`, `15e-1`, `+1.5`) have
+/// equal parts. [`Number::parse`] is built on it; paths that only need the canonical form, such as
+/// cache keys, read it directly. The range is not checked (see [`Number::check`]).
+///
+/// ```
+/// use dyno_core::value::Decimal;
+/// let a = Decimal::parse("001.50").unwrap();
+/// let b = Decimal::parse("15e-1").unwrap();
+/// assert!(a.digits().eq(b.digits()) && a.exponent() == b.exponent());
+/// assert_eq!(a.digits().collect::<Vec<_>>(), [1, 5]);
+/// assert_eq!(a.exponent(), -1);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Decimal<'a> {
+    negative: bool,
+    /// The mantissa as written: digits with at most one point.
+    mantissa: &'a [u8],
+    /// The significant digits are the mantissa's digits `first..last`.
+    first: usize,
+    last: usize,
+    exponent: i64,
+}
+
+impl<'a> Decimal<'a> {
+    /// Parses decimal text as DynamoDB accepts it: an optional sign, digits with at most one
+    /// point (`5.`, `.5` and `0001.23` are fine), an optional exponent (`1e+5`, `-17.4E37`). No
+    /// spaces, no `NaN`/`Infinity`, no hexadecimal.
+    pub fn parse(text: &'a str) -> Result<Self, NumberError> {
+        let bytes = text.as_bytes();
+        let (negative, start) = match bytes.first() {
+            Some(b'-') => (true, 1),
+            Some(b'+') => (false, 1),
+            _ => (false, 0),
+        };
+        let mut i = start;
+        let mut count = 0;
+        let mut first = None;
+        let mut last = 0;
+        let mut fraction_digits: i64 = 0;
+        let mut seen_point = false;
+        while let Some(&c) = bytes.get(i) {
+            match c {
+                b'0'..=b'9' => {
+                    if c != b'0' {
+                        first.get_or_insert(count);
+                        last = count + 1;
+                    }
+                    count += 1;
+                    if seen_point {
+                        fraction_digits += 1;
+                    }
+                }
+                b'.' if !seen_point => seen_point = true,
+                _ => break,
+            }
+            i += 1;
+        }
+        if count == 0 {
+            return Err(NumberError::Syntax);
+        }
+        let mantissa = &bytes[start..i];
+        let mut exponent: i64 = 0;
+        if let Some(&e) = bytes.get(i) {
+            if e != b'e' && e != b'E' {
+                return Err(NumberError::Syntax);
+            }
+            i += 1;
+            let mut exponent_negative = false;
+            if let Some(&sign) = bytes.get(i) {
+                if sign == b'+' || sign == b'-' {
+                    exponent_negative = sign == b'-';
+                    i += 1;
+                }
+            }
+            let digits_start = i;
+            while let Some(&c) = bytes.get(i) {
+                if !c.is_ascii_digit() {
+                    return Err(NumberError::Syntax);
+                }
+                exponent = (exponent * 10 + i64::from(c - b'0')).min(EXPONENT_CLAMP);
+                i += 1;
+            }
+            if i == digits_start {
+                return Err(NumberError::Syntax);
+            }
+            if exponent_negative {
+                exponent = -exponent;
+            }
+        }
+        let Some(first) = first else {
+            return Ok(Decimal {
+                negative: false,
+                mantissa,
+                first: 0,
+                last: 0,
+                exponent: 0,
+            });
+        };
+        // The mantissa's last digit sits at 10^(exponent - fraction_digits); the last
+        // significant one `count - last` places above it.
+        let exponent = (exponent - fraction_digits + (count - last) as i64)
+            .clamp(-EXPONENT_CLAMP, EXPONENT_CLAMP);
+        Ok(Decimal {
+            negative,
+            mantissa,
+            first,
+            last,
+            exponent,
+        })
+    }
+
+    /// True for a negative number (never for zero).
+    pub fn is_negative(&self) -> bool {
+        self.negative
+    }
+
+    /// True for zero, however written.
+    pub fn is_zero(&self) -> bool {
+        self.last == 0
+    }
+
+    /// The significant digits (0..=9), most significant first; none for zero.
+    pub fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+        self.mantissa
+            .iter()
+            .filter(|c| c.is_ascii_digit())
+            .map(|c| c - b'0')
+            .skip(self.first)
+            .take(self.last - self.first)
+    }
+
+    /// How many significant digits there are (0 for zero).
+    pub fn digit_count(&self) -> usize {
+        self.last - self.first
+    }
+
+    /// The exponent of the last significant digit: the number is `digits × 10^exponent`.
+    pub fn exponent(&self) -> i64 {
+        self.exponent
+    }
+}
+
+impl From<Decimal<'_>> for Number {
+    fn from(d: Decimal<'_>) -> Self {
+        Number {
+            negative: d.negative,
+            digits: d.digits().collect(),
+            exponent: d.exponent,
+        }
+    }
+}
+
 /// Why a number is not a DynamoDB number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NumberError {
@@ -73,67 +227,7 @@ impl Number {
     ///
     /// [`check`]: Number::check
     pub fn parse(text: &str) -> Result<Self, NumberError> {
-        let bytes = text.as_bytes();
-        let mut i = 0;
-        let mut negative = false;
-        if let Some(&sign) = bytes.first() {
-            if sign == b'+' || sign == b'-' {
-                negative = sign == b'-';
-                i = 1;
-            }
-        }
-        let mut mantissa = Vec::new();
-        let mut fraction_digits: i64 = 0;
-        let mut seen_point = false;
-        while let Some(&c) = bytes.get(i) {
-            match c {
-                b'0'..=b'9' => {
-                    mantissa.push(c - b'0');
-                    if seen_point {
-                        fraction_digits += 1;
-                    }
-                }
-                b'.' if !seen_point => seen_point = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        if mantissa.is_empty() {
-            return Err(NumberError::Syntax);
-        }
-        let mut exponent: i64 = 0;
-        if let Some(&e) = bytes.get(i) {
-            if e != b'e' && e != b'E' {
-                return Err(NumberError::Syntax);
-            }
-            i += 1;
-            let mut exponent_negative = false;
-            if let Some(&sign) = bytes.get(i) {
-                if sign == b'+' || sign == b'-' {
-                    exponent_negative = sign == b'-';
-                    i += 1;
-                }
-            }
-            let start = i;
-            while let Some(&c) = bytes.get(i) {
-                if !c.is_ascii_digit() {
-                    return Err(NumberError::Syntax);
-                }
-                exponent = (exponent * 10 + i64::from(c - b'0')).min(EXPONENT_CLAMP);
-                i += 1;
-            }
-            if i == start {
-                return Err(NumberError::Syntax);
-            }
-            if exponent_negative {
-                exponent = -exponent;
-            }
-        }
-        Ok(Number::from_digits(
-            negative,
-            mantissa,
-            exponent - fraction_digits,
-        ))
+        Decimal::parse(text).map(Number::from)
     }
 
     /// Checks DynamoDB's limits: at most 38 significant digits, leading digit between 10^-130

@@ -1,12 +1,16 @@
-//! `#[derive(Entity)]`: the `Entity` impl (templates, `key`, `to_item`, `from_item`, version),
-//! typed key constructors, field handles, and (in `query.rs` and `update.rs`) the typed query and
-//! update builders.
+//! `#[derive(Entity)]`: the model the generators share (`Gen`, `IndexGen`), the assembly of the
+//! expansion (the `Entity` impl, checks, field handles), and its parts by concern: key attributes
+//! (`entity/keys.rs`), the item codec (`entity/codec.rs`), the typed query and update builders
+//! (`query.rs`, `update.rs`).
 
 use std::collections::BTreeSet;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Type};
+
+mod codec;
+mod keys;
 
 use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
@@ -32,10 +36,10 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 /// One index of the entity, resolved.
 pub struct IndexGen<'a> {
     pub decl: &'a EntityIndex,
-    /// `<Table as TableIndex<{ID}>>`, spanned on the index name.
-    pub tr: TokenStream,
-    /// The index name's span: every use of the index trait carries it, so an undeclared index
-    /// is one error there.
+    /// `Table::GSI1` (the table's `TableIndex` constant), spanned on the index name.
+    pub table_index: TokenStream,
+    /// The index name's span: the one use of the table's constant carries it, so an undeclared
+    /// index is one error there.
     pub span: Span,
     /// `__I<n>_NAME`: the index name, from the table.
     pub name_const: Ident,
@@ -53,11 +57,14 @@ pub struct IndexGen<'a> {
 }
 
 impl IndexGen<'_> {
-    /// `<Table as TableIndex<ID>>::<item>`, all spanned on the index name.
-    pub fn assoc(&self, item: &str) -> TokenStream {
-        let tr = &self.tr;
-        let item = Ident::new(item, self.span);
-        respan(quote!(#tr::#item), self.span)
+    /// The index kind (`Global`, or `Local` for an index sharing the table's partition key); a
+    /// constant assertion checks it against the table's declaration.
+    pub fn kind(&self, p: &TokenStream) -> TokenStream {
+        if self.own_pk {
+            quote!(#p::Global)
+        } else {
+            quote!(#p::Local)
+        }
     }
 
     /// Fields of both templates.
@@ -111,17 +118,15 @@ impl<'a> Gen<'a> {
                     .into_iter()
                     .next()
                     .map_or_else(Span::call_site, |t| t.span());
-                let tr = respan(
-                    quote!(<#table as #p::TableIndex<{ #p::index_id(#name) }>>),
-                    span,
-                );
+                let const_ident = Ident::new(&case::index_const(name), span);
+                let table_index = respan(quote!(#table::#const_ident), span);
                 let method = format_ident!("{}", case::snake(name));
                 // Spanned on the index name, like every use of the index trait: an index the table
                 // does not declare is one error, there.
                 let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);
                 IndexGen {
                     decl,
-                    tr,
+                    table_index,
                     span,
                     name_const: format_ident!("__I{}_NAME", i),
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
@@ -227,11 +232,9 @@ impl<'a> Gen<'a> {
 
         let mut index_consts = TokenStream::new();
         let mut index_templates = Vec::new();
-        let mut sources =
-            vec![quote!(#p::KeySource { attribute: __PK_NAME, template: __PK_T, shards: 0 })];
+        let mut sources = vec![quote!(#p::KeySource::new(__PK_NAME, __PK_T, 0))];
         if has_sk {
-            sources
-                .push(quote!(#p::KeySource { attribute: __SK_NAME, template: __SK_T, shards: 0 }));
+            sources.push(quote!(#p::KeySource::new(__SK_NAME, __SK_T, 0)));
         }
         for ix in &self.indexes {
             let (pk_t_name, sk_t_name, pk_name, sk_name) =
@@ -257,16 +260,16 @@ impl<'a> Gen<'a> {
                     .trim_start_matches("__I")
                     .trim_end_matches("_NAME")
             );
-            let a_info = ix.assoc("INFO");
-            let info_def = respan(quote!(const #info: #p::IndexInfo = #a_info;), ix.span);
-            let has_sk_const = quote!(#info.has_sk);
+            let table_index = &ix.table_index;
+            let info_def = respan(quote!(const #info: #p::TableIndex = #table_index;), ix.span);
+            let has_sk_const = quote!(#info.sort_key.is_some());
             let local_const = quote!(#info.local);
             index_consts.extend(quote! {
                 #info_def
                 const #pk_t_name: #p::Template = #pk_c;
                 const #name_const: &str = #info.name;
-                const #pk_name: &str = #info.pk;
-                const #sk_name: &str = #info.sk;
+                const #pk_name: &str = #info.partition_key;
+                const #sk_name: &str = #info.sort_key_or_empty();
             });
             let has_isk = ix.sk.is_some();
             if let Some(t) = ix.sk {
@@ -279,13 +282,17 @@ impl<'a> Gen<'a> {
                 format!("index `{name}` of the table has a sort key: give `{ident}`'s `index({name}, ...)` an `sk = \"...\"` template")
             };
             let own_pk = ix.own_pk;
-            let local_msg = format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`");
-            let global_msg = format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`");
+            // The entity's template says which kind it expects (a `pk` means global): the message
+            // for the other kind.
+            let kind_msg = if own_pk {
+                format!("index `{name}` is a local index: it shares the table's partition key, so leave out `pk` in `index({name}, ...)`")
+            } else {
+                format!("index `{name}` is a global index: give it a partition key template, `index({name}, pk = \"...\", ...)`")
+            };
             checks.extend(respan(
                 quote! {
                     const _: () = #p::const_assert(#has_sk_const == #has_isk, #isk_msg);
-                    const _: () = #p::const_assert(!#local_const || !#own_pk, #local_msg);
-                    const _: () = #p::const_assert(#local_const || #own_pk, #global_msg);
+                    const _: () = #p::const_assert(#local_const == !#own_pk, #kind_msg);
                 },
                 span,
             ));
@@ -295,16 +302,13 @@ impl<'a> Gen<'a> {
                 quote!(::core::option::Option::None)
             };
             let shards = ix.shards;
-            index_templates.push(
-                quote!(#p::IndexTemplate { index: #name_const, pk: #pk_t_name, sk: #isk_opt, shards: #shards }),
-            );
+            index_templates
+                .push(quote!(#p::IndexTemplate::new(#name_const, #pk_t_name, #isk_opt, #shards)));
             if ix.own_pk {
-                sources.push(quote!(#p::KeySource { attribute: #pk_name, template: #pk_t_name, shards: #shards }));
+                sources.push(quote!(#p::KeySource::new(#pk_name, #pk_t_name, #shards)));
             }
             if has_isk {
-                sources.push(
-                    quote!(#p::KeySource { attribute: #sk_name, template: #sk_t_name, shards: 0 }),
-                );
+                sources.push(quote!(#p::KeySource::new(#sk_name, #sk_t_name, 0)));
             }
         }
 
@@ -345,7 +349,7 @@ impl<'a> Gen<'a> {
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
                 checks.extend(respan(quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);), fspan));
                 ttl_const = quote! {
-                    const __TTL_NAME: &str = match <#table as #p::TableKeys>::TTL { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+                    const __TTL_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::TTL);
                 };
                 ttl_attr = quote!(::core::option::Option::Some(__TTL_NAME));
             }
@@ -368,16 +372,12 @@ impl<'a> Gen<'a> {
             // The autoref-specialization traits every helper below calls through (a field type
             // without the trait reaches the fallback, so the only error is the one spanned on it).
             #[allow(unused_imports)]
-            use #p::{
-                EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
-                RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _,
-                TtlCodec as _, TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
-            };
+            use #p::autoref::*;
             const __ENTITY: &str = #entity_type;
             const __PK_T: #p::Template = #pk_t;
             #sk_t
             const __PK_NAME: &str = <#table as #p::TableKeys>::PK;
-            const __SK_NAME: &str = match <#table as #p::TableKeys>::SK { ::core::option::Option::Some(n) => n, ::core::option::Option::None => "" };
+            const __SK_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::SK);
             #ttl_const
             #index_consts
             const __KEY_SOURCES: &[#p::KeySource] = &[#(#sources),*];
@@ -414,8 +414,7 @@ impl<'a> Gen<'a> {
                 #handles
                 #key_ctor
 
-                /// Decodes an item (what `Entity::from_item` does; this inherent method spares the
-                /// choice between it and `FromItem::from_item`).
+                /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
                 pub fn from_item(item: &#p::Item) -> #p::Result<Self> {
                     <Self as #p::Entity>::from_item(item)
                 }
@@ -429,426 +428,6 @@ impl<'a> Gen<'a> {
             #query_defs
             #update_def
             #body
-        }
-    }
-
-    /// The name of the one generated function encoding the key attribute of template constant
-    /// `tc` (`__PK_T` -> `__key_pk`, `__I0_SK_T` -> `__key_i0_sk`).
-    pub fn key_fn_name(tc: &Ident) -> Ident {
-        let s = tc.to_string();
-        let s = s
-            .trim_start_matches("__")
-            .trim_end_matches("_T")
-            .to_lowercase();
-        format_ident!("__key_{}", s)
-    }
-
-    /// The distinct fields of `t`, in order of first appearance: the parameters of its key
-    /// function.
-    pub fn template_args(t: &Template) -> Vec<&str> {
-        let mut out: Vec<&str> = Vec::new();
-        for f in t.fields() {
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        out
-    }
-
-    /// The key function of template `t` (constant `tc`): one string sized once, each segment
-    /// written into it and checked there. Every consumer of the key attribute calls it: `key`,
-    /// `try_key`, `to_item`, query partitions, update setters and upsert keys. `extra`: bytes to
-    /// reserve for a shard suffix.
-    /// `partition`: `t` is a partition-key template (see [`Self::key_format`]).
-    fn key_fn_def(&self, t: &Template, tc: &Ident, extra: usize, partition: bool) -> TokenStream {
-        let p = &self.p;
-        let name = Self::key_fn_name(tc);
-        let args = Self::template_args(t);
-        let params = args.iter().map(|f| {
-            let id = self.field(f).ident;
-            let ty = self.key_arg_ty(f);
-            quote!(#id: &#ty)
-        });
-        let literals: usize = extra
-            + t.segments
-                .iter()
-                .map(|s| match s {
-                    Seg::Lit(l) => l.len(),
-                    Seg::Field(_) => 0,
-                })
-                .sum::<usize>();
-        let hints = t.fields().map(|f| {
-            let id = self.field(f).ident;
-            quote!(+ (&#p::Part(#id)).len_hint())
-        });
-        let writes = t.segments.iter().map(|seg| match seg {
-            Seg::Lit(l) => quote!(__k.push_str(#l);),
-            Seg::Field(f) => {
-                let id = self.field(f).ident;
-                let format = self.key_format(f, partition);
-                quote!((&#p::Part(#id)).write_part(&mut __k, #format, &#tc, __ENTITY, #f)?;)
-            }
-        });
-        quote! {
-            #[inline]
-            fn #name(#(#params),*) -> #p::Result<::std::string::String> {
-                let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
-                #(#writes)*
-                ::core::result::Result::Ok(__k)
-            }
-        }
-    }
-
-    /// Every key function: primary key, then each index's own keys.
-    fn key_fn_defs(&self) -> TokenStream {
-        let mut out = self.key_fn_def(&self.m.pk, &format_ident!("__PK_T"), 0, true);
-        if let Some(sk) = &self.m.sk {
-            out.extend(self.key_fn_def(sk, &format_ident!("__SK_T"), 0, false));
-        }
-        for ix in &self.indexes {
-            if ix.own_pk {
-                // `#<shard>`: at most 11 bytes.
-                let extra = if ix.shards > 0 { 11 } else { 0 };
-                out.extend(self.key_fn_def(ix.pk, &ix.pk_t, extra, true));
-            }
-            if let Some(sk) = ix.sk {
-                out.extend(self.key_fn_def(sk, &ix.sk_t, 0, false));
-            }
-        }
-        out
-    }
-
-    /// A call of template `t`'s key function (constant `tc`), each argument from `value(field)`
-    /// (a `&T` of the key argument type); `?` on its error.
-    pub fn key_call(t: &Template, tc: &Ident, value: impl Fn(&str) -> TokenStream) -> TokenStream {
-        let name = Self::key_fn_name(tc);
-        let args = Self::template_args(t).into_iter().map(value);
-        quote!(#name(#(#args),*)?)
-    }
-
-    /// Nested `FieldValue::with_value` calls binding each `(name, T)` argument to a `&T` of the
-    /// same name around `body`, a block returning `Result<ret>`.
-    pub fn with_values(
-        &self,
-        args: &[(Ident, TokenStream)],
-        ret: &TokenStream,
-        body: TokenStream,
-    ) -> TokenStream {
-        let p = &self.p;
-        let mut out = body;
-        for (i, (id, ty)) in args.iter().enumerate().rev() {
-            let annot = (i + 1 == args.len()).then(|| quote!(-> #p::Result<#ret>));
-            out = quote!(#p::FieldValue::<#ty>::with_value(#id, |#id: &#ty| #annot { #out }));
-        }
-        if args.is_empty() {
-            out = quote!((|| -> #p::Result<#ret> { #out })());
-        }
-        out
-    }
-
-    /// The value of field `name` an item written now holds: `__r_<name>` for a timestamp (decided
-    /// once per write, see [`Self::encode_fn`]), else `&self.<name>`.
-    fn self_ref(&self, name: &str) -> TokenStream {
-        let f = self.field(name);
-        if f.created_at.get() || f.updated_at.get() {
-            let r = format_ident!("__r_{}", name);
-            quote!(#r)
-        } else {
-            let fid = f.ident;
-            quote!(&self.#fid)
-        }
-    }
-
-    /// Inserts the key attributes of template `t` (constant `tc`, attribute `attr`) into
-    /// `__item`, the arguments from `value`; with `shard`, the shard suffix is pushed first.
-    fn insert_key(
-        t: &Template,
-        tc: &Ident,
-        attr: &TokenStream,
-        shard: Option<TokenStream>,
-        value: impl Fn(&str) -> TokenStream,
-    ) -> TokenStream {
-        let call = Self::key_call(t, tc, value);
-        match shard {
-            Some(shard) => quote! {{
-                let mut __k = #call;
-                #shard
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(__k));
-            }},
-            None => quote! {
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(#call));
-            },
-        }
-    }
-
-    /// Inserts the primary key attributes into `__item`, each field from `value`.
-    fn insert_primary_with(&self, value: impl Fn(&str) -> TokenStream) -> TokenStream {
-        let mut out = Self::insert_key(
-            &self.m.pk,
-            &format_ident!("__PK_T"),
-            &quote!(__PK_NAME),
-            None,
-            &value,
-        );
-        if let Some(sk) = &self.m.sk {
-            out.extend(Self::insert_key(
-                sk,
-                &format_ident!("__SK_T"),
-                &quote!(__SK_NAME),
-                None,
-                &value,
-            ));
-        }
-        out
-    }
-
-    /// Writes index `ix`'s key attributes (its pk with `write_pk`, its sk with `write_sk`) into
-    /// `__item`, which already holds the primary key (for the shard: `shard_src`). `value(field)`
-    /// is a `&F` of the field's type; optional fields must all be `Some`, or the index attributes
-    /// are left out (sparse index) and, with `removes`, pushed there instead (updates).
-    pub fn insert_index(
-        &self,
-        ix: &IndexGen<'_>,
-        write_pk: bool,
-        write_sk: bool,
-        removes: Option<&Ident>,
-        shard_src: &TokenStream,
-        value: impl Fn(&str) -> TokenStream,
-    ) -> TokenStream {
-        let p = &self.p;
-        let table = &self.table;
-        let mut optional: Vec<&str> = Vec::new();
-        let written = ix.pk.fields().filter(|_| ix.own_pk && write_pk).chain(
-            ix.sk
-                .into_iter()
-                .flat_map(|t| t.fields())
-                .filter(|_| write_sk),
-        );
-        for f in written {
-            if self.is_optional(f) && !optional.contains(&f) {
-                optional.push(f);
-            }
-        }
-        let bound = |f: &str| -> TokenStream {
-            if optional.contains(&f) {
-                let o = format_ident!("__o_{}", f);
-                quote!(#o)
-            } else {
-                value(f)
-            }
-        };
-        let mut body = TokenStream::new();
-        if ix.own_pk && write_pk {
-            let shard = (ix.shards > 0).then(|| {
-                let n = ix.shards;
-                quote!(#p::push_shard(&mut __k, #p::shard_of(#shard_src, __PK_NAME, <#table as #p::TableKeys>::SK, #n));)
-            });
-            let pk_name = &ix.pk_name;
-            body.extend(Self::insert_key(
-                ix.pk,
-                &ix.pk_t,
-                &quote!(#pk_name),
-                shard,
-                bound,
-            ));
-        }
-        if let (Some(sk), true) = (ix.sk, write_sk) {
-            let sk_name = &ix.sk_name;
-            body.extend(Self::insert_key(
-                sk,
-                &ix.sk_t,
-                &quote!(#sk_name),
-                None,
-                bound,
-            ));
-        }
-        if optional.is_empty() {
-            return quote!({ #body });
-        }
-        let values = optional.iter().map(|f| {
-            let v = value(f);
-            quote!((#v).as_ref())
-        });
-        let pats = optional.iter().map(|f| {
-            let o = format_ident!("__o_{}", f);
-            quote!(::core::option::Option::Some(#o))
-        });
-        let otherwise = removes.map(|r| {
-            let (pk_name, sk_name) = (&ix.pk_name, &ix.sk_name);
-            let own = (ix.own_pk && write_pk).then(|| quote!(#r.push(#pk_name);));
-            let sk = (ix.sk.is_some() && write_sk).then(|| quote!(#r.push(#sk_name);));
-            quote!(else { #own #sk })
-        });
-        quote! {
-            if let (#(#pats,)*) = (#(#values,)*) { #body } #otherwise
-        }
-    }
-
-    fn key_fn(&self) -> TokenStream {
-        let p = &self.p;
-        let insert = self.insert_primary_with(|f| {
-            let fid = self.field(f).ident;
-            quote!(&self.#fid)
-        });
-        quote! {
-            fn key(&self) -> #p::Result<#p::Item> {
-                let mut __item = #p::Item::with_capacity(2);
-                #insert
-                ::core::result::Result::Ok(__item)
-            }
-        }
-    }
-
-    /// `to_item`. Timestamps are decided first, once per write: `__r_<field>` is the value the
-    /// item holds (now, for `updated_at` and an unset `created_at`), and both the attribute and
-    /// every key segment made from the field use it.
-    fn encode_fn(&self) -> TokenStream {
-        let p = &self.p;
-        let table = &self.table;
-        let mut stamps = TokenStream::new();
-        let mut fields = TokenStream::new();
-        for f in &self.m.fields {
-            if !f.is_stored() {
-                continue;
-            }
-            let fid = f.ident;
-            let ty = f.ty;
-            let a = &f.attr_name;
-            if f.created_at.get() || f.updated_at.get() {
-                let r = format_ident!("__r_{}", f.name());
-                let now = format_ident!("__now_{}", f.name());
-                let decide = if f.created_at.get() {
-                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
-                } else {
-                    quote!((&__stamp).now())
-                };
-                stamps.extend(quote! {
-                    let #now: ::core::option::Option<#ty> = {
-                        let __stamp = #p::Stamp::<#ty>::new();
-                        #decide
-                    };
-                    let #r: &#ty = match &#now {
-                        ::core::option::Option::Some(now) => now,
-                        ::core::option::Option::None => &self.#fid,
-                    };
-                });
-            }
-            let value = self.self_ref(&f.name());
-            fields.extend(if f.ttl.get() {
-                quote!((&#p::Ttl::<#ty>::new()).put(&mut __item, __ENTITY, __TTL_NAME, &self.#fid)?;)
-            } else if f.serde.get() {
-                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &#p::Serde(&self.#fid))?;)
-            } else {
-                quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
-            });
-        }
-        let primary = self.insert_primary_with(|f| self.self_ref(f));
-        let mut indexes = TokenStream::new();
-        for ix in &self.indexes {
-            indexes.extend(
-                self.insert_index(ix, true, true, None, &quote!(&__item), |f| self.self_ref(f)),
-            );
-        }
-        let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
-        quote! {
-            fn to_item(&self) -> #p::Result<#p::Item> {
-                #stamps
-                let mut __item = #p::Item::with_capacity(#capacity);
-                #fields
-                #primary
-                #indexes
-                __item.insert(
-                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
-                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
-                );
-                ::core::result::Result::Ok(__item)
-            }
-        }
-    }
-
-    /// `from_item`: one pass over the item's attributes puts each one the entity reads into its
-    /// field's slot (a `match` on the name instead of a hash lookup per field), then each field
-    /// is decoded from its slot, falling back to the key attributes for key fields.
-    fn decode_fn(&self) -> TokenStream {
-        let p = &self.p;
-        let ident = self.ident;
-        let mut slots = TokenStream::new();
-        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
-        let mut ttl_check = TokenStream::new();
-        let mut inits = TokenStream::new();
-        for f in &self.m.fields {
-            let fid = f.ident;
-            let ty = f.ty;
-            let a = &f.attr_name;
-            let name = f.name();
-            let slot = format_ident!("__v_{}", name);
-            if !f.skip.get() {
-                slots.extend(quote! {
-                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
-                });
-                if f.ttl.get() {
-                    // The table's TTL name is a constant the macro cannot see: another field may
-                    // share it, so it is not a `match` arm.
-                    ttl_check = quote! {
-                        if __name.as_str() == __TTL_NAME {
-                            #slot = ::core::option::Option::Some(__value);
-                        }
-                    };
-                } else {
-                    // Fields sharing an attribute all read it, as separate lookups would.
-                    match by_attribute.iter_mut().find(|(name, _)| name == a) {
-                        Some((_, slots)) => slots.push(slot.clone()),
-                        None => by_attribute.push((a.clone(), vec![slot.clone()])),
-                    }
-                }
-            }
-            let value = if f.skip.get() {
-                quote!(::core::default::Default::default())
-            } else if f.ttl.get() {
-                quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
-            } else if f.serde.get() {
-                if f.default.get() {
-                    quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
-                } else {
-                    quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
-                }
-            } else if self.keyed.contains(&name) {
-                let inner = self.key_arg_ty(&name);
-                let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
-                if self.is_optional(&name) {
-                    quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
-                } else {
-                    quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
-                }
-            } else if f.default.get() || f.version.get() {
-                quote!(#p::attr_or_default_in::<#ty>(#slot, __ENTITY, #a)?)
-            } else {
-                quote!(#p::attr_in::<#ty>(#slot, __ENTITY, #a)?)
-            };
-            inits.extend(quote!(#fid: #value,));
-        }
-        let arms = by_attribute.iter().map(
-            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
-        );
-        let scan = if by_attribute.is_empty() && ttl_check.is_empty() {
-            TokenStream::new()
-        } else {
-            quote! {
-                for (__name, __value) in item {
-                    #ttl_check
-                    match __name.as_str() {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
-        };
-        quote! {
-            fn from_item(item: &#p::Item) -> #p::Result<Self> {
-                #slots
-                #scan
-                ::core::result::Result::Ok(#ident { #inits })
-            }
         }
     }
 
@@ -873,123 +452,6 @@ impl<'a> Gen<'a> {
             });
         }
         out
-    }
-
-    /// The ordered, deduplicated fields of the primary key: the key constructor's arguments.
-    pub fn primary_args(&self) -> Vec<&'a str> {
-        let mut out: Vec<&'a str> = Vec::new();
-        for f in self
-            .m
-            .pk
-            .fields()
-            .chain(self.m.sk.iter().flat_map(|t| t.fields()))
-        {
-            if !out.contains(&f) {
-                out.push(f);
-            }
-        }
-        out
-    }
-
-    /// `name: impl FieldValue<T>` parameters of key fields (`T`: the key argument type), and
-    /// the `(name, T)` pairs [`Self::with_values`] binds.
-    pub fn key_params(&self, fields: &[&str]) -> (Vec<TokenStream>, Vec<(Ident, TokenStream)>) {
-        let p = &self.p;
-        let mut params = Vec::new();
-        let mut binds = Vec::new();
-        for name in fields {
-            let arg = self.field(name).ident.clone();
-            let ty = self.key_arg_ty(name);
-            params.push(quote!(#arg: impl #p::FieldValue<#ty>));
-            binds.push((arg, quote!(#ty)));
-        }
-        (params, binds)
-    }
-
-    /// `&name`: a key field bound by [`Self::with_values`].
-    pub fn bound_arg(&self, name: &str) -> TokenStream {
-        let id = self.field(name).ident;
-        quote!(#id)
-    }
-
-    /// `PartitionKeyOf<A>`: the partition key from its fields (one value, or a tuple), for
-    /// collections.
-    fn partition_impl(&self) -> TokenStream {
-        let p = &self.p;
-        let ident = self.ident;
-        let fields = Self::template_args(&self.m.pk);
-        let (_, binds) = self.key_params(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
-        let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
-        let bounds = fields.iter().zip(&params).map(|(f, a)| {
-            let ty = self.key_arg_ty(f);
-            quote!(#a: #p::FieldValue<#ty>)
-        });
-        let (args_ty, bind) = match params.len() {
-            1 => {
-                let a = &params[0];
-                let n = &names[0];
-                (quote!(#a), quote!(let #n = args;))
-            }
-            _ => (quote!((#(#params,)*)), quote!(let (#(#names,)*) = args;)),
-        };
-        let call = Self::key_call(&self.m.pk, &format_ident!("__PK_T"), |f| self.bound_arg(f));
-        let body = self.with_values(
-            &binds,
-            &quote!(::std::string::String),
-            quote!(::core::result::Result::Ok(#call)),
-        );
-        quote! {
-            #[automatically_derived]
-            impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
-                #[allow(clippy::unused_unit)]
-                fn partition_key(args: #args_ty) -> #p::Result<::std::string::String> {
-                    #bind
-                    #body
-                }
-            }
-        }
-    }
-
-    fn key_ctor(&self) -> TokenStream {
-        let p = &self.p;
-        let ident = self.ident;
-        let fields = self.primary_args();
-        let (args, binds) = self.key_params(&fields);
-        let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
-        let insert = self.insert_primary_with(|f| self.bound_arg(f));
-        let body = self.with_values(
-            &binds,
-            &quote!(#p::Key<#ident>),
-            quote! {
-                let mut __item = #p::Item::with_capacity(2);
-                #insert
-                ::core::result::Result::Ok(#p::Key::from_item(__item))
-            },
-        );
-        let doc = format!(
-            "The primary key of the `{ident}` with these key fields (`{}`{}).",
-            self.m.pk.text(),
-            self.m
-                .sk
-                .as_ref()
-                .map(|s| format!(", `{}`", s.text()))
-                .unwrap_or_default()
-        );
-        quote! {
-            #[doc = #doc]
-            ///
-            /// An invalid value (an empty string) makes every request using the key fail with
-            /// the encoding error; [`Self::try_key`] reports it here instead.
-            pub fn key(#(#args),*) -> #p::Key<#ident> {
-                #p::key_or_invalid(Self::try_key(#(#names),*))
-            }
-
-            /// The primary key, or the error encoding its fields.
-            pub fn try_key(#(#args),*) -> #p::Result<#p::Key<#ident>> {
-                #body
-            }
-        }
     }
 }
 

@@ -1,9 +1,10 @@
 //! Typed query builders: one type per entity and index (`OrderQuery`, `OrderGsi1Query`).
 //!
-//! The partition fields are the constructor's arguments (`Order::gsi1(status)`); sort-key
-//! conditions are methods named after the sort-key fields and typed by them. The builder's
-//! `State` parameter tracks how many leading parts of a composite sort key are fixed
-//! (`Sk<N>`), so `order_id_eq` exists only after `order_date_eq`, and nothing follows a range
+//! The partition fields are the constructor's arguments (`Order::gsi1(status)`); each sort-key
+//! part has an accessor named after its field (`.order_date()`) returning dyno-core's
+//! `SortKeyPart`, which supplies the conditions typed by the field. The builder's `State`
+//! parameter tracks how many leading parts of a composite sort key are fixed (`Sk<N>`), so
+//! `.order_id()` is accepted only after `.order_date().eq(..)`, and nothing follows a range
 //! (`SkDone`). `Kind` is the index kind: `consistent()` exists only on the table and local
 //! indexes.
 
@@ -12,12 +13,14 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
-use super::respan;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
 struct Spec<'g> {
+    /// The builder's name: the entity's query type for the table, an alias of it for an index.
     ty: Ident,
+    /// The builder's index parameter: 0 for the table, `n + 1` for the entity's index `n`.
+    ix: usize,
     /// The index name's span (indexes only).
     span: Option<proc_macro2::Span>,
     kind: TokenStream,
@@ -27,6 +30,8 @@ struct Spec<'g> {
     pk_t: Ident,
     sk: Option<&'g Template>,
     method: Ident,
+    /// The index name (indexes only), for messages.
+    index_name: String,
     doc: String,
 }
 
@@ -36,6 +41,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     let ident = g.ident;
     let mut specs = vec![Spec {
         ty: format_ident!("{}Query", ident),
+        ix: 0,
         span: None,
         kind: quote!(#p::Local),
         index: quote!(::core::option::Option::None),
@@ -43,6 +49,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         pk_t: format_ident!("__PK_T"),
         sk: g.m.sk.as_ref(),
         method: format_ident!("query"),
+        index_name: String::new(),
         doc: format!(
             "the table (`{}`{})",
             g.m.pk.text(),
@@ -52,12 +59,13 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
                 .unwrap_or_default()
         ),
     }];
-    for ix in &g.indexes {
+    for (n, ix) in g.indexes.iter().enumerate() {
         let (pk_t, name_const) = (&ix.pk_t, &ix.name_const);
         specs.push(Spec {
             ty: ix.query_ty.clone(),
+            ix: n + 1,
             span: Some(ix.span),
-            kind: ix.assoc("Kind"),
+            kind: ix.kind(p),
             index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
             // A local index's partition key is the table's.
@@ -68,6 +76,7 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             },
             sk: ix.sk,
             method: ix.method.clone(),
+            index_name: ix.decl.name.clone(),
             doc: format!(
                 "index `{}` (`{}`{}{})",
                 ix.decl.name,
@@ -96,15 +105,34 @@ pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         seen.push(field);
         impls.extend(segment_fn(g, field));
     }
+    let mut ctors = TokenStream::new();
     for spec in &specs {
-        let (d, i) = one(g, spec);
+        let (d, c, i) = one(g, spec);
         defs.extend(d);
+        ctors.extend(c);
         impls.extend(i);
     }
+    impls.extend(quote! {
+        #[automatically_derived]
+        impl #ident { #ctors }
+    });
+    let base = &specs[0].ty;
+    impls.extend(passthrough(p, base, &quote!(#ident)));
+    let debug_name = base.to_string();
+    impls.extend(quote! {
+        #[automatically_derived]
+        impl<const IX: usize, State, Kind, Out: #p::FromItem> ::core::fmt::Debug for #base<IX, State, Kind, Out> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#debug_name).field("index", &IX).field("query", &self.query).finish()
+            }
+        }
+    });
     (defs, impls)
 }
 
-fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
+/// The builder's definition (the type, or its alias), its constructor on the entity, and its
+/// sort-key accessors.
+fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let vis = g.m.vis;
@@ -114,94 +142,55 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream) {
         "A typed query on {} returning `{ident}`s; built by [`{ident}::{}`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`.",
         s.doc, s.method
     );
-    let def = quote! {
-        #[doc = #doc]
-        #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-        #[allow(clippy::type_complexity)]
-        #vis struct #ty<State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
-            query: #p::Query<Out>,
-            _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
+    let base = format_ident!("{}Query", ident);
+    let def = if s.ix == 0 {
+        // One type for the table and every index (`IX`): the shared impls are written once.
+        quote! {
+            #[doc = #doc]
+            #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
+            #vis struct #ty<const IX: usize = 0, State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
+                query: #p::Query<Out>,
+                _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
+            }
         }
-    };
-
-    // The defaults name the index kind: spanned on the index name like the constructor below.
-    let def = match s.span {
-        Some(span) => respan(def, span),
-        None => def,
+    } else {
+        let ix = s.ix;
+        quote! {
+            #[doc = #doc]
+            #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
+        }
     };
 
     // Constructor on the entity.
     let pk_fields = Gen::template_args(s.pk);
     let (args, binds) = g.key_params(&pk_fields);
-    let call = Gen::key_call(s.pk, &s.pk_t, |f| g.bound_arg(f));
-    let encode = g.with_values(
-        &binds,
-        &quote!(::std::string::String),
-        quote!(::core::result::Result::Ok(#call)),
-    );
+    let encode = g.encode_key(s.pk, &s.pk_t, &binds);
     let index = &s.index;
     let method = &s.method;
     let ctor_doc = format!("Queries {} of `{ident}`: the partition fields are the arguments; sort-key conditions are methods of the result.", s.doc);
-    let pk_fn = format_ident!("__dyno_{}_partition", method);
-    let arg_names: Vec<Ident> = pk_fields.iter().map(|f| g.field(f).ident.clone()).collect();
-    let pk_helper = quote! {
-        fn #pk_fn(#(#args),*) -> #p::Result<::std::string::String> {
-            #encode
-        }
-    };
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn #method(#(#args),*) -> #ty {
-            #ty {
-                query: #p::Query::of::<#ident>(#index, #pk_fn(#(#arg_names),*)),
-                _marker: ::core::marker::PhantomData,
-            }
+            <#ty as #p::QueryDsl>::from_query(#p::Query::of::<#ident>(#index, #encode))
         }
-    };
-    // An index's constructor names the index kind (`<Table as TableIndex<ID>>::Kind`): spanned on
-    // the index name, so an undeclared index is reported there, once.
-    let ctor = match s.span {
-        Some(span) => respan(ctor, span),
-        None => ctor,
     };
 
-    let passthrough = passthrough(p, ty, &quote!(#ident));
-    let sort = s.sk.map(|t| sort_methods(g, ty, t)).unwrap_or_default();
-    let order =
-        s.sk.map(|t| out_of_order_methods(g, s, t))
-            .unwrap_or_default();
-    let debug_name = ty.to_string();
-    let impls = quote! {
-        #pk_helper
-        #[automatically_derived]
-        #[allow(clippy::type_complexity)]
-        impl #ident {
-            #ctor
-        }
-        #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem> ::core::fmt::Debug for #ty<State, Kind, Out> {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#debug_name).field("query", &self.query).finish()
-            }
-        }
-        #passthrough
-        #sort
-        #order
-    };
-    (def, impls)
+    let sort = s.sk.map(|t| sort_methods(g, s, t)).unwrap_or_default();
+    (def, ctor, sort)
 }
 
 /// The `QueryDsl` impl (filter, limit, page size, order, consistency and running it, from
 /// dyno-core) and the projection method.
-pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
+fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<State, Kind, Out> {
+        impl<const IX: usize, State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<IX, State, Kind, Out> {
             type Entity = #entity;
             type Out = Out;
             type Kind = Kind;
-            fn map_query(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> Self {
-                self.__next(f)
+            type In<S2> = #ty<IX, S2, Kind, Out>;
+            fn from_query(query: #p::Query<Out>) -> Self {
+                #ty { query, _marker: ::core::marker::PhantomData }
             }
             fn as_query(&self) -> &#p::Query<Out> {
                 &self.query
@@ -212,22 +201,16 @@ pub fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenSt
         }
 
         #[automatically_derived]
-        impl<State, Kind, Out: #p::FromItem> #ty<State, Kind, Out> {
-            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this
-            /// entity) and returns `P2`s.
-            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<State, Kind, P2> {
+        impl<const IX: usize, State, Kind, Out: #p::FromItem> #ty<IX, State, Kind, Out> {
+            /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s.
+            pub fn project<P2: #p::FromItem + #p::ProjectionOf<#entity>>(self) -> #ty<IX, State, Kind, P2> {
                 #ty { query: self.query.project(), _marker: ::core::marker::PhantomData }
-            }
-
-            /// The query in state `S2` after `f`.
-            fn __next<S2>(self, f: impl ::core::ops::FnOnce(#p::Query<Out>) -> #p::Query<Out>) -> #ty<S2, Kind, Out> {
-                #ty { query: f(self.query), _marker: ::core::marker::PhantomData }
             }
         }
     }
 }
 
-/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key argument (or, with
+/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key value (or, with
 /// `prefix`, of a partial value for `begins_with`), errors naming the entity and field.
 fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     let p = &g.p;
@@ -236,20 +219,28 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     // Written as the sort-key template writes the field.
     let format = g.key_format(field, false);
     quote! {
-        fn #name(value: impl #p::FieldValue<#ty>, prefix: bool) -> #p::Result<::std::string::String> {
-            #p::FieldValue::<#ty>::with_value(value, |v| {
-                if prefix { (&#p::Part(v)).encode_part_prefix(#format) } else { (&#p::Part(v)).encode_part(#format) }
-            })
-            .map_err(|e| #p::key_error(e, __ENTITY, #field))
+        fn #name(v: &#ty, prefix: bool) -> #p::Result<::std::string::String> {
+            (&#p::Part(v)).encode_segment(#format, prefix).map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }
 }
 
-/// Sort-key condition methods, one impl per prefix state.
-fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
+/// One accessor per sort-key part (`.order_date()`), returning the runtime's `SortKeyPart`
+/// (`eq`, `lt`, ..., `between`, `begins_with`). It exists in every state but requires the state
+/// where the part comes next (a marker trait implemented for that `Sk<i>` only), so a part out
+/// of order is one error whose message says which part to fix first.
+fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
     let p = &g.p;
+    let ident = g.ident;
+    let ty = &s.ty;
+    let base = format_ident!("{}Query", ident);
+    let ix = s.ix;
     let fields: Vec<&str> = t.fields().collect();
-    let n = fields.len();
+    let text = t.text().replace('{', "{{").replace('}', "}}");
+    let whose = match &s.span {
+        Some(_) => format!("the sort key of index `{}`", s.index_name),
+        None => "the sort key".to_owned(),
+    };
     let mut out = TokenStream::new();
     for (i, field) in fields.iter().enumerate() {
         // The literal after this field: `#...` before the next field, or the template's tail.
@@ -262,117 +253,47 @@ fn sort_methods(g: &Gen<'_>, ty: &Ident, t: &Template) -> TokenStream {
             Some(Seg::Lit(l)) => l.clone(),
             _ => String::new(),
         };
-        let is_final_field = i + 1 == n;
-        let last = is_final_field && following.is_empty();
+        let is_final = i + 1 == fields.len();
+        let next = if is_final {
+            quote!(#p::SkDone)
+        } else {
+            let n = i + 1;
+            quote!(#p::Sk<#n>)
+        };
         let arg_ty = g.key_arg_ty(field);
         let seg_fn = format_ident!("__seg_{}", field);
-        let encode = |arg: &Ident, prefix: bool| quote!(#seg_fn(#arg, #prefix));
-        let value = format_ident!("value");
-        let (low, high) = (format_ident!("low"), format_ident!("high"));
-        let enc = encode(&value, false);
-        let enc_prefix = encode(&value, true);
-        let (enc_low, enc_high) = (encode(&low, false), encode(&high, false));
-        let eq_name = format_ident!("{}_eq", field);
-        let eq = if is_final_field {
-            quote! {
-                #[doc = concat!("`", #field, " = value`: the whole sort key.")]
-                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_eq(#enc, #following))
-                }
+        let accessor = &g.field(field).ident;
+        // The first part needs a state without condition (dyno-core's marker); a later part
+        // the state where the part before it is fixed (a marker naming that part).
+        let (tr, marker) = match i.checked_sub(1).map(|j| fields[j]) {
+            Some(before) => {
+                let tr = format_ident!("__{}Part{}", ty, i);
+                let message = format!("call `{before}().eq(..)` first: {whose} is `{text}`");
+                let note = "the parts of a composite sort key are given in order, each fixed with `eq` before a condition on the next; a range ends the condition";
+                let marker = quote! {
+                    /// Implemented by the query state in which this sort-key part comes next.
+                    #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
+                    pub trait #tr {}
+                    impl #tr for #p::Sk<#i> {}
+                };
+                (quote!(#tr), marker)
             }
-        } else {
-            let next = i + 1;
-            let next_field = fields[next];
-            let doc = format!("`{field} = value`: fixes this part of the sort key (`begins_with` on the key up to here); conditions on `{next_field}` may follow.");
-            quote! {
-                #[doc = #doc]
-                pub fn #eq_name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::Sk<#next>, Kind, Out> {
-                    self.__next(|q| q.sk_fix(#enc, #following))
-                }
-            }
+            None => (quote!(#p::NoSortCondition), TokenStream::new()),
         };
-        let mut ranges = TokenStream::new();
-        for (suffix, op, what) in [
-            ("lt", "Lt", "<"),
-            ("le", "Le", "<="),
-            ("gt", "Gt", ">"),
-            ("ge", "Ge", ">="),
-        ] {
-            let name = format_ident!("{}_{}", field, suffix);
-            let op = format_ident!("{}", op);
-            let doc = format!("`{field} {what} value`.");
-            ranges.extend(quote! {
+        let doc = format!(
+            "Conditions on `{field}`, {} of {whose} `{}`: `.{field}().eq(v)`{}, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.",
+            if is_final { "the last part".to_owned() } else { format!("part {} (then conditions on `{}`)", i + 1, fields[i + 1]) },
+            t.text(),
+            if i > 0 { format!(" (after `{}().eq(..)`)", fields[i - 1]) } else { String::new() },
+        );
+        out.extend(quote! {
+            #marker
+            #[automatically_derived]
+            impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #base<#ix, State, Kind, Out> {
                 #[doc = #doc]
-                pub fn #name(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_compare(#enc, #last, #p::SkOp::#op))
+                pub fn #accessor(self) -> #p::SortKeyPart<Self, #arg_ty, #next> where State: #tr {
+                    #p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)
                 }
-            });
-        }
-        let between = format_ident!("{}_between", field);
-        let begins = format_ident!("{}_begins_with", field);
-        let between_doc = format!("`{field} BETWEEN low AND high` (both inclusive).");
-        let begins_doc = format!("`{field}` starts with `value` (a partial value, for strings).");
-        out.extend(quote! {
-            #[automatically_derived]
-            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#i>, Kind, Out> {
-                #eq
-                #ranges
-                #[doc = #between_doc]
-                pub fn #between(self, low: impl #p::FieldValue<#arg_ty>, high: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_between(#enc_low, #enc_high, #last))
-                }
-                #[doc = #begins_doc]
-                pub fn #begins(self, value: impl #p::FieldValue<#arg_ty>) -> #ty<#p::SkDone, Kind, Out> {
-                    self.__next(|q| q.sk_begins_with(#enc_prefix))
-                }
-            }
-        });
-    }
-    out
-}
-
-/// For each part of a composite sort key, its condition methods on the states before it, under a
-/// bound no type meets: calling `order_id_eq` before `order_date_eq` says to call that first.
-fn out_of_order_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
-    let p = &g.p;
-    let ty = &s.ty;
-    let fields: Vec<&str> = t.fields().collect();
-    let whose = match &s.span {
-        Some(_) => format!(
-            "the sort key of {}",
-            s.doc.split('`').nth(1).unwrap_or("the index")
-        ),
-        None => "the sort key".to_owned(),
-    };
-    let mut out = TokenStream::new();
-    for j in 0..fields.len().saturating_sub(1) {
-        let first = fields[j];
-        let tr = format_ident!("__{}Sk{}", ty, j);
-        let message = format!("call `{first}_eq` first: {whose} is `{}`", t.text());
-        let note = "the parts of a composite sort key are given in order, each fixed with `_eq` before a condition on the next";
-        let mut methods = TokenStream::new();
-        for field in &fields[j + 1..] {
-            for suffix in ["eq", "lt", "le", "gt", "ge", "begins_with"] {
-                let m = format_ident!("{}_{}", field, suffix);
-                methods.extend(quote! {
-                    #[doc(hidden)]
-                    pub fn #m<V: #tr>(self, _value: V) -> Self { self }
-                });
-            }
-            let between = format_ident!("{}_between", field);
-            methods.extend(quote! {
-                #[doc(hidden)]
-                pub fn #between<V: #tr, W>(self, _low: V, _high: W) -> Self { self }
-            });
-        }
-        out.extend(quote! {
-            /// Not implemented by any type: see the methods using it.
-            #[diagnostic::on_unimplemented(message = #message, label = "an earlier part of the sort key is not fixed yet", note = #note)]
-            pub trait #tr {}
-
-            #[automatically_derived]
-            impl<Kind, Out: #p::FromItem> #ty<#p::Sk<#j>, Kind, Out> {
-                #methods
             }
         });
     }

@@ -1,5 +1,6 @@
 //! `#[derive(Table)]`: `impl Table` with a static `TableDef`, the key-name constants, and one
-//! `TableIndex<ID>` impl per index (so entities naming an undeclared index do not compile).
+//! `TableIndex` constant per index (`Shop::GSI1`), which entities name: an undeclared index is
+//! a compile error at its name.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -25,7 +26,6 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let ttl = opt_str(table.ttl.as_ref());
 
     let mut def = quote!(#p::TableDef::new(#name, #pk, #sk));
-    let mut index_impls = TokenStream::new();
     let mut index_consts = TokenStream::new();
     for index in &table.indexes {
         let iname = &index.name;
@@ -37,11 +37,11 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             quote!(#p::Projection::All)
         };
         let isk = opt_str(index.sk.as_ref());
-        let (ipk, kind, local) = if index.local {
-            (quote!(#pk), quote!(#p::Local), true)
+        let (ipk, local) = if index.local {
+            (quote!(#pk), true)
         } else {
             let ipk = index.pk.as_ref();
-            (quote!(#ipk), quote!(#p::Global), false)
+            (quote!(#ipk), false)
         };
         let method = if local {
             quote!(local_index)
@@ -49,25 +49,17 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             quote!(global_index)
         };
         def = quote!(#def.#method(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection)));
-        index_impls.extend(quote! {
-            #[automatically_derived]
-            impl #p::TableIndex<{ #p::index_id(#iname) }> for #ident {
-                type Kind = #kind;
-                const NAME: &'static str = #iname;
-                const PK: &'static str = #ipk;
-                const SK: ::core::option::Option<&'static str> = #isk;
-                const LOCAL: bool = #local;
-            }
+        let const_ident = format_ident!("{}", case::index_const(&iname.value()));
+        let doc = format!("Index `{}`: its name and key attributes.", iname.value());
+        index_consts.extend(quote! {
+            #[doc = #doc]
+            pub const #const_ident: #p::TableIndex = #p::TableIndex {
+                name: #iname,
+                partition_key: #ipk,
+                sort_key: #isk,
+                local: #local,
+            };
         });
-        let const_name = case::screaming(&iname.value());
-        if syn::parse_str::<syn::Ident>(&const_name).is_ok() && !const_name.is_empty() {
-            let const_ident = format_ident!("{}", const_name);
-            let doc = format!("The name of index `{}`.", iname.value());
-            index_consts.extend(quote! {
-                #[doc = #doc]
-                pub const #const_ident: &'static str = #iname;
-            });
-        }
     }
     if let Some(ttl) = &table.ttl {
         def = quote!(#def.ttl(#ttl));
@@ -99,7 +91,6 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             const SK: ::core::option::Option<&'static str> = #sk;
             const TTL: ::core::option::Option<&'static str> = #ttl;
         }
-        #index_impls
         #consts
     }))
 }

@@ -359,15 +359,21 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
     helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
+    let start = if touch.is_empty() {
+        quote!(#ty { update: #p::UpdateBuilder::new(key) })
+    } else {
+        quote! {
+            let mut __update = #ty { update: #p::UpdateBuilder::new(key) };
+            #touch
+            __update
+        }
+    };
     let impls = quote! {
         #[automatically_derived]
         impl #ident {
             /// Starts a typed update of the item with primary key `key`.
             pub fn update(key: #p::Key<#ident>) -> #ty {
-                #[allow(unused_mut)]
-                let mut __update = #ty { update: #p::UpdateBuilder::new(key) };
-                #touch
-                __update
+                #start
             }
         }
 
@@ -568,13 +574,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             }
             let text = template.text();
             needs.push(quote! {
-                #p::IndexKeyNeed {
-                    attribute: #attr,
-                    index: #name_const,
-                    role: #role,
-                    template: #text,
-                    fields: &[#(#outside),*],
-                }
+                #p::IndexKeyNeed::new(#attr, #name_const, #role, #text, &[#(#outside),*])
             });
         }
         if pk || sk {

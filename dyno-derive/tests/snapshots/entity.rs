@@ -1,25 +1,19 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
 #[doc = "A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-#[allow (clippy :: type_complexity)]
-pub struct OrderQuery < State = :: dyno_core :: __private :: Sk < 0 > ,
+pub struct OrderQuery < const IX : usize = 0 ,
+State = :: dyno_core :: __private :: Sk < 0 > ,
 Kind = :: dyno_core :: __private :: Local ,
 Out : :: dyno_core :: __private :: FromItem = Order > {
     query : :: dyno_core :: __private :: Query < Out > ,
     _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
 }
 #[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
-#[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-#[allow (clippy :: type_complexity)]
-pub struct OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
-Kind = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-    :: dyno_core :: __private :: index_id ("GSI1")
-}
->> :: Kind ,
-Out : :: dyno_core :: __private :: FromItem = Order > {
-    query : :: dyno_core :: __private :: Query < Out > ,
-    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
-}
+pub type OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
+Out = Order > = OrderQuery < 1usize ,
+State ,
+:: dyno_core :: __private :: Global ,
+Out > ;
 #[doc = "A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`."]
 #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
 pub struct OrderUpdate {
@@ -29,63 +23,23 @@ pub struct OrderUpdate {
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
 const _ : () = {
     #[allow (unused_imports)]
-    use :: dyno_core :: __private :: {
-        EncodePart as _ ,
-        EncodePartFallback as _ ,
-        PartLen as _ ,
-        PartLenFallback as _ ,
-        RecoverKey as _ ,
-        RecoverNone as _ ,
-        StampNow as _ ,
-        StampNowFallback as _ ,
-        TtlCodec as _ ,
-        TtlCodecFallback as _ ,
-        VersionOf as _ ,
-        VersionOfFallback as _ ,
-    };
+    use :: dyno_core :: __private :: autoref :: * ;
     const __ENTITY : & str = "Order" ;
     const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
     const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
     const __PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableKeys > :: PK ;
-    const __SK_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: SK {
-        :: core :: option :: Option :: Some (n) => n ,
-        :: core :: option :: Option :: None => ""
-    };
-    const __TTL_NAME : & str = match < ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL {
-        :: core :: option :: Option :: Some (n) => n ,
-        :: core :: option :: Option :: None => ""
-    };
-    const __I0 : :: dyno_core :: __private :: IndexInfo = < ECommerce as :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    >> :: INFO ;
+    const __SK_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK) ;
+    const __TTL_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL) ;
+    const __I0 : :: dyno_core :: __private :: TableIndex = ECommerce :: GSI1 ;
     const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
     const __I0_NAME : & str = __I0 . name ;
-    const __I0_PK_NAME : & str = __I0 . pk ;
-    const __I0_SK_NAME : & str = __I0 . sk ;
+    const __I0_PK_NAME : & str = __I0 . partition_key ;
+    const __I0_SK_NAME : & str = __I0 . sort_key_or_empty () ;
     const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
-    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource {
-        attribute : __PK_NAME ,
-        template : __PK_T ,
-        shards : 0
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __SK_NAME ,
-        template : __SK_T ,
-        shards : 0
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __I0_PK_NAME ,
-        template : __I0_PK_T ,
-        shards : 0u32
-    }, :: dyno_core :: __private :: KeySource {
-        attribute : __I0_SK_NAME ,
-        template : __I0_SK_T ,
-        shards : 0
-    }
-] ;
+    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource :: new (__PK_NAME , __PK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__SK_NAME , __SK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__I0_PK_NAME , __I0_PK_T , 0u32) , :: dyno_core :: __private :: KeySource :: new (__I0_SK_NAME , __I0_SK_T , 0)] ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . has_sk == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (! __I0 . local || ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local || true , "index `GSI1` is a global index: give it a partition key template, `index(GSI1, pk = \"...\", ...)`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . sort_key . is_some () == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local == ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
     const _ : () = :: dyno_core :: __private :: assert_key_part :: < OrderStatus > () ;
@@ -126,13 +80,7 @@ const _ : () = {
         const ENTITY_TYPE : & 'static str = __ENTITY ;
         const PK : :: dyno_core :: __private :: Template = __PK_T ;
         const SK : :: core :: option :: Option < :: dyno_core :: __private :: Template > = :: core :: option :: Option :: Some (__SK_T) ;
-        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate {
-            index : __I0_NAME ,
-            pk : __I0_PK_T ,
-            sk : :: core :: option :: Option :: Some (__I0_SK_T) ,
-            shards : 0u32
-        }
-] ;
+        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate :: new (__I0_NAME , __I0_PK_T , :: core :: option :: Option :: Some (__I0_SK_T) , 0u32)] ;
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
@@ -225,13 +173,8 @@ const _ : () = {
     impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
     #[automatically_derived]
     impl < A0 : :: dyno_core :: __private :: FieldValue < String > > :: dyno_core :: __private :: PartitionKeyOf < A0 > for Order {
-        #[allow (clippy :: unused_unit)]
-        fn partition_key (args : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            let user_id = args ;
-            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-                :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
-            }
-)
+        fn partition_key (user_id : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)
         }
     }
     #[automatically_derived]
@@ -258,211 +201,84 @@ const _ : () = {
         pub const VERSION : :: dyno_core :: __private :: Field < Order ,
         u64 > = :: dyno_core :: __private :: Field :: new ("version") ;
         #[doc = "The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`)."]
-        #[doc = r""]
-        #[doc = r" An invalid value (an empty string) makes every request using the key fail with"]
-        #[doc = r" the encoding error; [`Self::try_key`] reports it here instead."]
+        #[doc = r" An invalid value (an empty string) fails every request using it; see [`Self::try_key`]."]
         pub fn key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Key < Order > {
             :: dyno_core :: __private :: key_or_invalid (Self :: try_key (user_id , order_id))
         }
         #[doc = r" The primary key, or the error encoding its fields."]
         pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
-            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | {
-                :: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , | order_id : & String | -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order > > {
-                    let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-                    __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (user_id) ?)) ;
-                    __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (order_id) ?)) ;
-                    :: core :: result :: Result :: Ok (:: dyno_core :: __private :: Key :: from_item (__item))
-                }
-)
-            }
-)
+            :: dyno_core :: __private :: primary_key (__PK_NAME , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk) , __SK_NAME , :: core :: option :: Option :: Some (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , __key_sk)))
         }
-        #[doc = r" Decodes an item (what `Entity::from_item` does; this inherent method spares the"]
-        #[doc = r" choice between it and `FromItem::from_item`)."]
+        #[doc = r" Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`)."]
         pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
             < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
         }
     }
-    fn __seg_order_id (value : impl :: dyno_core :: __private :: FieldValue < String > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (value , | v | {
-            if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-            else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-        }
-) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
+    fn __seg_order_id (v : & String , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
     }
-    fn __seg_order_date (value : impl :: dyno_core :: __private :: FieldValue < Date > , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (value , | v | {
-            if prefix {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part_prefix (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-            else {
-                (& :: dyno_core :: __private :: Part (v)) . encode_part (:: dyno_core :: __private :: KeyFormat :: Ordered)
-            }
-        }
-) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
-    }
-    fn __dyno_query_partition (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , | user_id : & String | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            :: core :: result :: Result :: Ok (__key_pk (user_id) ?)
-        }
-)
+    fn __seg_order_date (v : & Date , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
+        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
     }
     #[automatically_derived]
-    #[allow (clippy :: type_complexity)]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 0usize ,
+    State ,
+    Kind ,
+    Out > {
+        #[doc = "Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
+        pub fn order_id (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
+        String ,
+        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
+            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_id , "" , true)
+        }
+    }
+    #[automatically_derived]
+    impl < State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 1usize ,
+    State ,
+    Kind ,
+    Out > {
+        #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
+        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
+        Date ,
+        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
+            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
+        }
+    }
+    #[automatically_derived]
     impl Order {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
-            OrderQuery {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , __dyno_query_partition (user_id)) ,
-                _marker : :: core :: marker :: PhantomData ,
-            }
+            < OrderQuery as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)))
         }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < State ,
-    Kind ,
-    Out > {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderQuery") . field ("query" , & self . query) . finish ()
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < State ,
-    Kind ,
-    Out > {
-        type Entity = Order ;
-        type Out = Out ;
-        type Kind = Kind ;
-        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            self . __next (f)
-        }
-        fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
-            & self . query
-        }
-        fn into_inner (self) -> :: dyno_core :: __private :: Query < Out > {
-            self . query
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderQuery < State ,
-    Kind ,
-    Out > {
-        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
-        #[doc = r" entity) and returns `P2`s."]
-        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < State ,
-        Kind ,
-        P2 > {
-            OrderQuery {
-                query : self . query . project () ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-        #[doc = r" The query in state `S2` after `f`."]
-        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderQuery < S2 ,
-        Kind ,
-        Out > {
-            OrderQuery {
-                query : f (self . query) ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-    }
-    #[automatically_derived]
-    impl < Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderQuery < :: dyno_core :: __private :: Sk < 0usize > ,
-    Kind ,
-    Out > {
-        #[doc = concat ! ("`" , "order_id" , " = value`: the whole sort key.")]
-        pub fn order_id_eq (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_eq (__seg_order_id (value , false) , ""))
-        }
-        #[doc = "`order_id < value`."]
-        pub fn order_id_lt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
-        }
-        #[doc = "`order_id <= value`."]
-        pub fn order_id_le (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
-        }
-        #[doc = "`order_id > value`."]
-        pub fn order_id_gt (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
-        }
-        #[doc = "`order_id >= value`."]
-        pub fn order_id_ge (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_id (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
-        }
-        #[doc = "`order_id BETWEEN low AND high` (both inclusive)."]
-        pub fn order_id_between (self , low : impl :: dyno_core :: __private :: FieldValue < String > , high : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_between (__seg_order_id (low , false) , __seg_order_id (high , false) , true))
-        }
-        #[doc = "`order_id` starts with `value` (a partial value, for strings)."]
-        pub fn order_id_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_begins_with (__seg_order_id (value , true)))
-        }
-    }
-    fn __dyno_gsi1_partition (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            :: core :: result :: Result :: Ok (__key_i0_pk (status) ?)
-        }
-)
-    }
-    #[automatically_derived]
-    #[allow (clippy :: type_complexity)]
-    impl Order {
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
-            OrderGsi1Query {
-                query : :: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , __dyno_gsi1_partition (status)) ,
-                _marker : :: core :: marker :: PhantomData ,
-            }
+            < OrderGsi1Query as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , __key_i0_pk)))
         }
     }
     #[automatically_derived]
-    impl < State ,
+    impl < const IX : usize ,
+    State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderGsi1Query < State ,
-    Kind ,
-    Out > {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderGsi1Query") . field ("query" , & self . query) . finish ()
-        }
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
         type Entity = Order ;
         type Out = Out ;
         type Kind = Kind ;
-        fn map_query (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> Self {
-            self . __next (f)
+        type In < S2 > = OrderQuery < IX ,
+        S2 ,
+        Kind ,
+        Out > ;
+        fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
+            OrderQuery {
+                query ,
+                _marker : :: core :: marker :: PhantomData
+            }
         }
         fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
             & self . query
@@ -472,88 +288,43 @@ const _ : () = {
         }
     }
     #[automatically_derived]
-    impl < State ,
+    impl < const IX : usize ,
+    State ,
     Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < State ,
+    Out : :: dyno_core :: __private :: FromItem > OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
-        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]` of this"]
-        #[doc = r" entity) and returns `P2`s."]
-        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderGsi1Query < State ,
+        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s."]
+        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < IX ,
+        State ,
         Kind ,
         P2 > {
-            OrderGsi1Query {
+            OrderQuery {
                 query : self . query . project () ,
-                _marker : :: core :: marker :: PhantomData
-            }
-        }
-        #[doc = r" The query in state `S2` after `f`."]
-        fn __next < S2 > (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: Query < Out >) -> :: dyno_core :: __private :: Query < Out >) -> OrderGsi1Query < S2 ,
-        Kind ,
-        Out > {
-            OrderGsi1Query {
-                query : f (self . query) ,
                 _marker : :: core :: marker :: PhantomData
             }
         }
     }
     #[automatically_derived]
-    impl < Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderGsi1Query < :: dyno_core :: __private :: Sk < 0usize > ,
+    impl < const IX : usize ,
+    State ,
+    Kind ,
+    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < IX ,
+    State ,
     Kind ,
     Out > {
-        #[doc = concat ! ("`" , "order_date" , " = value`: the whole sort key.")]
-        pub fn order_date_eq (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_eq (__seg_order_date (value , false) , ""))
-        }
-        #[doc = "`order_date < value`."]
-        pub fn order_date_lt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Lt))
-        }
-        #[doc = "`order_date <= value`."]
-        pub fn order_date_le (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Le))
-        }
-        #[doc = "`order_date > value`."]
-        pub fn order_date_gt (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Gt))
-        }
-        #[doc = "`order_date >= value`."]
-        pub fn order_date_ge (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_compare (__seg_order_date (value , false) , true , :: dyno_core :: __private :: SkOp :: Ge))
-        }
-        #[doc = "`order_date BETWEEN low AND high` (both inclusive)."]
-        pub fn order_date_between (self , low : impl :: dyno_core :: __private :: FieldValue < Date > , high : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_between (__seg_order_date (low , false) , __seg_order_date (high , false) , true))
-        }
-        #[doc = "`order_date` starts with `value` (a partial value, for strings)."]
-        pub fn order_date_begins_with (self , value : impl :: dyno_core :: __private :: FieldValue < Date >) -> OrderGsi1Query < :: dyno_core :: __private :: SkDone ,
-        Kind ,
-        Out > {
-            self . __next (| q | q . sk_begins_with (__seg_order_date (value , true)))
+        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
+            f . debug_struct ("OrderQuery") . field ("index" , & IX) . field ("query" , & self . query) . finish ()
         }
     }
     #[automatically_derived]
     impl Order {
         #[doc = r" Starts a typed update of the item with primary key `key`."]
         pub fn update (key : :: dyno_core :: __private :: Key < Order >) -> OrderUpdate {
-            #[allow (unused_mut)]
-            let mut __update = OrderUpdate {
+            OrderUpdate {
                 update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
-            };
-            __update
+            }
         }
     }
     #[automatically_derived]
@@ -684,20 +455,7 @@ const _ : () = {
             self . update
         }
         fn prepare_upsert (mut self) -> Self {
-            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed {
-                attribute : __I0_PK_NAME ,
-                index : __I0_NAME ,
-                role : "partition" ,
-                template : "STATUS#{status}" ,
-                fields : & ["status"] ,
-            }, :: dyno_core :: __private :: IndexKeyNeed {
-                attribute : __I0_SK_NAME ,
-                index : __I0_NAME ,
-                role : "sort" ,
-                template : "{order_date}" ,
-                fields : & ["order_date"] ,
-            }
-] ;
+            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed :: new (__I0_PK_NAME , __I0_NAME , "partition" , "STATUS#{status}" , & ["status"]) , :: dyno_core :: __private :: IndexKeyNeed :: new (__I0_SK_NAME , __I0_NAME , "sort" , "{order_date}" , & ["order_date"])] ;
             self . update = self . update . require_index_keys (__NEEDS) ;
             let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) ;
             self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: recovered_attr (value)) ;

@@ -16,32 +16,20 @@ const _ : () = {
         const TTL : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("ttl") ;
     }
     #[automatically_derived]
-    impl :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("GSI1")
-    }
-    > for ECommerce {
-        type Kind = :: dyno_core :: __private :: Global ;
-        const NAME : & 'static str = "GSI1" ;
-        const PK : & 'static str = "GSI1PK" ;
-        const SK : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("GSI1SK") ;
-        const LOCAL : bool = false ;
-    }
-    #[automatically_derived]
-    impl :: dyno_core :: __private :: TableIndex < {
-        :: dyno_core :: __private :: index_id ("LSI1")
-    }
-    > for ECommerce {
-        type Kind = :: dyno_core :: __private :: Local ;
-        const NAME : & 'static str = "LSI1" ;
-        const PK : & 'static str = "PK" ;
-        const SK : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("LSI1SK") ;
-        const LOCAL : bool = true ;
-    }
-    #[automatically_derived]
     impl ECommerce {
-        #[doc = "The name of index `GSI1`."]
-        pub const GSI1 : & 'static str = "GSI1" ;
-        #[doc = "The name of index `LSI1`."]
-        pub const LSI1 : & 'static str = "LSI1" ;
+        #[doc = "Index `GSI1`: its name and key attributes."]
+        pub const GSI1 : :: dyno_core :: __private :: TableIndex = :: dyno_core :: __private :: TableIndex {
+            name : "GSI1" ,
+            partition_key : "GSI1PK" ,
+            sort_key : :: core :: option :: Option :: Some ("GSI1SK") ,
+            local : false ,
+        };
+        #[doc = "Index `LSI1`: its name and key attributes."]
+        pub const LSI1 : :: dyno_core :: __private :: TableIndex = :: dyno_core :: __private :: TableIndex {
+            name : "LSI1" ,
+            partition_key : "PK" ,
+            sort_key : :: core :: option :: Option :: Some ("LSI1SK") ,
+            local : true ,
+        };
     }
 };

@@ -1,0 +1,163 @@
+//! The item codec: `to_item` (stamps decided once per write, then attributes and keys) and
+//! `from_item` (attributes, key fields recovered from keys when absent).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use super::Gen;
+
+impl Gen<'_> {
+    /// `to_item`. Timestamps are decided first, once per write: `__r_<field>` is the value the
+    /// item holds (now, for `updated_at` and an unset `created_at`), and both the attribute and
+    /// every key segment made from the field use it.
+    pub(super) fn encode_fn(&self) -> TokenStream {
+        let p = &self.p;
+        let table = &self.table;
+        let mut stamps = TokenStream::new();
+        let mut fields = TokenStream::new();
+        for f in &self.m.fields {
+            if !f.is_stored() {
+                continue;
+            }
+            let fid = f.ident;
+            let ty = f.ty;
+            let a = &f.attr_name;
+            if f.created_at.get() || f.updated_at.get() {
+                let r = format_ident!("__r_{}", f.name());
+                let now = format_ident!("__now_{}", f.name());
+                let decide = if f.created_at.get() {
+                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
+                } else {
+                    quote!((&__stamp).now())
+                };
+                stamps.extend(quote! {
+                    let #now: ::core::option::Option<#ty> = {
+                        let __stamp = #p::Stamp::<#ty>::new();
+                        #decide
+                    };
+                    let #r: &#ty = match &#now {
+                        ::core::option::Option::Some(now) => now,
+                        ::core::option::Option::None => &self.#fid,
+                    };
+                });
+            }
+            let value = self.self_ref(&f.name());
+            fields.extend(if f.ttl.get() {
+                quote!((&#p::Ttl::<#ty>::new()).put(&mut __item, __ENTITY, __TTL_NAME, &self.#fid)?;)
+            } else if f.serde.get() {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, &#p::Serde(&self.#fid))?;)
+            } else {
+                quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
+            });
+        }
+        let primary = self.insert_primary_with(|f| self.self_ref(f));
+        let mut indexes = TokenStream::new();
+        for ix in &self.indexes {
+            indexes.extend(
+                self.insert_index(ix, true, true, None, &quote!(&__item), |f| self.self_ref(f)),
+            );
+        }
+        let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
+        quote! {
+            fn to_item(&self) -> #p::Result<#p::Item> {
+                #stamps
+                let mut __item = #p::Item::with_capacity(#capacity);
+                #fields
+                #primary
+                #indexes
+                __item.insert(
+                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
+                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                );
+                ::core::result::Result::Ok(__item)
+            }
+        }
+    }
+
+    /// `from_item`: one pass over the item's attributes puts each one the entity reads into its
+    /// field's slot (a `match` on the name instead of a hash lookup per field), then each field
+    /// is decoded from its slot, falling back to the key attributes for key fields.
+    pub(super) fn decode_fn(&self) -> TokenStream {
+        let p = &self.p;
+        let ident = self.ident;
+        let mut slots = TokenStream::new();
+        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        let mut ttl_check = TokenStream::new();
+        let mut inits = TokenStream::new();
+        for f in &self.m.fields {
+            let fid = f.ident;
+            let ty = f.ty;
+            let a = &f.attr_name;
+            let name = f.name();
+            let slot = format_ident!("__v_{}", name);
+            if !f.skip.get() {
+                slots.extend(quote! {
+                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
+                });
+                if f.ttl.get() {
+                    // The table's TTL name is a constant the macro cannot see: another field may
+                    // share it, so it is not a `match` arm.
+                    ttl_check = quote! {
+                        if __name.as_str() == __TTL_NAME {
+                            #slot = ::core::option::Option::Some(__value);
+                        }
+                    };
+                } else {
+                    // Fields sharing an attribute all read it, as separate lookups would.
+                    match by_attribute.iter_mut().find(|(name, _)| name == a) {
+                        Some((_, slots)) => slots.push(slot.clone()),
+                        None => by_attribute.push((a.clone(), vec![slot.clone()])),
+                    }
+                }
+            }
+            let value = if f.skip.get() {
+                quote!(::core::default::Default::default())
+            } else if f.ttl.get() {
+                quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
+            } else if f.serde.get() {
+                if f.default.get() {
+                    quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                } else {
+                    quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                }
+            } else if self.keyed.contains(&name) {
+                let inner = self.key_arg_ty(&name);
+                let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
+                if self.is_optional(&name) {
+                    quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
+                } else {
+                    quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
+                }
+            } else if f.default.get() || f.version.get() {
+                quote!(#p::attr_or_default_in::<#ty>(#slot, __ENTITY, #a)?)
+            } else {
+                quote!(#p::attr_in::<#ty>(#slot, __ENTITY, #a)?)
+            };
+            inits.extend(quote!(#fid: #value,));
+        }
+        let arms = by_attribute.iter().map(
+            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
+        );
+        let scan = if by_attribute.is_empty() && ttl_check.is_empty() {
+            TokenStream::new()
+        } else {
+            quote! {
+                for (__name, __value) in item {
+                    #ttl_check
+                    match __name.as_str() {
+                        #(#arms)*
+                        _ => {}
+                    }
+                }
+            }
+        };
+        quote! {
+            fn from_item(item: &#p::Item) -> #p::Result<Self> {
+                #slots
+                #scan
+                ::core::result::Result::Ok(#ident { #inits })
+            }
+        }
+    }
+}
