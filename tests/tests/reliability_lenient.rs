@@ -213,7 +213,8 @@ async fn a_lenient_query_returns_what_decodes_and_reports_the_rest_with_their_ke
             "{who}"
         );
         let tail = Order::query("c1")
-            .order_id_ge("08")
+            .order_id()
+            .ge("08")
             .lenient()
             .all(store)
             .await

@@ -133,7 +133,6 @@ pub trait QueryDsl: Sized {
         self.map_query(Query::consistent)
     }
 
-    /// The untyped query this builder describes, or the first error met building it.
     /// This query in lenient form: each result is a [`super::Decoded`], the item or the
     /// [`super::Undecodable`] (its key and the decode error) for an item that does not decode,
     /// instead of the first such item failing the whole read. Pages, cursors, limits and
@@ -142,6 +141,7 @@ pub trait QueryDsl: Sized {
         self.into_inner().lenient()
     }
 
+    /// The untyped query this builder describes, or the first error met building it.
     fn into_query(self) -> Result<Query<Self::Out>> {
         self.into_inner().check()
     }

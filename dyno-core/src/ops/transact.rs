@@ -280,8 +280,6 @@ impl Transaction {
     }
 }
 
-/// A transactional read of up to 100 items, isolated from concurrent transactions. Each
-/// [`TransactGet::get`] returns a typed handle to read its result with.
 /// [`Error::OutOfRange`] when a cancelled update action's condition failed because its typed
 /// arithmetic would leave its field's range: from the item as it was (returned with the
 /// cancellation, or read strongly consistently after it).
@@ -310,6 +308,8 @@ async fn out_of_range<S: Store + ?Sized>(
     None
 }
 
+/// A transactional read of up to 100 items, isolated from concurrent transactions. Each
+/// [`TransactGet::get`] returns a typed handle to read its result with.
 #[must_use = "a transactional read does nothing until it is sent"]
 #[derive(Debug)]
 pub struct TransactGet {
