@@ -8,10 +8,9 @@ use std::sync::Arc;
 
 use dyno_core::ops::Transaction;
 use dyno_core::prelude::*;
-use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{AttributeValue, Entity, Error, Store, Table};
 use dyno_tests::backend::{
-    atomic_conditional_writes, backends, supports_transactions, unique_table_name, Backend,
+    atomic_conditional_writes, backends, fresh_table, raw_put, supports_transactions, Backend,
 };
 
 #[derive(Debug, Table)]
@@ -64,16 +63,6 @@ struct Bin {
     count: u8,
 }
 
-async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
-    let store: Arc<dyn Store> =
-        Arc::new(TableNames::new(backend.store.clone()).map("Arith", unique_table_name(prefix)));
-    store
-        .create_table(Arith::definition())
-        .await
-        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
-    store
-}
-
 fn line(sku: &str) -> Stock {
     Stock {
         warehouse: "north".to_owned(),
@@ -98,6 +87,10 @@ fn line(sku: &str) -> Stock {
 
 fn key(sku: &str) -> Key<Stock> {
     Stock::key("north", sku)
+}
+
+async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
+    fresh_table(backend, Arith::definition(), prefix).await
 }
 
 async fn read(store: &dyn Store, sku: &str) -> Stock {
@@ -374,16 +367,7 @@ async fn an_update_of_a_version_at_u64_max_is_out_of_range() {
             "version".to_owned(),
             AttributeValue::N(u64::MAX.to_string()),
         );
-        store
-            .put_item(PutRequest {
-                table: "Arith".to_owned(),
-                item,
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
-            .await
-            .unwrap();
+        raw_put(store, "Arith", item).await;
         let err = Stock::update(key("v"))
             .add_c_u8(1)
             .send(store)

@@ -5,9 +5,8 @@
 use std::sync::Arc;
 
 use dyno_core::prelude::*;
-use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{AttributeValue, Entity, Error, FromAttribute, Item, KeyPart, Store, Table};
-use dyno_tests::backend::{backends, unique_table_name, Backend};
+use dyno_tests::backend::{self, backends, fresh_table, Backend};
 
 #[derive(Debug, Table)]
 #[dyno(name = "Interop", pk = "PK", sk = "SK")]
@@ -79,13 +78,12 @@ struct Ticket {
 }
 
 async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
-    let store: Arc<dyn Store> =
-        Arc::new(TableNames::new(backend.store.clone()).map("Interop", unique_table_name(prefix)));
-    store
-        .create_table(Interop::definition())
-        .await
-        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
-    store
+    fresh_table(backend, Interop::definition(), prefix).await
+}
+
+/// Writes `item` as another client would: a plain PutItem, no entity-type attribute.
+async fn raw_put(store: &dyn Store, item: Item) {
+    backend::raw_put(store, "Interop", item).await;
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -94,20 +92,6 @@ fn s(v: &str) -> AttributeValue {
 
 fn n(v: &str) -> AttributeValue {
     AttributeValue::N(v.to_owned())
-}
-
-/// Writes `item` as another client would: a plain PutItem, no entity-type attribute.
-async fn raw_put(store: &dyn Store, item: Item) {
-    store
-        .put_item(PutRequest {
-            table: "Interop".to_owned(),
-            item,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
-        .await
-        .unwrap();
 }
 
 async fn raw_count(store: &dyn Store) -> usize {

@@ -8,9 +8,8 @@ use std::sync::Arc;
 
 use dyno_core::ops::{Cursor, Decoded, Undecodable};
 use dyno_core::prelude::*;
-use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{AttributeValue, Entity, KeyPart, Store, Table};
-use dyno_tests::backend::{backends, unique_table_name, Backend};
+use dyno_tests::backend::{backends, fresh_table, raw_put, Backend};
 use futures::StreamExt;
 
 #[derive(Debug, Table)]
@@ -45,13 +44,7 @@ struct Customer {
 }
 
 async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
-    let store: Arc<dyn Store> =
-        Arc::new(TableNames::new(backend.store.clone()).map("Lenient", unique_table_name(prefix)));
-    store
-        .create_table(LenientTable::definition())
-        .await
-        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
-    store
+    fresh_table(backend, LenientTable::definition(), prefix).await
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -101,16 +94,7 @@ async fn seed(store: &dyn Store) {
     .unwrap();
     wrong_type.insert("total".into(), s("seven"));
     for item in [lowercase, wrong_type] {
-        store
-            .put_item(PutRequest {
-                table: "Lenient".to_owned(),
-                item,
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
-            .await
-            .unwrap();
+        raw_put(store, "Lenient", item).await;
     }
 }
 
