@@ -139,6 +139,39 @@ pub fn unique_table_name(prefix: &str) -> String {
     format!("{clean}{suffix}")
 }
 
+/// A fresh table on `backend` for a test model: `def` created under a unique name (from
+/// `prefix`), and a store that maps the model's table name (`def.name`) to it, so that tests
+/// sharing a server never see each other's items.
+pub async fn fresh_table(
+    backend: &Backend,
+    def: &dyno_core::TableDef,
+    prefix: &str,
+) -> Arc<dyn Store> {
+    let store: Arc<dyn Store> = Arc::new(
+        dyno_core::store::TableNames::new(backend.store.clone())
+            .map(def.name.clone(), unique_table_name(prefix)),
+    );
+    store
+        .create_table(def)
+        .await
+        .unwrap_or_else(|e| panic!("{}: create table {}: {e}", backend.name, def.name));
+    store
+}
+
+/// Writes `item` to `table` as another client would: a plain unconditional PutItem.
+pub async fn raw_put(store: &dyn Store, table: &str, item: dyno_core::Item) {
+    store
+        .put_item(dyno_core::store::PutRequest {
+            table: table.to_owned(),
+            item,
+            condition: None,
+            return_values: dyno_core::store::ReturnValues::None,
+            return_old_on_condition_failure: false,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("raw put to {table}: {e}"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

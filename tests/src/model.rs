@@ -490,6 +490,36 @@ impl Entity for Product {
     }
 }
 
+/// A fresh MemoryStore holding the e-commerce table ([`TABLE`]): the store of the single-store
+/// tests (ops_crud, reliability_inputs).
+pub async fn memory_store() -> dyno_core::MemoryStore {
+    let store = dyno_core::MemoryStore::new();
+    dyno_core::Store::create_table(&store, &ecommerce_table(TABLE))
+        .await
+        .expect("create the e-commerce table");
+    store
+}
+
+/// A user with id `id`, named `name {id}`, email `{id}@example.com`.
+pub fn user(id: &str) -> User {
+    User {
+        user_id: id.into(),
+        name: format!("name {id}"),
+        email: format!("{id}@example.com"),
+    }
+}
+
+/// A pending order `id` of `user`, placed 2024-01-15, total 19.99.
+pub fn order(user: &str, id: &str) -> Order {
+    Order::new(
+        user,
+        id,
+        OrderStatus::Pending,
+        time::macros::date!(2024 - 01 - 15),
+        Decimal::new(1999, 2),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

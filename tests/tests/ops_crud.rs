@@ -10,9 +10,10 @@ use dyno_core::expr::{Cond, Condition, Path, SetValue};
 use dyno_core::ops::{BatchWriter, EntityExt, TransactGet, Transaction};
 use dyno_core::store::*;
 use dyno_core::{AttributeValue, Error, MemoryStore, Result, Store, TableDef};
-use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User, TABLE};
+use dyno_tests::model::{
+    ecommerce_table, memory_store as store, order, user, Order, OrderStatus, Product, User, TABLE,
+};
 use rust_decimal::Decimal;
-use time::macros::date;
 
 /// A store wrapper counting every call, to prove that some checks happen before any request.
 #[derive(Debug)]
@@ -90,30 +91,6 @@ impl<S: Store> Store for Counting<S> {
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.inner.update_ttl(t, a, e).await
     }
-}
-
-async fn store() -> MemoryStore {
-    let store = MemoryStore::new();
-    store.create_table(&ecommerce_table(TABLE)).await.unwrap();
-    store
-}
-
-fn user(id: &str) -> User {
-    User {
-        user_id: id.into(),
-        name: format!("name {id}"),
-        email: format!("{id}@example.com"),
-    }
-}
-
-fn order(user: &str, id: &str) -> Order {
-    Order::new(
-        user,
-        id,
-        OrderStatus::Pending,
-        date!(2024 - 01 - 15),
-        Decimal::new(1999, 2),
-    )
 }
 
 fn now() -> u64 {

@@ -15,33 +15,10 @@ use dyno_core::store::{
 use dyno_core::value::{get_attr, item_size, to_value, MAX_ITEM_SIZE};
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store, TableDef};
 use dyno_tests::backend::{backends, unique_table_name, Backend};
-use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User, TABLE};
+use dyno_tests::model::{
+    ecommerce_table, memory_store as store, order, user, Order, OrderStatus, Product, User, TABLE,
+};
 use rust_decimal::Decimal;
-use time::macros::date;
-
-async fn store() -> MemoryStore {
-    let store = MemoryStore::new();
-    store.create_table(&ecommerce_table(TABLE)).await.unwrap();
-    store
-}
-
-fn user(id: &str) -> User {
-    User {
-        user_id: id.to_owned(),
-        name: "Ann".to_owned(),
-        email: "ann@example.com".to_owned(),
-    }
-}
-
-fn order(user_id: &str, order_id: &str) -> Order {
-    Order::new(
-        user_id,
-        order_id,
-        OrderStatus::Pending,
-        date!(2024 - 05 - 01),
-        Decimal::new(12_999, 2),
-    )
-}
 
 /// A TTL a minute in the past, in epoch seconds: expired. (A time more than five years past
 /// never expires, by DynamoDB's TTL rule, so tests of expiry use a recent one.)
@@ -428,7 +405,7 @@ async fn row19_create_over_an_existing_item_is_a_condition_failure_for_the_entit
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(kept.name, "Ann", "nothing written");
+    assert_eq!(kept.name, "name u", "nothing written");
 }
 
 #[tokio::test]

@@ -5,9 +5,8 @@
 use std::sync::Arc;
 
 use dyno_core::prelude::*;
-use dyno_core::store::{PutRequest, ReturnValues, TableNames};
 use dyno_core::{AttributeValue, Entity, Error, FromAttribute, Item, KeyPart, Store, Table};
-use dyno_tests::backend::{backends, unique_table_name, Backend};
+use dyno_tests::backend::{self, backends, fresh_table, Backend};
 
 #[derive(Debug, Table)]
 #[dyno(name = "Interop", pk = "PK", sk = "SK")]
@@ -79,13 +78,12 @@ struct Ticket {
 }
 
 async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
-    let store: Arc<dyn Store> =
-        Arc::new(TableNames::new(backend.store.clone()).map("Interop", unique_table_name(prefix)));
-    store
-        .create_table(Interop::definition())
-        .await
-        .unwrap_or_else(|e| panic!("{}: create table: {e}", backend.name));
-    store
+    fresh_table(backend, Interop::definition(), prefix).await
+}
+
+/// Writes `item` as another client would: a plain PutItem, no entity-type attribute.
+async fn raw_put(store: &dyn Store, item: Item) {
+    backend::raw_put(store, "Interop", item).await;
 }
 
 fn s(v: &str) -> AttributeValue {
@@ -94,20 +92,6 @@ fn s(v: &str) -> AttributeValue {
 
 fn n(v: &str) -> AttributeValue {
     AttributeValue::N(v.to_owned())
-}
-
-/// Writes `item` as another client would: a plain PutItem, no entity-type attribute.
-async fn raw_put(store: &dyn Store, item: Item) {
-    store
-        .put_item(PutRequest {
-            table: "Interop".to_owned(),
-            item,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
-        .await
-        .unwrap();
 }
 
 async fn raw_count(store: &dyn Store) -> usize {
@@ -352,4 +336,146 @@ async fn key_format_keeps_padded_partition_keys_or_matches_plain_sort_keys() {
 fn an_unknown_spelling_is_a_key_error() {
     let err = Status::decode_key("lost").unwrap_err();
     assert!(matches!(err, Error::Key { .. }), "{err:?}");
+}
+
+/// Regression (issue #14 item 3): an item whose key field attribute disagrees with its key
+/// (`PK = USER#2`, `user_id = 3`, as a buggy or hostile writer leaves it) used to decode with
+/// `user_id = 3`, so that a put of what was read wrote to `USER#3`. Now reading it is an error
+/// naming the field and both values, on every backend; attributes that agree with their key in
+/// another spelling (padded or plain integers, enum aliases) still decode, and so do items
+/// without the attribute.
+#[tokio::test]
+async fn a_key_field_whose_attribute_disagrees_with_the_key_is_an_error_naming_both() {
+    use dyno_core::value::describe;
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-agree").await;
+        let store = &*store;
+        let bad_user = Item::from([
+            ("PK".to_owned(), s("USER#2")),
+            ("SK".to_owned(), s("PROFILE")),
+            ("user_id".to_owned(), n("3")),
+            ("name".to_owned(), s("eve")),
+        ]);
+        raw_put(store, bad_user).await;
+        let err = User::get(User::key(2u64)).send(store).await.unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, Error::Decode { .. }), "{who}: {err:?}");
+        for part in ["User.user_id", &describe(&n("2")), &describe(&n("3"))] {
+            assert!(text.contains(part), "{who}: {text} lacks {part}");
+        }
+        assert!(
+            User::scan().all(store).await.is_err(),
+            "{who}: scan decoded it"
+        );
+        assert!(
+            User::get(User::key(3u64))
+                .send(store)
+                .await
+                .unwrap()
+                .is_none(),
+            "{who}"
+        );
+        // A sort-key field, and a padded partition key whose attribute says another number.
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#7")),
+                ("SK".to_owned(), s("ORDER#0000000042")),
+                ("user_id".to_owned(), n("7")),
+                ("order_id".to_owned(), n("43")),
+                ("status".to_owned(), s("Pending")),
+                ("carrier".to_owned(), s("UPS")),
+            ]),
+        )
+        .await;
+        let err = Order::get(Order::key(7u64, 42u32))
+            .send(store)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("Order.order_id"), "{who}: {err}");
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("LEGACY#00000000000000000008")),
+                ("SK".to_owned(), s("LEGACY")),
+                ("id".to_owned(), n("9")),
+            ]),
+        )
+        .await;
+        let err = Legacy::get(Legacy::key(8u64))
+            .send(store)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("Legacy.id"), "{who}: {err}");
+
+        // The same values in other spellings agree: a padded key and a plain attribute, an
+        // alias in the index key and another in the attribute, a plain sort key.
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("LEGACY#00000000000000000005")),
+                ("SK".to_owned(), s("LEGACY")),
+                ("id".to_owned(), n("5")),
+            ]),
+        )
+        .await;
+        assert_eq!(
+            Legacy::get(Legacy::key(5u64)).send(store).await.unwrap(),
+            Some(Legacy { id: 5 }),
+            "{who}"
+        );
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#7")),
+                ("SK".to_owned(), s("ORDER#0000000050")),
+                ("GSI1PK".to_owned(), s("STATUS#shipped")),
+                ("GSI1SK".to_owned(), s("7#0000000050")),
+                ("user_id".to_owned(), n("7")),
+                ("order_id".to_owned(), n("50")),
+                ("status".to_owned(), s("SHIPPED")),
+                ("carrier".to_owned(), s("ups")),
+            ]),
+        )
+        .await;
+        let order = Order::get(Order::key(7u64, 50u32))
+            .send(store)
+            .await
+            .unwrap_or_else(|e| panic!("{who}: {e}"))
+            .unwrap();
+        assert_eq!(order.status, Status::Shipped, "{who}");
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#7")),
+                ("SK".to_owned(), s("TICKET#456")),
+                ("user_id".to_owned(), n("7")),
+                ("number".to_owned(), n("456")),
+            ]),
+        )
+        .await;
+        let ticket = Ticket::get(Ticket::key(7u64, 456u32))
+            .send(store)
+            .await
+            .unwrap_or_else(|e| panic!("{who}: {e}"))
+            .unwrap();
+        assert_eq!(ticket.number, 456, "{who}");
+        // Key only: decoded from the key, as before.
+        raw_put(
+            store,
+            Item::from([
+                ("PK".to_owned(), s("USER#11")),
+                ("SK".to_owned(), s("PROFILE")),
+                ("name".to_owned(), s("kim")),
+            ]),
+        )
+        .await;
+        let kim = User::get(User::key(11u64))
+            .send(store)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(kim.user_id, 11, "{who}");
+    }
 }

@@ -7,7 +7,7 @@
 pub use crate::entity::recover::KeySource;
 use crate::error::{Error, Result};
 use crate::key::{KeyFormat, KeyPart, Template, DELIMITER};
-use crate::value::{AttributeValue, FromAttribute, Item};
+use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
 
 /// A key field's value, to encode as one key segment.
 #[derive(Debug)]
@@ -226,8 +226,9 @@ pub trait RecoverNone<T> {
 impl<T> RecoverNone<T> for &Recover<T> {}
 
 /// Decodes a key field: from its own attribute when present (items dyno writes), otherwise from
-/// the key attributes (items written by other clients in the conventional format).
-pub fn key_field<T: FromAttribute>(
+/// the key attributes (items written by other clients in the conventional format). When both
+/// are present they must agree ([`crate::entity::recover::agree`]).
+pub fn key_field<T: FromAttribute + ToAttribute>(
     item: &Item,
     entity: &'static str,
     attribute: &str,
@@ -238,16 +239,18 @@ pub fn key_field<T: FromAttribute>(
 
 /// [`key_field`] on the attribute's value, already looked up (`None`: absent).
 #[inline]
-pub fn key_field_in<T: FromAttribute>(
+pub fn key_field_in<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
+    let recovered = recover()?;
     if let Some(v) = value {
-        return T::from_attribute(v).map_err(|e| e.at(entity, attribute));
+        let v = T::from_attribute(v).map_err(|e| e.at(entity, attribute))?;
+        return crate::entity::recover::agree(v, recovered, entity, attribute);
     }
-    match recover()? {
+    match recovered {
         Some(v) => Ok(v),
         None => T::from_missing().map_err(|_| Error::Decode {
             entity: Some(entity),
@@ -262,17 +265,19 @@ pub fn key_field_in<T: FromAttribute>(
 /// Decodes an optional key field (sparse index) from its attribute's value, already looked up
 /// (`None`: absent), else the index key, else `None`.
 #[inline]
-pub fn key_field_opt_in<T: FromAttribute>(
+pub fn key_field_opt_in<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
+    let recovered = recover()?;
     match value {
-        Some(AttributeValue::Null(true)) | None => recover(),
-        Some(v) => T::from_attribute(v)
-            .map(Some)
-            .map_err(|e| e.at(entity, attribute)),
+        Some(AttributeValue::Null(true)) | None => Ok(recovered),
+        Some(v) => {
+            let v = T::from_attribute(v).map_err(|e| e.at(entity, attribute))?;
+            crate::entity::recover::agree(v, recovered, entity, attribute).map(Some)
+        }
     }
 }
 
@@ -480,9 +485,26 @@ mod tests {
             .as_deref(),
             Some("k")
         );
+        // The attribute and the key agree, or the key does not hold the field: the attribute.
         assert_eq!(
-            key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into()))).unwrap(),
+            key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("x".into()))).unwrap(),
             "x"
         );
+        assert_eq!(
+            key_field_in::<String>(Some(&s), "E", "a", || Ok(None)).unwrap(),
+            "x"
+        );
+        // They disagree: an error naming both (the key is the source of truth).
+        let err = key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into())))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("E.a") && err.contains("\"x\"") && err.contains("\"k\""),
+            "{err}"
+        );
+        let err = key_field_opt_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into())))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("E.a"), "{err}");
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::key::{KeyPart, Template, DELIMITER};
-use crate::value::{describe, AttributeValue, Item};
+use crate::value::{describe, AttributeValue, Item, ToAttribute};
 
 /// Where a key field can be read back from: a key attribute and its template.
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +97,50 @@ pub fn recover_field<T: KeyPart>(
         });
     }
     Ok(None)
+}
+
+/// A key field's value read from its own attribute (`stored`), checked against the value its
+/// key holds (`from_key`, `None` when the item has no key attribute holding it): they must
+/// denote the same value, compared by their attribute encodings (so `00000123` and `123`, an
+/// alias and its variant, compare equal once decoded). A mismatch is an error naming the field
+/// and both values: the key is the source of truth, and an item whose attribute says otherwise
+/// (written by a buggy or hostile client) must not decode as if it lived at another key, where
+/// a write of what was read would then go.
+///
+/// ```
+/// use dyno_core::entity::recover::agree;
+/// assert_eq!(agree(7u32, Some(7), "User", "user_id")?, 7);
+/// assert_eq!(agree(7u32, None, "User", "user_id")?, 7);
+/// let err = agree("attacker2".to_owned(), Some("victim2".to_owned()), "User", "user_id").unwrap_err();
+/// assert!(err.to_string().contains("attacker2") && err.to_string().contains("victim2"));
+/// # Ok::<(), dyno_core::Error>(())
+/// ```
+pub fn agree<T: ToAttribute>(
+    stored: T,
+    from_key: Option<T>,
+    entity: &'static str,
+    field: &str,
+) -> Result<T> {
+    let Some(from_key) = from_key else {
+        return Ok(stored);
+    };
+    let (a, k) = (stored.to_attribute()?, from_key.to_attribute()?);
+    if a == k {
+        return Ok(stored);
+    }
+    let show =
+        |v: &Option<AttributeValue>| v.as_ref().map_or_else(|| "nothing".to_owned(), describe);
+    Err(Error::Decode {
+        entity: Some(entity),
+        attribute: Some(field.to_owned()),
+        expected: format!("the value the item's key holds, {}", show(&k)),
+        found: format!(
+            "{} (the attribute disagrees with the key: the item was not written by this entity's \
+             code, and decoding it would move it to another key)",
+            show(&a)
+        ),
+        source: None,
+    })
 }
 
 #[cfg(test)]

@@ -133,6 +133,14 @@ pub trait QueryDsl: Sized {
         self.map_query(Query::consistent)
     }
 
+    /// This query in lenient form: each result is a [`super::Decoded`], the item or the
+    /// [`super::Undecodable`] (its key and the decode error) for an item that does not decode,
+    /// instead of the first such item failing the whole read. Pages, cursors, limits and
+    /// `stream` work as on the strict form; items of other entities are still skipped.
+    fn lenient(self) -> Query<super::Decoded<Self::Out>> {
+        self.into_inner().lenient()
+    }
+
     /// The untyped query this builder describes, or the first error met building it.
     fn into_query(self) -> Result<Query<Self::Out>> {
         self.into_inner().check()

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::value::Item;
 
 pub mod batch;
+mod bounds;
 mod canon;
 mod cursor;
 mod delete;
@@ -24,6 +25,7 @@ mod dsl;
 mod ext;
 mod get;
 mod idempotent;
+mod lenient;
 mod paging;
 mod put;
 mod query;
@@ -35,12 +37,14 @@ mod transact;
 mod update;
 
 pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
+pub use self::bounds::Arithmetic;
 pub use self::cursor::Cursor;
 pub use self::delete::Delete;
 pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versioned};
 pub use self::ext::EntityExt;
 pub use self::get::Get;
 pub use self::idempotent::IdempotentWrite;
+pub use self::lenient::{Decoded, Undecodable};
 pub use self::put::{Put, PutMode};
 pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
@@ -179,6 +183,11 @@ pub trait FromItem: Sized + Send + 'static {
     fn ttl_attribute() -> Option<&'static str> {
         None
     }
+    /// The key attributes of the items' table, to name an item that does not decode (see
+    /// [`Decoded`]); empty when the type does not name one table.
+    fn key_attributes() -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 impl<E: Entity> FromItem for E {
@@ -190,5 +199,8 @@ impl<E: Entity> FromItem for E {
     }
     fn ttl_attribute() -> Option<&'static str> {
         support::ttl_attribute::<E>()
+    }
+    fn key_attributes() -> Vec<&'static str> {
+        support::table_def::<E>().key_names().collect()
     }
 }

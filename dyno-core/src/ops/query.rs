@@ -460,6 +460,11 @@ impl<T: FromItem> Query<T> {
         }
     }
 
+    /// This query in lenient form (see [`super::QueryDsl::lenient`]).
+    pub fn lenient(self) -> Query<super::Decoded<T>> {
+        self.project()
+    }
+
     /// At most `n` decoded results overall (across pages, and across calls to [`Query::page`]
     /// with the cursors it returns).
     pub fn limit(mut self, n: usize) -> Self {

@@ -73,6 +73,20 @@ impl<T: FromItem> Scan<T> {
         s
     }
 
+    /// This scan in lenient form: each result is a [`super::Decoded`], the item or the
+    /// [`super::Undecodable`] (its key and the decode error) for an item that does not decode,
+    /// instead of the first such item failing the whole scan. Segments, limits, pages and
+    /// streams work as on the strict form.
+    pub fn lenient(self) -> Scan<super::Decoded<T>> {
+        Scan {
+            base: self.base,
+            segments: self.segments,
+            limit: self.limit,
+            error: self.error,
+            _t: PhantomData,
+        }
+    }
+
     /// Scans the index `name` instead of the table.
     pub fn index(mut self, name: &str) -> Self {
         self.base.index = Some(name.to_owned());

@@ -79,41 +79,51 @@ pub(crate) fn owned_by<E: Entity>() -> Condition {
     ))
 }
 
-/// Turns a failed condition of a typed write of `E` at `key` into [`Error::WrongEntity`] when the
-/// item there belongs to another entity: from the item the error carries, or else from a
-/// strongly consistent read made after the failure (the write itself changed nothing either way;
-/// the read only names the cause). Other errors pass through.
-pub(crate) async fn ownership_error<E: Entity, S: Store + ?Sized>(
+/// Turns a failed condition of a typed write of `E` at `key` into the error that says why, from
+/// the item as it was: the item the error carries (`ReturnValuesOnConditionCheckFailure =
+/// ALL_OLD`), or else a strongly consistent read made after the failure (the write itself
+/// changed nothing either way; the read only names the cause). [`Error::WrongEntity`] when the
+/// item belongs to another entity; else what `explain` makes of the item (`None`: absent), such
+/// as [`Error::NotFound`] or [`Error::OutOfRange`]; else the condition failure itself. Other
+/// errors pass through; the entity is filled in.
+pub(crate) async fn condition_failure<E: Entity, S: Store + ?Sized>(
     store: &S,
     key: &Item,
     err: Error,
+    explain: impl FnOnce(Option<&Item>) -> Option<Error>,
 ) -> Error {
     let Error::ConditionFailed { item, .. } = &err else {
-        return err;
+        return err.for_entity(E::ENTITY_TYPE);
     };
-    let found = match item {
-        Some(old) => foreign_type::<E>(old).map(str::to_owned),
+    let read;
+    let old = match item {
+        Some(old) => Some(old),
         None => {
             let request = GetRequest::borrowed(&table_def::<E>().name, key).consistent();
             match store.get_item(request).await {
-                Ok(out) => out
-                    .item
-                    .and_then(|i| foreign_type::<E>(&i).map(str::to_owned)),
-                Err(_) => None,
+                Ok(out) => {
+                    read = out.item;
+                    read.as_deref()
+                }
+                // Unknown: the condition failure stands.
+                Err(_) => return err.for_entity(E::ENTITY_TYPE),
             }
         }
     };
-    match found {
-        Some(found) => Error::WrongEntity {
+    if let Some(found) = old.and_then(foreign_type::<E>) {
+        return Error::WrongEntity {
             entity: E::ENTITY_TYPE,
-            found,
-        },
-        None => err,
+            found: found.to_owned(),
+        };
+    }
+    match explain(old) {
+        Some(e) => e,
+        None => err.for_entity(E::ENTITY_TYPE),
     }
 }
 
-/// The result of a typed write of `E` at `key`, its error named: [`ownership_error`] and the
-/// entity filled in.
+/// The result of a typed write of `E` at `key`, its error named: [`condition_failure`] (another
+/// entity's item) and the entity filled in.
 pub(crate) async fn write_result<E: Entity, S: Store + ?Sized, T>(
     store: &S,
     key: &Item,
@@ -121,9 +131,7 @@ pub(crate) async fn write_result<E: Entity, S: Store + ?Sized, T>(
 ) -> Result<T> {
     match result {
         Ok(v) => Ok(v),
-        Err(e) => Err(ownership_error::<E, S>(store, key, e)
-            .await
-            .for_entity(E::ENTITY_TYPE)),
+        Err(e) => Err(condition_failure::<E, S>(store, key, e, |_| None).await),
     }
 }
 

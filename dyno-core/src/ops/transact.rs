@@ -35,6 +35,18 @@ pub struct Transaction {
     items: HashSet<Vec<u8>>,
     token: Option<String>,
     error: Option<Error>,
+    /// The range conditions of typed arithmetic in update actions, to explain a cancellation.
+    bounds: Vec<ActionBounds>,
+}
+
+/// The range conditions one update action carries (see [`super::bounds`]).
+#[derive(Debug, Default)]
+struct ActionBounds {
+    action: usize,
+    entity: &'static str,
+    table: String,
+    key: Item,
+    bounds: super::bounds::Bounds,
 }
 
 impl fmt::Debug for Transaction {
@@ -137,13 +149,25 @@ impl Transaction {
     /// [`UpdateBuilder`](super::UpdateBuilder) or
     /// a typed update builder (`Order::update(key).set_status(..)`); an error met building it
     /// fails [`Self::send`].
-    pub fn update<U: super::UpdateDsl>(self, update: U) -> Self {
-        let update = update.into_update();
-        self.push(
-            Some(<U::Entity as Entity>::ENTITY_TYPE),
-            update.into_transact(),
-            None,
-        )
+    pub fn update<U: super::UpdateDsl>(mut self, update: U) -> Self {
+        let entity = <U::Entity as Entity>::ENTITY_TYPE;
+        let (action, bounds) = match update.into_update().transact_and_bounds() {
+            Ok((action, bounds)) => (Ok(action), bounds),
+            Err(e) => (Err(e), Default::default()),
+        };
+        if let (Ok(TransactWriteItem::Update { table, key, .. }), false) =
+            (&action, bounds.is_empty())
+        {
+            let bounds = ActionBounds {
+                action: self.actions.len(),
+                entity,
+                table: table.clone(),
+                key: key.clone(),
+                bounds,
+            };
+            self.bounds.push(bounds);
+        }
+        self.push(Some(entity), action, None)
     }
 
     /// Deletes the item at `key`.
@@ -240,12 +264,48 @@ impl Transaction {
     }
 
     /// Runs the transaction.
-    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
+    pub async fn send<S: Store + ?Sized>(mut self, store: &S) -> Result<()> {
         let entities: Vec<&str> = self.entities.iter().map(|e| e.unwrap_or("raw")).collect();
         let span = tracing::debug_span!("dyno.transact_write", actions = self.actions.len(), entities = ?entities);
+        let bounds = std::mem::take(&mut self.bounds);
         let request = self.into_request()?;
-        store.transact_write(request).instrument(span).await
+        match store.transact_write(request).instrument(span).await {
+            Err(Error::TransactionCanceled { reasons }) => {
+                Err(out_of_range(store, &bounds, &reasons)
+                    .await
+                    .unwrap_or(Error::TransactionCanceled { reasons }))
+            }
+            other => other,
+        }
     }
+}
+
+/// [`Error::OutOfRange`] when a cancelled update action's condition failed because its typed
+/// arithmetic would leave its field's range: from the item as it was (returned with the
+/// cancellation, or read strongly consistently after it).
+async fn out_of_range<S: Store + ?Sized>(
+    store: &S,
+    bounds: &[ActionBounds],
+    reasons: &[crate::error::CancellationReason],
+) -> Option<Error> {
+    for b in bounds {
+        let Some(reason) = reasons.get(b.action).filter(|r| r.is_condition_failed()) else {
+            continue;
+        };
+        let read;
+        let old = match &reason.item {
+            Some(old) => Some(old),
+            None => {
+                let request = crate::store::GetRequest::borrowed(&b.table, &b.key).consistent();
+                read = store.get_item(request).await.ok()?.item;
+                read.as_deref()
+            }
+        };
+        if let Some(e) = b.bounds.violation(b.entity, old) {
+            return Some(e);
+        }
+    }
+    None
 }
 
 /// A transactional read of up to 100 items, isolated from concurrent transactions. Each

@@ -4,10 +4,14 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, item_exists, number, owned_by, table_name, version_is, write_result};
+use super::bounds::{Arithmetic, Bound, Bounds, Op};
+use super::support::{
+    condition_failure, decode, item_exists, number, owned_by, table_name, version_is,
+};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::expr::typed::{encode_value, FieldValue};
 use crate::expr::{self, Cond, Condition, Path, SetValue, UpdateOperand};
 use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::table::Table;
@@ -122,6 +126,8 @@ pub struct UpdateBuilder<E: Entity> {
     version: Option<u64>,
     upsert: bool,
     needs: &'static [IndexKeyNeed],
+    /// The range conditions of typed arithmetic ([`Self::add_number`]), one per attribute.
+    bounds: Vec<Bound>,
 }
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
@@ -149,6 +155,7 @@ impl<E: Entity> UpdateBuilder<E> {
             version: None,
             upsert: false,
             needs: &[],
+            bounds: Vec::new(),
         }
     }
 
@@ -167,6 +174,7 @@ impl<E: Entity> UpdateBuilder<E> {
 
     fn push(&mut self, path: Path, action: Action) {
         self.actions.retain(|(p, _)| *p != path);
+        self.bounds.retain(|b| Path::attr(b.attribute()) != path);
         self.actions.push((path, action));
     }
 
@@ -269,6 +277,40 @@ impl<E: Entity> UpdateBuilder<E> {
     pub fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.value(name, value) {
             self.push(Path::attr(name), Action::Add(v));
+        }
+    }
+
+    /// `ADD name :delta` on a number field of type `T`, with a condition in the same request
+    /// that keeps the result inside `T` (an absent value counts as 0): otherwise the update
+    /// fails with [`Error::OutOfRange`] naming the field, the stored value and the delta, and
+    /// writes nothing. The typed `add_<field>` setters call it.
+    pub fn add_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(name, Op::Add, encode_value::<T, _>(delta));
+    }
+
+    /// `SET name = if_not_exists(name, 0) - :delta`, kept inside `T` as [`Self::add_number`].
+    pub fn subtract_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(name, Op::Subtract, encode_value::<T, _>(delta));
+    }
+
+    fn arithmetic<T: Arithmetic>(
+        &mut self,
+        name: &str,
+        op: Op,
+        delta: Result<Option<AttributeValue>>,
+    ) {
+        let Some(Some(delta)) = self.value(name, delta) else {
+            return;
+        };
+        let bound = Bound::new::<T>(name, op, &delta);
+        match op {
+            Op::Add => self.add_value(name, Ok(Some(delta))),
+            Op::Subtract => self.subtract_value(name, Ok(Some(delta))),
+        }
+        match bound {
+            Some(Ok(bound)) => self.bounds.push(bound),
+            Some(Err(e)) => self.record(Err(e.at(E::ENTITY_TYPE, name))),
+            None => {}
         }
     }
 
@@ -415,8 +457,9 @@ impl<E: Entity> UpdateBuilder<E> {
         )))
     }
 
-    /// The request parts: actions (with version and entity type), condition; size checked.
-    fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>)> {
+    /// The request parts: actions (with version and entity type), condition (with the range
+    /// conditions of the arithmetic, returned too); size checked.
+    fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>, Bounds)> {
         // An invalid key explains any later error (its segments read as missing), so it comes first.
         let index_keys = self.check_index_keys();
         let mut update = self.update_expr();
@@ -426,6 +469,7 @@ impl<E: Entity> UpdateBuilder<E> {
             error,
             version,
             upsert,
+            mut bounds,
             ..
         } = self;
         let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
@@ -443,6 +487,7 @@ impl<E: Entity> UpdateBuilder<E> {
             (Some(attr), v) => {
                 if !touches(&update, attr) {
                     update.add.push((Path::attr(attr), number(1)));
+                    bounds.push(Bound::version(attr)?);
                 }
                 if let Some(v) = v {
                     cond = Some(Condition::and_opt(cond, version_is(attr, v)));
@@ -471,11 +516,14 @@ impl<E: Entity> UpdateBuilder<E> {
                 ));
             }
         }
-        if let Some(c) = condition {
-            cond = Some(Condition::and_opt(cond, c));
+        for bound in &bounds {
+            cond = Some(Condition::and_opt(cond, bound.condition()));
+        }
+        if let Some(c) = &condition {
+            cond = Some(Condition::and_opt(cond, c.clone()));
         }
         check_update_size::<E>(&key, &update)?;
-        Ok((key, update, cond))
+        Ok((key, update, cond, Bounds { bounds, condition }))
     }
 
     /// This update, or the first error met building it (an invalid key, a value or condition
@@ -493,43 +541,59 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// The request this update sends.
     pub fn into_request(self) -> Result<UpdateRequest> {
-        let (key, update, condition) = self.parts()?;
-        Ok(UpdateRequest {
+        self.request_and_bounds().map(|(request, _)| request)
+    }
+
+    /// The request, and the range conditions it carries (to explain a failure).
+    fn request_and_bounds(self) -> Result<(UpdateRequest, Bounds)> {
+        let (key, update, condition, bounds) = self.parts()?;
+        let request = UpdateRequest {
             table: table_name::<E>(),
             key,
             update,
             condition,
             return_values: ReturnValues::AllNew,
-            return_old_on_condition_failure: false,
-        })
+            // The item as it was explains a failed condition without another read.
+            return_old_on_condition_failure: true,
+        };
+        Ok((request, bounds))
     }
 
     /// The same update as an action of a [`super::Transaction`].
     pub fn into_transact(self) -> Result<TransactWriteItem> {
-        let (key, update, condition) = self.parts()?;
-        Ok(TransactWriteItem::Update {
+        self.transact_and_bounds().map(|(action, _)| action)
+    }
+
+    /// [`Self::into_transact`], and the range conditions the action carries.
+    pub(crate) fn transact_and_bounds(self) -> Result<(TransactWriteItem, Bounds)> {
+        let (key, update, condition, bounds) = self.parts()?;
+        let action = TransactWriteItem::Update {
             table: table_name::<E>(),
             key,
             update,
             condition,
-            return_old_on_condition_failure: false,
-        })
+            return_old_on_condition_failure: !bounds.is_empty(),
+        };
+        Ok((action, bounds))
     }
 
     /// Applies the update and returns the item as it is now, decoded.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
         let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let upsert = self.upsert;
-        let request = self.into_request()?;
+        let (request, bounds) = self.request_and_bounds()?;
         let key = request.key.clone();
-        let result = store.update_item(request).instrument(span).await;
-        let out = match write_result::<E, S, _>(store, &key, result).await {
+        let out = match store.update_item(request).instrument(span).await {
             Ok(out) => out,
-            // Not another entity's item: absent (without upsert), or a failed condition.
-            Err(Error::ConditionFailed { item: None, .. }) if !upsert => {
-                return Err(missing_or_failed::<E, S>(store, key).await);
+            // Not another entity's item: absent (without upsert), a result out of its field's
+            // range, or the caller's condition.
+            Err(e) => {
+                let explain = |old: Option<&crate::value::Item>| match old {
+                    None if !upsert => Some(not_found::<E>(&key)),
+                    old => bounds.violation(E::ENTITY_TYPE, old),
+                };
+                return Err(condition_failure::<E, S>(store, &key, e, explain).await);
             }
-            Err(e) => return Err(e),
         };
         match out.attributes {
             Some(item) => decode::<E>(&item),
@@ -542,29 +606,15 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 }
 
-/// The error of an update (without upsert) whose condition failed: [`Error::NotFound`] when the
-/// item does not exist (a strongly consistent read tells, since servers need not return the old
-/// item), else the condition failure itself.
-async fn missing_or_failed<E: Entity, S: Store + ?Sized>(
-    store: &S,
-    key: crate::value::Item,
-) -> Error {
-    let failed = Error::ConditionFailed {
+/// The error of an update (without upsert) whose condition failed on a missing item.
+fn not_found<E: Entity>(key: &crate::value::Item) -> Error {
+    Error::NotFound {
         entity: Some(E::ENTITY_TYPE),
-        item: None,
-    };
-    let read = crate::store::GetRequest::new(table_name::<E>(), key.clone()).consistent();
-    match store.get_item(read).await {
-        Ok(out) if out.item.is_none() => Error::NotFound {
-            entity: Some(E::ENTITY_TYPE),
-            message: format!(
-                "no item at key {}: an update without upsert() changes only an existing item, \
-                 and nothing was written",
-                super::batch::describe_key(&key)
-            ),
-        },
-        // Present, or unknown: the condition failure stands.
-        _ => failed,
+        message: format!(
+            "no item at key {}: an update without upsert() changes only an existing item, \
+             and nothing was written",
+            super::batch::describe_key(key)
+        ),
     }
 }
 

@@ -4,7 +4,7 @@
 //! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
 
 mod dynamo;
-mod memory;
+pub(crate) mod memory;
 mod rename;
 
 use std::borrow::Cow;

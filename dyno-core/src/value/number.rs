@@ -360,6 +360,37 @@ impl Number {
         self.add(&other.negated())
     }
 
+    /// This number rounded to at most `digits` significant digits, toward +infinity when `up`,
+    /// toward -infinity otherwise. A bound rounded this way keeps its meaning for stored numbers
+    /// (which have at most 38 digits): `x <= hi` exactly when `x <= hi.rounded(38, false)`.
+    ///
+    /// ```
+    /// use dyno_core::value::Number;
+    /// let n = |t: &str| Number::parse(t).unwrap();
+    /// assert_eq!(n("1239").rounded(3, false), n("1230"));
+    /// assert_eq!(n("1239").rounded(3, true), n("1240"));
+    /// assert_eq!(n("-1239").rounded(3, true), n("-1230"));
+    /// assert_eq!(n("9999").rounded(3, true), n("10000"));
+    /// ```
+    #[must_use]
+    pub fn rounded(&self, digits: usize, up: bool) -> Number {
+        if self.digits.len() <= digits {
+            return self.clone();
+        }
+        let dropped = (self.digits.len() - digits) as i64;
+        let exponent = self.exponent + dropped;
+        let truncated =
+            Number::from_digits(self.negative, self.digits[..digits].to_vec(), exponent);
+        // Truncation moved toward zero; one unit of the last kept digit away from zero when the
+        // direction asks for it (the dropped digits are never all zero: canonical form).
+        if up != self.negative {
+            let unit = Number::from_digits(self.negative, vec![1], exponent);
+            truncated.add(&unit)
+        } else {
+            truncated
+        }
+    }
+
     /// Digits least significant first, scaled to `exponent` (which must not exceed ours).
     fn aligned_le(&self, exponent: i64) -> Vec<u8> {
         let shift = usize::try_from(self.exponent - exponent).unwrap_or(0);

@@ -292,18 +292,17 @@ pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
         if crate::ty::is_numeric(ty_f) {
             let add = format_ident!("add_{}", fid);
             let sub = format_ident!("subtract_{}", fid);
-            let add_doc = format!("Adds `n` to `{fid}` (an absent value counts as 0), atomically.");
-            let sub_doc =
-                format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically.");
+            let add_doc = format!("Adds `n` to `{fid}` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.");
+            let sub_doc = format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.");
             methods.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
-                    self.update.add_value(#a, #p::encode_value::<#inner, _>(n));
+                    self.update.add_number::<#inner>(#a, n);
                     self
                 }
                 #[doc = #sub_doc]
                 pub fn #sub(mut self, n: impl #p::FieldValue<#inner>) -> Self {
-                    self.update.subtract_value(#a, #p::encode_value::<#inner, _>(n));
+                    self.update.subtract_number::<#inner>(#a, n);
                     self
                 }
             });

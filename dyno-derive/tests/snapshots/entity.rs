@@ -405,14 +405,14 @@ const _ : () = {
             self . update . set_if_absent_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (value)) ;
             self
         }
-        #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically."]
+        #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing."]
         pub fn add_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . add_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (n)) ;
+            self . update . add_number :: < Decimal > ("total" , n) ;
             self
         }
-        #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically."]
+        #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing."]
         pub fn subtract_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . subtract_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (n)) ;
+            self . update . subtract_number :: < Decimal > ("total" , n) ;
             self
         }
         #[doc = "Sets `note` (`None` removes it)."]

@@ -7,7 +7,7 @@
 
 mod batch;
 mod data;
-mod eval;
+pub(crate) mod eval;
 mod key_bytes;
 mod key_encoding;
 mod read;
