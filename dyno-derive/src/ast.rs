@@ -14,11 +14,11 @@ use syn::{DeriveInput, LitStr};
 use crate::ctxt::Ctxt;
 use crate::template::{self, Template};
 
-pub use self::collection::*;
-pub use self::entity::*;
-pub use self::key_part::*;
-pub use self::projection::*;
-pub use self::table::*;
+pub(crate) use self::collection::*;
+pub(crate) use self::entity::*;
+pub(crate) use self::key_part::*;
+pub(crate) use self::projection::*;
+pub(crate) use self::table::*;
 
 /// A key template, or `None` after reporting why it does not parse.
 fn parse_template(cx: &Ctxt, lit: LitStr) -> Option<Template> {

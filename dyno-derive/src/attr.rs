@@ -7,19 +7,19 @@ use syn::meta::ParseNestedMeta;
 use crate::ctxt::Ctxt;
 
 /// One attribute key: unset, or set once with the tokens that set it (for spans).
-pub struct Attr<T> {
+pub(crate) struct Attr<T> {
     name: &'static str,
     value: Option<(proc_macro2::TokenStream, T)>,
 }
 
 impl<T> Attr<T> {
     /// An unset key called `name`.
-    pub fn none(name: &'static str) -> Self {
+    pub(crate) fn none(name: &'static str) -> Self {
         Attr { name, value: None }
     }
 
     /// Sets the key; a second setting is a "duplicate" error spanned on `tokens`.
-    pub fn set<A: ToTokens>(&mut self, cx: &Ctxt, tokens: A, value: T) {
+    pub(crate) fn set<A: ToTokens>(&mut self, cx: &Ctxt, tokens: A, value: T) {
         let tokens = tokens.into_token_stream();
         if self.value.is_some() {
             cx.error_spanned_by(
@@ -32,53 +32,53 @@ impl<T> Attr<T> {
     }
 
     /// The value, if set.
-    pub fn get(self) -> Option<T> {
+    pub(crate) fn get(self) -> Option<T> {
         self.value.map(|(_, v)| v)
     }
 
     /// The value with the tokens that set it.
-    pub fn get_with_tokens(self) -> Option<(proc_macro2::TokenStream, T)> {
+    pub(crate) fn get_with_tokens(self) -> Option<(proc_macro2::TokenStream, T)> {
         self.value
     }
 
     /// True when set.
-    pub fn is_set(&self) -> bool {
+    pub(crate) fn is_set(&self) -> bool {
         self.value.is_some()
     }
 }
 
 /// A key without a value (`#[dyno(skip)]`).
-pub struct Flag(Attr<()>);
+pub(crate) struct Flag(Attr<()>);
 
 impl Flag {
     /// An unset flag called `name`.
-    pub fn none(name: &'static str) -> Self {
+    pub(crate) fn none(name: &'static str) -> Self {
         Flag(Attr::none(name))
     }
 
     /// Sets the flag (once).
-    pub fn set<A: ToTokens>(&mut self, cx: &Ctxt, tokens: A) {
+    pub(crate) fn set<A: ToTokens>(&mut self, cx: &Ctxt, tokens: A) {
         self.0.set(cx, tokens, ());
     }
 
     /// True when set.
-    pub fn get(&self) -> bool {
+    pub(crate) fn get(&self) -> bool {
         self.0.is_set()
     }
 
     /// The tokens that set it, for spans.
-    pub fn tokens(&self) -> Option<&proc_macro2::TokenStream> {
+    pub(crate) fn tokens(&self) -> Option<&proc_macro2::TokenStream> {
         self.0.value.as_ref().map(|(t, _)| t)
     }
 }
 
 /// The name of the key being parsed (`pk` in `pk = "..."`), or the path as written.
-pub fn key_name(meta: &ParseNestedMeta<'_>) -> String {
+pub(crate) fn key_name(meta: &ParseNestedMeta<'_>) -> String {
     meta.path.to_token_stream().to_string().replace(' ', "")
 }
 
 /// The error for a key that is not allowed here, listing what is.
-pub fn unknown_key(meta: &ParseNestedMeta<'_>, place: &str, allowed: &[&str]) -> syn::Error {
+pub(crate) fn unknown_key(meta: &ParseNestedMeta<'_>, place: &str, allowed: &[&str]) -> syn::Error {
     meta.error(format!(
         "unknown key `{}` in {place}; expected one of: {}",
         key_name(meta),
@@ -88,7 +88,7 @@ pub fn unknown_key(meta: &ParseNestedMeta<'_>, place: &str, allowed: &[&str]) ->
 
 /// Records an unknown-key error in `cx` and skips the key's value, so parsing goes on and
 /// later mistakes in the same attribute are reported too.
-pub fn unknown_key_continue(
+pub(crate) fn unknown_key_continue(
     cx: &Ctxt,
     meta: &ParseNestedMeta<'_>,
     place: &str,
@@ -99,7 +99,7 @@ pub fn unknown_key_continue(
 }
 
 /// Skips `= expr` or `(...)` after a key.
-pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         let _ = meta.value()?;
         meta.input.parse::<syn::Expr>()?;
@@ -111,7 +111,7 @@ pub fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 }
 
 /// Parses `= "string"`.
-pub fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
+pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
     let name = key_name(meta);
     let value = meta
         .value()
@@ -125,7 +125,7 @@ pub fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
 }
 
 /// Parses `= "string"` and refuses an empty string.
-pub fn nonempty_string(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
+pub(crate) fn nonempty_string(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
     let lit = string_value(meta)?;
     if lit.value().is_empty() {
         return Err(syn::Error::new(
@@ -137,7 +137,7 @@ pub fn nonempty_string(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitStr> {
 }
 
 /// Parses `= path::To::Type`.
-pub fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
+pub(crate) fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
     let name = key_name(meta);
     let value = meta
         .value()
@@ -151,7 +151,7 @@ pub fn path_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::Path> {
 }
 
 /// Parses `= 8`.
-pub fn int_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
+pub(crate) fn int_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
     let name = key_name(meta);
     let value = meta
         .value()
@@ -162,7 +162,7 @@ pub fn int_value(meta: &ParseNestedMeta<'_>) -> syn::Result<syn::LitInt> {
 }
 
 /// Refuses `= value` after a flag key.
-pub fn no_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn no_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
         return Err(meta.error(format!(
             "`{}` takes no value: write `#[dyno({})]`",
@@ -174,7 +174,7 @@ pub fn no_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 }
 
 /// Runs `f` on every `#[dyno(...)]` attribute in `attrs`, collecting parse errors in `cx`.
-pub fn for_each_dyno_attr(
+pub(crate) fn for_each_dyno_attr(
     cx: &Ctxt,
     attrs: &[syn::Attribute],
     mut f: impl FnMut(ParseNestedMeta<'_>) -> syn::Result<()>,

@@ -30,18 +30,18 @@ fn words(s: &str) -> Vec<String> {
 }
 
 /// `snake_case`.
-pub fn snake(s: &str) -> String {
+pub(crate) fn snake(s: &str) -> String {
     words(s).join("_")
 }
 
 /// `SCREAMING_SNAKE_CASE`.
-pub fn screaming(s: &str) -> String {
+pub(crate) fn screaming(s: &str) -> String {
     snake(s).to_uppercase()
 }
 
 /// The table's constant for an index (`GSI1` -> `GSI1`, `ByDay` -> `BY_DAY`, `1x` -> `INDEX_1X`):
 /// the Table derive defines it and the Entity derive names it, so both use this one function.
-pub fn index_const(name: &str) -> String {
+pub(crate) fn index_const(name: &str) -> String {
     let s = screaming(name);
     match s.chars().next() {
         Some(c) if c.is_alphabetic() => s,
@@ -51,12 +51,12 @@ pub fn index_const(name: &str) -> String {
 
 /// The constant holding a field's handle: the field name in upper case (`order_date` ->
 /// `ORDER_DATE`), underscores kept, so it is always an identifier.
-pub fn field_const(field: &str) -> String {
+pub(crate) fn field_const(field: &str) -> String {
     field.to_uppercase()
 }
 
 /// `PascalCase`.
-pub fn pascal(s: &str) -> String {
+pub(crate) fn pascal(s: &str) -> String {
     words(s)
         .iter()
         .map(|w| {
@@ -70,7 +70,7 @@ pub fn pascal(s: &str) -> String {
 }
 
 /// Applies a serde-style `rename_all` case to a variant name.
-pub fn convert(s: &str, case: &str) -> String {
+pub(crate) fn convert(s: &str, case: &str) -> String {
     match case {
         "lowercase" => s.to_lowercase(),
         "UPPERCASE" => s.to_uppercase(),

@@ -35,7 +35,7 @@ const QUERY_METHODS: &[&str] = &[
 ];
 
 /// Checks an entity declaration.
-pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
+pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
     for t in input
         .sk
         .iter()
@@ -213,7 +213,7 @@ pub fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 }
 
 /// Checks a table declaration.
-pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
+pub(crate) fn table(cx: &Ctxt, input: &TableInput<'_>) {
     let mut names = BTreeSet::new();
     let mut consts: BTreeMap<String, String> = BTreeMap::new();
     for index in &input.indexes {
@@ -266,7 +266,7 @@ pub fn table(cx: &Ctxt, input: &TableInput<'_>) {
 }
 
 /// Checks a key-part declaration.
-pub fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
+pub(crate) fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
     if let KeyPartInput::Enum {
         ident,
         variants,

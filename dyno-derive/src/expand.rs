@@ -20,7 +20,7 @@ use syn::DeriveInput;
 use crate::ctxt::Ctxt;
 
 /// `::dyno_core::__private`
-pub fn private() -> TokenStream {
+pub(crate) fn private() -> TokenStream {
     quote!(::dyno_core::__private)
 }
 
@@ -48,33 +48,33 @@ fn run(
 }
 
 /// `#[derive(Table)]`
-pub fn table(input: TokenStream) -> TokenStream {
+pub(crate) fn table(input: TokenStream) -> TokenStream {
     run(input, table::generate, table::stub)
 }
 
 /// `#[derive(Entity)]`
-pub fn entity(input: TokenStream) -> TokenStream {
+pub(crate) fn entity(input: TokenStream) -> TokenStream {
     run(input, entity::generate, entity::stub)
 }
 
 /// `#[derive(KeyPart)]`
-pub fn key_part(input: TokenStream) -> TokenStream {
+pub(crate) fn key_part(input: TokenStream) -> TokenStream {
     run(input, key_part::generate, key_part::stub)
 }
 
 /// `#[derive(Projection)]`
-pub fn projection(input: TokenStream) -> TokenStream {
+pub(crate) fn projection(input: TokenStream) -> TokenStream {
     run(input, projection::generate, projection::stub)
 }
 
 /// `#[derive(Collection)]`
-pub fn collection(input: TokenStream) -> TokenStream {
+pub(crate) fn collection(input: TokenStream) -> TokenStream {
     run(input, collection::generate, collection::stub)
 }
 
 /// `tokens` with every span set to `span`, so that a type error in them is reported on the
 /// user's token (and identical errors from several uses collapse into one).
-pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     use proc_macro2::{Group, TokenTree};
     tokens
         .into_iter()

@@ -1,4 +1,4 @@
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 //! Derive macros for dyno: `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`,
 //! `#[derive(Projection)]` and `#[derive(Collection)]`. Use them through `dyno_core`, which
 //! re-exports them; the generated code refers to `::dyno_core::__private` only.

@@ -6,7 +6,7 @@
 
 /// One piece of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Seg {
+pub(crate) enum Seg {
     /// Literal text.
     Lit(String),
     /// A `{field}` placeholder.
@@ -15,7 +15,7 @@ pub enum Seg {
 
 /// A parsed template with the literal it came from.
 #[derive(Clone)]
-pub struct Template {
+pub(crate) struct Template {
     /// The string as written, for spans.
     pub lit: syn::LitStr,
     /// Its pieces.
@@ -24,7 +24,7 @@ pub struct Template {
 
 impl Template {
     /// The placeholders, in order.
-    pub fn fields(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn fields(&self) -> impl Iterator<Item = &str> {
         self.segments.iter().filter_map(|s| match s {
             Seg::Field(f) => Some(f.as_str()),
             Seg::Lit(_) => None,
@@ -32,13 +32,13 @@ impl Template {
     }
 
     /// The text as written.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.lit.value()
     }
 }
 
 /// Parses and validates `lit`; the error message says what is wrong and the right form.
-pub fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
+pub(crate) fn parse(lit: &syn::LitStr) -> Result<Template, syn::Error> {
     let text = lit.value();
     let err = |msg: String| syn::Error::new(lit.span(), msg);
     if text.is_empty() {

@@ -30,17 +30,17 @@ fn single_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
 }
 
 /// `T` for `Option<T>`.
-pub fn option_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     single_arg(ty, "Option")
 }
 
 /// `T` for `Vec<T>`, looking through one `Option`.
-pub fn vec_elem(ty: &Type) -> Option<&Type> {
+pub(crate) fn vec_elem(ty: &Type) -> Option<&Type> {
     single_arg(option_inner(ty).unwrap_or(ty), "Vec")
 }
 
 /// `T` for `HashSet<T>` / `BTreeSet<T>` (any hasher), looking through one `Option`.
-pub fn set_elem(ty: &Type) -> Option<&Type> {
+pub(crate) fn set_elem(ty: &Type) -> Option<&Type> {
     let ty = option_inner(ty).unwrap_or(ty);
     let seg = last_segment(ty)?;
     if seg.ident != "HashSet" && seg.ident != "BTreeSet" {
@@ -62,7 +62,7 @@ const NUMBERS: &[&str] = &[
 
 /// True for the number types (primitive integers and floats, `Decimal`), looking through one
 /// `Option`.
-pub fn is_numeric(ty: &Type) -> bool {
+pub(crate) fn is_numeric(ty: &Type) -> bool {
     let ty = option_inner(ty).unwrap_or(ty);
     match last_segment(ty) {
         Some(seg) => {

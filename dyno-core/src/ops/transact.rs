@@ -17,7 +17,7 @@ use crate::store::{
 use crate::value::{item_size, Item, SharedItem};
 
 /// DynamoDB's maximum number of actions in one transaction.
-pub const MAX_TRANSACTION_ACTIONS: usize = 100;
+pub(super) const MAX_TRANSACTION_ACTIONS: usize = 100;
 /// DynamoDB's maximum size of a transaction's items.
 const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 /// Significant digits DynamoDB keeps.
-pub const MAX_DIGITS: usize = 38;
+pub(crate) const MAX_DIGITS: usize = 38;
 /// Largest decimal exponent of the leading digit (9.99...E+125).
 const MAX_EXPONENT: i64 = 125;
 /// Smallest decimal exponent of the leading digit (1E-130).

@@ -8,7 +8,7 @@ use crate::ctxt::Ctxt;
 use super::no_generics;
 
 /// A collection: an enum of entities, or a struct of `Option<E>` / `Vec<E>` fields.
-pub struct CollectionInput<'a> {
+pub(crate) struct CollectionInput<'a> {
     pub ident: &'a Ident,
     pub vis: &'a syn::Visibility,
     pub partition: Option<syn::Path>,
@@ -16,7 +16,7 @@ pub struct CollectionInput<'a> {
 }
 
 /// The two shapes.
-pub enum CollectionShape<'a> {
+pub(crate) enum CollectionShape<'a> {
     /// `enum UserItem { User(User), Order(Order) }`
     Enum(Vec<(&'a Ident, &'a Type)>),
     /// `struct UserWithOrders { user: Option<User>, orders: Vec<Order> }`
@@ -24,14 +24,14 @@ pub enum CollectionShape<'a> {
 }
 
 /// A field of a struct-of-vectors collection.
-pub struct GroupField<'a> {
+pub(crate) struct GroupField<'a> {
     pub ident: &'a Ident,
     pub entity: &'a Type,
     pub many: bool,
 }
 
 impl<'a> CollectionInput<'a> {
-    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Collection");
         let mut partition = Attr::none("partition");
         for_each_dyno_attr(cx, &input.attrs, |meta| {

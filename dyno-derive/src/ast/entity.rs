@@ -14,7 +14,7 @@ use crate::template::Template;
 use super::{no_generics, parse_template};
 
 /// An entity's declaration.
-pub struct EntityInput<'a> {
+pub(crate) struct EntityInput<'a> {
     pub ident: &'a Ident,
     pub vis: &'a syn::Visibility,
     pub table: syn::Path,
@@ -26,7 +26,7 @@ pub struct EntityInput<'a> {
 }
 
 /// One index the entity appears in.
-pub struct EntityIndex {
+pub(crate) struct EntityIndex {
     /// The index name as written (`GSI1`), with its span.
     pub name: String,
     pub name_tokens: TokenStream,
@@ -36,7 +36,7 @@ pub struct EntityIndex {
 }
 
 /// One struct field.
-pub struct EntityField<'a> {
+pub(crate) struct EntityField<'a> {
     pub ident: &'a Ident,
     pub ty: &'a Type,
     pub attr_name: String,
@@ -54,19 +54,19 @@ pub struct EntityField<'a> {
 
 /// How a key field is written (see `dyno_core::key::KeyFormat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyFormat {
+pub(crate) enum KeyFormat {
     Ordered,
     Plain,
 }
 
 impl EntityField<'_> {
     /// The field's name as templates and attributes spell it (`type` for `r#type`).
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.ident.unraw().to_string()
     }
 
     /// True when the field is written to the item.
-    pub fn is_stored(&self) -> bool {
+    pub(crate) fn is_stored(&self) -> bool {
         !self.skip.get()
     }
 }
@@ -86,7 +86,7 @@ const FIELD_KEYS: &[&str] = &[
 ];
 
 impl<'a> EntityInput<'a> {
-    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Entity");
         let mut table = Attr::none("table");
         let mut pk = Attr::none("pk");
@@ -214,7 +214,7 @@ impl<'a> EntityInput<'a> {
     }
 
     /// The field called `name`.
-    pub fn field(&self, name: &str) -> Option<&EntityField<'a>> {
+    pub(crate) fn field(&self, name: &str) -> Option<&EntityField<'a>> {
         self.fields.iter().find(|f| f.name() == name)
     }
 }

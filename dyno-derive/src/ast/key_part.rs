@@ -13,7 +13,7 @@ use crate::ctxt::Ctxt;
 use super::no_generics;
 
 /// A key part: a unit enum (by name) or a newtype (delegating).
-pub enum KeyPartInput<'a> {
+pub(crate) enum KeyPartInput<'a> {
     Enum {
         ident: &'a Ident,
         variants: Vec<(&'a Ident, String, Span)>,
@@ -42,7 +42,7 @@ const RENAME_ALL: &[&str] = &[
 ];
 
 impl<'a> KeyPartInput<'a> {
-    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "KeyPart");
         let mut rename_all: Attr<LitStr> = Attr::none("rename_all");
         let mut no_attribute = Flag::none("no_attribute");

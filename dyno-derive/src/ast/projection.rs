@@ -10,14 +10,14 @@ use crate::ctxt::Ctxt;
 use super::no_generics;
 
 /// A projection: a subset of an entity's fields.
-pub struct ProjectionInput<'a> {
+pub(crate) struct ProjectionInput<'a> {
     pub ident: &'a Ident,
     pub entity: syn::Path,
     pub fields: Vec<ProjectionField<'a>>,
 }
 
 /// One projected field.
-pub struct ProjectionField<'a> {
+pub(crate) struct ProjectionField<'a> {
     pub ident: &'a Ident,
     pub ty: &'a Type,
     pub serde: bool,
@@ -25,7 +25,7 @@ pub struct ProjectionField<'a> {
 }
 
 impl<'a> ProjectionInput<'a> {
-    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Projection");
         let mut entity = Attr::none("entity");
         for_each_dyno_attr(cx, &input.attrs, |meta| {

@@ -11,7 +11,7 @@ use crate::ctxt::Ctxt;
 use super::no_generics;
 
 /// A table's declaration.
-pub struct TableInput<'a> {
+pub(crate) struct TableInput<'a> {
     pub ident: &'a Ident,
     pub name: LitStr,
     pub pk: LitStr,
@@ -22,7 +22,7 @@ pub struct TableInput<'a> {
 }
 
 /// One index of a table.
-pub struct TableIndexDecl {
+pub(crate) struct TableIndexDecl {
     pub tokens: TokenStream,
     pub name: LitStr,
     pub pk: Option<LitStr>,
@@ -36,7 +36,7 @@ const TABLE_KEYS: &[&str] = &["name", "pk", "sk", "ttl", "entity_attribute", "in
 const TABLE_INDEX_KEYS: &[&str] = &["name", "pk", "sk", "local", "keys_only", "include(...)"];
 
 impl<'a> TableInput<'a> {
-    pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
+    pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Table");
         let mut name = Attr::none("name");
         let mut pk = Attr::none("pk");

@@ -17,7 +17,7 @@ use super::{dummy_const, private};
 use crate::ast::{CollectionInput, CollectionShape};
 use crate::ctxt::Ctxt;
 
-pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let model = CollectionInput::from_ast(cx, input)?;
     if cx.has_errors() {
         return None;
@@ -219,7 +219,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 }
 
 /// On error: a `FromItem` impl that accepts nothing.
-pub fn stub(input: &DeriveInput) -> TokenStream {
+pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
     dummy_const(quote! {

@@ -19,7 +19,7 @@ use crate::check;
 use crate::ctxt::Ctxt;
 use crate::template::{Seg, Template};
 
-pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let model = EntityInput::from_ast(cx, input)?;
     check::entity(cx, &model);
     if cx.has_errors() {
@@ -34,7 +34,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 }
 
 /// One index of the entity, resolved.
-pub struct IndexGen<'a> {
+pub(super) struct IndexGen<'a> {
     pub decl: &'a EntityIndex,
     /// `Table::GSI1` (the table's `TableIndex` constant), spanned on the index name.
     pub table_index: TokenStream,
@@ -59,7 +59,7 @@ pub struct IndexGen<'a> {
 impl IndexGen<'_> {
     /// The index kind (`Global`, or `Local` for an index sharing the table's partition key); a
     /// constant assertion checks it against the table's declaration.
-    pub fn kind(&self, p: &TokenStream) -> TokenStream {
+    pub(super) fn kind(&self, p: &TokenStream) -> TokenStream {
         if self.own_pk {
             quote!(#p::Global)
         } else {
@@ -68,7 +68,7 @@ impl IndexGen<'_> {
     }
 
     /// Fields of both templates.
-    pub fn fields(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn fields(&self) -> impl Iterator<Item = &str> {
         self.pk
             .fields()
             .chain(self.sk.into_iter().flat_map(|t| t.fields()))
@@ -76,7 +76,7 @@ impl IndexGen<'_> {
 }
 
 /// Everything the entity's generators share.
-pub struct Gen<'a> {
+pub(super) struct Gen<'a> {
     pub m: &'a EntityInput<'a>,
     pub p: TokenStream,
     pub ident: &'a Ident,
@@ -89,7 +89,7 @@ pub struct Gen<'a> {
 }
 
 /// The generated constant for a template.
-pub fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
+pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
     let segs = t.segments.iter().map(|s| match s {
         Seg::Lit(l) => quote!(#p::Segment::Literal(#l)),
         Seg::Field(f) => quote!(#p::Segment::Field(#f)),
@@ -158,7 +158,7 @@ impl<'a> Gen<'a> {
         }
     }
 
-    pub fn field(&self, name: &str) -> &'a EntityField<'a> {
+    pub(super) fn field(&self, name: &str) -> &'a EntityField<'a> {
         // Checked: every template field exists.
         self.m.field(name).unwrap_or(&self.m.fields[0])
     }
@@ -166,7 +166,7 @@ impl<'a> Gen<'a> {
     /// How `field` is written in a partition-key template (`partition`) or a sort-key one: its
     /// `key_format`, else plain in partition keys (compared for equality only, and the form other
     /// clients write) and ordered in sort keys (compared by order).
-    pub fn key_format(&self, name: &str, partition: bool) -> TokenStream {
+    pub(super) fn key_format(&self, name: &str, partition: bool) -> TokenStream {
         let p = &self.p;
         let plain = match self.field(name).key_format {
             Some(crate::ast::KeyFormat::Plain) => true,
@@ -181,12 +181,12 @@ impl<'a> Gen<'a> {
     }
 
     /// The type a key argument for `field` has: the field's type, or `T` for an `Option<T>`.
-    pub fn key_arg_ty(&self, name: &str) -> &'a Type {
+    pub(super) fn key_arg_ty(&self, name: &str) -> &'a Type {
         let f = self.field(name);
         crate::ty::option_inner(f.ty).unwrap_or(f.ty)
     }
 
-    pub fn is_optional(&self, name: &str) -> bool {
+    pub(super) fn is_optional(&self, name: &str) -> bool {
         crate::ty::option_inner(self.field(name).ty).is_some()
     }
 
@@ -456,7 +456,7 @@ impl<'a> Gen<'a> {
 }
 
 /// On error: an `Entity` impl on a keyless stub table, so uses of the type report nothing more.
-pub fn stub(input: &DeriveInput) -> TokenStream {
+pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
     let name = ident.to_string();

@@ -15,7 +15,7 @@ use crate::ast::KeyPartInput;
 use crate::check;
 use crate::ctxt::Ctxt;
 
-pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let model = KeyPartInput::from_ast(cx, input)?;
     check::key_part(cx, &model);
     if cx.has_errors() {
@@ -164,7 +164,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 }
 
 /// On error: impls that fail at run time, so uses of the type report nothing more.
-pub fn stub(input: &DeriveInput) -> TokenStream {
+pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
     dummy_const(quote! {

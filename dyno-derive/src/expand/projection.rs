@@ -13,7 +13,7 @@ use crate::ast::ProjectionInput;
 use crate::case;
 use crate::ctxt::Ctxt;
 
-pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let model = ProjectionInput::from_ast(cx, input)?;
     if cx.has_errors() {
         return None;
@@ -89,7 +89,7 @@ pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 }
 
 /// On error: a `FromItem` impl that accepts nothing.
-pub fn stub(input: &DeriveInput) -> TokenStream {
+pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
     dummy_const(quote! {

@@ -36,7 +36,7 @@ struct Spec<'g> {
 }
 
 /// The builder types (placed beside the entity) and their impls (inside the `const _`).
-pub fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
+pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let mut specs = vec![Spec {

@@ -12,7 +12,7 @@ use crate::case;
 use crate::check;
 use crate::ctxt::Ctxt;
 
-pub fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
+pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let table = TableInput::from_ast(cx, input)?;
     check::table(cx, &table);
     if cx.has_errors() {
@@ -103,7 +103,7 @@ fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {
 }
 
 /// On error: a table with no keys, so entities naming it report only their own mistakes.
-pub fn stub(input: &DeriveInput) -> TokenStream {
+pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
     dummy_const(quote! {

@@ -19,7 +19,7 @@ use crate::ctxt::Ctxt;
 
 /// Index key attributes rewritten together: one index's pk, sk or both.
 #[derive(Debug, Clone)]
-pub struct Unit {
+pub(super) struct Unit {
     pub index: usize,
     pub pk: bool,
     pub sk: bool,
@@ -27,14 +27,14 @@ pub struct Unit {
 
 /// Non-primary fields that must be set together, and the index key attributes they rewrite.
 #[derive(Debug, Clone)]
-pub struct Group {
+pub(super) struct Group {
     pub fields: Vec<String>,
     pub units: Vec<Unit>,
 }
 
 /// Groups the non-primary fields of index templates: a template (or, for a sparse index, both
 /// templates) needs all its non-primary fields at once.
-pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
+pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
     let mut units: Vec<(Unit, BTreeSet<String>)> = Vec::new();
     for (i, ix) in g.indexes.iter().enumerate() {
         let non_primary = |fields: Vec<&str>| -> BTreeSet<String> {
@@ -129,7 +129,7 @@ pub fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
 }
 
 /// The update builder type and its impls.
-pub fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
+pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let vis = g.m.vis;

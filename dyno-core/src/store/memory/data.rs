@@ -31,7 +31,7 @@ pub(super) struct Entry {
 
 impl Entry {
     /// True when the item has not expired at `now` (epoch seconds).
-    pub fn is_live(&self, now: f64) -> bool {
+    pub(super) fn is_live(&self, now: f64) -> bool {
         self.expires.is_none_or(|t| !crate::ttl::expired_at(t, now))
     }
 }
@@ -73,7 +73,7 @@ pub(super) struct TableData {
 
 impl TableData {
     /// An empty table.
-    pub fn new(schema: &Schema) -> Self {
+    pub(super) fn new(schema: &Schema) -> Self {
         TableData {
             ttl_attribute: schema.def.ttl_attribute.clone(),
             indexes: schema.indexes.iter().map(|_| BTreeMap::new()).collect(),
@@ -82,26 +82,31 @@ impl TableData {
     }
 
     /// The stored entry at a key, expired or not.
-    pub fn get(&self, pk: &KeyBytes, sk: &KeyBytes) -> Option<&Entry> {
+    pub(super) fn get(&self, pk: &KeyBytes, sk: &KeyBytes) -> Option<&Entry> {
         self.partitions.get(pk)?.get(sk).map(|s| &s.entry)
     }
 
     /// The entry at a key unless it has expired at the time `now` gives (read only for an
     /// item that has an expiry).
-    pub fn live(&self, pk: &KeyBytes, sk: &KeyBytes, now: impl FnOnce() -> f64) -> Option<&Entry> {
+    pub(super) fn live(
+        &self,
+        pk: &KeyBytes,
+        sk: &KeyBytes,
+        now: impl FnOnce() -> f64,
+    ) -> Option<&Entry> {
         self.get(pk, sk)
             .filter(|e| e.expires.is_none() || e.is_live(now()))
     }
 
     /// True when some item has an expiry (only then can a write have expired items to purge).
-    pub fn has_expiring(&self) -> bool {
+    pub(super) fn has_expiring(&self) -> bool {
         !self.expiry.is_empty()
     }
 
     /// Stores a prepared item at its key unless `check` (given the current item) refuses,
     /// replacing what was there and updating every index. Returns the new item and the one it
     /// replaced. On error nothing has changed.
-    pub fn put(
+    pub(super) fn put(
         &mut self,
         schema: &Schema,
         prepared: Prepared,
@@ -187,12 +192,12 @@ impl TableData {
     }
 
     /// Stores a prepared item at its key, replacing what was there; returns the stored item.
-    pub fn insert(&mut self, schema: &Schema, prepared: Prepared) -> SharedItem {
+    pub(super) fn insert(&mut self, schema: &Schema, prepared: Prepared) -> SharedItem {
         self.replace(schema, prepared).0
     }
 
     /// Stores a prepared item at its key; returns the stored item and the one it replaced.
-    pub fn replace(
+    pub(super) fn replace(
         &mut self,
         schema: &Schema,
         prepared: Prepared,
@@ -204,7 +209,12 @@ impl TableData {
     }
 
     /// Removes the item at a key with its index entries, returning it.
-    pub fn remove(&mut self, schema: &Schema, pk: &KeyBytes, sk: &KeyBytes) -> Option<SharedItem> {
+    pub(super) fn remove(
+        &mut self,
+        schema: &Schema,
+        pk: &KeyBytes,
+        sk: &KeyBytes,
+    ) -> Option<SharedItem> {
         self.remove_by(schema, pk, sk, ChangeCause::Request)
     }
 
@@ -241,7 +251,7 @@ impl TableData {
     }
 
     /// Deletes every item expired at `now` (epoch seconds). Cheap when nothing has expired.
-    pub fn purge_expired(&mut self, schema: &Schema, now: f64) {
+    pub(super) fn purge_expired(&mut self, schema: &Schema, now: f64) {
         let cutoff = expiry_second(now);
         if self.expiry.first().is_none_or(|(s, _, _)| *s > cutoff) {
             return;
@@ -270,7 +280,7 @@ impl TableData {
     }
 
     /// Enables TTL on `attribute` (or disables it with `None`), recomputing every expiry.
-    pub fn set_ttl(&mut self, attribute: Option<String>) {
+    pub(super) fn set_ttl(&mut self, attribute: Option<String>) {
         self.ttl_attribute = attribute;
         self.expiry.clear();
         let ttl = self.ttl_attribute.as_deref();
@@ -300,7 +310,7 @@ impl TableData {
     /// (UpdateTable), and returns the table so made, leaving `self` empty: the entries of an index
     /// both schemas have are moved as they are, an index only `schema` has is filled from the
     /// items (see [`Schema::backfill_key`]), an index only `old` has is dropped.
-    pub fn reindex(&mut self, old: &Schema, schema: &Schema) -> TableData {
+    pub(super) fn reindex(&mut self, old: &Schema, schema: &Schema) -> TableData {
         // Where each index of `schema` comes from: its position in `old`, or `None` (new).
         let from: Vec<Option<usize>> = schema
             .indexes
@@ -358,7 +368,7 @@ impl TableData {
     }
 
     /// Number of items not expired at `now`.
-    pub fn live_count(&self, now: f64) -> usize {
+    pub(super) fn live_count(&self, now: f64) -> usize {
         if self.expiry.is_empty() {
             return self.len;
         }

@@ -21,10 +21,10 @@ const _: () = assert!(std::mem::size_of::<KeyBytes>() == 24);
 
 impl KeyBytes {
     /// The longest key kept inline.
-    pub const INLINE: usize = 22;
+    pub(super) const INLINE: usize = 22;
 
     /// The empty key (a table or index without a sort key).
-    pub const fn empty() -> Self {
+    pub(super) const fn empty() -> Self {
         KeyBytes(Repr::Inline {
             len: 0,
             bytes: [0; KeyBytes::INLINE],
@@ -33,7 +33,7 @@ impl KeyBytes {
 
     /// The key's bytes.
     #[inline]
-    pub fn as_slice(&self) -> &[u8] {
+    pub(super) fn as_slice(&self) -> &[u8] {
         match &self.0 {
             Repr::Inline { len, bytes } => &bytes[..usize::from(*len)],
             Repr::Heap(b) => b,

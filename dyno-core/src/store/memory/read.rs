@@ -33,7 +33,11 @@ pub(super) struct Target<'a> {
 
 impl<'a> Target<'a> {
     /// Resolves the table or the named index, rejecting consistent reads on a global index.
-    pub fn resolve(schema: &'a Schema, index: Option<&str>, consistent_read: bool) -> Result<Self> {
+    pub(super) fn resolve(
+        schema: &'a Schema,
+        index: Option<&str>,
+        consistent_read: bool,
+    ) -> Result<Self> {
         match index {
             None => Ok(Target {
                 index: None,
@@ -61,7 +65,7 @@ impl<'a> Target<'a> {
     }
 
     /// The attributes of a `LastEvaluatedKey`: the target's keys, then the table's (once each).
-    pub fn start_key_names(&self, schema: &'a Schema) -> Vec<&'a str> {
+    pub(super) fn start_key_names(&self, schema: &'a Schema) -> Vec<&'a str> {
         let mut names: Vec<&str> = self.keys().map(|k| k.name.as_str()).collect();
         for n in schema.key_names() {
             if !names.contains(&n) {

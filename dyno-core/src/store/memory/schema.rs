@@ -48,7 +48,7 @@ pub(super) struct IndexSchema {
 
 impl IndexSchema {
     /// Every key attribute with whether it is a partition attribute.
-    pub fn key_attributes(&self) -> impl Iterator<Item = (&KeyAttribute, bool)> {
+    pub(super) fn key_attributes(&self) -> impl Iterator<Item = (&KeyAttribute, bool)> {
         self.pk
             .iter()
             .map(|k| (k, true))
@@ -56,7 +56,7 @@ impl IndexSchema {
     }
 
     /// True when `name` is one of the index's key attributes.
-    pub fn is_key(&self, name: &str) -> bool {
+    pub(super) fn is_key(&self, name: &str) -> bool {
         self.key_attributes().any(|(k, _)| k.name == name)
     }
 }
@@ -88,7 +88,7 @@ pub(super) struct KeyValues<'a> {
 
 impl<'a> KeyValues<'a> {
     /// No values yet, with a slot for each key attribute of `schema`.
-    pub fn new(schema: &Schema) -> Self {
+    pub(super) fn new(schema: &Schema) -> Self {
         KeyValues {
             inline: [None; INLINE_KEY_ATTRIBUTES],
             more: vec![
@@ -103,7 +103,7 @@ impl<'a> KeyValues<'a> {
 
     /// Records the value of attribute `name` if it is a key attribute of `schema`.
     #[inline]
-    pub fn offer(&mut self, schema: &Schema, name: &str, value: &'a AttributeValue) {
+    pub(super) fn offer(&mut self, schema: &Schema, name: &str, value: &'a AttributeValue) {
         if let Some(slot) = schema.key_attributes.iter().position(|k| k == name) {
             match self.inline.get_mut(slot) {
                 Some(v) => *v = Some(value),
@@ -122,7 +122,7 @@ impl<'a> KeyValues<'a> {
 
 impl Schema {
     /// Validates a definition as `CreateTable` does and builds the schema.
-    pub fn new(def: &TableDef) -> Result<Schema> {
+    pub(super) fn new(def: &TableDef) -> Result<Schema> {
         validate_name("tableName", &def.name, 3)?;
         // Every key attribute has one type across the table and its indexes.
         let mut types: Vec<&KeyAttribute> = Vec::new();
@@ -270,27 +270,27 @@ impl Schema {
     }
 
     /// The table's partition key.
-    pub fn pk(&self) -> &KeyAttribute {
+    pub(super) fn pk(&self) -> &KeyAttribute {
         &self.def.partition_key
     }
 
     /// The table's sort key.
-    pub fn sk(&self) -> Option<&KeyAttribute> {
+    pub(super) fn sk(&self) -> Option<&KeyAttribute> {
         self.def.sort_key.as_ref()
     }
 
     /// The table's key attribute names.
-    pub fn key_names(&self) -> Vec<&str> {
+    pub(super) fn key_names(&self) -> Vec<&str> {
         self.def.key_names().collect()
     }
 
     /// True when `name` is a key attribute of the table.
-    pub fn is_table_key(&self, name: &str) -> bool {
+    pub(super) fn is_table_key(&self, name: &str) -> bool {
         self.pk().name == name || self.sk().is_some_and(|s| s.name == name)
     }
 
     /// The index called `name`, with its position.
-    pub fn index(&self, name: &str) -> Option<(usize, &IndexSchema)> {
+    pub(super) fn index(&self, name: &str) -> Option<(usize, &IndexSchema)> {
         self.indexes
             .iter()
             .enumerate()
@@ -299,7 +299,7 @@ impl Schema {
 
     /// The primary key of a whole item being written (PutItem's checks and messages), from its
     /// key values.
-    pub fn item_key(&self, values: &KeyValues<'_>) -> Result<(KeyBytes, KeyBytes)> {
+    pub(super) fn item_key(&self, values: &KeyValues<'_>) -> Result<(KeyBytes, KeyBytes)> {
         // The table's keys take the first slots.
         let pk = item_key_part(self.pk(), values.get(0), true)?;
         let sk = match self.sk() {
@@ -311,14 +311,14 @@ impl Schema {
 
     /// True when `item` holds every key attribute with its type (BatchWriteItem answers a put
     /// without them with [`schema_mismatch`], where PutItem names the missing or mistyped key).
-    pub fn holds_key(&self, item: &Item) -> bool {
+    pub(super) fn holds_key(&self, item: &Item) -> bool {
         let holds = |a: &KeyAttribute| item.get(&a.name).is_some_and(|v| a.ty.matches(v));
         holds(self.pk()) && self.sk().is_none_or(holds)
     }
 
     /// The primary key given as a key (GetItem, DeleteItem, UpdateItem): exactly the key
     /// attributes, of the right types.
-    pub fn key(&self, key: &Item) -> Result<(KeyBytes, KeyBytes)> {
+    pub(super) fn key(&self, key: &Item) -> Result<(KeyBytes, KeyBytes)> {
         let expected = 1 + usize::from(self.sk().is_some());
         if key.len() != expected {
             return Err(schema_mismatch());
@@ -347,7 +347,7 @@ impl Schema {
     ///
     /// Every attribute of a multi-attribute key is checked so, and the item is in the index
     /// only when it holds all of them.
-    pub fn index_keys(&self, values: &KeyValues<'_>, by_update: bool) -> Result<IndexKeys> {
+    pub(super) fn index_keys(&self, values: &KeyValues<'_>, by_update: bool) -> Result<IndexKeys> {
         // Sized up front: collecting through `Result` would grow and then shrink the buffer.
         let mut keys = Vec::with_capacity(self.indexes.len());
         for index in &self.indexes {
@@ -376,7 +376,7 @@ impl Schema {
     /// another type, is empty or is over the key size limit. DynamoDB's backfill leaves such an
     /// item out of the index instead of failing (Developer Guide, "Detecting and correcting index
     /// key violations"); writes from then on are checked as usual.
-    pub fn backfill_key(&self, at: usize, item: &Item) -> Option<(KeyBytes, KeyBytes)> {
+    pub(super) fn backfill_key(&self, at: usize, item: &Item) -> Option<(KeyBytes, KeyBytes)> {
         let index = &self.indexes[at];
         let value = |attrs: &[KeyAttribute], i: usize| item.get(&attrs[i].name);
         let pk = index_key_bytes(index, &index.pk, |i| value(&index.pk, i), true, false).ok()??;
@@ -417,7 +417,7 @@ impl Schema {
 
     /// The item as index `index` holds it: everything for `ALL`, otherwise the table and index
     /// keys plus the included attributes.
-    pub fn project_for_index(&self, index: &IndexSchema, item: &Item) -> Option<Item> {
+    pub(super) fn project_for_index(&self, index: &IndexSchema, item: &Item) -> Option<Item> {
         let projected = index.projected.as_ref()?;
         Some(
             item.iter()

@@ -12,7 +12,7 @@ use crate::template::{Seg, Template};
 impl<'a> Gen<'a> {
     /// The name of the one generated function encoding the key attribute of template constant
     /// `tc` (`__PK_T` -> `__key_pk`, `__I0_SK_T` -> `__key_i0_sk`).
-    pub fn key_fn_name(tc: &Ident) -> Ident {
+    pub(crate) fn key_fn_name(tc: &Ident) -> Ident {
         let s = tc.to_string();
         let s = s
             .trim_start_matches("__")
@@ -23,7 +23,7 @@ impl<'a> Gen<'a> {
 
     /// The distinct fields of `t`, in order of first appearance: the parameters of its key
     /// function.
-    pub fn template_args(t: &Template) -> Vec<&str> {
+    pub(crate) fn template_args(t: &Template) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for f in t.fields() {
             if !out.contains(&f) {
@@ -104,7 +104,11 @@ impl<'a> Gen<'a> {
 
     /// A call of template `t`'s key function (constant `tc`), each argument from `value(field)`
     /// (a `&T` of the key argument type); `?` on its error.
-    pub fn key_call(t: &Template, tc: &Ident, value: impl Fn(&str) -> TokenStream) -> TokenStream {
+    pub(crate) fn key_call(
+        t: &Template,
+        tc: &Ident,
+        value: impl Fn(&str) -> TokenStream,
+    ) -> TokenStream {
         let name = Self::key_fn_name(tc);
         let args = Self::template_args(t).into_iter().map(value);
         quote!(#name(#(#args),*)?)
@@ -113,7 +117,7 @@ impl<'a> Gen<'a> {
     /// The key attribute of template `t` (constant `tc`) from the arguments `binds` (see
     /// [`Self::key_params`]): a `Result<String>` expression. One argument is handed to the key
     /// function as it is.
-    pub fn encode_key(
+    pub(crate) fn encode_key(
         &self,
         t: &Template,
         tc: &Ident,
@@ -138,7 +142,7 @@ impl<'a> Gen<'a> {
 
     /// Nested `FieldValue::with_value` calls binding each `(name, T)` argument to a `&T` of the
     /// same name around `body`, a block returning `Result<ret>`.
-    pub fn with_values(
+    pub(crate) fn with_values(
         &self,
         args: &[(Ident, TokenStream)],
         ret: &TokenStream,
@@ -216,7 +220,7 @@ impl<'a> Gen<'a> {
     /// `__item`, which already holds the primary key (for the shard: `shard_src`). `value(field)`
     /// is a `&F` of the field's type; optional fields must all be `Some`, or the index attributes
     /// are left out (sparse index) and, with `removes`, pushed there instead (updates).
-    pub fn insert_index(
+    pub(crate) fn insert_index(
         &self,
         ix: &IndexGen<'_>,
         write_pk: bool,
@@ -310,7 +314,7 @@ impl<'a> Gen<'a> {
     }
 
     /// The ordered, deduplicated fields of the primary key: the key constructor's arguments.
-    pub fn primary_args(&self) -> Vec<&'a str> {
+    pub(crate) fn primary_args(&self) -> Vec<&'a str> {
         let mut out: Vec<&'a str> = Vec::new();
         for f in self
             .m
@@ -327,7 +331,10 @@ impl<'a> Gen<'a> {
 
     /// `name: impl FieldValue<T>` parameters of key fields (`T`: the key argument type), and
     /// the `(name, T)` pairs [`Self::with_values`] binds.
-    pub fn key_params(&self, fields: &[&str]) -> (Vec<TokenStream>, Vec<(Ident, TokenStream)>) {
+    pub(crate) fn key_params(
+        &self,
+        fields: &[&str],
+    ) -> (Vec<TokenStream>, Vec<(Ident, TokenStream)>) {
         let p = &self.p;
         let mut params = Vec::new();
         let mut binds = Vec::new();
@@ -341,7 +348,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `&name`: a key field bound by [`Self::with_values`].
-    pub fn bound_arg(&self, name: &str) -> TokenStream {
+    pub(crate) fn bound_arg(&self, name: &str) -> TokenStream {
         let id = self.field(name).ident;
         quote!(#id)
     }
