@@ -29,23 +29,34 @@ struct WholeItemWrite<'a> {
     cached_old: Option<Option<SharedItem>>,
     /// The item put, or `None` for a delete.
     new: Option<SharedItem>,
-    /// What the caller asked for, before [`ask_old_image`] rewrote the request.
-    asked: ReturnValues,
-    wants_old: bool,
-    rewrite: bool,
+    asked: Asked,
     ttl_override: Option<Duration>,
 }
 
-/// Asks a put or a delete for the old image when that costs nothing (ALL_OLD tells which index
-/// partitions the item leaves), and for the item on a condition failure. Returns whether
-/// `return_values` was rewritten.
-fn ask_old_image(return_values: &mut ReturnValues, old_on_failure: &mut bool) -> bool {
-    let rewrite = matches!(*return_values, ReturnValues::None | ReturnValues::AllOld);
-    if rewrite {
-        *return_values = ReturnValues::AllOld;
+/// What the caller of a put or a delete asked for, before the request was rewritten.
+struct Asked {
+    return_values: ReturnValues,
+    old_on_failure: bool,
+    /// Whether `return_values` was rewritten to ALL_OLD.
+    rewrite: bool,
+}
+
+impl Asked {
+    /// Asks a put or a delete for the old image when that costs nothing (ALL_OLD tells which
+    /// index partitions the item leaves), and for the item on a condition failure; returns what
+    /// the caller had asked for.
+    fn old_image(return_values: &mut ReturnValues, old_on_failure: &mut bool) -> Self {
+        let asked = Asked {
+            return_values: *return_values,
+            old_on_failure: *old_on_failure,
+            rewrite: matches!(*return_values, ReturnValues::None | ReturnValues::AllOld),
+        };
+        if asked.rewrite {
+            *return_values = ReturnValues::AllOld;
+        }
+        *old_on_failure = true;
+        asked
     }
-    *old_on_failure = true;
-    rewrite
 }
 
 impl<S: Store> CachedStore<S> {
@@ -216,17 +227,15 @@ impl<S: Store> CachedStore<S> {
             return self.inner.put_item(request).await;
         };
         let write = WholeItemWrite {
-            asked: request.return_values,
-            wants_old: request.return_old_on_condition_failure,
-            rewrite: ask_old_image(
-                &mut request.return_values,
-                &mut request.return_old_on_condition_failure,
-            ),
             info: &info,
             key: &key,
             ticket,
             cached_old,
             new: Some(new),
+            asked: Asked::old_image(
+                &mut request.return_values,
+                &mut request.return_old_on_condition_failure,
+            ),
             ttl_override,
         };
         let sent = self.inner.put_item(request).await;
@@ -321,17 +330,15 @@ impl<S: Store> CachedStore<S> {
         };
         let key = request.key.clone();
         let write = WholeItemWrite {
-            asked: request.return_values,
-            wants_old: request.return_old_on_condition_failure,
-            rewrite: ask_old_image(
-                &mut request.return_values,
-                &mut request.return_old_on_condition_failure,
-            ),
             info: &info,
             key: &key,
             ticket,
             cached_old,
             new: None,
+            asked: Asked::old_image(
+                &mut request.return_values,
+                &mut request.return_old_on_condition_failure,
+            ),
             ttl_override,
         };
         let sent = self.inner.delete_item(request).await;
@@ -349,7 +356,7 @@ impl<S: Store> CachedStore<S> {
         match sent {
             Ok(mut out) => {
                 let attrs = out.attributes.take();
-                let old = if w.rewrite {
+                let old = if w.asked.rewrite {
                     Image::from_option(attrs.as_ref())
                 } else {
                     image_of(&w.cached_old)
@@ -363,7 +370,7 @@ impl<S: Store> CachedStore<S> {
                 let image = Some(w.new.clone());
                 self.finish_write(w.ticket, Some(changed), image, Some(w.info), w.ttl_override)
                     .await;
-                if !w.rewrite || w.asked == ReturnValues::AllOld {
+                if !w.asked.rewrite || w.asked.return_values == ReturnValues::AllOld {
                     out.attributes = attrs;
                 }
                 Ok(out)
@@ -376,7 +383,14 @@ impl<S: Store> CachedStore<S> {
                     touched: None,
                 };
                 Err(self
-                    .write_failed(e, w.ticket, w.info, changed, w.wants_old, w.ttl_override)
+                    .write_failed(
+                        e,
+                        w.ticket,
+                        w.info,
+                        changed,
+                        w.asked.old_on_failure,
+                        w.ttl_override,
+                    )
                     .await)
             }
         }

@@ -389,7 +389,7 @@ impl Schema {
     /// looked up in the item (the engine keeps the keys it computed on write; this recomputes
     /// them to check it).
     #[cfg(test)]
-    pub fn index_key(
+    pub(super) fn index_key(
         &self,
         index: &IndexSchema,
         item: &Item,
