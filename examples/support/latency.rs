@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+    TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use dyno_core::{Result, Store, TableDef};
 
@@ -98,5 +98,8 @@ impl<S: Store> Store for Latency<S> {
     }
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.inner.update_ttl(t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.inner.update_table(r).await
     }
 }

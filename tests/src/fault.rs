@@ -905,6 +905,9 @@ mod tests {
         async fn update_ttl(&self, _: &str, _: &str, _: bool) -> Result<()> {
             Ok(())
         }
+        async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+            self.describe_table(&r.table).await
+        }
     }
 
     fn get(i: u32, consistent: bool) -> GetRequest<'static> {

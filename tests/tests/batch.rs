@@ -406,6 +406,9 @@ impl Store for InFlight {
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.inner.update_ttl(t, a, e).await
     }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.inner.update_table(r).await
+    }
 }
 
 #[tokio::test]

@@ -31,7 +31,7 @@ use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteRequest, UpdateRequest, WriteOutput,
+    TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
@@ -275,6 +275,9 @@ impl Store for Lossy {
     }
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.0.update_ttl(t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.0.update_table(r).await
     }
 }
 

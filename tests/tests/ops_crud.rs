@@ -91,6 +91,9 @@ impl<S: Store> Store for Counting<S> {
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
         self.inner.update_ttl(t, a, e).await
     }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.inner.update_table(r).await
+    }
 }
 
 fn now() -> u64 {

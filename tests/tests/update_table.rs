@@ -1,9 +1,7 @@
 //! UpdateTable through the wrappers: the cache drops a removed index's pages and learns a new
-//! index's, the renaming store maps names both ways, and a store that does not implement it says
-//! so. (The engine's behaviour is in the conformance suite, its races in memory_model.rs.)
-
-use std::sync::Arc;
-
+//! index's, and the renaming store maps names both ways. Every `Store` implements it, so a
+//! wrapper that does not forward it does not compile. (The engine's behaviour is in the
+//! conformance suite, its races in memory_model.rs.)
 use dyno_cache::CachedStore;
 use dyno_core::expr::KeyCondition;
 use dyno_core::store::*;
@@ -130,70 +128,4 @@ async fn a_renaming_store_maps_update_table_names_both_ways() {
         .await
         .unwrap();
     assert!(waited.indexes_active());
-}
-
-/// A wrapper written before UpdateTable existed, which does not forward it.
-#[derive(Debug)]
-struct Old(MemoryStore);
-
-#[async_trait::async_trait]
-impl Store for Old {
-    async fn get_item(&self, r: GetRequest<'_>) -> dyno_core::Result<GetOutput> {
-        self.0.get_item(r).await
-    }
-    async fn put_item(&self, r: PutRequest) -> dyno_core::Result<WriteOutput> {
-        self.0.put_item(r).await
-    }
-    async fn update_item(&self, r: UpdateRequest) -> dyno_core::Result<WriteOutput> {
-        self.0.update_item(r).await
-    }
-    async fn delete_item(&self, r: DeleteRequest) -> dyno_core::Result<WriteOutput> {
-        self.0.delete_item(r).await
-    }
-    async fn query(&self, r: QueryRequest) -> dyno_core::Result<Page> {
-        self.0.query(r).await
-    }
-    async fn scan(&self, r: ScanRequest) -> dyno_core::Result<Page> {
-        self.0.scan(r).await
-    }
-    async fn batch_get(&self, r: BatchGetRequest) -> dyno_core::Result<BatchGetOutput> {
-        self.0.batch_get(r).await
-    }
-    async fn batch_write(&self, r: BatchWriteRequest) -> dyno_core::Result<BatchWriteOutput> {
-        self.0.batch_write(r).await
-    }
-    async fn transact_get(&self, r: TransactGetRequest) -> dyno_core::Result<TransactGetOutput> {
-        self.0.transact_get(r).await
-    }
-    async fn transact_write(&self, r: TransactWriteRequest) -> dyno_core::Result<()> {
-        self.0.transact_write(r).await
-    }
-    async fn create_table(&self, d: &TableDef) -> dyno_core::Result<()> {
-        self.0.create_table(d).await
-    }
-    async fn delete_table(&self, n: &str) -> dyno_core::Result<()> {
-        self.0.delete_table(n).await
-    }
-    async fn describe_table(&self, n: &str) -> dyno_core::Result<TableDescription> {
-        self.0.describe_table(n).await
-    }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> dyno_core::Result<()> {
-        self.0.update_ttl(t, a, e).await
-    }
-}
-
-#[tokio::test]
-async fn a_store_without_update_table_refuses_and_changes_nothing() {
-    let store: Arc<dyn Store> = Arc::new(Old(MemoryStore::new()));
-    store.create_table(&shop()).await.unwrap();
-    let err = store
-        .update_table(UpdateTableRequest::delete_index("Shop", "GSI1"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Configuration { message, .. } if message.contains("does not implement UpdateTable")),
-        "{err:?}"
-    );
-    let description = store.describe_table("Shop").await.unwrap();
-    assert!(description.definition.index("GSI1").is_some());
 }

@@ -616,18 +616,7 @@ pub trait Store: Send + Sync + Debug {
     /// UpdateTable: adds or removes a global secondary index. Returns the table as the response
     /// describes it, without waiting: a new index is [`IndexStatus::Creating`], a removed one
     /// [`IndexStatus::Deleting`] (see [`wait_for_indexes`]).
-    ///
-    /// Provided so that wrappers written before it keep compiling: this default refuses with
-    /// [`Error::Configuration`], sending nothing. A wrapper forwards it to its inner store.
-    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
-        Err(Error::Configuration {
-            message: format!(
-                "{self:?} does not implement UpdateTable (table {}): nothing was changed",
-                request.table
-            ),
-            source: None,
-        })
-    }
+    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
 }
 
 macro_rules! forward_store {
