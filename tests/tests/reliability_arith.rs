@@ -411,6 +411,26 @@ async fn a_transaction_update_out_of_range_is_out_of_range_and_writes_nothing() 
             .await
             .unwrap();
         assert_eq!(read(store, "a").await.c_u8, 255, "{who}");
+        // Another entity's item at the key (a Pallet at u32::MAX): its ownership condition
+        // cancelled the transaction, not the range of a field it happens to share.
+        Pallet {
+            warehouse: "north".to_owned(),
+            sku: "p".to_owned(),
+            c_u32: u32::MAX,
+        }
+        .put()
+        .send(store)
+        .await
+        .unwrap();
+        let err = Transaction::new()
+            .update(Stock::update(key("p")).add_c_u32(1))
+            .send(store)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, Error::TransactionCanceled { .. }),
+            "{who}: {err:?}"
+        );
     }
 }
 

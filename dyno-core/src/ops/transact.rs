@@ -40,10 +40,12 @@ pub struct Transaction {
 }
 
 /// The range conditions one update action carries (see [`super::bounds`]).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct ActionBounds {
     action: usize,
     entity: &'static str,
+    /// True for another entity's item: its failed ownership condition, not a range, cancelled.
+    foreign: fn(&Item) -> bool,
     table: String,
     key: Item,
     bounds: super::bounds::Bounds,
@@ -161,6 +163,7 @@ impl Transaction {
             let bounds = ActionBounds {
                 action: self.actions.len(),
                 entity,
+                foreign: |item| super::support::foreign_type::<U::Entity>(item).is_some(),
                 table: table.clone(),
                 key: key.clone(),
                 bounds,
@@ -301,6 +304,9 @@ async fn out_of_range<S: Store + ?Sized>(
                 read.as_deref()
             }
         };
+        if old.is_some_and(b.foreign) {
+            continue;
+        }
         if let Some(e) = b.bounds.violation(b.entity, old) {
             return Some(e);
         }
