@@ -55,13 +55,13 @@ impl Ttls {
 /// ```
 #[must_use]
 pub struct CachedStoreBuilder<S> {
-    inner: S,
-    ttls: Ttls,
-    item_bytes: u64,
-    query_bytes: u64,
-    clock: Arc<dyn Clock>,
-    tables: Vec<TableDef>,
-    stripe_bits: u32,
+    pub(crate) inner: S,
+    pub(crate) ttls: Ttls,
+    pub(crate) item_bytes: u64,
+    pub(crate) query_bytes: u64,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) tables: Vec<TableDef>,
+    pub(crate) stripe_bits: u32,
 }
 
 impl<S> fmt::Debug for CachedStoreBuilder<S> {
@@ -172,14 +172,6 @@ impl<S: Store> CachedStoreBuilder<S> {
 
     /// The cached store.
     pub fn build(self) -> CachedStore<S> {
-        CachedStore::from_parts(
-            self.inner,
-            self.ttls,
-            self.item_bytes,
-            self.query_bytes,
-            self.clock,
-            self.tables,
-            self.stripe_bits,
-        )
+        CachedStore::from_builder(self)
     }
 }

@@ -98,20 +98,15 @@ impl<S: Store> CachedStore<S> {
         CachedStoreBuilder::new(inner)
     }
 
-    pub(crate) fn from_parts(
-        inner: S,
-        ttls: Ttls,
-        item_bytes: u64,
-        query_bytes: u64,
-        clock: Arc<dyn Clock>,
-        tables: Vec<TableDef>,
-        stripe_bits: u32,
-    ) -> Self {
+    /// The cached store a builder describes ([`CachedStoreBuilder::build`]).
+    pub(crate) fn from_builder(builder: CachedStoreBuilder<S>) -> Self {
+        let clock = builder.clock;
+        let stripe_bits = builder.stripe_bits;
         let counters = Arc::new(Counters::default());
         let items = {
             let (counters, clock) = (counters.clone(), clock.clone());
             Cache::builder()
-                .max_capacity(item_bytes)
+                .max_capacity(builder.item_bytes)
                 .weigher(|_, v: &ItemEntry| v.weight)
                 .expire_after(EntryExpiry)
                 .eviction_listener(move |_, v: ItemEntry, cause| {
@@ -124,7 +119,7 @@ impl<S: Store> CachedStore<S> {
         let pages = {
             let (counters, clock) = (counters.clone(), clock.clone());
             Cache::builder()
-                .max_capacity(query_bytes)
+                .max_capacity(builder.query_bytes)
                 .weigher(|_, v: &PageEntry| v.weight)
                 .expire_after(EntryExpiry)
                 .eviction_listener(move |_, v: PageEntry, cause| {
@@ -134,16 +129,17 @@ impl<S: Store> CachedStore<S> {
                 })
                 .build_with_hasher(PreHashed)
         };
-        let tables = tables
+        let tables = builder
+            .tables
             .iter()
             .map(|d| (d.name.clone(), Arc::new(TableInfo::from_def(d))))
             .collect();
         CachedStore {
-            inner,
+            inner: builder.inner,
             items,
             pages,
             hasher: KeyHasher::default(),
-            ttls,
+            ttls: builder.ttls,
             clock,
             counters,
             tracks: Tracks {
