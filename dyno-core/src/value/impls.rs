@@ -8,7 +8,8 @@ use std::hash::{BuildHasher, Hash};
 
 use aws_sdk_dynamodb::primitives::Blob;
 
-use super::{describe, AttributeValue, FromAttribute, ToAttribute};
+use super::number::MAX_DIGITS;
+use super::{describe, AttributeValue, Decimal, FromAttribute, ToAttribute};
 use crate::error::{Error, Result};
 
 fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
@@ -88,14 +89,10 @@ pub trait NumberValue: Sized {
 
 /// DynamoDB keeps at most 38 significant digits; only 128-bit integers can have more.
 fn check_precision(text: String) -> Result<String> {
-    let digits = text
-        .trim_start_matches('-')
-        .trim_start_matches('0')
-        .trim_end_matches('0');
-    if digits.len() > 38 {
+    let digits = Decimal::parse(&text).map_or(0, |d| d.digit_count());
+    if digits > MAX_DIGITS {
         return Err(Error::encode(format!(
-            "{text} has {} significant digits; DynamoDB numbers hold at most 38",
-            digits.len()
+            "{text} has {digits} significant digits; DynamoDB numbers hold at most {MAX_DIGITS}"
         )));
     }
     Ok(text)
@@ -520,5 +517,23 @@ impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
         serde_dynamo::from_attribute_value::<AttributeValue, T>(AttributeValue::Null(true))
             .map(Serde)
             .map_err(|_| Error::decode(std::any::type_name::<T>(), "no attribute"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NumberValue;
+
+    #[test]
+    fn a_128_bit_integer_is_refused_beyond_38_significant_digits() {
+        // u128::MAX has 39 significant digits; 10^38 has one, however long its text.
+        assert!(u128::MAX.to_number().is_err());
+        assert!(i128::MIN.to_number().is_err());
+        assert_eq!(
+            10u128.pow(38).to_number().unwrap(),
+            10u128.pow(38).to_string()
+        );
+        let err = u128::MAX.to_number().unwrap_err().to_string();
+        assert!(err.contains("39 significant digits"), "{err}");
     }
 }
