@@ -37,7 +37,7 @@ mod transact;
 mod update;
 
 pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
-pub use self::bounds::Arithmetic;
+pub use self::bounds::{Arithmetic, Counter};
 pub use self::cursor::Cursor;
 pub use self::delete::Delete;
 pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versioned};
