@@ -22,8 +22,10 @@ pub use crate::ops::{FromItem, Key};
 pub use crate::table::{
     IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef, TableIndex,
 };
+pub use crate::expr::path::Document;
 pub use crate::value::{
-    describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
+    describe, document_map, get_attr, get_member, put_attr, put_member, AttributeValue,
+    FromAttribute, Item, Serde, ToAttribute,
 };
 
 mod keys;
