@@ -181,11 +181,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// **Inside maps, lists and documents** (typed paths, `dyno_core::expr::path`): a field handle
 /// leads into a map (`Repo::REACTION_COUNTS.entry("heart")`, keys of any `KeyPart` type), a list
 /// (`Repo::TOPICS.at(0)`) or a `#[derive(Document)]` struct (`Repo::OWNER.field(Owner::LOGIN)`),
-/// keeping the value's type. Conditions take these paths like fields, and so do `UpdateDsl`'s
-/// nested actions: `set_at`, `set_if_absent_at`, `remove_at` (map entries, list elements,
-/// `Option` document fields), `add_at` / `subtract_at` (numbers, kept inside their type),
-/// `append_at` / `prepend_at` (lists), `add_elements_at` / `delete_elements_at` (sets). Their
-/// values are checked against the element type at compile time. A nested write needs its parent
+/// keeping the value's type. Conditions take these paths like fields, and so does
+/// `UpdateDsl::at(path)`, finished by `set`, `set_if_absent`, `remove` (map entries, list
+/// elements, `Option` document fields), `add` / `subtract` (numbers, kept inside their type),
+/// `append` / `prepend` (lists), `add_elements` / `delete_elements` (sets):
+/// `.at(Repo::REACTION_COUNTS.entry("heart")).add(1)`. Values are checked against the element
+/// type at compile time. A nested write needs its parent
 /// map to exist, as in DynamoDB (see `#[derive(Document)]`).
 ///
 /// **Every other operation** comes from `dyno_core::ops::EntityExt` (blanket impl): `get`,
@@ -246,7 +247,7 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
 /// (the map key), `skip` (not stored; `Default` on read), `serde` (through serde_dynamo),
 /// `default` (`Default` when the entry is absent).
 ///
-/// A nested write needs its parent map to exist, as in DynamoDB: `set_at` on a field of an
+/// A nested write needs its parent map to exist, as in DynamoDB: `.at(..).set(..)` on a field of an
 /// `Option<Address>` that is `None` fails with `Error::Validation` ("The document path provided
 /// in the update expression is invalid for update") and writes nothing. Write the parent first,
 /// in an earlier update (`set_if_absent_address(..)`): one update cannot write a path and its
@@ -288,9 +289,9 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
 ///
 /// // Run these with `.send(&store)`; the README shows them on a store.
 /// let update = Repo::update(Repo::key("dyno"))
-///     .add_at(Repo::REACTION_COUNTS.entry(Reaction::Heart), 1u32)
-///     .set_at(Repo::OWNER.field(Owner::TWITTER_HANDLE), "alexdebrie")
-///     .append_at(Repo::TOPICS, ["dynamodb", "rust"])
+///     .at(Repo::REACTION_COUNTS.entry(Reaction::Heart)).add(1u32)
+///     .at(Repo::OWNER.field(Owner::TWITTER_HANDLE)).set("alexdebrie")
+///     .at(Repo::TOPICS).append(["dynamodb", "rust"])
 ///     .condition(Repo::OWNER.field(Owner::LOGIN).eq("alex"))
 ///     .into_builder()?;
 /// let paths: Vec<String> = update.update_expr().paths().map(|p| p.to_string()).collect();

@@ -13,8 +13,9 @@
 //! (each also through an `Option`). Steps chain (`Repo::META.field(Meta::LABELS).entry("bug")`),
 //! and every path takes the conditions a top-level field takes (`eq`, `lt`, `between`, `exists`,
 //! `size`, `contains`, `begins_with` where the type allows), usable in update, put and delete
-//! conditions and in query and scan filters. The update actions on them are in
-//! [`crate::ops::UpdateDsl`] (`set_at`, `remove_at`, `add_at`, `append_at`, ...).
+//! conditions and in query and scan filters. Updates act on them through
+//! [`UpdateDsl::at`](crate::ops::UpdateDsl::at): `.at(path).set(v)`, `.remove()`, `.add(n)`,
+//! `.append(items)`, ... (see [`crate::ops::PathUpdate`]).
 //!
 //! Names and map keys become `#n` placeholders and values `:v` placeholders when rendered; a map
 //! key is written as the codec writes it (a `String` as it is, other [`KeyPart`] types in their
@@ -44,8 +45,8 @@
 //! `counts` is absent. An entity writes its maps and documents when it is put (an empty
 //! `HashMap` is stored as an empty map), so typed updates of items dyno created find them; an
 //! `Option` parent that is `None`, or an item another client wrote, needs its parent first: set
-//! it where absent (`set_if_absent_<field>(HashMap::new())`, or [`crate::ops::UpdateDsl::set_if_absent_at`]
-//! for a nested parent) in an earlier update: DynamoDB refuses one update that writes both a path
+//! it where absent (`set_if_absent_<field>(HashMap::new())`, or
+//! [`PathUpdate::set_if_absent`](crate::ops::PathUpdate::set_if_absent) for a nested parent) in an earlier update: DynamoDB refuses one update that writes both a path
 //! and its parent ("Two document paths overlap"), so the two cannot share a request.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -115,12 +116,12 @@ impl Depth for Element {
     }
 }
 
-/// A depth below the top level: where the nested update actions ([`crate::ops::UpdateDsl::set_at`]
-/// and the others) write.
+/// A depth below the top level: where [`PathUpdate::set`](crate::ops::PathUpdate::set),
+/// `add` and `subtract` write.
 #[diagnostic::on_unimplemented(
     message = "this is a top-level field: the nested update actions take a path inside a field",
     label = "a top-level field (`Field<_, _, Top>`)",
-    note = "update a top-level field with the typed builder's own setters (`set_<field>`, `add_<field>`, `remove_<field>`), which keep index keys in step; `set_at`, `add_at` and `remove_at` take `FIELD.entry(key)`, `FIELD.at(index)` or `FIELD.field(Doc::FIELD)`"
+    note = "update a top-level field with the typed builder's own setters (`set_<field>`, `add_<field>`, `remove_<field>`), which keep index keys in step; `.at(path).set(..)`, `.add(..)` and `.remove()` take `FIELD.entry(key)`, `FIELD.at(index)` or `FIELD.field(Doc::FIELD)`"
 )]
 pub trait Nested: Depth<Steps = Result<Path>> {}
 impl Nested for Member {}
@@ -208,13 +209,13 @@ impl<D: Document> DocumentField for Option<D> {
     type Document = D;
 }
 
-/// A path that [`crate::ops::UpdateDsl::remove_at`] may remove: a map entry or list element
+/// A path that [`PathUpdate::remove`](crate::ops::PathUpdate::remove) may remove: a map entry or list element
 /// (the map or list stays valid without it), or an `Option` field of a document (absent is
 /// `None`). Removing a required document field would leave an item that no longer decodes.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be removed: it is a required field of a document",
     label = "removing it would leave an item that does not decode",
-    note = "only map entries, list elements and `Option` fields of documents can be removed; set a new value with `set_at` instead"
+    note = "only map entries, list elements and `Option` fields of documents can be removed; set a new value with `.set(..)` instead"
 )]
 pub trait Removable<E> {
     /// The path.
@@ -309,8 +310,7 @@ mod tests {
         let p = BY_DAY.entry(7u32).at(2).try_path().unwrap();
         assert_eq!(p, Path::attr("by_day").key("7").index(2));
         assert_eq!(p.to_string(), "by_day.7[2]");
-        let deep: Field<Repo, Option<String>, Member> =
-            META.field(LABELS.entry("bug").field(NAME));
+        let deep: Field<Repo, Option<String>, Member> = META.field(LABELS.entry("bug").field(NAME));
         assert_eq!(
             deep.try_path().unwrap(),
             Path::attr("meta").key("labels").key("bug").key("name")

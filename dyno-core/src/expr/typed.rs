@@ -389,7 +389,6 @@ impl<E, T: ToAttribute, D: Depth> Field<E, T, D> {
             ))
         })
     }
-
 }
 
 macro_rules! string_ops {

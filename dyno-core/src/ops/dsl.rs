@@ -43,14 +43,12 @@ use std::future::Future;
 
 use futures::Stream;
 
-use super::{Counter, Cursor, FilterBy, FromItem, PageOf, Query, UpdateBuilder};
+use super::{Cursor, FilterBy, FromItem, PageOf, PathUpdate, Query, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::expr::path::{Depth, ListField, Nested, Removable, SetField};
-use crate::expr::typed::{encode_value, FieldValue};
-use crate::expr::{Cond, Field, Path};
+use crate::expr::path::Depth;
+use crate::expr::{Cond, Field};
 use crate::store::Store;
-use crate::value::{AttributeValue, SetElement, ToAttribute};
 
 /// Marker: an index kind that allows strongly consistent reads.
 #[diagnostic::on_unimplemented(
@@ -242,118 +240,16 @@ pub trait UpdateDsl: Sized {
         self.into_update().check()
     }
 
-    /// Sets the value at a path inside a field (a map entry, a list element, a document's
-    /// field), typed by what the path holds: `SET path = :value`. A `None` removes a map entry or
-    /// an `Option` field, and writes `NULL` into a list. The parent map or list must exist (see
-    /// [`crate::expr::path`], "Missing parents"); a list index past the end appends.
-    ///
-    /// Top-level fields are set with the builder's own setters (`set_<field>`), which keep index
-    /// keys in step, so a top-level [`Field`] does not compile here.
-    fn set_at<T: ToAttribute, D: Nested>(
-        self,
-        path: Field<Self::Entity, T, D>,
-        value: impl FieldValue<T>,
-    ) -> Self {
-        let value = encode_value(value);
-        at_path(self, &path, |u, p| u.set_path_value(p, value))
-    }
-
-    /// Sets the value at a path inside a field unless the item has one there already:
-    /// `SET path = if_not_exists(path, :value)`. Use it on a parent map or document in one update
-    /// before writing inside it in the next (see [`crate::expr::path`]).
-    fn set_if_absent_at<T: ToAttribute, D: Nested>(
-        self,
-        path: Field<Self::Entity, T, D>,
-        value: impl FieldValue<T>,
-    ) -> Self {
-        let value = encode_value(value);
-        at_path(self, &path, |u, p| u.set_if_absent_path(p, value))
-    }
-
-    /// Removes a map entry, a list element (the later elements move down one place) or an
-    /// `Option` field of a document: `REMOVE path`. A required document field cannot be removed
-    /// (it does not compile), as the item would no longer decode.
-    fn remove_at(self, path: impl Removable<Self::Entity>) -> Self {
-        let path = path.removable_path();
-        self.map_update(|mut u| {
-            match path {
-                Ok(p) => u.remove_path(p),
-                Err(e) => u.record(Err(e)),
-            }
-            u
-        })
-    }
-
-    /// Adds `n` to the number at a path inside a field (a map entry counting reactions, say):
-    /// `ADD path :n`, an absent entry counting as 0, atomically. As `add_<field>` does, the result
-    /// must stay inside the number type: otherwise the update fails with
-    /// [`Error::OutOfRange`](crate::Error::OutOfRange) naming the path, and writes nothing.
-    fn add_at<T: Counter, D: Nested>(
-        self,
-        path: Field<Self::Entity, T, D>,
-        n: impl FieldValue<T::Number>,
-    ) -> Self {
-        at_path(self, &path, |u, p| u.add_number_at::<T::Number>(p, n))
-    }
-
-    /// Subtracts `n` from the number at a path inside a field (`SET path = if_not_exists(path,
-    /// 0) - :n`), kept inside the number type as [`UpdateDsl::add_at`].
-    fn subtract_at<T: Counter, D: Nested>(
-        self,
-        path: Field<Self::Entity, T, D>,
-        n: impl FieldValue<T::Number>,
-    ) -> Self {
-        at_path(self, &path, |u, p| u.subtract_number_at::<T::Number>(p, n))
-    }
-
-    /// Appends `items` to a list, top-level or nested (`SET path = list_append(if_not_exists(path,
-    /// []), :items)`): the list is created when absent (its parent must exist).
-    fn append_at<L: ListField, D: Depth>(
-        self,
-        path: Field<Self::Entity, L, D>,
-        items: impl IntoIterator<Item = impl Into<L::Element>>,
-    ) -> Self
-    where
-        L::Element: ToAttribute,
-    {
-        let items = list_value::<L::Element>(items);
-        at_path(self, &path, |u, p| u.append_path(p, items, false))
-    }
-
-    /// Puts `items` at the front of a list, top-level or nested, as [`UpdateDsl::append_at`]
-    /// appends them.
-    fn prepend_at<L: ListField, D: Depth>(
-        self,
-        path: Field<Self::Entity, L, D>,
-        items: impl IntoIterator<Item = impl Into<L::Element>>,
-    ) -> Self
-    where
-        L::Element: ToAttribute,
-    {
-        let items = list_value::<L::Element>(items);
-        at_path(self, &path, |u, p| u.append_path(p, items, true))
-    }
-
-    /// Adds `elements` to a set, top-level or nested (`ADD path :elements`); the set is created
-    /// when absent. No elements: nothing to do.
-    fn add_elements_at<S: SetField, D: Depth>(
-        self,
-        path: Field<Self::Entity, S, D>,
-        elements: impl IntoIterator<Item = impl Into<S::Element>>,
-    ) -> Self {
-        let set = set_value::<S::Element>(elements);
-        at_path(self, &path, |u, p| u.add_path(p, set))
-    }
-
-    /// Deletes `elements` from a set, top-level or nested (`DELETE path :elements`); a set left
-    /// empty is removed, as DynamoDB does. No elements: nothing to do.
-    fn delete_elements_at<S: SetField, D: Depth>(
-        self,
-        path: Field<Self::Entity, S, D>,
-        elements: impl IntoIterator<Item = impl Into<S::Element>>,
-    ) -> Self {
-        let set = set_value::<S::Element>(elements);
-        at_path(self, &path, |u, p| u.delete_path(p, set))
+    /// An action on a path, typed by what the path holds: a map entry
+    /// (`Repo::REACTION_COUNTS.entry(Reaction::Heart)`), a list element (`Repo::TOPICS.at(0)`), a
+    /// document's field (`Repo::OWNER.field(Owner::LOGIN)`), or a list or set field; finish it
+    /// with [`PathUpdate::set`], [`PathUpdate::add`], [`PathUpdate::remove`],
+    /// [`PathUpdate::append`] and the others, which return this builder:
+    /// `.at(Repo::REACTION_COUNTS.entry(Reaction::Heart)).add(1)` is
+    /// `reaction_counts.heart += 1`. See [`crate::expr::path`] for the paths and what a missing
+    /// parent map does.
+    fn at<T, D: Depth>(self, path: Field<Self::Entity, T, D>) -> PathUpdate<Self, T, D> {
+        PathUpdate::new(self, path)
     }
 
     /// Sends the update; returns the item as it is afterwards.
@@ -363,44 +259,6 @@ pub trait UpdateDsl: Sized {
     ) -> impl Future<Output = Result<Self::Entity>> + Send {
         self.into_update().send(store)
     }
-}
-
-/// Runs `f` on the update with the path, or records the path's error.
-fn at_path<U: UpdateDsl, T, D: Depth>(
-    update: U,
-    path: &Field<U::Entity, T, D>,
-    f: impl FnOnce(&mut UpdateBuilder<U::Entity>, Path),
-) -> U {
-    let path = path.try_path();
-    update.map_update(|mut u| {
-        match path {
-            Ok(p) => f(&mut u, p),
-            Err(e) => u.record(Err(e)),
-        }
-        u
-    })
-}
-
-/// A list of `items` as one `L` value.
-fn list_value<T: ToAttribute>(
-    items: impl IntoIterator<Item = impl Into<T>>,
-) -> Result<Option<AttributeValue>> {
-    items
-        .into_iter()
-        .map(Into::into)
-        .collect::<Vec<T>>()
-        .to_attribute()
-}
-
-/// A set of `elements` as one `SS`/`NS`/`BS` value; `None` (nothing to do) without elements.
-fn set_value<T: SetElement>(
-    elements: impl IntoIterator<Item = impl Into<T>>,
-) -> Result<Option<AttributeValue>> {
-    let elements: Vec<T> = elements.into_iter().map(Into::into).collect();
-    if elements.is_empty() {
-        return Ok(None);
-    }
-    T::to_set(elements.iter()).map(Some)
 }
 
 impl<E: Entity> UpdateDsl for UpdateBuilder<E> {

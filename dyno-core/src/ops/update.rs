@@ -230,7 +230,10 @@ impl<E: Entity> UpdateBuilder<E> {
         match self.value(&path, value) {
             Some(Some(v)) => self.push(path, Action::Set(SetValue::value(v))),
             Some(None) if path.ends_in_index() => {
-                self.push(path, Action::Set(SetValue::value(AttributeValue::Null(true))));
+                self.push(
+                    path,
+                    Action::Set(SetValue::value(AttributeValue::Null(true))),
+                );
             }
             Some(None) => self.push(path, Action::Remove),
             None => {}
@@ -375,7 +378,12 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// `SET path = list_append(if_not_exists(path, []), :items)`, or with `prepend`
     /// `list_append(:items, if_not_exists(path, []))`: the list is created when absent.
-    pub fn append_path(&mut self, path: Path, items: Result<Option<AttributeValue>>, prepend: bool) {
+    pub fn append_path(
+        &mut self,
+        path: Path,
+        items: Result<Option<AttributeValue>>,
+        prepend: bool,
+    ) {
         if let Some(Some(v)) = self.value(&path, items) {
             let current = Box::new(UpdateOperand::IfNotExists(
                 path.clone(),

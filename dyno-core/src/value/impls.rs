@@ -449,9 +449,7 @@ fn map_from_attribute<K: KeyPart, V: FromAttribute, M: FromIterator<(K, V)>>(
 
 /// Maps are keyed by any [`KeyPart`]: a `String` key is the entry's name as it is, other keys
 /// their plain key form (see [`KeyPart::encode_map_key`]).
-impl<K: KeyPart + Eq + Hash, V: ToAttribute, H: BuildHasherBound> ToAttribute
-    for HashMap<K, V, H>
-{
+impl<K: KeyPart + Eq + Hash, V: ToAttribute, H: BuildHasherBound> ToAttribute for HashMap<K, V, H> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         map_to_attribute(self.iter())
     }
