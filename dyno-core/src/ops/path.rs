@@ -100,6 +100,7 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
     /// `ADD path :n` on a number (an absent one counting as 0), atomically. As `add_<field>`
     /// does, the result must stay inside the number type: otherwise the update fails with
     /// [`Error::OutOfRange`](crate::Error::OutOfRange) naming the path, and writes nothing.
+    #[allow(clippy::should_implement_trait)] // DynamoDB's ADD, not `+` on the builder
     pub fn add(self, n: impl FieldValue<T::Number>) -> U
     where
         D: Nested,

@@ -565,6 +565,41 @@ impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
 #[cfg(test)]
 mod tests {
     use super::NumberValue;
+    use super::*;
+
+    #[test]
+    fn map_keys_are_strings_as_they_are_and_other_key_parts_in_plain_form() {
+        // A string key is never escaped: maps written before KeyPart keys read back unchanged.
+        let strings = HashMap::from([("a#b%c".to_owned(), 1u8)]);
+        let Some(AttributeValue::M(m)) = strings.to_attribute().unwrap() else {
+            panic!("not a map")
+        };
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a#b%c"]);
+        let back: HashMap<String, u8> =
+            FromAttribute::from_attribute(&AttributeValue::M(m)).unwrap();
+        assert_eq!(back, strings);
+
+        let days = BTreeMap::from([(7u32, "x".to_owned()), (4_000_000_000u32, "y".to_owned())]);
+        let Some(attr @ AttributeValue::M(_)) = days.to_attribute().unwrap() else {
+            panic!("not a map")
+        };
+        let AttributeValue::M(m) = &attr else {
+            unreachable!()
+        };
+        assert!(m.contains_key("7"), "{m:?}");
+        let back: BTreeMap<u32, String> = FromAttribute::from_attribute(&attr).unwrap();
+        assert_eq!(back, days);
+
+        // A name that is no key of the map's type names the entry.
+        let bad = AttributeValue::M(HashMap::from([(
+            "x".to_owned(),
+            AttributeValue::N("1".into()),
+        )]));
+        let err = <HashMap<u32, u8>>::from_attribute(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("[\"x\"]") && err.contains("map key"), "{err}");
+    }
 
     #[test]
     fn a_128_bit_integer_is_refused_beyond_38_significant_digits() {
