@@ -644,8 +644,15 @@ impl<E: Entity> UpdateBuilder<E> {
         let upsert = self.upsert;
         let (request, bounds) = self.request_and_bounds()?;
         let key = request.key.clone();
+        let nested: Vec<String> = (request.update.paths())
+            .filter(|p| p.0.len() > 1)
+            .map(ToString::to_string)
+            .collect();
         let out = match store.update_item(request).instrument(span).await {
             Ok(out) => out,
+            Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
+                return Err(missing_parent::<E>(message, &nested));
+            }
             // Not another entity's item: absent (without upsert), a result out of its field's
             // range, or the caller's condition.
             Err(e) => {
@@ -665,6 +672,26 @@ impl<E: Entity> UpdateBuilder<E> {
             .for_entity(E::ENTITY_TYPE)),
         }
     }
+}
+
+/// True for DynamoDB's refusal of a nested path whose parent map or list is missing, in an
+/// update that writes nested paths.
+fn is_missing_parent(message: &str, nested: &[String]) -> bool {
+    !nested.is_empty()
+        && message.contains("The document path provided in the update expression is invalid")
+}
+
+/// [`Error::Validation`] for a nested write under a missing parent: DynamoDB's message, the
+/// nested paths the update writes, and the way out (see [`crate::expr::path`]).
+fn missing_parent<E: Entity>(message: String, nested: &[String]) -> Error {
+    Error::validation(format!(
+        "{message} (update of {}: a map or list on the way to {} is missing, and DynamoDB \
+         writes inside one only when it exists; nothing was written. Write the parent first, \
+         where absent, in an earlier update (`set_if_absent_<field>`, or \
+         `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent)",
+        E::ENTITY_TYPE,
+        nested.join(", ")
+    ))
 }
 
 /// The error of an update (without upsert) whose condition failed on a missing item.
