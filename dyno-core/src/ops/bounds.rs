@@ -68,12 +68,12 @@ pub(crate) enum Op {
     Subtract,
 }
 
-/// A field type nested update actions add to ([`super::UpdateDsl::add_at`]): a number type, or
+/// A field type nested update actions add to ([`super::PathUpdate::add`]): a number type, or
 /// an `Option` of one.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a number type typed updates can add to",
     label = "no `Counter` impl",
-    note = "`add_at` and `subtract_at` take a path to an integer, `f32`, `f64` or `rust_decimal::Decimal` (or an `Option` of one)"
+    note = "`.at(path).add(..)` and `.subtract(..)` take a path to an integer, `f32`, `f64` or `rust_decimal::Decimal` (or an `Option` of one)"
 )]
 pub trait Counter {
     /// The number type.
