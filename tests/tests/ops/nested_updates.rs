@@ -290,6 +290,28 @@ async fn list_elements_append_prepend_set_and_remove() {
         assert_eq!(r.topics, ["aws", "rustlang", "dynamodb"], "{}", b.name);
         assert_eq!(r.maintainers[1].commits, 7, "{}", b.name);
 
+        // An index past the end appends, as DynamoDB does; the element is then read back.
+        let r = Repo::update(key())
+            .at(Repo::TOPICS.at(10))
+            .set("tail")
+            .send(s)
+            .await
+            .unwrap();
+        assert_eq!(
+            r.topics,
+            ["aws", "rustlang", "dynamodb", "tail"],
+            "{}",
+            b.name
+        );
+        let r = Repo::update(key())
+            .at(Repo::TOPICS.at(3))
+            .remove()
+            .condition(Repo::TOPICS.at(3).eq("tail"))
+            .send(s)
+            .await
+            .unwrap();
+        assert_eq!(r.topics, ["aws", "rustlang", "dynamodb"], "{}", b.name);
+
         // A failed element condition changes nothing.
         let err = Repo::update(key())
             .at(Repo::TOPICS.at(0))
