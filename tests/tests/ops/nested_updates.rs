@@ -11,9 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::expr::{Condition, Path};
+use dyno_core::ops::Transaction;
 use dyno_core::prelude::*;
 use dyno_core::{AttributeValue, Document, Entity, Error, Item, KeyPart, Store, Table};
-use dyno_tests::backend::{atomic_conditional_writes, backends, fresh_table, raw_put, Backend};
+use dyno_tests::backend::{
+    atomic_conditional_writes, backends, fresh_table, raw_put, supports_transactions, Backend,
+};
 
 #[derive(Debug, Table)]
 #[dyno(name = "GitHub", pk = "PK", sk = "SK")]
@@ -641,6 +644,71 @@ async fn nested_conditions_work_in_puts_deletes_queries_and_scans() {
                 .await
                 .unwrap()
                 .is_none(),
+            "{}",
+            b.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn nested_actions_in_a_transaction_commit_together_or_not_at_all() {
+    for b in backends().await {
+        if !supports_transactions(b.kind) {
+            continue;
+        }
+        let store = setup(&b, "nested-txn").await;
+        let s = &*store;
+        repo("alex", "dyno").create().send(s).await.unwrap();
+        issue("alex", "dyno", 7).create().send(s).await.unwrap();
+        let cheer = Issue::REACTION_COUNTS.entry("cheer");
+        Transaction::new()
+            .update(
+                Repo::update(Repo::key("alex", "dyno"))
+                    .at(Repo::REACTION_COUNTS.entry(Reaction::Eyes))
+                    .add(1u32),
+            )
+            .update(
+                Issue::update(Issue::key("alex", "dyno", 7))
+                    .at(cheer.clone())
+                    .add(250u8)
+                    .at(Issue::ASSIGNEES)
+                    .append(["sam"]),
+            )
+            .send(s)
+            .await
+            .unwrap();
+        // The issue's u8 entry would pass 255: the whole transaction fails, naming the entry.
+        let err = Transaction::new()
+            .update(
+                Repo::update(Repo::key("alex", "dyno"))
+                    .at(Repo::REACTION_COUNTS.entry(Reaction::Eyes))
+                    .add(1u32),
+            )
+            .update(
+                Issue::update(Issue::key("alex", "dyno", 7))
+                    .at(cheer.clone())
+                    .add(6u8),
+            )
+            .send(s)
+            .await
+            .unwrap_err();
+        match &err {
+            Error::OutOfRange { field, .. } => {
+                assert_eq!(field, "reaction_counts.cheer", "{}", b.name)
+            }
+            other => panic!("{}: {other:?}", b.name),
+        }
+        let r = get_repo(s, "alex", "dyno").await;
+        assert_eq!(r.reaction_counts[&Reaction::Eyes], 1, "{}", b.name);
+        let i = Issue::get(Issue::key("alex", "dyno", 7))
+            .consistent()
+            .send(s)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (i.reaction_counts["cheer"], i.assignees.as_slice()),
+            (250, ["sam".to_owned()].as_slice()),
             "{}",
             b.name
         );
