@@ -31,7 +31,8 @@ use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    TransactGetRequest, TransactWriteOutput, TransactWriteRequest, UpdateRequest,
+    UpdateTableRequest, WriteOutput,
 };
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
@@ -261,7 +262,7 @@ impl Store for Lossy {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         self.0.transact_get(r).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.0.transact_write(r).await
     }
     async fn create_table(&self, d: &TableDef) -> Result<()> {

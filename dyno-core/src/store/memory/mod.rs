@@ -35,11 +35,12 @@ use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
+use crate::store::Capacity;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
-    WriteOutput,
+    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use crate::table::TableDef;
 use crate::value::{item_size, AttributeValue, Item, SharedItem, MAX_ITEM_SIZE};
@@ -93,7 +94,7 @@ pub struct MemoryStore {
     tables: RwLock<Catalog>,
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
-    tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
+    tokens: Mutex<HashMap<String, txn::Remembered>>,
     /// How long the streams of tables created from now on keep their records.
     stream_retention: StreamRetention,
 }
@@ -445,16 +446,36 @@ fn read_units(bytes: usize, consistent: bool) -> f64 {
     }
 }
 
-/// The write capacity units of one item write, as DynamoDB charges them (Developer Guide,
-/// "Capacity unit consumption for write operations" and "Provisioned throughput considerations
-/// for global secondary indexes"): one unit per started KB of the larger of the item before and
-/// after the write (a delete of nothing costs one); then, per index, one write of the entry an
-/// item enters or leaves it with, a delete and a put when the write changes the entry's index
-/// key, one write of the larger entry when it changes a projected attribute, none otherwise.
-fn write_units(schema: &Schema, old: Option<&Item>, new: Option<&Item>) -> f64 {
+/// What a read of `units` consumed: the table's share, or the index's when it read an index.
+fn read_capacity(index: Option<&IndexSchema>, units: f64) -> Capacity {
+    match index {
+        None => Capacity::table(units),
+        Some(index) => {
+            let mut capacity = Capacity::table(0.0);
+            capacity.add_index(&index.name, index.local, units);
+            capacity
+        }
+    }
+}
+
+/// The write capacity of one item write, as DynamoDB charges it (Developer Guide, "Capacity unit
+/// consumption for write operations" and "Provisioned throughput considerations for global
+/// secondary indexes"): the table's share, one unit per started KB of the larger of the item
+/// before and after the write (a delete of nothing costs one), times `factor` (2 in a
+/// transaction); then each index's share, at its single-write cost also in a transaction
+/// (dynoxide's capture against DynamoDB, which reports the index shares of a transactional write
+/// undoubled): one write of the entry an item enters or leaves it with, a delete and a put when
+/// the write changes the entry's index key, one write of the larger entry when it changes what
+/// the index holds, none otherwise (and the index is then absent from the breakdown).
+fn write_capacity(
+    schema: &Schema,
+    old: Option<&Item>,
+    new: Option<&Item>,
+    factor: f64,
+) -> Capacity {
     let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
     let size = |item: Option<&Item>| item.map_or(0, item_size);
-    let mut total = units(size(old).max(size(new)));
+    let mut capacity = Capacity::table(factor * units(size(old).max(size(new))));
     for index in &schema.indexes {
         // The entry an item has in the index: its index key values (every key attribute, in
         // key order) and the projected item.
@@ -475,17 +496,25 @@ fn write_units(schema: &Schema, old: Option<&Item>, new: Option<&Item>) -> f64 {
             };
             Some((key, projected))
         }
-        total += match (entry(schema, index, old), entry(schema, index, new)) {
-            (None, None) => 0.0,
+        let charged = match (entry(schema, index, old), entry(schema, index, new)) {
+            (None, None) => continue,
             (None, Some((_, e))) | (Some((_, e)), None) => units(item_size(&e)),
             (Some((old_key, o)), Some((new_key, n))) if old_key != new_key => {
                 units(item_size(&o)) + units(item_size(&n))
             }
-            (Some((_, o)), Some((_, n))) if o == n => 0.0,
+            // Unchanged as DynamoDB compares (sets regardless of their order).
+            (Some((_, o)), Some((_, n)))
+                if o.len() == n.len()
+                    && o.iter()
+                        .all(|(k, x)| n.get(k).is_some_and(|y| eval::values_equal(x, y))) =>
+            {
+                continue
+            }
             (Some((_, o)), Some((_, n))) => units(item_size(&o).max(item_size(&n))),
         };
+        capacity.add_index(&index.name, index.local, charged);
     }
-    total
+    capacity
 }
 
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
@@ -515,7 +544,7 @@ impl Store for MemoryStore {
         };
         Ok(GetOutput {
             item,
-            consumed_capacity: Some(read_units(size, request.consistent_read)),
+            consumed_capacity: Some(Capacity::table(read_units(size, request.consistent_read))),
         })
     }
 
@@ -534,7 +563,7 @@ impl Store for MemoryStore {
             )
         })?;
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
@@ -568,7 +597,7 @@ impl Store for MemoryStore {
         )?;
         let new = data.insert(schema, prepared);
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
         let attributes = match request.return_values {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
@@ -599,7 +628,7 @@ impl Store for MemoryStore {
         )?;
         data.remove(schema, &pk, &sk);
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), None));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), None, 1.0));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
@@ -619,8 +648,9 @@ impl Store for MemoryStore {
         let data = read_lock(&table.data);
         let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
         // A page that read nothing still costs the minimum.
-        page.consumed_capacity
-            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        page.consumed_capacity.get_or_insert_with(|| {
+            read_capacity(plan.index(), read_units(0, request.consistent_read))
+        });
         Ok(page)
     }
 
@@ -632,8 +662,9 @@ impl Store for MemoryStore {
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
-        page.consumed_capacity
-            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        page.consumed_capacity.get_or_insert_with(|| {
+            read_capacity(plan.index(), read_units(0, request.consistent_read))
+        });
         Ok(page)
     }
 
@@ -649,7 +680,7 @@ impl Store for MemoryStore {
         txn::transact_get(self, request)
     }
 
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
         txn::transact_write(self, request)
     }
 
