@@ -13,8 +13,9 @@
 //! A disagreement is a MemoryStore bug unless [`deviations::explain`] documents it as a deviation
 //! of dynoxide from DynamoDB's documentation, or records it as an open MemoryStore gap (the
 //! `OPEN` entries: counted and printed on every run, never silent). Consumed capacity is compared
-//! wherever both stores report it; MemoryStore does not report it yet, and the run prints how many
-//! responses carried dynoxide's figure alone.
+//! wherever both stores report it, per table and split between the table and each index (as
+//! `ReturnConsumedCapacity = INDEXES` gives it); the run prints how many responses carried
+//! dynoxide's figure alone.
 
 #[path = "differential/deviations.rs"]
 mod deviations;
