@@ -440,6 +440,11 @@ impl Ctx {
         Out::from_error(e)
     }
 
+    /// The error message the last recorded request answered with, if any.
+    pub fn message(&self) -> Option<String> {
+        self.messages.last().cloned().flatten()
+    }
+
     /// The capacity units the last recorded request reported.
     pub fn units(&self) -> Option<f64> {
         self.split().as_deref().map(TableCapacity::total)

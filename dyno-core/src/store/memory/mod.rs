@@ -348,12 +348,19 @@ fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Pr
     })
 }
 
-/// The checks DynamoDB makes on a request's expressions before it looks at the table: the update
-/// (paths, literal operands, overlaps), then the condition or filter (operand types, paths).
+/// The checks DynamoDB makes on a request's expressions before it looks at the table: their
+/// literal values where DynamoDB names them by placeholder ([`eval::check_values`]; `named`: a
+/// request whose placeholders are the update's and the condition's alone, not a query's, whose key
+/// condition takes the first ones), the update (paths, literal operands, overlaps), then the
+/// condition or filter (operand types, paths).
 fn check_expressions(
     update: Option<&crate::expr::Update>,
     condition: Option<&Condition>,
+    named: bool,
 ) -> Result<()> {
+    if named {
+        eval::check_values(update, condition, eval::Layer::Current)?;
+    }
     if let Some(update) = update {
         eval::check_update(update)?;
     }
@@ -550,7 +557,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(None, request.condition.as_ref())?;
+        check_expressions(None, request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -575,7 +582,7 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
-        check_expressions(Some(&request.update), request.condition.as_ref())?;
+        check_expressions(Some(&request.update), request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -615,7 +622,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
-        check_expressions(None, request.condition.as_ref())?;
+        check_expressions(None, request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -640,7 +647,7 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref())?;
+        check_expressions(None, request.filter.as_ref(), false)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
@@ -655,7 +662,7 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref())?;
+        check_expressions(None, request.filter.as_ref(), true)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;
