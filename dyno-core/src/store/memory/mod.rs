@@ -43,7 +43,7 @@ use crate::store::{
     UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use crate::table::TableDef;
-use crate::value::{item_size, AttributeValue, Item, SharedItem, MAX_ITEM_SIZE};
+use crate::value::{item_size, Item, SharedItem, MAX_ITEM_SIZE};
 
 /// The clock a [`MemoryStore`] reads for TTL and idempotency tokens.
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
@@ -481,43 +481,48 @@ fn write_capacity(
     factor: f64,
 ) -> Capacity {
     let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
-    let size = |item: Option<&Item>| item.map_or(0, item_size);
-    let mut capacity = Capacity::table(factor * units(size(old).max(size(new))));
+    // Each item is measured once: an index projecting every attribute holds entries of the
+    // item's own size.
+    let (old_size, new_size) = (old.map_or(0, item_size), new.map_or(0, item_size));
+    let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
     for index in &schema.indexes {
-        // The entry an item has in the index: its index key values (every key attribute, in
-        // key order) and the projected item.
-        type Entry<'i> = (Vec<&'i AttributeValue>, Cow<'i, Item>);
-        fn entry<'i>(
-            schema: &Schema,
-            index: &IndexSchema,
-            item: Option<&'i Item>,
-        ) -> Option<Entry<'i>> {
-            let item = item?;
-            let key = index
-                .key_attributes()
-                .map(|(k, _)| item.get(&k.name))
-                .collect::<Option<Vec<_>>>()?;
-            let projected = match schema.project_for_index(index, item) {
-                Some(p) => Cow::Owned(p),
-                None => Cow::Borrowed(item),
-            };
-            Some((key, projected))
+        // An item is in the index when it has every key attribute of it.
+        fn member<'i>(index: &IndexSchema, item: Option<&'i Item>) -> Option<&'i Item> {
+            item.filter(|i| index.key_attributes().all(|(k, _)| i.contains_key(&k.name)))
         }
-        let charged = match (entry(schema, index, old), entry(schema, index, new)) {
+        let entry_size = |item: &Item, whole: usize| match schema.project_for_index(index, item) {
+            Some(projected) => item_size(&projected),
+            None => whole,
+        };
+        let charged = match (member(index, old), member(index, new)) {
             (None, None) => continue,
-            (None, Some((_, e))) | (Some((_, e)), None) => units(item_size(&e)),
-            (Some((old_key, o)), Some((new_key, n))) if old_key != new_key => {
-                units(item_size(&o)) + units(item_size(&n))
+            (None, Some(n)) => units(entry_size(n, new_size)),
+            (Some(o), None) => units(entry_size(o, old_size)),
+            (Some(o), Some(n))
+                if index
+                    .key_attributes()
+                    .any(|(k, _)| o.get(&k.name) != n.get(&k.name)) =>
+            {
+                // Moved to another index key: a delete and a put.
+                units(entry_size(o, old_size)) + units(entry_size(n, new_size))
             }
-            // Unchanged as DynamoDB compares (sets regardless of their order).
-            (Some((_, o)), Some((_, n)))
+            (Some(o), Some(n)) => {
+                let (o, n) = match (
+                    schema.project_for_index(index, o),
+                    schema.project_for_index(index, n),
+                ) {
+                    (Some(po), Some(pn)) => (Cow::Owned(po), Cow::Owned(pn)),
+                    _ => (Cow::Borrowed(o), Cow::Borrowed(n)),
+                };
+                // Unchanged as DynamoDB compares (sets regardless of their order): no write.
                 if o.len() == n.len()
                     && o.iter()
-                        .all(|(k, x)| n.get(k).is_some_and(|y| eval::values_equal(x, y))) =>
-            {
-                continue
+                        .all(|(k, x)| n.get(k).is_some_and(|y| eval::values_equal(x, y)))
+                {
+                    continue;
+                }
+                units(item_size(&o).max(item_size(&n)))
             }
-            (Some((_, o)), Some((_, n))) => units(item_size(&o).max(item_size(&n))),
         };
         capacity.add_index(&index.name, index.local, charged);
     }
