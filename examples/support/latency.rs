@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    TransactGetRequest, TransactWriteOutput, TransactWriteRequest, UpdateRequest,
+    UpdateTableRequest, WriteOutput,
 };
 use dyno_core::{Result, Store, TableDef};
 
@@ -83,7 +84,7 @@ impl<S: Store> Store for Latency<S> {
         self.read().await;
         self.inner.transact_get(r).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.write().await;
         self.inner.transact_write(r).await
     }

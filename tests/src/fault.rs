@@ -46,8 +46,8 @@ use dyno_core::error::{Error, Result};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TableKey,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
-    WriteOutput, WriteRequest,
+    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;
 use dyno_core::value::{Item, SharedItem};
@@ -778,7 +778,7 @@ impl<S: Store> Store for FaultStore<S> {
         self.leave(Op::TransactGet, result).await
     }
 
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.enter(Op::TransactWrite).await?;
         let result = self.inner.transact_write(request).await;
         self.leave(Op::TransactWrite, result).await
@@ -886,8 +886,8 @@ mod tests {
         async fn transact_get(&self, _: TransactGetRequest) -> Result<TransactGetOutput> {
             Ok(TransactGetOutput::default())
         }
-        async fn transact_write(&self, _: TransactWriteRequest) -> Result<()> {
-            Ok(())
+        async fn transact_write(&self, _: TransactWriteRequest) -> Result<TransactWriteOutput> {
+            Ok(TransactWriteOutput::default())
         }
         async fn create_table(&self, _: &TableDef) -> Result<()> {
             Ok(())

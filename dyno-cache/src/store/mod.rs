@@ -14,8 +14,8 @@ use dyno_core::expr::{Path, PathElement};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
-    UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
+    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
+    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;
 use dyno_core::value::{item_size, AttributeValue, Item, SharedItem};
@@ -294,7 +294,7 @@ impl<S: Store> Store for CachedStore<S> {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         self.transact_get_items(r, None).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.transact_write_items(r, None).await
     }
     async fn create_table(&self, d: &TableDef) -> Result<()> {
@@ -343,7 +343,7 @@ impl<S: Store> Store for WithTtl<'_, S> {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         self.store.transact_get_items(r, Some(self.ttl)).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.store.transact_write_items(r, Some(self.ttl)).await
     }
     async fn create_table(&self, d: &TableDef) -> Result<()> {

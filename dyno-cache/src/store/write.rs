@@ -457,7 +457,7 @@ impl<S: Store> CachedStore<S> {
         &self,
         request: TransactWriteRequest,
         ttl_override: Option<Duration>,
-    ) -> Result<()> {
+    ) -> Result<TransactWriteOutput> {
         struct Action<'a> {
             info: Arc<TableInfo>,
             key: Item,
@@ -524,7 +524,7 @@ impl<S: Store> CachedStore<S> {
         }
         let result = self.inner.transact_write(request).await;
         let (applied, unknown) = match &result {
-            Ok(()) => (true, false),
+            Ok(_) => (true, false),
             Err(e) => (false, e.is_outcome_unknown()),
         };
         let cancelled = matches!(result, Err(Error::TransactionCanceled { .. }));

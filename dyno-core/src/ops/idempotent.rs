@@ -94,7 +94,7 @@ impl IdempotentWrite {
         loop {
             attempt += 1;
             match store.transact_write(self.request.clone()).await {
-                Ok(()) => return Ok(()),
+                Ok(_) => return Ok(()),
                 Err(e) if attempt < attempts && resend(&e) => {
                     tracing::debug!(error = %e, attempt, token = self.token(), "idempotent write: resending");
                     tokio::time::sleep(self.retry.delay(attempt - 1)).await;

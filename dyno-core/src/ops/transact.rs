@@ -278,7 +278,7 @@ impl Transaction {
                     .await
                     .unwrap_or(Error::TransactionCanceled { reasons }))
             }
-            other => other,
+            other => other.map(drop),
         }
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
 
+mod capacity;
 mod dynamo;
 pub(crate) mod memory;
 mod rename;
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+pub use self::capacity::{Capacity, TableCapacity};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 pub use self::memory::MemoryStore;
 pub use self::rename::TableNames;
@@ -108,8 +110,9 @@ impl<'a> GetRequest<'a> {
 pub struct GetOutput {
     /// The item, when it exists.
     pub item: Option<SharedItem>,
-    /// Capacity units consumed, when the backend reports them.
-    pub consumed_capacity: Option<f64>,
+    /// Capacity consumed, with its split between the table and its indexes, when the backend
+    /// reports it.
+    pub consumed_capacity: Option<Capacity>,
 }
 
 /// PutItem.
@@ -164,8 +167,9 @@ pub struct DeleteRequest {
 pub struct WriteOutput {
     /// The attributes asked for with [`ReturnValues`].
     pub attributes: Option<Item>,
-    /// Capacity units consumed, when the backend reports them.
-    pub consumed_capacity: Option<f64>,
+    /// Capacity consumed, with its split between the table and its indexes, when the backend
+    /// reports it.
+    pub consumed_capacity: Option<Capacity>,
 }
 
 /// Query.
@@ -246,8 +250,9 @@ pub struct Page {
     pub scanned_count: usize,
     /// Where the next page starts; `None` on the last page.
     pub last_evaluated_key: Option<Item>,
-    /// Capacity units consumed, when the backend reports them.
-    pub consumed_capacity: Option<f64>,
+    /// Capacity consumed, with its split between the table and its indexes, when the backend
+    /// reports it.
+    pub consumed_capacity: Option<Capacity>,
 }
 
 /// A key in a named table (batch and transactional reads).
@@ -275,9 +280,9 @@ pub struct BatchGetOutput {
     pub items: Vec<(String, SharedItem)>,
     /// Keys the service did not process; retry them.
     pub unprocessed_keys: Vec<TableKey>,
-    /// Capacity units the whole request consumed, when the backend reports them: each key read
+    /// Capacity the request consumed per table, when the backend reports it: each key read
     /// as a GetItem (a missing item costs the minimum), unprocessed keys not at all.
-    pub consumed_capacity: Option<f64>,
+    pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
 /// One write of a batch.
@@ -320,9 +325,9 @@ pub struct BatchWriteRequest {
 pub struct BatchWriteOutput {
     /// Writes the service did not process; retry them.
     pub unprocessed: Vec<WriteRequest>,
-    /// Capacity units the whole request consumed, when the backend reports them: each write
+    /// Capacity the request consumed per table, when the backend reports it: each write
     /// charged as the single-item write it is, index writes included.
-    pub consumed_capacity: Option<f64>,
+    pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
 /// One read of a transaction.
@@ -348,9 +353,9 @@ pub struct TransactGetRequest {
 pub struct TransactGetOutput {
     /// The items, `None` where absent.
     pub items: Vec<Option<SharedItem>>,
-    /// Capacity units the whole request consumed, when the backend reports them: a
+    /// Capacity the request consumed per table, when the backend reports it: a
     /// transactional read costs twice a strongly consistent one, for a missing item too.
-    pub consumed_capacity: Option<f64>,
+    pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
 /// One action of a write transaction.
@@ -423,6 +428,17 @@ pub struct TransactWriteRequest {
     pub actions: Vec<TransactWriteItem>,
     /// Idempotency token: a retry with the same token within 10 minutes is not applied twice.
     pub client_request_token: Option<String>,
+}
+
+/// TransactWriteItems' result.
+#[derive(Debug, Clone, Default)]
+pub struct TransactWriteOutput {
+    /// Capacity the transaction consumed per table, when the backend reports it: each action's
+    /// write to its table at twice the units of the single-item write (a condition check as a
+    /// write of the item it read), its index writes at their single-item cost (as DynamoDB
+    /// reports them: the factor applies to the table's share only). A retry answered from its
+    /// idempotency token is charged as a transactional read of the items the first call wrote.
+    pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
 /// A table's description.
@@ -604,7 +620,7 @@ pub trait Store: Send + Sync + Debug {
     /// TransactGetItems.
     async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput>;
     /// TransactWriteItems.
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()>;
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput>;
     /// CreateTable (waits until the table is active).
     async fn create_table(&self, definition: &TableDef) -> Result<()>;
     /// DeleteTable.
@@ -632,7 +648,7 @@ macro_rules! forward_store {
             async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> { (**self).batch_get(r).await }
             async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> { (**self).batch_write(r).await }
             async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> { (**self).transact_get(r).await }
-            async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> { (**self).transact_write(r).await }
+            async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> { (**self).transact_write(r).await }
             async fn create_table(&self, d: &TableDef) -> Result<()> { (**self).create_table(d).await }
             async fn delete_table(&self, n: &str) -> Result<()> { (**self).delete_table(n).await }
             async fn describe_table(&self, n: &str) -> Result<TableDescription> { (**self).describe_table(n).await }

@@ -9,9 +9,10 @@ use async_trait::async_trait;
 
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TableKey,
-    TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest, UpdateRequest,
-    UpdateTableRequest, WriteOutput, WriteRequest,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableCapacity,
+    TableDescription, TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem,
+    TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    WriteRequest,
 };
 use crate::error::Result;
 use crate::table::TableDef;
@@ -91,6 +92,14 @@ impl<S> TableNames<S> {
         *table = self.logical(table);
     }
 
+    /// The logical names of the tables a response's capacity lists, kept in name order.
+    fn unrename_capacity(&self, capacity: &mut Option<Vec<TableCapacity>>) {
+        if let Some(tables) = capacity {
+            tables.iter_mut().for_each(|t| self.unrename(&mut t.table));
+            tables.sort_by(|a, b| a.table.cmp(&b.table));
+        }
+    }
+
     fn write_table(w: &mut WriteRequest) -> &mut String {
         match w {
             WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => table,
@@ -131,6 +140,7 @@ impl<S: Store> Store for TableNames<S> {
         out.unprocessed_keys
             .iter_mut()
             .for_each(|k: &mut TableKey| self.unrename(&mut k.table));
+        self.unrename_capacity(&mut out.consumed_capacity);
         Ok(out)
     }
     async fn batch_write(&self, mut r: BatchWriteRequest) -> Result<BatchWriteOutput> {
@@ -141,13 +151,16 @@ impl<S: Store> Store for TableNames<S> {
         out.unprocessed
             .iter_mut()
             .for_each(|w| self.unrename(Self::write_table(w)));
+        self.unrename_capacity(&mut out.consumed_capacity);
         Ok(out)
     }
     async fn transact_get(&self, mut r: TransactGetRequest) -> Result<TransactGetOutput> {
         r.gets.iter_mut().for_each(|g| self.rename(&mut g.table));
-        self.inner.transact_get(r).await
+        let mut out = self.inner.transact_get(r).await?;
+        self.unrename_capacity(&mut out.consumed_capacity);
+        Ok(out)
     }
-    async fn transact_write(&self, mut r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, mut r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         for a in &mut r.actions {
             match a {
                 TransactWriteItem::Put { table, .. }
@@ -156,7 +169,9 @@ impl<S: Store> Store for TableNames<S> {
                 | TransactWriteItem::ConditionCheck { table, .. } => self.rename(table),
             }
         }
-        self.inner.transact_write(r).await
+        let mut out = self.inner.transact_write(r).await?;
+        self.unrename_capacity(&mut out.consumed_capacity);
+        Ok(out)
     }
     async fn create_table(&self, definition: &TableDef) -> Result<()> {
         let def = definition.clone().named(self.physical(&definition.name));

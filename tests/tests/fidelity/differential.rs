@@ -13,8 +13,9 @@
 //! A disagreement is a MemoryStore bug unless [`deviations::explain`] documents it as a deviation
 //! of dynoxide from DynamoDB's documentation, or records it as an open MemoryStore gap (the
 //! `OPEN` entries: counted and printed on every run, never silent). Consumed capacity is compared
-//! wherever both stores report it; MemoryStore does not report it yet, and the run prints how many
-//! responses carried dynoxide's figure alone.
+//! wherever both stores report it, per table and split between the table and each index (as
+//! `ReturnConsumedCapacity = INDEXES` gives it); the run prints how many responses carried
+//! dynoxide's figure alone.
 
 #[path = "differential/deviations.rs"]
 mod deviations;
@@ -31,7 +32,8 @@ use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    TransactGetRequest, TransactWriteOutput, TransactWriteRequest, UpdateRequest,
+    UpdateTableRequest, WriteOutput,
 };
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
@@ -261,7 +263,7 @@ impl Store for Lossy {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         self.0.transact_get(r).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         self.0.transact_write(r).await
     }
     async fn create_table(&self, d: &TableDef) -> Result<()> {

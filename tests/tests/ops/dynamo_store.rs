@@ -330,19 +330,25 @@ async fn consumed_capacity_is_surfaced() {
             .unwrap();
         // Both servers report capacity for single-item writes and reads.
         assert!(
-            put.consumed_capacity.is_some_and(|c| c > 0.0),
+            put.consumed_capacity
+                .as_ref()
+                .is_some_and(|c| c.units > 0.0),
             "{}: put {:?}",
             b.name,
             put.consumed_capacity
         );
         assert!(
-            got.consumed_capacity.is_some_and(|c| c > 0.0),
+            got.consumed_capacity
+                .as_ref()
+                .is_some_and(|c| c.units > 0.0),
             "{}: get {:?}",
             b.name,
             got.consumed_capacity
         );
         assert!(
-            page.consumed_capacity.is_some_and(|c| c > 0.0),
+            page.consumed_capacity
+                .as_ref()
+                .is_some_and(|c| c.units > 0.0),
             "{}: query {:?}",
             b.name,
             page.consumed_capacity
@@ -1094,7 +1100,8 @@ async fn assert_refused_before_sending(store: &dyn Store, table: &str, who: &str
                 actions,
                 client_request_token: None,
             })
-            .await,
+            .await
+            .map(drop),
         "transaction",
     );
 }

@@ -75,7 +75,10 @@ impl<S: Store> Store for Counting<S> {
         self.tick();
         self.inner.transact_get(r).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(
+        &self,
+        r: TransactWriteRequest,
+    ) -> Result<dyno_core::store::TransactWriteOutput> {
         self.tick();
         self.inner.transact_write(r).await
     }

@@ -57,7 +57,10 @@ impl Store for Counting {
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         self.inner.transact_get(r).await
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(
+        &self,
+        r: TransactWriteRequest,
+    ) -> Result<dyno_core::store::TransactWriteOutput> {
         self.inner.transact_write(r).await
     }
     async fn create_table(&self, d: &TableDef) -> Result<()> {

@@ -195,19 +195,18 @@ async fn write_once(
             })
             .await
             .map(|out| assert!(out.unprocessed.is_empty())),
-        "TransactWriteItems" => {
-            store
-                .transact_write(TransactWriteRequest {
-                    actions: vec![TransactWriteItem::Put {
-                        table: t.to_owned(),
-                        item,
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }],
-                    client_request_token: None,
-                })
-                .await
-        }
+        "TransactWriteItems" => store
+            .transact_write(TransactWriteRequest {
+                actions: vec![TransactWriteItem::Put {
+                    table: t.to_owned(),
+                    item,
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                }],
+                client_request_token: None,
+            })
+            .await
+            .map(drop),
         other => unreachable!("{other}"),
     };
     let stored = read(direct, t, pk).await;

@@ -30,10 +30,10 @@ use crate::expr::{
 };
 use crate::feed::StreamView;
 use crate::store::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, Capacity, DeleteRequest,
     GetRequest, IndexChange, IndexStatus, Page, PutRequest, QueryRequest, ReturnValues,
-    ScanRequest, TableKey, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
-    UpdateRequest, UpdateTableRequest, WriteRequest,
+    ScanRequest, TableCapacity, TableKey, TransactGetRequest, TransactWriteItem,
+    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteRequest,
 };
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 use crate::value::{item_size, Item, MAX_ITEM_SIZE};
@@ -104,7 +104,7 @@ pub(crate) fn get(r: GetRequest<'_>) -> Result<GetItemInputBuilder> {
         .consistent_read(r.consistent_read)
         .set_projection_expression(projection)
         .set_expression_attribute_names(ph.names_or_none())
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total))
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
 }
 
 /// PutItem, refused before sending when the item is over 400 KB.
@@ -122,7 +122,7 @@ pub(crate) fn put(r: PutRequest) -> Result<PutItemInputBuilder> {
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
         ))
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total))
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
 }
 
 /// UpdateItem. An update without actions is sent without an UpdateExpression, which DynamoDB
@@ -142,7 +142,7 @@ pub(crate) fn update(r: UpdateRequest) -> UpdateItemInputBuilder {
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
         ))
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes)
 }
 
 /// DeleteItem.
@@ -159,7 +159,7 @@ pub(crate) fn delete(r: DeleteRequest) -> DeleteItemInputBuilder {
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
         ))
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total)
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes)
 }
 
 /// Query.
@@ -181,7 +181,7 @@ pub(crate) fn query(r: QueryRequest) -> Result<QueryInputBuilder> {
         .set_exclusive_start_key(r.exclusive_start_key)
         .consistent_read(r.consistent_read)
         .set_select(r.count_only.then_some(sdk::Select::Count))
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total))
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
 }
 
 /// Scan.
@@ -215,7 +215,7 @@ pub(crate) fn scan(r: ScanRequest) -> Result<ScanInputBuilder> {
         .set_segment(segment.map(|s| s.0))
         .set_total_segments(segment.map(|s| s.1))
         .set_select(r.count_only.then_some(sdk::Select::Count))
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total))
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
 }
 
 /// A query or scan page.
@@ -224,7 +224,7 @@ pub(crate) fn page(
     count: i32,
     scanned_count: i32,
     last_evaluated_key: Option<Item>,
-    consumed_capacity: Option<f64>,
+    consumed_capacity: Option<Capacity>,
 ) -> Page {
     Page {
         items: items
@@ -254,7 +254,7 @@ fn by_table<T>(pairs: impl IntoIterator<Item = (String, T)>) -> Vec<(String, Vec
 /// BatchGetItem.
 pub(crate) fn batch_get(r: BatchGetRequest) -> Result<BatchGetItemInputBuilder> {
     let mut builder = BatchGetItemInputBuilder::default()
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes);
     for (table, keys) in by_table(r.keys.into_iter().map(|k| (k.table, k.key))) {
         let ka = sdk::KeysAndAttributes::builder()
             .set_keys(Some(keys))
@@ -270,7 +270,7 @@ pub(crate) fn batch_get(r: BatchGetRequest) -> Result<BatchGetItemInputBuilder> 
 pub(crate) fn batch_get_output(
     responses: Option<HashMap<String, Vec<Item>>>,
     unprocessed: Option<HashMap<String, sdk::KeysAndAttributes>>,
-    consumed_capacity: Option<f64>,
+    consumed_capacity: Option<Vec<TableCapacity>>,
 ) -> BatchGetOutput {
     let items = responses
         .unwrap_or_default()
@@ -297,7 +297,7 @@ pub(crate) fn batch_get_output(
 /// BatchWriteItem, refused before sending when a put is over 400 KB.
 pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBuilder> {
     let mut builder = BatchWriteItemInputBuilder::default()
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes);
     let mut pairs = Vec::with_capacity(r.writes.len());
     for w in r.writes {
         let (table, request) = match w {
@@ -331,7 +331,7 @@ pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBui
 /// BatchWriteItem's unprocessed writes.
 pub(crate) fn batch_write_output(
     unprocessed: Option<HashMap<String, Vec<sdk::WriteRequest>>>,
-    consumed_capacity: Option<f64>,
+    consumed_capacity: Option<Vec<TableCapacity>>,
 ) -> BatchWriteOutput {
     let mut out = Vec::new();
     for (table, requests) in unprocessed.unwrap_or_default() {
@@ -358,7 +358,7 @@ pub(crate) fn batch_write_output(
 /// TransactGetItems.
 pub(crate) fn transact_get(r: TransactGetRequest) -> Result<TransactGetItemsInputBuilder> {
     let mut builder = TransactGetItemsInputBuilder::default()
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes);
     for g in r.gets {
         let mut ph = Placeholders::new();
         let projection = projection(g.projection.as_deref(), &mut ph, &g.table)?;
@@ -384,7 +384,7 @@ fn action_condition(c: Option<&Condition>, ph: &mut Placeholders) -> Option<Stri
 pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteItemsInputBuilder> {
     let mut builder = TransactWriteItemsInputBuilder::default()
         .set_client_request_token(r.client_request_token)
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Total);
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes);
     for (i, action) in r.actions.into_iter().enumerate() {
         let mut ph = Placeholders::new();
         let item = match action {
@@ -485,11 +485,40 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
     Ok(builder)
 }
 
-/// The sum of the capacity units of several tables (batch and transactional operations).
-pub(crate) fn total_capacity(cc: Option<&[sdk::ConsumedCapacity]>) -> Option<f64> {
-    let cc = cc?;
-    let units: Vec<f64> = cc.iter().filter_map(|c| c.capacity_units).collect();
-    (!units.is_empty()).then(|| units.iter().sum())
+/// What one table's `ConsumedCapacity` (asked with `INDEXES`) says, or `None` when it carries no
+/// units. A server that reports only the total has it all charged to the table.
+pub(crate) fn capacity(cc: &sdk::ConsumedCapacity) -> Option<Capacity> {
+    let units = cc.capacity_units?;
+    let mut capacity = Capacity::table(0.0);
+    let indexes = [
+        (cc.global_secondary_indexes.as_ref(), false),
+        (cc.local_secondary_indexes.as_ref(), true),
+    ];
+    for (map, local) in indexes {
+        for (name, c) in map.into_iter().flatten() {
+            capacity.add_index(name, local, c.capacity_units.unwrap_or(0.0));
+        }
+    }
+    capacity.table = cc
+        .table
+        .as_ref()
+        .and_then(|t| t.capacity_units)
+        .unwrap_or(units - capacity.units);
+    capacity.units = units;
+    Some(capacity)
+}
+
+/// The capacity of a request over several tables (batch and transactional operations), per
+/// table in name order, or `None` when the response carries none.
+pub(crate) fn table_capacities(cc: Option<&[sdk::ConsumedCapacity]>) -> Option<Vec<TableCapacity>> {
+    let mut tables = Vec::new();
+    for c in cc? {
+        if let Some(capacity) = capacity(c) {
+            let table = c.table_name.as_deref().unwrap_or_default();
+            TableCapacity::charge(&mut tables, table, &capacity);
+        }
+    }
+    (!tables.is_empty()).then_some(tables)
 }
 
 fn scalar_type(t: ScalarType) -> sdk::ScalarAttributeType {
@@ -869,7 +898,7 @@ mod tests {
         assert_eq!(input.exclusive_start_key(), Some(&key("p", "s")));
         assert_eq!(
             input.return_consumed_capacity(),
-            Some(&sdk::ReturnConsumedCapacity::Total)
+            Some(&sdk::ReturnConsumedCapacity::Indexes)
         );
         assert_eq!(input.select(), None);
     }
@@ -1062,8 +1091,15 @@ mod tests {
         let requests = input.request_items().unwrap()["A"].clone();
         assert_eq!(requests.len(), 2);
         // Unprocessed writes convert back to what was asked.
-        let back = batch_write_output(Some([("A".to_owned(), requests)].into()), Some(2.0));
-        assert_eq!(back.consumed_capacity, Some(2.0));
+        let charged = vec![TableCapacity {
+            table: "A".into(),
+            capacity: Capacity::table(2.0),
+        }];
+        let back = batch_write_output(
+            Some([("A".to_owned(), requests)].into()),
+            Some(charged.clone()),
+        );
+        assert_eq!(back.consumed_capacity, Some(charged));
         assert_eq!(back.unprocessed, w.writes);
 
         let ka = sdk::KeysAndAttributes::builder()
@@ -1269,14 +1305,14 @@ mod tests {
             1,
             3,
             Some(Item::new()),
-            Some(0.5),
+            Some(Capacity::table(0.5)),
         );
         assert_eq!(
             (
                 p.count,
                 p.scanned_count,
                 p.last_evaluated_key,
-                p.consumed_capacity
+                p.consumed_capacity.map(|c| c.units)
             ),
             (1, 3, None, Some(0.5))
         );
@@ -1285,11 +1321,34 @@ mod tests {
             page(None, 0, 0, Some(key("a", "1")), None).last_evaluated_key,
             Some(key("a", "1"))
         );
+        let detail = |units: f64| sdk::Capacity::builder().capacity_units(units).build();
         let cc = [
-            sdk::ConsumedCapacity::builder().capacity_units(1.5).build(),
-            sdk::ConsumedCapacity::builder().capacity_units(2.0).build(),
+            sdk::ConsumedCapacity::builder()
+                .table_name("B")
+                .capacity_units(1.5)
+                .build(),
+            sdk::ConsumedCapacity::builder()
+                .table_name("A")
+                .capacity_units(4.0)
+                .table(detail(2.0))
+                .global_secondary_indexes("GSI1", detail(1.0))
+                .local_secondary_indexes("LSI1", detail(1.0))
+                .build(),
         ];
-        assert_eq!(total_capacity(Some(&cc)), Some(3.5));
-        assert_eq!(total_capacity(Some(&[])), None);
+        let tables = table_capacities(Some(&cc)).unwrap();
+        assert_eq!(TableCapacity::total(&tables), 5.5);
+        // In name order; a server reporting only the total has it charged to the table.
+        assert_eq!(tables[0].table, "A");
+        assert_eq!(
+            tables[0].capacity,
+            Capacity {
+                units: 4.0,
+                table: 2.0,
+                global_indexes: vec![("GSI1".into(), 1.0)],
+                local_indexes: vec![("LSI1".into(), 1.0)],
+            }
+        );
+        assert_eq!(tables[1].capacity, Capacity::table(1.5));
+        assert_eq!(table_capacities(Some(&[])), None);
     }
 }

@@ -5,7 +5,8 @@
 //! runs in a `dynamodb` tracing span with OpenTelemetry's semantic conventions for DynamoDB:
 //! `db.system.name = "aws.dynamodb"`, `db.operation.name`, `aws.dynamodb.table_names`,
 //! `aws.dynamodb.index_name` (queries and scans of an index), `aws.dynamodb.consistent_read`,
-//! `aws.dynamodb.consumed_capacity` (every request asks for `ReturnConsumedCapacity = TOTAL`) and,
+//! `aws.dynamodb.consumed_capacity` (every request asks for `ReturnConsumedCapacity = INDEXES`: the
+//! outputs carry the split between the table and its indexes, the span the total) and,
 //! on failure, `error.type` (the [`Error`] variant) and `error.message`. A typed operation's
 //! call is a child of its `dyno.*` span (`dyno.get`, `dyno.query`...), which carries dyno's own
 //! fields: `entity` and, for queries and scans, the `index` and the operation (`op`).
@@ -48,10 +49,10 @@ use tracing::{Instrument, Span};
 pub use self::config::{DynamoStoreBuilder, Timeouts};
 use self::error::{from_sdk, is_unsupported_code, is_unsupported_operation, OperationError};
 use super::{
-    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
-    WriteOutput,
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, Capacity, DeleteRequest,
+    GetOutput, GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableCapacity,
+    TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteOutput,
+    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use crate::error::{Error, Result};
 use crate::table::TableDef;
@@ -342,8 +343,8 @@ async fn call<O, E: OperationError>(
     result.map_err(|e| from_sdk(operation, e, sent))
 }
 
-fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<f64> {
-    cc.and_then(|c| c.capacity_units)
+fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<Capacity> {
+    cc.and_then(convert::capacity)
 }
 
 /// A single-item write's output (an empty returned item means none), with its capacity for the span.
@@ -352,13 +353,14 @@ fn write_output(
     cc: Option<&sdk::ConsumedCapacity>,
 ) -> (WriteOutput, Option<f64>) {
     let consumed_capacity = capacity(cc);
+    let units = consumed_capacity.as_ref().map(|c| c.units);
     let attributes = attributes.filter(|a| !a.is_empty());
     (
         WriteOutput {
             attributes,
             consumed_capacity,
         },
-        consumed_capacity,
+        units,
     )
 }
 
@@ -371,6 +373,7 @@ fn page_output(
     cc: Option<&sdk::ConsumedCapacity>,
 ) -> (Page, Option<f64>) {
     let consumed_capacity = capacity(cc);
+    let units = consumed_capacity.as_ref().map(|c| c.units);
     let page = convert::page(
         items,
         count,
@@ -378,7 +381,7 @@ fn page_output(
         last_evaluated_key,
         consumed_capacity,
     );
-    (page, consumed_capacity)
+    (page, units)
 }
 
 /// The tables of a batch or transaction, for the span (`A` or `A,B`).
@@ -422,12 +425,13 @@ impl Store for DynamoStore {
             async {
                 let out = call("GetItem", convert::get(r)?.send_with(&self.client)).await?;
                 let consumed_capacity = capacity(out.consumed_capacity.as_ref());
+                let units = consumed_capacity.as_ref().map(|c| c.units);
                 Ok((
                     GetOutput {
                         item: out.item.map(std::sync::Arc::new),
                         consumed_capacity,
                     },
-                    consumed_capacity,
+                    units,
                 ))
             },
         )
@@ -509,10 +513,11 @@ impl Store for DynamoStore {
                     convert::batch_get(r)?.send_with(&self.client),
                 )
                 .await?;
-                let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+                let cc = convert::table_capacities(out.consumed_capacity.as_deref());
+                let units = cc.as_deref().map(TableCapacity::total);
                 Ok((
                     convert::batch_get_output(out.responses, out.unprocessed_keys, cc),
-                    cc,
+                    units,
                 ))
             },
         )
@@ -530,8 +535,12 @@ impl Store for DynamoStore {
                 convert::batch_write(r)?.send_with(&self.client),
             )
             .await?;
-            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
-            Ok((convert::batch_write_output(out.unprocessed_items, cc), cc))
+            let cc = convert::table_capacities(out.consumed_capacity.as_deref());
+            let units = cc.as_deref().map(TableCapacity::total);
+            Ok((
+                convert::batch_write_output(out.unprocessed_items, cc),
+                units,
+            ))
         })
         .await
     }
@@ -548,7 +557,8 @@ impl Store for DynamoStore {
                 convert::transact_get(r)?.send_with(&self.client),
             )
             .await?;
-            let cc = convert::total_capacity(out.consumed_capacity.as_deref());
+            let cc = convert::table_capacities(out.consumed_capacity.as_deref());
+            let units = cc.as_deref().map(TableCapacity::total);
             let items: Vec<_> = out
                 .responses
                 .unwrap_or_default()
@@ -571,13 +581,13 @@ impl Store for DynamoStore {
                     items,
                     consumed_capacity: cc,
                 },
-                cc,
+                units,
             ))
         })
         .await
     }
 
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         let tables = table_names(r.actions.iter().map(|a| a.table()));
         traced(Target::new("TransactWriteItems", tables), async {
             if r.actions.is_empty() {
@@ -588,9 +598,13 @@ impl Store for DynamoStore {
                 convert::transact_write(r)?.send_with(&self.client),
             )
             .await?;
+            let cc = convert::table_capacities(out.consumed_capacity.as_deref());
+            let units = cc.as_deref().map(TableCapacity::total);
             Ok((
-                (),
-                convert::total_capacity(out.consumed_capacity.as_deref()),
+                TransactWriteOutput {
+                    consumed_capacity: cc,
+                },
+                units,
             ))
         })
         .await

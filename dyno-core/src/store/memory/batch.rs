@@ -8,11 +8,14 @@ use std::sync::Arc;
 use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
 use super::schema::schema_mismatch;
-use super::{prepare_put, read_lock, read_units, write_lock, write_units, MemoryStore, Prepared};
+use super::{
+    prepare_put, read_lock, read_units, write_capacity, write_lock, MemoryStore, Prepared,
+};
 use crate::error::{Error, Result};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, TableKey, WriteRequest,
 };
+use crate::store::{Capacity, TableCapacity};
 
 /// BatchGetItem's most keys per request.
 pub(super) const MAX_BATCH_GET: usize = 100;
@@ -82,7 +85,7 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
     let mut out = BatchGetOutput::default();
     let mut bytes = 0usize;
-    let mut units = 0.0;
+    let mut capacity = Vec::new();
     for (k, (t, pk, sk)) in request.keys.into_iter().zip(located) {
         if !out.unprocessed_keys.is_empty() {
             out.unprocessed_keys.push(k);
@@ -90,7 +93,8 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
         }
         let Some(entry) = guards[t].live(&pk, &sk, || now) else {
             // A key read and not found still costs the minimum.
-            units += read_units(0, request.consistent_read);
+            let units = read_units(0, request.consistent_read);
+            TableCapacity::charge(&mut capacity, &k.table, &Capacity::table(units));
             continue;
         };
         if bytes + entry.size > MAX_BATCH_BYTES {
@@ -98,10 +102,11 @@ pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result
             continue;
         }
         bytes += entry.size;
-        units += read_units(entry.size, request.consistent_read);
+        let units = read_units(entry.size, request.consistent_read);
+        TableCapacity::charge(&mut capacity, &k.table, &Capacity::table(units));
         out.items.push((k.table, Arc::clone(&entry.item)));
     }
-    out.consumed_capacity = Some(units);
+    out.consumed_capacity = Some(capacity);
     Ok(out)
 }
 
@@ -162,22 +167,23 @@ pub(super) fn batch_write(
     for (guard, (_, t)) in guards.iter_mut().zip(&tables) {
         guard.purge_expired(&t.schema, now);
     }
-    let mut units = 0.0;
+    let mut capacity = Vec::new();
     for (t, pk, sk, put) in writes {
         let schema = &tables[t].1.schema;
-        units += match put {
+        let charged = match put {
             Some(p) => {
                 let (new, old) = guards[t].replace(schema, p);
-                write_units(schema, old.as_deref(), Some(&new))
+                write_capacity(schema, old.as_deref(), Some(&new), 1.0)
             }
             None => {
                 let old = guards[t].remove(schema, &pk, &sk);
-                write_units(schema, old.as_deref(), None)
+                write_capacity(schema, old.as_deref(), None, 1.0)
             }
         };
+        TableCapacity::charge(&mut capacity, &tables[t].0, &charged);
     }
     Ok(BatchWriteOutput {
         unprocessed: Vec::new(),
-        consumed_capacity: Some(units),
+        consumed_capacity: Some(capacity),
     })
 }

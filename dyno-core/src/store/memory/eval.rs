@@ -78,9 +78,61 @@ pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
 /// sets not empty and without duplicates...): DynamoDB checks its ExpressionAttributeValues as
 /// it reads the request.
 pub(crate) fn check_literals(update: Option<&Update>, condition: Option<&Condition>) -> Result<()> {
-    literals(update, condition, &mut |v| {
-        validate_value(v, "expression value").map(drop)
-    })
+    check_values(update, condition, Layer::Older)
+}
+
+/// Checks the literal values of an update and a condition (their ExpressionAttributeValues) as
+/// DynamoDB does before it reads the expressions. A value DynamoDB names by its placeholder is
+/// named by the one DynamoStore gives it (`:v0`, `:v1`... in rendering order: the update's
+/// values, then the condition's, as [`literals`] walks them), the first in the placeholders' text
+/// order, as dynoxide checks them: "ExpressionAttributeValues contains invalid value: ... for key
+/// :vN" for an empty set on either layer, and on the older layer (transactions) for a number out
+/// of range and a repeated set member too. On the current layer, other invalid values are left to
+/// the checks of the expression that holds them ([`check_update`], [`check_condition`]).
+pub(crate) fn check_values(
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    layer: Layer,
+) -> Result<()> {
+    let mut n = 0usize;
+    let mut first: Option<(String, Invalid)> = None;
+    let _ = literals(update, condition, &mut |v| {
+        let at = n;
+        n += 1;
+        // The current layer names only empty sets: other values are not copied to be checked.
+        if layer == Layer::Current && !holds_empty_set(v) {
+            return Ok(());
+        }
+        if let Err(invalid) = check_value(&mut v.clone(), 1) {
+            let named = layer == Layer::Older || matches!(invalid.problem, Problem::EmptySet(_));
+            let key = format!(":v{at}");
+            if named && first.as_ref().is_none_or(|(k, _)| key < *k) {
+                first = Some((key, invalid));
+            }
+        }
+        Ok(())
+    });
+    let Some((key, invalid)) = first else {
+        return Ok(());
+    };
+    match invalid.keyed(layer) {
+        Some(message) => Err(Error::validation(format!(
+            "ExpressionAttributeValues contains invalid value: {message} for key {key}"
+        ))),
+        None => Err(invalid.into_error("expression value", Layer::Current)),
+    }
+}
+
+/// True when `v` is or holds an empty set.
+fn holds_empty_set(v: &AttributeValue) -> bool {
+    match v {
+        AttributeValue::Ss(s) => s.is_empty(),
+        AttributeValue::Ns(s) => s.is_empty(),
+        AttributeValue::Bs(s) => s.is_empty(),
+        AttributeValue::L(l) => l.iter().any(holds_empty_set),
+        AttributeValue::M(m) => m.values().any(holds_empty_set),
+        _ => false,
+    }
 }
 
 /// The size of every literal value of an update and a condition (their
@@ -351,6 +403,28 @@ impl Invalid {
     fn at(mut self, step: Step) -> Self {
         self.path.push(step);
         self
+    }
+
+    /// The words DynamoDB puts before `for key :vN` when it names an invalid expression value by
+    /// its placeholder (dynoxide's records), or `None` where it does not.
+    fn keyed(&self, layer: Layer) -> Option<String> {
+        const INVALID: &str = "One or more parameter values were invalid: ";
+        match &self.problem {
+            Problem::EmptySet("binary") => {
+                Some(format!("{INVALID}Binary sets should not be empty"))
+            }
+            Problem::EmptySet(kind) => Some(format!("{INVALID}An {kind} set  may not be empty")),
+            Problem::Duplicate(members) if layer == Layer::Older => Some(members.message(layer)),
+            // The value is quoted when it is text that is no number, not when it is out of range.
+            Problem::Number(e, n) if layer == Layer::Older => Some(
+                if matches!(e, number::NumberError::Syntax) && !n.is_empty() {
+                    format!("{}: {n}", e.message())
+                } else {
+                    e.message().to_owned()
+                },
+            ),
+            _ => None,
+        }
     }
 
     fn into_error(self, root: &str, layer: Layer) -> Error {

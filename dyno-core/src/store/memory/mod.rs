@@ -35,14 +35,15 @@ use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
+use crate::store::Capacity;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TransactGetOutput, TransactGetRequest, TransactWriteRequest, UpdateRequest, UpdateTableRequest,
-    WriteOutput,
+    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use crate::table::TableDef;
-use crate::value::{item_size, AttributeValue, Item, SharedItem, MAX_ITEM_SIZE};
+use crate::value::{item_size, Item, SharedItem, MAX_ITEM_SIZE};
 
 /// The clock a [`MemoryStore`] reads for TTL and idempotency tokens.
 type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
@@ -93,7 +94,7 @@ pub struct MemoryStore {
     tables: RwLock<Catalog>,
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
-    tokens: Mutex<HashMap<String, (f64, TransactWriteRequest)>>,
+    tokens: Mutex<HashMap<String, txn::Remembered>>,
     /// How long the streams of tables created from now on keep their records.
     stream_retention: StreamRetention,
 }
@@ -347,12 +348,19 @@ fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Pr
     })
 }
 
-/// The checks DynamoDB makes on a request's expressions before it looks at the table: the update
-/// (paths, literal operands, overlaps), then the condition or filter (operand types, paths).
+/// The checks DynamoDB makes on a request's expressions before it looks at the table: their
+/// literal values where DynamoDB names them by placeholder ([`eval::check_values`]; `named`: a
+/// request whose placeholders are the update's and the condition's alone, not a query's, whose key
+/// condition takes the first ones), the update (paths, literal operands, overlaps), then the
+/// condition or filter (operand types, paths).
 fn check_expressions(
     update: Option<&crate::expr::Update>,
     condition: Option<&Condition>,
+    named: bool,
 ) -> Result<()> {
+    if named {
+        eval::check_values(update, condition, eval::Layer::Current)?;
+    }
     if let Some(update) = update {
         eval::check_update(update)?;
     }
@@ -445,47 +453,80 @@ fn read_units(bytes: usize, consistent: bool) -> f64 {
     }
 }
 
-/// The write capacity units of one item write, as DynamoDB charges them (Developer Guide,
-/// "Capacity unit consumption for write operations" and "Provisioned throughput considerations
-/// for global secondary indexes"): one unit per started KB of the larger of the item before and
-/// after the write (a delete of nothing costs one); then, per index, one write of the entry an
-/// item enters or leaves it with, a delete and a put when the write changes the entry's index
-/// key, one write of the larger entry when it changes a projected attribute, none otherwise.
-fn write_units(schema: &Schema, old: Option<&Item>, new: Option<&Item>) -> f64 {
-    let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
-    let size = |item: Option<&Item>| item.map_or(0, item_size);
-    let mut total = units(size(old).max(size(new)));
-    for index in &schema.indexes {
-        // The entry an item has in the index: its index key values (every key attribute, in
-        // key order) and the projected item.
-        type Entry<'i> = (Vec<&'i AttributeValue>, Cow<'i, Item>);
-        fn entry<'i>(
-            schema: &Schema,
-            index: &IndexSchema,
-            item: Option<&'i Item>,
-        ) -> Option<Entry<'i>> {
-            let item = item?;
-            let key = index
-                .key_attributes()
-                .map(|(k, _)| item.get(&k.name))
-                .collect::<Option<Vec<_>>>()?;
-            let projected = match schema.project_for_index(index, item) {
-                Some(p) => Cow::Owned(p),
-                None => Cow::Borrowed(item),
-            };
-            Some((key, projected))
+/// What a read of `units` consumed: the table's share, or the index's when it read an index.
+fn read_capacity(index: Option<&IndexSchema>, units: f64) -> Capacity {
+    match index {
+        None => Capacity::table(units),
+        Some(index) => {
+            let mut capacity = Capacity::table(0.0);
+            capacity.add_index(&index.name, index.local, units);
+            capacity
         }
-        total += match (entry(schema, index, old), entry(schema, index, new)) {
-            (None, None) => 0.0,
-            (None, Some((_, e))) | (Some((_, e)), None) => units(item_size(&e)),
-            (Some((old_key, o)), Some((new_key, n))) if old_key != new_key => {
-                units(item_size(&o)) + units(item_size(&n))
-            }
-            (Some((_, o)), Some((_, n))) if o == n => 0.0,
-            (Some((_, o)), Some((_, n))) => units(item_size(&o).max(item_size(&n))),
-        };
     }
-    total
+}
+
+/// The write capacity of one item write, as DynamoDB charges it (Developer Guide, "Capacity unit
+/// consumption for write operations" and "Provisioned throughput considerations for global
+/// secondary indexes"): the table's share, one unit per started KB of the larger of the item
+/// before and after the write (a delete of nothing costs one), times `factor` (2 in a
+/// transaction); then each index's share, at its single-write cost also in a transaction
+/// (dynoxide's capture against DynamoDB, which reports the index shares of a transactional write
+/// undoubled): one write of the entry an item enters or leaves it with, a delete and a put when
+/// the write changes the entry's index key, one write of the larger entry when it changes what
+/// the index holds, none otherwise (and the index is then absent from the breakdown).
+fn write_capacity(
+    schema: &Schema,
+    old: Option<&Item>,
+    new: Option<&Item>,
+    factor: f64,
+) -> Capacity {
+    let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
+    // Each item is measured once: an index projecting every attribute holds entries of the
+    // item's own size.
+    let (old_size, new_size) = (old.map_or(0, item_size), new.map_or(0, item_size));
+    let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
+    for index in &schema.indexes {
+        // An item is in the index when it has every key attribute of it.
+        fn member<'i>(index: &IndexSchema, item: Option<&'i Item>) -> Option<&'i Item> {
+            item.filter(|i| index.key_attributes().all(|(k, _)| i.contains_key(&k.name)))
+        }
+        let entry_size = |item: &Item, whole: usize| match schema.project_for_index(index, item) {
+            Some(projected) => item_size(&projected),
+            None => whole,
+        };
+        let charged = match (member(index, old), member(index, new)) {
+            (None, None) => continue,
+            (None, Some(n)) => units(entry_size(n, new_size)),
+            (Some(o), None) => units(entry_size(o, old_size)),
+            (Some(o), Some(n))
+                if index
+                    .key_attributes()
+                    .any(|(k, _)| o.get(&k.name) != n.get(&k.name)) =>
+            {
+                // Moved to another index key: a delete and a put.
+                units(entry_size(o, old_size)) + units(entry_size(n, new_size))
+            }
+            (Some(o), Some(n)) => {
+                let (o, n) = match (
+                    schema.project_for_index(index, o),
+                    schema.project_for_index(index, n),
+                ) {
+                    (Some(po), Some(pn)) => (Cow::Owned(po), Cow::Owned(pn)),
+                    _ => (Cow::Borrowed(o), Cow::Borrowed(n)),
+                };
+                // Unchanged as DynamoDB compares (sets regardless of their order): no write.
+                if o.len() == n.len()
+                    && o.iter()
+                        .all(|(k, x)| n.get(k).is_some_and(|y| eval::values_equal(x, y)))
+                {
+                    continue;
+                }
+                units(item_size(&o).max(item_size(&n)))
+            }
+        };
+        capacity.add_index(&index.name, index.local, charged);
+    }
+    capacity
 }
 
 /// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
@@ -515,13 +556,13 @@ impl Store for MemoryStore {
         };
         Ok(GetOutput {
             item,
-            consumed_capacity: Some(read_units(size, request.consistent_read)),
+            consumed_capacity: Some(Capacity::table(read_units(size, request.consistent_read))),
         })
     }
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(None, request.condition.as_ref())?;
+        check_expressions(None, request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -534,7 +575,7 @@ impl Store for MemoryStore {
             )
         })?;
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
@@ -546,7 +587,7 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
-        check_expressions(Some(&request.update), request.condition.as_ref())?;
+        check_expressions(Some(&request.update), request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -568,7 +609,7 @@ impl Store for MemoryStore {
         )?;
         let new = data.insert(schema, prepared);
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), Some(&new)));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
         let attributes = match request.return_values {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
@@ -586,7 +627,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
-        check_expressions(None, request.condition.as_ref())?;
+        check_expressions(None, request.condition.as_ref(), true)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -599,7 +640,7 @@ impl Store for MemoryStore {
         )?;
         data.remove(schema, &pk, &sk);
         drop(data);
-        let consumed_capacity = Some(write_units(schema, old.as_deref(), None));
+        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), None, 1.0));
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,
@@ -611,7 +652,7 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref())?;
+        check_expressions(None, request.filter.as_ref(), false)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
@@ -619,21 +660,23 @@ impl Store for MemoryStore {
         let data = read_lock(&table.data);
         let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
         // A page that read nothing still costs the minimum.
-        page.consumed_capacity
-            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        page.consumed_capacity.get_or_insert_with(|| {
+            read_capacity(plan.index(), read_units(0, request.consistent_read))
+        });
         Ok(page)
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref())?;
+        check_expressions(None, request.filter.as_ref(), true)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
-        page.consumed_capacity
-            .get_or_insert_with(|| read_units(0, request.consistent_read));
+        page.consumed_capacity.get_or_insert_with(|| {
+            read_capacity(plan.index(), read_units(0, request.consistent_read))
+        });
         Ok(page)
     }
 
@@ -649,7 +692,7 @@ impl Store for MemoryStore {
         txn::transact_get(self, request)
     }
 
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<()> {
+    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
         txn::transact_write(self, request)
     }
 

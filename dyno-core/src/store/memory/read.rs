@@ -251,6 +251,13 @@ pub(super) struct QueryPlan<'a> {
     start: Option<StartKey>,
 }
 
+impl QueryPlan<'_> {
+    /// The index queried, if not the table.
+    pub(super) fn index(&self) -> Option<&IndexSchema> {
+        self.target.index.map(|(_, i)| i)
+    }
+}
+
 /// Validates a query against the schema.
 pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<QueryPlan<'a>> {
     let key_condition = &req.key_condition;
@@ -802,6 +809,13 @@ pub(super) struct ScanPlan<'a> {
     segment: Option<(u64, u64)>,
 }
 
+impl ScanPlan<'_> {
+    /// The index scanned, if not the table.
+    pub(super) fn index(&self) -> Option<&IndexSchema> {
+        self.target.index.map(|(_, i)| i)
+    }
+}
+
 /// Validates a scan against the schema.
 pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<ScanPlan<'a>> {
     let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
@@ -995,7 +1009,10 @@ impl<'a> Reader<'a> {
             }
         }
         // Capacity is charged on everything read, filtered out or not, rounded up once per page.
-        page.consumed_capacity = Some(super::read_units(bytes, self.consistent));
+        page.consumed_capacity = Some(super::read_capacity(
+            self.target.index.map(|(_, i)| i),
+            super::read_units(bytes, self.consistent),
+        ));
         Ok(page)
     }
 

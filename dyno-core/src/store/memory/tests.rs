@@ -642,6 +642,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
+            .map(drop)
             .map_err(reasons_as_validation)
         }),
         ("transaction update", &|sk, len| {
@@ -655,6 +656,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
                 }],
                 client_request_token: None,
             }))
+            .map(drop)
             .map_err(reasons_as_validation)
         }),
     ];

@@ -9,12 +9,13 @@ use super::batch::position;
 use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::{
-    check_condition, eval, prepare_put, read, read_lock, read_units, updated_item, write_lock,
-    MemoryStore, Prepared,
+    check_condition, eval, prepare_put, read, read_lock, read_units, updated_item, write_capacity,
+    write_lock, MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
 use crate::store::{
-    TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+    Capacity, TableCapacity, TransactGetOutput, TransactGetRequest, TransactWriteItem,
+    TransactWriteOutput, TransactWriteRequest,
 };
 use crate::value::SharedItem;
 
@@ -116,16 +117,15 @@ pub(super) fn transact_get(
     }
     let now = store.now();
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
-    // A transactional read costs twice a strongly consistent one, whatever the projection and
-    // for a missing item too (Developer Guide, "Capacity management for transactions").
-    let mut units = 0.0;
+    let mut capacity = Vec::new();
     let items = request
         .gets
         .iter()
         .zip(&located)
         .map(|(g, (t, pk, sk))| {
             let entry = guards[*t].live(pk, sk, || now);
-            units += 2.0 * read_units(entry.map_or(0, |e| e.size), true);
+            let units = transactional_read(entry.map_or(0, |e| e.size));
+            TableCapacity::charge(&mut capacity, &g.table, &Capacity::table(units));
             let item = entry.map(|e| Arc::clone(&e.item))?;
             Some(match &g.projection {
                 Some(paths) => Arc::new(eval::project(&item, paths)),
@@ -135,8 +135,31 @@ pub(super) fn transact_get(
         .collect();
     Ok(TransactGetOutput {
         items,
-        consumed_capacity: Some(units),
+        consumed_capacity: Some(capacity),
     })
+}
+
+/// A transactional read of an item of `bytes` (0 when missing) costs twice a strongly consistent
+/// one, whatever the projection and for a missing item too (Developer Guide, "Capacity management
+/// for transactions").
+fn transactional_read(bytes: usize) -> f64 {
+    2.0 * read_units(bytes, true)
+}
+
+/// What a transaction answered from its idempotency token consumed: a transactional read of each
+/// item the first call wrote, at the larger of its sizes before and after that write (dynoxide's
+/// capture against DynamoDB; the API Reference says only that such a retry "returns the same
+/// result" and consumes read capacity).
+fn replayed_capacity(sizes: &[(String, usize)]) -> Vec<TableCapacity> {
+    let mut capacity = Vec::new();
+    for (table, bytes) in sizes {
+        TableCapacity::charge(
+            &mut capacity,
+            table,
+            &Capacity::table(transactional_read(*bytes)),
+        );
+    }
+    capacity
 }
 
 /// The cancellation reason of an action whose key is invalid; other errors stay errors of the
@@ -180,6 +203,16 @@ fn check_transaction_size(actions: &[TransactWriteItem]) -> Result<()> {
     Ok(())
 }
 
+/// A write an action makes once every action holds: its table, key, the item it puts (none for a
+/// delete), and the item it replaces.
+type Write = (
+    usize,
+    KeyBytes,
+    KeyBytes,
+    Option<Prepared>,
+    Option<SharedItem>,
+);
+
 /// One action, validated: its table, key, and what it writes.
 struct Planned {
     table: usize,
@@ -189,7 +222,10 @@ struct Planned {
     put: Option<Prepared>,
 }
 
-pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest) -> Result<()> {
+pub(super) fn transact_write(
+    store: &MemoryStore,
+    request: TransactWriteRequest,
+) -> Result<TransactWriteOutput> {
     check_count(request.actions.len())?;
     // Invalid literal values and overlapping update paths fail the whole request, as DynamoDB
     // reports them: a validation error of the request, not a cancellation reason of its action
@@ -224,10 +260,12 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
                 token.len()
             )));
         }
-        tokens.retain(|_, (at, _)| now - *at < TOKEN_WINDOW);
-        if let Some((_, earlier)) = tokens.get(token) {
-            return if *earlier == request {
-                Ok(())
+        tokens.retain(|_, earlier| now - earlier.at < TOKEN_WINDOW);
+        if let Some(earlier) = tokens.get(token) {
+            return if earlier.request == request {
+                Ok(TransactWriteOutput {
+                    consumed_capacity: Some(replayed_capacity(&earlier.sizes)),
+                })
             } else {
                 Err(Error::validation(format!(
                     "IdempotentParameterMismatch: the client request token {token:?} was used within the last 10 minutes with a different request"
@@ -303,7 +341,12 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     }
     // Evaluate every action against the current state; write nothing unless all succeed.
     let mut reasons = Vec::with_capacity(planned.len());
-    let mut writes: Vec<(usize, KeyBytes, KeyBytes, Option<Prepared>)> = Vec::new();
+    let mut writes: Vec<Write> = Vec::new();
+    // Each action's capacity: its table's share doubled (a condition check as a write of the
+    // item it read), its indexes' at their single-write cost ([`write_capacity`]); and the size
+    // of the item it wrote, before or after, whichever is larger, for a retry by token.
+    let mut capacity = Vec::new();
+    let mut sizes: Vec<(String, usize)> = Vec::with_capacity(planned.len());
     let mut failed = false;
     for p in planned {
         let p = match p {
@@ -359,8 +402,15 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
         match outcome {
             Ok(write) => {
                 reasons.push(CancellationReason::code(Some("None")));
-                if let Some((pk, sk, put)) = write {
-                    writes.push((p.table, pk, sk, put));
+                match write {
+                    Some((pk, sk, put)) => writes.push((p.table, pk, sk, put, old)),
+                    None => {
+                        let read = write_capacity(schema, old.as_deref(), None, 2.0);
+                        let table = &tables[p.table].0;
+                        TableCapacity::charge(&mut capacity, table, &Capacity::table(read.table));
+                        let bytes = old.as_deref().map_or(0, crate::value::item_size);
+                        sizes.push((table.clone(), bytes));
+                    }
                 }
             }
             Err(Error::ConditionFailed { item, .. }) => {
@@ -380,20 +430,45 @@ pub(super) fn transact_write(store: &MemoryStore, request: TransactWriteRequest)
     if failed {
         return Err(Error::TransactionCanceled { reasons });
     }
-    for (t, pk, sk, put) in writes {
+    for (t, pk, sk, put, old) in writes {
         let schema = &tables[t].1.schema;
-        match put {
-            Some(p) => {
-                guards[t].insert(schema, p);
-            }
+        let new = match put {
+            Some(p) => Some(guards[t].insert(schema, p)),
             None => {
                 guards[t].remove(schema, &pk, &sk);
+                None
             }
-        }
+        };
+        let charged = write_capacity(schema, old.as_deref(), new.as_deref(), 2.0);
+        TableCapacity::charge(&mut capacity, &tables[t].0, &charged);
+        let size = |item: Option<&SharedItem>| item.map_or(0, |i| crate::value::item_size(i));
+        sizes.push((
+            tables[t].0.clone(),
+            size(old.as_ref()).max(size(new.as_ref())),
+        ));
     }
     drop(guards);
     if let (Some(tokens), Some(token)) = (tokens.as_mut(), &request.client_request_token) {
-        tokens.insert(token.clone(), (now, request.clone()));
+        tokens.insert(
+            token.clone(),
+            Remembered {
+                at: now,
+                request: request.clone(),
+                sizes,
+            },
+        );
     }
-    Ok(())
+    Ok(TransactWriteOutput {
+        consumed_capacity: Some(capacity),
+    })
+}
+
+/// A transaction that succeeded with an idempotency token, remembered for [`TOKEN_WINDOW`].
+pub(super) struct Remembered {
+    /// When it ran (the store's clock, in epoch seconds).
+    at: f64,
+    /// The request, which a retry with the token must repeat.
+    request: TransactWriteRequest,
+    /// Each written item's table and size, for what a retry consumes.
+    sizes: Vec<(String, usize)>,
 }

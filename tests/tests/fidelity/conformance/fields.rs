@@ -10,6 +10,15 @@ use super::{BackendKind, HASH, MAIN};
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         Scenario {
+            name: "an invalid expression value is named by its placeholder, as DynamoDB names it",
+            tables: &[MAIN],
+            run: values_named_by_placeholder,
+            deviations: vec![
+                differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+                differs(BackendKind::Moto, "moto accepts an empty set in an expression value and a transaction's number out of range"),
+            ],
+        },
+        Scenario {
             name: "every operation on a missing table is ResourceNotFound",
             tables: &[MAIN],
             run: missing_table,
@@ -976,5 +985,66 @@ fn page_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         r.consistent_read = true;
         c.scan("scan the table", r).await;
         c.eq(c.units(), Some(4.0), "a scan is charged like a query");
+    })
+}
+
+/// DynamoDB names an invalid ExpressionAttributeValues entry by its placeholder: "ExpressionAttributeValues
+/// contains invalid value: ... for key :v1" for an empty set (UpdateItem, Scan), and in a
+/// transaction for a number out of range or a repeated set member too (dynoxide's records of
+/// DynamoDB's answers, compared on every request). dyno renders the update's values first, then
+/// the condition's, so the placeholders here are known: the second value is `:v1`.
+fn values_named_by_placeholder(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let mine = |c: &Ctx, want: &str| {
+            c.backend != "memory" || c.message().is_some_and(|m| m.ends_with(want))
+        };
+        c.put("an item", "main", item! {"PK" => s("p"), "SK" => s("1")})
+            .await;
+        let empty = AttributeValue::Ss(Vec::new());
+        let mut r = update(
+            "main",
+            key("p", "1"),
+            set(&[("a", s("x")), ("b", empty.clone())]),
+        );
+        r.condition = Some(Condition::exists("PK"));
+        let o = c.update("SET b = an empty set", r).await;
+        c.eq(o, Out::Err(Failure::Validation), "refused");
+        let ok = mine(
+            c,
+            "ExpressionAttributeValues contains invalid value: One or more parameter values were invalid: An string set  may not be empty for key :v1",
+        );
+        c.check(ok, format!("the empty set named :v1: {:?}", c.message()));
+
+        let mut r = scan("main");
+        r.filter = Some(Condition::Or(vec![
+            Condition::eq("a", s("x")),
+            Condition::eq("b", AttributeValue::Ns(Vec::new())),
+        ]));
+        let o = c.scan("a filter with an empty number set", r).await;
+        c.eq(o, Out::Err(Failure::Validation), "refused");
+        let ok = mine(c, "An number set  may not be empty for key :v1");
+        c.check(ok, format!("the empty set named :v1: {:?}", c.message()));
+
+        let overflow = TransactWriteRequest {
+            actions: vec![TransactWriteItem::Update {
+                table: "main".into(),
+                key: key("p", "1"),
+                update: set(&[("a", s("x")), ("n", n("1E+126"))]),
+                condition: None,
+                return_old_on_condition_failure: false,
+            }],
+            client_request_token: None,
+        };
+        let o = c
+            .transact_write("a transaction setting 1E+126", overflow)
+            .await;
+        c.eq(o, Out::Err(Failure::Validation), "refused");
+        let ok = mine(
+            c,
+            "ExpressionAttributeValues contains invalid value: Number overflow. Attempting to store a number with magnitude larger than supported range for key :v1",
+        );
+        c.check(ok, format!("the number named :v1: {:?}", c.message()));
+        let o = c.get("unchanged", "main", key("p", "1")).await;
+        c.eq(o.item().map(|i| i.len()), Some(2), "nothing written");
     })
 }

@@ -382,15 +382,16 @@ pub struct Ctx {
     /// For each transcript entry, the error message the backend gave (validation errors and
     /// cancellation reasons), compared between MemoryStore and the reference backend.
     pub messages: Vec<Option<String>>,
-    /// For each transcript entry, the capacity units the backend reported, compared between
+    /// For each transcript entry, the capacity the backend reported per (logical) table, split
+    /// between the table and its indexes (a single-table request's under `-`), compared between
     /// MemoryStore and the reference backend.
-    pub capacity: Vec<Option<f64>>,
+    pub capacity: Vec<Option<Vec<TableCapacity>>>,
     /// Requests sent to the backend (a paginated read counts each page).
     pub requests: usize,
     /// Checks that did not hold.
     pub failures: Vec<String>,
     message: Option<String>,
-    units: Option<f64>,
+    units: Option<Vec<TableCapacity>>,
     /// The index statuses the last successful UpdateTable answered with.
     pub index_status: Vec<(String, IndexStatus)>,
 }
@@ -439,15 +440,34 @@ impl Ctx {
         Out::from_error(e)
     }
 
-    /// The capacity units the last recorded request reported.
-    pub fn units(&self) -> Option<f64> {
-        self.capacity.last().copied().flatten()
+    /// The error message the last recorded request answered with, if any.
+    pub fn message(&self) -> Option<String> {
+        self.messages.last().cloned().flatten()
     }
 
-    /// Adds `units` to the capacity the current request reported.
-    fn consumed(&mut self, units: Option<f64>) {
-        if let Some(u) = units {
-            *self.units.get_or_insert(0.0) += u;
+    /// The capacity units the last recorded request reported.
+    pub fn units(&self) -> Option<f64> {
+        self.split().as_deref().map(TableCapacity::total)
+    }
+
+    /// The capacity the last recorded request reported, per table (`-` for a single-table
+    /// request) with its split between the table and its indexes.
+    pub fn split(&self) -> Option<Vec<TableCapacity>> {
+        self.capacity.last().cloned().flatten()
+    }
+
+    /// Adds what a single-table request (or one page of it) reported.
+    fn consumed(&mut self, capacity: Option<Capacity>) {
+        if let Some(c) = capacity {
+            TableCapacity::charge(self.units.get_or_insert_with(Vec::new), "-", &c);
+        }
+    }
+
+    /// Adds what a request over several tables reported, under the tables' logical names.
+    fn consumed_tables(&mut self, capacity: Option<Vec<TableCapacity>>) {
+        for t in capacity.into_iter().flatten() {
+            let table = self.logical(&t.table);
+            TableCapacity::charge(self.units.get_or_insert_with(Vec::new), &table, &t.capacity);
         }
     }
 
@@ -697,7 +717,7 @@ impl Ctx {
         let res = self.store().batch_get(r).await;
         let out = match res {
             Ok(o) => {
-                self.consumed(o.consumed_capacity);
+                self.consumed_tables(o.consumed_capacity);
                 let mut items: Vec<(String, Item)> = o
                     .items
                     .iter()
@@ -725,7 +745,7 @@ impl Ctx {
         let res = self.store().batch_write(r).await;
         let out = match res {
             Ok(o) => {
-                self.consumed(o.consumed_capacity);
+                self.consumed_tables(o.consumed_capacity);
                 Out::Unprocessed(o.unprocessed.len())
             }
             Err(e) => self.fail(&e),
@@ -740,7 +760,7 @@ impl Ctx {
         let res = self.store().transact_get(r).await;
         let out = match res {
             Ok(o) => {
-                self.consumed(o.consumed_capacity);
+                self.consumed_tables(o.consumed_capacity);
                 Out::Items(
                     o.items
                         .iter()
@@ -764,7 +784,10 @@ impl Ctx {
         }
         let res = self.store().transact_write(r).await;
         let out = match res {
-            Ok(()) => Out::Done,
+            Ok(o) => {
+                self.consumed_tables(o.consumed_capacity);
+                Out::Done
+            }
             Err(e) => self.fail(&e),
         };
         self.record(label, out)

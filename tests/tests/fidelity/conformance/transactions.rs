@@ -46,6 +46,15 @@ pub fn scenarios() -> Vec<Scenario> {
             deviations: NO_TRANSACTIONS.to_vec(),
         },
         Scenario {
+            name: "a write transaction reports its capacity per table: the table's share doubled, the indexes' not",
+            tables: &[MAIN, HASH],
+            run: transact_capacity,
+            deviations: vec![
+                differs(BackendKind::Dynalite, "dynalite does not implement TransactWriteItems"),
+                differs(BackendKind::Moto, "moto reports other consumed capacity for TransactWriteItems"),
+            ],
+        },
+        Scenario {
             name: "a failed condition cancels every action, reasons in order",
             tables: &[MAIN],
             run: cancel,
@@ -230,6 +239,144 @@ fn commit(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .get("audit row", "hash", item! {"PK" => s("audit1")})
             .await;
         c.check(o.item().is_some(), "second table written");
+    })
+}
+
+/// TransactWriteItems' consumed capacity (Developer Guide, "Capacity management for
+/// transactions": two write units per KB of each item a transaction writes; a condition check is
+/// charged as a write of the item it reads). The index shares are the single-item write's: the
+/// factor of two applies to the table's share only, as dynoxide reports from its capture against
+/// DynamoDB; dynoxide's split (per table, then table / GSI / LSI) is compared with these on every
+/// request. A retry answered from its idempotency token costs a transactional read of each item.
+fn transact_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let indexed = item! {"PK" => s("acct"), "SK" => s("1"), "balance" => n(100),
+        "GSI1PK" => s("G"), "GSI1SK" => s("1")};
+        c.put("an item in GSI1", "main", indexed).await;
+        c.put(
+            "to delete",
+            "main",
+            item! {"PK" => s("old"), "SK" => s("1")},
+        )
+        .await;
+        let in_lsi = item! {"PK" => s("config"), "SK" => s("1"), "LSK" => s("x"), "open" => AttributeValue::Bool(true)};
+        c.put("an item in LSI1", "main", in_lsi).await;
+        let actions = vec![
+            // Its GSI1 entry (projecting everything) changes: one index write.
+            tupdate(
+                key("acct", "1"),
+                Update {
+                    add: vec![(Path::attr("balance"), n(-30))],
+                    ..Update::default()
+                },
+                None,
+            ),
+            // 5 KB, in no index: 2 x 5.
+            tput(
+                "main",
+                item! {"PK" => s("big"), "SK" => s("1"), "blob" => s(big(5000))},
+                None,
+            ),
+            TransactWriteItem::Delete {
+                table: "main".into(),
+                key: key("old", "1"),
+                condition: None,
+                return_old_on_condition_failure: false,
+            },
+            // The other table, and its index.
+            tput("hash", item! {"PK" => s("h1"), "email" => s("a@x")}, None),
+            // A check writes nothing, and is charged as a write of the item it reads.
+            tcheck(key("config", "1"), Condition::exists("PK"), false),
+        ];
+        let o = c.transact_write("five actions", tx(actions)).await;
+        c.eq(o, Out::Done, "committed");
+        c.eq(c.units(), Some(20.0), "write units of the transaction");
+        let main = Capacity {
+            units: 17.0,
+            table: 16.0,
+            global_indexes: vec![("GSI1".into(), 1.0)],
+            local_indexes: Vec::new(),
+        };
+        let hash = Capacity {
+            units: 3.0,
+            table: 2.0,
+            global_indexes: vec![("ByEmail".into(), 1.0)],
+            local_indexes: Vec::new(),
+        };
+        let per_table = vec![
+            TableCapacity {
+                table: "hash".into(),
+                capacity: hash,
+            },
+            TableCapacity {
+                table: "main".into(),
+                capacity: main,
+            },
+        ];
+        c.eq(
+            c.split(),
+            Some(per_table),
+            "per table, with the index shares",
+        );
+
+        // An item that leaves LSI1 and moves in GSI1: the LSI share, and a GSI1 delete and put.
+        let moved = Update {
+            set: vec![(Path::attr("GSI1PK"), SetValue::value(s("H")))],
+            remove: vec![Path::attr("LSK")],
+            ..Update::default()
+        };
+        let o = c
+            .transact_write(
+                "an index move and an LSI removal",
+                tx(vec![
+                    tupdate(key("acct", "1"), moved, None),
+                    tupdate(
+                        key("config", "1"),
+                        Update {
+                            remove: vec![Path::attr("LSK")],
+                            ..Update::default()
+                        },
+                        None,
+                    ),
+                ]),
+            )
+            .await;
+        c.eq(o, Out::Done, "committed");
+        let main = Capacity {
+            units: 7.0,
+            table: 4.0,
+            global_indexes: vec![("GSI1".into(), 2.0)],
+            local_indexes: vec![("LSI1".into(), 1.0)],
+        };
+        c.eq(
+            c.split(),
+            Some(vec![TableCapacity {
+                table: "main".into(),
+                capacity: main,
+            }]),
+            "an index move is a delete and a put; LSI1 loses its entry",
+        );
+
+        let token = token(c, 9);
+        let retried = || TransactWriteRequest {
+            actions: vec![tput(
+                "main",
+                item! {"PK" => s("once"), "SK" => s("1"), "blob" => s(big(1500))},
+                None,
+            )],
+            client_request_token: Some(token.clone()),
+        };
+        let o = c.transact_write("with a token", retried()).await;
+        c.eq(o, Out::Done, "committed");
+        c.eq(c.units(), Some(4.0), "2 x 2 KB");
+        let o = c.transact_write("the same again", retried()).await;
+        c.eq(o, Out::Done, "answered from the token");
+        // Read at 4 KB units: 2 x 1.
+        c.eq(
+            c.units(),
+            Some(2.0),
+            "a retry is charged as a transactional read",
+        );
     })
 }
 

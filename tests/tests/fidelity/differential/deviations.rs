@@ -118,6 +118,15 @@ pub const SEGMENT_PAGES: &str =
      because the two engines assign items to segments differently (Developer Guide, Parallel \
      scan: the assignment is DynamoDB's), which changes how many pages each segment takes";
 
+/// DynamoDB's API reference, Scan (and every operation), ReturnConsumedCapacity: "INDEXES - The
+/// response includes the aggregate ConsumedCapacity for the operation, together with
+/// ConsumedCapacity for each table and secondary index that was accessed". A Scan of a local
+/// secondary index accesses that index: MemoryStore reports the read under
+/// `LocalSecondaryIndexes`, as dynoxide itself does for a Query of the same index; dynoxide's Scan
+/// charges it to the table. The totals agree, and are compared.
+pub const LSI_SCAN_SHARE: &str =
+    "Scan of a local secondary index: with ReturnConsumedCapacity INDEXES the read is reported      under the index it accessed (API reference, ReturnConsumedCapacity: INDEXES gives      ConsumedCapacity for each table and secondary index that was accessed), as dynoxide does for      a Query of it; dynoxide's Scan reports it as the table's";
+
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", and the Developer Guide
 /// ("Update expressions", ReturnValues) shows a nested path returned as that path alone. For a
@@ -308,6 +317,14 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         {
             return Some(Explained {
                 why: SEGMENT_PAGES,
+                same_state: true,
+            });
+        }
+    }
+    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        if r.index.is_some() && o.text == t.text && lsi_scan_share_explains(r, o, t) {
+            return Some(Explained {
+                why: LSI_SCAN_SHARE,
                 same_state: true,
             });
         }
@@ -646,6 +663,27 @@ fn transact_get_projection_explains(
                 }
                 _ => false,
             }
+        })
+}
+
+/// Ours charges every page's read to local index `index` alone, theirs the same units to the
+/// table alone.
+fn lsi_scan_share_explains(
+    r: &dyno_core::store::ScanRequest,
+    ours: &Response,
+    theirs: &Response,
+) -> bool {
+    let (Some(index), Some(o), Some(t)) = (&r.index, &ours.capacity, &theirs.capacity) else {
+        return false;
+    };
+    o.len() == t.len()
+        && o.iter().zip(t).all(|(o, t)| {
+            let (o, t) = (&o.capacity, &t.capacity);
+            o.units == t.units
+                && o.table == 0.0
+                && o.global_indexes.is_empty()
+                && o.local_indexes == [(index.clone(), o.units)]
+                && *t == dyno_core::store::Capacity::table(o.units)
         })
 }
 

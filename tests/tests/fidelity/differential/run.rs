@@ -12,7 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use dyno_core::store::{
-    BatchGetOutput, GetOutput, Page, ScanRequest, Store, TableNames, WriteOutput,
+    BatchGetOutput, Capacity, GetOutput, Page, ScanRequest, Store, TableCapacity, TableNames,
+    WriteOutput,
 };
 use dyno_core::value::SharedItem;
 use dyno_core::{AttributeValue, Error, Item};
@@ -27,8 +28,9 @@ const MAX_SCAN_PAGES: u32 = 200;
 pub struct Response {
     /// The canonical text of the result or error.
     pub text: String,
-    /// Capacity units consumed, when the store reported them.
-    pub capacity: Option<f64>,
+    /// Capacity consumed per table with its split between table and indexes, when the store
+    /// reported it (a single-table request's under the table name `-`).
+    pub capacity: Option<Vec<TableCapacity>>,
     /// The items of a query page, for explanations that look into them.
     pub items: Vec<SharedItem>,
     /// The messages of a cancelled transaction's reasons, in order (not compared: they are
@@ -127,11 +129,11 @@ impl Engines {
                     "differential: {} at step {step}: {op:?}\n  subject:   {:?}\n  reference: {:?}",
                     explained.as_ref().map_or("UNEXPLAINED", |e| e.why),
                     ours.iter()
-                        .map(|r| (&r.text, r.capacity))
+                        .map(|r| (&r.text, &r.capacity))
                         .collect::<Vec<_>>(),
                     theirs
                         .iter()
-                        .map(|r| (&r.text, r.capacity))
+                        .map(|r| (&r.text, &r.capacity))
                         .collect::<Vec<_>>(),
                 );
             }
@@ -221,16 +223,27 @@ impl Engines {
 }
 
 /// True when the responses agree: the same texts (error messages compared by [`same_words`]),
-/// and the same capacity wherever both report one.
+/// and the same capacity wherever both report one: per table, split between the table and each
+/// index as `ReturnConsumedCapacity = INDEXES` gives it.
 pub fn agree(ours: &Outcome, theirs: &Outcome) -> bool {
     ours.len() == theirs.len()
         && ours.iter().zip(theirs).all(|(o, t)| {
             same_words(&o.text, &t.text)
-                && match (o.capacity, t.capacity) {
-                    (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+                && match (&o.capacity, &t.capacity) {
+                    (Some(a), Some(b)) => a == b,
                     _ => true,
                 }
         })
+}
+
+/// A single-table request's capacity, as the per-table list responses are compared by.
+fn one_table(capacity: Option<Capacity>) -> Option<Vec<TableCapacity>> {
+    capacity.map(|capacity| {
+        vec![TableCapacity {
+            table: "-".to_owned(),
+            capacity,
+        }]
+    })
 }
 
 /// DynamoDB wraps some request-validation errors of PutItem, UpdateItem and DeleteItem in this
@@ -307,7 +320,10 @@ pub async fn execute(store: &dyn Store, op: &Op) -> Outcome {
             Err(e) => plain(error(&e)),
         }],
         Op::TransactWrite(r) => vec![match store.transact_write(r.clone()).await {
-            Ok(()) => plain("ok".into()),
+            Ok(out) => Response {
+                capacity: out.consumed_capacity,
+                ..plain("ok".into())
+            },
             Err(e) => {
                 let mut response = plain(error(&e));
                 if let Error::TransactionCanceled { reasons } = &e {
@@ -337,7 +353,7 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
     };
     let (mut items, mut count, mut scanned) = (Vec::new(), 0, 0);
     let mut all = Vec::new();
-    let mut capacity: Option<f64> = None;
+    let mut capacity: Option<Vec<TableCapacity>> = None;
     for segment in segments {
         let mut request = ScanRequest {
             segment,
@@ -351,7 +367,7 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
                     count += p.count;
                     scanned += p.scanned_count;
                     if let Some(c) = p.consumed_capacity {
-                        *capacity.get_or_insert(0.0) += c;
+                        TableCapacity::charge(capacity.get_or_insert_with(Vec::new), "-", &c);
                     }
                     match p.last_evaluated_key {
                         Some(key) => request.exclusive_start_key = Some(key),
@@ -390,7 +406,7 @@ fn write(result: Result<WriteOutput, Error>) -> Response {
                 "ok {}",
                 out.attributes.as_ref().map_or("-".into(), canon_item)
             ),
-            capacity: out.consumed_capacity,
+            capacity: one_table(out.consumed_capacity),
             items: out.attributes.map(Arc::new).into_iter().collect(),
             reasons: Vec::new(),
         },
@@ -405,7 +421,7 @@ fn get(result: Result<GetOutput, Error>) -> Response {
                 "ok {}",
                 out.item.as_deref().map_or("absent".into(), canon_item)
             ),
-            capacity: out.consumed_capacity,
+            capacity: one_table(out.consumed_capacity),
             items: Vec::new(),
             reasons: Vec::new(),
         },
@@ -425,7 +441,7 @@ fn page(result: Result<Page, Error>) -> Response {
                     items.join(", "),
                     p.last_evaluated_key.as_ref().map_or("-".into(), canon_item)
                 ),
-                capacity: p.consumed_capacity,
+                capacity: one_table(p.consumed_capacity),
                 items: p.items,
                 reasons: Vec::new(),
             }
