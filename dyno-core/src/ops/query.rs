@@ -242,6 +242,88 @@ impl<T: FromItem> Query<T> {
         q
     }
 
+    /// A query of entity `E`'s items in one partition of index `index` whose key attributes are
+    /// ordinary attributes (a multi-attribute key, `IndexDef::multi`): `partition` gives every
+    /// partition attribute and its value, in key order. [`Query::sk_attribute`] adds the sort
+    /// attributes' conditions, left to right. The table must declare the index; the store
+    /// checks that every partition attribute is given.
+    ///
+    /// ```
+    /// # use dyno_core::{AttributeValue, Entity};
+    /// # use dyno_core::ops::Query;
+    /// # use dyno_core::expr::SortCondition;
+    /// # #[derive(dyno_core::Table)]
+    /// # #[dyno(name = "Tracker", pk = "PK", sk = "SK")]
+    /// # #[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["priority:N"]))]
+    /// # struct Tracker;
+    /// # #[derive(Debug, Entity)]
+    /// # #[dyno(table = Tracker, pk = "T#{tenant}", sk = "I#{id}")]
+    /// # struct Issue { tenant: String, id: String, status: String, priority: u32 }
+    /// let q = Query::<Issue>::of_attributes::<Issue>(
+    ///     "ByStatus",
+    ///     vec![("tenant", Ok(AttributeValue::S("acme".into()))), ("status", Ok(AttributeValue::S("open".into())))],
+    /// )
+    /// .sk_attribute("priority", Ok(SortCondition::Le(AttributeValue::N("2".into()))));
+    /// assert_eq!(q.request().key_condition.sort_parts().count(), 1);
+    /// ```
+    pub fn of_attributes<E: Entity>(
+        index: &str,
+        partition: Vec<(&str, Result<AttributeValue>)>,
+    ) -> Self {
+        let def = <E::Table as Table>::definition();
+        let mut error = def.index(index).is_none().then(|| {
+            Error::validation(format!(
+                "query of {}: table {} declares no index {index}",
+                E::ENTITY_TYPE,
+                def.name
+            ))
+        });
+        let mut key: Option<KeyCondition> = None;
+        for (name, value) in partition {
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    error.get_or_insert(e);
+                    AttributeValue::Null(true)
+                }
+            };
+            key = Some(match key {
+                None => KeyCondition::partition(name, value),
+                Some(k) => k.and_partition(name, value),
+            });
+        }
+        let key = key.unwrap_or_else(|| {
+            error.get_or_insert_with(|| {
+                Error::validation(format!(
+                    "query of {} on {index}: no partition attribute",
+                    E::ENTITY_TYPE
+                ))
+            });
+            KeyCondition::partition("", AttributeValue::Null(true))
+        });
+        let mut q = Query::new(def.name.as_str(), Some(index), key);
+        q.error = error.map(Arc::new);
+        q
+    }
+
+    /// Adds a condition on the next sort attribute of a multi-attribute key (see
+    /// [`Query::of_attributes`]): equality on every attribute but the last one given.
+    pub fn sk_attribute(mut self, name: &str, condition: Result<SortCondition>) -> Self {
+        match condition {
+            Ok(c) => self.each(|r| {
+                let key = std::mem::replace(
+                    &mut r.key_condition,
+                    KeyCondition::partition("", AttributeValue::Null(true)),
+                );
+                r.key_condition = key.sort(name, c.clone());
+            }),
+            Err(e) => {
+                self.fail(e);
+                self
+            }
+        }
+    }
+
     /// A query of a whole partition of `E`'s table, without sort-key condition: every entity
     /// sharing the partition is read (collections).
     pub fn partition<E: Entity>(partition: Result<String>) -> Self {

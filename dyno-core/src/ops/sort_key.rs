@@ -31,7 +31,7 @@ use super::{Query, QueryDsl};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
-use crate::value::AttributeValue;
+use crate::value::{AttributeValue, ToAttribute};
 
 /// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
 #[derive(Debug)]
@@ -180,6 +180,121 @@ impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
     pub fn begins_with(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
         let partial = self.segment(value, true);
         <Q::In<SkDone>>::from_query(self.query.sk_begins_with(partial))
+    }
+}
+
+/// The conditions on one sort attribute of a multi-attribute index key (an index declared with
+/// `sk = ["priority:N", "created"]`), typed by the entity's field `T` mapped onto it: what the
+/// derive's accessor returns (`.priority()` on `Issue::by_status(..)`). The attribute keeps its
+/// own type (a number compares numerically). `eq` fixes the attribute and moves the builder to
+/// state `Next` (the next attribute's [`Sk`], or [`SkDone`] after the last); a range or
+/// `begins_with` completes the condition ([`SkDone`]), as DynamoDB requires: equality on the
+/// leading attributes, at most one range, on the last one given.
+#[must_use = "a sort attribute does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
+pub struct AttributePart<Q: QueryDsl, T, Next> {
+    query: Query<Q::Out>,
+    attribute: &'static str,
+    _state: PhantomData<fn() -> (T, Next)>,
+}
+
+impl<Q: QueryDsl, T, Next> fmt::Debug for AttributePart<Q, T, Next> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AttributePart")
+            .field("query", &self.query)
+            .field("attribute", &self.attribute)
+            .finish()
+    }
+}
+
+/// Types whose attribute `begins_with` applies to: strings and binary (not numbers).
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` needs a string or binary key attribute, and `{Self}` is stored as neither",
+    label = "not a string or binary attribute",
+    note = "compare a number with `eq`, `lt`, `le`, `gt`, `ge` or `between`"
+)]
+pub trait BeginsWith: ToAttribute {}
+
+impl BeginsWith for String {}
+impl BeginsWith for crate::value::Bytes {}
+impl BeginsWith for aws_sdk_dynamodb::primitives::Blob {}
+
+/// The attribute of a key value: every key attribute has one.
+pub fn key_attribute<T: ToAttribute>(
+    value: impl FieldValue<T>,
+    attribute: &str,
+) -> Result<AttributeValue> {
+    value.with_value(|v| v.to_attribute()).and_then(|v| {
+        v.ok_or_else(|| {
+            crate::Error::validation(format!(
+                "key attribute {attribute}: the value has no attribute form (an empty value?)"
+            ))
+        })
+    })
+}
+
+impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
+    /// Sort attribute `attribute` of `query`'s index key.
+    pub fn new(query: Query<Q::Out>, attribute: &'static str) -> Self {
+        AttributePart {
+            query,
+            attribute,
+            _state: PhantomData,
+        }
+    }
+
+    fn with(self, condition: Result<SortCondition>) -> Query<Q::Out> {
+        self.query.sk_attribute(self.attribute, condition)
+    }
+
+    fn value(&self, value: impl FieldValue<T>) -> Result<AttributeValue> {
+        key_attribute(value, self.attribute)
+    }
+
+    /// `attribute = value`; conditions on the next sort attribute follow.
+    pub fn eq(self, value: impl FieldValue<T>) -> Q::In<Next> {
+        let c = self.value(value).map(SortCondition::Eq);
+        <Q::In<Next>>::from_query(self.with(c))
+    }
+
+    /// `attribute < value`.
+    pub fn lt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self.value(value).map(SortCondition::Lt);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `attribute <= value`.
+    pub fn le(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self.value(value).map(SortCondition::Le);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `attribute > value`.
+    pub fn gt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self.value(value).map(SortCondition::Gt);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `attribute >= value`.
+    pub fn ge(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self.value(value).map(SortCondition::Ge);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `attribute BETWEEN low AND high` (both inclusive).
+    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self
+            .value(low)
+            .and_then(|l| Ok(SortCondition::Between(l, self.value(high)?)));
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `begins_with(attribute, value)`: strings and binary only.
+    pub fn begins_with(self, value: impl FieldValue<T>) -> Q::In<SkDone>
+    where
+        T: BeginsWith,
+    {
+        let c = self.value(value).map(SortCondition::BeginsWith);
+        <Q::In<SkDone>>::from_query(self.with(c))
     }
 }
 

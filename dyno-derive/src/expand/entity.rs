@@ -11,6 +11,7 @@ use syn::{DeriveInput, Ident, Type};
 
 mod codec;
 mod keys;
+mod mapped;
 
 use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
@@ -109,6 +110,8 @@ impl<'a> Gen<'a> {
         let indexes: Vec<IndexGen<'a>> = m
             .indexes
             .iter()
+            // Indexes keyed by fields have no templates: see `entity/mapped.rs`.
+            .filter(|decl| decl.fields.is_none())
             .enumerate()
             .map(|(i, decl)| {
                 let name = &decl.name;
@@ -367,6 +370,7 @@ impl<'a> Gen<'a> {
         let partition = self.partition_impl();
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
+        let (mapped_defs, mapped_impls) = self.mapped_indexes();
 
         let body = quote! {
             // The autoref-specialization traits every helper below calls through (a field type
@@ -421,11 +425,13 @@ impl<'a> Gen<'a> {
             }
 
             #query_impls
+            #mapped_impls
             #update_impl
         };
         let body = dummy_const(body);
         quote! {
             #query_defs
+            #mapped_defs
             #update_def
             #body
         }

@@ -48,7 +48,48 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         } else {
             quote!(global_index)
         };
-        def = quote!(#def.#method(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection)));
+        let (partition, sort) = index.key_lists(pk);
+        let ty = |t: &char| {
+            let t = format_ident!("{}", t.to_string());
+            quote!(#p::ScalarType::#t)
+        };
+        let index_def = if index.multi.is_some() {
+            // Checked by the derive (one to four partition and up to four sort attributes,
+            // distinct names): the fields directly, without `IndexDef::multi`'s `Result`.
+            let attr = |(n, t): &(String, char)| {
+                let t = ty(t);
+                quote!(#p::KeyAttribute::new(#n, #t))
+            };
+            let first = attr(&partition[0]);
+            let extra_pk = partition[1..].iter().map(attr);
+            let first_sk = match sort.first() {
+                Some(a) => {
+                    let a = attr(a);
+                    quote!(::core::option::Option::Some(#a))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let extra_sk = sort.iter().skip(1).map(attr);
+            quote!(#p::IndexDef {
+                name: ::std::string::String::from(#iname),
+                partition_key: #first,
+                sort_key: #first_sk,
+                extra_partition_keys: ::std::vec![#(#extra_pk),*],
+                extra_sort_keys: ::std::vec![#(#extra_sk),*],
+                projection: #projection,
+            })
+        } else {
+            quote!(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection))
+        };
+        def = quote!(#def.#method(#index_def));
+        let consts = |list: &[(String, char)]| {
+            let items = list.iter().map(|(n, t)| {
+                let t = ty(t);
+                quote!((#n, #t))
+            });
+            quote!(&[#(#items),*])
+        };
+        let (partition_attributes, sort_attributes) = (consts(&partition), consts(&sort));
         let const_ident = format_ident!("{}", case::index_const(&iname.value()));
         let doc = format!("Index `{}`: its name and key attributes.", iname.value());
         index_consts.extend(quote! {
@@ -58,6 +99,8 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 partition_key: #ipk,
                 sort_key: #isk,
                 local: #local,
+                partition_attributes: #partition_attributes,
+                sort_attributes: #sort_attributes,
             };
         });
     }
