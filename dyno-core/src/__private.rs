@@ -31,6 +31,10 @@ mod stamps;
 
 pub use futures::Stream;
 
+/// The methods of an entity for the indexes of its table it has no key in (see dyno-derive).
+#[cfg(feature = "derive")]
+pub use dyno_derive::__index_stubs as index_stubs;
+
 pub use self::keys::*;
 pub use self::stamps::*;
 

@@ -377,7 +377,10 @@ fn attribute_types(cx: &Ctxt, input: &TableInput<'_>) {
     }
     for index in &input.indexes {
         let Some(multi) = &index.multi else { continue };
-        for attr in multi.partition.iter().chain(&multi.sort) {
+        let mut own = BTreeSet::new();
+        // A name twice in one key is reported once, as such (below).
+        let attrs = multi.partition.iter().chain(&multi.sort);
+        for attr in attrs.filter(|a| own.insert(a.name.clone())) {
             match types.get(&attr.name) {
                 Some(ty) if *ty != attr.ty => cx.error_spanned_by(
                     &attr.lit,

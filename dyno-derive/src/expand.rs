@@ -7,6 +7,7 @@
 
 mod collection;
 mod entity;
+mod index_stubs;
 mod key_part;
 mod projection;
 mod query;
@@ -18,6 +19,8 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::ctxt::Ctxt;
+
+pub(crate) use self::index_stubs::index_stubs;
 
 /// `::dyno_core::__private`
 pub(crate) fn private() -> TokenStream {

@@ -243,3 +243,12 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     expand::collection(input.into()).into()
 }
+
+/// Not public API: the methods an entity gets for the indexes of its table it has no key in, so
+/// that calling one says so (see `expand/index_stubs.rs`). Called by the macro each
+/// `#[derive(Table)]` declares.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __index_stubs(input: TokenStream) -> TokenStream {
+    expand::index_stubs(input.into()).into()
+}

@@ -73,13 +73,15 @@ fn key_value(cx: &Ctxt, m: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<KeyVa
             Some((name, ty)) => (name.to_owned(), ty.to_owned()),
             None => (text.clone(), "S".to_owned()),
         };
+        // A mistake is reported and the attribute kept (as S), so nothing else is reported
+        // about the index.
         let ty = match ty.as_str() {
             "S" => 'S',
             "N" => 'N',
             "B" => 'B',
             other => {
                 cx.error_spanned_by(&lit, format!("unknown key attribute type `{other}`: write `\"{name}\"` (a string), `\"{name}:N\"` (a number) or `\"{name}:B\"` (binary)"));
-                continue;
+                'S'
             }
         };
         if name.is_empty() {
@@ -87,7 +89,6 @@ fn key_value(cx: &Ctxt, m: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<KeyVa
                 &lit,
                 "a key attribute needs a name: `\"tenant\"` or `\"priority:N\"`",
             );
-            continue;
         }
         out.push(KeyAttr { lit, name, ty });
     }
@@ -216,14 +217,14 @@ impl<'a> TableInput<'a> {
     }
 }
 
+/// One key attribute's name and type (`S`, `N`, `B`).
+pub(crate) type KeyList = (String, char);
+
 impl TableIndexDecl {
     /// The partition and sort key attributes with their types (`S`, `N`, `B`), in key order: the
     /// lists of a multi-attribute key, else the one string attribute of each (`table_pk` for a
     /// local index).
-    pub(crate) fn key_lists(
-        &self,
-        table_pk: &LitStr,
-    ) -> (Vec<(String, char)>, Vec<(String, char)>) {
+    pub(crate) fn key_lists(&self, table_pk: &LitStr) -> (Vec<KeyList>, Vec<KeyList>) {
         let one = |l: &LitStr| vec![(l.value(), 'S')];
         let list = |l: &[KeyAttr]| l.iter().map(|a| (a.name.clone(), a.ty)).collect::<Vec<_>>();
         let multi = self.multi.as_ref();

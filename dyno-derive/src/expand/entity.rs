@@ -371,6 +371,7 @@ impl<'a> Gen<'a> {
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
         let (mapped_defs, mapped_impls) = self.mapped_indexes();
+        let index_callback = self.index_callback();
 
         let body = quote! {
             // The autoref-specialization traits every helper below calls through (a field type
@@ -427,6 +428,7 @@ impl<'a> Gen<'a> {
             #query_impls
             #mapped_impls
             #update_impl
+            #index_callback
         };
         let body = dummy_const(body);
         quote! {

@@ -119,7 +119,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             impl #ident { #index_consts }
         }
     };
-    Some(dummy_const(quote! {
+    let body = dummy_const(quote! {
         #[automatically_derived]
         impl #p::Table for #ident {
             fn definition() -> &'static #p::TableDef {
@@ -135,7 +135,38 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             const TTL: ::core::option::Option<&'static str> = #ttl;
         }
         #consts
-    }))
+    });
+    let names: Vec<&syn::LitStr> = table.indexes.iter().map(|i| &i.name).collect();
+    let callback = callback(input, &quote!([#(#names),*]));
+    Some(quote! {
+        #callback
+        #body
+    })
+}
+
+/// The macro named like the table (`Shop!`, in the macro namespace beside the type), which
+/// entities' expansions call with themselves and their indexes: it hands them with the table's
+/// index names (`indexes`, a bracketed list) to `__private::index_stubs!` (see
+/// `expand/index_stubs.rs`). Visible where the type is, within the crate (a `macro_rules`
+/// cannot be exported from a derive's expansion under a module path): entities are declared in
+/// their table's crate.
+fn callback(input: &DeriveInput, indexes: &TokenStream) -> TokenStream {
+    let p = private();
+    let ident = &input.ident;
+    let hidden = format_ident!("__dyno_table_{}", ident);
+    let vis = match &input.vis {
+        syn::Visibility::Public(_) => quote!(pub(crate)),
+        other => quote!(#other),
+    };
+    quote! {
+        #[doc(hidden)]
+        macro_rules! #hidden {
+            ($($entity:tt)*) => { #p::index_stubs! { #indexes $($entity)* } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #hidden as #ident;
+    }
 }
 
 fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {
@@ -149,7 +180,8 @@ fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {
 pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
-    dummy_const(quote! {
+    let callback = callback(input, &quote!([]));
+    let stub = dummy_const(quote! {
         impl #p::Table for #ident {
             fn definition() -> &'static #p::TableDef {
                 #p::stub_table_definition()
@@ -160,5 +192,6 @@ pub(super) fn stub(input: &DeriveInput) -> TokenStream {
             const SK: ::core::option::Option<&'static str> = ::core::option::Option::None;
             const TTL: ::core::option::Option<&'static str> = ::core::option::Option::None;
         }
-    })
+    });
+    quote!(#callback #stub)
 }

@@ -464,4 +464,5 @@ const _ : () = {
             self
         }
     }
+    ECommerce ! (Order ["GSI1"]) ;
 };

@@ -26,6 +26,16 @@ impl Gen<'_> {
             .filter_map(|i| i.fields.as_ref().map(|f| (i, f)))
     }
 
+    /// The call of the table's macro (see `expand/index_stubs.rs`) with the entity and its
+    /// indexes: methods for the table's other indexes, which say that the entity has no key
+    /// there.
+    pub(super) fn index_callback(&self) -> TokenStream {
+        let table = &self.table;
+        let ident = self.ident;
+        let names = self.m.indexes.iter().map(|i| &i.name);
+        quote!(#table!(#ident [#(#names),*]);)
+    }
+
     /// The builder aliases (beside the entity) and the checks, constructors and accessors
     /// (inside the `const _`) of every index keyed by fields; nothing for an entity without one.
     pub(super) fn mapped_indexes(&self) -> (TokenStream, TokenStream) {

@@ -1,0 +1,17 @@
+include!("common/tracker.rs");
+
+#[derive(Debug, Entity)]
+#[dyno(table = Tracker, pk = "T#{tenant}", sk = "I#{id}")]
+#[dyno(index(ByStatus, pk = [tenant, status], sk = [priority, created]))]
+struct Issue {
+    tenant: String,
+    id: String,
+    status: Status,
+    priority: u32,
+    created: String,
+}
+
+fn main() {
+    // `priority` is a number: no `begins_with`.
+    let _ = Issue::by_status("acme", Status::Open).priority().begins_with(1u32);
+}
