@@ -6,7 +6,7 @@ use crate::feed::StreamView;
 use crate::value::AttributeValue;
 
 /// `a == b`, in constant contexts.
-const fn const_str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn const_str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -242,6 +242,48 @@ impl<T: FromItem> Query<T> {
         q
     }
 
+    /// A collection's query: the partition `partition` of `E` (the entity whose partition
+    /// fields the collection takes) in the table (`index: None`) or in index `index`, reading
+    /// the range of sort keys the members' templates `members` can write (see
+    /// [`sort_key::members_range`]), not the whole partition when they share literal prefixes.
+    /// `T` (the collection) decodes each member and skips the rest.
+    pub fn collection<E: Entity>(
+        index: Option<&str>,
+        partition: Result<String>,
+        members: &[Option<crate::key::Template>],
+    ) -> Self {
+        let mut q = Self::of::<E>(index, partition);
+        q.sort = None;
+        q.set_sort(sort_key::members_range(members));
+        q
+    }
+
+    /// Reads only the items `E` (one of the collection's members) can have: the sort keys
+    /// beginning with the literal prefix of `E`'s sort-key template in this query's table or
+    /// index (a sub-collection); with no such prefix, the query is unchanged.
+    pub fn only<E: Entity>(mut self) -> Self
+    where
+        T: FilterBy<E>,
+    {
+        let index = self.requests.first().and_then(|r| r.index.clone());
+        if let Some(Some(t)) = sort_template::<E>(index.as_deref()) {
+            if !t.prefix().is_empty() {
+                self.set_sort(sort_key::members_range(&[Some(t)]));
+            }
+        }
+        self
+    }
+
+    /// Writes `condition` on the sort key into every request.
+    fn set_sort(&mut self, condition: Option<SortCondition>) {
+        let Some(name) = self.sort_key.clone() else {
+            return;
+        };
+        for r in &mut self.requests {
+            r.key_condition.sort = condition.clone().map(|c| (name.clone(), c));
+        }
+    }
+
     /// A query of entity `E`'s items in one partition of index `index` whose key attributes are
     /// ordinary attributes (a multi-attribute key, `IndexDef::multi`): `partition` gives every
     /// partition attribute and its value, in key order. [`Query::sk_attribute`] adds the sort
@@ -707,6 +749,33 @@ impl<T: FromItem> Query<T> {
         })
     }
 
+    /// The pages of [`Query::page`] as a stream, one `Vec` of results per page (possibly
+    /// empty), read lazily as it is polled; it ends after the last page or the first error.
+    pub fn pages<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Vec<T>>> + Send + 's
+    where
+        T: 's,
+    {
+        // (query, the next page's cursor, done)
+        futures::stream::unfold(
+            (self, None::<Cursor>, false),
+            move |(q, cursor, done)| async move {
+                if done {
+                    return None;
+                }
+                match q.page(store, cursor.as_ref()).await {
+                    Ok(page) => {
+                        let last = page.cursor.is_none();
+                        Some((Ok(page.items), (q, page.cursor, last)))
+                    }
+                    Err(e) => Some((Err(e), (q, None, true))),
+                }
+            },
+        )
+    }
+
     /// The first result, if any.
     pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
         Ok(self.limit(1).all(store).await?.into_iter().next())
@@ -756,4 +825,13 @@ pub(crate) fn tracing_futures_stream<'s, T: 's>(
         let next = inner.next().instrument(span.clone()).await;
         next.map(|item| (item, (inner, span)))
     })
+}
+
+/// `E`'s sort-key template in the table (`index: None`) or in index `index`: `None` when `E` has
+/// no key in the index, `Some(None)` when the key has no sort key.
+pub fn sort_template<E: Entity>(index: Option<&str>) -> Option<Option<crate::key::Template>> {
+    match index {
+        None => Some(E::SK),
+        Some(name) => E::INDEXES.iter().find(|t| t.index == name).map(|t| t.sk),
+    }
 }

@@ -31,6 +31,7 @@ use super::{Query, QueryDsl};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
+use crate::key::Template;
 use crate::value::{AttributeValue, ToAttribute};
 
 /// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
@@ -446,6 +447,37 @@ impl PartRange {
     }
 }
 
+/// The tightest sort-key condition holding every key the sort-key templates `members` can
+/// write (a collection's members in one partition): `begins_with` their common literal prefix
+/// when they all have the same one (`=` for one constant key), else `BETWEEN` the smallest
+/// prefix and the successor of the largest; `None` (the whole partition) when a member has no
+/// sort key or one starting with a field. Items of other entities inside the range are read
+/// and skipped; outside it, they are not read.
+pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
+    let mut prefixes = Vec::with_capacity(members.len());
+    for t in members {
+        let t = (*t)?;
+        if t.prefix().is_empty() {
+            return None;
+        }
+        prefixes.push(t);
+    }
+    let low = prefixes.iter().map(Template::prefix).min()?;
+    let high = prefixes.iter().map(Template::prefix).max()?;
+    if low == high {
+        let constant = prefixes.iter().all(Template::is_constant);
+        return Some(if constant {
+            SortCondition::Eq(s(low.to_owned()))
+        } else {
+            SortCondition::BeginsWith(s(low.to_owned()))
+        });
+    }
+    Some(match successor(high) {
+        Some(h) => SortCondition::Between(s(low.to_owned()), s(h)),
+        None => SortCondition::Ge(s(low.to_owned())),
+    })
+}
+
 /// `begins_with(sk, prefix + partial)`.
 pub fn begins_with(prefix: &str, partial: &str) -> SortCondition {
     SortCondition::BeginsWith(s(format!("{prefix}{partial}")))
@@ -569,6 +601,34 @@ mod tests {
             pick(PartRange::between("P#", "b", "a", false)),
             Vec::<&str>::new()
         );
+    }
+
+    #[test]
+    fn members_read_their_range_only() {
+        use crate::key::Segment::{Field, Literal};
+        const ISSUE: Template = Template::new(&[Literal("ISSUE#"), Field("n")]);
+        const REPO: Template = Template::new(&[Literal("REPO#"), Field("o")]);
+        const PROFILE: Template = Template::new(&[Literal("PROFILE")]);
+        const OPEN: Template = Template::new(&[Field("day")]);
+        let range = members_range(&[Some(REPO), Some(ISSUE)]).unwrap();
+        assert_eq!(
+            range,
+            SortCondition::Between(s("ISSUE#".into()), s("REPO$".into()))
+        );
+        let keys = ["ISSUE#1", "PR#2", "REPO#a", "STAR#b", "FORK#c", "REPO$"];
+        let read: Vec<&str> = keys.iter().copied().filter(|k| holds(&range, k)).collect();
+        // Stars and forks sort outside: never read. PR#2 sorts inside: read, then skipped.
+        assert_eq!(read, ["ISSUE#1", "PR#2", "REPO#a", "REPO$"]);
+        assert_eq!(
+            members_range(&[Some(ISSUE), Some(ISSUE)]),
+            Some(SortCondition::BeginsWith(s("ISSUE#".into())))
+        );
+        assert_eq!(
+            members_range(&[Some(PROFILE)]),
+            Some(SortCondition::Eq(s("PROFILE".into())))
+        );
+        assert_eq!(members_range(&[Some(REPO), Some(OPEN)]), None);
+        assert_eq!(members_range(&[Some(REPO), None]), None);
     }
 
     #[test]
