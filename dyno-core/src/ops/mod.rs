@@ -46,7 +46,7 @@ pub use self::get::Get;
 pub use self::idempotent::IdempotentWrite;
 pub use self::lenient::{Decoded, Undecodable};
 pub use self::put::{Put, PutMode};
-pub use self::query::{sort_template, PageOf, Query};
+pub use self::query::{sort_template, Member, PageOf, Query};
 pub use self::scan::Scan;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
 pub use self::update::{IndexKeyNeed, UpdateBuilder};

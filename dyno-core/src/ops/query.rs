@@ -263,7 +263,7 @@ impl<T: FromItem> Query<T> {
     /// index (a sub-collection); with no such prefix, the query is unchanged.
     pub fn only<E: Entity>(mut self) -> Self
     where
-        T: FilterBy<E>,
+        T: Member<E>,
     {
         let index = self.requests.first().and_then(|r| r.index.clone());
         if let Some(Some(t)) = sort_template::<E>(index.as_deref()) {
@@ -835,3 +835,12 @@ pub fn sort_template<E: Entity>(index: Option<&str>) -> Option<Option<crate::key
         Some(name) => E::INDEXES.iter().find(|t| t.index == name).map(|t| t.sk),
     }
 }
+
+/// A collection (`#[derive(Collection)]`, the type its query decodes) that lists entity `E`:
+/// what [`Query::only`] needs.
+#[diagnostic::on_unimplemented(
+    message = "`{E}` is not one of this collection's entities",
+    label = "not a member of the collection",
+    note = "`only::<E>()` narrows a collection's query to one of the entities it lists"
+)]
+pub trait Member<E> {}

@@ -63,9 +63,15 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         let other_partition = format!("`{member}` does not share `{partition_name}`'s partition in {place}: their partition key templates differ, so one query cannot read both");
         checks.extend(quote_spanned! {span=>
             const _: fn() = #p::assert_same_table::<#partition, #ty>;
-            const _: () = #p::const_assert(#p::in_index::<#ty>(#index), #not_in);
-            const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
         });
+        // Spanned on the member, the constant assertions' error is reported there.
+        checks.extend(super::respan(
+            quote! {
+                const _: () = #p::const_assert(#p::in_index::<#ty>(#index), #not_in);
+                const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
+            },
+            span,
+        ));
     }
 
     // The item type the query decodes: the enum itself, or a hidden enum for the struct shape.
@@ -98,9 +104,9 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             }
         }
     });
-    let members = variants
-        .iter()
-        .map(|(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {}));
+    let members = variants.iter().map(
+        |(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {} impl #p::Member<#t> for #item_ty {}),
+    );
     let from_item = quote! {
         #[automatically_derived]
         impl #p::FromItem for #item_ty {
@@ -228,7 +234,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     pub fn only<E>(self) -> Self
                     where
                         E: #p::Entity,
-                        #item_ty: #p::FilterBy<E>,
+                        #item_ty: #p::Member<E>,
                     {
                         #query_ty { query: self.query.only::<E>() }
                     }
