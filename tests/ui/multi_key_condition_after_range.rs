@@ -1,15 +1,4 @@
-include!("common/tracker.rs");
-
-#[derive(Debug, Entity)]
-#[dyno(table = Tracker, pk = "T#{tenant}", sk = "I#{id}")]
-#[dyno(index(ByStatus, pk = [tenant, status], sk = [priority, created]))]
-struct Issue {
-    tenant: String,
-    id: String,
-    status: Status,
-    priority: u32,
-    created: String,
-}
+include!("common/tracker_issue.rs");
 
 fn main() {
     // A range on `priority` ends the condition.

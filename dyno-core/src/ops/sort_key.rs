@@ -251,6 +251,15 @@ impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
         key_attribute(value, self.attribute)
     }
 
+    fn range(
+        self,
+        value: impl FieldValue<T>,
+        op: fn(AttributeValue) -> SortCondition,
+    ) -> Q::In<SkDone> {
+        let c = self.value(value).map(op);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
     /// `attribute = value`; conditions on the next sort attribute follow.
     pub fn eq(self, value: impl FieldValue<T>) -> Q::In<Next> {
         let c = self.value(value).map(SortCondition::Eq);
@@ -259,26 +268,22 @@ impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
 
     /// `attribute < value`.
     pub fn lt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
-        let c = self.value(value).map(SortCondition::Lt);
-        <Q::In<SkDone>>::from_query(self.with(c))
+        self.range(value, SortCondition::Lt)
     }
 
     /// `attribute <= value`.
     pub fn le(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
-        let c = self.value(value).map(SortCondition::Le);
-        <Q::In<SkDone>>::from_query(self.with(c))
+        self.range(value, SortCondition::Le)
     }
 
     /// `attribute > value`.
     pub fn gt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
-        let c = self.value(value).map(SortCondition::Gt);
-        <Q::In<SkDone>>::from_query(self.with(c))
+        self.range(value, SortCondition::Gt)
     }
 
     /// `attribute >= value`.
     pub fn ge(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
-        let c = self.value(value).map(SortCondition::Ge);
-        <Q::In<SkDone>>::from_query(self.with(c))
+        self.range(value, SortCondition::Ge)
     }
 
     /// `attribute BETWEEN low AND high` (both inclusive).
@@ -294,8 +299,7 @@ impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
     where
         T: BeginsWith,
     {
-        let c = self.value(value).map(SortCondition::BeginsWith);
-        <Q::In<SkDone>>::from_query(self.with(c))
+        self.range(value, SortCondition::BeginsWith)
     }
 }
 

@@ -38,6 +38,17 @@ pub(crate) struct EntityIndex {
     pub fields: Option<MappedKey>,
 }
 
+impl EntityIndex {
+    /// The span of the index name as written.
+    pub(crate) fn span(&self) -> Span {
+        self.name_tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span())
+    }
+}
+
 /// The fields an entity maps onto an index's key attributes, in key order.
 #[derive(Default)]
 pub(crate) struct MappedKey {

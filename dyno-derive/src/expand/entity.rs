@@ -115,12 +115,7 @@ impl<'a> Gen<'a> {
             .enumerate()
             .map(|(i, decl)| {
                 let name = &decl.name;
-                let span = decl
-                    .name_tokens
-                    .clone()
-                    .into_iter()
-                    .next()
-                    .map_or_else(Span::call_site, |t| t.span());
+                let span = decl.span();
                 let const_ident = Ident::new(&case::index_const(name), span);
                 let table_index = respan(quote!(#table::#const_ident), span);
                 let method = format_ident!("{}", case::snake(name));
@@ -243,13 +238,7 @@ impl<'a> Gen<'a> {
             let (pk_t_name, sk_t_name, pk_name, sk_name) =
                 (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
             let name = &ix.decl.name;
-            let span = ix
-                .decl
-                .name_tokens
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
+            let span = ix.decl.span();
             let pk_c = if ix.own_pk {
                 template_const(p, ix.pk)
             } else {

@@ -1303,6 +1303,7 @@ async fn update_table_adds_a_multi_attribute_index() {
 /// the table; comments share the partition and have no key in `ByStatus`; `GSI1` is a template
 /// index beside it.
 mod typed_api {
+    use dyno_core::ops::sort_key::{AttributePart, Sk, SkDone};
     use dyno_core::prelude::*;
     use dyno_core::store::{QueryRequest, TableNames};
     use dyno_core::{Entity, KeyPart, Table};
@@ -1438,6 +1439,14 @@ mod typed_api {
         out
     }
 
+    /// Acme's open issues at priority 2: a condition on `created` follows.
+    fn at_priority_2() -> AttributePart<IssueByStatusQuery<Sk<1>>, String, SkDone> {
+        Issue::by_status("acme", Status::Open)
+            .priority()
+            .eq(2u32)
+            .created()
+    }
+
     fn ids(issues: &[Issue]) -> Vec<&str> {
         issues.iter().map(|i| i.id.as_str()).collect()
     }
@@ -1513,28 +1522,19 @@ mod typed_api {
                 .unwrap();
             assert_eq!(ids(&open), ["2", "3", "5", "1"], "{who}");
             // Equality on priority, a range on created.
-            let from = Issue::by_status("acme", Status::Open)
-                .priority()
-                .eq(2u32)
-                .created()
+            let from = at_priority_2()
                 .ge("2025-01-03")
                 .all(store)
                 .await
                 .unwrap();
             assert_eq!(ids(&from), ["3", "5"], "{who}");
-            let january = Issue::by_status("acme", Status::Open)
-                .priority()
-                .eq(2u32)
-                .created()
+            let january = at_priority_2()
                 .begins_with("2025-01")
                 .all(store)
                 .await
                 .unwrap();
             assert_eq!(ids(&january), ["2", "3"], "{who}");
-            let exact = Issue::by_status("acme", Status::Open)
-                .priority()
-                .eq(2u32)
-                .created()
+            let exact = at_priority_2()
                 .eq("2025-01-02")
                 .all(store)
                 .await
@@ -1563,17 +1563,17 @@ mod typed_api {
                 .await
                 .unwrap();
             assert_eq!(ids(&last), ["1", "5"], "{who}");
-            let q = Issue::by_status("acme", Status::Open).page_size(1);
-            let mut cursor = None;
-            let mut paged = Vec::new();
-            loop {
-                let page = q.page(store, cursor.as_ref()).await.unwrap();
-                paged.extend(page.items);
-                match page.cursor {
-                    Some(c) => cursor = Some(c),
-                    None => break,
-                }
-            }
+            // Pages of one item, each request resuming at the cursor of the one before.
+            let pages: Vec<Vec<Issue>> = Issue::by_status("acme", Status::Open)
+                .page_size(1)
+                .into_query()
+                .unwrap()
+                .pages(store)
+                .try_collect()
+                .await
+                .unwrap();
+            assert!(pages.len() >= 4, "{who}: {} pages", pages.len());
+            let paged: Vec<Issue> = pages.into_iter().flatten().collect();
             assert_eq!(ids(&paged), ["2", "3", "5", "1"], "{who}");
             let streamed: Vec<Issue> = Issue::by_status("acme", Status::Open)
                 .stream(store)

@@ -60,12 +60,7 @@ impl Gen<'_> {
         let vis = self.m.vis;
         let table = &self.table;
         let name = &decl.name;
-        let span = decl
-            .name_tokens
-            .clone()
-            .into_iter()
-            .next()
-            .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+        let span = decl.span();
         let info = format_ident!("__M{}", n);
         let const_ident = syn::Ident::new(&case::index_const(name), span);
         let mut out = respan(
