@@ -1522,11 +1522,7 @@ mod typed_api {
                 .unwrap();
             assert_eq!(ids(&open), ["2", "3", "5", "1"], "{who}");
             // Equality on priority, a range on created.
-            let from = at_priority_2()
-                .ge("2025-01-03")
-                .all(store)
-                .await
-                .unwrap();
+            let from = at_priority_2().ge("2025-01-03").all(store).await.unwrap();
             assert_eq!(ids(&from), ["3", "5"], "{who}");
             let january = at_priority_2()
                 .begins_with("2025-01")
@@ -1534,11 +1530,7 @@ mod typed_api {
                 .await
                 .unwrap();
             assert_eq!(ids(&january), ["2", "3"], "{who}");
-            let exact = at_priority_2()
-                .eq("2025-01-02")
-                .all(store)
-                .await
-                .unwrap();
+            let exact = at_priority_2().eq("2025-01-02").all(store).await.unwrap();
             assert_eq!(ids(&exact), ["2"], "{who}");
             // A range on the first sort attribute compares numbers: 2 < 10.
             let low = Issue::by_status("acme", Status::Open)
