@@ -33,6 +33,19 @@ mod stamps;
 
 pub use futures::Stream;
 
+/// `stream` with `f` applied to each result (a collection's pages, grouped).
+pub fn stream_map<'s, T: 's, U: 's>(
+    stream: impl Stream<Item = Result<T>> + Send + 's,
+    f: fn(T) -> Result<U>,
+) -> impl Stream<Item = Result<U>> + Send + 's {
+    use futures::StreamExt;
+    stream.map(move |r| r.and_then(f))
+}
+
+/// The methods of an entity for the indexes of its table it has no key in (see dyno-derive).
+#[cfg(feature = "derive")]
+pub use dyno_derive::__index_stubs as index_stubs;
+
 pub use self::keys::*;
 pub use self::stamps::*;
 
@@ -47,7 +60,10 @@ pub mod autoref {
     };
 }
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
-pub use crate::ops::sort_key::{NoSortCondition, Sk, SkDone, SkOp, SortKeyPart};
+pub use crate::ops::sort_key::{
+    key_attribute, AttributePart, NoSortCondition, Sk, SkDone, SkOp, SortKeyPart,
+};
+pub use crate::ops::{sort_template, Member};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,
@@ -142,15 +158,80 @@ where
 }
 
 /// The partition key value of `Self` from arguments `A` (its partition fields: one value, or a
-/// tuple when there are several).
+/// tuple when there are several), in the table (`INDEX` = 0) or in the index whose name hashes
+/// to `INDEX` (dyno-derive's `index_id`): what a collection's query takes.
 #[diagnostic::on_unimplemented(
     message = "`{A}` is not the partition key of `{Self}`",
     label = "expected the partition key fields of `{Self}`",
     note = "pass the fields of the partition key template in order (a tuple when there are several)"
 )]
-pub trait PartitionKeyOf<A>: Entity {
+pub trait PartitionKeyOf<A, const INDEX: u64 = 0>: Entity {
     /// The encoded partition key.
     fn partition_key(args: A) -> Result<String>;
+}
+
+/// `impl PartitionKeyOf<$args_ty, $index> for $entity`, the derive's one line per key.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dyno_partition_key_of {
+    ($entity:ident, $index:literal, [$($bounds:tt)*], $args_ty:ty, $arg:pat_param, $body:expr) => {
+        #[automatically_derived]
+        impl<$($bounds)*> $crate::__private::PartitionKeyOf<$args_ty, $index> for $entity {
+            fn partition_key($arg: $args_ty) -> $crate::__private::Result<::std::string::String> {
+                $body
+            }
+        }
+    };
+}
+pub use crate::__dyno_partition_key_of as partition_key_of;
+
+/// `E`'s templates in index `index`, in constant contexts.
+pub const fn index_template<E: Entity>(index: &str) -> Option<IndexTemplate> {
+    let mut i = 0;
+    while i < E::INDEXES.len() {
+        if crate::table::const_str_eq(E::INDEXES[i].index, index) {
+            return Some(E::INDEXES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// True when `E` has a key in index `index` (`None`: the table).
+pub const fn in_index<E: Entity>(index: Option<&str>) -> bool {
+    match index {
+        None => true,
+        Some(name) => index_template::<E>(name).is_some(),
+    }
+}
+
+/// True when `A` and `B` write the same partition key from the same values in the table
+/// (`index` `None`) or in index `index`: the same literal text between fields, field for field.
+pub const fn same_partition<A: Entity, B: Entity>(index: Option<&str>) -> bool {
+    let (a, b) = match index {
+        None => (A::PK, B::PK),
+        Some(name) => match (index_template::<A>(name), index_template::<B>(name)) {
+            (Some(a), Some(b)) => (a.pk, b.pk),
+            _ => return false,
+        },
+    };
+    let (a, b) = (a.segments(), b.segments());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let same = match (a[i], b[i]) {
+            (Segment::Literal(x), Segment::Literal(y)) => crate::table::const_str_eq(x, y),
+            (Segment::Field(_), Segment::Field(_)) => true,
+            _ => false,
+        };
+        if !same {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// What a collection found instead of one of its entities, for the error.

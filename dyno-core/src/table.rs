@@ -5,6 +5,22 @@ use crate::error::{Error, Result};
 use crate::feed::StreamView;
 use crate::value::AttributeValue;
 
+/// `a == b`, in constant contexts.
+pub(crate) const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// The scalar types a key attribute can have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ScalarType {
@@ -282,9 +298,53 @@ pub struct TableIndex {
     pub sort_key: Option<&'static str>,
     /// True for a local secondary index.
     pub local: bool,
+    /// Every partition key attribute and its type, in key order (one, but for a multi-attribute
+    /// key).
+    pub partition_attributes: &'static [(&'static str, ScalarType)],
+    /// Every sort key attribute and its type, in key order (none, one, or up to four for a
+    /// multi-attribute key).
+    pub sort_attributes: &'static [(&'static str, ScalarType)],
 }
 
 impl TableIndex {
+    /// Attribute `position` of the partition key (`sort`: of the sort key) and its type, if the
+    /// key has that many attributes.
+    pub const fn key_attribute(
+        &self,
+        sort: bool,
+        position: usize,
+    ) -> Option<(&'static str, ScalarType)> {
+        let attributes = if sort {
+            self.sort_attributes
+        } else {
+            self.partition_attributes
+        };
+        if position < attributes.len() {
+            Some(attributes[position])
+        } else {
+            None
+        }
+    }
+
+    /// True when attribute `position` of the partition key (`sort`: of the sort key) is called
+    /// `name`: what `#[derive(Entity)]` asserts, at compile time, for each field it maps onto a
+    /// key attribute (`index(GSI3, pk = [tenant, status])`).
+    pub const fn names(&self, sort: bool, position: usize, name: &str) -> bool {
+        match self.key_attribute(sort, position) {
+            Some((declared, _)) => const_str_eq(declared, name),
+            None => false,
+        }
+    }
+
+    /// True when attribute `position` of the partition key (`sort`: of the sort key) has type
+    /// `ty` (`None`, a field type without a scalar form, never has).
+    pub const fn types(&self, sort: bool, position: usize, ty: Option<ScalarType>) -> bool {
+        match (self.key_attribute(sort, position), ty) {
+            (Some((_, declared)), Some(ty)) => declared as u8 == ty as u8,
+            _ => false,
+        }
+    }
+
     /// The sort key attribute, `""` when the index has none (for constant contexts).
     pub const fn sort_key_or_empty(&self) -> &'static str {
         match self.sort_key {

@@ -90,6 +90,17 @@ pub(crate) fn convert(s: &str, case: &str) -> String {
     }
 }
 
+/// The number naming index `name` in `PartitionKeyOf<A, INDEX>` (FNV-1a, 64 bits; never 0,
+/// which names the table): entities and collections compute it from the name alike.
+pub(crate) fn index_id(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h.max(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

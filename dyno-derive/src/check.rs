@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use quote::ToTokens;
 
-use crate::ast::{EntityField, EntityInput, KeyPartInput, TableInput};
+use syn::ext::IdentExt;
+
+use crate::ast::{EntityField, EntityIndex, EntityInput, KeyPartInput, MappedKey, TableInput};
 use crate::case;
 use crate::ctxt::Ctxt;
 use crate::template::Template;
@@ -129,7 +131,9 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 ),
             );
         }
-        if index.pk.is_none() && index.sk.is_none() {
+        if let Some(mapped) = &index.fields {
+            mapped_key(cx, input, index, mapped);
+        } else if index.pk.is_none() && index.sk.is_none() {
             cx.error_spanned_by(
                 &index.name_tokens,
                 format!("index `{}` needs key templates: `index({}, pk = \"...\", sk = \"...\")` (a local index takes only `sk`)", index.name, index.name),
@@ -214,6 +218,7 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 
 /// Checks a table declaration.
 pub(crate) fn table(cx: &Ctxt, input: &TableInput<'_>) {
+    attribute_types(cx, input);
     let mut names = BTreeSet::new();
     let mut consts: BTreeMap<String, String> = BTreeMap::new();
     for index in &input.indexes {
@@ -256,11 +261,138 @@ pub(crate) fn table(cx: &Ctxt, input: &TableInput<'_>) {
                 ),
             );
         }
+        if let Some(multi) = &index.multi {
+            if index.local {
+                cx.error_spanned_by(
+                    &index.tokens,
+                    "multi-attribute keys (`pk = [...]`, `sk = [...]`) are for global indexes only: DynamoDB keys a local index by the table's partition key and one sort attribute",
+                );
+            }
+            let (partition, sort) = index.key_lists(&input.pk);
+            for (which, list, min) in [("pk", &partition, 1), ("sk", &sort, 0)] {
+                if list.len() > 4 || list.len() < min {
+                    cx.error_spanned_by(
+                        &index.tokens,
+                        format!("index `{name}`'s `{which}` lists {} attributes: a multi-attribute key has one to four partition attributes and up to four sort attributes", list.len()),
+                    );
+                }
+            }
+            let mut seen = BTreeSet::new();
+            for attr in multi.partition.iter().chain(&multi.sort) {
+                if !seen.insert(attr.name.clone()) {
+                    cx.error_spanned_by(
+                        &attr.lit,
+                        format!(
+                            "attribute `{}` appears twice in index `{name}`'s key",
+                            attr.name
+                        ),
+                    );
+                }
+            }
+        }
         if let (Some(k), Some((_, _))) = (&index.keys_only, &index.include) {
             cx.error_spanned_by(
                 k,
                 "an index projects `keys_only` or `include(...)`, not both",
             );
+        }
+    }
+}
+
+/// An index keyed by fields (`pk = [tenant, status]`): lists, not templates; every field
+/// stored, plain and named apart from the query methods.
+fn mapped_key(cx: &Ctxt, input: &EntityInput<'_>, index: &EntityIndex, mapped: &MappedKey) {
+    let name = &index.name;
+    if index.pk.is_some() || index.sk.is_some() {
+        cx.error_spanned_by(
+            &index.name_tokens,
+            format!("index `{name}` mixes a key template with a field list: map both keys with lists, `index({name}, pk = [tenant, status], sk = [priority])`"),
+        );
+    }
+    if mapped.partition.is_empty() {
+        cx.error_spanned_by(
+            &index.name_tokens,
+            format!("index `{name}` needs its partition fields: `index({name}, pk = [tenant, status], ...)`"),
+        );
+    }
+    if let Some((_, span)) = &index.shards {
+        cx.error_at(*span, "`shards` needs a partition key template (`pk = \"...\"`); an index keyed by fields is not sharded");
+    }
+    let mut seen = BTreeSet::new();
+    for (ident, sort) in mapped
+        .partition
+        .iter()
+        .map(|i| (i, false))
+        .chain(mapped.sort.iter().map(|i| (i, true)))
+    {
+        let field_name = ident.unraw().to_string();
+        let Some(field) = input.field(&field_name) else {
+            let fields: Vec<String> = input.fields.iter().map(|f| f.name()).collect();
+            cx.error_spanned_by(
+                ident,
+                format!(
+                    "no field `{field_name}` in `{}` (fields: {})",
+                    input.ident,
+                    fields.join(", ")
+                ),
+            );
+            continue;
+        };
+        if !seen.insert(field_name.clone()) {
+            cx.error_spanned_by(
+                ident,
+                format!("field `{field_name}` is mapped twice in index `{name}`"),
+            );
+        }
+        let what = if field.skip.get() {
+            Some("`#[dyno(skip)]` (not stored)")
+        } else if field.serde.get() {
+            Some("`#[dyno(serde)]` (stored through serde, with no key type)")
+        } else if field.version.get() {
+            Some("the version field")
+        } else if field.ttl.get() {
+            Some("the TTL field")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            cx.error_spanned_by(ident, format!("field `{field_name}` is {what} and cannot be a key attribute of index `{name}`"));
+        }
+        if sort && QUERY_METHODS.contains(&field_name.as_str()) {
+            cx.error_spanned_by(ident, format!("sort field `{field_name}` would hide the query method `{field_name}()`: rename the Rust field and keep the attribute with `#[dyno(rename = \"{field_name}\")]`"));
+        }
+    }
+}
+
+/// One type per attribute name across a table's keys (DynamoDB's attribute definitions).
+fn attribute_types(cx: &Ctxt, input: &TableInput<'_>) {
+    let mut types: BTreeMap<String, char> = BTreeMap::new();
+    let singles = input.indexes.iter().filter(|i| i.multi.is_none());
+    let single_keys = singles.flat_map(|i| i.pk.iter().chain(&i.sk));
+    for k in std::iter::once(&input.pk)
+        .chain(&input.sk)
+        .chain(single_keys)
+    {
+        types.insert(k.value(), 'S');
+    }
+    for index in &input.indexes {
+        let Some(multi) = &index.multi else { continue };
+        let mut own = BTreeSet::new();
+        // A name twice in one key is reported once, as such (below).
+        let attrs = multi.partition.iter().chain(&multi.sort);
+        for attr in attrs.filter(|a| own.insert(a.name.clone())) {
+            match types.get(&attr.name) {
+                Some(ty) if *ty != attr.ty => cx.error_spanned_by(
+                    &attr.lit,
+                    format!(
+                        "attribute `{}` is declared `{ty}` elsewhere in this table's keys: an attribute has one type (S, N or B) in every key",
+                        attr.name
+                    ),
+                ),
+                _ => {
+                    types.insert(attr.name.clone(), attr.ty);
+                }
+            }
         }
     }
 }

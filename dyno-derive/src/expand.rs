@@ -8,6 +8,7 @@
 mod collection;
 mod document;
 mod entity;
+mod index_stubs;
 mod key_part;
 mod projection;
 mod query;
@@ -19,6 +20,8 @@ use quote::quote;
 use syn::DeriveInput;
 
 use crate::ctxt::Ctxt;
+
+pub(crate) use self::index_stubs::index_stubs;
 
 /// `::dyno_core::__private`
 pub(crate) fn private() -> TokenStream {

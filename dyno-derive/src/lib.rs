@@ -83,6 +83,7 @@ use proc_macro::TokenStream;
 /// #[dyno(index(name = "GSI2", pk = "GSI2PK", keys_only))]                     // projection: keys only
 /// #[dyno(index(name = "GSI3", pk = "GSI3PK", sk = "GSI3SK", include("total")))] // projection: include
 /// #[dyno(index(name = "LSI1", local, sk = "LSI1SK"))]                         // local index
+/// #[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["priority:N", "created"]))]
 /// ```
 ///
 /// - `name`, `pk` are required; `sk` when the table has a sort key; `ttl` names the TTL
@@ -92,6 +93,14 @@ use proc_macro::TokenStream;
 ///   (`ECommerce::GSI1`, `BY_DAY` for `ByDay`), a `dyno_core::table::TableIndex` holding its name
 ///   and key attributes: `#[derive(Entity)]` names it, so an index the table does not declare is
 ///   a compile error at the entity's index name.
+/// - A global index's keys can be lists of one to four partition and up to four sort attributes,
+///   each `"name"` (a string), `"name:N"` (a number) or `"name:B"` (binary): a multi-attribute
+///   key, whose attributes are ordinary attributes of the items (entities map fields onto them:
+///   see `Entity`). An attribute has one type across the table's keys (checked).
+/// - The derive also declares a macro named like the table (hidden, visible in the crate where
+///   the type is): entities' expansions call it to learn the table's indexes, so that
+///   `Issue::gsi1(..)` on an index `Issue` has no key in is the compile error "`Issue` has no
+///   key in GSI1; its indexes: GSI4". Entities are therefore declared in their table's crate.
 #[proc_macro_derive(Table, attributes(dyno))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     expand::table(input.into()).into()
@@ -106,6 +115,7 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// #[dyno(index(GSI1, pk = "STATUS#{status}", sk = "{order_date}#{order_id}"))]
 /// #[dyno(index(GSI2, pk = "DAY#{day}", sk = "{ts}", shards = 8))]   // sharded hot partition
 /// #[dyno(index(LSI1, sk = "TOTAL#{total}"))]                       // local index: sk only
+/// #[dyno(index(ByStatus, pk = [tenant, status], sk = [priority, created]))] // multi-attribute
 /// ```
 ///
 /// Key templates are literal text with `{field}` placeholders; a placeholder is followed by the
@@ -113,6 +123,17 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// template makes the index sparse: when it is `None`, the index attributes are left out.
 /// `shards = n` appends `#<shard>` to the index partition key, computed from the item's primary
 /// key; queries on it fan out over the shards and merge in sort-key order.
+///
+/// An index the table declares with attribute lists (a multi-attribute key) takes field lists
+/// instead of templates, one field per attribute in key order: each field is stored under the
+/// attribute's name (`#[dyno(rename = "...")]` when the Rust name differs) and its type is
+/// stored as the attribute's declared type (strings and `KeyPart` enums S, numbers N, `Bytes`
+/// B); count, names and types are checked at compile time against the table. Nothing else is
+/// written for such an index: updating a field moves the item in it, and an `Option` field that
+/// is `None` leaves the item out (sparse). `Issue::by_status(tenant, status)` takes every
+/// partition field; `.priority().eq(2u32).created().ge(day)` gives the sort attributes' conditions
+/// left to right (`dyno_core::ops::sort_key::AttributePart`: `eq` on leading attributes, one of
+/// `lt`, `le`, `gt`, `ge`, `between` or, for strings and binary, `begins_with` on the last one).
 ///
 /// Field attributes: `rename = "attr"`, `skip` (not stored, `Default` on read), `default`
 /// (`Default` when the attribute is missing), `serde` (stored through serde_dynamo), `version`
@@ -136,8 +157,10 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 ///   `impl FieldValue<T>` (the field's type, a reference to it, `&str` for a `String`).
 ///   `Order::try_key(..) -> Result<Key<Order>>` reports an unencodable value (an empty string)
 ///   instead of carrying it into the request.
-/// - `impl PartitionKeyOf<A> for Order`: the partition key from its fields, one value or a
-///   tuple, for `#[derive(Collection)]`.
+/// - `impl PartitionKeyOf<A, INDEX> for Order`: the partition key from its fields, one value
+///   or a tuple, in the table and in each index keyed by templates, for `#[derive(Collection)]`.
+/// - For each index of the table `Order` has no key in, a hidden method named after it whose
+///   call is the compile error "`Order` has no key in GSI2; its indexes: GSI1".
 /// - `Order::from_item(&item)`: decode (items of other clients without the entity-type
 ///   attribute decode too: key fields are read back from the keys).
 ///
@@ -312,10 +335,34 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 ///   (`struct UserWithOrders { user: Option<User>, orders: Vec<Order> }`):
 ///   `UserWithOrders::query(user_id).get(&store)` reads the partition and groups it.
 ///
-/// The arguments of `query` are the partition key fields of the first entity (a tuple when there
-/// are several), or of the entity named by `#[dyno(partition = Entity)]`. All entities must
-/// live in the same table (checked at compile time).
+/// `#[dyno(index = GSI1)]` reads a global or local index instead of the table. The arguments
+/// of `query` are the partition key fields of the first entity there (a tuple when there are
+/// several), or of the entity named by `#[dyno(partition = Entity)]`. Checked at compile time:
+/// all entities live in the same table, each has a key in the index, and their partition key
+/// templates agree (the same literal text between fields), so one query reads them all.
+///
+/// The query reads only the range of sort keys the entities' templates can have: `begins_with`
+/// their common literal prefix, or `BETWEEN` the smallest prefix and the successor of the
+/// largest (a repo (`REPO#...`) and its issues (`ISSUE#...`) never read the repo's stars
+/// (`STAR#...`)); the whole partition only when a template starts with a field. Items of other
+/// entities read in that range are skipped. `.only::<Issue>()` narrows the read to one entity's
+/// prefix (a sub-collection).
+///
+/// The enum form's query is a `dyno_core::ops::Query<UserItem>` (`descending`, `limit`,
+/// `page(&store, cursor)`, `stream(&store)`, `all`, `only`). The struct form's has `filter`,
+/// `consistent`, `page_size`, `descending`, `limit`, `only`, `into_query`, and runs with
+/// `get(&store)` (every page, grouped), `page(&store, cursor)` (one page grouped, with the
+/// cursor of the next, bound to this query) and `stream(&store)` (the pages, grouped).
 #[proc_macro_derive(Collection, attributes(dyno))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     expand::collection(input.into()).into()
+}
+
+/// Not public API: the methods an entity gets for the indexes of its table it has no key in, so
+/// that calling one says so (see `expand/index_stubs.rs`). Called by the macro each
+/// `#[derive(Table)]` declares.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __index_stubs(input: TokenStream) -> TokenStream {
+    expand::index_stubs(input.into()).into()
 }

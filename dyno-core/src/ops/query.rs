@@ -242,6 +242,130 @@ impl<T: FromItem> Query<T> {
         q
     }
 
+    /// A collection's query: the partition `partition` of `E` (the entity whose partition
+    /// fields the collection takes) in the table (`index: None`) or in index `index`, reading
+    /// the range of sort keys the members' templates `members` can write (see
+    /// [`sort_key::members_range`]), not the whole partition when they share literal prefixes.
+    /// `T` (the collection) decodes each member and skips the rest.
+    pub fn collection<E: Entity>(
+        index: Option<&str>,
+        partition: Result<String>,
+        members: &[Option<crate::key::Template>],
+    ) -> Self {
+        let mut q = Self::of::<E>(index, partition);
+        q.sort = None;
+        q.set_sort(sort_key::members_range(members));
+        q
+    }
+
+    /// Reads only the items `E` (one of the collection's members) can have: the sort keys
+    /// beginning with the literal prefix of `E`'s sort-key template in this query's table or
+    /// index (a sub-collection); with no such prefix, the query is unchanged.
+    pub fn only<E: Entity>(mut self) -> Self
+    where
+        T: Member<E>,
+    {
+        let index = self.requests.first().and_then(|r| r.index.clone());
+        if let Some(Some(t)) = sort_template::<E>(index.as_deref()) {
+            if !t.prefix().is_empty() {
+                self.set_sort(sort_key::members_range(&[Some(t)]));
+            }
+        }
+        self
+    }
+
+    /// Writes `condition` on the sort key into every request.
+    fn set_sort(&mut self, condition: Option<SortCondition>) {
+        let Some(name) = self.sort_key.clone() else {
+            return;
+        };
+        for r in &mut self.requests {
+            r.key_condition.sort = condition.clone().map(|c| (name.clone(), c));
+        }
+    }
+
+    /// A query of entity `E`'s items in one partition of index `index` whose key attributes are
+    /// ordinary attributes (a multi-attribute key, `IndexDef::multi`): `partition` gives every
+    /// partition attribute and its value, in key order. [`Query::sk_attribute`] adds the sort
+    /// attributes' conditions, left to right. The table must declare the index; the store
+    /// checks that every partition attribute is given.
+    ///
+    /// ```
+    /// # use dyno_core::{AttributeValue, Entity};
+    /// # use dyno_core::ops::Query;
+    /// # use dyno_core::expr::SortCondition;
+    /// # #[derive(dyno_core::Table)]
+    /// # #[dyno(name = "Tracker", pk = "PK", sk = "SK")]
+    /// # #[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["priority:N"]))]
+    /// # struct Tracker;
+    /// # #[derive(Debug, Entity)]
+    /// # #[dyno(table = Tracker, pk = "T#{tenant}", sk = "I#{id}")]
+    /// # struct Issue { tenant: String, id: String, status: String, priority: u32 }
+    /// let q = Query::<Issue>::of_attributes::<Issue>(
+    ///     "ByStatus",
+    ///     vec![("tenant", Ok(AttributeValue::S("acme".into()))), ("status", Ok(AttributeValue::S("open".into())))],
+    /// )
+    /// .sk_attribute("priority", Ok(SortCondition::Le(AttributeValue::N("2".into()))));
+    /// assert_eq!(q.request().key_condition.sort_parts().count(), 1);
+    /// ```
+    pub fn of_attributes<E: Entity>(
+        index: &str,
+        partition: Vec<(&str, Result<AttributeValue>)>,
+    ) -> Self {
+        let def = <E::Table as Table>::definition();
+        let mut error = def.index(index).is_none().then(|| {
+            Error::validation(format!(
+                "query of {}: table {} declares no index {index}",
+                E::ENTITY_TYPE,
+                def.name
+            ))
+        });
+        let mut key: Option<KeyCondition> = None;
+        for (name, value) in partition {
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    error.get_or_insert(e);
+                    AttributeValue::Null(true)
+                }
+            };
+            key = Some(match key {
+                None => KeyCondition::partition(name, value),
+                Some(k) => k.and_partition(name, value),
+            });
+        }
+        let key = key.unwrap_or_else(|| {
+            error.get_or_insert_with(|| {
+                Error::validation(format!(
+                    "query of {} on {index}: no partition attribute",
+                    E::ENTITY_TYPE
+                ))
+            });
+            KeyCondition::partition("", AttributeValue::Null(true))
+        });
+        let mut q = Query::new(def.name.as_str(), Some(index), key);
+        q.error = error.map(Arc::new);
+        q
+    }
+
+    /// Adds a condition on the next sort attribute of a multi-attribute key (see
+    /// [`Query::of_attributes`]): equality on every attribute but the last one given.
+    pub fn sk_attribute(mut self, name: &str, condition: Result<SortCondition>) -> Self {
+        match condition {
+            Ok(c) => self.each(|r| {
+                let key = std::mem::replace(
+                    &mut r.key_condition,
+                    KeyCondition::partition("", AttributeValue::Null(true)),
+                );
+                r.key_condition = key.sort(name, c.clone());
+            }),
+            Err(e) => {
+                self.fail(e);
+                self
+            }
+        }
+    }
+
     /// A query of a whole partition of `E`'s table, without sort-key condition: every entity
     /// sharing the partition is read (collections).
     pub fn partition<E: Entity>(partition: Result<String>) -> Self {
@@ -625,6 +749,33 @@ impl<T: FromItem> Query<T> {
         })
     }
 
+    /// The pages of [`Query::page`] as a stream, one `Vec` of results per page (possibly
+    /// empty), read lazily as it is polled; it ends after the last page or the first error.
+    pub fn pages<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Vec<T>>> + Send + 's
+    where
+        T: 's,
+    {
+        // (query, the next page's cursor, done)
+        futures::stream::unfold(
+            (self, None::<Cursor>, false),
+            move |(q, cursor, done)| async move {
+                if done {
+                    return None;
+                }
+                match q.page(store, cursor.as_ref()).await {
+                    Ok(page) => {
+                        let last = page.cursor.is_none();
+                        Some((Ok(page.items), (q, page.cursor, last)))
+                    }
+                    Err(e) => Some((Err(e), (q, None, true))),
+                }
+            },
+        )
+    }
+
     /// The first result, if any.
     pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
         Ok(self.limit(1).all(store).await?.into_iter().next())
@@ -675,3 +826,21 @@ pub(crate) fn tracing_futures_stream<'s, T: 's>(
         next.map(|item| (item, (inner, span)))
     })
 }
+
+/// `E`'s sort-key template in the table (`index: None`) or in index `index`: `None` when `E` has
+/// no key in the index, `Some(None)` when the key has no sort key.
+pub fn sort_template<E: Entity>(index: Option<&str>) -> Option<Option<crate::key::Template>> {
+    match index {
+        None => Some(E::SK),
+        Some(name) => E::INDEXES.iter().find(|t| t.index == name).map(|t| t.sk),
+    }
+}
+
+/// A collection (`#[derive(Collection)]`, the type its query decodes) that lists entity `E`:
+/// what [`Query::only`] needs.
+#[diagnostic::on_unimplemented(
+    message = "`{E}` is not one of this collection's entities",
+    label = "not a member of the collection",
+    note = "`only::<E>()` narrows a collection's query to one of the entities it lists"
+)]
+pub trait Member<E> {}

@@ -31,7 +31,8 @@ use super::{Query, QueryDsl};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
-use crate::value::AttributeValue;
+use crate::key::Template;
+use crate::value::{AttributeValue, ToAttribute};
 
 /// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
 #[derive(Debug)]
@@ -183,6 +184,125 @@ impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
     }
 }
 
+/// The conditions on one sort attribute of a multi-attribute index key (an index declared with
+/// `sk = ["priority:N", "created"]`), typed by the entity's field `T` mapped onto it: what the
+/// derive's accessor returns (`.priority()` on `Issue::by_status(..)`). The attribute keeps its
+/// own type (a number compares numerically). `eq` fixes the attribute and moves the builder to
+/// state `Next` (the next attribute's [`Sk`], or [`SkDone`] after the last); a range or
+/// `begins_with` completes the condition ([`SkDone`]), as DynamoDB requires: equality on the
+/// leading attributes, at most one range, on the last one given.
+#[must_use = "a sort attribute does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
+pub struct AttributePart<Q: QueryDsl, T, Next> {
+    query: Query<Q::Out>,
+    attribute: &'static str,
+    _state: PhantomData<fn() -> (T, Next)>,
+}
+
+impl<Q: QueryDsl, T, Next> fmt::Debug for AttributePart<Q, T, Next> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AttributePart")
+            .field("query", &self.query)
+            .field("attribute", &self.attribute)
+            .finish()
+    }
+}
+
+/// Types whose attribute `begins_with` applies to: strings and binary (not numbers).
+#[diagnostic::on_unimplemented(
+    message = "`begins_with` needs a string or binary key attribute, and `{Self}` is stored as neither",
+    label = "not a string or binary attribute",
+    note = "compare a number with `eq`, `lt`, `le`, `gt`, `ge` or `between`"
+)]
+pub trait BeginsWith: ToAttribute {}
+
+impl BeginsWith for String {}
+impl BeginsWith for crate::value::Bytes {}
+impl BeginsWith for aws_sdk_dynamodb::primitives::Blob {}
+
+/// The attribute of a key value: every key attribute has one.
+pub fn key_attribute<T: ToAttribute>(
+    value: impl FieldValue<T>,
+    attribute: &str,
+) -> Result<AttributeValue> {
+    value.with_value(|v| v.to_attribute()).and_then(|v| {
+        v.ok_or_else(|| {
+            crate::Error::validation(format!(
+                "key attribute {attribute}: the value has no attribute form (an empty value?)"
+            ))
+        })
+    })
+}
+
+impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
+    /// Sort attribute `attribute` of `query`'s index key.
+    pub fn new(query: Query<Q::Out>, attribute: &'static str) -> Self {
+        AttributePart {
+            query,
+            attribute,
+            _state: PhantomData,
+        }
+    }
+
+    fn with(self, condition: Result<SortCondition>) -> Query<Q::Out> {
+        self.query.sk_attribute(self.attribute, condition)
+    }
+
+    fn value(&self, value: impl FieldValue<T>) -> Result<AttributeValue> {
+        key_attribute(value, self.attribute)
+    }
+
+    fn range(
+        self,
+        value: impl FieldValue<T>,
+        op: fn(AttributeValue) -> SortCondition,
+    ) -> Q::In<SkDone> {
+        let c = self.value(value).map(op);
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `attribute = value`; conditions on the next sort attribute follow.
+    pub fn eq(self, value: impl FieldValue<T>) -> Q::In<Next> {
+        let c = self.value(value).map(SortCondition::Eq);
+        <Q::In<Next>>::from_query(self.with(c))
+    }
+
+    /// `attribute < value`.
+    pub fn lt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.range(value, SortCondition::Lt)
+    }
+
+    /// `attribute <= value`.
+    pub fn le(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.range(value, SortCondition::Le)
+    }
+
+    /// `attribute > value`.
+    pub fn gt(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.range(value, SortCondition::Gt)
+    }
+
+    /// `attribute >= value`.
+    pub fn ge(self, value: impl FieldValue<T>) -> Q::In<SkDone> {
+        self.range(value, SortCondition::Ge)
+    }
+
+    /// `attribute BETWEEN low AND high` (both inclusive).
+    pub fn between(self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Q::In<SkDone> {
+        let c = self
+            .value(low)
+            .and_then(|l| Ok(SortCondition::Between(l, self.value(high)?)));
+        <Q::In<SkDone>>::from_query(self.with(c))
+    }
+
+    /// `begins_with(attribute, value)`: strings and binary only.
+    pub fn begins_with(self, value: impl FieldValue<T>) -> Q::In<SkDone>
+    where
+        T: BeginsWith,
+    {
+        self.range(value, SortCondition::BeginsWith)
+    }
+}
+
 /// The highest character.
 const MAX: char = '\u{10FFFF}';
 
@@ -331,6 +451,37 @@ impl PartRange {
     }
 }
 
+/// The tightest sort-key condition holding every key the sort-key templates `members` can
+/// write (a collection's members in one partition): `begins_with` their common literal prefix
+/// when they all have the same one (`=` for one constant key), else `BETWEEN` the smallest
+/// prefix and the successor of the largest; `None` (the whole partition) when a member has no
+/// sort key or one starting with a field. Items of other entities inside the range are read
+/// and skipped; outside it, they are not read.
+pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
+    let mut prefixes = Vec::with_capacity(members.len());
+    for t in members {
+        let t = (*t)?;
+        if t.prefix().is_empty() {
+            return None;
+        }
+        prefixes.push(t);
+    }
+    let low = prefixes.iter().map(Template::prefix).min()?;
+    let high = prefixes.iter().map(Template::prefix).max()?;
+    if low == high {
+        let constant = prefixes.iter().all(Template::is_constant);
+        return Some(if constant {
+            SortCondition::Eq(s(low.to_owned()))
+        } else {
+            SortCondition::BeginsWith(s(low.to_owned()))
+        });
+    }
+    Some(match successor(high) {
+        Some(h) => SortCondition::Between(s(low.to_owned()), s(h)),
+        None => SortCondition::Ge(s(low.to_owned())),
+    })
+}
+
 /// `begins_with(sk, prefix + partial)`.
 pub fn begins_with(prefix: &str, partial: &str) -> SortCondition {
     SortCondition::BeginsWith(s(format!("{prefix}{partial}")))
@@ -454,6 +605,34 @@ mod tests {
             pick(PartRange::between("P#", "b", "a", false)),
             Vec::<&str>::new()
         );
+    }
+
+    #[test]
+    fn members_read_their_range_only() {
+        use crate::key::Segment::{Field, Literal};
+        const ISSUE: Template = Template::new(&[Literal("ISSUE#"), Field("n")]);
+        const REPO: Template = Template::new(&[Literal("REPO#"), Field("o")]);
+        const PROFILE: Template = Template::new(&[Literal("PROFILE")]);
+        const OPEN: Template = Template::new(&[Field("day")]);
+        let range = members_range(&[Some(REPO), Some(ISSUE)]).unwrap();
+        assert_eq!(
+            range,
+            SortCondition::Between(s("ISSUE#".into()), s("REPO$".into()))
+        );
+        let keys = ["ISSUE#1", "PR#2", "REPO#a", "STAR#b", "FORK#c", "REPO$"];
+        let read: Vec<&str> = keys.iter().copied().filter(|k| holds(&range, k)).collect();
+        // Stars and forks sort outside: never read. PR#2 sorts inside: read, then skipped.
+        assert_eq!(read, ["ISSUE#1", "PR#2", "REPO#a", "REPO$"]);
+        assert_eq!(
+            members_range(&[Some(ISSUE), Some(ISSUE)]),
+            Some(SortCondition::BeginsWith(s("ISSUE#".into())))
+        );
+        assert_eq!(
+            members_range(&[Some(PROFILE)]),
+            Some(SortCondition::Eq(s("PROFILE".into())))
+        );
+        assert_eq!(members_range(&[Some(REPO), Some(OPEN)]), None);
+        assert_eq!(members_range(&[Some(REPO), None]), None);
     }
 
     #[test]

@@ -208,6 +208,7 @@ mod time_impls {
     }
 
     impl ToAttribute for OffsetDateTime {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::S);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             format_datetime(self)
                 .map(|s| Some(AttributeValue::S(s)))
@@ -226,6 +227,7 @@ mod time_impls {
     }
 
     impl ToAttribute for Date {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::S);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             format_date(self)
                 .map(|s| Some(AttributeValue::S(s)))
@@ -324,6 +326,7 @@ mod chrono_impls {
     }
 
     impl ToAttribute for DateTime<Utc> {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::S);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             format_datetime(self)
                 .map(|s| Some(AttributeValue::S(s)))
@@ -342,6 +345,7 @@ mod chrono_impls {
     }
 
     impl ToAttribute for NaiveDate {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::S);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             format_date(self)
                 .map(|s| Some(AttributeValue::S(s)))
@@ -393,6 +397,7 @@ mod uuid_impls {
     }
 
     impl ToAttribute for Uuid {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::S);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             Ok(Some(AttributeValue::S(self.hyphenated().to_string())))
         }
@@ -454,6 +459,7 @@ mod decimal_impls {
     }
 
     impl ToAttribute for Decimal {
+        const SCALAR: Option<crate::table::ScalarType> = Some(crate::table::ScalarType::N);
         fn to_attribute(&self) -> Result<Option<AttributeValue>> {
             Ok(Some(AttributeValue::N(self.to_number()?)))
         }

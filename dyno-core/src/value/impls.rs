@@ -12,18 +12,21 @@ use super::number::MAX_DIGITS;
 use super::{describe, AttributeValue, Decimal, FromAttribute, Item, ToAttribute};
 use crate::error::{Error, Result};
 use crate::key::KeyPart;
+use crate::table::ScalarType;
 
 fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
     Err(Error::decode(expected, describe(found)))
 }
 
 impl<T: ToAttribute + ?Sized> ToAttribute for &T {
+    const SCALAR: Option<ScalarType> = T::SCALAR;
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
     }
 }
 
 impl<T: ToAttribute + ?Sized> ToAttribute for Box<T> {
+    const SCALAR: Option<ScalarType> = T::SCALAR;
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
     }
@@ -39,12 +42,14 @@ impl<T: FromAttribute> FromAttribute for Box<T> {
 }
 
 impl ToAttribute for str {
+    const SCALAR: Option<ScalarType> = Some(ScalarType::S);
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         Ok(Some(AttributeValue::S(self.to_owned())))
     }
 }
 
 impl ToAttribute for String {
+    const SCALAR: Option<ScalarType> = Some(ScalarType::S);
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         Ok(Some(AttributeValue::S(self.clone())))
     }
@@ -151,6 +156,7 @@ float!(f32, f64);
 macro_rules! number_attribute {
     ($($t:ty),*) => {$(
         impl ToAttribute for $t {
+            const SCALAR: Option<ScalarType> = Some(ScalarType::N);
             fn to_attribute(&self) -> Result<Option<AttributeValue>> {
                 Ok(Some(AttributeValue::N(self.to_number()?)))
             }
@@ -171,6 +177,7 @@ macro_rules! number_attribute {
 number_attribute!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
 
 impl<T: ToAttribute> ToAttribute for Option<T> {
+    const SCALAR: Option<ScalarType> = T::SCALAR;
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         match self {
             Some(v) => v.to_attribute(),
@@ -198,6 +205,7 @@ impl<T: FromAttribute> FromAttribute for Option<T> {
 pub struct Bytes(pub Vec<u8>);
 
 impl ToAttribute for Bytes {
+    const SCALAR: Option<ScalarType> = Some(ScalarType::B);
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         Ok(Some(AttributeValue::B(Blob::new(self.0.clone()))))
     }
@@ -216,6 +224,7 @@ impl FromAttribute for Bytes {
 }
 
 impl ToAttribute for Blob {
+    const SCALAR: Option<ScalarType> = Some(ScalarType::B);
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         Ok(Some(AttributeValue::B(self.clone())))
     }

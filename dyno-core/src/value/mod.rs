@@ -39,6 +39,7 @@ pub use self::impls::{
 pub use self::number::{Decimal, Number, NumberError};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};
+use crate::table::ScalarType;
 
 /// One DynamoDB item: attribute name to value.
 pub type Item = HashMap<String, AttributeValue>;
@@ -53,6 +54,11 @@ pub type SharedItem = Arc<Item>;
     note = "implement `ToAttribute`/`FromAttribute`, or mark the field `#[dyno(serde)]` to store it through serde_dynamo"
 )]
 pub trait ToAttribute {
+    /// The scalar type (`S`, `N` or `B`) every value of this type is stored as, when there is
+    /// one: what lets a field be an attribute of a multi-attribute index key, whose declared
+    /// type the derive checks at compile time. `None` (the default) for other types.
+    const SCALAR: Option<ScalarType> = None;
+
     /// The attribute for this value; `None` leaves the attribute out of the item.
     fn to_attribute(&self) -> Result<Option<AttributeValue>>;
 }

@@ -12,6 +12,9 @@ pub(crate) struct CollectionInput<'a> {
     pub ident: &'a Ident,
     pub vis: &'a syn::Visibility,
     pub partition: Option<syn::Path>,
+    /// `index = GSI1`: the index the collection reads (a global or local index every member
+    /// has a key in); the table when absent.
+    pub index: Option<syn::LitStr>,
     pub shape: CollectionShape<'a>,
 }
 
@@ -34,15 +37,26 @@ impl<'a> CollectionInput<'a> {
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Collection");
         let mut partition = Attr::none("partition");
+        let mut index = Attr::none("index");
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "partition" => partition.set(cx, &meta.path, path_value(&meta)?),
+                "index" => {
+                    let value = meta.value()?;
+                    let name = if value.peek(syn::LitStr) {
+                        value.parse::<syn::LitStr>()?
+                    } else {
+                        let ident: Ident = value.parse()?;
+                        syn::LitStr::new(&ident.to_string(), ident.span())
+                    };
+                    index.set(cx, &meta.path, name);
+                }
                 _ => {
                     return unknown_key_continue(
                         cx,
                         &meta,
                         "#[dyno(...)] on a collection",
-                        &["partition"],
+                        &["partition", "index"],
                     )
                 }
             }
@@ -110,6 +124,7 @@ impl<'a> CollectionInput<'a> {
             ident: &input.ident,
             vis: &input.vis,
             partition: partition.get(),
+            index: index.get(),
             shape,
         })
     }

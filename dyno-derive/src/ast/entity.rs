@@ -33,6 +33,27 @@ pub(crate) struct EntityIndex {
     pub pk: Option<Template>,
     pub sk: Option<Template>,
     pub shards: Option<(u32, Span)>,
+    /// `pk = [tenant, status]`, `sk = [priority]`: fields mapped, in order, onto the attributes
+    /// of an index key declared as lists (a multi-attribute key); `pk` and `sk` are then `None`.
+    pub fields: Option<MappedKey>,
+}
+
+impl EntityIndex {
+    /// The span of the index name as written.
+    pub(crate) fn span(&self) -> Span {
+        self.name_tokens
+            .clone()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span())
+    }
+}
+
+/// The fields an entity maps onto an index's key attributes, in key order.
+#[derive(Default)]
+pub(crate) struct MappedKey {
+    pub partition: Vec<Ident>,
+    pub sort: Vec<Ident>,
 }
 
 /// One struct field.
@@ -105,12 +126,25 @@ impl<'a> EntityInput<'a> {
                     let mut ipk = Attr::none("pk");
                     let mut isk = Attr::none("sk");
                     let mut shards = Attr::none("shards");
+                    let mut mapped: Option<MappedKey> = None;
                     meta.parse_nested_meta(|m| {
                         let key = key_name(&m);
                         match key.as_str() {
                             "name" => {
                                 let lit = nonempty_string(&m)?;
                                 name.set(cx, &m.path, (lit.value(), quote::quote!(#lit)));
+                            }
+                            key @ ("pk" | "sk") if m.input.peek(syn::Token![=]) && m.input.peek2(syn::token::Bracket) => {
+                                let _ = m.value()?;
+                                let content;
+                                syn::bracketed!(content in m.input);
+                                let list = content.parse_terminated(Ident::parse_any, syn::Token![,])?;
+                                let mapped = mapped.get_or_insert_with(MappedKey::default);
+                                let (slot, other) = if key == "pk" { (&mut mapped.partition, &ipk) } else { (&mut mapped.sort, &isk) };
+                                if !slot.is_empty() || other.is_set() {
+                                    cx.error_spanned_by(&m.path, format!("duplicate `{key}`"));
+                                }
+                                *slot = list.into_iter().collect();
                             }
                             "pk" => ipk.set(cx, &m.path, string_value(&m)?),
                             "sk" => isk.set(cx, &m.path, string_value(&m)?),
@@ -143,6 +177,7 @@ impl<'a> EntityInput<'a> {
                         pk,
                         sk,
                         shards: shards.get(),
+                        fields: mapped,
                     });
                 }
                 _ => {

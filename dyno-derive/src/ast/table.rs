@@ -30,6 +30,69 @@ pub(crate) struct TableIndexDecl {
     pub local: bool,
     pub keys_only: Option<TokenStream>,
     pub include: Option<(TokenStream, Vec<LitStr>)>,
+    /// `pk = [...]` / `sk = [...]`: the index's key attributes as lists of typed attributes
+    /// (a multi-attribute key); `pk` and `sk` then hold the first of each.
+    pub multi: Option<MultiKey>,
+}
+
+/// The key attributes of an index declared with lists: `pk = ["tenant", "status"]`,
+/// `sk = ["priority:N", "created"]`.
+#[derive(Default)]
+pub(crate) struct MultiKey {
+    pub partition: Vec<KeyAttr>,
+    pub sort: Vec<KeyAttr>,
+}
+
+/// One attribute of a key list: `"priority:N"` (type `S` when not given).
+pub(crate) struct KeyAttr {
+    pub lit: LitStr,
+    pub name: String,
+    /// `S`, `N` or `B`.
+    pub ty: char,
+}
+
+/// A key given as `= "GSI1PK"` or as a list `= ["tenant", "priority:N"]`.
+enum KeyValue {
+    One(LitStr),
+    List(proc_macro2::Span, Vec<KeyAttr>),
+}
+
+/// Parses `= "name"` or `= ["name", "name:N", ...]`.
+fn key_value(cx: &Ctxt, m: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<KeyValue> {
+    if !m.input.peek(syn::Token![=]) || !m.input.peek2(syn::token::Bracket) {
+        return nonempty_string(m).map(KeyValue::One);
+    }
+    let _ = m.value()?;
+    let content;
+    let bracket = syn::bracketed!(content in m.input);
+    let lits = content.parse_terminated(|p| p.parse::<LitStr>(), syn::Token![,])?;
+    let mut out = Vec::new();
+    for lit in lits {
+        let text = lit.value();
+        let (name, ty) = match text.rsplit_once(':') {
+            Some((name, ty)) => (name.to_owned(), ty.to_owned()),
+            None => (text.clone(), "S".to_owned()),
+        };
+        // A mistake is reported and the attribute kept (as S), so nothing else is reported
+        // about the index.
+        let ty = match ty.as_str() {
+            "S" => 'S',
+            "N" => 'N',
+            "B" => 'B',
+            other => {
+                cx.error_spanned_by(&lit, format!("unknown key attribute type `{other}`: write `\"{name}\"` (a string), `\"{name}:N\"` (a number) or `\"{name}:B\"` (binary)"));
+                'S'
+            }
+        };
+        if name.is_empty() {
+            cx.error_spanned_by(
+                &lit,
+                "a key attribute needs a name: `\"tenant\"` or `\"priority:N\"`",
+            );
+        }
+        out.push(KeyAttr { lit, name, ty });
+    }
+    Ok(KeyValue::List(bracket.span.join(), out))
 }
 
 const TABLE_KEYS: &[&str] = &["name", "pk", "sk", "ttl", "entity_attribute", "index(...)"];
@@ -58,12 +121,35 @@ impl<'a> TableInput<'a> {
                     let mut local = Flag::none("local");
                     let mut keys_only = Flag::none("keys_only");
                     let mut include = Attr::none("include");
+                    let mut multi: Option<MultiKey> = None;
                     let path = meta.path.clone();
                     meta.parse_nested_meta(|m| {
                         match key_name(&m).as_str() {
                             "name" => iname.set(cx, &m.path, nonempty_string(&m)?),
-                            "pk" => ipk.set(cx, &m.path, nonempty_string(&m)?),
-                            "sk" => isk.set(cx, &m.path, nonempty_string(&m)?),
+                            key @ ("pk" | "sk") => {
+                                let first = match key_value(cx, &m)? {
+                                    KeyValue::One(lit) => lit,
+                                    KeyValue::List(span, list) => {
+                                        let Some(first) = list.first() else {
+                                            cx.error_at(span, format!("`{key} = []` lists no attribute: give one to four, `{key} = [\"tenant\", \"priority:N\"]`"));
+                                            return Ok(());
+                                        };
+                                        let first = LitStr::new(&first.name, first.lit.span());
+                                        let multi = multi.get_or_insert_with(MultiKey::default);
+                                        if key == "pk" {
+                                            multi.partition = list;
+                                        } else {
+                                            multi.sort = list;
+                                        }
+                                        first
+                                    }
+                                };
+                                if key == "pk" {
+                                    ipk.set(cx, &m.path, first);
+                                } else {
+                                    isk.set(cx, &m.path, first);
+                                }
+                            }
                             "local" => {
                                 no_value(&m)?;
                                 local.set(cx, &m.path)
@@ -98,6 +184,7 @@ impl<'a> TableInput<'a> {
                         local: local.get(),
                         keys_only,
                         include: include.get_with_tokens(),
+                        multi,
                     });
                 }
                 _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a table", TABLE_KEYS),
@@ -127,5 +214,29 @@ impl<'a> TableInput<'a> {
             entity_attribute: entity_attribute.get(),
             indexes,
         })
+    }
+}
+
+/// One key attribute's name and type (`S`, `N`, `B`).
+pub(crate) type KeyList = (String, char);
+
+impl TableIndexDecl {
+    /// The partition and sort key attributes with their types (`S`, `N`, `B`), in key order: the
+    /// lists of a multi-attribute key, else the one string attribute of each (`table_pk` for a
+    /// local index).
+    pub(crate) fn key_lists(&self, table_pk: &LitStr) -> (Vec<KeyList>, Vec<KeyList>) {
+        let one = |l: &LitStr| vec![(l.value(), 'S')];
+        let list = |l: &[KeyAttr]| l.iter().map(|a| (a.name.clone(), a.ty)).collect::<Vec<_>>();
+        let multi = self.multi.as_ref();
+        let partition = match multi.filter(|m| !m.partition.is_empty()) {
+            Some(m) => list(&m.partition),
+            None if self.local => one(table_pk),
+            None => self.pk.as_ref().map(one).unwrap_or_default(),
+        };
+        let sort = match multi.filter(|m| !m.sort.is_empty()) {
+            Some(m) => list(&m.sort),
+            None => self.sk.as_ref().map(one).unwrap_or_default(),
+        };
+        (partition, sort)
     }
 }

@@ -41,12 +41,37 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         Some(path) => quote!(#path),
         None => quote!(#first),
     };
+    let index = match &model.index {
+        Some(name) => quote!(::core::option::Option::Some(#name)),
+        None => quote!(::core::option::Option::None),
+    };
+    let index_id = model
+        .index
+        .as_ref()
+        .map_or(0, |n| crate::case::index_id(&n.value()));
+    let index_id = proc_macro2::Literal::u64_unsuffixed(index_id);
+    let place = model.index.as_ref().map_or_else(
+        || "the table".to_owned(),
+        |n| format!("index `{}`", n.value()),
+    );
+    let partition_name = partition.to_string().replace(' ', "");
     let mut checks = TokenStream::new();
     for (_, ty) in &variants {
         let span = ty.span();
+        let member = quote!(#ty).to_string().replace(' ', "");
+        let not_in = format!("`{member}` has no key in {place}, which this collection reads: give it one, or leave it out of the collection");
+        let other_partition = format!("`{member}` does not share `{partition_name}`'s partition in {place}: their partition key templates differ, so one query cannot read both");
         checks.extend(quote_spanned! {span=>
             const _: fn() = #p::assert_same_table::<#partition, #ty>;
         });
+        // Spanned on the member, the constant assertions' error is reported there.
+        checks.extend(super::respan(
+            quote! {
+                const _: () = #p::const_assert(#p::in_index::<#ty>(#index), #not_in);
+                const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
+            },
+            span,
+        ));
     }
 
     // The item type the query decodes: the enum itself, or a hidden enum for the struct shape.
@@ -79,9 +104,9 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             }
         }
     });
-    let members = variants
-        .iter()
-        .map(|(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {}));
+    let members = variants.iter().map(
+        |(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {} impl #p::Member<#t> for #item_ty {}),
+    );
     let from_item = quote! {
         #[automatically_derived]
         impl #p::FromItem for #item_ty {
@@ -104,14 +129,21 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         CollectionShape::Enum(_) => quote!(query),
         CollectionShape::Struct(_) => quote!(#query_ty { query }),
     };
+    let members = variants
+        .iter()
+        .map(|(_, t)| quote!(#p::sort_template::<#t>(#index).flatten()));
+    let ctor_doc = format!("Queries one partition of {place} (the arguments are the partition key fields of `{partition_name}` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have.");
     let ctor = quote! {
-        /// Queries one partition (the arguments are the partition key fields of the first entity,
-        /// a tuple when there are several) and returns every entity in it.
+        #[doc = #ctor_doc]
         pub fn query<A>(partition: A) -> #query_ty
         where
-            #partition: #p::PartitionKeyOf<A>,
+            #partition: #p::PartitionKeyOf<A, #index_id>,
         {
-            let query = #p::Query::partition::<#partition>(<#partition as #p::PartitionKeyOf<A>>::partition_key(partition));
+            let query = #p::Query::collection::<#partition>(
+                #index,
+                <#partition as #p::PartitionKeyOf<A, #index_id>>::partition_key(partition),
+                &[#(#members),*],
+            );
             #wrap
         }
     };
@@ -187,14 +219,54 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                         #query_ty { query: self.query.page_size(n) }
                     }
 
-                    /// Reads the whole partition (all pages) and groups it.
-                    pub async fn get<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
-                        let items = self.query.all(store).await?;
+                    /// Returns items in descending sort-key order.
+                    pub fn descending(self) -> Self {
+                        #query_ty { query: self.query.descending() }
+                    }
+
+                    /// Reads at most `n` items in total.
+                    pub fn limit(self, n: usize) -> Self {
+                        #query_ty { query: self.query.limit(n) }
+                    }
+
+                    /// Reads only the items of member `E` (a sub-collection: the sort keys beginning
+                    /// with `E`'s literal prefix).
+                    pub fn only<E>(self) -> Self
+                    where
+                        E: #p::Entity,
+                        #item_ty: #p::Member<E>,
+                    {
+                        #query_ty { query: self.query.only::<E>() }
+                    }
+
+                    /// The untyped query this reads, or the first error met building it.
+                    pub fn into_query(self) -> #p::Result<#p::Query<#item_ty>> {
+                        self.query.check()
+                    }
+
+                    fn group(items: ::std::vec::Vec<#item_ty>) -> #p::Result<#ident> {
                         let mut out = #ident { #(#inits),* };
                         for item in items {
                             match item { #(#arms)* }
                         }
                         ::core::result::Result::Ok(out)
+                    }
+
+                    /// Reads the partition's members (all pages) and groups them.
+                    pub async fn get<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
+                        Self::group(self.query.all(store).await?)
+                    }
+
+                    /// One page, starting at `cursor` (`None`: the first page), grouped, and the cursor
+                    /// of the next page (`None` after the last); the cursor resumes this query only.
+                    pub async fn page<St: #p::Store + ?::core::marker::Sized>(&self, store: &St, cursor: ::core::option::Option<&#p::Cursor>) -> #p::Result<(#ident, ::core::option::Option<#p::Cursor>)> {
+                        let page = self.query.page(store, cursor).await?;
+                        ::core::result::Result::Ok((Self::group(page.items)?, page.cursor))
+                    }
+
+                    /// The pages as a stream, each grouped, read as it is polled.
+                    pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<#ident>> + ::core::marker::Send + 's {
+                        #p::stream_map(self.query.pages(store), Self::group)
                     }
                 }
             };

@@ -11,6 +11,7 @@ use syn::{DeriveInput, Ident, Type};
 
 mod codec;
 mod keys;
+mod mapped;
 
 use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
@@ -109,15 +110,12 @@ impl<'a> Gen<'a> {
         let indexes: Vec<IndexGen<'a>> = m
             .indexes
             .iter()
+            // Indexes keyed by fields have no templates: see `entity/mapped.rs`.
+            .filter(|decl| decl.fields.is_none())
             .enumerate()
             .map(|(i, decl)| {
                 let name = &decl.name;
-                let span = decl
-                    .name_tokens
-                    .clone()
-                    .into_iter()
-                    .next()
-                    .map_or_else(Span::call_site, |t| t.span());
+                let span = decl.span();
                 let const_ident = Ident::new(&case::index_const(name), span);
                 let table_index = respan(quote!(#table::#const_ident), span);
                 let method = format_ident!("{}", case::snake(name));
@@ -240,13 +238,7 @@ impl<'a> Gen<'a> {
             let (pk_t_name, sk_t_name, pk_name, sk_name) =
                 (&ix.pk_t, &ix.sk_t, &ix.pk_name, &ix.sk_name);
             let name = &ix.decl.name;
-            let span = ix
-                .decl
-                .name_tokens
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(Span::call_site, |t| t.span());
+            let span = ix.decl.span();
             let pk_c = if ix.own_pk {
                 template_const(p, ix.pk)
             } else {
@@ -367,6 +359,8 @@ impl<'a> Gen<'a> {
         let partition = self.partition_impl();
         let (query_defs, query_impls) = query::entity_queries(self);
         let (update_def, update_impl) = update::expand(self, groups);
+        let (mapped_defs, mapped_impls) = self.mapped_indexes();
+        let index_callback = self.index_callback();
 
         let body = quote! {
             // The autoref-specialization traits every helper below calls through (a field type
@@ -421,11 +415,14 @@ impl<'a> Gen<'a> {
             }
 
             #query_impls
+            #mapped_impls
             #update_impl
+            #index_callback
         };
         let body = dummy_const(body);
         quote! {
             #query_defs
+            #mapped_defs
             #update_def
             #body
         }

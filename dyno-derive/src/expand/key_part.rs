@@ -70,6 +70,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 quote! {
                     #[automatically_derived]
                     impl #p::ToAttribute for #ident {
+                        const SCALAR: ::core::option::Option<#p::ScalarType> = ::core::option::Option::Some(#p::ScalarType::S);
                         fn to_attribute(&self) -> #p::Result<::core::option::Option<#p::AttributeValue>> {
                             ::core::result::Result::Ok(::core::option::Option::Some(#p::AttributeValue::S(
                                 ::std::string::String::from(self.key_name()),
@@ -123,6 +124,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 quote! {
                     #[automatically_derived]
                     impl #p::ToAttribute for #ident {
+                        const SCALAR: ::core::option::Option<#p::ScalarType> = <#inner as #p::ToAttribute>::SCALAR;
                         fn to_attribute(&self) -> #p::Result<::core::option::Option<#p::AttributeValue>> {
                             <#inner as #p::ToAttribute>::to_attribute(&self.0)
                         }

@@ -226,33 +226,64 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
 }
 
 /// One accessor per sort-key part (`.order_date()`), returning the runtime's `SortKeyPart`
-/// (`eq`, `lt`, ..., `between`, `begins_with`). It exists in every state but requires the state
-/// where the part comes next (a marker trait implemented for that `Sk<i>` only), so a part out
-/// of order is one error whose message says which part to fix first.
+/// (`eq`, `lt`, ..., `between`, `begins_with`); see [`part_accessors`].
 fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
     let p = &g.p;
-    let ident = g.ident;
-    let ty = &s.ty;
-    let base = format_ident!("{}Query", ident);
-    let ix = s.ix;
     let fields: Vec<&str> = t.fields().collect();
-    let text = t.text().replace('{', "{{").replace('}', "}}");
     let whose = match &s.span {
         Some(_) => format!("the sort key of index `{}`", s.index_name),
         None => "the sort key".to_owned(),
     };
+    part_accessors(
+        g,
+        &s.ty,
+        s.ix,
+        &whose,
+        &t.text(),
+        &fields,
+        |i, field, next| {
+            // The literal after this field: `#...` before the next field, or the template's tail.
+            let position = t
+                .segments
+                .iter()
+                .position(|s| matches!(s, Seg::Field(f) if f == field))
+                .unwrap_or(0);
+            let following = match t.segments.get(position + 1) {
+                Some(Seg::Lit(l)) => l.clone(),
+                _ => String::new(),
+            };
+            let is_final = i + 1 == fields.len();
+            let arg_ty = g.key_arg_ty(field);
+            let seg_fn = format_ident!("__seg_{}", field);
+            (
+                quote!(#p::SortKeyPart<Self, #arg_ty, #next>),
+                quote!(#p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)),
+            )
+        },
+    )
+}
+
+/// One accessor per part of a sort key (`fields`, in key order; `text` shows the key in
+/// messages) on the builder of index `ix` (`ty`). It exists in every state but requires the
+/// state where the part comes next (a marker trait implemented for that `Sk<i>` only), so a part
+/// out of order is one error whose message says which part to fix first. `part(i, field, next)`
+/// gives the accessor's return type and body (`self.query` is the query), `next` being the state
+/// after `eq` on the part.
+pub(super) fn part_accessors(
+    g: &Gen<'_>,
+    ty: &Ident,
+    ix: usize,
+    whose: &str,
+    text: &str,
+    fields: &[&str],
+    part: impl Fn(usize, &str, &TokenStream) -> (TokenStream, TokenStream),
+) -> TokenStream {
+    let p = &g.p;
+    let ident = g.ident;
+    let base = format_ident!("{}Query", ident);
+    let text_escaped = text.replace('{', "{{").replace('}', "}}");
     let mut out = TokenStream::new();
     for (i, field) in fields.iter().enumerate() {
-        // The literal after this field: `#...` before the next field, or the template's tail.
-        let position = t
-            .segments
-            .iter()
-            .position(|s| matches!(s, Seg::Field(f) if f == field))
-            .unwrap_or(0);
-        let following = match t.segments.get(position + 1) {
-            Some(Seg::Lit(l)) => l.clone(),
-            _ => String::new(),
-        };
         let is_final = i + 1 == fields.len();
         let next = if is_final {
             quote!(#p::SkDone)
@@ -260,15 +291,14 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
             let n = i + 1;
             quote!(#p::Sk<#n>)
         };
-        let arg_ty = g.key_arg_ty(field);
-        let seg_fn = format_ident!("__seg_{}", field);
         let accessor = &g.field(field).ident;
         // The first part needs a state without condition (dyno-core's marker); a later part
         // the state where the part before it is fixed (a marker naming that part).
         let (tr, marker) = match i.checked_sub(1).map(|j| fields[j]) {
             Some(before) => {
                 let tr = format_ident!("__{}Part{}", ty, i);
-                let message = format!("call `{before}().eq(..)` first: {whose} is `{text}`");
+                let message =
+                    format!("call `{before}().eq(..)` first: {whose} is `{text_escaped}`");
                 let note = "the parts of a composite sort key are given in order, each fixed with `eq` before a condition on the next; a range ends the condition";
                 let marker = quote! {
                     /// Implemented by the query state in which this sort-key part comes next.
@@ -281,18 +311,18 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
             None => (quote!(#p::NoSortCondition), TokenStream::new()),
         };
         let doc = format!(
-            "Conditions on `{field}`, {} of {whose} `{}`: `.{field}().eq(v)`{}, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.",
+            "Conditions on `{field}`, {} of {whose} `{text}`: `.{field}().eq(v)`{}, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.",
             if is_final { "the last part".to_owned() } else { format!("part {} (then conditions on `{}`)", i + 1, fields[i + 1]) },
-            t.text(),
             if i > 0 { format!(" (after `{}().eq(..)`)", fields[i - 1]) } else { String::new() },
         );
+        let (ret, body) = part(i, field, &next);
         out.extend(quote! {
             #marker
             #[automatically_derived]
             impl<State, Kind, Out: #p::FromItem + #p::FilterBy<#ident>> #base<#ix, State, Kind, Out> {
                 #[doc = #doc]
-                pub fn #accessor(self) -> #p::SortKeyPart<Self, #arg_ty, #next> where State: #tr {
-                    #p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)
+                pub fn #accessor(self) -> #ret where State: #tr {
+                    #body
                 }
             }
         });

@@ -48,7 +48,48 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         } else {
             quote!(global_index)
         };
-        def = quote!(#def.#method(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection)));
+        let (partition, sort) = index.key_lists(pk);
+        let ty = |t: &char| {
+            let t = format_ident!("{}", t.to_string());
+            quote!(#p::ScalarType::#t)
+        };
+        let index_def = if index.multi.is_some() {
+            // Checked by the derive (one to four partition and up to four sort attributes,
+            // distinct names): the fields directly, without `IndexDef::multi`'s `Result`.
+            let attr = |(n, t): &(String, char)| {
+                let t = ty(t);
+                quote!(#p::KeyAttribute::new(#n, #t))
+            };
+            let first = attr(&partition[0]);
+            let extra_pk = partition[1..].iter().map(attr);
+            let first_sk = match sort.first() {
+                Some(a) => {
+                    let a = attr(a);
+                    quote!(::core::option::Option::Some(#a))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            let extra_sk = sort.iter().skip(1).map(attr);
+            quote!(#p::IndexDef {
+                name: ::std::string::String::from(#iname),
+                partition_key: #first,
+                sort_key: #first_sk,
+                extra_partition_keys: ::std::vec![#(#extra_pk),*],
+                extra_sort_keys: ::std::vec![#(#extra_sk),*],
+                projection: #projection,
+            })
+        } else {
+            quote!(#p::IndexDef::new(#iname, #ipk, #isk).projection(#projection))
+        };
+        def = quote!(#def.#method(#index_def));
+        let consts = |list: &[(String, char)]| {
+            let items = list.iter().map(|(n, t)| {
+                let t = ty(t);
+                quote!((#n, #t))
+            });
+            quote!(&[#(#items),*])
+        };
+        let (partition_attributes, sort_attributes) = (consts(&partition), consts(&sort));
         let const_ident = format_ident!("{}", case::index_const(&iname.value()));
         let doc = format!("Index `{}`: its name and key attributes.", iname.value());
         index_consts.extend(quote! {
@@ -58,6 +99,8 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 partition_key: #ipk,
                 sort_key: #isk,
                 local: #local,
+                partition_attributes: #partition_attributes,
+                sort_attributes: #sort_attributes,
             };
         });
     }
@@ -76,7 +119,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             impl #ident { #index_consts }
         }
     };
-    Some(dummy_const(quote! {
+    let body = dummy_const(quote! {
         #[automatically_derived]
         impl #p::Table for #ident {
             fn definition() -> &'static #p::TableDef {
@@ -92,7 +135,38 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             const TTL: ::core::option::Option<&'static str> = #ttl;
         }
         #consts
-    }))
+    });
+    let names: Vec<&syn::LitStr> = table.indexes.iter().map(|i| &i.name).collect();
+    let callback = callback(input, &quote!([#(#names),*]));
+    Some(quote! {
+        #callback
+        #body
+    })
+}
+
+/// The macro named like the table (`Shop!`, in the macro namespace beside the type), which
+/// entities' expansions call with themselves and their indexes: it hands them with the table's
+/// index names (`indexes`, a bracketed list) to `__private::index_stubs!` (see
+/// `expand/index_stubs.rs`). Visible where the type is, within the crate (a `macro_rules`
+/// cannot be exported from a derive's expansion under a module path): entities are declared in
+/// their table's crate.
+fn callback(input: &DeriveInput, indexes: &TokenStream) -> TokenStream {
+    let p = private();
+    let ident = &input.ident;
+    let hidden = format_ident!("__dyno_table_{}", ident);
+    let vis = match &input.vis {
+        syn::Visibility::Public(_) => quote!(pub(crate)),
+        other => quote!(#other),
+    };
+    quote! {
+        #[doc(hidden)]
+        macro_rules! #hidden {
+            ($($entity:tt)*) => { #p::index_stubs! { #indexes $($entity)* } };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #hidden as #ident;
+    }
 }
 
 fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {
@@ -106,7 +180,8 @@ fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {
 pub(super) fn stub(input: &DeriveInput) -> TokenStream {
     let p = private();
     let ident = &input.ident;
-    dummy_const(quote! {
+    let callback = callback(input, &quote!([]));
+    let stub = dummy_const(quote! {
         impl #p::Table for #ident {
             fn definition() -> &'static #p::TableDef {
                 #p::stub_table_definition()
@@ -117,5 +192,6 @@ pub(super) fn stub(input: &DeriveInput) -> TokenStream {
             const SK: ::core::option::Option<&'static str> = ::core::option::Option::None;
             const TTL: ::core::option::Option<&'static str> = ::core::option::Option::None;
         }
-    })
+    });
+    quote!(#callback #stub)
 }

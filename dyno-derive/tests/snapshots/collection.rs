@@ -15,8 +15,12 @@ pub struct UserWithOrdersQuery {
 const _ : () = {
     const _ : fn () = :: dyno_core :: __private :: assert_same_table :: < User ,
     User > ;
+    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) , "`User` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , User > (:: core :: option :: Option :: None) , "`User` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
     const _ : fn () = :: dyno_core :: __private :: assert_same_table :: < User ,
     Order > ;
+    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) , "`Order` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , Order > (:: core :: option :: Option :: None) , "`Order` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
     #[automatically_derived]
     impl :: dyno_core :: __private :: FromItem for __DynoUserWithOrdersItem {
         fn accepts (item : & :: dyno_core :: __private :: Item) -> bool {
@@ -37,15 +41,17 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: FilterBy < User > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: Member < User > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl :: dyno_core :: __private :: FilterBy < Order > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: Member < Order > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl UserWithOrders {
-        #[doc = r" Queries one partition (the arguments are the partition key fields of the first entity,"]
-        #[doc = r" a tuple when there are several) and returns every entity in it."]
-        pub fn query < A > (partition : A) -> UserWithOrdersQuery where User : :: dyno_core :: __private :: PartitionKeyOf < A > ,
+        #[doc = "Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have."]
+        pub fn query < A > (partition : A) -> UserWithOrdersQuery where User : :: dyno_core :: __private :: PartitionKeyOf < A ,
+        0 > ,
         {
-            let query = :: dyno_core :: __private :: Query :: partition :: < User > (< User as :: dyno_core :: __private :: PartitionKeyOf < A >> :: partition_key (partition)) ;
+            let query = :: dyno_core :: __private :: Query :: collection :: < User > (:: core :: option :: Option :: None , < User as :: dyno_core :: __private :: PartitionKeyOf < A , 0 >> :: partition_key (partition) , & [:: dyno_core :: __private :: sort_template :: < User > (:: core :: option :: Option :: None) . flatten () , :: dyno_core :: __private :: sort_template :: < Order > (:: core :: option :: Option :: None) . flatten ()] ,) ;
             UserWithOrdersQuery {
                 query
             }
@@ -78,9 +84,32 @@ const _ : () = {
                 query : self . query . page_size (n)
             }
         }
-        #[doc = r" Reads the whole partition (all pages) and groups it."]
-        pub async fn get < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < UserWithOrders > {
-            let items = self . query . all (store) . await ? ;
+        #[doc = r" Returns items in descending sort-key order."]
+        pub fn descending (self) -> Self {
+            UserWithOrdersQuery {
+                query : self . query . descending ()
+            }
+        }
+        #[doc = r" Reads at most `n` items in total."]
+        pub fn limit (self , n : usize) -> Self {
+            UserWithOrdersQuery {
+                query : self . query . limit (n)
+            }
+        }
+        #[doc = r" Reads only the items of member `E` (a sub-collection: the sort keys beginning"]
+        #[doc = r" with `E`'s literal prefix)."]
+        pub fn only < E > (self) -> Self where E : :: dyno_core :: __private :: Entity ,
+        __DynoUserWithOrdersItem : :: dyno_core :: __private :: Member < E > ,
+        {
+            UserWithOrdersQuery {
+                query : self . query . only :: < E > ()
+            }
+        }
+        #[doc = r" The untyped query this reads, or the first error met building it."]
+        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < __DynoUserWithOrdersItem >> {
+            self . query . check ()
+        }
+        fn group (items : :: std :: vec :: Vec < __DynoUserWithOrdersItem >) -> :: dyno_core :: __private :: Result < UserWithOrders > {
             let mut out = UserWithOrders {
                 user : :: core :: option :: Option :: None ,
                 orders : :: std :: vec :: Vec :: new ()
@@ -97,6 +126,21 @@ const _ : () = {
                 }
             }
             :: core :: result :: Result :: Ok (out)
+        }
+        #[doc = r" Reads the partition's members (all pages) and groups them."]
+        pub async fn get < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < UserWithOrders > {
+            Self :: group (self . query . all (store) . await ?)
+        }
+        #[doc = r" One page, starting at `cursor` (`None`: the first page), grouped, and the cursor"]
+        #[doc = r" of the next page (`None` after the last); the cursor resumes this query only."]
+        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (& self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < (UserWithOrders , :: core :: option :: Option < :: dyno_core :: __private :: Cursor >) > {
+            let page = self . query . page (store , cursor) . await ? ;
+            :: core :: result :: Result :: Ok ((Self :: group (page . items) ? , page . cursor))
+        }
+        #[doc = r" The pages as a stream, each grouped, read as it is polled."]
+        pub fn stream < 's ,
+        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < UserWithOrders >> + :: core :: marker :: Send + 's {
+            :: dyno_core :: __private :: stream_map (self . query . pages (store) , Self :: group)
         }
     }
 };

@@ -171,12 +171,8 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
-    #[automatically_derived]
-    impl < A0 : :: dyno_core :: __private :: FieldValue < String > > :: dyno_core :: __private :: PartitionKeyOf < A0 > for Order {
-        fn partition_key (user_id : A0) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-            :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)
-        }
-    }
+    :: dyno_core :: __private :: partition_key_of ! (Order , 0 , [A0 : :: dyno_core :: __private :: FieldValue < String >] , A0 , user_id , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)) ;
+    :: dyno_core :: __private :: partition_key_of ! (Order , 1672353327546953593 , [A0 : :: dyno_core :: __private :: FieldValue < OrderStatus >] , A0 , status , :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , __key_i0_pk)) ;
     #[automatically_derived]
     impl Order {
         #[doc = "Field `user_id` (attribute `user_id`), for typed conditions and filters."]
@@ -464,4 +460,5 @@ const _ : () = {
             self
         }
     }
+    ECommerce ! (Order ["GSI1"]) ;
 };

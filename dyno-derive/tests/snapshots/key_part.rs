@@ -32,6 +32,7 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: ToAttribute for OrderStatus {
+        const SCALAR : :: core :: option :: Option < :: dyno_core :: __private :: ScalarType > = :: core :: option :: Option :: Some (:: dyno_core :: __private :: ScalarType :: S) ;
         fn to_attribute (& self) -> :: dyno_core :: __private :: Result < :: core :: option :: Option < :: dyno_core :: __private :: AttributeValue >> {
             :: core :: result :: Result :: Ok (:: core :: option :: Option :: Some (:: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (self . key_name ()) ,)))
         }

@@ -1,5 +1,16 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
 #[doc (hidden)]
+macro_rules ! __dyno_table_ECommerce {
+    ($ ($ entity : tt) *) => {
+        :: dyno_core :: __private :: index_stubs ! {
+            ["GSI1" , "LSI1"] $ ($ entity) *
+        }
+    };
+}
+#[doc (hidden)]
+#[allow (unused_imports)]
+pub (crate) use __dyno_table_ECommerce as ECommerce ;
+#[doc (hidden)]
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
 const _ : () = {
     #[automatically_derived]
@@ -23,6 +34,8 @@ const _ : () = {
             partition_key : "GSI1PK" ,
             sort_key : :: core :: option :: Option :: Some ("GSI1SK") ,
             local : false ,
+            partition_attributes : & [("GSI1PK" , :: dyno_core :: __private :: ScalarType :: S)] ,
+            sort_attributes : & [("GSI1SK" , :: dyno_core :: __private :: ScalarType :: S)] ,
         };
         #[doc = "Index `LSI1`: its name and key attributes."]
         pub const LSI1 : :: dyno_core :: __private :: TableIndex = :: dyno_core :: __private :: TableIndex {
@@ -30,6 +43,8 @@ const _ : () = {
             partition_key : "PK" ,
             sort_key : :: core :: option :: Option :: Some ("LSI1SK") ,
             local : true ,
+            partition_attributes : & [("PK" , :: dyno_core :: __private :: ScalarType :: S)] ,
+            sort_attributes : & [("LSI1SK" , :: dyno_core :: __private :: ScalarType :: S)] ,
         };
     }
 };

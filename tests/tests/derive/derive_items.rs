@@ -516,7 +516,14 @@ fn collections_pick_the_entity_of_each_item() {
     assert!(err.contains("Product"), "{err}");
     let (_, kc) = key_condition(UserItem::query("u1").check());
     assert_eq!(kc.partition_value, s("USER#u1"));
-    assert_eq!(kc.sort, None, "the whole partition");
+    // The members' range (ORDER#... and PROFILE), not the whole partition (#12 item 1).
+    assert_eq!(
+        kc.sort,
+        Some((
+            "SK".to_owned(),
+            dyno_core::expr::SortCondition::Between(s("ORDER#"), s("PROFILF"))
+        )),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

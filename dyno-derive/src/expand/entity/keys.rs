@@ -353,12 +353,27 @@ impl<'a> Gen<'a> {
         quote!(#id)
     }
 
-    /// `PartitionKeyOf<A>`: the partition key from its fields (one value, or a tuple), for
-    /// collections.
+    /// `PartitionKeyOf<A, INDEX>`: the partition key from its fields (one value, or a tuple), in
+    /// the table (`INDEX` 0) and in each index keyed by a template (`INDEX`: the index's
+    /// `case::index_id`), for collections.
     pub(super) fn partition_impl(&self) -> TokenStream {
+        let mut out = self.partition_impl_of(0, &self.m.pk, &format_ident!("__PK_T"));
+        for ix in &self.indexes {
+            let id = crate::case::index_id(&ix.decl.name);
+            let tc = if ix.own_pk {
+                ix.pk_t.clone()
+            } else {
+                format_ident!("__PK_T")
+            };
+            out.extend(self.partition_impl_of(id, ix.pk, &tc));
+        }
+        out
+    }
+
+    fn partition_impl_of(&self, id: u64, t: &Template, tc: &Ident) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
-        let fields = Self::template_args(&self.m.pk);
+        let fields = Self::template_args(t);
         let (_, binds) = self.key_params(&fields);
         let names: Vec<Ident> = fields.iter().map(|f| self.field(f).ident.clone()).collect();
         let params: Vec<Ident> = (0..fields.len()).map(|i| format_ident!("A{}", i)).collect();
@@ -366,28 +381,16 @@ impl<'a> Gen<'a> {
             let ty = self.key_arg_ty(f);
             quote!(#a: #p::FieldValue<#ty>)
         });
-        let (args_ty, arg, bind) = match params.len() {
+        let (args_ty, arg) = match params.len() {
             1 => {
-                let a = &params[0];
-                let n = &names[0];
-                (quote!(#a), quote!(#n), TokenStream::new())
+                let (a, n) = (&params[0], &names[0]);
+                (quote!(#a), quote!(#n))
             }
-            _ => (
-                quote!((#(#params,)*)),
-                quote!(args),
-                quote!(#[allow(clippy::unused_unit)] let (#(#names,)*) = args;),
-            ),
+            _ => (quote!((#(#params,)*)), quote!((#(#names,)*))),
         };
-        let body = self.encode_key(&self.m.pk, &format_ident!("__PK_T"), &binds);
-        quote! {
-            #[automatically_derived]
-            impl<#(#bounds),*> #p::PartitionKeyOf<#args_ty> for #ident {
-                fn partition_key(#arg: #args_ty) -> #p::Result<::std::string::String> {
-                    #bind
-                    #body
-                }
-            }
-        }
+        let body = self.encode_key(t, tc, &binds);
+        let id = proc_macro2::Literal::u64_unsuffixed(id);
+        quote!(#p::partition_key_of!(#ident, #id, [#(#bounds),*], #args_ty, #arg, #body);)
     }
 
     pub(super) fn key_ctor(&self) -> TokenStream {
