@@ -139,7 +139,17 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// - `impl PartitionKeyOf<A> for Order`: the partition key from its fields, one value or a
 ///   tuple, for `#[derive(Collection)]`.
 /// - `Order::from_item(&item)`: decode (items of other clients without the entity-type
-///   attribute decode too: key fields are read back from the keys).
+///   attribute decode too: key fields are read back from the keys). The key is the source of
+///   truth: a key field's attribute must agree with the value its key holds (`Error::Decode`
+///   otherwise), and the stored primary key must be the one the decoded fields are written to.
+///   An item at another spelling of its key (`USER#00000000000000000123` where `USER#123` is
+///   written, a `KeyPart` alias such as `STATUS#shipped`, a plain integer in an ordered sort
+///   key) is `Error::KeyMismatch`, naming the stored key, the canonical key and the field, on
+///   every read (a `.lenient()` query or scan reports it): decoding it would let a put of the
+///   value write a second item at the canonical key. Use `#[dyno(key_format = ...)]` to match
+///   what other clients write, or move such items with
+///   `dyno_core::entity::recover::decode_rekeyed` (put the value, delete the stored key). The
+///   comparison writes the key into a reused buffer: no allocation when it matches.
 ///
 /// **Field handles**: `Order::TOTAL: Field<Order, Decimal>`, one per stored field (TTL field
 /// aside), for typed conditions and filters: `Order::TOTAL.gt(dec)`, `Order::NOTE.exists()`.

@@ -1,5 +1,6 @@
 //! The item codec: `to_item` (stamps decided once per write, then attributes and keys) and
-//! `from_item` (attributes, key fields recovered from keys when absent).
+//! `from_item` (attributes, key fields recovered from keys when absent, the stored primary key
+//! compared with the one the decoded fields encode to).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -116,10 +117,10 @@ impl Gen<'_> {
             } else if f.ttl.get() {
                 quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
             } else if f.serde.get() {
-                if f.default.get() {
-                    quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
-                } else {
-                    quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                match &f.default {
+                    Some(Some(path)) => quote!(#p::attr_or_else_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a, || #p::Serde(#path()))?.0),
+                    Some(None) => quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0),
+                    None => quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0),
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
@@ -129,7 +130,9 @@ impl Gen<'_> {
                 } else {
                     quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
                 }
-            } else if f.default.get() || f.version.get() {
+            } else if let Some(Some(path)) = &f.default {
+                quote!(#p::attr_or_else_in::<#ty>(#slot, __ENTITY, #a, #path)?)
+            } else if f.default.is_some() || f.version.get() {
                 quote!(#p::attr_or_default_in::<#ty>(#slot, __ENTITY, #a)?)
             } else {
                 quote!(#p::attr_in::<#ty>(#slot, __ENTITY, #a)?)
@@ -152,11 +155,22 @@ impl Gen<'_> {
                 }
             }
         };
+        // The stored primary key must be the one the decoded fields encode to (a padded integer
+        // or an alias there would send a write of what was read to another key).
+        let field = |f: &str| {
+            let fid = self.field(f).ident;
+            quote!(&__e.#fid)
+        };
+        let pk = Self::key_write(&self.m.pk, &format_ident!("__PK_T"), field);
+        let sk = match &self.m.sk {
+            Some(t) => Self::key_write(t, &format_ident!("__SK_T"), field),
+            None => quote!(::core::result::Result::Ok(())),
+        };
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots
                 #scan
-                ::core::result::Result::Ok(#ident { #inits })
+                #p::at_stored_key(item, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk)
             }
         }
     }
