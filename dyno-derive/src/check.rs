@@ -187,7 +187,7 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
         if f.skip.get() {
             for (name, set) in [
                 ("serde", f.serde.get()),
-                ("default", f.default.get()),
+                ("default", f.default.is_some()),
                 ("rename", f.rename.is_some()),
             ] {
                 if set {

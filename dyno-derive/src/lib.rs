@@ -115,9 +115,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// key; queries on it fan out over the shards and merge in sort-key order.
 ///
 /// Field attributes: `rename = "attr"`, `skip` (not stored, `Default` on read), `default`
-/// (`Default` when the attribute is missing), `serde` (stored through serde_dynamo), `version`
-/// (optimistic locking, an unsigned integer), `created_at` / `updated_at` (timestamps filled in
-/// on writes), `ttl` (stored as epoch seconds under the table's TTL attribute).
+/// (`Default::default()` when the attribute is missing on read) or `default = path` (`path()`, a
+/// function returning the field's type, when it is missing), `serde` (stored through
+/// serde_dynamo), `version` (optimistic locking, an unsigned integer), `created_at` /
+/// `updated_at` (timestamps filled in on writes; declared `Option<T>` they are written `None` in
+/// a struct literal, no placeholder time, and read back `Some`), `ttl` (stored as epoch seconds
+/// under the table's TTL attribute).
 ///
 /// # What is generated
 ///
@@ -181,7 +184,10 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// setter (a key never changes: delete and re-create). A field in an index key is set together
 /// with that index key, in the same request (`set_status(..)` rewrites GSI1PK); fields that make
 /// up one index key are set together (`set_region_and_tier(region, tier)`). `updated_at` is set
-/// on every update, `created_at` where absent, with the index keys made from them. Then, from
+/// on every update, `created_at` where absent, with the index keys made from them;
+/// `keep_updated_at()` (generated only for entities with an `updated_at` field) leaves
+/// `updated_at` and its index keys as they are for this update, a `Transaction` action included
+/// (the stamp is decided when the update is sent or turned into an action). Then, from
 /// the trait `dyno_core::ops::UpdateDsl` (in `dyno_core::prelude`): `condition(Cond<Order>)`,
 /// `if_version(v)` (versioned entities only), `upsert()` (creates the item if absent, with the
 /// index keys its primary key determines; refuses before sending an upsert that would create an
