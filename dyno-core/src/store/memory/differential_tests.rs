@@ -1,4 +1,4 @@
-//! Regressions found by differential testing against dynoxide (tests/tests/differential.rs):
+//! Regressions found by differential testing against dynoxide (tests/tests/fidelity/differential.rs):
 //! each test is the shrunk sequence that showed a disagreement, reduced to what MemoryStore must
 //! answer.
 
@@ -239,7 +239,7 @@ fn list_append_may_be_the_default_of_if_not_exists() {
 
 /// TransactGetItems returns the projected attributes alone (Get's ProjectionExpression names
 /// the attributes to retrieve), and an empty item when none of them exists: dynoxide's extra key
-/// attributes are its deviation (tests/tests/differential/deviations.rs).
+/// attributes are its deviation (tests/tests/fidelity/differential/deviations.rs).
 #[test]
 fn a_transactional_read_returns_the_projected_attributes() {
     let store = store();

@@ -55,7 +55,7 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 /// projected, type-checked) on every write, evaluates conditions, filters and update actions,
 /// pages queries and scans with `Limit`, `ExclusiveStartKey` and the 1 MB rule, runs transactions
 /// all or nothing with a reason per action and idempotency tokens, and enforces batch limits. The
-/// conformance suite (tests/tests/conformance.rs) runs the same scenarios on it, dynalite and
+/// conformance suite (tests/tests/fidelity/conformance.rs) runs the same scenarios on it, dynalite and
 /// moto.
 ///
 /// **Concurrency.** `Send + Sync`; share it in an `Arc`. Each table sits behind one lock holding

@@ -3,8 +3,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, HASH, MAIN};
+use super::support::*;
+use super::{BackendKind, HASH, MAIN};
 
 const NO_TRANSACTIONS: &[Deviation] = &[differs(
     BackendKind::Dynalite,

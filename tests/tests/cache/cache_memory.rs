@@ -1,9 +1,7 @@
 //! CachedStore memory and metrics: the byte budget holds under a re-insert soak, evictions are
 //! counted by cause, and every counter has its exact value in a deterministic scenario.
 
-mod cache_util;
-
-use cache_util::*;
+use crate::cache_util::*;
 use dyno_cache::{CacheMetrics, Evictions};
 use dyno_core::store::{ReturnValues, Store};
 use dyno_tests::fault::Op;

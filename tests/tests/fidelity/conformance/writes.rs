@@ -2,8 +2,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, MAIN};
+use super::support::*;
+use super::{BackendKind, MAIN};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![

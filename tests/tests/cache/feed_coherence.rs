@@ -8,13 +8,12 @@
 //! `DYNO_FEED_SOAK_SECS` seconds per backend (default 2) and prints the staleness window (write
 //! acknowledged through one instance to the record applied in the other): p50, p99, max.
 
-mod feed_util;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::feed_util::*;
 use async_trait::async_trait;
 use dyno_cache::{CachedStore, Follower, OnApplied};
 use dyno_core::expr::{KeyCondition, Path, SetValue, Update};
@@ -27,7 +26,6 @@ use dyno_core::store::{
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{supports_transactions, unique_table_name};
 use dyno_tests::model::{ecommerce_table, OrderStatus, Product};
-use feed_util::*;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 

@@ -2,8 +2,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{main_table, BackendKind, MAIN, TTL};
+use super::support::*;
+use super::{main_table, BackendKind, MAIN, TTL};
 
 const TTL_SETTINGS: &[Deviation] = &[
     differs(BackendKind::Dynalite, "dynalite does not implement UpdateTimeToLive or DescribeTimeToLive"),

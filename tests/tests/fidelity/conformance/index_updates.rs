@@ -4,8 +4,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, MAIN};
+use super::support::*;
+use super::{BackendKind, MAIN};
 
 const NO_UPDATE_TABLE: Deviation = differs(
     BackendKind::Dynalite,

@@ -3,8 +3,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, MAIN, NUM};
+use super::support::*;
+use super::{BackendKind, MAIN, NUM};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![

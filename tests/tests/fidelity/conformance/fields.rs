@@ -4,8 +4,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, HASH, MAIN};
+use super::support::*;
+use super::{BackendKind, HASH, MAIN};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![

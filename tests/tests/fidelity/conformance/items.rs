@@ -2,8 +2,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, BIN, MAIN, NUM};
+use super::support::*;
+use super::{BackendKind, BIN, MAIN, NUM};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![

@@ -3,8 +3,8 @@
 
 use futures::future::BoxFuture;
 
-use crate::support::*;
-use crate::{BackendKind, HASH, MAIN, NUM};
+use super::support::*;
+use super::{BackendKind, HASH, MAIN, NUM};
 
 pub fn scenarios() -> Vec<Scenario> {
     vec![

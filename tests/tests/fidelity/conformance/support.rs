@@ -934,7 +934,7 @@ pub fn m(v: Item) -> AttributeValue {
 macro_rules! item {
     ($($k:expr => $v:expr),* $(,)?) => {{
         #[allow(unused_mut)]
-        let mut m = $crate::support::Item::new();
+        let mut m = $crate::conformance::support::Item::new();
         $(m.insert(::std::string::ToString::to_string(&$k), $v);)*
         m
     }};

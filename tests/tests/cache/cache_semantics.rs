@@ -2,12 +2,10 @@
 //! query caches, how failures are handled, and how TTLs apply. Backend calls are counted by the
 //! FaultStore under the cache; time moves on the cache's ManualClock, never by sleeping.
 
-mod cache_util;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use cache_util::*;
+use crate::cache_util::*;
 use dyno_cache::{Clock, Image};
 use dyno_core::expr::{Condition, Path};
 use dyno_core::store::{

@@ -2,11 +2,9 @@
 //! racing writes, cancelled loads. Interleavings are forced with FaultStore's pause barriers, so
 //! every test is deterministic: no sleeps, no timing assumptions.
 
-mod cache_util;
-
 use std::sync::Arc;
 
-use cache_util::*;
+use crate::cache_util::*;
 use dyno_core::store::{ReturnValues, Store};
 use dyno_core::{AttributeValue, Error, Item};
 use dyno_tests::fault::{self, Op};

@@ -9,12 +9,11 @@
 //! - a put that leaves an item unchanged: DynamoDB writes no record; see
 //!   `unchanged_writes_record_nothing` for what each server does.
 
-mod feed_util;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
+use crate::feed_util::*;
 use dyno_core::expr::{Condition, Path, SetValue, Update};
 use dyno_core::feed::{
     ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, Gap, StartingPosition, StreamRetention,
@@ -27,7 +26,6 @@ use dyno_core::store::{
 use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{supports_transactions, unique_table_name, BackendKind};
 use dyno_tests::model::{ecommerce_table, OrderStatus, Product};
-use feed_util::*;
 
 fn product(id: &str, stock: u32) -> Item {
     Product {

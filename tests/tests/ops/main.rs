@@ -1,0 +1,9 @@
+//! Typed and untyped operations on every backend: CRUD, queries, the batch engine, DynamoStore
+//! over the SDK, multi-attribute index keys. One test binary; each module was its own binary
+//! before (test names keep the module as their prefix, e.g. `ops_crud::`).
+
+mod batch;
+mod dynamo_store;
+mod multi_attribute_keys;
+mod ops_crud;
+mod ops_query;
