@@ -2,6 +2,7 @@
 //! shared keys and indexes, hygiene. One test binary; each module was its own binary before
 //! (test names keep the module as their prefix, e.g. `derive_features::`).
 
+mod derive_defaults;
 mod derive_ecommerce;
 mod derive_features;
 mod derive_hygiene;
