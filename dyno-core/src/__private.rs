@@ -39,7 +39,8 @@ pub use self::stamps::*;
 /// with the user's.
 pub mod autoref {
     pub use super::{
-        EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
+        EncodePart as _, EncodePartFallback as _, GenerateId as _, GenerateIdFallback as _,
+        PartLen as _, PartLenFallback as _,
         RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
         TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
     };

@@ -119,8 +119,11 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// function returning the field's type, when it is missing), `serde` (stored through
 /// serde_dynamo), `version` (optimistic locking, an unsigned integer), `created_at` /
 /// `updated_at` (timestamps filled in on writes; declared `Option<T>` they are written `None` in
-/// a struct literal, no placeholder time, and read back `Some`), `ttl` (stored as epoch seconds
-/// under the table's TTL attribute).
+/// a struct literal, no placeholder time, and read back `Some`), `generated` (an `Option<Ulid>`,
+/// feature `ulid`, or `Option<Uuid>`, feature `uuid`, UUID v7: written `None`, a create or put
+/// generates a time-ordered id, decided once per write for the attribute and every key made
+/// from it, primary keys included; `key()` of a value whose id is still unset is an
+/// `Error::Key`), `ttl` (stored as epoch seconds under the table's TTL attribute).
 ///
 /// # What is generated
 ///

@@ -49,6 +49,8 @@ pub(crate) struct EntityField<'a> {
     pub version: Flag,
     pub created_at: Flag,
     pub updated_at: Flag,
+    /// `#[dyno(generated)]`: an `Option<Ulid>` / `Option<Uuid>` id a write fills in when unset.
+    pub generated: Flag,
     pub ttl: Flag,
     /// `#[dyno(key_format = "ordered" | "plain")]`: one form for every key segment of the field.
     pub key_format: Option<KeyFormat>,
@@ -83,6 +85,7 @@ const FIELD_KEYS: &[&str] = &[
     "version",
     "created_at",
     "updated_at",
+    "generated",
     "ttl",
     "key_format",
 ];
@@ -231,6 +234,7 @@ impl<'a> EntityField<'a> {
         let mut version = Flag::none("version");
         let mut created_at = Flag::none("created_at");
         let mut updated_at = Flag::none("updated_at");
+        let mut generated = Flag::none("generated");
         let mut ttl = Flag::none("ttl");
         let mut key_format = Attr::none("key_format");
         for_each_dyno_attr(cx, &field.attrs, |meta| {
@@ -281,6 +285,7 @@ impl<'a> EntityField<'a> {
                 "version" => &mut version,
                 "created_at" => &mut created_at,
                 "updated_at" => &mut updated_at,
+                "generated" => &mut generated,
                 "ttl" => &mut ttl,
                 _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a field", FIELD_KEYS),
             };
@@ -302,6 +307,7 @@ impl<'a> EntityField<'a> {
             version,
             created_at,
             updated_at,
+            generated,
             ttl,
             key_format: key_format.get(),
         })

@@ -24,19 +24,23 @@ impl Gen<'_> {
             let fid = f.ident;
             let ty = f.ty;
             let a = &f.attr_name;
-            if f.created_at.get() || f.updated_at.get() {
+            if f.created_at.get() || f.updated_at.get() || f.generated.get() {
                 let r = format_ident!("__r_{}", f.name());
                 let now = format_ident!("__now_{}", f.name());
-                let decide = if f.created_at.get() {
+                let decide = if f.generated.get() {
+                    quote!((&#p::Generate::<#ty>::new()).decide(&self.#fid))
+                } else if f.created_at.get() {
                     quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
                 } else {
                     quote!((&__stamp).now())
                 };
+                let decide = if f.generated.get() {
+                    decide
+                } else {
+                    quote!({ let __stamp = #p::Stamp::<#ty>::new(); #decide })
+                };
                 stamps.extend(quote! {
-                    let #now: ::core::option::Option<#ty> = {
-                        let __stamp = #p::Stamp::<#ty>::new();
-                        #decide
-                    };
+                    let #now: ::core::option::Option<#ty> = #decide;
                     let #r: &#ty = match &#now {
                         ::core::option::Option::Some(now) => now,
                         ::core::option::Option::None => &self.#fid,
@@ -52,11 +56,13 @@ impl Gen<'_> {
                 quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
             });
         }
-        let primary = self.insert_primary_with(|f| self.self_ref(f));
+        let primary = self.insert_primary_with(|f| self.primary_value(f, self.self_ref(f)));
         let mut indexes = TokenStream::new();
         for ix in &self.indexes {
             indexes.extend(
-                self.insert_index(ix, true, true, None, &quote!(&__item), |f| self.self_ref(f)),
+                self.insert_index(ix, true, true, None, &quote!(&__item), |f| {
+                    self.primary_value(f, self.self_ref(f))
+                }),
             );
         }
         let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
@@ -73,6 +79,17 @@ impl Gen<'_> {
                 );
                 ::core::result::Result::Ok(__item)
             }
+        }
+    }
+
+    /// `value` (a `&F` of field `name`) as a key function argument: a generated id is an
+    /// `Option` whose keys need the id (`?` on the error of an unset one).
+    pub(super) fn primary_value(&self, name: &str, value: TokenStream) -> TokenStream {
+        if self.field(name).generated.get() {
+            let p = &self.p;
+            quote!(#p::generated_key(#value, __ENTITY, #name)?)
+        } else {
+            value
         }
     }
 
@@ -118,8 +135,12 @@ impl Gen<'_> {
                 quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
             } else if f.serde.get() {
                 match &f.default {
-                    Some(Some(path)) => quote!(#p::attr_or_else_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a, || #p::Serde(#path()))?.0),
-                    Some(None) => quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0),
+                    Some(Some(path)) => {
+                        quote!(#p::attr_or_else_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a, || #p::Serde(#path()))?.0)
+                    }
+                    Some(None) => {
+                        quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                    }
                     None => quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0),
                 }
             } else if self.keyed.contains(&name) {
@@ -159,7 +180,7 @@ impl Gen<'_> {
         // or an alias there would send a write of what was read to another key).
         let field = |f: &str| {
             let fid = self.field(f).ident;
-            quote!(&__e.#fid)
+            self.primary_value(f, quote!(&__e.#fid))
         };
         let pk = Self::key_write(&self.m.pk, &format_ident!("__PK_T"), field);
         let sk = match &self.m.sk {

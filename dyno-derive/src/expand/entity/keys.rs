@@ -177,7 +177,7 @@ impl<'a> Gen<'a> {
     /// once per write, see [`Self::encode_fn`]), else `&self.<name>`.
     pub(super) fn self_ref(&self, name: &str) -> TokenStream {
         let f = self.field(name);
-        if f.created_at.get() || f.updated_at.get() {
+        if f.created_at.get() || f.updated_at.get() || f.generated.get() {
             let r = format_ident!("__r_{}", name);
             quote!(#r)
         } else {
@@ -252,7 +252,9 @@ impl<'a> Gen<'a> {
                 .filter(|_| write_sk),
         );
         for f in written {
-            if self.is_optional(f) && !optional.contains(&f) {
+            // A generated id is an `Option` that every written item has (the write decides it):
+            // `value` gives it unwrapped, as a key field.
+            if self.is_optional(f) && !self.field(f).generated.get() && !optional.contains(&f) {
                 optional.push(f);
             }
         }
@@ -315,7 +317,7 @@ impl<'a> Gen<'a> {
         let p = &self.p;
         let insert = self.insert_primary_with(|f| {
             let fid = self.field(f).ident;
-            quote!(&self.#fid)
+            self.primary_value(f, quote!(&self.#fid))
         });
         quote! {
             fn key(&self) -> #p::Result<#p::Item> {
