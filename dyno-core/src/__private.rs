@@ -40,9 +40,9 @@ pub use self::stamps::*;
 pub mod autoref {
     pub use super::{
         EncodePart as _, EncodePartFallback as _, GenerateId as _, GenerateIdFallback as _,
-        PartLen as _, PartLenFallback as _,
-        RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
-        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, StampNow as _,
+        StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _, VersionOf as _,
+        VersionOfFallback as _,
     };
 }
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
@@ -208,9 +208,13 @@ where
     E::Table: TableKeys,
 {
     use crate::entity::recover::check_key;
-    check_key(item, E::ENTITY_TYPE, <E::Table as TableKeys>::PK, &E::PK, |k| {
-        pk(&value, k)
-    })?;
+    check_key(
+        item,
+        E::ENTITY_TYPE,
+        <E::Table as TableKeys>::PK,
+        &E::PK,
+        |k| pk(&value, k),
+    )?;
     if let (Some(name), Some(template)) = (<E::Table as TableKeys>::SK, E::SK) {
         check_key(item, E::ENTITY_TYPE, name, &template, |k| sk(&value, k))?;
     }

@@ -217,10 +217,13 @@ fn key_mismatch(
 ) -> Error {
     let (stored, field) = match stored {
         AttributeValue::S(s) => {
-            let field = template.split(s).zip(template.split(canonical)).and_then(|(a, b)| {
-                let differs = a.iter().zip(&b).position(|(x, y)| x != y)?;
-                template.fields().nth(differs)
-            });
+            let field = template
+                .split(s)
+                .zip(template.split(canonical))
+                .and_then(|(a, b)| {
+                    let differs = a.iter().zip(&b).position(|(x, y)| x != y)?;
+                    template.fields().nth(differs)
+                });
             (s.clone(), field)
         }
         other => (describe(other), None),

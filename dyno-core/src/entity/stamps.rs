@@ -129,7 +129,9 @@ impl GeneratedId for ulid::Ulid {
             std::sync::Mutex::new(ulid::Generator::new());
         let mut generator = GENERATOR.lock().unwrap_or_else(|e| e.into_inner());
         // The random part overflows only after 2^80 ids in one millisecond.
-        generator.generate().unwrap_or_else(|_| ulid::Ulid::generate())
+        generator
+            .generate()
+            .unwrap_or_else(|_| ulid::Ulid::generate())
     }
 }
 

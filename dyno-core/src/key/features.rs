@@ -45,7 +45,12 @@ use super::KeyPart;
 use crate::error::{Error, Result};
 
 /// Decodes `segment` with `parse`, then insists that encoding the value gives `segment` back.
-#[cfg(any(feature = "uuid", feature = "ulid", feature = "time", feature = "chrono"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "ulid",
+    feature = "time",
+    feature = "chrono"
+))]
 fn strict<T: KeyPart>(
     segment: &str,
     parse: impl FnOnce(&str) -> Option<T>,

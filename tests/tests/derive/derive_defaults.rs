@@ -242,9 +242,22 @@ async fn keep_updated_at_leaves_the_stamp_and_its_index_key() {
             .send(store)
             .await
             .unwrap();
-        assert_eq!((kept.title.as_str(), kept.updated), ("starred", Some(stamp)), "{who}");
-        let by_stamp = Issue::gsi1("dyno").updated().eq(stamp).all(store).await.unwrap();
-        assert_eq!(by_stamp, vec![kept.clone()], "{who}: still at its place in GSI1");
+        assert_eq!(
+            (kept.title.as_str(), kept.updated),
+            ("starred", Some(stamp)),
+            "{who}"
+        );
+        let by_stamp = Issue::gsi1("dyno")
+            .updated()
+            .eq(stamp)
+            .all(store)
+            .await
+            .unwrap();
+        assert_eq!(
+            by_stamp,
+            vec![kept.clone()],
+            "{who}: still at its place in GSI1"
+        );
 
         if supports_transactions(backend.kind) {
             Transaction::new()
@@ -272,11 +285,22 @@ async fn keep_updated_at_leaves_the_stamp_and_its_index_key() {
         let new_stamp = bumped.updated.unwrap();
         assert!(new_stamp > stamp, "{who}: bumped");
         assert!(
-            Issue::gsi1("dyno").updated().eq(stamp).all(store).await.unwrap().is_empty(),
+            Issue::gsi1("dyno")
+                .updated()
+                .eq(stamp)
+                .all(store)
+                .await
+                .unwrap()
+                .is_empty(),
             "{who}: the old index key is gone"
         );
         assert_eq!(
-            Issue::gsi1("dyno").updated().eq(new_stamp).all(store).await.unwrap(),
+            Issue::gsi1("dyno")
+                .updated()
+                .eq(new_stamp)
+                .all(store)
+                .await
+                .unwrap(),
             vec![bumped],
             "{who}"
         );
@@ -317,18 +341,33 @@ async fn generated_ids_are_decided_once_per_write_and_keyed() {
         .unwrap();
         let all = Comment::query("dyno", 1u32).all(store).await.unwrap();
         let texts: Vec<&str> = all.iter().map(|c| c.text.as_str()).collect();
-        assert_eq!(texts, ["given", "one", "two", "three"], "{who}: id order is creation order");
+        assert_eq!(
+            texts,
+            ["given", "one", "two", "three"],
+            "{who}: id order is creation order"
+        );
         assert_eq!(all[0].id, Some(given), "{who}");
         let three = all[3].clone();
         let id = three.id.unwrap();
         assert_eq!(
-            Comment::get(Comment::key("dyno", 1u32, id)).send(store).await.unwrap(),
+            Comment::get(Comment::key("dyno", 1u32, id))
+                .send(store)
+                .await
+                .unwrap(),
             Some(three.clone()),
             "{who}"
         );
         let by_ann = Comment::gsi1("ann").id().eq(id).all(store).await.unwrap();
-        assert_eq!(by_ann, vec![three.clone()], "{who}: the index key holds the same id");
-        assert_eq!(Comment::gsi1("ann").all(store).await.unwrap().len(), 2, "{who}");
+        assert_eq!(
+            by_ann,
+            vec![three.clone()],
+            "{who}: the index key holds the same id"
+        );
+        assert_eq!(
+            Comment::gsi1("ann").all(store).await.unwrap().len(),
+            2,
+            "{who}"
+        );
         // A rewrite of what was read keeps its id: no second item.
         three.put().send(store).await.unwrap();
         assert_eq!(
@@ -337,7 +376,11 @@ async fn generated_ids_are_decided_once_per_write_and_keyed() {
             "{who}"
         );
         // Issues share the table; the comments' partition is their own.
-        assert_eq!(Issue::query("dyno").all(store).await.unwrap().len(), 1, "{who}");
+        assert_eq!(
+            Issue::query("dyno").all(store).await.unwrap().len(),
+            1,
+            "{who}"
+        );
 
         Attachment {
             project: "dyno".into(),
@@ -353,7 +396,10 @@ async fn generated_ids_are_decided_once_per_write_and_keyed() {
         let file = files[0].file.unwrap();
         assert_eq!(file.get_version_num(), 7, "{who}: a UUID v7");
         assert_eq!(
-            Attachment::get(Attachment::key("dyno", file)).send(store).await.unwrap(),
+            Attachment::get(Attachment::key("dyno", file))
+                .send(store)
+                .await
+                .unwrap(),
             Some(files[0].clone()),
             "{who}"
         );

@@ -575,7 +575,13 @@ async fn an_item_at_another_spelling_of_its_key_is_refused_not_moved() {
             "{who}: {err:?}"
         );
         let text = err.to_string();
-        for part in ["User", "PK", "USER#00000000000000000123", "USER#123", "user_id"] {
+        for part in [
+            "User",
+            "PK",
+            "USER#00000000000000000123",
+            "USER#123",
+            "user_id",
+        ] {
             assert!(text.contains(part), "{who}: {text} lacks {part}");
         }
         let err = Order::query(7u64).all(store).await.unwrap_err();
@@ -672,9 +678,17 @@ async fn an_item_at_another_spelling_of_its_key_is_refused_not_moved() {
             Some("Ann".to_owned()),
             "{who}"
         );
-        assert_eq!(Order::query(7u64).all(store).await.unwrap().len(), 2, "{who}");
         assert_eq!(
-            Queue::query(Status::Shipped).all(store).await.unwrap().len(),
+            Order::query(7u64).all(store).await.unwrap().len(),
+            2,
+            "{who}"
+        );
+        assert_eq!(
+            Queue::query(Status::Shipped)
+                .all(store)
+                .await
+                .unwrap()
+                .len(),
             2,
             "{who}"
         );
