@@ -165,7 +165,6 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Asks the typed update built on this builder not to bump the entity's `#[dyno(updated_at)]`
     /// field (generated updates stamp it when they are finished: sent, or turned into a builder
     /// or a transaction action). The typed `keep_updated_at()` calls it.
-    #[must_use]
     pub fn keep_updated_at(mut self) -> Self {
         self.keep_updated_at = true;
         self
