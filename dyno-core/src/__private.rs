@@ -15,6 +15,7 @@ pub use std::sync::OnceLock;
 
 pub use crate::entity::{Entity, IndexTemplate};
 pub use crate::error::{Error, Result};
+pub use crate::expr::path::Document;
 pub use crate::expr::typed::{encode_value, Cond, Field, FieldValue};
 pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, UpdateOperand};
 pub use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
@@ -23,7 +24,8 @@ pub use crate::table::{
     IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef, TableIndex,
 };
 pub use crate::value::{
-    describe, get_attr, put_attr, AttributeValue, FromAttribute, Item, Serde, ToAttribute,
+    describe, document_map, get_attr, get_member, put_attr, put_member, AttributeValue,
+    FromAttribute, Item, Serde, ToAttribute,
 };
 
 mod keys;

@@ -45,8 +45,9 @@ pub use crate::store::{DynamoStore, MemoryStore, Store};
 pub use crate::table::{Table, TableDef};
 pub use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
 
-/// `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`, `#[derive(Projection)]` and
-/// `#[derive(Collection)]`: see the `dyno_derive` crate docs and [`entity`].
+/// `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`, `#[derive(Projection)]`,
+/// `#[derive(Collection)]` and `#[derive(Document)]`: see the `dyno_derive` crate docs and
+/// [`entity`].
 #[cfg(feature = "derive")]
 #[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
-pub use dyno_derive::{Collection, Entity, KeyPart, Projection, Table};
+pub use dyno_derive::{Collection, Document, Entity, KeyPart, Projection, Table};

@@ -3,6 +3,7 @@
 //! per derive; the helpers they share are here.
 
 mod collection;
+mod document;
 mod entity;
 mod key_part;
 mod projection;
@@ -15,6 +16,7 @@ use crate::ctxt::Ctxt;
 use crate::template::{self, Template};
 
 pub(crate) use self::collection::*;
+pub(crate) use self::document::*;
 pub(crate) use self::entity::*;
 pub(crate) use self::key_part::*;
 pub(crate) use self::projection::*;

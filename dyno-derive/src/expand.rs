@@ -6,6 +6,7 @@
 //! through `::dyno_core::__private`.
 
 mod collection;
+mod document;
 mod entity;
 mod key_part;
 mod projection;
@@ -70,6 +71,11 @@ pub(crate) fn projection(input: TokenStream) -> TokenStream {
 /// `#[derive(Collection)]`
 pub(crate) fn collection(input: TokenStream) -> TokenStream {
     run(input, collection::generate, collection::stub)
+}
+
+/// `#[derive(Document)]`
+pub(crate) fn document(input: TokenStream) -> TokenStream {
+    run(input, document::generate, document::stub)
 }
 
 /// `tokens` with every span set to `span`, so that a type error in them is reported on the

@@ -1,7 +1,7 @@
 #![warn(missing_docs, unreachable_pub)]
 //! Derive macros for dyno: `#[derive(Table)]`, `#[derive(Entity)]`, `#[derive(KeyPart)]`,
-//! `#[derive(Projection)]` and `#[derive(Collection)]`. Use them through `dyno_core`, which
-//! re-exports them; the generated code refers to `::dyno_core::__private` only.
+//! `#[derive(Projection)]`, `#[derive(Collection)]` and `#[derive(Document)]`. Use them through
+//! `dyno_core`, which re-exports them; the generated code refers to `::dyno_core::__private` only.
 //!
 //! Each entry point parses the input (`ast`, `attr`), checks the rules that span fields
 //! (`check`), and generates code (`expand`); on error it emits every error found plus a stub
@@ -197,6 +197,17 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// item missing from a non-sparse index), `into_builder()` (the untyped `UpdateBuilder`; a
 /// `Transaction` also takes the typed builder itself), `send(&store)`.
 ///
+/// **Inside maps, lists and documents** (typed paths, `dyno_core::expr::path`): a field handle
+/// leads into a map (`Repo::REACTION_COUNTS.entry("heart")`, keys of any `KeyPart` type), a list
+/// (`Repo::TOPICS.at(0)`) or a `#[derive(Document)]` struct (`Repo::OWNER.field(Owner::LOGIN)`),
+/// keeping the value's type. Conditions take these paths like fields, and so does
+/// `UpdateDsl::at(path)`, finished by `set`, `set_if_absent`, `remove` (map entries, list
+/// elements, `Option` document fields), `add` / `subtract` (numbers, kept inside their type),
+/// `append` / `prepend` (lists), `add_elements` / `delete_elements` (sets):
+/// `.at(Repo::REACTION_COUNTS.entry("heart")).add(1)`. Values are checked against the element
+/// type at compile time. A nested write needs its parent
+/// map to exist, as in DynamoDB (see `#[derive(Document)]`).
+///
 /// **Every other operation** comes from `dyno_core::ops::EntityExt` (blanket impl): `get`,
 /// `put`, `create`, `replace`, `delete`, `update` (untyped), `scan`; batches (`BatchGet`,
 /// `BatchWriter`) and transactions (`Transaction`, `TransactGet`).
@@ -244,6 +255,71 @@ pub fn derive_key_part(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Projection, attributes(dyno))]
 pub fn derive_projection(input: TokenStream) -> TokenStream {
     expand::projection(input.into()).into()
+}
+
+/// A struct stored as one map attribute (a nested document), with typed paths to its fields.
+///
+/// Generates `ToAttribute`/`FromAttribute` (one map entry per field; `Option` fields absent
+/// when `None`; documents nest) and one handle per stored field, relative to the document
+/// (`Address::CITY: Field<Address, String>`), which an entity's paths lead into with
+/// `.field(..)`: `Customer::ADDRESS.field(Address::CITY)`. Field attributes: `rename = "..."`
+/// (the map key), `skip` (not stored; `Default` on read), `serde` (through serde_dynamo),
+/// `default` (`Default` when the entry is absent).
+///
+/// A nested write needs its parent map to exist, as in DynamoDB: `.at(..).set(..)` on a field of an
+/// `Option<Address>` that is `None` fails with `Error::Validation` ("The document path provided
+/// in the update expression is invalid for update") and writes nothing. Write the parent first,
+/// in an earlier update (`set_if_absent_address(..)`): one update cannot write a path and its
+/// parent.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use dyno_core::prelude::*;
+/// use dyno_core::{Document, Entity, KeyPart, Table};
+///
+/// #[derive(Table)]
+/// #[dyno(name = "GitHub", pk = "PK", sk = "SK")]
+/// struct GitHub;
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, KeyPart)]
+/// #[dyno(rename_all = "lowercase")]
+/// enum Reaction { Heart, Rocket }
+///
+/// #[derive(Debug, Clone, PartialEq, Document)]
+/// struct Owner {
+///     login: String,
+///     #[dyno(rename = "twitter")]
+///     twitter_handle: Option<String>,
+/// }
+///
+/// #[derive(Debug, Clone, PartialEq, Entity)]
+/// #[dyno(table = GitHub, pk = "REPO#{name}", sk = "REPO#{name}")]
+/// struct Repo {
+///     name: String,
+///     owner: Owner,
+///     reaction_counts: HashMap<Reaction, u32>,
+///     topics: Vec<String>,
+/// }
+///
+/// let owner = Owner { login: "alex".into(), twitter_handle: None };
+/// let repo = Repo { name: "dyno".into(), owner, reaction_counts: HashMap::new(), topics: vec![] };
+/// let item = repo.to_item()?; // the owner is a map, reaction_counts an empty map
+/// assert_eq!(Repo::from_item(&item)?, repo);
+///
+/// // Run these with `.send(&store)`; the README shows them on a store.
+/// let update = Repo::update(Repo::key("dyno"))
+///     .at(Repo::REACTION_COUNTS.entry(Reaction::Heart)).add(1u32)
+///     .at(Repo::OWNER.field(Owner::TWITTER_HANDLE)).set("alexdebrie")
+///     .at(Repo::TOPICS).append(["dynamodb", "rust"])
+///     .condition(Repo::OWNER.field(Owner::LOGIN).eq("alex"))
+///     .into_builder()?;
+/// let paths: Vec<String> = update.update_expr().paths().map(|p| p.to_string()).collect();
+/// assert_eq!(paths, ["owner.twitter", "topics", "reaction_counts.heart"]);
+/// # Ok::<(), dyno_core::Error>(())
+/// ```
+#[proc_macro_derive(Document, attributes(dyno))]
+pub fn derive_document(input: TokenStream) -> TokenStream {
+    expand::document(input.into()).into()
 }
 
 /// Several entities of one partition, read with one query.

@@ -5,6 +5,7 @@
 //! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree. No user value or attribute name is
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
+pub mod path;
 mod render;
 pub mod typed;
 
@@ -12,7 +13,7 @@ pub use self::render::{
     render_condition, render_key_condition, render_projection, render_update, Placeholders,
 };
 pub use self::typed::{Cond, Field};
-use crate::value::AttributeValue;
+use crate::value::{AttributeValue, Item};
 
 /// One step of a document path.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -54,6 +55,45 @@ impl Path {
             Some(PathElement::Attr(a)) => Some(a),
             _ => None,
         }
+    }
+
+    /// The value at this path in `item`, if every step exists (a map key in a map, an index
+    /// inside a list).
+    ///
+    /// ```
+    /// use dyno_core::expr::Path;
+    /// use dyno_core::{AttributeValue, Item};
+    /// let counts = AttributeValue::M([("heart".to_owned(), AttributeValue::N("2".into()))].into());
+    /// let item = Item::from([("counts".to_owned(), counts)]);
+    /// assert_eq!(Path::attr("counts").key("heart").get(&item), Some(&AttributeValue::N("2".into())));
+    /// assert_eq!(Path::attr("counts").key("smile").get(&item), None);
+    /// ```
+    pub fn get<'a>(&self, item: &'a Item) -> Option<&'a AttributeValue> {
+        let (first, rest) = self.0.split_first()?;
+        let PathElement::Attr(name) = first else {
+            return None;
+        };
+        rest.iter()
+            .try_fold(item.get(name)?, |value, step| match (step, value) {
+                (PathElement::Attr(k), AttributeValue::M(m)) => m.get(k),
+                (PathElement::Index(i), AttributeValue::L(l)) => l.get(*i),
+                _ => None,
+            })
+    }
+}
+
+/// The path as DynamoDB's documents write it (`reaction_counts.heart`, `tags[2]`), for messages
+/// only: expressions never contain it (names go through `#n` placeholders).
+impl std::fmt::Display for Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            match step {
+                PathElement::Attr(a) if i == 0 => write!(f, "{a}")?,
+                PathElement::Attr(a) => write!(f, ".{a}")?,
+                PathElement::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
     }
 }
 

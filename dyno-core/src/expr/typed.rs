@@ -21,6 +21,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
+pub use super::path::{Depth, Element, Member, Top};
 use super::{AttributeType, Comparator, Condition, Operand, Path};
 use crate::error::{Error, Result};
 use crate::value::{AttributeValue, ToAttribute};
@@ -108,7 +109,7 @@ impl<E> Cond<E> {
         }
     }
 
-    fn from_result(inner: Result<Condition>) -> Self {
+    pub(crate) fn from_result(inner: Result<Condition>) -> Self {
         Cond {
             inner,
             _entity: PhantomData,
@@ -171,25 +172,35 @@ impl<E> TryFrom<Cond<E>> for Condition {
     }
 }
 
-/// The stored field `name` of entity `E`, of Rust type `T`.
+/// A typed path into the items of entity `E` whose value has Rust type `T`: a stored field
+/// (`D` = [`Top`], the default) or a place inside one ([`Member`]: a document's field,
+/// [`Element`]: a map entry or list element; see [`super::path`]).
 ///
-/// Generated as associated constants (`Order::STATUS`); conditions on it take values of type `T`.
-pub struct Field<E, T> {
+/// `#[derive(Entity)]` generates one per stored field as an associated constant
+/// (`Order::STATUS`); conditions on it take values of type `T`. Maps, lists and documents lead
+/// further in: `Repo::REACTION_COUNTS.entry("heart")` is a `Field<Repo, u64, Element>`, usable in
+/// the same conditions and in the nested update actions of [`crate::ops::UpdateDsl`].
+pub struct Field<E, T, D: Depth = Top> {
     name: &'static str,
+    steps: D::Steps,
     _types: PhantomData<fn() -> (E, T)>,
 }
 
-impl<E, T> Clone for Field<E, T> {
+impl<E, T, D: Depth> Clone for Field<E, T, D> {
     fn clone(&self) -> Self {
-        *self
+        Field {
+            name: self.name,
+            steps: self.steps.clone(),
+            _types: PhantomData,
+        }
     }
 }
 
-impl<E, T> Copy for Field<E, T> {}
+impl<E, T> Copy for Field<E, T, Top> {}
 
-impl<E, T> fmt::Debug for Field<E, T> {
+impl<E, T, D: Depth> fmt::Debug for Field<E, T, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Field({})", self.name)
+        write!(f, "Field({})", self.describe())
     }
 }
 
@@ -198,86 +209,127 @@ impl<E, T> Field<E, T> {
     pub const fn new(name: &'static str) -> Self {
         Field {
             name,
+            steps: (),
             _types: PhantomData,
         }
-    }
-
-    /// The attribute name.
-    pub const fn name(&self) -> &'static str {
-        self.name
     }
 
     /// The attribute as a document path.
     pub fn path(&self) -> Path {
         Path::attr(self.name)
     }
+}
 
-    /// `attribute_exists(field)`
+impl<E, T, D: Depth> Field<E, T, D> {
+    /// A path below this one (`D` is its depth), from the steps built from this path.
+    pub(crate) fn below<U, D2: Depth<Steps = Result<Path>>>(
+        &self,
+        step: impl FnOnce(Path) -> Result<Path>,
+    ) -> Field<E, U, D2> {
+        Field {
+            name: self.name,
+            steps: D::path(self.name, &self.steps).and_then(step),
+            _types: PhantomData,
+        }
+    }
+
+    /// The top-level attribute name (the stored field this path starts at).
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The whole path, or the error met building it (a map key that could not be encoded).
+    pub fn try_path(&self) -> Result<Path> {
+        D::path(self.name, &self.steps)
+    }
+
+    /// The path as messages write it (`reaction_counts.heart`).
+    pub(crate) fn describe(&self) -> String {
+        match D::path(self.name, &self.steps) {
+            Ok(p) => p.to_string(),
+            Err(_) => self.name.to_owned(),
+        }
+    }
+
+    /// A condition on this path, or the path's own error.
+    fn on_path(&self, f: impl FnOnce(Path) -> Result<Condition>) -> Cond<E> {
+        Cond::from_result(self.try_path().and_then(f))
+    }
+
+    /// `attribute_exists(path)`
     pub fn exists(&self) -> Cond<E> {
-        Cond::raw(Condition::AttributeExists(self.path()))
+        self.on_path(|p| Ok(Condition::AttributeExists(p)))
     }
 
-    /// `attribute_not_exists(field)`
+    /// `attribute_not_exists(path)`
     pub fn not_exists(&self) -> Cond<E> {
-        Cond::raw(Condition::AttributeNotExists(self.path()))
+        self.on_path(|p| Ok(Condition::AttributeNotExists(p)))
     }
 
-    /// `size(field)`, to compare the length of a string, list, map, set or binary.
+    /// `size(path)`, to compare the length of a string, list, map, set or binary.
     pub fn size(&self) -> Size<E> {
         Size {
-            path: self.path(),
+            path: self.try_path(),
             _entity: PhantomData,
         }
     }
 
-    /// `attribute_type(field, type)`
+    /// `attribute_type(path, type)`
     pub fn has_type(&self, ty: AttributeType) -> Cond<E> {
-        Cond::raw(Condition::AttributeType(self.path(), ty))
+        self.on_path(|p| Ok(Condition::AttributeType(p, ty)))
+    }
+
+    /// `contains(path, element)` with an encoded element.
+    fn contains_value<V: ToAttribute>(&self, element: impl FieldValue<V>) -> Cond<E> {
+        let name = self.describe();
+        let element = encode_value(element)
+            .map_err(|e| e.at("condition", &name))
+            .and_then(|v| {
+                v.ok_or_else(|| {
+                    Error::validation(format!(
+                        "condition `contains({name}, ...)`: the element has no attribute form"
+                    ))
+                })
+            });
+        self.on_path(|p| Ok(Condition::Contains(p, Operand::Value(element?))))
     }
 }
 
-impl<E, T: ToAttribute> Field<E, T> {
+impl<E, T: ToAttribute, D: Depth> Field<E, T, D> {
     fn operand(&self, value: impl FieldValue<T>, op: &str) -> Result<Operand> {
-        match encode_value(value).map_err(|e| e.at("condition", self.name))? {
+        match encode_value(value).map_err(|e| e.at("condition", &self.describe()))? {
             Some(v) => Ok(Operand::Value(v)),
             None => Err(Error::validation(format!(
                 "condition `{} {op} ...`: the value has no attribute form (None or an empty set); use `eq(None)`, `exists()` or `not_exists()`",
-                self.name
+                self.describe()
             ))),
         }
     }
 
     fn compare(&self, op: Comparator, value: impl FieldValue<T>) -> Cond<E> {
-        Cond::from_result(
-            self.operand(value, op.symbol())
-                .map(|v| Condition::Compare(Operand::Path(self.path()), op, v)),
-        )
+        let v = self.operand(value, op.symbol());
+        self.on_path(|p| Ok(Condition::Compare(Operand::Path(p), op, v?)))
+    }
+
+    /// `path = value`, or `absent` when the value has no attribute form.
+    fn compare_or(&self, op: Comparator, value: impl FieldValue<T>, absent: Cond<E>) -> Cond<E> {
+        match encode_value(value) {
+            Ok(Some(v)) => {
+                self.on_path(|p| Ok(Condition::Compare(Operand::Path(p), op, Operand::Value(v))))
+            }
+            Ok(None) => absent,
+            Err(e) => Cond::error(e.at("condition", &self.describe())),
+        }
     }
 
     /// `field = value`; a `None` value means the attribute is absent.
     pub fn eq(&self, value: impl FieldValue<T>) -> Cond<E> {
-        match encode_value(value) {
-            Ok(Some(v)) => Cond::raw(Condition::Compare(
-                Operand::Path(self.path()),
-                Comparator::Eq,
-                Operand::Value(v),
-            )),
-            Ok(None) => self.not_exists(),
-            Err(e) => Cond::error(e.at("condition", self.name)),
-        }
+        self.compare_or(Comparator::Eq, value, self.not_exists())
     }
 
     /// `field <> value`; a `None` value means the attribute is present.
     pub fn ne(&self, value: impl FieldValue<T>) -> Cond<E> {
-        match encode_value(value) {
-            Ok(Some(v)) => Cond::raw(Condition::Compare(
-                Operand::Path(self.path()),
-                Comparator::Ne,
-                Operand::Value(v),
-            )),
-            Ok(None) => self.exists(),
-            Err(e) => Cond::error(e.at("condition", self.name)),
-        }
+        self.compare_or(Comparator::Ne, value, self.exists())
     }
 
     /// `field < value`
@@ -302,14 +354,9 @@ impl<E, T: ToAttribute> Field<E, T> {
 
     /// `field BETWEEN low AND high` (both inclusive).
     pub fn between(&self, low: impl FieldValue<T>, high: impl FieldValue<T>) -> Cond<E> {
-        let built = self.operand(low, "BETWEEN").and_then(|lo| {
-            Ok(Condition::Between(
-                Operand::Path(self.path()),
-                lo,
-                self.operand(high, "BETWEEN")?,
-            ))
-        });
-        Cond::from_result(built)
+        let lo = self.operand(low, "BETWEEN");
+        let hi = self.operand(high, "BETWEEN");
+        self.on_path(|p| Ok(Condition::Between(Operand::Path(p), lo?, hi?)))
     }
 
     /// `field IN (v1, v2, ...)`: 1 to 100 values.
@@ -322,42 +369,40 @@ impl<E, T: ToAttribute> Field<E, T> {
                 if vs.is_empty() || vs.len() > 100 {
                     return Err(Error::validation(format!(
                         "condition `{} IN (...)` needs 1 to 100 values, found {}",
-                        self.name,
+                        self.describe(),
                         vs.len()
                     )));
                 }
-                Ok(Condition::In(Operand::Path(self.path()), vs))
+                Ok(vs)
             });
-        Cond::from_result(built)
+        self.on_path(|p| Ok(Condition::In(Operand::Path(p), built?)))
     }
 
-    /// `field = other` (another field of the same type).
-    pub fn eq_field(&self, other: Field<E, T>) -> Cond<E> {
-        Cond::raw(Condition::Compare(
-            Operand::Path(self.path()),
-            Comparator::Eq,
-            Operand::Path(other.path()),
-        ))
+    /// `field = other` (another path of the same type).
+    pub fn eq_field<D2: Depth>(&self, other: Field<E, T, D2>) -> Cond<E> {
+        let other = other.try_path();
+        self.on_path(|p| {
+            Ok(Condition::Compare(
+                Operand::Path(p),
+                Comparator::Eq,
+                Operand::Path(other?),
+            ))
+        })
     }
 }
 
 macro_rules! string_ops {
     ($t:ty) => {
-        impl<E> Field<E, $t> {
+        impl<E, D: Depth> Field<E, $t, D> {
             /// `begins_with(field, prefix)`
             pub fn begins_with(&self, prefix: &str) -> Cond<E> {
-                Cond::raw(Condition::BeginsWith(
-                    self.path(),
-                    Operand::Value(AttributeValue::S(prefix.to_owned())),
-                ))
+                let v = Operand::Value(AttributeValue::S(prefix.to_owned()));
+                self.on_path(|p| Ok(Condition::BeginsWith(p, v)))
             }
 
             /// `contains(field, text)`: a substring.
             pub fn contains(&self, text: &str) -> Cond<E> {
-                Cond::raw(Condition::Contains(
-                    self.path(),
-                    Operand::Value(AttributeValue::S(text.to_owned())),
-                ))
+                self.contains_value::<String>(text)
             }
         }
     };
@@ -365,73 +410,66 @@ macro_rules! string_ops {
 string_ops!(String);
 string_ops!(Option<String>);
 
-impl<E, T: ToAttribute> Field<E, Vec<T>> {
+impl<E, T: ToAttribute, D: Depth> Field<E, Vec<T>, D> {
     /// `contains(field, element)`: the list holds `element`.
     pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
-        let name = self.name;
-        let built = encode_value(element)
-            .map_err(|e| e.at("condition", name))
-            .and_then(|v| {
-                v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
-                    .ok_or_else(|| {
-                        Error::validation(format!(
-                            "condition `contains({name}, ...)`: the element has no attribute form"
-                        ))
-                    })
-            });
-        Cond::from_result(built)
+        self.contains_value::<T>(element)
+    }
+}
+
+impl<E, T: ToAttribute, D: Depth> Field<E, Option<Vec<T>>, D> {
+    /// `contains(field, element)`: the list holds `element`.
+    pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
+        self.contains_value::<T>(element)
     }
 }
 
 macro_rules! set_ops {
-    ($($set:ident),*) => {$(
-        impl<E, T: crate::value::SetElement + ToAttribute, H> Field<E, std::collections::$set<T, H>> {
+    ($($set:ty),*) => {$(
+        impl<E, T: crate::value::SetElement + ToAttribute, D: Depth> Field<E, $set, D> {
             /// `contains(field, element)`: the set holds `element`.
             pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
-                let name = self.name;
-                let built = encode_value(element).map_err(|e| e.at("condition", name)).and_then(|v| {
-                    v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
-                        .ok_or_else(|| Error::validation(format!("condition `contains({name}, ...)`: the element has no attribute form")))
-                });
-                Cond::from_result(built)
+                self.contains_value::<T>(element)
             }
         }
     )*};
 }
-set_ops!(HashSet);
+set_ops!(
+    std::collections::BTreeSet<T>,
+    Option<std::collections::BTreeSet<T>>
+);
 
-impl<E, T: crate::value::SetElement + ToAttribute> Field<E, std::collections::BTreeSet<T>> {
-    /// `contains(field, element)`: the set holds `element`.
-    pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
-        let name = self.name;
-        let built = encode_value(element)
-            .map_err(|e| e.at("condition", name))
-            .and_then(|v| {
-                v.map(|v| Condition::Contains(self.path(), Operand::Value(v)))
-                    .ok_or_else(|| {
-                        Error::validation(format!(
-                            "condition `contains({name}, ...)`: the element has no attribute form"
-                        ))
-                    })
-            });
-        Cond::from_result(built)
-    }
+macro_rules! hash_set_ops {
+    ($($set:ty),*) => {$(
+        impl<E, T: crate::value::SetElement + ToAttribute, H, D: Depth> Field<E, $set, D> {
+            /// `contains(field, element)`: the set holds `element`.
+            pub fn contains(&self, element: impl FieldValue<T>) -> Cond<E> {
+                self.contains_value::<T>(element)
+            }
+        }
+    )*};
 }
+hash_set_ops!(
+    std::collections::HashSet<T, H>,
+    Option<std::collections::HashSet<T, H>>
+);
 
 /// `size(field)` of entity `E`, compared with a length.
 #[derive(Debug, Clone)]
 pub struct Size<E> {
-    path: Path,
+    path: Result<Path>,
     _entity: PhantomData<fn() -> E>,
 }
 
 impl<E> Size<E> {
     fn compare(&self, op: Comparator, n: usize) -> Cond<E> {
-        Cond::raw(Condition::Compare(
-            Operand::Size(self.path.clone()),
-            op,
-            Operand::Value(AttributeValue::N(n.to_string())),
-        ))
+        Cond::from_result(self.path.clone().map(|p| {
+            Condition::Compare(
+                Operand::Size(p),
+                op,
+                Operand::Value(AttributeValue::N(n.to_string())),
+            )
+        }))
     }
 
     /// `size(field) = n`

@@ -21,6 +21,13 @@ impl KeyPart for String {
         }
         unescape(segment)
     }
+    // A map key is the string itself, as maps of strings have always been stored.
+    fn encode_map_key(&self) -> Result<String> {
+        Ok(self.clone())
+    }
+    fn decode_map_key(name: &str) -> Result<Self> {
+        Ok(name.to_owned())
+    }
 }
 
 impl KeyPart for bool {

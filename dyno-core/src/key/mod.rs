@@ -78,6 +78,21 @@ pub trait KeyPart: Sized {
 
     /// Parses one whole segment.
     fn decode_key(segment: &str) -> Result<Self>;
+
+    /// The name of the map entry this value keys, in a `HashMap`/`BTreeMap` stored as `M`: its
+    /// plain segment ([`KeyPart::encode_plain`]: `7`, `HEART`), and a `String` as it is (a map
+    /// key is no key segment, so nothing is escaped). Typed paths
+    /// ([`Field::entry`](crate::expr::Field::entry)) name entries the same way.
+    fn encode_map_key(&self) -> Result<String> {
+        let mut out = String::new();
+        self.encode_plain(&mut out)?;
+        Ok(out)
+    }
+
+    /// Reads a map entry's name written by [`KeyPart::encode_map_key`].
+    fn decode_map_key(name: &str) -> Result<Self> {
+        Self::decode_key(name)
+    }
 }
 
 /// How a key field is written into one segment of a key.

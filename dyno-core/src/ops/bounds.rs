@@ -68,11 +68,32 @@ pub(crate) enum Op {
     Subtract,
 }
 
-/// The range condition of one typed `ADD`/subtract on a top-level attribute: the stored value
-/// `c` (an absent attribute counting as 0) must satisfy `lo <= c <= hi`.
+/// A field type nested update actions add to ([`super::PathUpdate::add`]): a number type, or
+/// an `Option` of one.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number type typed updates can add to",
+    label = "no `Counter` impl",
+    note = "`.at(path).add(..)` and `.subtract(..)` take a path to an integer, `f32`, `f64` or `rust_decimal::Decimal` (or an `Option` of one)"
+)]
+pub trait Counter {
+    /// The number type.
+    type Number: Arithmetic;
+}
+
+impl<T: Arithmetic> Counter for T {
+    type Number = T;
+}
+
+impl<T: Arithmetic> Counter for Option<T> {
+    type Number = T;
+}
+
+/// The range condition of one typed `ADD`/subtract on an attribute or a path inside one (a map
+/// entry, a document's field): the stored value `c` (absent counting as 0) must satisfy
+/// `lo <= c <= hi`.
 #[derive(Debug, Clone)]
 pub(crate) struct Bound {
-    attribute: String,
+    path: Path,
     op: Op,
     delta: Number,
     ty: &'static str,
@@ -82,10 +103,10 @@ pub(crate) struct Bound {
 }
 
 impl Bound {
-    /// The bound of `attribute op delta` for a field of type `T` (`delta` encoded as `T`'s `N`);
+    /// The bound of `path op delta` for a field of type `T` (`delta` encoded as `T`'s `N`);
     /// `None` for a type without a range.
     pub(crate) fn new<T: Arithmetic>(
-        attribute: &str,
+        path: &Path,
         op: Op,
         delta: &AttributeValue,
     ) -> Option<Result<Bound, Error>> {
@@ -97,7 +118,7 @@ impl Bound {
         let bound = (|| {
             let AttributeValue::N(text) = delta else {
                 return Err(Error::validation(format!(
-                    "{attribute}: the delta of a typed {} is {}, not a number",
+                    "{path}: the delta of a typed {} is {}, not a number",
                     T::NAME,
                     describe(delta)
                 )));
@@ -109,7 +130,7 @@ impl Bound {
                 Op::Subtract => (min.add(&delta), max.add(&delta)),
             };
             Ok(Bound {
-                attribute: attribute.to_owned(),
+                path: path.clone(),
                 op,
                 delta,
                 ty: T::NAME,
@@ -123,22 +144,23 @@ impl Bound {
 
     /// The bound on a version attribute: `+ 1` on a `u64`.
     pub(crate) fn version(attribute: &str) -> Result<Bound, Error> {
-        match Bound::new::<u64>(attribute, Op::Add, &AttributeValue::N("1".to_owned())) {
+        let path = Path::attr(attribute);
+        match Bound::new::<u64>(&path, Op::Add, &AttributeValue::N("1".to_owned())) {
             Some(bound) => bound,
             None => Err(Error::validation("u64 has a range")),
         }
     }
 
-    /// The attribute the bound is on.
-    pub(crate) fn attribute(&self) -> &str {
-        &self.attribute
+    /// The path the bound is on.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 
     /// The condition sent with the write: `[attribute_not_exists(f) OR] (f >= :lo AND f <= :hi)`,
     /// the absent case allowed when 0 is in range. The bounds are rounded outward to DynamoDB's
     /// 38 digits (a 128-bit bound has 39), which no stored number can tell apart.
     pub(crate) fn condition(&self) -> Condition {
-        let path = || Operand::Path(Path::attr(&self.attribute));
+        let path = || Operand::Path(self.path.clone());
         let value = |n: Number| Operand::Value(AttributeValue::N(n.to_string()));
         let within = Condition::Compare(
             path(),
@@ -151,7 +173,7 @@ impl Bound {
             value(self.hi.rounded(MAX_DIGITS, false)),
         ));
         if self.admits(&Number::zero()) {
-            Condition::not_exists(self.attribute.as_str()).or(within)
+            Condition::not_exists(self.path.clone()).or(within)
         } else {
             within
         }
@@ -164,7 +186,7 @@ impl Bound {
     /// [`Error::OutOfRange`] when `old` (the item as it was when the write failed; `None`:
     /// absent) breaks this bound, for `entity`.
     pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
-        let stored = old.and_then(|item| item.get(&self.attribute));
+        let stored = old.and_then(|item| self.path.get(item));
         let current = match stored {
             None => Number::zero(),
             Some(AttributeValue::N(text)) => Number::parse(text).ok()?,
@@ -198,7 +220,7 @@ impl Bound {
     fn error(&self, entity: &'static str, message: String) -> Error {
         Error::OutOfRange {
             entity: Some(entity),
-            field: self.attribute.clone(),
+            field: self.path.to_string(),
             message,
         }
     }
@@ -242,13 +264,17 @@ mod tests {
         AttributeValue::N(v.to_owned())
     }
 
+    fn stock() -> Path {
+        Path::attr("stock")
+    }
+
     fn item(v: &str) -> Item {
         Item::from([("stock".to_owned(), n(v))])
     }
 
     #[test]
     fn add_and_subtract_ranges_admit_exactly_the_results_in_the_type() {
-        let add = Bound::new::<u32>("stock", Op::Add, &n("5"))
+        let add = Bound::new::<u32>(&stock(), Op::Add, &n("5"))
             .unwrap()
             .unwrap();
         assert!(add.violation("P", Some(&item("4294967290"))).is_none());
@@ -256,7 +282,7 @@ mod tests {
         assert!(e.to_string().contains("4294967291 + 5 = 4294967296"), "{e}");
         assert!(add.violation("P", None).is_none(), "absent counts as 0");
 
-        let sub = Bound::new::<u32>("stock", Op::Subtract, &n("1"))
+        let sub = Bound::new::<u32>(&stock(), Op::Subtract, &n("1"))
             .unwrap()
             .unwrap();
         assert!(sub.violation("P", Some(&item("1"))).is_none());
@@ -267,12 +293,12 @@ mod tests {
             "{e}"
         );
 
-        let neg = Bound::new::<i8>("stock", Op::Add, &n("-100"))
+        let neg = Bound::new::<i8>(&stock(), Op::Add, &n("-100"))
             .unwrap()
             .unwrap();
         assert!(neg.violation("P", Some(&item("-28"))).is_none());
         assert!(neg.violation("P", Some(&item("-29"))).is_some());
-        let min = Bound::new::<i8>("stock", Op::Subtract, &n("-128"))
+        let min = Bound::new::<i8>(&stock(), Op::Subtract, &n("-128"))
             .unwrap()
             .unwrap();
         assert!(
@@ -280,12 +306,12 @@ mod tests {
             "0 - (-128) = 128 is no i8"
         );
         assert!(min.violation("P", Some(&item("-1"))).is_none());
-        assert!(Bound::new::<f64>("stock", Op::Add, &n("1")).is_none());
+        assert!(Bound::new::<f64>(&stock(), Op::Add, &n("1")).is_none());
     }
 
     #[test]
     fn a_128_bit_bound_is_sent_with_38_digits_and_keeps_its_meaning() {
-        let b = Bound::new::<u128>("stock", Op::Add, &n("1"))
+        let b = Bound::new::<u128>(&stock(), Op::Add, &n("1"))
             .unwrap()
             .unwrap();
         let text = format!("{:?}", b.condition());
@@ -294,7 +320,7 @@ mod tests {
             text.contains("340282366920938463463374607431768211450"),
             "{text}"
         );
-        let b = Bound::new::<i128>("stock", Op::Subtract, &n("1"))
+        let b = Bound::new::<i128>(&stock(), Op::Subtract, &n("1"))
             .unwrap()
             .unwrap();
         let lo = b.lo.rounded(MAX_DIGITS, true);

@@ -43,10 +43,11 @@ use std::future::Future;
 
 use futures::Stream;
 
-use super::{Cursor, FilterBy, FromItem, PageOf, Query, UpdateBuilder};
+use super::{Cursor, FilterBy, FromItem, PageOf, PathUpdate, Query, UpdateBuilder};
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::expr::Cond;
+use crate::expr::path::Depth;
+use crate::expr::{Cond, Field};
 use crate::store::Store;
 
 /// Marker: an index kind that allows strongly consistent reads.
@@ -237,6 +238,18 @@ pub trait UpdateDsl: Sized {
     /// building it.
     fn into_builder(self) -> Result<UpdateBuilder<Self::Entity>> {
         self.into_update().check()
+    }
+
+    /// An action on a path, typed by what the path holds: a map entry
+    /// (`Repo::REACTION_COUNTS.entry(Reaction::Heart)`), a list element (`Repo::TOPICS.at(0)`), a
+    /// document's field (`Repo::OWNER.field(Owner::LOGIN)`), or a list or set field; finish it
+    /// with [`PathUpdate::set`], [`PathUpdate::add`], [`PathUpdate::remove`],
+    /// [`PathUpdate::append`] and the others, which return this builder:
+    /// `.at(Repo::REACTION_COUNTS.entry(Reaction::Heart)).add(1)` is
+    /// `reaction_counts.heart += 1`. See [`crate::expr::path`] for the paths and what a missing
+    /// parent map does.
+    fn at<T, D: Depth>(self, path: Field<Self::Entity, T, D>) -> PathUpdate<Self, T, D> {
+        PathUpdate::new(self, path)
     }
 
     /// Sends the update; returns the item as it is afterwards.

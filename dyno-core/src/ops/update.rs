@@ -190,20 +190,20 @@ impl<E: Entity> UpdateBuilder<E> {
 
     fn push(&mut self, path: Path, action: Action) {
         self.actions.retain(|(p, _)| *p != path);
-        self.bounds.retain(|b| Path::attr(b.attribute()) != path);
+        self.bounds.retain(|b| *b.path() != path);
         self.actions.push((path, action));
     }
 
-    /// The value, or `None` with its error (naming `E` and `name`) recorded.
+    /// The value, or `None` with its error (naming `E` and `path`) recorded.
     fn value(
         &mut self,
-        name: &str,
+        path: &Path,
         value: Result<Option<AttributeValue>>,
     ) -> Option<Option<AttributeValue>> {
         match value {
             Ok(v) => Some(v),
             Err(e) => {
-                self.record(Err(e.at(E::ENTITY_TYPE, name)));
+                self.record(Err(e.at(E::ENTITY_TYPE, &path.to_string())));
                 None
             }
         }
@@ -236,9 +236,22 @@ impl<E: Entity> UpdateBuilder<E> {
     /// `SET name = value` on a top-level attribute, from an encoding result: `REMOVE name` when
     /// the value has no attribute form (`None`), the error recorded when encoding failed.
     pub fn set_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        match self.value(name, value) {
-            Some(Some(v)) => self.push(Path::attr(name), Action::Set(SetValue::value(v))),
-            Some(None) => self.push(Path::attr(name), Action::Remove),
+        self.set_path_value(Path::attr(name), value);
+    }
+
+    /// `SET path = value`, from an encoding result: without an attribute form (`None`),
+    /// `REMOVE path`, or in a list, where an element cannot be absent, `NULL` (as the codec
+    /// writes `None` inside a list); the error recorded when encoding failed.
+    pub fn set_path_value(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        match self.value(&path, value) {
+            Some(Some(v)) => self.push(path, Action::Set(SetValue::value(v))),
+            Some(None) if path.ends_in_index() => {
+                self.push(
+                    path,
+                    Action::Set(SetValue::value(AttributeValue::Null(true))),
+                );
+            }
+            Some(None) => self.push(path, Action::Remove),
             None => {}
         }
     }
@@ -277,10 +290,20 @@ impl<E: Entity> UpdateBuilder<E> {
         self.push(Path::attr(name), Action::Remove);
     }
 
+    /// `REMOVE path`: an attribute, a map entry, a document's field, or a list element (the
+    /// elements after it move down one place).
+    pub fn remove_path(&mut self, path: Path) {
+        self.push(path, Action::Remove);
+    }
+
     /// `SET name = if_not_exists(name, :value)` (nothing for a value without attribute form).
     pub fn set_if_absent_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(name, value) {
-            let path = Path::attr(name);
+        self.set_if_absent_path(Path::attr(name), value);
+    }
+
+    /// `SET path = if_not_exists(path, :value)` (nothing for a value without attribute form).
+    pub fn set_if_absent_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
             let set = SetValue::Operand(UpdateOperand::IfNotExists(
                 path.clone(),
                 Box::new(UpdateOperand::Value(v)),
@@ -291,8 +314,13 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// `ADD name :value` (numbers and sets).
     pub fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(name, value) {
-            self.push(Path::attr(name), Action::Add(v));
+        self.add_path(Path::attr(name), value);
+    }
+
+    /// `ADD path :value` (numbers and sets), on an attribute or a path inside one.
+    pub fn add_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            self.push(path, Action::Add(v));
         }
     }
 
@@ -301,39 +329,55 @@ impl<E: Entity> UpdateBuilder<E> {
     /// fails with [`Error::OutOfRange`] naming the field, the stored value and the delta, and
     /// writes nothing. The typed `add_<field>` setters call it.
     pub fn add_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
-        self.arithmetic::<T>(name, Op::Add, encode_value::<T, _>(delta));
+        self.add_number_at::<T>(Path::attr(name), delta);
+    }
+
+    /// [`Self::add_number`] on a path inside an attribute (a map entry, a document's field): the
+    /// result is kept inside `T` the same way.
+    pub fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(path, Op::Add, encode_value::<T, _>(delta));
     }
 
     /// `SET name = if_not_exists(name, 0) - :delta`, kept inside `T` as [`Self::add_number`].
     pub fn subtract_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
-        self.arithmetic::<T>(name, Op::Subtract, encode_value::<T, _>(delta));
+        self.subtract_number_at::<T>(Path::attr(name), delta);
+    }
+
+    /// [`Self::subtract_number`] on a path inside an attribute.
+    pub fn subtract_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(path, Op::Subtract, encode_value::<T, _>(delta));
     }
 
     fn arithmetic<T: Arithmetic>(
         &mut self,
-        name: &str,
+        path: Path,
         op: Op,
         delta: Result<Option<AttributeValue>>,
     ) {
-        let Some(Some(delta)) = self.value(name, delta) else {
+        let Some(Some(delta)) = self.value(&path, delta) else {
             return;
         };
-        let bound = Bound::new::<T>(name, op, &delta);
+        let bound = Bound::new::<T>(&path, op, &delta);
+        let at = path.to_string();
         match op {
-            Op::Add => self.add_value(name, Ok(Some(delta))),
-            Op::Subtract => self.subtract_value(name, Ok(Some(delta))),
+            Op::Add => self.add_path(path, Ok(Some(delta))),
+            Op::Subtract => self.subtract_path(path, Ok(Some(delta))),
         }
         match bound {
             Some(Ok(bound)) => self.bounds.push(bound),
-            Some(Err(e)) => self.record(Err(e.at(E::ENTITY_TYPE, name))),
+            Some(Err(e)) => self.record(Err(e.at(E::ENTITY_TYPE, &at))),
             None => {}
         }
     }
 
     /// `SET name = if_not_exists(name, 0) - :value`.
     pub fn subtract_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(name, value) {
-            let path = Path::attr(name);
+        self.subtract_path(Path::attr(name), value);
+    }
+
+    /// `SET path = if_not_exists(path, 0) - :value`.
+    pub fn subtract_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
             let current =
                 UpdateOperand::IfNotExists(path.clone(), Box::new(UpdateOperand::Value(number(0))));
             self.push(
@@ -345,24 +389,41 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// `SET name = list_append(if_not_exists(name, []), :value)`.
     pub fn append_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(name, value) {
-            let path = Path::attr(name);
-            let current = UpdateOperand::IfNotExists(
+        self.append_path(Path::attr(name), value, false);
+    }
+
+    /// `SET path = list_append(if_not_exists(path, []), :items)`, or with `prepend`
+    /// `list_append(:items, if_not_exists(path, []))`: the list is created when absent.
+    pub fn append_path(
+        &mut self,
+        path: Path,
+        items: Result<Option<AttributeValue>>,
+        prepend: bool,
+    ) {
+        if let Some(Some(v)) = self.value(&path, items) {
+            let current = Box::new(UpdateOperand::IfNotExists(
                 path.clone(),
                 Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))),
-            );
-            let set = SetValue::Operand(UpdateOperand::ListAppend(
-                Box::new(current),
-                Box::new(UpdateOperand::Value(v)),
             ));
-            self.push(path, Action::Set(set));
+            let items = Box::new(UpdateOperand::Value(v));
+            let joined = if prepend {
+                UpdateOperand::ListAppend(items, current)
+            } else {
+                UpdateOperand::ListAppend(current, items)
+            };
+            self.push(path, Action::Set(SetValue::Operand(joined)));
         }
     }
 
     /// `DELETE name :value` (set elements).
     pub fn delete_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(name, value) {
-            self.push(Path::attr(name), Action::Delete(v));
+        self.delete_path(Path::attr(name), value);
+    }
+
+    /// `DELETE path :value` (set elements), on an attribute or a path inside one.
+    pub fn delete_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            self.push(path, Action::Delete(v));
         }
     }
 
@@ -599,8 +660,15 @@ impl<E: Entity> UpdateBuilder<E> {
         let upsert = self.upsert;
         let (request, bounds) = self.request_and_bounds()?;
         let key = request.key.clone();
+        let nested: Vec<String> = (request.update.paths())
+            .filter(|p| p.0.len() > 1)
+            .map(ToString::to_string)
+            .collect();
         let out = match store.update_item(request).instrument(span).await {
             Ok(out) => out,
+            Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
+                return Err(missing_parent::<E>(message, &nested));
+            }
             // Not another entity's item: absent (without upsert), a result out of its field's
             // range, or the caller's condition.
             Err(e) => {
@@ -620,6 +688,26 @@ impl<E: Entity> UpdateBuilder<E> {
             .for_entity(E::ENTITY_TYPE)),
         }
     }
+}
+
+/// True for DynamoDB's refusal of a nested path whose parent map or list is missing, in an
+/// update that writes nested paths.
+fn is_missing_parent(message: &str, nested: &[String]) -> bool {
+    !nested.is_empty()
+        && message.contains("The document path provided in the update expression is invalid")
+}
+
+/// [`Error::Validation`] for a nested write under a missing parent: DynamoDB's message, the
+/// nested paths the update writes, and the way out (see [`crate::expr::path`]).
+fn missing_parent<E: Entity>(message: String, nested: &[String]) -> Error {
+    Error::validation(format!(
+        "{message} (update of {}: a map or list on the way to {} is missing, and DynamoDB \
+         writes inside one only when it exists; nothing was written. Write the parent first, \
+         where absent, in an earlier update (`set_if_absent_<field>`, or \
+         `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent)",
+        E::ENTITY_TYPE,
+        nested.join(", ")
+    ))
 }
 
 /// The error of an update (without upsert) whose condition failed on a missing item.

@@ -9,8 +9,9 @@ use std::hash::{BuildHasher, Hash};
 use aws_sdk_dynamodb::primitives::Blob;
 
 use super::number::MAX_DIGITS;
-use super::{describe, AttributeValue, Decimal, FromAttribute, ToAttribute};
+use super::{describe, AttributeValue, Decimal, FromAttribute, Item, ToAttribute};
 use crate::error::{Error, Result};
+use crate::key::KeyPart;
 
 fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
     Err(Error::decode(expected, describe(found)))
@@ -409,44 +410,54 @@ impl<T: SetElement + Ord> FromAttribute for BTreeSet<T> {
     }
 }
 
-fn map_to_attribute<'a, V: ToAttribute + 'a>(
-    entries: impl Iterator<Item = (&'a String, &'a V)>,
+fn map_to_attribute<'a, K: KeyPart + 'a, V: ToAttribute + 'a>(
+    entries: impl Iterator<Item = (&'a K, &'a V)>,
 ) -> Result<Option<AttributeValue>> {
     let mut out = HashMap::new();
     for (k, v) in entries {
+        let name = k.encode_map_key()?;
         if let Some(a) = v
             .to_attribute()
-            .map_err(|e| nested(e, format_args!("{k:?}")))?
+            .map_err(|e| nested(e, format_args!("{name:?}")))?
         {
-            out.insert(k.clone(), a);
+            out.insert(name, a);
         }
     }
     Ok(Some(AttributeValue::M(out)))
 }
 
-fn map_from_attribute<V: FromAttribute, M: FromIterator<(String, V)>>(
+fn map_from_attribute<K: KeyPart, V: FromAttribute, M: FromIterator<(K, V)>>(
     value: &AttributeValue,
 ) -> Result<M> {
     match value {
         AttributeValue::M(m) => m
             .iter()
             .map(|(k, v)| {
-                V::from_attribute(v)
-                    .map(|v| (k.clone(), v))
-                    .map_err(|e| nested(e, format_args!("{k:?}")))
+                let at = |e| nested(e, format_args!("{k:?}"));
+                let key = K::decode_map_key(k).map_err(|e| {
+                    at(Error::decode(
+                        format!("a map key for {}", std::any::type_name::<K>()),
+                        e.to_string(),
+                    ))
+                })?;
+                V::from_attribute(v).map(|v| (key, v)).map_err(at)
             })
             .collect(),
         other => mismatch("M (map)", other),
     }
 }
 
-impl<V: ToAttribute, H: BuildHasherBound> ToAttribute for HashMap<String, V, H> {
+/// Maps are keyed by any [`KeyPart`]: a `String` key is the entry's name as it is, other keys
+/// their plain key form (see [`KeyPart::encode_map_key`]).
+impl<K: KeyPart + Eq + Hash, V: ToAttribute, H: BuildHasherBound> ToAttribute for HashMap<K, V, H> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         map_to_attribute(self.iter())
     }
 }
 
-impl<V: FromAttribute, H: BuildHasherBound> FromAttribute for HashMap<String, V, H> {
+impl<K: KeyPart + Eq + Hash, V: FromAttribute, H: BuildHasherBound> FromAttribute
+    for HashMap<K, V, H>
+{
     fn from_attribute(value: &AttributeValue) -> Result<Self> {
         map_from_attribute(value)
     }
@@ -455,18 +466,49 @@ impl<V: FromAttribute, H: BuildHasherBound> FromAttribute for HashMap<String, V,
     }
 }
 
-impl<V: ToAttribute> ToAttribute for BTreeMap<String, V> {
+impl<K: KeyPart + Ord, V: ToAttribute> ToAttribute for BTreeMap<K, V> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         map_to_attribute(self.iter())
     }
 }
 
-impl<V: FromAttribute> FromAttribute for BTreeMap<String, V> {
+impl<K: KeyPart + Ord, V: FromAttribute> FromAttribute for BTreeMap<K, V> {
     fn from_attribute(value: &AttributeValue) -> Result<Self> {
         map_from_attribute(value)
     }
     fn from_missing() -> Result<Self> {
         Ok(Self::default())
+    }
+}
+
+/// One field of a document stored as a map (`#[derive(Document)]`): its value, or `None` to
+/// leave it out; an error names the field as an element of the map (`["city"] ...`), so the
+/// entity's field comes first in the message.
+pub fn put_member<T: ToAttribute + ?Sized>(map: &mut Item, name: &str, value: &T) -> Result<()> {
+    if let Some(v) = value
+        .to_attribute()
+        .map_err(|e| nested(e, format_args!("{name:?}")))?
+    {
+        map.insert(name.to_owned(), v);
+    }
+    Ok(())
+}
+
+/// Reads one field of a document stored as a map (absent: `T`'s missing value), an error naming
+/// the field as [`put_member`]'s does.
+pub fn get_member<T: FromAttribute>(map: &Item, name: &str) -> Result<T> {
+    match map.get(name) {
+        Some(v) => T::from_attribute(v),
+        None => T::from_missing(),
+    }
+    .map_err(|e| nested(e, format_args!("{name:?}")))
+}
+
+/// The map a document is stored as, or the decode error naming `document`.
+pub fn document_map<'a>(value: &'a AttributeValue, document: &str) -> Result<&'a Item> {
+    match value {
+        AttributeValue::M(m) => Ok(m),
+        other => mismatch(&format!("M (map, the document {document})"), other),
     }
 }
 
@@ -523,6 +565,41 @@ impl<T: serde::de::DeserializeOwned> FromAttribute for Serde<T> {
 #[cfg(test)]
 mod tests {
     use super::NumberValue;
+    use super::*;
+
+    #[test]
+    fn map_keys_are_strings_as_they_are_and_other_key_parts_in_plain_form() {
+        // A string key is never escaped: maps written before KeyPart keys read back unchanged.
+        let strings = HashMap::from([("a#b%c".to_owned(), 1u8)]);
+        let Some(AttributeValue::M(m)) = strings.to_attribute().unwrap() else {
+            panic!("not a map")
+        };
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a#b%c"]);
+        let back: HashMap<String, u8> =
+            FromAttribute::from_attribute(&AttributeValue::M(m)).unwrap();
+        assert_eq!(back, strings);
+
+        let days = BTreeMap::from([(7u32, "x".to_owned()), (4_000_000_000u32, "y".to_owned())]);
+        let Some(attr @ AttributeValue::M(_)) = days.to_attribute().unwrap() else {
+            panic!("not a map")
+        };
+        let AttributeValue::M(m) = &attr else {
+            unreachable!()
+        };
+        assert!(m.contains_key("7"), "{m:?}");
+        let back: BTreeMap<u32, String> = FromAttribute::from_attribute(&attr).unwrap();
+        assert_eq!(back, days);
+
+        // A name that is no key of the map's type names the entry.
+        let bad = AttributeValue::M(HashMap::from([(
+            "x".to_owned(),
+            AttributeValue::N("1".into()),
+        )]));
+        let err = <HashMap<u32, u8>>::from_attribute(&bad)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("[\"x\"]") && err.contains("map key"), "{err}");
+    }
 
     #[test]
     fn a_128_bit_integer_is_refused_beyond_38_significant_digits() {

@@ -11,7 +11,8 @@
 //! | [`Bytes`], `Blob`                      | `B` (a plain `Vec<u8>` is a list of numbers)   |
 //! | `Vec<T>`                               | `L` (`None` elements as `NULL`)                |
 //! | `HashSet`/`BTreeSet` of strings, numbers, [`Bytes`] | `SS`/`NS`/`BS`, empty = absent    |
-//! | `HashMap`/`BTreeMap<String, T>`        | `M`                                            |
+//! | `HashMap`/`BTreeMap<K, T>`, `K`: [`KeyPart`](crate::KeyPart) | `M` (a `String` key as it is, others in their plain key form) |
+//! | `#[derive(Document)]` structs          | `M`, one entry per field                       |
 //! | `Option<T>`                            | absent when `None`                             |
 //! | [`Serde<T>`]                           | through serde_dynamo (`#[dyno(serde)]`)        |
 //! | [`EpochSeconds<T>`]                    | `N` of epoch seconds (TTL attributes)          |
@@ -32,7 +33,9 @@ use std::sync::Arc;
 pub use aws_sdk_dynamodb::types::AttributeValue;
 
 pub use self::epoch::{from_epoch_seconds, to_epoch_seconds, EpochSeconds, EpochTime};
-pub use self::impls::{BuildHasherBound, Bytes, NumberValue, Serde, SetElement};
+pub use self::impls::{
+    document_map, get_member, put_member, BuildHasherBound, Bytes, NumberValue, Serde, SetElement,
+};
 pub use self::number::{Decimal, Number, NumberError};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};

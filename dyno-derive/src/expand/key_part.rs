@@ -156,6 +156,12 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     fn decode_key(segment: &str) -> #p::Result<Self> {
                         <#inner as #p::KeyPart>::decode_key(segment).map(#ident)
                     }
+                    fn encode_map_key(&self) -> #p::Result<::std::string::String> {
+                        <#inner as #p::KeyPart>::encode_map_key(&self.0)
+                    }
+                    fn decode_map_key(name: &str) -> #p::Result<Self> {
+                        <#inner as #p::KeyPart>::decode_map_key(name).map(#ident)
+                    }
                 }
                 #attribute_impls
             })
