@@ -54,9 +54,10 @@ pub use self::stamps::*;
 /// with the user's.
 pub mod autoref {
     pub use super::{
-        EncodePart as _, EncodePartFallback as _, PartLen as _, PartLenFallback as _,
-        RecoverKey as _, RecoverNone as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
-        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+        EncodePart as _, EncodePartFallback as _, GenerateId as _, GenerateIdFallback as _,
+        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, StampNow as _,
+        StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _, VersionOf as _,
+        VersionOfFallback as _,
     };
 }
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
@@ -257,6 +258,50 @@ pub fn primary_key<E>(
         item.insert(sk_name.to_owned(), AttributeValue::S(sk?));
     }
     Ok(Key::from_item(item))
+}
+
+/// A key string appended by `write` (a generated key function) to a new string.
+#[inline]
+pub fn new_key(write: impl FnOnce(&mut String) -> Result<()>) -> Result<String> {
+    let mut key = String::new();
+    write(&mut key)?;
+    Ok(key)
+}
+
+/// [`new_key`] from one key argument, seen as a `&T` (a one-field key template).
+#[inline]
+pub fn key_from<T, V: FieldValue<T>>(
+    value: V,
+    write: impl FnOnce(&mut String, &T) -> Result<()>,
+) -> Result<String> {
+    value.with_value(|v| new_key(|key| write(key, v)))
+}
+
+/// `value`, decoded from `item`, when the item's stored primary key is the one its fields are
+/// written to (`pk` and `sk` append them: the generated key functions); otherwise
+/// [`Error::KeyMismatch`] ([`crate::entity::recover::check_key`]).
+#[inline]
+pub fn at_stored_key<E: Entity>(
+    item: &Item,
+    value: E,
+    pk: impl FnOnce(&E, &mut String) -> Result<()>,
+    sk: impl FnOnce(&E, &mut String) -> Result<()>,
+) -> Result<E>
+where
+    E::Table: TableKeys,
+{
+    use crate::entity::recover::check_key;
+    check_key(
+        item,
+        E::ENTITY_TYPE,
+        <E::Table as TableKeys>::PK,
+        &E::PK,
+        |k| pk(&value, k),
+    )?;
+    if let (Some(name), Some(template)) = (<E::Table as TableKeys>::SK, E::SK) {
+        check_key(item, E::ENTITY_TYPE, name, &template, |k| sk(&value, k))?;
+    }
+    Ok(value)
 }
 
 /// The key from `try_key`, or, when its fields could not be encoded, a key carrying the error:

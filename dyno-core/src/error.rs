@@ -148,6 +148,30 @@ pub enum Error {
         source: Option<SourceError>,
     },
 
+    /// A stored item's primary key is not the key its decoded fields are written to: another
+    /// spelling of the same values (a zero-padded integer where the plain one is written, a
+    /// `KeyPart` alias or case variant, a string escaped otherwise) or another key altogether.
+    /// The item is not decoded: a write of what was read would go to `canonical`, a second
+    /// item, and leave this one behind. To move such items to their canonical keys on purpose
+    /// (a migration), decode them with [`crate::entity::recover::decode_rekeyed`], write the
+    /// value and delete the stored key.
+    #[error(
+        "{entity}: the item's {attribute} is {stored:?}, but its fields are written to {canonical:?}{}; it is not decoded, so that a write of it cannot go to another key than the one it was read from",
+        field_suffix(.field)
+    )]
+    KeyMismatch {
+        /// The entity decoding the item.
+        entity: &'static str,
+        /// The key attribute (`PK`, `SK`).
+        attribute: String,
+        /// The first field whose segment differs, when the stored key has the template's shape.
+        field: Option<&'static str>,
+        /// The key as stored.
+        stored: String,
+        /// The key the decoded fields encode to.
+        canonical: String,
+    },
+
     /// A key value or key string is invalid: an empty key part, a key that does not match its
     /// template, a key over DynamoDB's size limits.
     #[error("invalid key{}: {message}", entity_suffix(.entity))]
@@ -363,6 +387,7 @@ impl Error {
             Error::Encode { .. } => "Encode",
             Error::Decode { .. } => "Decode",
             Error::Key { .. } => "Key",
+            Error::KeyMismatch { .. } => "KeyMismatch",
             Error::InvalidCursor { .. } => "InvalidCursor",
             Error::BatchIncomplete { .. } => "BatchIncomplete",
             Error::Configuration { .. } => "Configuration",
@@ -403,6 +428,12 @@ impl CancellationReason {
 
 fn entity_suffix(entity: &Option<&'static str>) -> String {
     entity.map(|e| format!(" for {e}")).unwrap_or_default()
+}
+
+fn field_suffix(field: &Option<&'static str>) -> String {
+    field
+        .map(|f| format!(" (field `{f}` is spelled otherwise)"))
+        .unwrap_or_else(|| " (the stored key does not have the template's shape)".to_owned())
 }
 
 fn code_suffix(code: &Option<String>) -> String {

@@ -79,7 +79,10 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 bad("the TTL field");
             } else if primary && field.updated_at.get() {
                 bad("the updated_at timestamp (it changes on every write; primary keys never change)");
-            } else if primary && crate::ty::option_inner(field.ty).is_some() {
+            } else if primary
+                && !field.generated.get()
+                && crate::ty::option_inner(field.ty).is_some()
+            {
                 cx.error_spanned_by(
                     &t.lit,
                     format!("field `{name}` is an `Option`: primary key fields are required; optional fields belong in index templates (sparse indexes)"),
@@ -155,6 +158,7 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
             ("version", &f.version),
             ("created_at", &f.created_at),
             ("updated_at", &f.updated_at),
+            ("generated", &f.generated),
             ("ttl", &f.ttl),
         ];
         let mut roles = flags.iter().filter(|(_, fl)| fl.get());
@@ -188,10 +192,34 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 }
             }
         }
+        if f.generated.get() {
+            let name = f.name();
+            let in_primary = input
+                .pk
+                .fields()
+                .chain(input.sk.iter().flat_map(|t| t.fields()))
+                .any(|n| n == name);
+            if !in_primary {
+                cx.error_spanned_by(
+                    f.generated.tokens(),
+                    format!("a `#[dyno(generated)]` id identifies the item: put `{{{name}}}` in the `pk` or `sk` template (it may appear in index templates too)"),
+                );
+            }
+        }
+        if f.generated.get() && crate::ty::option_inner(f.ty).is_none() {
+            cx.error_spanned_by(
+                f.ty,
+                format!(
+                    "a `#[dyno(generated)]` field is an `Option` (`None`: unset, the write \
+                     generates the id): declare `{}: Option<Ulid>` or `Option<Uuid>`",
+                    f.ident
+                ),
+            );
+        }
         if f.skip.get() {
             for (name, set) in [
                 ("serde", f.serde.get()),
-                ("default", f.default.get()),
+                ("default", f.default.is_some()),
                 ("rename", f.rename.is_some()),
             ] {
                 if set {

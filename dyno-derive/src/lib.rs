@@ -136,9 +136,15 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// `lt`, `le`, `gt`, `ge`, `between` or, for strings and binary, `begins_with` on the last one).
 ///
 /// Field attributes: `rename = "attr"`, `skip` (not stored, `Default` on read), `default`
-/// (`Default` when the attribute is missing), `serde` (stored through serde_dynamo), `version`
-/// (optimistic locking, an unsigned integer), `created_at` / `updated_at` (timestamps filled in
-/// on writes), `ttl` (stored as epoch seconds under the table's TTL attribute).
+/// (`Default::default()` when the attribute is missing on read) or `default = path` (`path()`, a
+/// function returning the field's type, when it is missing), `serde` (stored through
+/// serde_dynamo), `version` (optimistic locking, an unsigned integer), `created_at` /
+/// `updated_at` (timestamps filled in on writes; declared `Option<T>` they are written `None` in
+/// a struct literal, no placeholder time, and read back `Some`), `generated` (an `Option<Ulid>`,
+/// feature `ulid`, or `Option<Uuid>`, feature `uuid`, UUID v7: written `None`, a create or put
+/// generates a time-ordered id, decided once per write for the attribute and every key made
+/// from it, primary keys included; `key()` of a value whose id is still unset is an
+/// `Error::Key`), `ttl` (stored as epoch seconds under the table's TTL attribute).
 ///
 /// # What is generated
 ///
@@ -162,7 +168,17 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// - For each index of the table `Order` has no key in, a hidden method named after it whose
 ///   call is the compile error "`Order` has no key in GSI2; its indexes: GSI1".
 /// - `Order::from_item(&item)`: decode (items of other clients without the entity-type
-///   attribute decode too: key fields are read back from the keys).
+///   attribute decode too: key fields are read back from the keys). The key is the source of
+///   truth: a key field's attribute must agree with the value its key holds (`Error::Decode`
+///   otherwise), and the stored primary key must be the one the decoded fields are written to.
+///   An item at another spelling of its key (`USER#00000000000000000123` where `USER#123` is
+///   written, a `KeyPart` alias such as `STATUS#shipped`, a plain integer in an ordered sort
+///   key) is `Error::KeyMismatch`, naming the stored key, the canonical key and the field, on
+///   every read (a `.lenient()` query or scan reports it): decoding it would let a put of the
+///   value write a second item at the canonical key. Use `#[dyno(key_format = ...)]` to match
+///   what other clients write, or move such items with
+///   `dyno_core::entity::recover::decode_rekeyed` (put the value, delete the stored key). The
+///   comparison writes the key into a reused buffer: no allocation when it matches.
 ///
 /// **Field handles**: `Order::TOTAL: Field<Order, Decimal>`, one per stored field (TTL field
 /// aside), for typed conditions and filters: `Order::TOTAL.gt(dec)`, `Order::NOTE.exists()`.
@@ -194,7 +210,10 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// setter (a key never changes: delete and re-create). A field in an index key is set together
 /// with that index key, in the same request (`set_status(..)` rewrites GSI1PK); fields that make
 /// up one index key are set together (`set_region_and_tier(region, tier)`). `updated_at` is set
-/// on every update, `created_at` where absent, with the index keys made from them. Then, from
+/// on every update, `created_at` where absent, with the index keys made from them;
+/// `keep_updated_at()` (generated only for entities with an `updated_at` field) leaves
+/// `updated_at` and its index keys as they are for this update, a `Transaction` action included
+/// (the stamp is decided when the update is sent or turned into an action). Then, from
 /// the trait `dyno_core::ops::UpdateDsl` (in `dyno_core::prelude`): `condition(Cond<Order>)`,
 /// `if_version(v)` (versioned entities only), `upsert()` (creates the item if absent, with the
 /// index keys its primary key determines; refuses before sending an upsert that would create an

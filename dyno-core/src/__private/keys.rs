@@ -303,6 +303,21 @@ pub fn attr_or_default_in<T: FromAttribute + Default>(
     }
 }
 
+/// A non-key field from its attribute's value, already looked up, or `default()` when the
+/// attribute is absent (`#[dyno(default = path)]`).
+#[inline]
+pub fn attr_or_else_in<T: FromAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    default: impl FnOnce() -> T,
+) -> Result<T> {
+    match value {
+        Some(v) => T::from_attribute(v).map_err(|e| e.at(entity, attribute)),
+        None => Ok(default()),
+    }
+}
+
 /// [`get_attr`](crate::value::get_attr) on the attribute's value, already looked up (`None`:
 /// absent, which only `Option` fields accept).
 #[inline]

@@ -3,7 +3,7 @@
 //! Both go through autoref specialization like key parts (see `keys.rs`): the only compile
 //! error for an unsupported field type is the one the derive spans on the field.
 
-pub use crate::entity::stamps::{Timestamp, TtlField};
+pub use crate::entity::stamps::{GeneratedId, Timestamp, TtlField};
 use crate::error::{Error, Result};
 use crate::value::{AttributeValue, FromAttribute, Item};
 
@@ -145,3 +145,63 @@ pub trait TtlCodecFallback<T> {
 }
 
 impl<T> TtlCodecFallback<T> for &Ttl<T> {}
+
+/// A `#[dyno(generated)]` field's value, for autoref specialization.
+#[derive(Debug)]
+pub struct Generate<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> Generate<T> {
+    /// The helper for `T`.
+    pub const fn new() -> Self {
+        Generate(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Generate<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Deciding a generated id for `Option<T: GeneratedId>` fields.
+pub trait GenerateId<T> {
+    /// `Some(new id)` when `value` is unset (`None`), else `None` (the value stays).
+    fn decide(&self, value: &T) -> Option<T>;
+}
+
+impl<T: GeneratedId> GenerateId<Option<T>> for Generate<Option<T>> {
+    fn decide(&self, value: &Option<T>) -> Option<Option<T>> {
+        value.is_none().then(|| Some(T::generate()))
+    }
+}
+
+/// Fallback: only reached in code that does not compile anyway.
+pub trait GenerateIdFallback<T> {
+    /// Always `None`.
+    fn decide(&self, _value: &T) -> Option<T> {
+        None
+    }
+}
+
+impl<T> GenerateIdFallback<T> for &Generate<T> {}
+
+/// Fails to compile unless `T` is a generated id type.
+pub const fn assert_generated<T: GeneratedId>() {}
+
+/// The id of a `#[dyno(generated)]` key field, which a key needs: an unset one (`None`, before
+/// the write that generates it) is an `Error::Key` naming the entity and field.
+pub fn generated_key<'a, T>(
+    value: &'a Option<T>,
+    entity: &'static str,
+    field: &str,
+) -> Result<&'a T> {
+    value.as_ref().ok_or_else(|| {
+        Error::key(
+            Some(entity),
+            format!(
+                "field `{field}` is a generated id that is still unset (`None`): the write \
+                 generates it (create, put), or give the id"
+            ),
+        )
+    })
+}

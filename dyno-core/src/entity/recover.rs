@@ -2,6 +2,7 @@
 //! by other clients in the conventional format (`PK = "USER#42"`, no `user_id` attribute) decode
 //! from it.
 
+use super::Entity;
 use crate::error::{Error, Result};
 use crate::key::{KeyPart, Template, DELIMITER};
 use crate::value::{describe, AttributeValue, Item, ToAttribute};
@@ -141,6 +142,149 @@ pub fn agree<T: ToAttribute>(
         ),
         source: None,
     })
+}
+
+/// Checks that key attribute `attribute` of a stored `item` is the key its decoded fields are
+/// written to: `write` appends that key (the entity's key function for `template`, over the
+/// decoded value) to an empty string, and the two must be equal. An item without the attribute
+/// passes (nothing was read from a key).
+///
+/// Otherwise the item is another spelling of its key (`USER#00000000000000000123` where the
+/// plain `USER#123` is written, `STATUS#shipped` for `STATUS#Shipped`, an escape written
+/// otherwise) or not its key at all, and decoding it would hide that: a put of the value would
+/// go to the canonical key, a second item, and leave this one behind. That is
+/// [`Error::KeyMismatch`], naming the stored key, the canonical one and the first field whose
+/// segment differs. `#[derive(Entity)]` calls it for the primary key in `from_item`; index keys
+/// are not checked (a write rewrites them).
+///
+/// The key is written into a reused per-thread buffer: a stored key that is already canonical
+/// costs its encoding and one comparison, no allocation.
+///
+/// ```
+/// use dyno_core::entity::recover::check_key;
+/// use dyno_core::key::{KeyFormat, KeyPart, Segment, Template};
+/// use dyno_core::{AttributeValue, Error, Item};
+///
+/// const PK: Template = Template::new(&[Segment::Literal("USER#"), Segment::Field("user_id")]);
+/// let write = |k: &mut String| {
+///     k.push_str("USER#");
+///     123u64.encode_as(KeyFormat::Plain, k)
+/// };
+/// let at = |key: &str| Item::from([("PK".to_owned(), AttributeValue::S(key.into()))]);
+/// check_key(&at("USER#123"), "User", "PK", &PK, write)?;
+/// let err = check_key(&at("USER#00000000000000000123"), "User", "PK", &PK, write).unwrap_err();
+/// assert!(matches!(err, Error::KeyMismatch { field: Some("user_id"), .. }), "{err}");
+/// # Ok::<(), dyno_core::Error>(())
+/// ```
+pub fn check_key(
+    item: &Item,
+    entity: &'static str,
+    attribute: &str,
+    template: &Template,
+    write: impl FnOnce(&mut String) -> Result<()>,
+) -> Result<()> {
+    let Some(stored) = item.get(attribute) else {
+        return Ok(());
+    };
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    SCRATCH.with(|cell| {
+        // A `KeyPart` impl decoding an entity while encoding (unheard of, but possible) finds
+        // the buffer taken and uses its own.
+        let mut own = String::new();
+        let mut shared = cell.try_borrow_mut();
+        let canonical = match &mut shared {
+            Ok(buf) => &mut **buf,
+            Err(_) => &mut own,
+        };
+        canonical.clear();
+        write(canonical)?;
+        match stored {
+            AttributeValue::S(s) if s == canonical => Ok(()),
+            _ => Err(key_mismatch(entity, attribute, template, stored, canonical)),
+        }
+    })
+}
+
+#[cold]
+fn key_mismatch(
+    entity: &'static str,
+    attribute: &str,
+    template: &Template,
+    stored: &AttributeValue,
+    canonical: &str,
+) -> Error {
+    let (stored, field) = match stored {
+        AttributeValue::S(s) => {
+            let field = template
+                .split(s)
+                .zip(template.split(canonical))
+                .and_then(|(a, b)| {
+                    let differs = a.iter().zip(&b).position(|(x, y)| x != y)?;
+                    template.fields().nth(differs)
+                });
+            (s.clone(), field)
+        }
+        other => (describe(other), None),
+    };
+    Error::KeyMismatch {
+        entity,
+        attribute: attribute.to_owned(),
+        field,
+        stored,
+        canonical: canonical.to_owned(),
+    }
+}
+
+/// Decodes an item whose primary key is another spelling of the key its fields are written to
+/// (an [`Error::KeyMismatch`] for [`Entity::from_item`]) as if it were stored at that key: for
+/// a migration that moves such items, written by other clients or by an earlier dyno, to their
+/// canonical keys. Write the value (`put`), then delete the key it was read from; a write
+/// without that delete leaves two items. Other decode errors are returned as they are.
+///
+/// ```
+/// use dyno_core::entity::recover::decode_rekeyed;
+/// use dyno_core::{AttributeValue, Entity, Error, Item, KeyPart, Table};
+///
+/// #[derive(Table)]
+/// #[dyno(name = "T", pk = "PK", sk = "SK")]
+/// struct T;
+///
+/// #[derive(Debug, PartialEq, Entity)]
+/// #[dyno(table = T, pk = "USER#{user_id}", sk = "PROFILE")]
+/// struct User {
+///     user_id: u64,
+/// }
+///
+/// // Written padded by an earlier dyno; `User` writes `USER#7`.
+/// let item = Item::from([
+///     ("PK".to_owned(), AttributeValue::S("USER#00000000000000000007".into())),
+///     ("SK".to_owned(), AttributeValue::S("PROFILE".into())),
+/// ]);
+/// assert!(matches!(User::from_item(&item), Err(Error::KeyMismatch { .. })));
+/// let user: User = decode_rekeyed(&item)?;
+/// assert_eq!(user.key()?.get("PK"), Some(&AttributeValue::S("USER#7".into())));
+/// # Ok::<(), dyno_core::Error>(())
+/// ```
+pub fn decode_rekeyed<E: Entity>(item: &Item) -> Result<E> {
+    let mut moved: Option<Item> = None;
+    // One replacement per key attribute at most: the partition key, then the sort key.
+    for _ in 0..2 {
+        match E::from_item(moved.as_ref().unwrap_or(item)) {
+            Err(Error::KeyMismatch {
+                attribute,
+                canonical,
+                ..
+            }) => {
+                moved
+                    .get_or_insert_with(|| item.clone())
+                    .insert(attribute, AttributeValue::S(canonical));
+            }
+            other => return other,
+        }
+    }
+    E::from_item(moved.as_ref().unwrap_or(item))
 }
 
 #[cfg(test)]

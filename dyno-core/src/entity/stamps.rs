@@ -1,5 +1,6 @@
 //! The field types of `#[dyno(created_at)]`, `#[dyno(updated_at)]` ([`Timestamp`]: a type that
-//! knows "now") and `#[dyno(ttl)]` ([`TtlField`]: a point in time stored as epoch seconds).
+//! knows "now"), `#[dyno(generated)]` ([`GeneratedId`]: a time-ordered id a write creates) and
+//! `#[dyno(ttl)]` ([`TtlField`]: a point in time stored as epoch seconds).
 //! Implement them for your own time types; the derive decides a stamp once per write and uses it
 //! for the attribute and every key made from it.
 
@@ -100,5 +101,44 @@ impl<T: EpochTime> TtlField for Option<T> {
     }
     fn from_ttl(seconds: Option<i64>) -> Result<Self> {
         seconds.map(T::from_epoch_seconds).transpose()
+    }
+}
+
+/// The id type of a `#[dyno(generated)]` field, declared `Option<T>`: a write of a value whose
+/// field is `None` (unset) generates a new id, once per write, and uses it for the attribute and
+/// every key made from the field, as for timestamps. Ids are time-ordered, so a sort key made
+/// of one lists items in creation order.
+///
+/// Implemented for `ulid::Ulid` (feature `ulid`; monotonic within a process) and `uuid::Uuid`
+/// (feature `uuid`; version 7).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a generated id",
+    label = "no `GeneratedId` impl",
+    note = "declare the field `Option<Ulid>` (feature `ulid`) or `Option<Uuid>` (feature `uuid`, UUID v7)"
+)]
+pub trait GeneratedId: Sized {
+    /// A new id, later in order than the ones this process generated before.
+    fn generate() -> Self;
+}
+
+#[cfg(feature = "ulid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ulid")))]
+impl GeneratedId for ulid::Ulid {
+    fn generate() -> Self {
+        static GENERATOR: std::sync::Mutex<ulid::Generator> =
+            std::sync::Mutex::new(ulid::Generator::new());
+        let mut generator = GENERATOR.lock().unwrap_or_else(|e| e.into_inner());
+        // The random part overflows only after 2^80 ids in one millisecond.
+        generator
+            .generate()
+            .unwrap_or_else(|_| ulid::Ulid::generate())
+    }
+}
+
+#[cfg(feature = "uuid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
+impl GeneratedId for uuid::Uuid {
+    fn generate() -> Self {
+        uuid::Uuid::now_v7()
     }
 }

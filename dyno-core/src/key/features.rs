@@ -29,6 +29,7 @@
 
 #[cfg(any(
     feature = "uuid",
+    feature = "ulid",
     feature = "time",
     feature = "chrono",
     feature = "rust_decimal"
@@ -36,6 +37,7 @@
 use super::KeyPart;
 #[cfg(any(
     feature = "uuid",
+    feature = "ulid",
     feature = "time",
     feature = "chrono",
     feature = "rust_decimal"
@@ -43,7 +45,12 @@ use super::KeyPart;
 use crate::error::{Error, Result};
 
 /// Decodes `segment` with `parse`, then insists that encoding the value gives `segment` back.
-#[cfg(any(feature = "uuid", feature = "time", feature = "chrono"))]
+#[cfg(any(
+    feature = "uuid",
+    feature = "ulid",
+    feature = "time",
+    feature = "chrono"
+))]
 fn strict<T: KeyPart>(
     segment: &str,
     parse: impl FnOnce(&str) -> Option<T>,
@@ -87,6 +94,24 @@ impl KeyPart for uuid::Uuid {
             segment,
             |s| uuid::Uuid::try_parse(s).ok(),
             "a lowercase hyphenated UUID",
+        )
+    }
+}
+
+/// 26 characters of uppercase Crockford base32: fixed width, so string order is time order;
+/// only that form decodes.
+#[cfg(feature = "ulid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ulid")))]
+impl KeyPart for ulid::Ulid {
+    fn encode_key(&self, out: &mut String) -> Result<()> {
+        out.push_str(self.array_to_str(&mut [0; ulid::ULID_LEN]));
+        Ok(())
+    }
+    fn decode_key(segment: &str) -> Result<Self> {
+        strict(
+            segment,
+            |s| ulid::Ulid::from_string(s).ok(),
+            "a 26-character uppercase ULID",
         )
     }
 }

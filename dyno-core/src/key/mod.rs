@@ -109,12 +109,14 @@ pub trait KeyPart: Sized {
 /// # Data written padded by earlier versions
 ///
 /// Before this choice existed, dyno wrote every integer zero-padded and every decimal in its
-/// order-preserving form, partition keys included (`USER#00000000000000000123`). Those items
-/// still decode (scans and queries of their partition read them), but a typed key now builds
-/// `USER#123`, so a get misses them and a put writes a second item. To keep such a table as it
-/// is, mark the field `#[dyno(key_format = "ordered")]`: it is then written padded everywhere, as
-/// before. To move to the plain form, rewrite the items (read each through a scan, put it, delete
-/// the padded key) before switching readers over.
+/// order-preserving form, partition keys included (`USER#00000000000000000123`). A typed key now
+/// builds `USER#123`, so a get misses those items, and reading them otherwise (a scan, a query
+/// of their partition) is [`crate::Error::KeyMismatch`]: decoding one would let a put of it
+/// write a second item at `USER#123`. To keep such a table as it is, mark the field
+/// `#[dyno(key_format = "ordered")]`: it is then written padded everywhere, as before. To move
+/// to the plain form, rewrite the items: a lenient scan reports each one, and
+/// [`crate::entity::recover::decode_rekeyed`] decodes it as if at its plain key; put that value,
+/// then delete the padded key.
 ///
 /// Sort keys are unchanged (ordered by default). A table whose sort keys were written by other
 /// clients in plain text (`ORDER#456`) marks those fields `key_format = "plain"`, and gives up

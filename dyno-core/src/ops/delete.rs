@@ -4,9 +4,7 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{
-    decode, hidden, owned_by, table_name, ttl_attribute, version_is, write_result,
-};
+use super::support::{hidden, owned_by, table_name, ttl_attribute, version_is, write_result};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -125,6 +123,9 @@ impl<E: Entity> Delete<E> {
     }
 
     /// Deletes the item; returns it as it was (`None` when there was none, or it had expired).
+    /// An item deleted from another spelling of its key (a key built with [`Key::from_item`]
+    /// from a stored item, see [`Error::KeyMismatch`]) is returned as decoded at its canonical
+    /// key: it is gone from where it was, so writing the value back moves it.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.delete", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
@@ -133,7 +134,9 @@ impl<E: Entity> Delete<E> {
         let out = write_result::<E, S, _>(store, &key, result).await?;
         match out.attributes {
             Some(item) if !item.is_empty() && !hidden(&item, ttl_attribute::<E>()) => {
-                decode::<E>(&item).map(Some)
+                crate::entity::recover::decode_rekeyed::<E>(&item)
+                    .map(Some)
+                    .map_err(|e| e.for_entity(E::ENTITY_TYPE))
             }
             _ => Ok(None),
         }

@@ -128,6 +128,8 @@ pub struct UpdateBuilder<E: Entity> {
     needs: &'static [IndexKeyNeed],
     /// The range conditions of typed arithmetic ([`Self::add_number`]), one per attribute.
     bounds: Vec<Bound>,
+    /// [`Self::keep_updated_at`]: the typed update leaves `updated_at` as it is.
+    keep_updated_at: bool,
 }
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
@@ -156,7 +158,21 @@ impl<E: Entity> UpdateBuilder<E> {
             upsert: false,
             needs: &[],
             bounds: Vec::new(),
+            keep_updated_at: false,
         }
+    }
+
+    /// Asks the typed update built on this builder not to bump the entity's `#[dyno(updated_at)]`
+    /// field (generated updates stamp it when they are finished: sent, or turned into a builder
+    /// or a transaction action). The typed `keep_updated_at()` calls it.
+    pub fn keep_updated_at(mut self) -> Self {
+        self.keep_updated_at = true;
+        self
+    }
+
+    /// True after [`Self::keep_updated_at`].
+    pub fn keeps_updated_at(&self) -> bool {
+        self.keep_updated_at
     }
 
     /// The key attributes (empty for an invalid key), to read primary-key segments from.

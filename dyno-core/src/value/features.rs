@@ -2,6 +2,7 @@
 //! feature, and the fixed-width text forms that keys share.
 //!
 //! - `uuid::Uuid`: `S`, hyphenated lowercase; any form `Uuid::parse_str` knows decodes.
+//! - `ulid::Ulid`: `S`, 26 characters of uppercase Crockford base32; lowercase decodes too.
 //! - timestamps (`time::OffsetDateTime`, `chrono::DateTime<Utc>`): `S`, RFC 3339 in UTC with
 //!   exactly nine fractional digits (`2024-01-02T03:04:05.000000000Z`), so string order is time
 //!   order. Years outside 0000-9999 cannot have that form and are refused. Any RFC 3339 string
@@ -12,6 +13,7 @@
 
 #[cfg(any(
     feature = "uuid",
+    feature = "ulid",
     feature = "time",
     feature = "chrono",
     feature = "rust_decimal"
@@ -19,6 +21,7 @@
 use super::{describe, AttributeValue, FromAttribute, ToAttribute};
 #[cfg(any(
     feature = "uuid",
+    feature = "ulid",
     feature = "time",
     feature = "chrono",
     feature = "rust_decimal"
@@ -383,6 +386,30 @@ pub(crate) use self::chrono_impls::{
     parse_date as parse_chrono_date, parse_datetime as parse_chrono_datetime,
     write_date as write_chrono_date, write_datetime as write_chrono_datetime,
 };
+
+#[cfg(feature = "ulid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ulid")))]
+mod ulid_impls {
+    use ulid::Ulid;
+
+    use super::*;
+
+    impl ToAttribute for Ulid {
+        fn to_attribute(&self) -> Result<Option<AttributeValue>> {
+            Ok(Some(AttributeValue::S(self.to_string())))
+        }
+    }
+
+    impl FromAttribute for Ulid {
+        fn from_attribute(value: &AttributeValue) -> Result<Self> {
+            match value {
+                AttributeValue::S(s) => Ulid::from_string(s)
+                    .map_err(|_| Error::decode("S holding a ULID", describe(value))),
+                other => Err(Error::decode("S holding a ULID", describe(other))),
+            }
+        }
+    }
+}
 
 #[cfg(feature = "uuid")]
 #[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]

@@ -64,10 +64,14 @@ pub(crate) struct EntityField<'a> {
     pub rename: Option<LitStr>,
     pub skip: Flag,
     pub serde: Flag,
-    pub default: Flag,
+    /// `#[dyno(default)]` (`Some(None)`: `Default::default()`) or `#[dyno(default = path)]`
+    /// (`Some(Some(path))`: `path()`) for an attribute missing on read.
+    pub default: Option<Option<syn::Path>>,
     pub version: Flag,
     pub created_at: Flag,
     pub updated_at: Flag,
+    /// `#[dyno(generated)]`: an `Option<Ulid>` / `Option<Uuid>` id a write fills in when unset.
+    pub generated: Flag,
     pub ttl: Flag,
     /// `#[dyno(key_format = "ordered" | "plain")]`: one form for every key segment of the field.
     pub key_format: Option<KeyFormat>,
@@ -102,6 +106,7 @@ const FIELD_KEYS: &[&str] = &[
     "version",
     "created_at",
     "updated_at",
+    "generated",
     "ttl",
     "key_format",
 ];
@@ -260,10 +265,11 @@ impl<'a> EntityField<'a> {
         let mut rename = Attr::none("rename");
         let mut skip = Flag::none("skip");
         let mut serde = Flag::none("serde");
-        let mut default = Flag::none("default");
+        let mut default: Attr<Option<syn::Path>> = Attr::none("default");
         let mut version = Flag::none("version");
         let mut created_at = Flag::none("created_at");
         let mut updated_at = Flag::none("updated_at");
+        let mut generated = Flag::none("generated");
         let mut ttl = Flag::none("ttl");
         let mut key_format = Attr::none("key_format");
         for_each_dyno_attr(cx, &field.attrs, |meta| {
@@ -292,12 +298,29 @@ impl<'a> EntityField<'a> {
                     key_format.set(cx, &meta.path, format);
                     return Ok(());
                 }
+                "default" => {
+                    let path = if meta.input.peek(syn::Token![=]) {
+                        let value = meta.value()?;
+                        Some(value.parse::<syn::Path>().map_err(|e| {
+                            syn::Error::new(
+                                e.span(),
+                                "expected the path of a function returning the field's value: \
+                                 `default = my_default` (or `#[dyno(default)]` for `Default`)",
+                            )
+                        })?)
+                    } else {
+                        no_value(&meta)?;
+                        None
+                    };
+                    default.set(cx, &meta.path, path);
+                    return Ok(());
+                }
                 "skip" => &mut skip,
                 "serde" => &mut serde,
-                "default" => &mut default,
                 "version" => &mut version,
                 "created_at" => &mut created_at,
                 "updated_at" => &mut updated_at,
+                "generated" => &mut generated,
                 "ttl" => &mut ttl,
                 _ => return unknown_key_continue(cx, &meta, "#[dyno(...)] on a field", FIELD_KEYS),
             };
@@ -315,10 +338,11 @@ impl<'a> EntityField<'a> {
             rename,
             skip,
             serde,
-            default,
+            default: default.get(),
             version,
             created_at,
             updated_at,
+            generated,
             ttl,
             key_format: key_format.get(),
         })

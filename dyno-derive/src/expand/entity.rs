@@ -348,6 +348,14 @@ impl<'a> Gen<'a> {
             if f.created_at.get() || f.updated_at.get() {
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_timestamp::<#ty>();));
             }
+            if f.generated.get() {
+                if let Some(inner) = crate::ty::option_inner(ty) {
+                    let ispan = syn::spanned::Spanned::span(inner);
+                    checks.extend(
+                        quote_spanned!(ispan=> const _: () = #p::assert_generated::<#inner>();),
+                    );
+                }
+            }
         }
 
         let key_fns = self.key_fn_defs();

@@ -158,6 +158,9 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
     }
 
     let mut touch = TokenStream::new();
+    // `updated_at` is stamped when the update is finished (sent, turned into a builder or a
+    // transaction action), unless `keep_updated_at()` was called.
+    let mut touch_updated = TokenStream::new();
     for f in &g.m.fields {
         let name = f.name();
         if f.is_stored() && g.primary.contains(&name) {
@@ -238,7 +241,7 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             } else {
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
-            touch.extend(quote! {
+            touch_updated.extend(quote! {
                 if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
                     #setter
                 }
@@ -368,6 +371,25 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             __update
         }
     };
+    let into_update = if touch_updated.is_empty() {
+        quote!(self.update)
+    } else {
+        methods.extend(quote! {
+            /// Leaves the `updated_at` field as it is: this update does not bump it (nor rewrite
+            /// the index keys made from it), so an item sorted by it keeps its place.
+            pub fn keep_updated_at(mut self) -> Self {
+                self.update = self.update.keep_updated_at();
+                self
+            }
+        });
+        quote! {
+            let mut __update = self;
+            if !__update.update.keeps_updated_at() {
+                #touch_updated
+            }
+            __update.update
+        }
+    };
     let impls = quote! {
         #[automatically_derived]
         impl #ident {
@@ -403,7 +425,7 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             }
 
             fn into_update(self) -> #p::UpdateBuilder<#ident> {
-                self.update
+                #into_update
             }
 
             // The key fields (where absent) and the index keys the primary key alone determines;

@@ -48,31 +48,31 @@ const _ : () = {
     const _ : () = :: dyno_core :: __private :: assert_ttl :: < Option < OffsetDateTime > > () ;
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
     #[inline]
-    fn __key_pk (user_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        let mut __k = :: std :: string :: String :: with_capacity (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
+    fn __key_pk (__k : & mut :: std :: string :: String , user_id : & String) -> :: dyno_core :: __private :: Result < () > {
+        __k . reserve (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
         __k . push_str ("USER#") ;
-        (& :: dyno_core :: __private :: Part (user_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
-        :: core :: result :: Result :: Ok (__k)
+        (& :: dyno_core :: __private :: Part (user_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
+        :: core :: result :: Result :: Ok (())
     }
     #[inline]
-    fn __key_sk (order_id : & String) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        let mut __k = :: std :: string :: String :: with_capacity (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
+    fn __key_sk (__k : & mut :: std :: string :: String , order_id : & String) -> :: dyno_core :: __private :: Result < () > {
+        __k . reserve (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
         __k . push_str ("ORDER#") ;
-        (& :: dyno_core :: __private :: Part (order_id)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
-        :: core :: result :: Result :: Ok (__k)
+        (& :: dyno_core :: __private :: Part (order_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
+        :: core :: result :: Result :: Ok (())
     }
     #[inline]
-    fn __key_i0_pk (status : & OrderStatus) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        let mut __k = :: std :: string :: String :: with_capacity (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
+    fn __key_i0_pk (__k : & mut :: std :: string :: String , status : & OrderStatus) -> :: dyno_core :: __private :: Result < () > {
+        __k . reserve (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
         __k . push_str ("STATUS#") ;
-        (& :: dyno_core :: __private :: Part (status)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
-        :: core :: result :: Result :: Ok (__k)
+        (& :: dyno_core :: __private :: Part (status)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
+        :: core :: result :: Result :: Ok (())
     }
     #[inline]
-    fn __key_i0_sk (order_date : & Date) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        let mut __k = :: std :: string :: String :: with_capacity (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
-        (& :: dyno_core :: __private :: Part (order_date)) . write_part (& mut __k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
-        :: core :: result :: Result :: Ok (__k)
+    fn __key_i0_sk (__k : & mut :: std :: string :: String , order_date : & Date) -> :: dyno_core :: __private :: Result < () > {
+        __k . reserve (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
+        (& :: dyno_core :: __private :: Part (order_date)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
+        :: core :: result :: Result :: Ok (())
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: Entity for Order {
@@ -85,8 +85,8 @@ const _ : () = {
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (& self . user_id) ?)) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (& self . order_id) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_pk (__k , & self . user_id)) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_sk (__k , & self . order_id)) ?)) ;
             :: core :: result :: Result :: Ok (__item)
         }
         fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
@@ -99,11 +99,11 @@ const _ : () = {
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "note" , & self . note) ? ;
             :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "version" , & self . version) ? ;
             (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . put (& mut __item , __ENTITY , __TTL_NAME , & self . expires_at) ? ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_pk (& self . user_id) ?)) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_sk (& self . order_id) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_pk (__k , & self . user_id)) ?)) ;
+            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_sk (__k , & self . order_id)) ?)) ;
             {
-                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (& self . status) ?)) ;
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (& self . order_date) ?)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_pk (__k , & self . status)) ?)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_sk (__k , & self . order_date)) ?)) ;
             }
             __item . insert (:: std :: string :: String :: from (< ECommerce as :: dyno_core :: __private :: Table > :: ENTITY_ATTRIBUTE) , :: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (__ENTITY)) ,) ;
             :: core :: result :: Result :: Ok (__item)
@@ -146,7 +146,7 @@ const _ : () = {
                     _ => {}
                 }
             }
-            :: core :: result :: Result :: Ok (Order {
+            :: dyno_core :: __private :: at_stored_key (item , Order {
                 user_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
                 order_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
                 status : :: dyno_core :: __private :: key_field_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
@@ -155,8 +155,7 @@ const _ : () = {
                 note : :: dyno_core :: __private :: attr_in :: < Option < String > > (__v_note , __ENTITY , "note") ? ,
                 version : :: dyno_core :: __private :: attr_or_default_in :: < u64 > (__v_version , __ENTITY , "version") ? ,
                 expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get_in (__v_expires_at , __ENTITY , __TTL_NAME) ? ,
-            }
-)
+            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id))
         }
         fn version (& self) -> :: core :: option :: Option < u64 > {
             :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))
@@ -171,8 +170,8 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
-    :: dyno_core :: __private :: partition_key_of ! (Order , 0 , [A0 : :: dyno_core :: __private :: FieldValue < String >] , A0 , user_id , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)) ;
-    :: dyno_core :: __private :: partition_key_of ! (Order , 1672353327546953593 , [A0 : :: dyno_core :: __private :: FieldValue < OrderStatus >] , A0 , status , :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , __key_i0_pk)) ;
+    :: dyno_core :: __private :: partition_key_of ! (Order , 0 , [A0 : :: dyno_core :: __private :: FieldValue < String >] , A0 , user_id , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk)) ;
+    :: dyno_core :: __private :: partition_key_of ! (Order , 1672353327546953593 , [A0 : :: dyno_core :: __private :: FieldValue < OrderStatus >] , A0 , status , :: dyno_core :: __private :: key_from :: < OrderStatus , _ > (status , __key_i0_pk)) ;
     #[automatically_derived]
     impl Order {
         #[doc = "Field `user_id` (attribute `user_id`), for typed conditions and filters."]
@@ -203,7 +202,7 @@ const _ : () = {
         }
         #[doc = r" The primary key, or the error encoding its fields."]
         pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
-            :: dyno_core :: __private :: primary_key (__PK_NAME , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk) , __SK_NAME , :: core :: option :: Option :: Some (:: dyno_core :: __private :: FieldValue :: < String > :: with_value (order_id , __key_sk)))
+            :: dyno_core :: __private :: primary_key (__PK_NAME , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk) , __SK_NAME , :: core :: option :: Option :: Some (:: dyno_core :: __private :: key_from :: < String , _ > (order_id , __key_sk)))
         }
         #[doc = r" Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`)."]
         pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
@@ -248,11 +247,11 @@ const _ : () = {
     impl Order {
         #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
-            < OrderQuery as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , :: dyno_core :: __private :: FieldValue :: < String > :: with_value (user_id , __key_pk)))
+            < OrderQuery as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk)))
         }
         #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
         pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
-            < OrderGsi1Query as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , __key_i0_pk)))
+            < OrderGsi1Query as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , :: dyno_core :: __private :: key_from :: < OrderStatus , _ > (status , __key_i0_pk)))
         }
     }
     #[automatically_derived]
@@ -336,7 +335,7 @@ const _ : () = {
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
             {
-                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_pk (status) ?)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_pk (__k , status)) ?)) ;
             }
             __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())
@@ -350,7 +349,7 @@ const _ : () = {
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
             {
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (__key_i0_sk (order_date) ?)) ;
+                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_sk (__k , order_date)) ?)) ;
             }
             __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())

@@ -3,6 +3,7 @@
 //! (test names keep the module as their prefix, e.g. `derive_features::`).
 
 mod derive_collections;
+mod derive_defaults;
 mod derive_ecommerce;
 mod derive_features;
 mod derive_hygiene;

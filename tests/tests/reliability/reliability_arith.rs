@@ -479,3 +479,68 @@ async fn concurrent_increments_stop_exactly_at_the_types_maximum() {
         }
     }
 }
+
+/// A 128-bit delta of 39 significant digits (beyond DynamoDB's 38) is refused before anything is
+/// sent, naming the field, in plain updates, upserts and transactions, on every backend; 39
+/// digits with one significant digit (10^38) are a number DynamoDB keeps, and are sent.
+#[tokio::test]
+async fn a_39_digit_128_bit_delta_is_refused_before_sending() {
+    use dyno_tests::fault::FaultStore;
+    for backend in backends().await {
+        let who = backend.name;
+        let store = FaultStore::new(fresh(&backend, "arith-39").await);
+        line("a").create().send(&store).await.unwrap();
+        let before = store.counts();
+        let refusals = [
+            Stock::update(key("a"))
+                .add_c_u128(u128::MAX)
+                .send(&store)
+                .await
+                .unwrap_err(),
+            Stock::update(key("a"))
+                .subtract_c_u128(u128::MAX - 7)
+                .send(&store)
+                .await
+                .unwrap_err(),
+            Stock::update(key("a"))
+                .add_c_i128(i128::MIN)
+                .upsert()
+                .send(&store)
+                .await
+                .unwrap_err(),
+            Stock::update(key("a"))
+                .subtract_c_i128(i128::MAX)
+                .send(&store)
+                .await
+                .unwrap_err(),
+        ];
+        for err in &refusals {
+            let text = err.to_string();
+            assert!(
+                matches!(err, Error::Encode { .. }) && text.contains("Stock.c_"),
+                "{who}: {err:?}"
+            );
+            assert!(text.contains("38"), "{who}: {text} says the limit");
+        }
+        if supports_transactions(backend.kind) {
+            let err = Transaction::new()
+                .update(Stock::update(key("a")).add_c_u128(u128::MAX))
+                .send(&store)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, Error::Encode { .. }), "{who}: {err:?}");
+        }
+        assert_eq!(
+            store.counts().since(&before).total(),
+            0,
+            "{who}: nothing was sent"
+        );
+        let ten_to_38 = 10u128.pow(38);
+        Stock::update(key("a"))
+            .add_c_u128(ten_to_38)
+            .send(&store)
+            .await
+            .unwrap_or_else(|e| panic!("{who}: 10^38 is 1 significant digit: {e}"));
+        assert_eq!(read(&store, "a").await.c_u128, ten_to_38, "{who}");
+    }
+}

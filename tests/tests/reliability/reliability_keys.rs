@@ -77,6 +77,16 @@ struct Ticket {
     number: u32,
 }
 
+/// A shipping queue keyed by status: a `KeyPart` enum in the partition key, whose aliases
+/// (`shipped`) are other spellings of the key `STATUS#Shipped` (also GSI1's prefix for orders).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = Interop, pk = "STATUS#{status}", sk = "QUEUE#{position}")]
+struct Queue {
+    status: Status,
+    position: u32,
+    label: String,
+}
+
 async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
     fresh_table(backend, Interop::definition(), prefix).await
 }
@@ -477,5 +487,210 @@ async fn a_key_field_whose_attribute_disagrees_with_the_key_is_an_error_naming_b
             .unwrap()
             .unwrap();
         assert_eq!(kim.user_id, 11, "{who}");
+    }
+}
+
+/// The key field of `err`, when it is a [`Error::KeyMismatch`] with these stored and canonical
+/// keys.
+fn mismatch_field(err: &Error, stored: &str, canonical: &str) -> Option<&'static str> {
+    match err {
+        Error::KeyMismatch {
+            stored: s,
+            canonical: c,
+            field,
+            ..
+        } if s == stored && c == canonical => *field,
+        _ => None,
+    }
+}
+
+/// Regression (issue #14 item 4): an item whose primary key is another spelling of the key its
+/// fields are written to (a padded integer where the plain one is written, a plain one where
+/// the padded one is, a `KeyPart` alias, an escape written otherwise) used to decode, and a put
+/// of what was read wrote a second item at the canonical key, the original left behind. Now
+/// every typed read refuses it with `Error::KeyMismatch` naming the stored key, the canonical
+/// key and the field (a lenient read reports it), on every backend; items at their canonical
+/// keys in the same partitions decode as before, and `decode_rekeyed` moves the others on
+/// purpose.
+#[tokio::test]
+async fn an_item_at_another_spelling_of_its_key_is_refused_not_moved() {
+    use dyno_core::entity::recover::decode_rekeyed;
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "keys-spelling").await;
+        let store = &*store;
+        let strays = [
+            // A padded partition key (User writes USER#123).
+            Item::from([
+                ("PK".to_owned(), s("USER#00000000000000000123")),
+                ("SK".to_owned(), s("PROFILE")),
+                ("user_id".to_owned(), n("123")),
+                ("name".to_owned(), s("Ann")),
+            ]),
+            // A plain sort key (Order writes ORDER#0000000042), in the same partition as a
+            // canonical order and profile.
+            Item::from([
+                ("PK".to_owned(), s("USER#7")),
+                ("SK".to_owned(), s("ORDER#42")),
+                ("status".to_owned(), s("Pending")),
+                ("carrier".to_owned(), s("UPS")),
+            ]),
+            // An alias in the partition key (Queue writes STATUS#Shipped).
+            Item::from([
+                ("PK".to_owned(), s("STATUS#shipped")),
+                ("SK".to_owned(), s("QUEUE#0000000001")),
+                ("label".to_owned(), s("first")),
+            ]),
+        ];
+        for item in &strays {
+            raw_put(store, item.clone()).await;
+        }
+        let fine = Order {
+            user_id: 7,
+            order_id: 43,
+            status: Status::Shipped,
+            carrier: Carrier::Ups,
+        };
+        fine.create().send(store).await.unwrap();
+        User {
+            user_id: 7,
+            name: "Bo".into(),
+        }
+        .create()
+        .send(store)
+        .await
+        .unwrap();
+        let second = Queue {
+            status: Status::Shipped,
+            position: 2,
+            label: "second".into(),
+        };
+        second.create().send(store).await.unwrap();
+
+        // Strict reads refuse each stray, naming both keys and the field.
+        let err = User::scan().all(store).await.unwrap_err();
+        assert_eq!(
+            mismatch_field(&err, "USER#00000000000000000123", "USER#123"),
+            Some("user_id"),
+            "{who}: {err:?}"
+        );
+        let text = err.to_string();
+        for part in [
+            "User",
+            "PK",
+            "USER#00000000000000000123",
+            "USER#123",
+            "user_id",
+        ] {
+            assert!(text.contains(part), "{who}: {text} lacks {part}");
+        }
+        let err = Order::query(7u64).all(store).await.unwrap_err();
+        assert_eq!(
+            mismatch_field(&err, "ORDER#42", "ORDER#0000000042"),
+            Some("order_id"),
+            "{who}: {err:?}"
+        );
+        let err = Queue::query(Status::Shipped).all(store).await;
+        // STATUS#shipped is another partition than STATUS#Shipped: the query does not see it.
+        assert_eq!(err.unwrap(), vec![second.clone()], "{who}");
+        let err = Queue::scan().all(store).await.unwrap_err();
+        assert_eq!(
+            mismatch_field(&err, "STATUS#shipped", "STATUS#Shipped"),
+            Some("status"),
+            "{who}: {err:?}"
+        );
+        // Typed gets by the canonical key do not see the strays (another key) and read the
+        // canonical items.
+        assert_eq!(
+            User::get(User::key(123u64)).send(store).await.unwrap(),
+            None,
+            "{who}"
+        );
+        assert_eq!(
+            Order::get(Order::key(7u64, 43u32))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(fine.clone()),
+            "{who}"
+        );
+
+        // A lenient read reports each stray with its key and the mismatch, and returns the rest.
+        let results = Order::query(7u64).lenient().all(store).await.unwrap();
+        let (ok, bad): (Vec<_>, Vec<_>) = results.into_iter().partition(Result::is_ok);
+        assert_eq!(
+            ok.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+            vec![fine.clone()],
+            "{who}"
+        );
+        assert_eq!(bad.len(), 1, "{who}");
+        let bad = bad.into_iter().next().unwrap().unwrap_err();
+        assert_eq!(bad.key.get("SK"), Some(&s("ORDER#42")), "{who}");
+        assert!(
+            matches!(bad.error, Error::KeyMismatch { .. }),
+            "{who}: {:?}",
+            bad.error
+        );
+        assert_eq!(raw_count(store).await, 6, "{who}: nothing was written");
+
+        // A migration moves the strays on purpose: decode as if at the canonical key, write,
+        // delete the stored key.
+        let lenient = User::scan().lenient().all(store).await.unwrap();
+        let orders = Order::scan().lenient().all(store).await.unwrap();
+        let queues = Queue::scan().lenient().all(store).await.unwrap();
+        let mut moved = 0;
+        for stray in lenient.into_iter().filter_map(Result::err) {
+            let user: User = decode_rekeyed(&stray.item).unwrap();
+            user.put().send(store).await.unwrap();
+            User::delete(dyno_core::ops::Key::from_item(stray.key.clone()))
+                .send(store)
+                .await
+                .unwrap();
+            moved += 1;
+        }
+        for stray in orders.into_iter().filter_map(Result::err) {
+            let order: Order = decode_rekeyed(&stray.item).unwrap();
+            assert_eq!((order.user_id, order.order_id), (7, 42), "{who}");
+            order.put().send(store).await.unwrap();
+            Order::delete(dyno_core::ops::Key::from_item(stray.key.clone()))
+                .send(store)
+                .await
+                .unwrap();
+            moved += 1;
+        }
+        for stray in queues.into_iter().filter_map(Result::err) {
+            let queue: Queue = decode_rekeyed(&stray.item).unwrap();
+            queue.put().send(store).await.unwrap();
+            Queue::delete(dyno_core::ops::Key::from_item(stray.key.clone()))
+                .send(store)
+                .await
+                .unwrap();
+            moved += 1;
+        }
+        assert_eq!(moved, 3, "{who}");
+        assert_eq!(raw_count(store).await, 6, "{who}: moved, not copied");
+        assert_eq!(
+            User::get(User::key(123u64))
+                .send(store)
+                .await
+                .unwrap()
+                .map(|u| u.name),
+            Some("Ann".to_owned()),
+            "{who}"
+        );
+        assert_eq!(
+            Order::query(7u64).all(store).await.unwrap().len(),
+            2,
+            "{who}"
+        );
+        assert_eq!(
+            Queue::query(Status::Shipped)
+                .all(store)
+                .await
+                .unwrap()
+                .len(),
+            2,
+            "{who}"
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! The item codec: `to_item` (stamps decided once per write, then attributes and keys) and
-//! `from_item` (attributes, key fields recovered from keys when absent).
+//! `from_item` (attributes, key fields recovered from keys when absent, the stored primary key
+//! compared with the one the decoded fields encode to).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -23,19 +24,23 @@ impl Gen<'_> {
             let fid = f.ident;
             let ty = f.ty;
             let a = &f.attr_name;
-            if f.created_at.get() || f.updated_at.get() {
+            if f.created_at.get() || f.updated_at.get() || f.generated.get() {
                 let r = format_ident!("__r_{}", f.name());
                 let now = format_ident!("__now_{}", f.name());
-                let decide = if f.created_at.get() {
+                let decide = if f.generated.get() {
+                    quote!((&#p::Generate::<#ty>::new()).decide(&self.#fid))
+                } else if f.created_at.get() {
                     quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
                 } else {
                     quote!((&__stamp).now())
                 };
+                let decide = if f.generated.get() {
+                    decide
+                } else {
+                    quote!({ let __stamp = #p::Stamp::<#ty>::new(); #decide })
+                };
                 stamps.extend(quote! {
-                    let #now: ::core::option::Option<#ty> = {
-                        let __stamp = #p::Stamp::<#ty>::new();
-                        #decide
-                    };
+                    let #now: ::core::option::Option<#ty> = #decide;
                     let #r: &#ty = match &#now {
                         ::core::option::Option::Some(now) => now,
                         ::core::option::Option::None => &self.#fid,
@@ -51,11 +56,13 @@ impl Gen<'_> {
                 quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
             });
         }
-        let primary = self.insert_primary_with(|f| self.self_ref(f));
+        let primary = self.insert_primary_with(|f| self.primary_value(f, self.self_ref(f)));
         let mut indexes = TokenStream::new();
         for ix in &self.indexes {
             indexes.extend(
-                self.insert_index(ix, true, true, None, &quote!(&__item), |f| self.self_ref(f)),
+                self.insert_index(ix, true, true, None, &quote!(&__item), |f| {
+                    self.primary_value(f, self.self_ref(f))
+                }),
             );
         }
         let capacity = self.m.fields.len() + 3 + 2 * self.indexes.len();
@@ -72,6 +79,17 @@ impl Gen<'_> {
                 );
                 ::core::result::Result::Ok(__item)
             }
+        }
+    }
+
+    /// `value` (a `&F` of field `name`) as a key function argument: a generated id is an
+    /// `Option` whose keys need the id (`?` on the error of an unset one).
+    pub(super) fn primary_value(&self, name: &str, value: TokenStream) -> TokenStream {
+        if self.field(name).generated.get() {
+            let p = &self.p;
+            quote!(#p::generated_key(#value, __ENTITY, #name)?)
+        } else {
+            value
         }
     }
 
@@ -116,10 +134,14 @@ impl Gen<'_> {
             } else if f.ttl.get() {
                 quote!((&#p::Ttl::<#ty>::new()).get_in(#slot, __ENTITY, __TTL_NAME)?)
             } else if f.serde.get() {
-                if f.default.get() {
-                    quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
-                } else {
-                    quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                match &f.default {
+                    Some(Some(path)) => {
+                        quote!(#p::attr_or_else_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a, || #p::Serde(#path()))?.0)
+                    }
+                    Some(None) => {
+                        quote!(#p::attr_or_default_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0)
+                    }
+                    None => quote!(#p::attr_in::<#p::Serde<#ty>>(#slot, __ENTITY, #a)?.0),
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
@@ -129,7 +151,9 @@ impl Gen<'_> {
                 } else {
                     quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
                 }
-            } else if f.default.get() || f.version.get() {
+            } else if let Some(Some(path)) = &f.default {
+                quote!(#p::attr_or_else_in::<#ty>(#slot, __ENTITY, #a, #path)?)
+            } else if f.default.is_some() || f.version.get() {
                 quote!(#p::attr_or_default_in::<#ty>(#slot, __ENTITY, #a)?)
             } else {
                 quote!(#p::attr_in::<#ty>(#slot, __ENTITY, #a)?)
@@ -152,11 +176,22 @@ impl Gen<'_> {
                 }
             }
         };
+        // The stored primary key must be the one the decoded fields encode to (a padded integer
+        // or an alias there would send a write of what was read to another key).
+        let field = |f: &str| {
+            let fid = self.field(f).ident;
+            self.primary_value(f, quote!(&__e.#fid))
+        };
+        let pk = Self::key_write(&self.m.pk, &format_ident!("__PK_T"), field);
+        let sk = match &self.m.sk {
+            Some(t) => Self::key_write(t, &format_ident!("__SK_T"), field),
+            None => quote!(::core::result::Result::Ok(())),
+        };
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots
                 #scan
-                ::core::result::Result::Ok(#ident { #inits })
+                #p::at_stored_key(item, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk)
             }
         }
     }

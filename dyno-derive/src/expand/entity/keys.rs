@@ -33,10 +33,12 @@ impl<'a> Gen<'a> {
         out
     }
 
-    /// The key function of template `t` (constant `tc`): one string sized once, each segment
-    /// written into it and checked there. Every consumer of the key attribute calls it: `key`,
-    /// `try_key`, `to_item`, query partitions, update setters and upsert keys. `extra`: bytes to
-    /// reserve for a shard suffix.
+    /// The key function of template `t` (constant `tc`): it appends the key to `__k` (reserved
+    /// once), each segment checked there. Every consumer of the key attribute calls it: `key`,
+    /// `try_key`, `to_item`, query partitions, update setters and upsert keys through
+    /// `__private::new_key`, and `from_item` into a reused buffer to compare the stored key with
+    /// the one its fields encode to (`entity::recover::check_key`). `extra`: bytes to reserve for
+    /// a shard suffix.
     /// `partition`: `t` is a partition-key template (see [`Self::key_format`]).
     pub(super) fn key_fn_def(
         &self,
@@ -70,15 +72,15 @@ impl<'a> Gen<'a> {
             Seg::Field(f) => {
                 let id = self.field(f).ident;
                 let format = self.key_format(f, partition);
-                quote!((&#p::Part(#id)).write_part(&mut __k, #format, &#tc, __ENTITY, #f)?;)
+                quote!((&#p::Part(#id)).write_part(__k, #format, &#tc, __ENTITY, #f)?;)
             }
         });
         quote! {
             #[inline]
-            fn #name(#(#params),*) -> #p::Result<::std::string::String> {
-                let mut __k = ::std::string::String::with_capacity(#literals #(#hints)*);
+            fn #name(__k: &mut ::std::string::String, #(#params),*) -> #p::Result<()> {
+                __k.reserve(#literals #(#hints)*);
                 #(#writes)*
-                ::core::result::Result::Ok(__k)
+                ::core::result::Result::Ok(())
             }
         }
     }
@@ -109,9 +111,20 @@ impl<'a> Gen<'a> {
         tc: &Ident,
         value: impl Fn(&str) -> TokenStream,
     ) -> TokenStream {
+        let write = Self::key_write(t, tc, value);
+        quote!(::dyno_core::__private::new_key(|__k| #write)?)
+    }
+
+    /// A call of template `t`'s key function appending to `__k: &mut String`, each argument
+    /// from `value(field)`: a `Result<()>` expression.
+    pub(crate) fn key_write(
+        t: &Template,
+        tc: &Ident,
+        value: impl Fn(&str) -> TokenStream,
+    ) -> TokenStream {
         let name = Self::key_fn_name(tc);
         let args = Self::template_args(t).into_iter().map(value);
-        quote!(#name(#(#args),*)?)
+        quote!(#name(__k, #(#args),*))
     }
 
     /// The key attribute of template `t` (constant `tc`) from the arguments `binds` (see
@@ -127,7 +140,7 @@ impl<'a> Gen<'a> {
         match binds {
             [(id, ty)] => {
                 let name = Self::key_fn_name(tc);
-                quote!(#p::FieldValue::<#ty>::with_value(#id, #name))
+                quote!(#p::key_from::<#ty, _>(#id, #name))
             }
             _ => {
                 let call = Self::key_call(t, tc, |f| self.bound_arg(f));
@@ -164,7 +177,7 @@ impl<'a> Gen<'a> {
     /// once per write, see [`Self::encode_fn`]), else `&self.<name>`.
     pub(super) fn self_ref(&self, name: &str) -> TokenStream {
         let f = self.field(name);
-        if f.created_at.get() || f.updated_at.get() {
+        if f.created_at.get() || f.updated_at.get() || f.generated.get() {
             let r = format_ident!("__r_{}", name);
             quote!(#r)
         } else {
@@ -239,7 +252,9 @@ impl<'a> Gen<'a> {
                 .filter(|_| write_sk),
         );
         for f in written {
-            if self.is_optional(f) && !optional.contains(&f) {
+            // A generated id is an `Option` that every written item has (the write decides it):
+            // `value` gives it unwrapped, as a key field.
+            if self.is_optional(f) && !self.field(f).generated.get() && !optional.contains(&f) {
                 optional.push(f);
             }
         }
@@ -302,7 +317,7 @@ impl<'a> Gen<'a> {
         let p = &self.p;
         let insert = self.insert_primary_with(|f| {
             let fid = self.field(f).ident;
-            quote!(&self.#fid)
+            self.primary_value(f, quote!(&self.#fid))
         });
         quote! {
             fn key(&self) -> #p::Result<#p::Item> {
