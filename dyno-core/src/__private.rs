@@ -64,7 +64,7 @@ pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
 pub use crate::ops::sort_key::{
     key_attribute, AttributePart, NoSortCondition, Sk, SkDone, SkOp, SortKeyPart,
 };
-pub use crate::ops::{sort_template, Member};
+pub use crate::ops::{sort_template, CollectionMember};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,

@@ -263,7 +263,7 @@ impl<T: FromItem> Query<T> {
     /// index (a sub-collection); with no such prefix, the query is unchanged.
     pub fn only<E: Entity>(mut self) -> Self
     where
-        T: Member<E>,
+        T: CollectionMember<E>,
     {
         let index = self.requests.first().and_then(|r| r.index.clone());
         if let Some(Some(t)) = sort_template::<E>(index.as_deref()) {
@@ -843,4 +843,4 @@ pub fn sort_template<E: Entity>(index: Option<&str>) -> Option<Option<crate::key
     label = "not a member of the collection",
     note = "`only::<E>()` narrows a collection's query to one of the entities it lists"
 )]
-pub trait Member<E> {}
+pub trait CollectionMember<E> {}

@@ -105,7 +105,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         }
     });
     let members = variants.iter().map(
-        |(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {} impl #p::Member<#t> for #item_ty {}),
+        |(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {} impl #p::CollectionMember<#t> for #item_ty {}),
     );
     let from_item = quote! {
         #[automatically_derived]
@@ -234,7 +234,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     pub fn only<E>(self) -> Self
                     where
                         E: #p::Entity,
-                        #item_ty: #p::Member<E>,
+                        #item_ty: #p::CollectionMember<E>,
                     {
                         #query_ty { query: self.query.only::<E>() }
                     }

@@ -41,10 +41,10 @@ const _ : () = {
     }
     #[automatically_derived]
     impl :: dyno_core :: __private :: FilterBy < User > for __DynoUserWithOrdersItem {}
-    impl :: dyno_core :: __private :: Member < User > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: CollectionMember < User > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl :: dyno_core :: __private :: FilterBy < Order > for __DynoUserWithOrdersItem {}
-    impl :: dyno_core :: __private :: Member < Order > for __DynoUserWithOrdersItem {}
+    impl :: dyno_core :: __private :: CollectionMember < Order > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl UserWithOrders {
         #[doc = "Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have."]
@@ -99,7 +99,7 @@ const _ : () = {
         #[doc = r" Reads only the items of member `E` (a sub-collection: the sort keys beginning"]
         #[doc = r" with `E`'s literal prefix)."]
         pub fn only < E > (self) -> Self where E : :: dyno_core :: __private :: Entity ,
-        __DynoUserWithOrdersItem : :: dyno_core :: __private :: Member < E > ,
+        __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
         {
             UserWithOrdersQuery {
                 query : self . query . only :: < E > ()
