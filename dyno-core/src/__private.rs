@@ -64,7 +64,7 @@ pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
 pub use crate::ops::sort_key::{
     key_attribute, AttributePart, NoSortCondition, Sk, SkDone, SkOp, SortKeyPart,
 };
-pub use crate::ops::{sort_template, CollectionMember};
+pub use crate::ops::{sort_template, CollectionMember, CollectionOn};
 pub use crate::ops::{
     ConsistentRead, Cursor, FilterBy, Global, IndexKeyNeed, Local, PageOf, Query, QueryDsl,
     UpdateBuilder, UpdateDsl, Versioned,
@@ -204,6 +204,21 @@ pub const fn in_index<E: Entity>(index: Option<&str>) -> bool {
         None => true,
         Some(name) => index_template::<E>(name).is_some(),
     }
+}
+
+/// True when `E` maps fields onto the multi-attribute index `index` (`None`: the table, never).
+pub const fn in_mapped_index<E: Entity>(index: Option<&str>) -> bool {
+    let Some(name) = index else {
+        return false;
+    };
+    let mut i = 0;
+    while i < E::MAPPED_INDEXES.len() {
+        if crate::table::const_str_eq(E::MAPPED_INDEXES[i], name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// True when `A` and `B` write the same partition key from the same values in the table

@@ -372,6 +372,16 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// `consistent`, `page_size`, `descending`, `limit`, `only`, `into_query`, and runs with
 /// `get(&store)` (every page, grouped), `page(&store, cursor)` (one page grouped, with the
 /// cursor of the next, bound to this query) and `stream(&store)` (the pages, grouped).
+///
+/// On a multi-attribute index (`#[dyno(index = ByStatus)]`, entities mapping fields onto its
+/// attributes) DynamoDB indexes every item whose key attributes are present with their types,
+/// whatever its entity, so the entities mapped onto it share its partitions. Checked at compile
+/// time: every member maps fields onto the index (none keys it by templates). The enum form is
+/// read from a member's typed query, which takes the partition fields and the sort conditions
+/// left to right: `Task::by_status(tenant, status).priority().eq(1u8).collection::<Work>()`
+/// returns the tasks and bugs of that range in index order, with `descending`, `limit`, pages
+/// and `stream` as any query (`.collection::<C>()` exists on multi-attribute index queries only,
+/// for collections declared on that index).
 #[proc_macro_derive(Collection, attributes(dyno))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     expand::collection(input.into()).into()

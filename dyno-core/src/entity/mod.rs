@@ -58,6 +58,10 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// Index key templates, one per index the entity appears in.
     const INDEXES: &'static [IndexTemplate] = &[];
 
+    /// The multi-attribute indexes the entity maps fields onto (`index(ByStatus, pk = [tenant,
+    /// status], ...)`): keyed by the fields' own attributes, so they have no templates.
+    const MAPPED_INDEXES: &'static [&'static str] = &[];
+
     /// The optimistic-locking version attribute, when the entity has one.
     const VERSION_ATTRIBUTE: Option<&'static str> = None;
 

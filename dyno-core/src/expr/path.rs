@@ -57,7 +57,7 @@ use super::{Path, PathElement};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::key::KeyPart;
-use crate::value::{FromAttribute, SetElement, ToAttribute};
+use crate::value::{FromAttribute, Serde, SetElement, ToAttribute};
 
 mod sealed {
     pub trait Sealed {}
@@ -177,7 +177,51 @@ impl<T> ListField for Option<Vec<T>> {
     type Element = T;
 }
 
+/// A `#[dyno(serde)]` list: its elements are written through serde_dynamo too, as the field is,
+/// so an appended element has the representation the rest of the list has.
+impl<T> ListField for Serde<Vec<T>> {
+    type Element = Serde<T>;
+}
+
+impl<T> ListField for Serde<Option<Vec<T>>> {
+    type Element = Serde<T>;
+}
+
+/// A `#[dyno(serde)]` map with string keys (serde_dynamo writes them as they are): its entries
+/// are written through serde_dynamo too. Other key types are not offered: serde and
+/// [`KeyPart`] may name an entry differently.
+impl<V, H> MapField for Serde<HashMap<String, V, H>> {
+    type Key = String;
+    type Value = Serde<V>;
+}
+
+impl<V> MapField for Serde<BTreeMap<String, V>> {
+    type Key = String;
+    type Value = Serde<V>;
+}
+
+/// A value for a `#[dyno(serde)]` field (its handle is a `Field<E, Serde<T>>`): the plain `T`,
+/// encoded through serde_dynamo as the field is.
+impl<T> FieldValue<Serde<T>> for T {
+    fn with_value<R>(self, f: impl FnOnce(&Serde<T>) -> R) -> R {
+        f(&Serde(self))
+    }
+}
+
+impl<T: Clone> FieldValue<Serde<T>> for &T {
+    fn with_value<R>(self, f: impl FnOnce(&Serde<T>) -> R) -> R {
+        f(&Serde(self.clone()))
+    }
+}
+
 /// A set type (`SS`, `NS`, `BS`): `HashSet`/`BTreeSet` of a [`SetElement`], and an `Option` of one.
+/// A `#[dyno(serde)]` set is not one: serde_dynamo stores sets as lists, where `ADD` and
+/// `DELETE` of set elements do not apply.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not stored as a DynamoDB set (SS, NS or BS)",
+    label = "not a set attribute",
+    note = "`add_elements`/`delete_elements` act on `HashSet`/`BTreeSet` fields stored by dyno's codec; a `#[dyno(serde)]` field is stored through serde_dynamo, which writes a set as a list: drop `#[dyno(serde)]` from the field, or write the whole field with `set_<field>`"
+)]
 pub trait SetField {
     /// The element type.
     type Element: SetElement;

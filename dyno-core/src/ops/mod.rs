@@ -48,7 +48,7 @@ pub use self::idempotent::IdempotentWrite;
 pub use self::lenient::{Decoded, Undecodable};
 pub use self::path::PathUpdate;
 pub use self::put::{Put, PutMode};
-pub use self::query::{sort_template, CollectionMember, PageOf, Query};
+pub use self::query::{sort_template, CollectionMember, CollectionOn, PageOf, Query};
 pub use self::scan::Scan;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
 pub use self::update::{IndexKeyNeed, UpdateBuilder};

@@ -5,8 +5,8 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::support::{
-    check_key_size, check_size, item_absent, item_exists, key_of, number, owned_by, table_def,
-    table_name, version_is, write_result,
+    check_key_size, check_size, decode, item_absent, item_exists, key_of, number, owned_by,
+    table_def, table_name, version_is, write_result,
 };
 use crate::entity::Entity;
 use crate::error::Result;
@@ -159,16 +159,68 @@ impl<'a, E: Entity> Put<'a, E> {
     /// Writes the item. An item over 400 KB is refused with [`crate::Error::ItemTooLarge`] before
     /// any request is made.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
+        self.write(store, false).await.map(drop)
+    }
+
+    /// Writes the item as [`Self::send`] does and returns the entity as written, with the
+    /// values the write decided: ids of `#[dyno(generated)]` fields left `None`, the
+    /// `created_at`/`updated_at` stamps, the incremented version. They are decided once, for
+    /// the attributes and every key made from them, so the returned entity's
+    /// [`key`](Entity::key) is the stored item's key; no second read is needed.
+    ///
+    /// ```
+    /// # use dyno_core::prelude::*;
+    /// # use dyno_core::Entity;
+    /// # #[derive(dyno_core::Table)]
+    /// # #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+    /// # struct Shop;
+    /// #[derive(Debug, Clone, PartialEq, Entity)]
+    /// #[dyno(table = Shop, pk = "USER#{user}", sk = "NOTE#{n}")]
+    /// struct Note {
+    ///     user: String,
+    ///     n: u32,
+    ///     #[dyno(version)]
+    ///     version: u64,
+    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> dyno_core::Result<()> {
+    /// let store = MemoryStore::new();
+    /// store.create_table(Shop::definition()).await?;
+    /// let note = Note { user: "u".into(), n: 1, version: 0 };
+    /// let written = note.create().send_returning(&store).await?;
+    /// assert_eq!(written.version, 1);
+    /// assert_eq!(Note::get(Note::key("u", 1u32)).send(&store).await?, Some(written));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn send_returning<S: Store + ?Sized>(self, store: &S) -> Result<E> {
+        self.write(store, true).await?.ok_or_else(|| {
+            crate::Error::validation(format!(
+                "put of {}: the written entity was not kept",
+                E::ENTITY_TYPE
+            ))
+        })
+    }
+
+    /// Sends the put; with `returning`, the entity decoded from the item sent (decoded before
+    /// sending, so the item is not copied; handed back only once written).
+    async fn write<S: Store + ?Sized>(self, store: &S, returning: bool) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
         let create = self.mode == PutMode::Create;
         let request = self.into_request()?;
         let key = key_of(&request.item, table_def::<E>())?;
+        let written = (returning.then(|| decode::<E>(&request.item)).transpose()).map_err(|e| {
+            crate::Error::validation(format!(
+                "put of {}: the item to write does not decode back ({e}); nothing was written",
+                E::ENTITY_TYPE
+            ))
+        })?;
         match store.put_item(request).instrument(span).await {
             // A create fails on any existing item: the key is taken, whoever holds it.
             Err(e) if create => Err(e.for_entity(E::ENTITY_TYPE)),
             result => write_result::<E, S, _>(store, &key, result)
                 .await
-                .map(|_| ()),
+                .map(|_| written),
         }
     }
 }

@@ -844,3 +844,14 @@ pub fn sort_template<E: Entity>(index: Option<&str>) -> Option<Option<crate::key
     note = "`only::<E>()` narrows a collection's query to one of the entities it lists"
 )]
 pub trait CollectionMember<E> {}
+
+/// A collection (`#[derive(Collection)]`, the enum its query decodes) declared on the index
+/// whose name hashes to `INDEX` (dyno-derive's `index_id`; 0: the table): what the
+/// `.collection::<C>()` of a multi-attribute index's typed query needs, so that a collection
+/// is read only through the index it was declared (and checked) for.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a collection of this multi-attribute index",
+    label = "declared for another index, or not an enum collection",
+    note = "declare the collection with `#[dyno(index = <the index>)]` as an enum of the entities mapping fields onto it: `.collection::<C>()` reads that index's partition into `C`"
+)]
+pub trait CollectionOn<const INDEX: u64> {}

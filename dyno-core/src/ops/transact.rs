@@ -8,6 +8,7 @@ use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
 use super::support::{decode, key_of, readable, table_def, table_name};
+use super::update::{is_missing_parent, missing_parent, nested_paths};
 use super::{Delete, Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -120,15 +121,14 @@ impl Transaction {
     }
 
     fn put_mode<E: Entity>(self, entity: &E, mode: PutMode) -> Self {
-        let key = entity
-            .key()
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))
-            .and_then(|k| key_of(&k, table_def::<E>()));
-        self.push(
-            Some(E::ENTITY_TYPE),
-            Put::new(entity, mode).into_transact(),
-            Some(key),
-        )
+        let action = Put::new(entity, mode).into_transact();
+        // The key of the item written: with the ids the write generated, which the entity
+        // itself (still `None`) has no key for.
+        let key = match &action {
+            Ok(TransactWriteItem::Put { item, .. }) => Some(key_of(item, table_def::<E>())),
+            _ => None,
+        };
+        self.push(Some(E::ENTITY_TYPE), action, key)
     }
 
     /// Writes `entity` whether or not it exists (version-checked when versioned, like
@@ -271,16 +271,64 @@ impl Transaction {
         let entities: Vec<&str> = self.entities.iter().map(|e| e.unwrap_or("raw")).collect();
         let span = tracing::debug_span!("dyno.transact_write", actions = self.actions.len(), entities = ?entities);
         let bounds = std::mem::take(&mut self.bounds);
+        let names = std::mem::take(&mut self.entities);
         let request = self.into_request()?;
+        // Each update action's nested paths, to explain a missing parent as a single update does.
+        let nested: Vec<(usize, Vec<String>)> = (request.actions.iter().enumerate())
+            .filter_map(|(i, a)| match a {
+                TransactWriteItem::Update { update, .. } => Some((i, nested_paths(update))),
+                _ => None,
+            })
+            .filter(|(_, paths)| !paths.is_empty())
+            .collect();
         match store.transact_write(request).instrument(span).await {
             Err(Error::TransactionCanceled { reasons }) => {
+                if let Some(e) = missing_parent_in(&names, &nested, &reasons) {
+                    return Err(e);
+                }
                 Err(out_of_range(store, &bounds, &reasons)
                     .await
                     .unwrap_or(Error::TransactionCanceled { reasons }))
             }
+            // Servers that refuse the whole request rather than one action: every action
+            // writing nested paths is named.
+            Err(Error::Validation { message })
+                if nested
+                    .iter()
+                    .any(|(_, paths)| is_missing_parent(&message, paths)) =>
+            {
+                let what = nested
+                    .iter()
+                    .map(|(i, _)| action_name(&names, *i))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let paths: Vec<String> = nested.into_iter().flat_map(|(_, p)| p).collect();
+                Err(missing_parent(&what, message, &paths))
+            }
             other => other.map(drop),
         }
     }
+}
+
+/// "transaction action 1 (update of Issue)", for messages.
+fn action_name(names: &[Option<&'static str>], action: usize) -> String {
+    let entity = names.get(action).copied().flatten().unwrap_or("raw action");
+    format!("transaction action {action} (update of {entity}), cancelled with the others")
+}
+
+/// The error a single update gives for a nested write under a missing parent, when a cancelled
+/// transaction's reason says an update action wrote one.
+fn missing_parent_in(
+    names: &[Option<&'static str>],
+    nested: &[(usize, Vec<String>)],
+    reasons: &[crate::error::CancellationReason],
+) -> Option<Error> {
+    nested.iter().find_map(|(i, paths)| {
+        let reason = reasons.get(*i)?;
+        let message = reason.message.as_deref()?;
+        (reason.code.as_deref() == Some("ValidationError") && is_missing_parent(message, paths))
+            .then(|| missing_parent(&action_name(names, *i), message.to_owned(), paths))
+    })
 }
 
 /// [`Error::OutOfRange`] when a cancelled update action's condition failed because its typed

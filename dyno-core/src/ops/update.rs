@@ -660,14 +660,15 @@ impl<E: Entity> UpdateBuilder<E> {
         let upsert = self.upsert;
         let (request, bounds) = self.request_and_bounds()?;
         let key = request.key.clone();
-        let nested: Vec<String> = (request.update.paths())
-            .filter(|p| p.0.len() > 1)
-            .map(ToString::to_string)
-            .collect();
+        let nested = nested_paths(&request.update);
         let out = match store.update_item(request).instrument(span).await {
             Ok(out) => out,
             Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
-                return Err(missing_parent::<E>(message, &nested));
+                return Err(missing_parent(
+                    &format!("update of {}", E::ENTITY_TYPE),
+                    message,
+                    &nested,
+                ));
             }
             // Not another entity's item: absent (without upsert), a result out of its field's
             // range, or the caller's condition.
@@ -690,22 +691,31 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 }
 
+/// The nested paths (below a top-level attribute) `update` writes, as messages write them.
+pub(super) fn nested_paths(update: &expr::Update) -> Vec<String> {
+    update
+        .paths()
+        .filter(|p| p.0.len() > 1)
+        .map(ToString::to_string)
+        .collect()
+}
+
 /// True for DynamoDB's refusal of a nested path whose parent map or list is missing, in an
 /// update that writes nested paths.
-fn is_missing_parent(message: &str, nested: &[String]) -> bool {
+pub(super) fn is_missing_parent(message: &str, nested: &[String]) -> bool {
     !nested.is_empty()
         && message.contains("The document path provided in the update expression is invalid")
 }
 
-/// [`Error::Validation`] for a nested write under a missing parent: DynamoDB's message, the
-/// nested paths the update writes, and the way out (see [`crate::expr::path`]).
-fn missing_parent<E: Entity>(message: String, nested: &[String]) -> Error {
+/// [`Error::Validation`] for a nested write under a missing parent, in a single update or a
+/// transaction's update action (`what` says which): DynamoDB's message, the nested paths the
+/// update writes, and the way out (see [`crate::expr::path`]).
+pub(super) fn missing_parent(what: &str, message: String, nested: &[String]) -> Error {
     Error::validation(format!(
-        "{message} (update of {}: a map or list on the way to {} is missing, and DynamoDB \
+        "{message} ({what}: a map or list on the way to {} is missing, and DynamoDB \
          writes inside one only when it exists; nothing was written. Write the parent first, \
          where absent, in an earlier update (`set_if_absent_<field>`, or \
          `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent)",
-        E::ENTITY_TYPE,
         nested.join(", ")
     ))
 }

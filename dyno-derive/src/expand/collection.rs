@@ -61,14 +61,18 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         let member = quote!(#ty).to_string().replace(' ', "");
         let not_in = format!("`{member}` has no key in {place}, which this collection reads: give it one, or leave it out of the collection");
         let other_partition = format!("`{member}` does not share `{partition_name}`'s partition in {place}: their partition key templates differ, so one query cannot read both");
+        let mixed = format!("`{member}` and `{partition_name}` key {place} differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both");
         checks.extend(quote_spanned! {span=>
             const _: fn() = #p::assert_same_table::<#partition, #ty>;
         });
-        // Spanned on the member, the constant assertions' error is reported there.
+        // Spanned on the member, the constant assertions' error is reported there. On a
+        // multi-attribute index every member keys the index by the same attributes (the
+        // table's declaration), so sharing the partition needs no template check.
         checks.extend(super::respan(
             quote! {
-                const _: () = #p::const_assert(#p::in_index::<#ty>(#index), #not_in);
+                const _: () = #p::const_assert(#p::in_index::<#ty>(#index) || #p::in_mapped_index::<#ty>(#index), #not_in);
                 const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
+                const _: () = #p::const_assert(#p::in_mapped_index::<#ty>(#index) == #p::in_mapped_index::<#partition>(#index), #mixed);
             },
             span,
         ));
@@ -107,6 +111,13 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let members = variants.iter().map(
         |(_, t)| quote!(impl #p::FilterBy<#t> for #item_ty {} impl #p::CollectionMember<#t> for #item_ty {}),
     );
+    // An enum collection is what a multi-attribute index's `.collection::<C>()` reads into.
+    let on_index = match &model.shape {
+        CollectionShape::Enum(_) => {
+            quote!(#[automatically_derived] impl #p::CollectionOn<#index_id> for #item_ty {})
+        }
+        CollectionShape::Struct(_) => TokenStream::new(),
+    };
     let from_item = quote! {
         #[automatically_derived]
         impl #p::FromItem for #item_ty {
@@ -122,6 +133,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             }
         }
         #(#[automatically_derived] #members)*
+        #on_index
     };
 
     let query_ty = format_ident!("{}Query", ident);
@@ -132,7 +144,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let members = variants
         .iter()
         .map(|(_, t)| quote!(#p::sort_template::<#t>(#index).flatten()));
-    let ctor_doc = format!("Queries one partition of {place} (the arguments are the partition key fields of `{partition_name}` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have.");
+    let ctor_doc = format!("Queries one partition of {place} (the arguments are the partition key fields of `{partition_name}` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have. On a multi-attribute index, whose members map fields onto its attributes, start from a member's typed query instead: `{partition_name}::<index>(..).collection::<{ident}>()`.");
     let ctor = quote! {
         #[doc = #ctor_doc]
         pub fn query<A>(partition: A) -> #query_ty

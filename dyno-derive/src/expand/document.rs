@@ -50,9 +50,15 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         let doc = format!(
             "Field `{fid}` (map key `{a}`), for typed paths: `Entity::FIELD.field({ident}::{c})`."
         );
+        // A serde field's paths and values go through serde too (see `expr::path`).
+        let handle_ty = if f.serde {
+            quote!(#p::Serde<#ty>)
+        } else {
+            quote!(#ty)
+        };
         handles.extend(quote! {
             #[doc = #doc]
-            #vis const #c: #p::Field<#ident, #ty> = #p::Field::new(#a);
+            #vis const #c: #p::Field<#ident, #handle_ty> = #p::Field::new(#a);
         });
     }
     Some(quote! {

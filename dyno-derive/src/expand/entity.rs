@@ -369,6 +369,9 @@ impl<'a> Gen<'a> {
         let (update_def, update_impl) = update::expand(self, groups);
         let (mapped_defs, mapped_impls) = self.mapped_indexes();
         let index_callback = self.index_callback();
+        let mapped_names = (self.m.indexes.iter())
+            .filter(|i| i.fields.is_some())
+            .map(|i| &i.name);
 
         let body = quote! {
             // The autoref-specialization traits every helper below calls through (a field type
@@ -393,6 +396,7 @@ impl<'a> Gen<'a> {
                 const PK: #p::Template = __PK_T;
                 const SK: ::core::option::Option<#p::Template> = #sk_opt;
                 const INDEXES: &'static [#p::IndexTemplate] = &[#(#index_templates),*];
+                const MAPPED_INDEXES: &'static [&'static str] = &[#(#mapped_names),*];
                 const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = #version_attr;
                 const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = #ttl_attr;
                 #key_fn
@@ -446,6 +450,12 @@ impl<'a> Gen<'a> {
             }
             let c = format_ident!("{}", case::field_const(&f.name()));
             let ty = f.ty;
+            // A serde field's paths and values go through serde too (see `expr::path`).
+            let ty = if f.serde.get() {
+                quote!(#p::Serde<#ty>)
+            } else {
+                quote!(#ty)
+            };
             let a = &f.attr_name;
             let doc = format!(
                 "Field `{}` (attribute `{a}`), for typed conditions and filters.",

@@ -411,3 +411,138 @@ async fn generated_ids_are_decided_once_per_write_and_keyed() {
         "{err}"
     );
 }
+
+/// `send_returning` hands back the entity as written, with the values the write decided: the
+/// generated ids (a ULID in a comment's sort key and GSI1 key, a UUID v7 in an attachment's sort
+/// key, in the partition it shares with issues) and the stamps (an issue's `updated_at`, in its
+/// GSI1 key). A get by the returned key and index queries by the returned values find exactly
+/// that item; an upsert of an unset id creates a new item each time, each handed back; a refused
+/// create hands back the error and writes nothing.
+#[tokio::test]
+async fn send_returning_hands_back_the_values_the_write_decided() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store = fresh(&backend, "returning").await;
+        let store = &*store;
+
+        let c = comment("ann", "one")
+            .create()
+            .send_returning(store)
+            .await
+            .unwrap();
+        let id = c.id.expect("the generated id");
+        assert_eq!(
+            Comment::get(Comment::key("dyno", 1u32, id))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(c.clone()),
+            "{who}"
+        );
+        assert_eq!(
+            Comment::gsi1("ann").id().eq(id).all(store).await.unwrap(),
+            vec![c.clone()],
+            "{who}: the index key holds the returned id"
+        );
+
+        let i = issue(2, "returned")
+            .create()
+            .send_returning(store)
+            .await
+            .unwrap();
+        let updated = i.updated.expect("the stamp");
+        assert!(i.created.is_some_and(|c| c <= updated), "{who}");
+        assert_eq!(
+            Issue::gsi1("dyno")
+                .updated()
+                .eq(updated)
+                .all(store)
+                .await
+                .unwrap(),
+            vec![i.clone()],
+            "{who}: the index key holds the returned stamp"
+        );
+        let a = Attachment {
+            project: "dyno".into(),
+            file: None,
+            name: "spec.pdf".into(),
+        }
+        .create()
+        .send_returning(store)
+        .await
+        .unwrap();
+        let file = a.file.expect("the generated id");
+        assert_eq!(
+            Attachment::get(Attachment::key("dyno", file))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(a.clone()),
+            "{who}"
+        );
+        // The issue and the attachment share the partition, each in its own range.
+        assert_eq!(
+            Issue::query("dyno").all(store).await.unwrap(),
+            vec![i.clone()],
+            "{who}"
+        );
+        assert_eq!(
+            Attachment::query("dyno").all(store).await.unwrap(),
+            vec![a],
+            "{who}"
+        );
+
+        // An upsert of an unset id: a new item each time.
+        let p1 = comment("bo", "two")
+            .put()
+            .send_returning(store)
+            .await
+            .unwrap();
+        let p2 = comment("bo", "two")
+            .put()
+            .send_returning(store)
+            .await
+            .unwrap();
+        assert!(p1.id.is_some() && p1.id != p2.id, "{who}");
+        assert_eq!(
+            Comment::gsi1("bo").all(store).await.unwrap(),
+            vec![p1, p2],
+            "{who}"
+        );
+        // In a transaction, each create generates its own id (its key is the written item's).
+        if supports_transactions(backend.kind) {
+            Transaction::new()
+                .create(&comment("dee", "one"))
+                .create(&comment("dee", "two"))
+                .send(store)
+                .await
+                .unwrap_or_else(|e| panic!("{who}: {e}"));
+            assert_eq!(
+                Comment::gsi1("dee").all(store).await.unwrap().len(),
+                2,
+                "{who}"
+            );
+        }
+        // A refused create: the error, nothing written.
+        let err = Comment {
+            text: "again".into(),
+            ..c.clone()
+        }
+        .create()
+        .send_returning(store)
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(err, dyno_core::Error::ConditionFailed { .. }),
+            "{who}: {err:?}"
+        );
+        assert_eq!(
+            Comment::get(Comment::key("dyno", 1u32, id))
+                .send(store)
+                .await
+                .unwrap(),
+            Some(c),
+            "{who}"
+        );
+    }
+}

@@ -88,6 +88,37 @@ struct Mirror {
     reaction_counts: HashMap<Reaction, u32>,
 }
 
+/// A point stored through serde (a map `{x, y}`) in `#[dyno(serde)]` fields; its own codec
+/// would write `"x,y"`: two representations, so a path into a serde field must use serde's.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+impl dyno_core::ToAttribute for Point {
+    fn to_attribute(&self) -> dyno_core::Result<Option<AttributeValue>> {
+        Ok(Some(AttributeValue::S(format!("{},{}", self.x, self.y))))
+    }
+}
+
+fn pt(x: i32, y: i32) -> Point {
+    Point { x, y }
+}
+
+/// A sketch in its repo's partition, with serde list and map fields.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "REPO#{owner}#{name}", sk = "SKETCH#{path}")]
+struct Sketch {
+    owner: String,
+    name: String,
+    path: String,
+    #[dyno(serde)]
+    points: Vec<Point>,
+    #[dyno(serde)]
+    named: BTreeMap<String, Point>,
+}
+
 fn repo(owner: &str, name: &str) -> Repo {
     Repo {
         owner: owner.into(),
@@ -712,6 +743,118 @@ async fn nested_actions_in_a_transaction_commit_together_or_not_at_all() {
             "{}",
             b.name
         );
+    }
+}
+
+/// Paths into `#[dyno(serde)]` fields write their values through serde, as the field is
+/// written: an appended or prepended element, an element set at an index and a map entry read
+/// back (the codec's `"x,y"` would not decode), and conditions compare serde's form.
+#[tokio::test]
+async fn paths_into_serde_fields_write_through_serde() {
+    for b in backends().await {
+        let store = setup(&b, "nested-serde").await;
+        let s = &*store;
+        repo("alex", "dyno").create().send(s).await.unwrap();
+        Sketch {
+            owner: "alex".into(),
+            name: "dyno".into(),
+            path: "logo".into(),
+            points: vec![pt(0, 0)],
+            named: BTreeMap::new(),
+        }
+        .create()
+        .send(s)
+        .await
+        .unwrap();
+        let key = || Sketch::key("alex", "dyno", "logo");
+        let r = Sketch::update(key())
+            .at(Sketch::POINTS)
+            .append([pt(1, 2)])
+            .at(Sketch::NAMED.entry("origin"))
+            .set(pt(0, 0))
+            .send(s)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", b.name));
+        assert_eq!(r.points, [pt(0, 0), pt(1, 2)], "{}", b.name);
+        assert_eq!(r.named["origin"], pt(0, 0), "{}", b.name);
+        let r = Sketch::update(key())
+            .at(Sketch::POINTS)
+            .prepend([&pt(-1, -1)])
+            .condition(
+                Sketch::POINTS.at(1).eq(pt(1, 2)) & Sketch::NAMED.entry("origin").eq(pt(0, 0)),
+            )
+            .send(s)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", b.name));
+        assert_eq!(r.points, [pt(-1, -1), pt(0, 0), pt(1, 2)], "{}", b.name);
+        let r = Sketch::update(key())
+            .at(Sketch::POINTS.at(2))
+            .set(pt(5, 5))
+            .condition(Sketch::POINTS.eq(vec![pt(-1, -1), pt(0, 0), pt(1, 2)]))
+            .send(s)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", b.name));
+        assert_eq!(r.points[2], pt(5, 5), "{}", b.name);
+        // The list holds maps, as serde writes a `Point`.
+        let k = key();
+        let request = dyno_core::store::GetRequest::borrowed("GitHub", k.as_item()).consistent();
+        let item = s.get_item(request).await.unwrap().item.unwrap();
+        match &item["points"] {
+            AttributeValue::L(l) => assert!(
+                l.iter().all(|e| matches!(e, AttributeValue::M(_))),
+                "{}: {l:?}",
+                b.name
+            ),
+            other => panic!("{}: {other:?}", b.name),
+        }
+    }
+}
+
+/// A nested action under a missing parent inside a transaction is explained as a single update
+/// explains it (one message, naming the action and the path), and the transaction writes
+/// nothing.
+#[tokio::test]
+async fn a_missing_parent_in_a_transaction_is_explained_as_in_a_single_update() {
+    for b in backends().await {
+        if !supports_transactions(b.kind) {
+            continue;
+        }
+        let store = setup(&b, "nested-txn-parent").await;
+        let s = &*store;
+        repo("alex", "dyno").create().send(s).await.unwrap();
+        issue("alex", "dyno", 7).create().send(s).await.unwrap();
+        let err = Transaction::new()
+            .update(
+                Issue::update(Issue::key("alex", "dyno", 7))
+                    .at(Issue::ASSIGNEES)
+                    .append(["sam"]),
+            )
+            .update(
+                Repo::update(Repo::key("alex", "dyno"))
+                    .at(Repo::STARS_BY_DAY.entry(17u32))
+                    .add(1u64),
+            )
+            .send(s)
+            .await
+            .unwrap_err();
+        assert!(
+            is_missing_parent(&err, "stars_by_day.17"),
+            "{}: {err:?}",
+            b.name
+        );
+        assert!(
+            err.to_string()
+                .contains("transaction action 1 (update of Repo)"),
+            "{}: {err}",
+            b.name
+        );
+        let i = Issue::get(Issue::key("alex", "dyno", 7))
+            .consistent()
+            .send(s)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(i.assignees.is_empty(), "{}: nothing written", b.name);
     }
 }
 

@@ -150,6 +150,22 @@ impl Gen<'_> {
             }
         });
 
+        // Reading the index's partition into a collection of the entities mapped onto it.
+        let index_id = proc_macro2::Literal::u64_unsuffixed(crate::case::index_id(name));
+        let collection_doc = format!("Reads this query's range of index `{name}` into collection `C` (an enum `#[derive(Collection)]` declared with `#[dyno(index = {name})]`): every entity of `C` in it, in index order, each decoded as its own member, with the sort conditions given so far (and those that follow).");
+        out.extend(quote! {
+            #[automatically_derived]
+            impl<State, Kind, Out: #p::FromItem> #base<#ix, State, Kind, Out> {
+                #[doc = #collection_doc]
+                pub fn collection<C>(self) -> #base<#ix, State, Kind, C>
+                where
+                    C: #p::FromItem + #p::FilterBy<#ident> + #p::CollectionMember<#ident> + #p::CollectionOn<#index_id>,
+                {
+                    #base { query: self.query.project(), _marker: ::core::marker::PhantomData }
+                }
+            }
+        });
+
         // One accessor per sort field.
         let sort: Vec<String> = mapped.sort.iter().map(|i| i.unraw().to_string()).collect();
         let sort_refs: Vec<&str> = sort.iter().map(String::as_str).collect();
