@@ -72,7 +72,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             quote! {
                 const _: () = #p::const_assert(#p::in_index::<#ty>(#index) || #p::in_mapped_index::<#ty>(#index), #not_in);
                 const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
-                const _: () = #p::const_assert(#p::in_mapped_index::<#ty>(#index) == #p::in_mapped_index::<#partition>(#index), #mixed);
+                const _: () = #p::const_assert(!(#p::in_index::<#ty>(#index) || #p::in_mapped_index::<#ty>(#index)) || #p::in_mapped_index::<#ty>(#index) == #p::in_mapped_index::<#partition>(#index), #mixed);
             },
             span,
         ));

@@ -1,4 +1,3 @@
-use dyno_core::prelude::*;
 use dyno_core::{Collection, Entity, Table};
 
 #[derive(Table)]
