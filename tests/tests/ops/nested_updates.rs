@@ -16,6 +16,7 @@ use dyno_core::prelude::*;
 use dyno_core::{AttributeValue, Document, Entity, Error, Item, KeyPart, Store, Table};
 use dyno_tests::backend::{
     atomic_conditional_writes, backends, fresh_table, raw_put, supports_transactions, Backend,
+    BackendKind,
 };
 
 #[derive(Debug, Table)]
@@ -777,20 +778,30 @@ async fn paths_into_serde_fields_write_through_serde() {
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
         assert_eq!(r.points, [pt(0, 0), pt(1, 2)], "{}", b.name);
         assert_eq!(r.named["origin"], pt(0, 0), "{}", b.name);
-        let r = Sketch::update(key())
+        // dynalite compares maps by identity, not value: a deviation (DynamoDB's `=` compares
+        // any two values), so there the condition is left out.
+        let serde_eq = b.kind != BackendKind::Dynalite;
+        if !serde_eq {
+            println!("deviation: dynalite: `=` on two equal maps is false; condition skipped");
+        }
+        let mut prepend = Sketch::update(key())
             .at(Sketch::POINTS)
-            .prepend([&pt(-1, -1)])
-            .condition(
+            .prepend([&pt(-1, -1)]);
+        if serde_eq {
+            prepend = prepend.condition(
                 Sketch::POINTS.at(1).eq(pt(1, 2)) & Sketch::NAMED.entry("origin").eq(pt(0, 0)),
-            )
+            );
+        }
+        let r = prepend
             .send(s)
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
         assert_eq!(r.points, [pt(-1, -1), pt(0, 0), pt(1, 2)], "{}", b.name);
-        let r = Sketch::update(key())
-            .at(Sketch::POINTS.at(2))
-            .set(pt(5, 5))
-            .condition(Sketch::POINTS.eq(vec![pt(-1, -1), pt(0, 0), pt(1, 2)]))
+        let mut set_at = Sketch::update(key()).at(Sketch::POINTS.at(2)).set(pt(5, 5));
+        if serde_eq {
+            set_at = set_at.condition(Sketch::POINTS.eq(vec![pt(-1, -1), pt(0, 0), pt(1, 2)]));
+        }
+        let r = set_at
             .send(s)
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", b.name));
