@@ -155,6 +155,18 @@ async fn setup(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
     fresh_table(backend, GitHub::definition(), prefix).await
 }
 
+/// A fresh table holding repo alex/dyno and its issue 7.
+async fn repo_and_issue(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
+    let store = setup(backend, prefix).await;
+    repo("alex", "dyno").create().send(&*store).await.unwrap();
+    issue("alex", "dyno", 7)
+        .create()
+        .send(&*store)
+        .await
+        .unwrap();
+    store
+}
+
 async fn get_repo(store: &dyn Store, owner: &str, name: &str) -> Repo {
     Repo::get(Repo::key(owner, name))
         .consistent()
@@ -688,10 +700,8 @@ async fn nested_actions_in_a_transaction_commit_together_or_not_at_all() {
         if !supports_transactions(b.kind) {
             continue;
         }
-        let store = setup(&b, "nested-txn").await;
+        let store = repo_and_issue(&b, "nested-txn").await;
         let s = &*store;
-        repo("alex", "dyno").create().send(s).await.unwrap();
-        issue("alex", "dyno", 7).create().send(s).await.unwrap();
         let cheer = Issue::REACTION_COUNTS.entry("cheer");
         Transaction::new()
             .update(
@@ -830,10 +840,8 @@ async fn a_missing_parent_in_a_transaction_is_explained_as_in_a_single_update() 
         if !supports_transactions(b.kind) {
             continue;
         }
-        let store = setup(&b, "nested-txn-parent").await;
+        let store = repo_and_issue(&b, "nested-txn-parent").await;
         let s = &*store;
-        repo("alex", "dyno").create().send(s).await.unwrap();
-        issue("alex", "dyno", 7).create().send(s).await.unwrap();
         let err = Transaction::new()
             .update(
                 Issue::update(Issue::key("alex", "dyno", 7))

@@ -1,23 +1,10 @@
-use dyno_core::{Collection, Entity, Table};
+include!("common/tracker_issue.rs");
 
-#[derive(Table)]
-#[dyno(name = "Tracker", pk = "PK", sk = "SK")]
-#[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["priority:N"]))]
-struct Tracker;
-
-#[derive(Debug, Entity)]
-#[dyno(table = Tracker, pk = "TENANT#{tenant}", sk = "TASK#{id}")]
-#[dyno(index(ByStatus, pk = [tenant, status], sk = [priority]))]
-struct Task {
-    tenant: String,
-    id: String,
-    status: String,
-    priority: u32,
-}
+use dyno_core::Collection;
 
 /// Comments map nothing onto ByStatus: they are never in it.
 #[derive(Debug, Entity)]
-#[dyno(table = Tracker, pk = "TENANT#{tenant}", sk = "COMMENT#{id}")]
+#[dyno(table = Tracker, pk = "T#{tenant}", sk = "C#{id}")]
 struct Comment {
     tenant: String,
     id: String,
@@ -26,7 +13,7 @@ struct Comment {
 #[derive(Debug, Collection)]
 #[dyno(index = ByStatus)]
 enum Work {
-    Task(Task),
+    Issue(Issue),
     Comment(Comment),
 }
 
