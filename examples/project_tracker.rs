@@ -632,15 +632,9 @@ mod tests {
     /// Runs the walkthrough on the server named by `var` (set by `scripts/test`); `full`: the
     /// server must run every section.
     async fn on_server(var: &str, full: bool) {
-        let Ok(endpoint) = std::env::var(var) else {
-            assert!(
-                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
-                "DYNO_REQUIRE_BACKENDS is set but {var} is not"
-            );
-            eprintln!("skipped: {var} is not set");
+        let Some(backend) = Backend::from_test_env(var).await else {
             return;
         };
-        let backend = Backend::local(&endpoint).await;
         let result = run(&*backend.store).await;
         backend.delete_tables_or_warn(&[TRACKER]).await;
         let skipped = result.unwrap_or_else(|e| panic!("{var}: {e}"));

@@ -64,6 +64,22 @@ impl Backend {
         Self::server(DynamoStore::local(endpoint).await, endpoint.to_owned())
     }
 
+    /// For an example's test: the server `scripts/test` started, named by the environment
+    /// variable `var` (`DYNO_DYNALITE_ENDPOINT`, ...). `None`, said on stderr, when it is unset;
+    /// a panic then if `DYNO_REQUIRE_BACKENDS` is set (CI requires every server).
+    #[allow(dead_code)] // used by the tests of some examples only
+    pub async fn from_test_env(var: &str) -> Option<Self> {
+        let Ok(endpoint) = std::env::var(var) else {
+            assert!(
+                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
+                "DYNO_REQUIRE_BACKENDS is set but {var} is not"
+            );
+            eprintln!("skipped: {var} is not set");
+            return None;
+        };
+        Some(Self::local(&endpoint).await)
+    }
+
     fn server(store: DynamoStore, endpoint: String) -> Self {
         let millis = SystemTime::now()
             .duration_since(UNIX_EPOCH)
