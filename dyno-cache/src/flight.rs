@@ -67,10 +67,10 @@ impl<T> Flights<T> {
     pub(crate) fn join(&self, key: &[u8], hash: u64, version: u64) -> Role<'_, T> {
         let shard = (hash >> 32) as usize % SHARDS;
         let mut map = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(f) = map.get(key) {
-            if f.version == version {
-                return Role::Waiter(f.result.clone());
-            }
+        if let Some(f) = map.get(key)
+            && f.version == version
+        {
+            return Role::Waiter(f.result.clone());
         }
         let (tx, rx) = watch::channel(None);
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);

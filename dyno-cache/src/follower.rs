@@ -189,13 +189,12 @@ impl Follower {
     /// its final metrics (with the checkpoint to resume from).
     pub async fn shutdown(mut self) -> FollowerMetrics {
         let _ = self.stop.send(true);
-        if let Some(mut task) = self.task.take() {
-            if tokio::time::timeout(SHUTDOWN_WAIT, &mut task)
+        if let Some(mut task) = self.task.take()
+            && tokio::time::timeout(SHUTDOWN_WAIT, &mut task)
                 .await
                 .is_err()
-            {
-                task.abort();
-            }
+        {
+            task.abort();
         }
         self.metrics()
     }

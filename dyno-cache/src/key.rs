@@ -248,10 +248,10 @@ pub(crate) fn item_key(table: &str, key: &Item) -> Option<KeyBuf> {
     for (i, kv) in key.iter().enumerate() {
         attrs[i] = Some(kv);
     }
-    if let [Some(a), Some(b)] = &attrs {
-        if a.0 > b.0 {
-            attrs.swap(0, 1);
-        }
+    if let [Some(a), Some(b)] = &attrs
+        && a.0 > b.0
+    {
+        attrs.swap(0, 1);
     }
     for (name, value) in attrs.into_iter().flatten() {
         scalar(&mut w, name, value)?;

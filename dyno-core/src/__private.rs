@@ -175,7 +175,7 @@ pub trait PartitionKeyOf<A, const INDEX: u64 = 0>: Entity {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __dyno_partition_key_of {
-    ($entity:ident, $index:literal, [$($bounds:tt)*], $args_ty:ty, $arg:pat_param, $body:expr) => {
+    ($entity:ident, $index:literal, [$($bounds:tt)*], $args_ty:ty, $arg:pat_param, $body:expr_2021) => {
         #[automatically_derived]
         impl<$($bounds)*> $crate::__private::PartitionKeyOf<$args_ty, $index> for $entity {
             fn partition_key($arg: $args_ty) -> $crate::__private::Result<::std::string::String> {

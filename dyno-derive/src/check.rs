@@ -186,10 +186,13 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                     ),
                 );
             }
-            if *role == "ttl" {
-                if let Some(r) = &f.rename {
-                    cx.error_spanned_by(r, "the TTL field is stored under the table's `ttl` attribute: remove `rename`");
-                }
+            if *role == "ttl"
+                && let Some(r) = &f.rename
+            {
+                cx.error_spanned_by(
+                    r,
+                    "the TTL field is stored under the table's `ttl` attribute: remove `rename`",
+                );
             }
         }
         if f.generated.get() {
@@ -233,13 +236,14 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 }
             }
         }
-        if f.is_stored() && !f.ttl.get() {
-            if let Some(prev) = attr_names.insert(f.attr_name.as_str(), f) {
-                cx.error_spanned_by(
+        if f.is_stored()
+            && !f.ttl.get()
+            && let Some(prev) = attr_names.insert(f.attr_name.as_str(), f)
+        {
+            cx.error_spanned_by(
                     f.rename.as_ref().map_or_else(|| f.ident.to_token_stream(), |r| r.to_token_stream()),
                     format!("attribute `{}` is already where field `{}` is stored: give one of them another `rename`", f.attr_name, prev.ident),
                 );
-            }
         }
     }
 }

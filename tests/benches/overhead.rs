@@ -12,7 +12,11 @@
 //! - `put`: `order.put().send(&store)` (optimistic locking: the stored version must be the
 //!   order's, the item is written with `version + 1`) against `client.put_item()` with the same
 //!   item (`hand_to_item`) and the same condition; both cycle over [`PUT_KEYS`] keys of their
-//!   own, whose stored versions the benchmark tracks;
+//!   own, whose stored versions the benchmark tracks. `put/hand_same` is the hand-written put
+//!   with what the typed put sends on top of that: the ownership condition (`attribute_not_exists
+//!   (_type) OR _type = :t`, so that a put never overwrites another entity's item at the same key)
+//!   and `ReturnConsumedCapacity = INDEXES` (the capacity the store reports and traces): the
+//!   same safety and the same request, written by hand;
 //! - `query100`: `Order::query(user).all(&store)` against `client.query()` with the same key
 //!   condition, reading every page, keeping the items whose `_type` is `Order` and whose TTL has
 //!   not passed, decoded by hand. Both read the same 100 orders (checked before timing).
@@ -21,6 +25,12 @@
 //! time of this process (every thread: the runtime, the SDK, the decode) per operation, from
 //! `CLOCK_PROCESS_CPUTIME_ID`. The server runs in another process, so its CPU is not counted: the
 //! CPU figure is what the client side costs, the part dyno adds to.
+//!
+//! `overhead/<server>/server_cpu`: the server's own CPU time per put (typed, hand, hand_same),
+//! from `/proc/<pid>/stat` of the server's process group (`$DYNO_BACKEND_RUN_DIR/<server>.pid`,
+//! written by `scripts/backend`) before and after [`SERVER_CPU_PUTS`] sequential puts of each
+//! kind: what the condition and the capacity report cost the server, fair under load because it
+//! counts only the server's CPU. Printed, not a criterion benchmark.
 //!
 //! `overhead/<server>/batch5000`: 5,000 new orders written by [`BatchWriter`] (25 per request, 4
 //! requests in flight) against 5,000 sequential `order.put().send(&store)`, each [`ROUNDS`] times,
@@ -46,6 +56,9 @@ const BATCH: BatchSize = BatchSize::NumIterations(64);
 
 /// Distinct keys each put case cycles over.
 const PUT_KEYS: usize = 500;
+
+/// Puts of each kind per server-CPU measurement.
+const SERVER_CPU_PUTS: usize = 2_000;
 
 /// Orders in the queried partition.
 const QUERY_ITEMS: usize = 100;
@@ -153,6 +166,7 @@ fn seed(rt: &tokio::runtime::Runtime, server: &Server) -> Fixture {
         read_user: user("read"),
         typed_put_user: user("put-typed"),
         hand_put_user: user("put-hand"),
+        same_put_user: user("put-hand-same"),
     };
     rt.block_on(async {
         if let Err(e) = ecommerce::create_table(&server.store).await {
@@ -171,9 +185,13 @@ fn seed(rt: &tokio::runtime::Runtime, server: &Server) -> Fixture {
         let hand: Vec<Order> = (0..PUT_KEYS)
             .map(|i| full(&fixture.hand_put_user, i))
             .collect();
+        let same: Vec<Order> = (0..PUT_KEYS)
+            .map(|i| full(&fixture.same_put_user, i))
+            .collect();
         batch.put_all_ignoring_version(&reads).unwrap();
         batch.put_all_ignoring_version(&typed).unwrap();
         batch.put_all_ignoring_version(&hand).unwrap();
+        batch.put_all_ignoring_version(&same).unwrap();
         batch.send(&server.store).await.expect("seed");
     });
     fixture
@@ -183,6 +201,7 @@ struct Fixture {
     read_user: String,
     typed_put_user: String,
     hand_put_user: String,
+    same_put_user: String,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -242,6 +261,28 @@ async fn hand_put(client: &aws_sdk_dynamodb::Client, order: &Order) {
         .send()
         .await
         .expect("hand put");
+}
+
+/// [`hand_put`] with the typed put's ownership condition and `ReturnConsumedCapacity = INDEXES`.
+async fn hand_put_same(client: &aws_sdk_dynamodb::Client, order: &Order) {
+    let mut item = hand_to_item(order);
+    item.insert(
+        "version".to_owned(),
+        AttributeValue::N((order.version + 1).to_string()),
+    );
+    client
+        .put_item()
+        .table_name(table())
+        .set_item(Some(item))
+        .condition_expression("(attribute_not_exists(#t) OR #t = :t) AND #v = :v")
+        .expression_attribute_names("#t", "_type")
+        .expression_attribute_names("#v", "version")
+        .expression_attribute_values(":t", AttributeValue::S("Order".to_owned()))
+        .expression_attribute_values(":v", AttributeValue::N(order.version.to_string()))
+        .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes)
+        .send()
+        .await
+        .expect("hand put (same condition)");
 }
 
 async fn hand_query(client: &aws_sdk_dynamodb::Client, user: &str) -> Vec<Order> {
@@ -378,6 +419,21 @@ fn cases<M: Measurement + 'static>(
             BATCH,
         );
     });
+    let mut same_versions = vec![1u64; PUT_KEYS];
+    let mut i = 0;
+    g.bench_function("put/hand_same", |b| {
+        b.to_async(rt).iter_batched(
+            || {
+                i = (i + 1) % PUT_KEYS;
+                let mut order = full(&fixture.same_put_user, i);
+                order.version = same_versions[i];
+                same_versions[i] += 1;
+                order
+            },
+            |order| async move { hand_put_same(client, &order).await },
+            BATCH,
+        );
+    });
 
     g.bench_function("query100/typed", |b| {
         b.to_async(rt).iter_batched(
@@ -404,6 +460,86 @@ fn cases<M: Measurement + 'static>(
     g.finish();
 }
 
+// ---------------------------------------------------------------------------------------------
+// The server's CPU per put.
+
+/// CPU time (user + system) of every live process in the process group of `server`'s pid file
+/// (`scripts/backend` starts each server as a group leader), or `None` without one.
+fn server_cpu_time(server: &str) -> Option<Duration> {
+    let dir = std::env::var("DYNO_BACKEND_RUN_DIR").ok()?;
+    let leader: u64 = std::fs::read_to_string(format!("{dir}/{server}.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    // Linux's USER_HZ: /proc/<pid>/stat counts CPU time in hundredths of a second.
+    const TICK: Duration = Duration::from_millis(10);
+    let mut ticks = 0u64;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // After the command's closing parenthesis: state, ppid, pgrp, ..., utime (12th), stime.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<u64>().ok()) == Some(leader) {
+            ticks +=
+                fields[11].parse::<u64>().unwrap_or(0) + fields[12].parse::<u64>().unwrap_or(0);
+        }
+    }
+    Some(TICK * u32::try_from(ticks).ok()?)
+}
+
+/// Prints the server's CPU per put of each kind: [`SERVER_CPU_PUTS`] sequential puts each, on
+/// keys of their own (version 1 seeded), the server's CPU read before and after.
+fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
+    if server_cpu_time(server.name).is_none() {
+        eprintln!(
+            "overhead/{}/server_cpu: skipped (no pid file in $DYNO_BACKEND_RUN_DIR)",
+            server.name
+        );
+        return;
+    }
+    let n = SERVER_CPU_PUTS;
+    let keys = 200;
+    let mut line = format!("overhead/{}/server_cpu per put ({n} each):", server.name);
+    // A warm-up pass of every kind first (dynalite's JavaScript is compiled as it runs), then
+    // the measured one.
+    for (pass, n) in [(0, n / 4), (1, n)] {
+        for kind in ["typed", "hand", "hand_same"] {
+            let who = user(&format!("cpu-{kind}-{pass}"));
+            let orders: Vec<Order> = (0..keys).map(|i| full(&who, i)).collect();
+            rt.block_on(async {
+                let mut batch = BatchWriter::new();
+                batch.put_all_ignoring_version(&orders).unwrap();
+                batch.send(&server.store).await.expect("seed");
+            });
+            let mut versions = vec![1u64; keys];
+            let before = server_cpu_time(server.name).unwrap_or_default();
+            rt.block_on(async {
+                for j in 0..n {
+                    let i = j % keys;
+                    let mut order = orders[i].clone();
+                    order.version = versions[i];
+                    versions[i] += 1;
+                    match kind {
+                        "typed" => order.put().send(&server.store).await.unwrap(),
+                        "hand" => hand_put(&server.client, &order).await,
+                        _ => hand_put_same(&server.client, &order).await,
+                    }
+                }
+            });
+            let spent = server_cpu_time(server.name).unwrap_or_default() - before;
+            if pass == 1 {
+                line += &format!(" {kind} {:.0} us", spent.as_secs_f64() * 1e6 / n as f64);
+            }
+        }
+    }
+    eprintln!("{line}");
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -417,6 +553,9 @@ fn on_servers<M: Measurement + 'static>(c: &mut Criterion<M>, group: &str) {
     for server in servers(&rt) {
         let fixture = seed(&rt, &server);
         check(&rt, &server, &fixture);
+        if group == "overhead" && wants("server_cpu") {
+            server_cpu(&rt, &server);
+        }
         cases(c, group, &rt, &server, &fixture);
     }
 }
@@ -441,6 +580,16 @@ fn batch_items() -> Option<usize> {
     }
     if args.iter().any(|a| a == "--list") {
         return None;
+    }
+    wants("batch").then_some(BATCH_ITEMS)
+}
+
+/// Whether a part measured outside criterion (`batch`, `server_cpu`) runs: no filter on the
+/// command line, or one that names it; never with `--list` or `--test`.
+fn wants(part: &str) -> bool {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list" || a == "--test") {
+        return false;
     }
     // Criterion's options that take a value; the filter is any other bare word.
     const VALUED: &[&str] = &[
@@ -472,10 +621,7 @@ fn batch_items() -> Option<usize> {
             filter = Some(a.as_str());
         }
     }
-    match filter {
-        Some(f) if !f.contains("batch") => None,
-        _ => Some(BATCH_ITEMS),
-    }
+    filter.is_none_or(|f| f.contains(part))
 }
 
 /// One timed run: wall and process CPU time.
@@ -500,6 +646,10 @@ fn batch() {
         let store = &server.store;
         let (mut batch_wall, mut batch_cpu, mut seq_wall, mut seq_cpu) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The server's CPU over each side's runs: a batch whose server CPU is close to its wall
+        // time is bound by the server, not by the engine's concurrency.
+        let (mut batch_server, mut seq_server) = (Duration::ZERO, Duration::ZERO);
+        let server_now = || server_cpu_time(server.name).unwrap_or_default();
         rt.block_on(async {
             if let Err(e) = ecommerce::create_table(store).await {
                 assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
@@ -510,6 +660,7 @@ fn batch() {
                 let seq_user = user(&format!("seq{round}"));
                 let batch_orders: Vec<Order> = (0..n).map(|i| full(&batch_user, i)).collect();
                 let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
+                let before = server_now();
                 let (w, c) = timed(async {
                     let mut writer = BatchWriter::new();
                     writer.put_all_ignoring_version(&batch_orders).unwrap();
@@ -519,6 +670,8 @@ fn batch() {
                 .await;
                 batch_wall.push(w);
                 batch_cpu.push(c);
+                batch_server += server_now() - before;
+                let before = server_now();
                 let (w, c) = timed(async {
                     for order in &seq_orders {
                         order.put().send(store).await.unwrap();
@@ -527,6 +680,7 @@ fn batch() {
                 .await;
                 seq_wall.push(w);
                 seq_cpu.push(c);
+                seq_server += server_now() - before;
                 for u in [&batch_user, &seq_user] {
                     let stored = Order::query(u.as_str()).count(store).await.unwrap();
                     assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
@@ -548,6 +702,12 @@ fn batch() {
             sc.as_secs_f64(),
             sw.as_secs_f64() / bw.as_secs_f64(),
             sc.as_secs_f64() / bc.as_secs_f64().max(1e-9),
+        );
+        println!(
+            "overhead/{}/batch{n}: server CPU (all {rounds} rounds, 0 without a pid file): BatchWriter {:.3} s, sequential puts {:.3} s",
+            server.name,
+            batch_server.as_secs_f64(),
+            seq_server.as_secs_f64(),
         );
     }
 }

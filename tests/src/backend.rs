@@ -158,16 +158,22 @@ pub async fn fresh_table(
     store
 }
 
-/// Writes `item` to `table` as another client would: a plain unconditional PutItem.
+/// The PutItem request another client would send: `item` into `table`, unconditionally, nothing
+/// returned.
+pub fn put(table: &str, item: dyno_core::Item) -> dyno_core::store::PutRequest {
+    dyno_core::store::PutRequest {
+        table: table.to_owned(),
+        item,
+        condition: None,
+        return_values: dyno_core::store::ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }
+}
+
+/// Writes `item` to `table` as another client would: [`put`], sent.
 pub async fn raw_put(store: &dyn Store, table: &str, item: dyno_core::Item) {
     store
-        .put_item(dyno_core::store::PutRequest {
-            table: table.to_owned(),
-            item,
-            condition: None,
-            return_values: dyno_core::store::ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
+        .put_item(put(table, item))
         .await
         .unwrap_or_else(|e| panic!("raw put to {table}: {e}"));
 }

@@ -53,87 +53,44 @@ use dyno_core::table::TableDef;
 use dyno_core::value::{Item, SharedItem};
 use tokio::sync::watch;
 
-/// One operation of the [`Store`] trait.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Op {
-    /// `get_item`
-    GetItem,
-    /// `put_item`
-    PutItem,
-    /// `update_item`
-    UpdateItem,
-    /// `delete_item`
-    DeleteItem,
-    /// `query`
-    Query,
-    /// `scan`
-    Scan,
-    /// `batch_get`
-    BatchGet,
-    /// `batch_write`
-    BatchWrite,
-    /// `transact_get`
-    TransactGet,
-    /// `transact_write`
-    TransactWrite,
-    /// `create_table`
-    CreateTable,
-    /// `delete_table`
-    DeleteTable,
-    /// `describe_table`
-    DescribeTable,
-    /// `update_ttl`
-    UpdateTtl,
-}
+/// One operation of the [`Store`] trait: dyno-core's [`Call`](dyno_core::store::forward::Call),
+/// with its `is_read` and `is_write`.
+pub use dyno_core::store::forward::Call as Op;
 
-impl Op {
-    /// Every operation, in declaration order.
-    pub const ALL: [Op; 14] = [
-        Op::GetItem,
-        Op::PutItem,
-        Op::UpdateItem,
-        Op::DeleteItem,
-        Op::Query,
-        Op::Scan,
-        Op::BatchGet,
-        Op::BatchWrite,
-        Op::TransactGet,
-        Op::TransactWrite,
-        Op::CreateTable,
-        Op::DeleteTable,
-        Op::DescribeTable,
-        Op::UpdateTtl,
-    ];
+/// Every operation, in declaration order.
+pub const OPS: [Op; 15] = [
+    Op::GetItem,
+    Op::PutItem,
+    Op::UpdateItem,
+    Op::DeleteItem,
+    Op::Query,
+    Op::Scan,
+    Op::BatchGet,
+    Op::BatchWrite,
+    Op::TransactGet,
+    Op::TransactWrite,
+    Op::CreateTable,
+    Op::DeleteTable,
+    Op::DescribeTable,
+    Op::UpdateTtl,
+    Op::UpdateTable,
+];
 
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    /// True for the data-plane reads (get, query, scan, batch get, transact get).
-    pub fn is_read(self) -> bool {
-        matches!(
-            self,
-            Op::GetItem | Op::Query | Op::Scan | Op::BatchGet | Op::TransactGet
-        )
-    }
-
-    /// True for the data-plane writes (put, update, delete, batch write, transact write).
-    pub fn is_write(self) -> bool {
-        matches!(
-            self,
-            Op::PutItem | Op::UpdateItem | Op::DeleteItem | Op::BatchWrite | Op::TransactWrite
-        )
-    }
+/// `op`'s slot in per-operation tables: its place in [`OPS`].
+fn index(op: Op) -> usize {
+    OPS.iter()
+        .position(|o| *o == op)
+        .expect("OPS lists every operation")
 }
 
 /// Calls counted per operation: a snapshot taken by [`FaultStore::counts`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CallCounts([u64; 14]);
+pub struct CallCounts([u64; OPS.len()]);
 
 impl CallCounts {
     /// Calls of `op`.
     pub fn get(&self, op: Op) -> u64 {
-        self.0[op.index()]
+        self.0[index(op)]
     }
 
     /// Calls of every operation.
@@ -143,8 +100,7 @@ impl CallCounts {
 
     /// Data-plane reads (see [`Op::is_read`]).
     pub fn reads(&self) -> u64 {
-        Op::ALL
-            .iter()
+        OPS.iter()
             .filter(|o| o.is_read())
             .map(|o| self.get(*o))
             .sum()
@@ -152,8 +108,7 @@ impl CallCounts {
 
     /// Data-plane writes (see [`Op::is_write`]).
     pub fn writes(&self) -> u64 {
-        Op::ALL
-            .iter()
+        OPS.iter()
             .filter(|o| o.is_write())
             .map(|o| self.get(*o))
             .sum()
@@ -162,7 +117,7 @@ impl CallCounts {
     /// Calls made since `earlier` (per operation).
     #[must_use]
     pub fn since(&self, earlier: &CallCounts) -> CallCounts {
-        let mut out = [0; 14];
+        let mut out = [0; OPS.len()];
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = self.0[i].saturating_sub(earlier.0[i]);
         }
@@ -340,17 +295,17 @@ struct State {
 impl State {
     fn new() -> Self {
         State {
-            fail: (0..Op::ALL.len()).map(|_| VecDeque::new()).collect(),
-            latency: vec![None; Op::ALL.len()],
-            pause_before: (0..Op::ALL.len()).map(|_| VecDeque::new()).collect(),
-            pause_after: (0..Op::ALL.len()).map(|_| VecDeque::new()).collect(),
+            fail: (0..OPS.len()).map(|_| VecDeque::new()).collect(),
+            latency: vec![None; OPS.len()],
+            pause_before: (0..OPS.len()).map(|_| VecDeque::new()).collect(),
+            pause_after: (0..OPS.len()).map(|_| VecDeque::new()).collect(),
             ..State::default()
         }
     }
 
     /// Takes one injected error for `op` at the given stage, if a rule is queued for it.
     fn take_error(&mut self, op: Op, after: bool) -> Option<Error> {
-        let queue = &mut self.fail[op.index()];
+        let queue = &mut self.fail[index(op)];
         let rule = queue.front_mut()?;
         if rule.after != after {
             return None;
@@ -377,7 +332,7 @@ impl State {
 /// its knobs apply. All knobs take `&self`, so a test can change them while calls are in flight.
 pub struct FaultStore<S> {
     inner: S,
-    counts: [AtomicU64; 14],
+    counts: [AtomicU64; OPS.len()],
     state: Mutex<State>,
 }
 
@@ -416,12 +371,12 @@ impl<S> FaultStore<S> {
 
     /// Calls of `op` so far (every call, including failed and paused ones).
     pub fn calls(&self, op: Op) -> u64 {
-        self.counts[op.index()].load(Ordering::SeqCst)
+        self.counts[index(op)].load(Ordering::SeqCst)
     }
 
     /// A snapshot of every counter.
     pub fn counts(&self) -> CallCounts {
-        let mut out = [0; 14];
+        let mut out = [0; OPS.len()];
         for (slot, c) in out.iter_mut().zip(&self.counts) {
             *slot = c.load(Ordering::SeqCst);
         }
@@ -443,7 +398,7 @@ impl<S: Store> FaultStore<S> {
     /// applied). Rules queue up: a second call to `fail_next` applies after the first is used up.
     pub fn fail_next(&self, op: Op, n: u64, make: impl Fn() -> Error + Send + Sync + 'static) {
         if n > 0 {
-            self.state().fail[op.index()].push_back(FailRule {
+            self.state().fail[index(op)].push_back(FailRule {
                 remaining: Some(n),
                 after: false,
                 make: Arc::new(make),
@@ -460,7 +415,7 @@ impl<S: Store> FaultStore<S> {
         make: impl Fn() -> Error + Send + Sync + 'static,
     ) {
         if n > 0 {
-            self.state().fail[op.index()].push_back(FailRule {
+            self.state().fail[index(op)].push_back(FailRule {
                 remaining: Some(n),
                 after: true,
                 make: Arc::new(make),
@@ -471,7 +426,7 @@ impl<S: Store> FaultStore<S> {
     /// Every call of `op` fails with `make()` before reaching the inner store, until
     /// [`FaultStore::clear_failures`].
     pub fn fail_always(&self, op: Op, make: impl Fn() -> Error + Send + Sync + 'static) {
-        self.state().fail[op.index()].push_back(FailRule {
+        self.state().fail[index(op)].push_back(FailRule {
             remaining: None,
             after: false,
             make: Arc::new(make),
@@ -530,7 +485,7 @@ impl<S: Store> FaultStore<S> {
     /// Every call of `op` sleeps `delay` (tokio time) before it reaches the inner store;
     /// `None` removes it.
     pub fn set_latency(&self, op: Op, delay: Option<Duration>) {
-        self.state().latency[op.index()] = delay;
+        self.state().latency[index(op)] = delay;
     }
 
     /// [`FaultStore::set_latency`] for every operation.
@@ -584,7 +539,7 @@ impl<S: Store> FaultStore<S> {
     /// (or dropped). Several pauses queue up, one per call.
     pub fn pause_next(&self, op: Op) -> PauseHandle {
         let (handle, pause) = Self::barrier();
-        self.state().pause_before[op.index()].push_back(pause);
+        self.state().pause_before[index(op)].push_back(pause);
         handle
     }
 
@@ -592,7 +547,7 @@ impl<S: Store> FaultStore<S> {
     /// handle is released: a read that has fetched an image but not yet returned it.
     pub fn pause_next_after(&self, op: Op) -> PauseHandle {
         let (handle, pause) = Self::barrier();
-        self.state().pause_after[op.index()].push_back(pause);
+        self.state().pause_after[index(op)].push_back(pause);
         handle
     }
 
@@ -615,12 +570,12 @@ impl<S: Store> FaultStore<S> {
 
     /// Steps 1 to 4: count, pause, sleep, injected error.
     async fn enter(&self, op: Op) -> Result<()> {
-        self.counts[op.index()].fetch_add(1, Ordering::SeqCst);
-        let pause = self.state().pause_before[op.index()].pop_front();
+        self.counts[index(op)].fetch_add(1, Ordering::SeqCst);
+        let pause = self.state().pause_before[index(op)].pop_front();
         if let Some(p) = pause {
             p.wait().await;
         }
-        let latency = self.state().latency[op.index()];
+        let latency = self.state().latency[index(op)];
         if let Some(d) = latency {
             tokio::time::sleep(d).await;
         }
@@ -637,7 +592,7 @@ impl<S: Store> FaultStore<S> {
             Some(e) => Err(e),
             None => result,
         };
-        let pause = self.state().pause_after[op.index()].pop_front();
+        let pause = self.state().pause_after[index(op)].pop_front();
         if let Some(p) = pause {
             p.wait().await;
         }

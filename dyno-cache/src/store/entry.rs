@@ -123,13 +123,13 @@ impl<S: Store> CachedStore<S> {
         }
         let now = self.clock.now();
         let mut expires = now + ttl;
-        if let (Some(item), Some(info)) = (item, info) {
-            if let Some(deadline) = info.ttl_deadline(item, now) {
-                if deadline <= now {
-                    return None;
-                }
-                expires = expires.min(deadline);
+        if let (Some(item), Some(info)) = (item, info)
+            && let Some(deadline) = info.ttl_deadline(item, now)
+        {
+            if deadline <= now {
+                return None;
             }
+            expires = expires.min(deadline);
         }
         Some((expires, expires - now))
     }

@@ -85,23 +85,23 @@ impl<S: Store> CachedStore<S> {
             // by `Store`) larger than the allocator's fast size classes (about 1 KiB), and one
             // slow allocation costs more than two fast ones.
             let lookup = key.as_ref();
-            if let Some(entry) = Box::pin(self.items.get(&lookup)).await {
-                if self.live(&entry, self.clock.now()) {
-                    let item = match entry.item {
-                        Some(item) => {
-                            self.counters.item.hits.add(key.hash);
-                            Some(project(item, request.projection.as_deref()))
-                        }
-                        None => {
-                            self.counters.item.negative_hits.add(key.hash);
-                            None
-                        }
-                    };
-                    return Ok(GetOutput {
-                        item,
-                        consumed_capacity: None,
-                    });
-                }
+            if let Some(entry) = Box::pin(self.items.get(&lookup)).await
+                && self.live(&entry, self.clock.now())
+            {
+                let item = match entry.item {
+                    Some(item) => {
+                        self.counters.item.hits.add(key.hash);
+                        Some(project(item, request.projection.as_deref()))
+                    }
+                    None => {
+                        self.counters.item.negative_hits.add(key.hash);
+                        None
+                    }
+                };
+                return Ok(GetOutput {
+                    item,
+                    consumed_capacity: None,
+                });
             }
         }
         Box::pin(self.get_uncached(key, request, ttl_override)).await
@@ -114,19 +114,19 @@ impl<S: Store> CachedStore<S> {
         request: GetRequest<'_>,
         ttl_override: Option<Duration>,
     ) -> Result<GetOutput> {
-        if let Some(p) = &request.projection {
-            if !p.iter().all(is_top_level) || request.consistent_read {
-                // Nested projections are the backend's to evaluate; a consistent projected read
-                // does not fetch a whole item to refresh with.
-                inc(&self.counters.item.bypasses);
-                let table = request.table.clone().into_owned();
-                let key_attrs = request.key.clone().into_owned();
-                let out = self.inner.get_item(request).await?;
-                if out.item.is_some() {
-                    self.settle(&table, &[&key_attrs]).await;
-                }
-                return Ok(out);
+        if let Some(p) = &request.projection
+            && (!p.iter().all(is_top_level) || request.consistent_read)
+        {
+            // Nested projections are the backend's to evaluate; a consistent projected read
+            // does not fetch a whole item to refresh with.
+            inc(&self.counters.item.bypasses);
+            let table = request.table.clone().into_owned();
+            let key_attrs = request.key.clone().into_owned();
+            let out = self.inner.get_item(request).await?;
+            if out.item.is_some() {
+                self.settle(&table, &[&key_attrs]).await;
             }
+            return Ok(out);
         }
         if request.consistent_read {
             inc(&self.counters.item.bypasses);

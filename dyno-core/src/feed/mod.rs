@@ -141,8 +141,7 @@ impl SequenceNumber {
     }
 
     fn significant(&self) -> &str {
-        let s = self.0.trim_start_matches('0');
-        s
+        self.0.trim_start_matches('0')
     }
 }
 

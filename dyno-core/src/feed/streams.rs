@@ -126,10 +126,10 @@ impl StreamsFeed {
         let described = feed.describe().await?;
         let (positions, gaps) = plan_start(&arn, &described, &start);
         feed.pending = gaps;
-        if let StartingPosition::After(c) = &start {
-            if c.stream.as_deref() == Some(arn.as_str()) {
-                feed.checkpoint.shards = c.shards.clone();
-            }
+        if let StartingPosition::After(c) = &start
+            && c.stream.as_deref() == Some(arn.as_str())
+        {
+            feed.checkpoint.shards = c.shards.clone();
         }
         for shard in described {
             let (position, done) = positions
@@ -196,13 +196,12 @@ impl StreamsFeed {
         let dynamo = aws_sdk_dynamodb::Client::new(&config);
         let mut streams = aws_sdk_dynamodbstreams::config::Builder::from(&config);
         let own = std::env::var("AWS_ENDPOINT_URL_DYNAMODB_STREAMS").ok();
-        if own.as_deref().is_none_or(str::is_empty) {
-            if let Some(endpoint) = std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
+        if own.as_deref().is_none_or(str::is_empty)
+            && let Some(endpoint) = std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
                 .ok()
                 .filter(|e| !e.is_empty())
-            {
-                streams = streams.endpoint_url(endpoint);
-            }
+        {
+            streams = streams.endpoint_url(endpoint);
         }
         let streams = aws_sdk_dynamodbstreams::Client::from_conf(streams.build());
         StreamsFeed::open(streams, &dynamo, table, start).await

@@ -52,7 +52,7 @@ impl Template {
     }
 
     /// The field names, in order.
-    pub fn fields(&self) -> impl Iterator<Item = &'static str> {
+    pub fn fields(&self) -> impl Iterator<Item = &'static str> + use<> {
         self.segments.iter().filter_map(|s| match s {
             Segment::Field(f) => Some(*f),
             Segment::Literal(_) => None,

@@ -244,13 +244,13 @@ impl Bounds {
     /// [`Error::OutOfRange`] for the first bound `old` (the item as it was; `None`: absent)
     /// breaks, unless the caller's own condition is false on it too.
     pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
-        if let Some(c) = &self.condition {
-            if matches!(
+        if let Some(c) = &self.condition
+            && matches!(
                 crate::store::memory::eval::eval_condition(c, old),
                 Ok(false)
-            ) {
-                return None;
-            }
+            )
+        {
+            return None;
         }
         self.bounds.iter().find_map(|b| b.violation(entity, old))
     }

@@ -266,10 +266,10 @@ impl<T: FromItem> Query<T> {
         T: CollectionMember<E>,
     {
         let index = self.requests.first().and_then(|r| r.index.clone());
-        if let Some(Some(t)) = sort_template::<E>(index.as_deref()) {
-            if !t.prefix().is_empty() {
-                self.set_sort(sort_key::members_range(&[Some(t)]));
-            }
+        if let Some(Some(t)) = sort_template::<E>(index.as_deref())
+            && !t.prefix().is_empty()
+        {
+            self.set_sort(sort_key::members_range(&[Some(t)]));
         }
         self
     }
@@ -520,22 +520,22 @@ impl<T: FromItem> Query<T> {
     /// literal text after it). Exact even where a key condition alone cannot be: see
     /// [`PartRange`].
     pub fn sk_compare(mut self, segment: Result<String>, last: bool, op: SkOp) -> Self {
-        if let Some(s) = self.segment(segment) {
-            if let Some(state) = self.sort_state() {
-                let range = PartRange::compare(&state.prefix, &s, last, op);
-                self = self.sort_range(range);
-            }
+        if let Some(s) = self.segment(segment)
+            && let Some(state) = self.sort_state()
+        {
+            let range = PartRange::compare(&state.prefix, &s, last, op);
+            self = self.sort_range(range);
         }
         self
     }
 
     /// The next part between `low` and `high` (inclusive); `last` as for [`Query::sk_compare`].
     pub fn sk_between(mut self, low: Result<String>, high: Result<String>, last: bool) -> Self {
-        if let (Some(lo), Some(hi)) = (self.segment(low), self.segment(high)) {
-            if let Some(state) = self.sort_state() {
-                let range = PartRange::between(&state.prefix, &lo, &hi, last);
-                self = self.sort_range(range);
-            }
+        if let (Some(lo), Some(hi)) = (self.segment(low), self.segment(high))
+            && let Some(state) = self.sort_state()
+        {
+            let range = PartRange::between(&state.prefix, &lo, &hi, last);
+            self = self.sort_range(range);
         }
         self
     }

@@ -129,10 +129,10 @@ impl<T: FromItem> Scan<T> {
 
     /// Reads only these attributes (the TTL attribute is added when missing).
     pub fn projection(mut self, mut paths: Vec<Path>) -> Self {
-        if let Some(ttl) = T::ttl_attribute() {
-            if !paths.iter().any(|p| p.top() == Some(ttl) && p.0.len() == 1) {
-                paths.push(Path::attr(ttl));
-            }
+        if let Some(ttl) = T::ttl_attribute()
+            && !paths.iter().any(|p| p.top() == Some(ttl) && p.0.len() == 1)
+        {
+            paths.push(Path::attr(ttl));
         }
         self.base.projection = Some(paths);
         self

@@ -103,17 +103,17 @@ impl Transaction {
             | (None, TransactWriteItem::ConditionCheck { key, .. }) => Some(key.clone()),
             (None, TransactWriteItem::Put { .. }) => None,
         };
-        if let Some(key) = key {
-            if !self.items.insert(identity(action.table(), &key)) {
-                self.error = Some(Error::validation(format!(
+        if let Some(key) = key
+            && !self.items.insert(identity(action.table(), &key))
+        {
+            self.error = Some(Error::validation(format!(
                     "transaction: action {} touches an item of table {} ({}) that another action already touches; \
                      DynamoDB allows one action per item",
                     self.actions.len(),
                     action.table(),
                     entity.unwrap_or("raw action")
                 )));
-                return self;
-            }
+            return self;
         }
         self.actions.push(action);
         self.entities.push(entity);

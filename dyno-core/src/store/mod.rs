@@ -5,6 +5,7 @@
 
 mod capacity;
 mod dynamo;
+pub mod forward;
 pub(crate) mod memory;
 mod rename;
 
@@ -635,30 +636,64 @@ pub trait Store: Send + Sync + Debug {
     async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
 }
 
-macro_rules! forward_store {
-    ($($ptr:ident)::+) => {
-        #[async_trait]
-        impl<S: Store + ?Sized> Store for $($ptr)::+<S> {
-            async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> { (**self).get_item(r).await }
-            async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> { (**self).put_item(r).await }
-            async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> { (**self).update_item(r).await }
-            async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> { (**self).delete_item(r).await }
-            async fn query(&self, r: QueryRequest) -> Result<Page> { (**self).query(r).await }
-            async fn scan(&self, r: ScanRequest) -> Result<Page> { (**self).scan(r).await }
-            async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> { (**self).batch_get(r).await }
-            async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> { (**self).batch_write(r).await }
-            async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> { (**self).transact_get(r).await }
-            async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> { (**self).transact_write(r).await }
-            async fn create_table(&self, d: &TableDef) -> Result<()> { (**self).create_table(d).await }
-            async fn delete_table(&self, n: &str) -> Result<()> { (**self).delete_table(n).await }
-            async fn describe_table(&self, n: &str) -> Result<TableDescription> { (**self).describe_table(n).await }
-            async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> { (**self).update_ttl(t, a, e).await }
-            async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> { (**self).update_table(r).await }
-        }
-    };
+// `Arc<S>` forwards without the extra boxed future a `Forward` impl would add; `Box<S>` cannot
+// be written the same way beside `Forward`'s blanket impl (a `Box` of a local type is local to
+// other crates), so it forwards through `Forward`.
+#[async_trait]
+impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        (**self).get_item(r).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        (**self).put_item(r).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        (**self).update_item(r).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        (**self).delete_item(r).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        (**self).query(r).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        (**self).scan(r).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        (**self).batch_get(r).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        (**self).batch_write(r).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        (**self).transact_get(r).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+        (**self).transact_write(r).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        (**self).create_table(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        (**self).delete_table(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        (**self).describe_table(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        (**self).update_ttl(t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        (**self).update_table(r).await
+    }
 }
-forward_store!(std::sync::Arc);
-forward_store!(Box);
+
+impl<S: Store + ?Sized> forward::Forward for Box<S> {
+    type Inner = S;
+    fn inner(&self) -> &S {
+        self
+    }
+}
 
 /// DynamoDB's ValidationException for a request list with nothing in it: `requestItems` of a batch,
 /// `transactItems` of a transaction. MemoryStore answers it; DynamoStore before sending.

@@ -98,11 +98,11 @@ impl<'a> Decimal<'a> {
             }
             i += 1;
             let mut exponent_negative = false;
-            if let Some(&sign) = bytes.get(i) {
-                if sign == b'+' || sign == b'-' {
-                    exponent_negative = sign == b'-';
-                    i += 1;
-                }
+            if let Some(&sign) = bytes.get(i)
+                && (sign == b'+' || sign == b'-')
+            {
+                exponent_negative = sign == b'-';
+                i += 1;
             }
             let digits_start = i;
             while let Some(&c) = bytes.get(i) {
@@ -152,7 +152,7 @@ impl<'a> Decimal<'a> {
     }
 
     /// The significant digits (0..=9), most significant first; none for zero.
-    pub fn digits(&self) -> impl Iterator<Item = u8> + 'a {
+    pub fn digits(&self) -> impl Iterator<Item = u8> + 'a + use<'a> {
         self.mantissa
             .iter()
             .filter(|c| c.is_ascii_digit())

@@ -26,12 +26,12 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     if cx.has_errors() {
         return None;
     }
-    let gen = Gen::new(&model);
-    let groups = update::groups(cx, &gen);
+    let r#gen = Gen::new(&model);
+    let groups = update::groups(cx, &r#gen);
     if cx.has_errors() {
         return None;
     }
-    Some(gen.expand(&groups))
+    Some(r#gen.expand(&groups))
 }
 
 /// One index of the entity, resolved.
@@ -348,13 +348,13 @@ impl<'a> Gen<'a> {
             if f.created_at.get() || f.updated_at.get() {
                 checks.extend(quote_spanned!(span=> const _: () = #p::assert_timestamp::<#ty>();));
             }
-            if f.generated.get() {
-                if let Some(inner) = crate::ty::option_inner(ty) {
-                    let ispan = syn::spanned::Spanned::span(inner);
-                    checks.extend(
-                        quote_spanned!(ispan=> const _: () = #p::assert_generated::<#inner>();),
-                    );
-                }
+            if f.generated.get()
+                && let Some(inner) = crate::ty::option_inner(ty)
+            {
+                let ispan = syn::spanned::Spanned::span(inner);
+                checks.extend(
+                    quote_spanned!(ispan=> const _: () = #p::assert_generated::<#inner>();),
+                );
             }
         }
 

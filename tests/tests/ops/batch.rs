@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, RetryPolicy};
+use dyno_core::store::forward::Call;
 use dyno_core::store::*;
-use dyno_core::{AttributeValue, Error, Item, MemoryStore, Result, Store, TableDef};
+use dyno_core::{AttributeValue, Error, Item, MemoryStore, Result, Store};
 use dyno_tests::fault::{outcome_unknown, service_error, FaultStore, Op, Pick};
 use dyno_tests::model::{ecommerce_table, Product, TABLE};
+use futures::future::BoxFuture;
 
 async fn faulty() -> FaultStore<MemoryStore> {
     let inner = MemoryStore::new();
@@ -363,54 +365,16 @@ impl InFlight {
 }
 
 #[async_trait]
-impl Store for InFlight {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.inner.get_item(r).await
+impl dyno_core::store::forward::Forward for InFlight {
+    type Inner = MemoryStore;
+    fn inner(&self) -> &MemoryStore {
+        &self.inner
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        self.inner.put_item(r).await
-    }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.inner.update_item(r).await
-    }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.inner.delete_item(r).await
-    }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.inner.query(r).await
-    }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.inner.scan(r).await
-    }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.track(self.inner.batch_get(r)).await
-    }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.track(self.inner.batch_write(r)).await
-    }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.inner.transact_get(r).await
-    }
-    async fn transact_write(
-        &self,
-        r: TransactWriteRequest,
-    ) -> Result<dyno_core::store::TransactWriteOutput> {
-        self.inner.transact_write(r).await
-    }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.inner.create_table(d).await
-    }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.inner.delete_table(n).await
-    }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.inner.describe_table(n).await
-    }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.inner.update_ttl(t, a, e).await
-    }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.inner.update_table(r).await
+    async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
+        match call {
+            Call::BatchGet | Call::BatchWrite => self.track(inner).await,
+            _ => inner.await,
+        }
     }
 }
 

@@ -14,15 +14,15 @@ use std::sync::Arc;
 use dyno_core::error::Error;
 use dyno_core::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, Update};
 use dyno_core::store::{
-    BatchGetRequest, BatchWriteRequest, DeleteRequest, GetRequest, PutRequest, QueryRequest,
-    ReturnValues, ScanRequest, TableKey, TransactGetItem, TransactGetRequest, TransactWriteItem,
+    BatchGetRequest, BatchWriteRequest, DeleteRequest, GetRequest, QueryRequest, ReturnValues,
+    ScanRequest, TableKey, TransactGetItem, TransactGetRequest, TransactWriteItem,
     TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use dyno_core::table::{IndexDef, Projection};
 use dyno_core::value::{item_size, MAX_ITEM_SIZE};
 use dyno_core::{AttributeValue, DynamoStore, Item, Store, TableDef};
 use dyno_tests::backend::{
-    backends, server_backends, supports_transactions, supports_ttl, Backend, BackendKind,
+    backends, put, server_backends, supports_transactions, supports_ttl, Backend, BackendKind,
 };
 
 fn s(v: &str) -> AttributeValue {
@@ -68,16 +68,6 @@ async fn drop_table(b: &Backend, table: &str) {
         .delete_table(table)
         .await
         .unwrap_or_else(|e| panic!("{}: delete_table: {e}", b.name));
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
 }
 
 fn get(table: &str, key: Item) -> GetRequest<'static> {

@@ -14,12 +14,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition, Update};
-use dyno_core::store::{
-    GetRequest, PutRequest, QueryRequest, ReturnValues, ScanRequest, UpdateRequest,
-};
+use dyno_core::store::{GetRequest, QueryRequest, ReturnValues, ScanRequest, UpdateRequest};
 use dyno_core::table::{IndexDef, KeyAttribute, ScalarType, TableDef};
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store};
-use dyno_tests::backend::{backends, unique_table_name, Backend, BackendKind};
+use dyno_tests::backend::{backends, put, unique_table_name, Backend, BackendKind};
 
 const BY_STATUS: &str = "ByStatus";
 const BY_BLOB: &str = "ByBlob";
@@ -179,16 +177,6 @@ fn outsiders() -> Vec<Item> {
             ("priority".to_owned(), n("2")),
         ]),
     ]
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
 }
 
 /// Creates the table on `backend`, or says why the backend lacks multi-attribute keys: the

@@ -8,11 +8,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use async_trait::async_trait;
 use dyno_core::expr::{Cond, Condition, Path, SetValue};
 use dyno_core::ops::{BatchWriter, EntityExt, TransactGet, Transaction};
+use dyno_core::store::forward::Call;
 use dyno_core::store::*;
-use dyno_core::{AttributeValue, Error, MemoryStore, Result, Store, TableDef};
+use dyno_core::{AttributeValue, Error, MemoryStore, Result, Store};
 use dyno_tests::model::{
     ecommerce_table, memory_store as store, order, user, Order, OrderStatus, Product, User, TABLE,
 };
+use futures::future::BoxFuture;
 use rust_decimal::Decimal;
 
 /// A store wrapper counting every call, to prove that some checks happen before any request.
@@ -38,64 +40,16 @@ impl<S> Counting<S> {
 }
 
 #[async_trait]
-impl<S: Store> Store for Counting<S> {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.tick();
-        self.inner.get_item(r).await
+impl<S: Store> dyno_core::store::forward::Forward for Counting<S> {
+    type Inner = S;
+    fn inner(&self) -> &S {
+        &self.inner
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        self.tick();
-        self.inner.put_item(r).await
-    }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.tick();
-        self.inner.update_item(r).await
-    }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.tick();
-        self.inner.delete_item(r).await
-    }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.tick();
-        self.inner.query(r).await
-    }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.tick();
-        self.inner.scan(r).await
-    }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.tick();
-        self.inner.batch_get(r).await
-    }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.tick();
-        self.inner.batch_write(r).await
-    }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.tick();
-        self.inner.transact_get(r).await
-    }
-    async fn transact_write(
-        &self,
-        r: TransactWriteRequest,
-    ) -> Result<dyno_core::store::TransactWriteOutput> {
-        self.tick();
-        self.inner.transact_write(r).await
-    }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.inner.create_table(d).await
-    }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.inner.delete_table(n).await
-    }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.inner.describe_table(n).await
-    }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.inner.update_ttl(t, a, e).await
-    }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.inner.update_table(r).await
+    async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
+        if !call.is_admin() {
+            self.tick();
+        }
+        inner.await
     }
 }
 

@@ -17,10 +17,10 @@ use std::time::{Duration, Instant};
 
 use dyno_cache::CachedStore;
 use dyno_core::expr::{Condition, Path, SetValue, Update, UpdateOperand};
-use dyno_core::store::{GetRequest, PutRequest, ReturnValues, UpdateRequest};
+use dyno_core::store::{GetRequest, ReturnValues, UpdateRequest};
 use dyno_core::{AttributeValue, DynamoStore, Error, Item, MemoryStore, Store, TableDef};
 use dyno_tests::backend::{
-    atomic_conditional_writes, backends, unique_table_name, BackendKind, DYNOXIDE_ENDPOINT_VAR,
+    atomic_conditional_writes, backends, put, unique_table_name, BackendKind, DYNOXIDE_ENDPOINT_VAR,
 };
 use tokio::time::timeout;
 
@@ -46,16 +46,6 @@ fn number(item: &Item, attr: &str) -> u64 {
         Some(AttributeValue::N(v)) => v.parse().unwrap(),
         None => 0,
         other => panic!("{attr}: {other:?}"),
-    }
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
     }
 }
 

@@ -19,12 +19,12 @@ use dyno_cache::CachedStore;
 use dyno_core::expr::{Condition, Path, SetValue, Update};
 use dyno_core::ops::{BatchWriter, IdempotentWrite, RetryPolicy, Transaction};
 use dyno_core::store::{
-    BatchWriteRequest, DeleteRequest, GetRequest, PutRequest, ReturnValues, ScanRequest,
-    TransactWriteItem, TransactWriteRequest, UpdateRequest, WriteRequest,
+    BatchWriteRequest, DeleteRequest, GetRequest, ReturnValues, ScanRequest, TransactWriteItem,
+    TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, DynamoStore, Item, Store, TableDef};
 use dyno_tests::backend::{
-    supports_transactions, unique_table_name, BackendKind, DYNALITE_ENDPOINT_VAR,
+    put, supports_transactions, unique_table_name, BackendKind, DYNALITE_ENDPOINT_VAR,
     DYNOXIDE_ENDPOINT_VAR, MOTO_ENDPOINT_VAR,
 };
 use dyno_tests::proxy::{Fault, FaultProxy};
@@ -102,16 +102,6 @@ async fn read(direct: &DynamoStore, table: &str, pk: &str) -> Option<Item> {
         .unwrap()
         .item
         .map(|i| (*i).clone())
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
 }
 
 fn set_v(table: &str, pk: &str, v: i64) -> UpdateRequest {

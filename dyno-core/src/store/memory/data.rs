@@ -424,21 +424,21 @@ fn update_indexes(
     for (i, (index, map)) in schema.indexes.iter().zip(indexes).enumerate() {
         let old_key = old.and_then(|k| k[i].as_ref());
         let new_key = new.and_then(|(k, e)| Some((k[i].as_ref()?, e)));
-        if let (Some(o), Some((n, entry))) = (old_key, new_key) {
-            if o == n {
-                let at = pos(&n.1);
-                if let Some(slot) = map.get_mut(&n.0).and_then(|p| p.get_mut(&at)) {
-                    *slot = entry.for_index(schema, index);
-                    continue;
-                }
+        if let (Some(o), Some((n, entry))) = (old_key, new_key)
+            && o == n
+        {
+            let at = pos(&n.1);
+            if let Some(slot) = map.get_mut(&n.0).and_then(|p| p.get_mut(&at)) {
+                *slot = entry.for_index(schema, index);
+                continue;
             }
         }
-        if let Some((ipk, isk)) = old_key {
-            if let Some(part) = map.get_mut(ipk) {
-                part.remove(&pos(isk));
-                if part.is_empty() {
-                    map.remove(ipk);
-                }
+        if let Some((ipk, isk)) = old_key
+            && let Some(part) = map.get_mut(ipk)
+        {
+            part.remove(&pos(isk));
+            if part.is_empty() {
+                map.remove(ipk);
             }
         }
         if let Some(((ipk, isk), entry)) = new_key {

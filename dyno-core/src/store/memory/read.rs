@@ -76,7 +76,7 @@ impl<'a> Target<'a> {
     }
 
     /// Every key attribute of the target: partition attributes, then sort attributes.
-    fn keys(&self) -> impl Iterator<Item = &'a KeyAttribute> {
+    fn keys(&self) -> impl Iterator<Item = &'a KeyAttribute> + use<'a> {
         self.pk.iter().chain(self.sk)
     }
 
@@ -834,12 +834,12 @@ pub(super) fn plan_scan<'a>(schema: &'a Schema, req: &ScanRequest) -> Result<Sca
         None => None,
         Some(key) => {
             let start = parse_start_key(schema, &target, key)?;
-            if let Some((segment, total)) = segment {
-                if crate::hash::fnv1a(&start.pk) % total != segment {
-                    return Err(invalid_start(&format!(
+            if let Some((segment, total)) = segment
+                && crate::hash::fnv1a(&start.pk) % total != segment
+            {
+                return Err(invalid_start(&format!(
                         "Invalid ExclusiveStartKey. Please use ExclusiveStartKey with correct Segment. TotalSegments: {total} Segment: {segment}"
                     )));
-                }
             }
             Some(start)
         }
@@ -971,10 +971,10 @@ impl<'a> Reader<'a> {
 
     /// The item filters and projections see for an index entry.
     fn base(&self, pos: &IndexPos, entry: &'a Entry) -> &'a Entry {
-        if self.fetch_base {
-            if let Some(base) = self.data.get(&pos.table_pk, &pos.table_sk) {
-                return base;
-            }
+        if self.fetch_base
+            && let Some(base) = self.data.get(&pos.table_pk, &pos.table_sk)
+        {
+            return base;
         }
         entry
     }

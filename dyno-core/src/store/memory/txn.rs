@@ -292,10 +292,10 @@ pub(super) fn transact_write(
             | TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => key,
         };
-        if let Some((pk, sk)) = named_key(schema, named) {
-            if !seen.insert((t, pk, sk)) {
-                return Err(one_action_per_item());
-            }
+        if let Some((pk, sk)) = named_key(schema, named)
+            && !seen.insert((t, pk, sk))
+        {
+            return Err(one_action_per_item());
         }
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {

@@ -162,10 +162,10 @@ fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
         }
         UpdateOperand::ListAppend(a, b) => {
             for operand in [a, b] {
-                if let UpdateOperand::Value(v) = &**operand {
-                    if !matches!(v, AttributeValue::L(_)) {
-                        return Err(incorrect_operand("list_append", v));
-                    }
+                if let UpdateOperand::Value(v) = &**operand
+                    && !matches!(v, AttributeValue::L(_))
+                {
+                    return Err(incorrect_operand("list_append", v));
                 }
             }
             check_operand(a, None)?;

@@ -1,0 +1,258 @@
+//! Store wrappers that state only what they change: [`Forward`].
+//!
+//! A test double, a latency injector or a metrics layer changes one or two of the [`Store`]
+//! calls and passes the rest to the store it wraps. Implementing `Store` by hand repeats fifteen
+//! forwarding methods each time; implementing [`Forward`] names the inner store and overrides
+//! only the calls (or the [`Forward::around`] hook) that differ. Every type that implements
+//! `Forward` is a `Store`.
+//!
+//! The trait is not re-exported by `dyno_core::store`, on purpose: its calls have the same names
+//! as `Store`'s, and having both traits in scope would make `store.get_item(..)` ambiguous. Name
+//! it by path (`impl dyno_core::store::forward::Forward for ..`).
+//!
+//! ```
+//! use std::sync::atomic::{AtomicUsize, Ordering};
+//!
+//! use dyno_core::store::forward::{Call, Forward};
+//! use dyno_core::{MemoryStore, Result};
+//! use futures::future::BoxFuture;
+//!
+//! /// Counts the calls that read or write items (table administration is not counted).
+//! #[derive(Debug)]
+//! struct Counting {
+//!     inner: MemoryStore,
+//!     calls: AtomicUsize,
+//! }
+//!
+//! #[async_trait::async_trait]
+//! impl Forward for Counting {
+//!     type Inner = MemoryStore;
+//!     fn inner(&self) -> &MemoryStore {
+//!         &self.inner
+//!     }
+//!     async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
+//!         if !call.is_admin() {
+//!             self.calls.fetch_add(1, Ordering::SeqCst);
+//!         }
+//!         inner.await
+//!     }
+//! }
+//! ```
+
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+use futures::future::BoxFuture;
+
+use super::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput,
+};
+use crate::error::Result;
+use crate::table::TableDef;
+
+/// Which [`Store`] call a forwarded call is, for [`Forward::around`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Call {
+    /// [`Store::get_item`].
+    GetItem,
+    /// [`Store::put_item`].
+    PutItem,
+    /// [`Store::update_item`].
+    UpdateItem,
+    /// [`Store::delete_item`].
+    DeleteItem,
+    /// [`Store::query`].
+    Query,
+    /// [`Store::scan`].
+    Scan,
+    /// [`Store::batch_get`].
+    BatchGet,
+    /// [`Store::batch_write`].
+    BatchWrite,
+    /// [`Store::transact_get`].
+    TransactGet,
+    /// [`Store::transact_write`].
+    TransactWrite,
+    /// [`Store::create_table`].
+    CreateTable,
+    /// [`Store::delete_table`].
+    DeleteTable,
+    /// [`Store::describe_table`].
+    DescribeTable,
+    /// [`Store::update_ttl`].
+    UpdateTtl,
+    /// [`Store::update_table`].
+    UpdateTable,
+}
+
+impl Call {
+    /// Reads items: get, query, scan, batch get, transactional get.
+    pub fn is_read(self) -> bool {
+        matches!(
+            self,
+            Call::GetItem | Call::Query | Call::Scan | Call::BatchGet | Call::TransactGet
+        )
+    }
+
+    /// Writes items: put, update, delete, batch write, transactional write.
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            Call::PutItem
+                | Call::UpdateItem
+                | Call::DeleteItem
+                | Call::BatchWrite
+                | Call::TransactWrite
+        )
+    }
+
+    /// Administers tables: create, delete, describe, TTL, update table.
+    pub fn is_admin(self) -> bool {
+        !self.is_read() && !self.is_write()
+    }
+}
+
+/// A [`Store`] wrapper that forwards every call to [`Forward::inner`] unless it overrides it.
+///
+/// Override [`Forward::around`] to act on every call (count, delay, track what is in flight),
+/// or one call's method to change that call (its request, its answer). Each call's default is
+/// `self.around(call, self.inner().<call>(request))`. See the [module](self) for an example.
+#[async_trait]
+pub trait Forward: Send + Sync + Debug {
+    /// The store the calls go to.
+    type Inner: Store + ?Sized;
+
+    /// The store the calls go to.
+    fn inner(&self) -> &Self::Inner;
+
+    /// Runs around every call that is not overridden: `inner` is the inner store's call, not yet
+    /// polled. The default awaits it.
+    async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
+        let _ = call;
+        inner.await
+    }
+
+    /// [`Store::get_item`].
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        self.around(Call::GetItem, self.inner().get_item(r)).await
+    }
+    /// [`Store::put_item`].
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        self.around(Call::PutItem, self.inner().put_item(r)).await
+    }
+    /// [`Store::update_item`].
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        self.around(Call::UpdateItem, self.inner().update_item(r))
+            .await
+    }
+    /// [`Store::delete_item`].
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        self.around(Call::DeleteItem, self.inner().delete_item(r))
+            .await
+    }
+    /// [`Store::query`].
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        self.around(Call::Query, self.inner().query(r)).await
+    }
+    /// [`Store::scan`].
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        self.around(Call::Scan, self.inner().scan(r)).await
+    }
+    /// [`Store::batch_get`].
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        self.around(Call::BatchGet, self.inner().batch_get(r)).await
+    }
+    /// [`Store::batch_write`].
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        self.around(Call::BatchWrite, self.inner().batch_write(r))
+            .await
+    }
+    /// [`Store::transact_get`].
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        self.around(Call::TransactGet, self.inner().transact_get(r))
+            .await
+    }
+    /// [`Store::transact_write`].
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+        self.around(Call::TransactWrite, self.inner().transact_write(r))
+            .await
+    }
+    /// [`Store::create_table`].
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.around(Call::CreateTable, self.inner().create_table(d))
+            .await
+    }
+    /// [`Store::delete_table`].
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.around(Call::DeleteTable, self.inner().delete_table(n))
+            .await
+    }
+    /// [`Store::describe_table`].
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.around(Call::DescribeTable, self.inner().describe_table(n))
+            .await
+    }
+    /// [`Store::update_ttl`].
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.around(Call::UpdateTtl, self.inner().update_ttl(t, a, e))
+            .await
+    }
+    /// [`Store::update_table`].
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.around(Call::UpdateTable, self.inner().update_table(r))
+            .await
+    }
+}
+
+#[async_trait]
+impl<F: Forward> Store for F {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        Forward::get_item(self, r).await
+    }
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        Forward::put_item(self, r).await
+    }
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        Forward::update_item(self, r).await
+    }
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        Forward::delete_item(self, r).await
+    }
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        Forward::query(self, r).await
+    }
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        Forward::scan(self, r).await
+    }
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        Forward::batch_get(self, r).await
+    }
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        Forward::batch_write(self, r).await
+    }
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        Forward::transact_get(self, r).await
+    }
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+        Forward::transact_write(self, r).await
+    }
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        Forward::create_table(self, d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        Forward::delete_table(self, n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        Forward::describe_table(self, n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        Forward::update_ttl(self, t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        Forward::update_table(self, r).await
+    }
+}
