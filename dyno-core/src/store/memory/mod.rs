@@ -357,6 +357,7 @@ fn check_expressions(
     update: Option<&crate::expr::Update>,
     condition: Option<&Condition>,
     named: bool,
+    clause: eval::Clause,
 ) -> Result<()> {
     if named {
         eval::check_values(update, condition, eval::Layer::Current)?;
@@ -365,7 +366,7 @@ fn check_expressions(
         eval::check_update(update)?;
     }
     if let Some(condition) = condition {
-        eval::check_condition(condition)?;
+        eval::check_condition(condition, clause)?;
     }
     Ok(())
 }
@@ -562,7 +563,12 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(None, request.condition.as_ref(), true)?;
+        check_expressions(
+            None,
+            request.condition.as_ref(),
+            true,
+            eval::Clause::Condition,
+        )?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -587,7 +593,12 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
-        check_expressions(Some(&request.update), request.condition.as_ref(), true)?;
+        check_expressions(
+            Some(&request.update),
+            request.condition.as_ref(),
+            true,
+            eval::Clause::Condition,
+        )?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -627,7 +638,12 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
-        check_expressions(None, request.condition.as_ref(), true)?;
+        check_expressions(
+            None,
+            request.condition.as_ref(),
+            true,
+            eval::Clause::Condition,
+        )?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -652,7 +668,7 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), false)?;
+        check_expressions(None, request.filter.as_ref(), false, eval::Clause::Filter)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
@@ -667,7 +683,7 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), true)?;
+        check_expressions(None, request.filter.as_ref(), true, eval::Clause::Filter)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;

@@ -991,7 +991,7 @@ impl<'a> Reader<'a> {
             page.scanned_count += 1;
             bytes += stored.size;
             let keep = match self.filter {
-                Some(f) => eval::eval_condition(f, Some(&seen.item))?,
+                Some(f) => eval::eval_filter(f, &seen.item),
                 None => true,
             };
             if keep {

@@ -41,13 +41,6 @@ pub const OPEN_UPDATED_LIST_ELEMENT: &str =
     "OPEN (undocumented): UPDATED_OLD/UPDATED_NEW of a list element that did not exist: \
      MemoryStore returns nothing for it, dynoxide the enclosing empty list";
 
-/// Not explained: MemoryStore refuses `BETWEEN` whose literal bounds are in decreasing order in a
-/// condition or filter, as DynamoDB refuses it in a key condition; dynoxide evaluates it (to
-/// false). DynamoDB's documentation is silent for conditions and filters.
-pub const OPEN_BETWEEN_ORDER: &str =
-    "OPEN (undocumented): BETWEEN with literal bounds in decreasing order in a condition or \
-     filter: MemoryStore refuses it (as in a key condition), dynoxide evaluates it to false";
-
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
 /// item had no item before it, so nothing is returned; dynoxide returns the key it filled in.
@@ -339,24 +332,6 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     }
     // A validation error shows on the first page of a query.
     let first = ours.first()?;
-    if first
-        .text
-        .starts_with("err Validation: The BETWEEN operator requires upper bound to be greater than or equal to lower bound")
-        && theirs
-            .first()
-            .is_some_and(|t| t.text.starts_with("ok ") || t.text.starts_with("err ConditionFailed"))
-    {
-        // dynoxide wrote only if the condition held for it: then the tables differ.
-        let wrote = theirs.first().is_some_and(|t| t.text.starts_with("ok "))
-            && matches!(
-                op,
-                Op::Put(_) | Op::Update(_) | Op::Delete(_) | Op::TransactWrite(_)
-            );
-        return Some(Explained {
-            why: OPEN_BETWEEN_ORDER,
-            same_state: !wrote,
-        });
-    }
     if ordering_operand_error(&first.text) && conditions(op).iter().any(|c| bad_operand_literal(c))
     {
         return Some(Explained {
@@ -467,6 +442,9 @@ fn transaction_operands_explain(
             .starts_with("One or more parameter values were invalid: Cannot update attribute ")
             && message.ends_with(". This attribute is part of the key"));
         let is_update = matches!(r.actions.get(i), Some(TransactWriteItem::Update { .. }));
+        let message = message
+            .strip_prefix("Invalid ConditionExpression: ")
+            .unwrap_or(message);
         let condition_check = message
             .starts_with("Incorrect operand type for operator or function; operator or function: ")
             || message.starts_with("The BETWEEN operator requires");
@@ -537,6 +515,9 @@ fn condition_names<'c>(c: &'c Condition, out: &mut Vec<&'c str>) {
 }
 
 fn ordering_operand_error(text: &str) -> bool {
+    let text = text
+        .strip_prefix("err Validation: Invalid ConditionExpression: ")
+        .map_or(text.to_owned(), |rest| format!("err Validation: {rest}"));
     if text.starts_with("err Validation: The BETWEEN operator requires same data type") {
         return true;
     }
