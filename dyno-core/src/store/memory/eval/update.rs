@@ -638,6 +638,79 @@ mod tests {
         }
     }
 
+    /// dynoxide's order (the differential's reference): an ADD or DELETE that does not fit what
+    /// the item holds is named before a SET's missing operand or bad path; each SET's operands
+    /// are read and type-checked before the next SET's; paths are checked after every operand;
+    /// a literal inside a nested list_append is checked when applied, in the item's words.
+    #[test]
+    fn faults_are_named_in_dynoxides_order() {
+        let it = with(vec![("str", s("x")), ("list", l(vec![n("1")]))]);
+        let missing_then_misfit = Update {
+            set: vec![set("a", SetValue::Operand(at("missing")))],
+            add: vec![(path("str"), n("1"))],
+            ..Update::default()
+        };
+        assert!(fails(&it, &missing_then_misfit)
+            .starts_with("An operand in the update expression has an incorrect data type; ADD"));
+        let misfit_delete = Update {
+            remove: vec![path("nope.deeper")],
+            delete: vec![(path("list"), ss(&["a"]))],
+            ..Update::default()
+        };
+        assert!(fails(&it, &misfit_delete)
+            .starts_with("An operand in the update expression has an incorrect data type; DELETE"));
+        // The first SET's wrong operand type comes before the second SET's missing attribute.
+        let sum_then_missing = sets(vec![
+            set("a", SetValue::Plus(at("str"), val(n("1")))),
+            set("b", SetValue::Operand(at("missing"))),
+        ]);
+        assert!(fails(&it, &sum_then_missing)
+            .starts_with("An operand in the update expression has an incorrect data type; +"));
+        // A bad path is named only once every operand has been read.
+        let path_then_missing = sets(vec![
+            set_to("str.x", n("1")),
+            set("b", SetValue::Operand(at("missing"))),
+        ]);
+        assert!(fails(&it, &path_then_missing)
+            .starts_with("The provided expression refers to an attribute that does not exist"));
+        // A nested list_append's literal passes the static check and fails when applied.
+        let nested = sets(vec![set(
+            "list",
+            SetValue::Operand(UpdateOperand::ListAppend(
+                Box::new(UpdateOperand::ListAppend(
+                    Box::new(val(s("no list"))),
+                    Box::new(val(l(vec![]))),
+                )),
+                Box::new(at("list")),
+            )),
+        )]);
+        assert!(check(&nested).is_ok());
+        // Reading the request comes first: a number it cannot read in any value, even nested,
+        // before an ADD operand of the wrong type; a repeated member of a set inside a list is
+        // left to the update's own checks.
+        use super::super::{check_values, Layer};
+        let unreadable = Update {
+            set: vec![set_to("a", l(vec![m(vec![("k", n("abc"))])]))],
+            add: vec![(path("b"), s("no number"))],
+            ..Update::default()
+        };
+        assert!(check(&unreadable).is_err());
+        assert!(
+            message(check_values(Some(&unreadable), None, Layer::Current).unwrap_err())
+                .starts_with("The parameter cannot be converted to a numeric value: abc")
+        );
+        let nested_duplicate = sets(vec![set_to("a", l(vec![ss(&["x", "x"])]))]);
+        assert!(check_values(Some(&nested_duplicate), None, Layer::Current).is_ok());
+        let top_duplicate = sets(vec![set_to("a", ss(&["x", "x"]))]);
+        assert!(
+            message(check_values(Some(&top_duplicate), None, Layer::Current).unwrap_err())
+                .contains("contains duplicates")
+        );
+        assert!(fails(&it, &nested).starts_with(
+            "An operand in the update expression has an incorrect data type; list_append"
+        ));
+    }
+
     #[test]
     fn set_literal_values_normalizes_numbers() {
         let got = run(
