@@ -151,6 +151,13 @@ pub(crate) fn check_values(
     }
 }
 
+/// The first of an item's attributes that reading the request refuses (see [`read_problem`]), as
+/// its error on `layer`.
+pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
+    item.iter()
+        .find_map(|(name, value)| Some(read_problem(value, 1)?.into_error(name, layer)))
+}
+
 /// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot
 /// read or store, a NULL that is not true.
 fn read_problem(value: &AttributeValue, depth: usize) -> Option<Invalid> {

@@ -328,7 +328,12 @@ fn scan_item<'a>(
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
 fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Prepared> {
-    let (size, keys) = scan_item(schema, &mut item, layer)?;
+    let (size, keys) = match scan_item(schema, &mut item, layer) {
+        Ok(scanned) => scanned,
+        // What reading the request refuses (a number, a NULL that is not true) is named before
+        // a value's other faults, in whichever attribute it is (dynoxide's order).
+        Err(e) => return Err(eval::read_error(&item, layer).unwrap_or(e)),
+    };
     let (pk, sk) = schema.item_key(&keys)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {

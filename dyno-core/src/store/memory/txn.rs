@@ -227,10 +227,21 @@ pub(super) fn transact_write(
     request: TransactWriteRequest,
 ) -> Result<TransactWriteOutput> {
     check_count(request.actions.len())?;
-    // Invalid literal values and overlapping update paths fail the whole request, as DynamoDB
-    // reports them: a validation error of the request, not a cancellation reason of its action
-    // (the other expression errors are the action's ValidationError).
+    // Invalid values (an item's, a key's, an expression's) and overlapping update paths fail the
+    // whole request, as DynamoDB reports them (dynoxide reads every value of the request before
+    // it looks at an action): a validation error of the request, not a cancellation reason of
+    // its action (the other expression errors are the action's ValidationError). An action's
+    // item or key is read before its expression values.
     for action in &request.actions {
+        let values = match action {
+            TransactWriteItem::Put { item, .. } => item,
+            TransactWriteItem::Update { key, .. }
+            | TransactWriteItem::Delete { key, .. }
+            | TransactWriteItem::ConditionCheck { key, .. } => key,
+        };
+        for (name, value) in values {
+            eval::validate_attribute(name, &mut value.clone(), Layer::Older)?;
+        }
         let (update, condition) = match action {
             TransactWriteItem::Put { condition, .. }
             | TransactWriteItem::Delete { condition, .. } => (None, condition.as_ref()),
