@@ -249,9 +249,10 @@ fn literals(
             Condition::Between(a, b, d) => [a, b, d].into_iter().try_for_each(value),
             Condition::In(a, list) => std::iter::once(a).chain(list).try_for_each(value),
             Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
-            Condition::AttributeExists(_)
-            | Condition::AttributeNotExists(_)
-            | Condition::AttributeType(..) => Ok(()),
+            // The type is sent as a value too (`attribute_type(#a, :v3)`, as DynamoStore renders
+            // it): it takes a placeholder, and counts in the request's size.
+            Condition::AttributeType(_, t) => f(&AttributeValue::S(t.name().to_owned())),
+            Condition::AttributeExists(_) | Condition::AttributeNotExists(_) => Ok(()),
             Condition::And(cs) | Condition::Or(cs) => {
                 cs.iter().try_for_each(|c| condition_values(c, f))
             }

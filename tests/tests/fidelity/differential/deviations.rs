@@ -34,12 +34,15 @@ pub const TRANSACTION_CHECKS: &str =
      ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
      UpdateItem); dynoxide's transactions skip these checks";
 
-/// Not explained: DynamoDB's documentation does not say what `ReturnValues = UPDATED_OLD` or
-/// `UPDATED_NEW` returns for a list element the update wrote past the list's end (`SET l[0]` on
-/// an empty list): MemoryStore returns nothing for it, dynoxide the enclosing (empty) list.
-pub const OPEN_UPDATED_LIST_ELEMENT: &str =
-    "OPEN (undocumented): UPDATED_OLD/UPDATED_NEW of a list element that did not exist: \
-     MemoryStore returns nothing for it, dynoxide the enclosing empty list";
+/// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
+/// attributes, as they appeared before the UpdateItem operation." A list element the update
+/// wrote past the list's end (`SET l[0]` on an empty list) did not appear before it: nothing is
+/// returned for it (MemoryStore), where dynoxide returns the enclosing list, as it does for
+/// every list element ([`UPDATED_LIST_PATH`]).
+pub const UPDATED_NEW_LIST_ELEMENT: &str =
+    "UpdateItem UPDATED_OLD of a list element the update appended (none before it) returns \
+     nothing for it (API reference, UpdateItem, ReturnValues: only the updated attributes, as \
+     they appeared before); dynoxide returns the enclosing list, as for every list element";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
@@ -142,6 +145,42 @@ pub const DELETE_TYPE_SET: &str =
      ALLOWED_FOR_DELETE_OPERAND (its own message, as AWS SDK exceptions quote it); dynoxide names \
      ALLOWED_FOR_ADD_OPERAND after a '1 validation error detected' prefix";
 
+/// DynamoDB's API reference, BatchWriteItem: `RequestItems` is "a map of one or more table names
+/// ... and, for each table, a list of operations"; a map's members have no order, and the SDK
+/// writes them in its hash order. DynamoDB refuses the whole batch for one invalid write
+/// ("Provided list of item keys contains duplicates", a key that does not match the schema, an
+/// empty key value, ...), and which of two tables' faults it names depends on the order it reads
+/// the tables in. Explained when each store's answer is MemoryStore's answer to one table's
+/// writes alone, for two different tables: both refuse the batch, nothing is written.
+pub const BATCH_TABLE_ORDER: &str =
+    "BatchWriteItem with invalid writes to two tables: each store names the fault of another \
+     table (API reference, BatchWriteItem: RequestItems is a map of tables, whose order the \
+     request does not fix); both refuse the whole batch";
+
+/// MemoryStore's answer to the writes of `table` in `r` alone, on fresh tables.
+fn one_table_answer(r: &dyno_core::store::BatchWriteRequest, table: &str) -> String {
+    use dyno_core::store::Store;
+    let store = dyno_core::MemoryStore::new();
+    futures::executor::block_on(async {
+        for def in super::gen::tables() {
+            store.create_table(&def).await.expect("create table");
+        }
+        let writes = r
+            .writes
+            .iter()
+            .filter(|w| w.table() == table)
+            .cloned()
+            .collect();
+        match store
+            .batch_write(dyno_core::store::BatchWriteRequest { writes })
+            .await
+        {
+            Ok(_) => "ok".to_owned(),
+            Err(e) => super::run::error(&e),
+        }
+    })
+}
+
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     if let (Op::BatchGet(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
@@ -184,22 +223,45 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             });
         }
     }
+    if let (Op::BatchWrite(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+        if o.text.starts_with("err Validation: ") && t.text.starts_with("err Validation: ") {
+            let mut tables: Vec<&str> = r.writes.iter().map(|w| w.table()).collect();
+            tables.sort_unstable();
+            tables.dedup();
+            let answers: Vec<String> = tables.iter().map(|t| one_table_answer(r, t)).collect();
+            let ours_at = answers.iter().position(|a| *a == o.text);
+            let theirs_at = answers
+                .iter()
+                .position(|a| super::run::same_words(a, &t.text));
+            if matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b) {
+                return Some(Explained {
+                    why: BATCH_TABLE_ORDER,
+                    same_state: true,
+                });
+            }
+        }
+    }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        let sets_list_element = u
+        // The lists whose elements the update SETs: dynoxide's answer holds only those, empty.
+        let list_tops: Vec<&str> = u
             .update
             .set
             .iter()
-            .any(|(p, _)| p.0.iter().any(|e| matches!(e, PathElement::Index(_))));
-        if matches!(
-            u.return_values,
-            ReturnValues::UpdatedOld | ReturnValues::UpdatedNew
-        ) && sets_list_element
-            && o.text.starts_with("ok ")
-            && t.text.starts_with("ok ")
-            && t.text.contains("L[]")
+            .filter(|(p, _)| matches!(p.0.get(1), Some(PathElement::Index(_))))
+            .filter_map(|(p, _)| p.top())
+            .collect();
+        if u.return_values == ReturnValues::UpdatedOld
+            && o.text == "ok -"
+            && t.items.first().is_some_and(|theirs| {
+                !theirs.is_empty()
+                    && theirs.iter().all(|(name, v)| {
+                        list_tops.contains(&name.as_str())
+                            && matches!(v, AttributeValue::L(l) if l.is_empty())
+                    })
+            })
         {
             return Some(Explained {
-                why: OPEN_UPDATED_LIST_ELEMENT,
+                why: UPDATED_NEW_LIST_ELEMENT,
                 same_state: true,
             });
         }
