@@ -145,40 +145,72 @@ pub const DELETE_TYPE_SET: &str =
      ALLOWED_FOR_DELETE_OPERAND (its own message, as AWS SDK exceptions quote it); dynoxide names \
      ALLOWED_FOR_ADD_OPERAND after a '1 validation error detected' prefix";
 
-/// DynamoDB's API reference, BatchWriteItem: `RequestItems` is "a map of one or more table names
-/// ... and, for each table, a list of operations"; a map's members have no order, and the SDK
-/// writes them in its hash order. DynamoDB refuses the whole batch for one invalid write
-/// ("Provided list of item keys contains duplicates", a key that does not match the schema, an
-/// empty key value, ...), and which of two tables' faults it names depends on the order it reads
-/// the tables in. Explained when each store's answer is MemoryStore's answer to one table's
-/// writes alone, for two different tables: both refuse the batch, nothing is written.
+/// DynamoDB's API reference, BatchWriteItem and BatchGetItem: `RequestItems` is "a map of one or
+/// more table names ... and, for each table," its operations or keys; a map's members have no
+/// order, and the SDK writes them in its hash order. DynamoDB refuses the whole batch for one
+/// invalid write or key ("Provided list of item keys contains duplicates", a key that does not
+/// match the schema, an empty key value, ...), and which of two tables' faults it names depends
+/// on the order it reads the tables in. Explained when each store's answer is MemoryStore's
+/// answer to one table's part alone, for two different tables: both refuse the batch, nothing
+/// is read or written.
 pub const BATCH_TABLE_ORDER: &str =
-    "BatchWriteItem with invalid writes to two tables: each store names the fault of another \
-     table (API reference, BatchWriteItem: RequestItems is a map of tables, whose order the \
-     request does not fix); both refuse the whole batch";
+    "BatchWriteItem/BatchGetItem with invalid parts for two tables: each store names the fault \
+     of another table (API reference: RequestItems is a map of tables, whose order the request \
+     does not fix); both refuse the whole batch";
 
-/// MemoryStore's answer to the writes of `table` in `r` alone, on fresh tables.
-fn one_table_answer(r: &dyno_core::store::BatchWriteRequest, table: &str) -> String {
-    use dyno_core::store::Store;
+/// MemoryStore's answer to the part of a batch (`BatchGet` or `BatchWrite`) on `table` alone, on
+/// fresh tables (a batch's checks read no item).
+fn one_table_answer(op: &Op, table: &str) -> String {
+    use dyno_core::store::{BatchGetRequest, BatchWriteRequest, Store};
     let store = dyno_core::MemoryStore::new();
     futures::executor::block_on(async {
         for def in super::gen::tables() {
             store.create_table(&def).await.expect("create table");
         }
-        let writes = r
-            .writes
-            .iter()
-            .filter(|w| w.table() == table)
-            .cloned()
-            .collect();
-        match store
-            .batch_write(dyno_core::store::BatchWriteRequest { writes })
-            .await
-        {
-            Ok(_) => "ok".to_owned(),
+        let answer = match op {
+            Op::BatchWrite(r) => {
+                let writes = r
+                    .writes
+                    .iter()
+                    .filter(|w| w.table() == table)
+                    .cloned()
+                    .collect();
+                store
+                    .batch_write(BatchWriteRequest { writes })
+                    .await
+                    .map(drop)
+            }
+            Op::BatchGet(r) => {
+                let keys = r
+                    .keys
+                    .iter()
+                    .filter(|k| k.table == table)
+                    .cloned()
+                    .collect();
+                store
+                    .batch_get(BatchGetRequest { keys, ..r.clone() })
+                    .await
+                    .map(drop)
+            }
+            _ => return "not a batch".to_owned(),
+        };
+        match answer {
+            Ok(()) => "ok".to_owned(),
             Err(e) => super::run::error(&e),
         }
     })
+}
+
+/// The tables a batch names, each once.
+fn batch_tables(op: &Op) -> Vec<&str> {
+    let mut tables: Vec<&str> = match op {
+        Op::BatchWrite(r) => r.writes.iter().map(|w| w.table()).collect(),
+        Op::BatchGet(r) => r.keys.iter().map(|k| k.table.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    tables.sort_unstable();
+    tables.dedup();
+    tables
 }
 
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
@@ -223,12 +255,14 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             });
         }
     }
-    if let (Op::BatchWrite(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
+    if let (Op::BatchWrite(_) | Op::BatchGet(_), [o], [t]) =
+        (op, ours.as_slice(), theirs.as_slice())
+    {
         if o.text.starts_with("err Validation: ") && t.text.starts_with("err Validation: ") {
-            let mut tables: Vec<&str> = r.writes.iter().map(|w| w.table()).collect();
-            tables.sort_unstable();
-            tables.dedup();
-            let answers: Vec<String> = tables.iter().map(|t| one_table_answer(r, t)).collect();
+            let answers: Vec<String> = batch_tables(op)
+                .into_iter()
+                .map(|t| one_table_answer(op, t))
+                .collect();
             let ours_at = answers.iter().position(|a| *a == o.text);
             let theirs_at = answers
                 .iter()
