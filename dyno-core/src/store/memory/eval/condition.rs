@@ -114,7 +114,8 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
     match operand {
         Operand::Path(p) | Operand::Size(p) => check_path(p, "condition"),
         Operand::Value(v) => {
-            validate_value(v, "expression value")?;
+            // The operand's type before what lies inside it (a repeated member of a set in a
+            // map): the value's top was checked with the request's values already.
             match (ordering, v) {
                 (Some(op), v)
                     if !matches!(
@@ -124,7 +125,7 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
                 {
                     Err(incorrect_operand(op, v))
                 }
-                _ => Ok(()),
+                _ => validate_value(v, "expression value").map(drop),
             }
         }
     }
@@ -601,6 +602,12 @@ mod tests {
         assert!(
             invalid(Condition::Between(p("num"), v(n("2")), v(s("dog"))))
                 .contains("same data type")
+        );
+        // An operand's type is named before a fault inside it (dynoxide's order).
+        let inside = m(vec![("k", ns(&["1", "1.0"]))]);
+        assert_eq!(
+            invalid(Condition::Between(p("num"), v(inside), p("num"))),
+            "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: M"
         );
         assert!(
             invalid(Condition::Between(p("num"), v(l(vec![])), v(l(vec![]))))
