@@ -36,12 +36,13 @@ pub const TRANSACTION_CHECKS: &str =
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation." A list element the update
-/// wrote past the list's end (`SET l[0]` on an empty list) did not appear before it: nothing is
-/// returned for it (MemoryStore), where dynoxide returns the enclosing list, as it does for
-/// every list element ([`UPDATED_LIST_PATH`]).
+/// wrote past the list's end (`SET l[1]` on a list of one) or removed where there was none
+/// (`REMOVE l[3]`) did not appear before it: nothing is returned for it (MemoryStore), where
+/// dynoxide returns the enclosing list, as it does for every list element
+/// ([`UPDATED_LIST_PATH`]).
 pub const UPDATED_NEW_LIST_ELEMENT: &str =
-    "UpdateItem UPDATED_OLD of a list element the update appended (none before it) returns \
-     nothing for it (API reference, UpdateItem, ReturnValues: only the updated attributes, as \
+    "UpdateItem UPDATED_OLD of a list element that did not exist (SET past the end, REMOVE of \
+     none) returns nothing for it (API reference, UpdateItem, ReturnValues: only the updated attributes, as \
      they appeared before); dynoxide returns the enclosing list, as for every list element";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
@@ -213,6 +214,38 @@ fn batch_tables(op: &Op) -> Vec<&str> {
     tables
 }
 
+/// DynamoDB's Developer Guide, "Supported data types", Number: "Leading and trailing zeroes are
+/// trimmed", and a set's members are unique values: `1e2` and `100` are one number. An ADD or
+/// DELETE of a number set member written otherwise than the stored one (`1e2` against `100`)
+/// adds nothing or removes it in MemoryStore; dynoxide compares the text, and keeps both or
+/// neither removes. The responses agree (the old item is the same), the stored sets differ.
+pub const NUMBER_SET_TEXT: &str =
+    "UpdateItem ADD/DELETE of number set members compares them by value (Developer Guide, \
+     Supported data types, Number: leading and trailing zeroes are trimmed), so 1e2 is 100; \
+     dynoxide compares their text, and its stored set differs from then on";
+
+/// Why a step both stores answered alike may leave their tables different (see
+/// [`super::run::Engines::diverges`]): an ADD or DELETE of a number set with a member that is not
+/// written in canonical form, in an update or a transaction's update.
+pub fn diverges(op: &Op) -> Option<&'static str> {
+    let non_canonical = |u: &dyno_core::expr::Update| {
+        u.add.iter().chain(&u.delete).any(|(_, v)| match v {
+            AttributeValue::Ns(members) => members
+                .iter()
+                .any(|m| m.parse::<f64>().map_or(true, |f| f.to_string() != *m)),
+            _ => false,
+        })
+    };
+    let touches = match op {
+        Op::Update(u) => non_canonical(&u.update),
+        Op::TransactWrite(t) => t.actions.iter().any(
+            |a| matches!(a, TransactWriteItem::Update { update, .. } if non_canonical(update)),
+        ),
+        _ => false,
+    };
+    touches.then_some(NUMBER_SET_TEXT)
+}
+
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     if let (Op::BatchGet(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
@@ -276,21 +309,27 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         }
     }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        // The lists whose elements the update SETs: dynoxide's answer holds only those, empty.
+        // The lists one of whose elements the update SETs or REMOVEs: where the element did
+        // not exist, MemoryStore's answer lacks the list, dynoxide's holds it whole.
         let list_tops: Vec<&str> = u
             .update
             .set
             .iter()
-            .filter(|(p, _)| matches!(p.0.get(1), Some(PathElement::Index(_))))
-            .filter_map(|(p, _)| p.top())
+            .map(|(p, _)| p)
+            .chain(&u.update.remove)
+            .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
+            .filter_map(|p| p.top())
             .collect();
+        let ours_item = o.items.first().map(|i| (**i).clone()).unwrap_or_default();
         if u.return_values == ReturnValues::UpdatedOld
-            && o.text == "ok -"
+            && o.text.starts_with("ok ")
             && t.items.first().is_some_and(|theirs| {
-                !theirs.is_empty()
+                theirs.len() > ours_item.len()
+                    && ours_item.iter().all(|(k, v)| theirs.get(k) == Some(v))
                     && theirs.iter().all(|(name, v)| {
-                        list_tops.contains(&name.as_str())
-                            && matches!(v, AttributeValue::L(l) if l.is_empty())
+                        ours_item.contains_key(name)
+                            || (list_tops.contains(&name.as_str())
+                                && matches!(v, AttributeValue::L(_)))
                     })
             })
         {
@@ -541,6 +580,20 @@ fn transaction_operands_explain(
         let message = message
             .strip_prefix("Invalid ConditionExpression: ")
             .unwrap_or(message);
+        // dynoxide's UpdateItem refuses literal BETWEEN bounds in decreasing order; its
+        // transactions evaluate them.
+        let reversed = message.starts_with("The BETWEEN operator requires upper bound")
+            && r.actions.get(i).is_some_and(|a| {
+                conditions(&Op::TransactWrite(TransactWriteRequest {
+                    actions: vec![a.clone()],
+                    client_request_token: None,
+                }))
+                .iter()
+                .any(|c| reversed_between(c))
+            });
+        if reversed {
+            return true;
+        }
         let condition_check = message
             .starts_with("Incorrect operand type for operator or function; operator or function: ")
             || message.starts_with("The BETWEEN operator requires");
@@ -649,6 +702,30 @@ fn conditions(op: &Op) -> Vec<&Condition> {
             })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// A BETWEEN whose literal bounds are in decreasing order, anywhere in `c`.
+fn reversed_between(c: &Condition) -> bool {
+    match c {
+        Condition::Between(_, Operand::Value(lo), Operand::Value(hi)) => {
+            let order = match (lo, hi) {
+                (AttributeValue::S(a), AttributeValue::S(b)) => {
+                    Some(a.as_bytes().cmp(b.as_bytes()))
+                }
+                (AttributeValue::B(a), AttributeValue::B(b)) => Some(a.as_ref().cmp(b.as_ref())),
+                (AttributeValue::N(a), AttributeValue::N(b)) => a
+                    .parse::<f64>()
+                    .ok()
+                    .zip(b.parse::<f64>().ok())
+                    .and_then(|(a, b)| a.partial_cmp(&b)),
+                _ => None,
+            };
+            order == Some(std::cmp::Ordering::Greater)
+        }
+        Condition::And(cs) | Condition::Or(cs) => cs.iter().any(reversed_between),
+        Condition::Not(c) => reversed_between(c),
+        _ => false,
     }
 }
 
