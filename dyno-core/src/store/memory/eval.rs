@@ -106,31 +106,38 @@ pub(crate) fn check_values(
     condition: Option<&Condition>,
     layer: Layer,
 ) -> Result<()> {
+    check_values_from(0, update, condition, layer)
+}
+
+/// [`check_values`] for values whose placeholders start at `:v{first}` (a Query's filter: its
+/// key condition's values take the first ones).
+pub(crate) fn check_values_from(
+    first: usize,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    layer: Layer,
+) -> Result<()> {
     // (placeholder, problem), the first in placeholder text order.
-    fn first_of(
-        update: Option<&Update>,
-        condition: Option<&Condition>,
-        mut problem: impl FnMut(&AttributeValue) -> Option<Invalid>,
-    ) -> Option<(String, Invalid)> {
-        let mut n = 0usize;
-        let mut first: Option<(String, Invalid)> = None;
+    let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
+        let mut n = first;
+        let mut found: Option<(String, Invalid)> = None;
         let _ = literals(update, condition, &mut |v| {
             let key = format!(":v{n}");
             n += 1;
-            if first.as_ref().is_some_and(|(k, _)| *k < key) {
+            if found.as_ref().is_some_and(|(k, _)| *k < key) {
                 return Ok(());
             }
             if let Some(invalid) = problem(v) {
-                first = Some((key, invalid));
+                found = Some((key, invalid));
             }
             Ok(())
         });
-        first
-    }
+        found
+    };
     let found = match layer {
-        Layer::Older => first_of(update, condition, |v| check_value(&mut v.clone(), 1).err()),
-        Layer::Current => first_of(update, condition, |v| read_problem(v, 1)).or_else(|| {
-            first_of(update, condition, |v| match v {
+        Layer::Older => first_of(&mut |v| check_value(&mut v.clone(), 1).err()),
+        Layer::Current => first_of(&mut |v| read_problem(v)).or_else(|| {
+            first_of(&mut |v| match v {
                 AttributeValue::Ss(_)
                 | AttributeValue::Ns(_)
                 | AttributeValue::Bs(_)
@@ -155,26 +162,26 @@ pub(crate) fn check_values(
 /// its error on `layer`.
 pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
     item.iter()
-        .find_map(|(name, value)| Some(read_problem(value, 1)?.into_error(name, layer)))
+        .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
 }
 
 /// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot
 /// read or store, a NULL that is not true.
-fn read_problem(value: &AttributeValue, depth: usize) -> Option<Invalid> {
+fn read_problem(value: &AttributeValue) -> Option<Invalid> {
     match value {
         AttributeValue::N(n) => check_number(&mut n.clone()).err(),
         AttributeValue::Ns(set) => set.iter().find_map(|n| check_number(&mut n.clone()).err()),
         AttributeValue::Null(false) => Some(Invalid::new(Problem::NullFalse)),
-        AttributeValue::L(list) => list.iter().enumerate().find_map(|(i, element)| {
-            read_problem(element, depth + 1).map(|e| e.at(Step::Index(i)))
-        }),
+        AttributeValue::L(list) => list
+            .iter()
+            .enumerate()
+            .find_map(|(i, element)| read_problem(element).map(|e| e.at(Step::Index(i)))),
         AttributeValue::M(map) => {
             // In key order: the parser reads a map's members sorted.
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
-            keys.into_iter().find_map(|key| {
-                read_problem(&map[key], depth + 1).map(|e| e.at(Step::Key(key.clone())))
-            })
+            keys.into_iter()
+                .find_map(|key| read_problem(&map[key]).map(|e| e.at(Step::Key(key.clone()))))
         }
         _ => None,
     }
@@ -187,21 +194,7 @@ fn top_level_problem(value: &AttributeValue) -> Option<Invalid> {
     match problem.problem {
         Problem::TooDeep => Some(problem),
         Problem::EmptySet(_) | Problem::Duplicate(_) if problem.path.is_empty() => Some(problem),
-        // An empty set anywhere is named by its placeholder, as before this pass existed.
-        Problem::EmptySet(_) if holds_empty_set(value) => Some(problem),
         _ => None,
-    }
-}
-
-/// True when `v` is or holds an empty set.
-fn holds_empty_set(v: &AttributeValue) -> bool {
-    match v {
-        AttributeValue::Ss(s) => s.is_empty(),
-        AttributeValue::Ns(s) => s.is_empty(),
-        AttributeValue::Bs(s) => s.is_empty(),
-        AttributeValue::L(l) => l.iter().any(holds_empty_set),
-        AttributeValue::M(m) => m.values().any(holds_empty_set),
-        _ => false,
     }
 }
 

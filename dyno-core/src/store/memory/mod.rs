@@ -354,19 +354,17 @@ fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Pr
 }
 
 /// The checks DynamoDB makes on a request's expressions before it looks at the table: their
-/// literal values where DynamoDB names them by placeholder ([`eval::check_values`]; `named`: a
-/// request whose placeholders are the update's and the condition's alone, not a query's, whose key
-/// condition takes the first ones), the update (paths, literal operands, overlaps), then the
-/// condition or filter (operand types, paths).
+/// literal values, named by placeholder where DynamoDB does ([`eval::check_values_from`]: the
+/// first is `:v{first_placeholder}`, as a Query's key condition takes the first ones), the
+/// update (paths, literal operands, overlaps), then the condition or filter (operand types,
+/// paths).
 fn check_expressions(
     update: Option<&crate::expr::Update>,
     condition: Option<&Condition>,
-    named: bool,
+    first_placeholder: usize,
     clause: eval::Clause,
 ) -> Result<()> {
-    if named {
-        eval::check_values(update, condition, eval::Layer::Current)?;
-    }
+    eval::check_values_from(first_placeholder, update, condition, eval::Layer::Current)?;
     if let Some(update) = update {
         eval::check_update(update)?;
     }
@@ -568,12 +566,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(
-            None,
-            request.condition.as_ref(),
-            true,
-            eval::Clause::Condition,
-        )?;
+        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -601,7 +594,7 @@ impl Store for MemoryStore {
         check_expressions(
             Some(&request.update),
             request.condition.as_ref(),
-            true,
+            0,
             eval::Clause::Condition,
         )?;
         let table = self.table(&request.table)?;
@@ -643,12 +636,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
-        check_expressions(
-            None,
-            request.condition.as_ref(),
-            true,
-            eval::Clause::Condition,
-        )?;
+        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -673,7 +661,22 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), false, eval::Clause::Filter)?;
+        // The key condition's values take the first placeholders.
+        let key_values = request.key_condition.partition_parts().count()
+            + request
+                .key_condition
+                .sort_parts()
+                .map(|(_, c)| match c {
+                    crate::expr::SortCondition::Between(..) => 2,
+                    _ => 1,
+                })
+                .sum::<usize>();
+        check_expressions(
+            None,
+            request.filter.as_ref(),
+            key_values,
+            eval::Clause::Filter,
+        )?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
@@ -688,7 +691,7 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), true, eval::Clause::Filter)?;
+        check_expressions(None, request.filter.as_ref(), 0, eval::Clause::Filter)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;
