@@ -34,6 +34,17 @@ pub const TRANSACTION_CHECKS: &str =
      ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
      UpdateItem); dynoxide's transactions skip these checks";
 
+/// Not explained, a MemoryStore gap: `UPDATED_NEW` of a list element SET past the list's end
+/// (`SET l[3]` on an empty list) returns nothing for it in MemoryStore, which looks for `l[3]`
+/// after the update, where the element landed at the end of the list instead; dynoxide returns
+/// the list. The API reference (UpdateItem, ReturnValues: "UPDATED_NEW - Returns only the
+/// updated attributes, as they appear after the UpdateItem operation") wants the element where
+/// it landed.
+pub const OPEN_UPDATED_NEW_APPENDED: &str =
+    "OPEN (MemoryStore gap): UPDATED_NEW of a list element SET past the end returns nothing \
+     (MemoryStore looks for the index written, not where the element landed); dynoxide returns \
+     the list";
+
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation." A list element the update
 /// wrote past the list's end (`SET l[1]` on a list of one) or removed where there was none
@@ -321,8 +332,12 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             .filter_map(|p| p.top())
             .collect();
         let ours_item = o.items.first().map(|i| (**i).clone()).unwrap_or_default();
-        if u.return_values == ReturnValues::UpdatedOld
-            && o.text.starts_with("ok ")
+        let why = match u.return_values {
+            ReturnValues::UpdatedOld => Some(UPDATED_NEW_LIST_ELEMENT),
+            ReturnValues::UpdatedNew => Some(OPEN_UPDATED_NEW_APPENDED),
+            _ => None,
+        };
+        let lists_only_theirs = o.text.starts_with("ok ")
             && t.items.first().is_some_and(|theirs| {
                 theirs.len() > ours_item.len()
                     && ours_item.iter().all(|(k, v)| theirs.get(k) == Some(v))
@@ -331,10 +346,10 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
                             || (list_tops.contains(&name.as_str())
                                 && matches!(v, AttributeValue::L(_)))
                     })
-            })
-        {
+            });
+        if let Some(why) = why.filter(|_| lists_only_theirs) {
             return Some(Explained {
-                why: UPDATED_NEW_LIST_ELEMENT,
+                why,
                 same_state: true,
             });
         }
