@@ -17,43 +17,17 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use dyno_core::expr::KeyCondition;
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues};
+use dyno_core::store::{GetRequest, PutRequest, QueryRequest};
 use dyno_core::table::{IndexDef, TableDef};
-use dyno_core::{AttributeValue, Item, MemoryStore, Store};
+use dyno_core::{Item, MemoryStore, Store};
+
+#[path = "support/orders.rs"]
+mod orders;
+use orders::{order, put, s};
 
 const TABLE: &str = "profile";
 /// Items per key space: puts cycle over them, so after the first round every put replaces.
 const KEYS: u32 = 10_000;
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-/// The store benchmark's order item: ten attributes, in GSI1.
-fn order(user: u32, order: u32) -> Item {
-    Item::from([
-        ("PK".to_owned(), s(&format!("USER#{user}"))),
-        ("SK".to_owned(), s(&format!("ORDER#{order:08}"))),
-        ("GSI1PK".to_owned(), s("STATUS#PENDING")),
-        ("GSI1SK".to_owned(), s("2024-05-01")),
-        ("_type".to_owned(), s("Order")),
-        ("user_id".to_owned(), s(&user.to_string())),
-        ("order_id".to_owned(), s(&order.to_string())),
-        ("status".to_owned(), s("PENDING")),
-        ("total".to_owned(), AttributeValue::N("129.99".to_owned())),
-        ("version".to_owned(), AttributeValue::N("1".to_owned())),
-    ])
-}
-
-fn put(item: Item) -> PutRequest {
-    PutRequest {
-        table: TABLE.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
-}
 
 /// Runs a MemoryStore future, which completes on its first poll (no runtime in the counts).
 fn now<F: std::future::Future>(f: F) -> F::Output {
@@ -102,17 +76,18 @@ fn main() {
     // The table as the store benchmark has it: 100 orders of user 1, and a full round of the
     // put keys of user 2 (so measured puts replace).
     for i in 0..100 {
-        now(store.put_item(put(order(1, i)))).expect("seed");
+        now(store.put_item(put(TABLE, order(1, i)))).expect("seed");
     }
     if op != "put-new" {
         for i in 0..KEYS {
-            now(store.put_item(put(order(2, i)))).expect("seed");
+            now(store.put_item(put(TABLE, order(2, i)))).expect("seed");
         }
     }
     let started = Instant::now();
     match op.as_str() {
         "put" | "put-new" => {
-            let requests: Vec<PutRequest> = (0..n).map(|i| put(order(2, i % KEYS))).collect();
+            let requests: Vec<PutRequest> =
+                (0..n).map(|i| put(TABLE, order(2, i % KEYS))).collect();
             measured_puts(&store, requests);
         }
         "get" => {

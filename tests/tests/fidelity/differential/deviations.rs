@@ -595,33 +595,28 @@ fn transaction_operands_explain(
         let message = message
             .strip_prefix("Invalid ConditionExpression: ")
             .unwrap_or(message);
-        // dynoxide's UpdateItem refuses literal BETWEEN bounds in decreasing order; its
-        // transactions evaluate them.
-        let reversed = message.starts_with("The BETWEEN operator requires upper bound")
-            && r.actions.get(i).is_some_and(|a| {
+        // Whether the action's condition has a part `test` accepts.
+        let action_condition = |test: fn(&Condition) -> bool| {
+            r.actions.get(i).is_some_and(|a| {
                 conditions(&Op::TransactWrite(TransactWriteRequest {
                     actions: vec![a.clone()],
                     client_request_token: None,
                 }))
                 .iter()
-                .any(|c| reversed_between(c))
-            });
-        if reversed {
+                .any(|c| test(c))
+            })
+        };
+        // dynoxide's UpdateItem refuses literal BETWEEN bounds in decreasing order; its
+        // transactions evaluate them.
+        if message.starts_with("The BETWEEN operator requires upper bound")
+            && action_condition(reversed_between)
+        {
             return true;
         }
         let condition_check = message
             .starts_with("Incorrect operand type for operator or function; operator or function: ")
             || message.starts_with("The BETWEEN operator requires");
-        (update_check && is_update)
-            || condition_check
-                && r.actions.get(i).is_some_and(|a| {
-                    conditions(&Op::TransactWrite(TransactWriteRequest {
-                        actions: vec![a.clone()],
-                        client_request_token: None,
-                    }))
-                    .iter()
-                    .any(|c| bad_operand_literal(c))
-                })
+        (update_check && is_update) || condition_check && action_condition(bad_operand_literal)
     };
     if theirs == "ok" {
         // dynoxide committed where MemoryStore refused: every refusal must be explained.
