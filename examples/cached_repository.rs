@@ -130,7 +130,7 @@ impl<S: Store> Repository<S> {
             .send(&self.store)
             .await;
         match placed {
-            Ok(()) => Ok(true),
+            Ok(_) => Ok(true),
             Err(Error::TransactionCanceled { reasons })
                 if reasons.first().is_some_and(|r| r.is_condition_failed()) =>
             {

@@ -677,7 +677,7 @@ async fn transactions(store: &dyn Store, out: &mut impl Write) -> Outcome {
     );
     first.product_ids = vec!["p4".into()];
     match place_order(&first, "p4", 2)?.send(store).await {
-        Ok(()) => {}
+        Ok(_) => {}
         // dynalite, for one, has no TransactWriteItems.
         Err(Error::Service {
             code: Some(code), ..

@@ -427,7 +427,7 @@ async fn buy(store: &dyn Store, mode: Mode, buyer_id: &str, qty: u32) -> Result<
                     .send(store)
                     .await;
                 match result {
-                    Ok(()) => return Ok(Attempt::Bought { retries }),
+                    Ok(_) => return Ok(Attempt::Bought { retries }),
                     // The order exists: an earlier attempt whose outcome was unknown went
                     // through (the create doubles as an idempotency check, for backends that
                     // ignore tokens).
@@ -533,7 +533,7 @@ async fn supports_transactions(store: &dyn Store) -> Result<bool, Error> {
         Cond::raw(Condition::not_exists(Path::attr("PK"))),
     );
     match probe.send(store).await {
-        Ok(()) => Ok(true),
+        Ok(_) => Ok(true),
         Err(Error::Service { .. } | Error::Validation { .. }) => Ok(false),
         Err(e) => Err(e),
     }

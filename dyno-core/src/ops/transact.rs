@@ -13,7 +13,8 @@ use super::{Delete, Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::store::{
-    Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteRequest,
+    Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
+    TransactWriteRequest,
 };
 use crate::value::{item_size, Item, SharedItem};
 
@@ -266,8 +267,31 @@ impl Transaction {
         })
     }
 
-    /// Runs the transaction.
-    pub async fn send<S: Store + ?Sized>(mut self, store: &S) -> Result<()> {
+    /// Runs the transaction. Its output carries the capacity it consumed per table, when the
+    /// store reports it (each action's table write at twice a single write's units, index
+    /// writes at their single-write cost; see [`TransactWriteOutput`]).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use dyno_core::ops::Transaction;
+    /// use dyno_core::store::TransactWriteItem;
+    /// use dyno_core::{AttributeValue::S, Item, MemoryStore, Store, TableDef};
+    ///
+    /// let store = MemoryStore::new();
+    /// store.create_table(&TableDef::new("Shop", "PK", Some("SK"))).await?;
+    /// let item = Item::from([("PK".to_owned(), S("USER#1".into())), ("SK".to_owned(), S("A".into()))]);
+    /// let put = TransactWriteItem::Put {
+    ///     table: "Shop".into(),
+    ///     item,
+    ///     condition: None,
+    ///     return_old_on_condition_failure: false,
+    /// };
+    /// let out = Transaction::new().action(put).send(&store).await?;
+    /// let capacity = out.consumed_capacity.expect("MemoryStore reports capacity");
+    /// assert_eq!(capacity[0].capacity.units, 2.0); // one 1 KB write, transactional
+    /// # Ok::<(), dyno_core::Error>(()) }).unwrap();
+    /// ```
+    pub async fn send<S: Store + ?Sized>(mut self, store: &S) -> Result<TransactWriteOutput> {
         let entities: Vec<&str> = self.entities.iter().map(|e| e.unwrap_or("raw")).collect();
         let span = tracing::debug_span!("dyno.transact_write", actions = self.actions.len(), entities = ?entities);
         let bounds = std::mem::take(&mut self.bounds);
@@ -305,7 +329,7 @@ impl Transaction {
                 let paths: Vec<String> = nested.into_iter().flat_map(|(_, p)| p).collect();
                 Err(missing_parent(&what, message, &paths))
             }
-            other => other.map(drop),
+            other => other,
         }
     }
 }

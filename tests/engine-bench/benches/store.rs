@@ -10,15 +10,18 @@
 
 #[path = "support/dynoxide.rs"]
 mod dynoxide_support;
+#[path = "support/orders.rs"]
+mod orders;
 
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use dyno_core::expr::{Condition, KeyCondition};
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues, ScanRequest};
+use dyno_core::store::{GetRequest, QueryRequest, ScanRequest};
 use dyno_core::table::TableDef;
-use dyno_core::{AttributeValue, DynamoStore, Item, MemoryStore, Store};
+use dyno_core::{DynamoStore, Item, MemoryStore, Store};
 use dynoxide_support::{create_table, request, wire};
+use orders::{order, put, s};
 
 /// Requests are built, and outputs dropped, outside the timing, in batches this small (so that
 /// a batch's requests and outputs stay in warm memory).
@@ -30,43 +33,13 @@ const PUT_KEYS: u32 = 10_000;
 /// Items of the scan table; every tenth is shipped, so the filter keeps 100.
 const SCAN_ITEMS: u32 = 1_000;
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-/// An order-like item of ten attributes.
-fn order(user: u32, order: u32) -> Item {
-    Item::from([
-        ("PK".to_owned(), s(&format!("USER#{user}"))),
-        ("SK".to_owned(), s(&format!("ORDER#{order:08}"))),
-        ("GSI1PK".to_owned(), s("STATUS#PENDING")),
-        ("GSI1SK".to_owned(), s("2024-05-01")),
-        ("_type".to_owned(), s("Order")),
-        ("user_id".to_owned(), s(&user.to_string())),
-        ("order_id".to_owned(), s(&order.to_string())),
-        ("status".to_owned(), s("PENDING")),
-        ("total".to_owned(), AttributeValue::N("129.99".to_owned())),
-        ("version".to_owned(), AttributeValue::N("1".to_owned())),
-    ])
-}
-
 /// An item of the scan table: orders of one user, every tenth shipped.
 fn scanned(i: u32) -> Item {
     let mut item = order(3, i);
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         item.insert("status".to_owned(), s("SHIPPED"));
     }
     item
-}
-
-fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
 }
 
 fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, store: Arc<dyn Store>) {

@@ -177,6 +177,7 @@ async fn memory_store_agrees_with_dynoxide() {
         subject: memory,
         reference: Arc::new(DynamoStore::local(endpoint.trim()).await),
         explain: deviations::explain,
+        diverges: deviations::diverges,
     };
     let started = Instant::now();
     let summary = differential(&engines, seed, target).await;
@@ -216,6 +217,7 @@ async fn memory_store_agrees_with_itself() {
         subject: memory,
         reference: memory(),
         explain: |_: &Op, _: &Outcome, _: &Outcome| None,
+        diverges: |_: &Op| None,
     };
     let summary = differential(&engines, 7, 2_000).await;
     assert!(summary.requests >= 2_000);
@@ -291,6 +293,7 @@ async fn a_planted_bug_is_found_and_shrunk_to_two_steps() {
         subject: memory,
         reference: Arc::new(Lossy(MemoryStore::new())),
         explain: |_: &Op, _: &Outcome, _: &Outcome| None,
+        diverges: |_: &Op| None,
     };
     let summary = differential(&engines, 1, 100).await;
     let (seed, ops) = summary

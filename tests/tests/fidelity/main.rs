@@ -6,4 +6,5 @@
 mod conformance;
 mod differential;
 mod memory_model;
+mod transaction_capacity;
 mod update_table;

@@ -316,8 +316,11 @@ fn one_item_twice_is_refused_before_the_actions_are_validated() {
         condition: None,
         return_old_on_condition_failure: false,
     };
+    // An index key of the wrong type: invalid for the action, not for reading the request (a
+    // value that cannot be read, such as the number `x`, is refused first: see
+    // `a_value_that_cannot_be_read_fails_a_transaction_first`).
     let mut item = key();
-    item.insert("GPK".into(), AttributeValue::N("x".into()));
+    item.insert("GPK".into(), AttributeValue::N("1".into()));
     let put = |item: Item| crate::store::TransactWriteItem::Put {
         table: "main".into(),
         item,
@@ -411,8 +414,37 @@ fn an_invalid_update_path_is_named_before_an_overflow() {
         .starts_with("The document path provided in the update expression is invalid for update"),);
 }
 
-/// A sort key condition's own checks (operand types, BETWEEN's bounds) come before the index's
-/// (ConsistentRead on a GSI) and the schema's (type, empty values).
+/// dynoxide reads every value of a transaction before it looks at its actions: a number it
+/// cannot read, in any action's item, fails the request before two actions on one item do.
+#[test]
+fn a_value_that_cannot_be_read_fails_a_transaction_first() {
+    let store = store();
+    let delete = crate::store::TransactWriteItem::Delete {
+        table: "main".into(),
+        key: key(),
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let mut item = key();
+    item.insert("n".into(), AttributeValue::N("x".into()));
+    let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
+        actions: vec![
+            delete,
+            crate::store::TransactWriteItem::Put {
+                table: "main".into(),
+                item,
+                condition: None,
+                return_old_on_condition_failure: false,
+            },
+        ],
+        client_request_token: None,
+    }));
+    assert!(message(result).starts_with("The parameter cannot be converted to a numeric value: x"));
+}
+
+/// A sort key condition's operand types come before the index's checks (ConsistentRead on a
+/// GSI); BETWEEN's bounds (one type, in order) after them, then the schema's (type, empty
+/// values), as dynoxide binds the condition.
 #[test]
 fn a_key_conditions_own_checks_come_first() {
     let store = MemoryStore::new();
@@ -440,8 +472,12 @@ fn a_key_conditions_own_checks_come_first() {
         query(C::Lt(AttributeValue::Null(true)), true),
         "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: NULL"
     );
+    assert_eq!(
+        query(C::Between(s("a"), AttributeValue::N("1".into())), true),
+        "Consistent reads are not supported on global secondary indexes"
+    );
     assert!(
-        query(C::Between(s("a"), AttributeValue::N("1".into())), true)
+        query(C::Between(s("a"), AttributeValue::N("1".into())), false)
             .contains("requires same data type for lower and upper bounds")
     );
     assert!(query(C::Between(s("b"), s("")), false)

@@ -12,7 +12,7 @@
 //! the entry points and what they share (resolution, equality, value validation, path checks).
 
 mod condition;
-pub(crate) use condition::describe;
+pub(crate) use condition::{describe, Clause};
 mod projection;
 mod update;
 
@@ -63,15 +63,21 @@ fn resolve_elements<'a>(item: &'a Item, elements: &[PathElement]) -> Option<&'a 
 /// Evaluates a condition against an item (`None`: the item does not exist). Errors are
 /// DynamoDB's validation errors (for example an invalid operand type for a function).
 pub(crate) fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bool> {
-    condition::check(cond)?;
+    condition::check(cond, Clause::Condition)?;
     Ok(condition::eval(cond, item))
+}
+
+/// Evaluates a filter that [`check_condition`] has accepted (Query and Scan check theirs once,
+/// before reading any item).
+pub(crate) fn eval_filter(cond: &Condition, item: &Item) -> bool {
+    condition::eval(cond, Some(item))
 }
 
 /// The validation half of [`eval_condition`]: DynamoDB rejects an invalid expression before it
 /// looks at the table, whether or not it gets to evaluate it (a Query or Scan whose
 /// FilterExpression meets an empty page, a write whose item is absent).
-pub(crate) fn check_condition(cond: &Condition) -> Result<()> {
-    condition::check(cond)
+pub(crate) fn check_condition(cond: &Condition, clause: Clause) -> Result<()> {
+    condition::check(cond, clause)
 }
 
 /// That every literal value of an update and a condition is a valid value (numbers in range,
@@ -85,34 +91,63 @@ pub(crate) fn check_literals(update: Option<&Update>, condition: Option<&Conditi
 /// DynamoDB does before it reads the expressions. A value DynamoDB names by its placeholder is
 /// named by the one DynamoStore gives it (`:v0`, `:v1`... in rendering order: the update's
 /// values, then the condition's, as [`literals`] walks them), the first in the placeholders' text
-/// order, as dynoxide checks them: "ExpressionAttributeValues contains invalid value: ... for key
-/// :vN" for an empty set on either layer, and on the older layer (transactions) for a number out
-/// of range and a repeated set member too. On the current layer, other invalid values are left to
-/// the checks of the expression that holds them ([`check_update`], [`check_condition`]).
+/// order, as dynoxide checks them.
+///
+/// On the older layer (transactions) every invalid value is named so: "ExpressionAttributeValues
+/// contains invalid value: ... for key :vN" (a number out of range, a repeated set member, an
+/// empty set). On the current layer (PutItem, UpdateItem, DeleteItem, the reads) the checks come
+/// in dynoxide's two passes: first what reading the request refuses anywhere in a value (a number
+/// it cannot read or store, a NULL that is not true), in DynamoDB's bare words; then a value too
+/// deep, an empty set (named by its placeholder) or a set with a repeated member, at the top of a
+/// value. What lies deeper (a repeated member in a set inside a list) is left to the checks of
+/// the expression that holds it ([`check_update`], [`check_condition`]).
 pub(crate) fn check_values(
     update: Option<&Update>,
     condition: Option<&Condition>,
     layer: Layer,
 ) -> Result<()> {
-    let mut n = 0usize;
-    let mut first: Option<(String, Invalid)> = None;
-    let _ = literals(update, condition, &mut |v| {
-        let at = n;
-        n += 1;
-        // The current layer names only empty sets: other values are not copied to be checked.
-        if layer == Layer::Current && !holds_empty_set(v) {
-            return Ok(());
-        }
-        if let Err(invalid) = check_value(&mut v.clone(), 1) {
-            let named = layer == Layer::Older || matches!(invalid.problem, Problem::EmptySet(_));
-            let key = format!(":v{at}");
-            if named && first.as_ref().is_none_or(|(k, _)| key < *k) {
-                first = Some((key, invalid));
+    check_values_from(0, update, condition, layer)
+}
+
+/// [`check_values`] for values whose placeholders start at `:v{first}` (a Query's filter: its
+/// key condition's values take the first ones).
+pub(crate) fn check_values_from(
+    first: usize,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    layer: Layer,
+) -> Result<()> {
+    // (placeholder, problem), the first in placeholder text order.
+    let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
+        let mut n = first;
+        let mut found: Option<(String, Invalid)> = None;
+        let _ = literals(update, condition, &mut |v| {
+            let key = format!(":v{n}");
+            n += 1;
+            if found.as_ref().is_some_and(|(k, _)| *k < key) {
+                return Ok(());
             }
-        }
-        Ok(())
-    });
-    let Some((key, invalid)) = first else {
+            if let Some(invalid) = problem(v) {
+                found = Some((key, invalid));
+            }
+            Ok(())
+        });
+        found
+    };
+    let found = match layer {
+        Layer::Older => first_of(&mut |v| check_value(&mut v.clone(), 1).err()),
+        Layer::Current => first_of(&mut |v| read_problem(v)).or_else(|| {
+            first_of(&mut |v| match v {
+                AttributeValue::Ss(_)
+                | AttributeValue::Ns(_)
+                | AttributeValue::Bs(_)
+                | AttributeValue::L(_)
+                | AttributeValue::M(_) => top_level_problem(v),
+                _ => None,
+            })
+        }),
+    };
+    let Some((key, invalid)) = found else {
         return Ok(());
     };
     match invalid.keyed(layer) {
@@ -123,15 +158,43 @@ pub(crate) fn check_values(
     }
 }
 
-/// True when `v` is or holds an empty set.
-fn holds_empty_set(v: &AttributeValue) -> bool {
-    match v {
-        AttributeValue::Ss(s) => s.is_empty(),
-        AttributeValue::Ns(s) => s.is_empty(),
-        AttributeValue::Bs(s) => s.is_empty(),
-        AttributeValue::L(l) => l.iter().any(holds_empty_set),
-        AttributeValue::M(m) => m.values().any(holds_empty_set),
-        _ => false,
+/// The first of an item's attributes that reading the request refuses (see [`read_problem`]), as
+/// its error on `layer`.
+pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
+    item.iter()
+        .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
+}
+
+/// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot
+/// read or store, a NULL that is not true.
+fn read_problem(value: &AttributeValue) -> Option<Invalid> {
+    match value {
+        AttributeValue::N(n) => check_number(&mut n.clone()).err(),
+        AttributeValue::Ns(set) => set.iter().find_map(|n| check_number(&mut n.clone()).err()),
+        AttributeValue::Null(false) => Some(Invalid::new(Problem::NullFalse)),
+        AttributeValue::L(list) => list
+            .iter()
+            .enumerate()
+            .find_map(|(i, element)| read_problem(element).map(|e| e.at(Step::Index(i)))),
+        AttributeValue::M(map) => {
+            // In key order: the parser reads a map's members sorted.
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            keys.into_iter()
+                .find_map(|key| read_problem(&map[key]).map(|e| e.at(Step::Key(key.clone()))))
+        }
+        _ => None,
+    }
+}
+
+/// What the second pass refuses at the top of a value: nesting too deep anywhere, an empty set or
+/// a set with a repeated member.
+fn top_level_problem(value: &AttributeValue) -> Option<Invalid> {
+    let problem = check_value(&mut value.clone(), 1).err()?;
+    match problem.problem {
+        Problem::TooDeep => Some(problem),
+        Problem::EmptySet(_) | Problem::Duplicate(_) if problem.path.is_empty() => Some(problem),
+        _ => None,
     }
 }
 
@@ -179,9 +242,10 @@ fn literals(
             Condition::Between(a, b, d) => [a, b, d].into_iter().try_for_each(value),
             Condition::In(a, list) => std::iter::once(a).chain(list).try_for_each(value),
             Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
-            Condition::AttributeExists(_)
-            | Condition::AttributeNotExists(_)
-            | Condition::AttributeType(..) => Ok(()),
+            // The type is sent as a value too (`attribute_type(#a, :v3)`, as DynamoStore renders
+            // it): it takes a placeholder, and counts in the request's size.
+            Condition::AttributeType(_, t) => f(&AttributeValue::S(t.name().to_owned())),
+            Condition::AttributeExists(_) | Condition::AttributeNotExists(_) => Ok(()),
             Condition::And(cs) | Condition::Or(cs) => {
                 cs.iter().try_for_each(|c| condition_values(c, f))
             }

@@ -328,7 +328,12 @@ fn scan_item<'a>(
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
 fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Prepared> {
-    let (size, keys) = scan_item(schema, &mut item, layer)?;
+    let (size, keys) = match scan_item(schema, &mut item, layer) {
+        Ok(scanned) => scanned,
+        // What reading the request refuses (a number, a NULL that is not true) is named before
+        // a value's other faults, in whichever attribute it is (dynoxide's order).
+        Err(e) => return Err(eval::read_error(&item, layer).unwrap_or(e)),
+    };
     let (pk, sk) = schema.item_key(&keys)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {
@@ -349,23 +354,22 @@ fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Pr
 }
 
 /// The checks DynamoDB makes on a request's expressions before it looks at the table: their
-/// literal values where DynamoDB names them by placeholder ([`eval::check_values`]; `named`: a
-/// request whose placeholders are the update's and the condition's alone, not a query's, whose key
-/// condition takes the first ones), the update (paths, literal operands, overlaps), then the
-/// condition or filter (operand types, paths).
+/// literal values, named by placeholder where DynamoDB does ([`eval::check_values_from`]: the
+/// first is `:v{first_placeholder}`, as a Query's key condition takes the first ones), the
+/// update (paths, literal operands, overlaps), then the condition or filter (operand types,
+/// paths).
 fn check_expressions(
     update: Option<&crate::expr::Update>,
     condition: Option<&Condition>,
-    named: bool,
+    first_placeholder: usize,
+    clause: eval::Clause,
 ) -> Result<()> {
-    if named {
-        eval::check_values(update, condition, eval::Layer::Current)?;
-    }
+    eval::check_values_from(first_placeholder, update, condition, eval::Layer::Current)?;
     if let Some(update) = update {
         eval::check_update(update)?;
     }
     if let Some(condition) = condition {
-        eval::check_condition(condition)?;
+        eval::check_condition(condition, clause)?;
     }
     Ok(())
 }
@@ -562,7 +566,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(None, request.condition.as_ref(), true)?;
+        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -587,7 +591,12 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
-        check_expressions(Some(&request.update), request.condition.as_ref(), true)?;
+        check_expressions(
+            Some(&request.update),
+            request.condition.as_ref(),
+            0,
+            eval::Clause::Condition,
+        )?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -627,7 +636,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
-        check_expressions(None, request.condition.as_ref(), true)?;
+        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let (pk, sk) = schema.key(&request.key)?;
@@ -652,7 +661,22 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), false)?;
+        // The key condition's values take the first placeholders.
+        let key_values = request.key_condition.partition_parts().count()
+            + request
+                .key_condition
+                .sort_parts()
+                .map(|(_, c)| match c {
+                    crate::expr::SortCondition::Between(..) => 2,
+                    _ => 1,
+                })
+                .sum::<usize>();
+        check_expressions(
+            None,
+            request.filter.as_ref(),
+            key_values,
+            eval::Clause::Filter,
+        )?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_query(&table.schema, &request)?;
@@ -667,7 +691,7 @@ impl Store for MemoryStore {
     }
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        check_expressions(None, request.filter.as_ref(), true)?;
+        check_expressions(None, request.filter.as_ref(), 0, eval::Clause::Filter)?;
         read::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
         let plan = read::plan_scan(&table.schema, &request)?;

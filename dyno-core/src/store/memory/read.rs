@@ -267,11 +267,16 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
     check_one_condition_per_key(key_condition)?;
     let target = Target::resolve(schema, req.index.as_deref(), req.consistent_read)?;
     for (_, cond) in key_condition.sort_parts() {
-        check_between_order(cond)?;
+        check_between_bounds(cond)?;
     }
     validate_limit(req.limit)?;
-    validate_projection(req.projection.as_deref())?;
-    let bound = bind_key_condition(&target, key_condition)?;
+    // dynoxide's order: the key condition bound to the key (its structure and types), a filter
+    // on a key attribute, the projection's paths; an empty key value in the condition, which
+    // dynoxide does not check at all, is named after all of those.
+    let bound = match bind_key_condition(&target, key_condition) {
+        Err(e) if !is_empty_key_value(&e) => return Err(e),
+        bound => bound,
+    };
     if let Some(filter) = &req.filter {
         let mut names = Vec::new();
         condition_attributes(filter, &mut names);
@@ -282,6 +287,8 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
             )));
         }
     }
+    validate_projection(req.projection.as_deref())?;
+    let bound = bound?;
     let start = match &req.exclusive_start_key {
         None => None,
         Some(key) => {
@@ -296,6 +303,12 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         range: bound.range,
         start,
     })
+}
+
+/// True for the error of an empty string or binary key value ([`schema::checked_key_bytes`]).
+fn is_empty_key_value(e: &Error) -> bool {
+    matches!(e, Error::Validation { message }
+        if message.contains("The AttributeValue for a key attribute cannot contain an empty"))
 }
 
 /// A key condition bound to the target's key: the partition key bytes and the range of sort
@@ -605,25 +618,24 @@ fn check_sort_condition(cond: &SortCondition) -> Result<()> {
         ),
         SortCondition::Between(a, b) => {
             operand_type("BETWEEN", a, ordered(a))?;
-            operand_type("BETWEEN", b, ordered(b))?;
-            if std::mem::discriminant(a) != std::mem::discriminant(b) {
-                return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: {}, upper bound operand: {}",
-                    eval::describe(a),
-                    eval::describe(b)
-                )));
-            }
-            Ok(())
+            operand_type("BETWEEN", b, ordered(b))
         }
     }
 }
 
-/// BETWEEN's bounds in order, which DynamoDB checks after the index (ConsistentRead on a GSI)
-/// and before the key's type (dynoxide).
-fn check_between_order(cond: &SortCondition) -> Result<()> {
+/// BETWEEN's bounds of one type and in order, which DynamoDB checks after the index
+/// (ConsistentRead on a GSI) and before the key's type (dynoxide).
+fn check_between_bounds(cond: &SortCondition) -> Result<()> {
     let SortCondition::Between(a, b) = cond else {
         return Ok(());
     };
+    if std::mem::discriminant(a) != std::mem::discriminant(b) {
+        return Err(Error::validation(format!(
+            "Invalid KeyConditionExpression: The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: {}, upper bound operand: {}",
+            eval::describe(a),
+            eval::describe(b)
+        )));
+    }
     match (key_encoding::encode_value(a), key_encoding::encode_value(b)) {
         (Some(lo), Some(hi)) if lo > hi => Err(Error::validation(format!(
             "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: {}, upper bound operand: {}",
@@ -671,12 +683,8 @@ fn sort_range(sk: &KeyAttribute, cond: &SortCondition) -> Result<SortRange> {
             }
         }
         SortCondition::BeginsWith(p) => {
-            if sk.ty == crate::table::ScalarType::N {
-                return Err(Error::validation(format!(
-                    "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: {}",
-                    type_name(p)
-                )));
-            }
+            // On a number key a string or binary prefix is a value of the wrong type (dynoxide);
+            // a number prefix was refused as begins_with's operand before.
             if !sk.ty.matches(p) {
                 return Err(Error::validation(
                     "One or more parameter values were invalid: Condition parameter type does not match schema type",
@@ -991,7 +999,7 @@ impl<'a> Reader<'a> {
             page.scanned_count += 1;
             bytes += stored.size;
             let keep = match self.filter {
-                Some(f) => eval::eval_condition(f, Some(&seen.item))?,
+                Some(f) => eval::eval_filter(f, &seen.item),
                 None => true,
             };
             if keep {

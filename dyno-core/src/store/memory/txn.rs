@@ -53,6 +53,10 @@ fn refuse_empty_key(
         crate::value::AttributeValue::B(b) => b.as_ref().is_empty(),
         _ => false,
     };
+    // A key with other attributes than the key's is the action's schema error first.
+    if !put && item.len() != schema.key_names().len() {
+        return Ok(());
+    }
     let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
     for (attr, partition) in key_attrs {
         if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
@@ -85,6 +89,16 @@ fn named_key(
     schema.key(&key).ok()
 }
 
+/// The values an action names an item by: a put's item, the others' key.
+fn named_values(action: &TransactWriteItem) -> &crate::value::Item {
+    match action {
+        TransactWriteItem::Put { item, .. } => item,
+        TransactWriteItem::Update { key, .. }
+        | TransactWriteItem::Delete { key, .. }
+        | TransactWriteItem::ConditionCheck { key, .. } => key,
+    }
+}
+
 /// A transaction, of reads or of writes, touches each item once.
 fn one_action_per_item() -> Error {
     Error::validation("Transaction request cannot include multiple operations on one item")
@@ -98,22 +112,25 @@ pub(super) fn transact_get(
     let tables = store.tables_in_order(request.gets.iter().map(|g| g.table.as_str()))?;
     let mut located = Vec::with_capacity(request.gets.len());
     let mut reasons = Vec::with_capacity(request.gets.len());
+    let mut twice = false;
     for g in &request.gets {
         let t = position(&tables, &g.table);
         read::validate_projection(g.projection.as_deref())?;
         match tables[t].1.schema.key(&g.key) {
             Ok((pk, sk)) => {
-                if located.contains(&(t, pk.clone(), sk.clone())) {
-                    return Err(one_action_per_item());
-                }
+                twice |= located.contains(&(t, pk.clone(), sk.clone()));
                 reasons.push(CancellationReason::code(Some("None")));
                 located.push((t, pk, sk));
             }
             Err(e) => reasons.push(validation_reason(e)?),
         }
     }
+    // An invalid key cancels the read before one item named twice is looked for (dynoxide).
     if located.len() < request.gets.len() {
         return Err(Error::TransactionCanceled { reasons });
+    }
+    if twice {
+        return Err(one_action_per_item());
     }
     let now = store.now();
     let guards: Vec<_> = tables.iter().map(|(_, t)| read_lock(&t.data)).collect();
@@ -227,10 +244,17 @@ pub(super) fn transact_write(
     request: TransactWriteRequest,
 ) -> Result<TransactWriteOutput> {
     check_count(request.actions.len())?;
-    // Invalid literal values and overlapping update paths fail the whole request, as DynamoDB
-    // reports them: a validation error of the request, not a cancellation reason of its action
-    // (the other expression errors are the action's ValidationError).
+    // Invalid values (an item's, a key's, an expression's) and overlapping update paths fail the
+    // whole request, as DynamoDB reports them: a validation error of the request, not a
+    // cancellation reason of its action (the other expression errors are the action's
+    // ValidationError). dynoxide's order: what reading the request refuses in an action's item
+    // or key (numbers, NULL), then its expression values, action by action; then overlapping
+    // update paths; then the items' other faults.
     for action in &request.actions {
+        let values = named_values(action);
+        if let Some(e) = eval::read_error(values, Layer::Older) {
+            return Err(e);
+        }
         let (update, condition) = match action {
             TransactWriteItem::Put { condition, .. }
             | TransactWriteItem::Delete { condition, .. } => (None, condition.as_ref()),
@@ -244,6 +268,13 @@ pub(super) fn transact_write(
     for action in &request.actions {
         if let TransactWriteItem::Update { update, .. } = action {
             eval::check_update_overlap(update)?;
+        }
+    }
+    // Then the items' and keys' other faults (a repeated set member, an empty set).
+    for action in &request.actions {
+        let values = named_values(action);
+        for (name, value) in values {
+            eval::validate_attribute(name, &mut value.clone(), Layer::Older)?;
         }
     }
     // Tokens are checked and recorded under one lock held across the transaction, so two
@@ -286,12 +317,7 @@ pub(super) fn transact_write(
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
-        let named = match action {
-            TransactWriteItem::Put { item, .. } => item,
-            TransactWriteItem::Update { key, .. }
-            | TransactWriteItem::Delete { key, .. }
-            | TransactWriteItem::ConditionCheck { key, .. } => key,
-        };
+        let named = named_values(action);
         if let Some((pk, sk)) = named_key(schema, named)
             && !seen.insert((t, pk, sk))
         {

@@ -34,19 +34,27 @@ pub const TRANSACTION_CHECKS: &str =
      ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
      UpdateItem); dynoxide's transactions skip these checks";
 
-/// Not explained: DynamoDB's documentation does not say what `ReturnValues = UPDATED_OLD` or
-/// `UPDATED_NEW` returns for a list element the update wrote past the list's end (`SET l[0]` on
-/// an empty list): MemoryStore returns nothing for it, dynoxide the enclosing (empty) list.
-pub const OPEN_UPDATED_LIST_ELEMENT: &str =
-    "OPEN (undocumented): UPDATED_OLD/UPDATED_NEW of a list element that did not exist: \
-     MemoryStore returns nothing for it, dynoxide the enclosing empty list";
+/// Not explained, a MemoryStore gap: `UPDATED_NEW` of a list element SET past the list's end
+/// (`SET l[3]` on an empty list) returns nothing for it in MemoryStore, which looks for `l[3]`
+/// after the update, where the element landed at the end of the list instead; dynoxide returns
+/// the list. The API reference (UpdateItem, ReturnValues: "UPDATED_NEW - Returns only the
+/// updated attributes, as they appear after the UpdateItem operation") wants the element where
+/// it landed.
+pub const OPEN_UPDATED_NEW_APPENDED: &str =
+    "OPEN (MemoryStore gap): UPDATED_NEW of a list element SET past the end returns nothing \
+     (MemoryStore looks for the index written, not where the element landed); dynoxide returns \
+     the list";
 
-/// Not explained: MemoryStore refuses `BETWEEN` whose literal bounds are in decreasing order in a
-/// condition or filter, as DynamoDB refuses it in a key condition; dynoxide evaluates it (to
-/// false). DynamoDB's documentation is silent for conditions and filters.
-pub const OPEN_BETWEEN_ORDER: &str =
-    "OPEN (undocumented): BETWEEN with literal bounds in decreasing order in a condition or \
-     filter: MemoryStore refuses it (as in a key condition), dynoxide evaluates it to false";
+/// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
+/// attributes, as they appeared before the UpdateItem operation." A list element the update
+/// wrote past the list's end (`SET l[1]` on a list of one) or removed where there was none
+/// (`REMOVE l[3]`) did not appear before it: nothing is returned for it (MemoryStore), where
+/// dynoxide returns the enclosing list, as it does for every list element
+/// ([`UPDATED_LIST_PATH`]).
+pub const UPDATED_NEW_LIST_ELEMENT: &str =
+    "UpdateItem UPDATED_OLD of a list element that did not exist (SET past the end, REMOVE of \
+     none) returns nothing for it (API reference, UpdateItem, ReturnValues: only the updated attributes, as \
+     they appeared before); dynoxide returns the enclosing list, as for every list element";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
@@ -149,6 +157,106 @@ pub const DELETE_TYPE_SET: &str =
      ALLOWED_FOR_DELETE_OPERAND (its own message, as AWS SDK exceptions quote it); dynoxide names \
      ALLOWED_FOR_ADD_OPERAND after a '1 validation error detected' prefix";
 
+/// DynamoDB's API reference, BatchWriteItem and BatchGetItem: `RequestItems` is "a map of one or
+/// more table names ... and, for each table," its operations or keys; a map's members have no
+/// order, and the SDK writes them in its hash order. DynamoDB refuses the whole batch for one
+/// invalid write or key ("Provided list of item keys contains duplicates", a key that does not
+/// match the schema, an empty key value, ...), and which of two tables' faults it names depends
+/// on the order it reads the tables in. Explained when each store's answer is MemoryStore's
+/// answer to one table's part alone, for two different tables: both refuse the batch, nothing
+/// is read or written.
+pub const BATCH_TABLE_ORDER: &str =
+    "BatchWriteItem/BatchGetItem with invalid parts for two tables: each store names the fault \
+     of another table (API reference: RequestItems is a map of tables, whose order the request \
+     does not fix); both refuse the whole batch";
+
+/// MemoryStore's answer to the part of a batch (`BatchGet` or `BatchWrite`) on `table` alone, on
+/// fresh tables (a batch's checks read no item).
+fn one_table_answer(op: &Op, table: &str) -> String {
+    use dyno_core::store::{BatchGetRequest, BatchWriteRequest, Store};
+    let store = dyno_core::MemoryStore::new();
+    futures::executor::block_on(async {
+        for def in super::gen::tables() {
+            store.create_table(&def).await.expect("create table");
+        }
+        let answer = match op {
+            Op::BatchWrite(r) => {
+                let writes = r
+                    .writes
+                    .iter()
+                    .filter(|w| w.table() == table)
+                    .cloned()
+                    .collect();
+                store
+                    .batch_write(BatchWriteRequest { writes })
+                    .await
+                    .map(drop)
+            }
+            Op::BatchGet(r) => {
+                let keys = r
+                    .keys
+                    .iter()
+                    .filter(|k| k.table == table)
+                    .cloned()
+                    .collect();
+                store
+                    .batch_get(BatchGetRequest { keys, ..r.clone() })
+                    .await
+                    .map(drop)
+            }
+            _ => return "not a batch".to_owned(),
+        };
+        match answer {
+            Ok(()) => "ok".to_owned(),
+            Err(e) => super::run::error(&e),
+        }
+    })
+}
+
+/// The tables a batch names, each once.
+fn batch_tables(op: &Op) -> Vec<&str> {
+    let mut tables: Vec<&str> = match op {
+        Op::BatchWrite(r) => r.writes.iter().map(|w| w.table()).collect(),
+        Op::BatchGet(r) => r.keys.iter().map(|k| k.table.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    tables.sort_unstable();
+    tables.dedup();
+    tables
+}
+
+/// DynamoDB's Developer Guide, "Supported data types", Number: "Leading and trailing zeroes are
+/// trimmed", and a set's members are unique values: `1e2` and `100` are one number. An ADD or
+/// DELETE of a number set member written otherwise than the stored one (`1e2` against `100`)
+/// adds nothing or removes it in MemoryStore; dynoxide compares the text, and keeps both or
+/// neither removes. The responses agree (the old item is the same), the stored sets differ.
+pub const NUMBER_SET_TEXT: &str =
+    "UpdateItem ADD/DELETE of number set members compares them by value (Developer Guide, \
+     Supported data types, Number: leading and trailing zeroes are trimmed), so 1e2 is 100; \
+     dynoxide compares their text, and its stored set differs from then on";
+
+/// Why a step both stores answered alike may leave their tables different (see
+/// [`super::run::Engines::diverges`]): an ADD or DELETE of a number set with a member that is not
+/// written in canonical form, in an update or a transaction's update.
+pub fn diverges(op: &Op) -> Option<&'static str> {
+    let non_canonical = |u: &dyno_core::expr::Update| {
+        u.add.iter().chain(&u.delete).any(|(_, v)| match v {
+            AttributeValue::Ns(members) => members
+                .iter()
+                .any(|m| m.parse::<f64>().map_or(true, |f| f.to_string() != *m)),
+            _ => false,
+        })
+    };
+    let touches = match op {
+        Op::Update(u) => non_canonical(&u.update),
+        Op::TransactWrite(t) => t.actions.iter().any(
+            |a| matches!(a, TransactWriteItem::Update { update, .. } if non_canonical(update)),
+        ),
+        _ => false,
+    };
+    touches.then_some(NUMBER_SET_TEXT)
+}
+
 /// Why the subject's and the reference's responses to `op` may differ, or `None`.
 pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     if let (Op::BatchGet(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
@@ -191,22 +299,57 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             });
         }
     }
+    if let (Op::BatchWrite(_) | Op::BatchGet(_), [o], [t]) =
+        (op, ours.as_slice(), theirs.as_slice())
+    {
+        if o.text.starts_with("err Validation: ") && t.text.starts_with("err Validation: ") {
+            let answers: Vec<String> = batch_tables(op)
+                .into_iter()
+                .map(|t| one_table_answer(op, t))
+                .collect();
+            let ours_at = answers.iter().position(|a| *a == o.text);
+            let theirs_at = answers
+                .iter()
+                .position(|a| super::run::same_words(a, &t.text));
+            if matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b) {
+                return Some(Explained {
+                    why: BATCH_TABLE_ORDER,
+                    same_state: true,
+                });
+            }
+        }
+    }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        let sets_list_element = u
+        // The lists one of whose elements the update SETs or REMOVEs: where the element did
+        // not exist, MemoryStore's answer lacks the list, dynoxide's holds it whole.
+        let list_tops: Vec<&str> = u
             .update
             .set
             .iter()
-            .any(|(p, _)| p.0.iter().any(|e| matches!(e, PathElement::Index(_))));
-        if matches!(
-            u.return_values,
-            ReturnValues::UpdatedOld | ReturnValues::UpdatedNew
-        ) && sets_list_element
-            && o.text.starts_with("ok ")
-            && t.text.starts_with("ok ")
-            && t.text.contains("L[]")
-        {
+            .map(|(p, _)| p)
+            .chain(&u.update.remove)
+            .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
+            .filter_map(|p| p.top())
+            .collect();
+        let ours_item = o.items.first().map(|i| (**i).clone()).unwrap_or_default();
+        let why = match u.return_values {
+            ReturnValues::UpdatedOld => Some(UPDATED_NEW_LIST_ELEMENT),
+            ReturnValues::UpdatedNew => Some(OPEN_UPDATED_NEW_APPENDED),
+            _ => None,
+        };
+        let lists_only_theirs = o.text.starts_with("ok ")
+            && t.items.first().is_some_and(|theirs| {
+                theirs.len() > ours_item.len()
+                    && ours_item.iter().all(|(k, v)| theirs.get(k) == Some(v))
+                    && theirs.iter().all(|(name, v)| {
+                        ours_item.contains_key(name)
+                            || (list_tops.contains(&name.as_str())
+                                && matches!(v, AttributeValue::L(_)))
+                    })
+            });
+        if let Some(why) = why.filter(|_| lists_only_theirs) {
             return Some(Explained {
-                why: OPEN_UPDATED_LIST_ELEMENT,
+                why,
                 same_state: true,
             });
         }
@@ -339,24 +482,6 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     }
     // A validation error shows on the first page of a query.
     let first = ours.first()?;
-    if first
-        .text
-        .starts_with("err Validation: The BETWEEN operator requires upper bound to be greater than or equal to lower bound")
-        && theirs
-            .first()
-            .is_some_and(|t| t.text.starts_with("ok ") || t.text.starts_with("err ConditionFailed"))
-    {
-        // dynoxide wrote only if the condition held for it: then the tables differ.
-        let wrote = theirs.first().is_some_and(|t| t.text.starts_with("ok "))
-            && matches!(
-                op,
-                Op::Put(_) | Op::Update(_) | Op::Delete(_) | Op::TransactWrite(_)
-            );
-        return Some(Explained {
-            why: OPEN_BETWEEN_ORDER,
-            same_state: !wrote,
-        });
-    }
     if ordering_operand_error(&first.text) && conditions(op).iter().any(|c| bad_operand_literal(c))
     {
         return Some(Explained {
@@ -467,19 +592,31 @@ fn transaction_operands_explain(
             .starts_with("One or more parameter values were invalid: Cannot update attribute ")
             && message.ends_with(". This attribute is part of the key"));
         let is_update = matches!(r.actions.get(i), Some(TransactWriteItem::Update { .. }));
+        let message = message
+            .strip_prefix("Invalid ConditionExpression: ")
+            .unwrap_or(message);
+        // Whether the action's condition has a part `test` accepts.
+        let action_condition = |test: fn(&Condition) -> bool| {
+            r.actions.get(i).is_some_and(|a| {
+                conditions(&Op::TransactWrite(TransactWriteRequest {
+                    actions: vec![a.clone()],
+                    client_request_token: None,
+                }))
+                .iter()
+                .any(|c| test(c))
+            })
+        };
+        // dynoxide's UpdateItem refuses literal BETWEEN bounds in decreasing order; its
+        // transactions evaluate them.
+        if message.starts_with("The BETWEEN operator requires upper bound")
+            && action_condition(reversed_between)
+        {
+            return true;
+        }
         let condition_check = message
             .starts_with("Incorrect operand type for operator or function; operator or function: ")
             || message.starts_with("The BETWEEN operator requires");
-        (update_check && is_update)
-            || condition_check
-                && r.actions.get(i).is_some_and(|a| {
-                    conditions(&Op::TransactWrite(TransactWriteRequest {
-                        actions: vec![a.clone()],
-                        client_request_token: None,
-                    }))
-                    .iter()
-                    .any(|c| bad_operand_literal(c))
-                })
+        (update_check && is_update) || condition_check && action_condition(bad_operand_literal)
     };
     if theirs == "ok" {
         // dynoxide committed where MemoryStore refused: every refusal must be explained.
@@ -537,6 +674,9 @@ fn condition_names<'c>(c: &'c Condition, out: &mut Vec<&'c str>) {
 }
 
 fn ordering_operand_error(text: &str) -> bool {
+    let text = text
+        .strip_prefix("err Validation: Invalid ConditionExpression: ")
+        .map_or(text.to_owned(), |rest| format!("err Validation: {rest}"));
     if text.starts_with("err Validation: The BETWEEN operator requires same data type") {
         return true;
     }
@@ -572,6 +712,30 @@ fn conditions(op: &Op) -> Vec<&Condition> {
             })
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// A BETWEEN whose literal bounds are in decreasing order, anywhere in `c`.
+fn reversed_between(c: &Condition) -> bool {
+    match c {
+        Condition::Between(_, Operand::Value(lo), Operand::Value(hi)) => {
+            let order = match (lo, hi) {
+                (AttributeValue::S(a), AttributeValue::S(b)) => {
+                    Some(a.as_bytes().cmp(b.as_bytes()))
+                }
+                (AttributeValue::B(a), AttributeValue::B(b)) => Some(a.as_ref().cmp(b.as_ref())),
+                (AttributeValue::N(a), AttributeValue::N(b)) => a
+                    .parse::<f64>()
+                    .ok()
+                    .zip(b.parse::<f64>().ok())
+                    .and_then(|(a, b)| a.partial_cmp(&b)),
+                _ => None,
+            };
+            order == Some(std::cmp::Ordering::Greater)
+        }
+        Condition::And(cs) | Condition::Or(cs) => cs.iter().any(reversed_between),
+        Condition::Not(c) => reversed_between(c),
+        _ => false,
     }
 }
 

@@ -51,6 +51,10 @@ pub struct Engines {
     /// Says why a disagreement is no MemoryStore bug (a documented deviation of the reference),
     /// or `None`.
     pub explain: fn(&Op, &Outcome, &Outcome) -> Option<Explained>,
+    /// Says why a step both stores answer alike may still leave their tables different (a
+    /// documented deviation of the reference in what it stores), or `None`: the sequence ends
+    /// there, counted under that explanation.
+    pub diverges: fn(&Op) -> Option<&'static str>,
 }
 
 /// A disagreement that is no MemoryStore bug.
@@ -121,6 +125,10 @@ impl Engines {
                 .filter(|(o, t)| o.capacity.is_none() && t.capacity.is_some())
                 .count() as u64;
             if agree(&ours, &theirs) {
+                if let Some(why) = (self.diverges)(op) {
+                    *report.explained.entry(why).or_default() += 1;
+                    break;
+                }
                 continue;
             }
             let explained = (self.explain)(op, &ours, &theirs);

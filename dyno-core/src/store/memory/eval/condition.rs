@@ -14,8 +14,9 @@ use crate::value::{AttributeValue, Item};
 /// DynamoDB's limit on the values of one IN.
 const MAX_IN_VALUES: usize = 100;
 
-/// Validates a condition as DynamoDB does before evaluating it.
-pub(super) fn check(cond: &Condition) -> Result<()> {
+/// Validates a condition as DynamoDB does before evaluating it: a ConditionExpression of a
+/// write, or a FilterExpression (`clause`).
+pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
     match cond {
         Condition::Compare(a, op, b) => {
             let ordering = (!matches!(op, Comparator::Eq | Comparator::Ne)).then(|| op.symbol());
@@ -29,14 +30,20 @@ pub(super) fn check(cond: &Condition) -> Result<()> {
             if let (Operand::Value(lo), Operand::Value(hi)) = (lo, hi) {
                 if type_name(lo) != type_name(hi) {
                     return Err(Error::validation(format!(
-                        "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: {}, upper bound operand: {}",
+                        "{}The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: {}, upper bound operand: {}",
+                        clause.prefix(),
                         describe(lo),
                         describe(hi)
                     )));
                 }
-                if compare(lo, hi) == Some(Ordering::Greater) {
+                // Bounds in decreasing order are refused in a write's condition (dynoxide's
+                // capture); a filter evaluates them, to false, as the Developer Guide defines
+                // `a BETWEEN b AND c` ("true if a is greater than or equal to b, and less than or
+                // equal to c"), and dynoxide does.
+                if clause == Clause::Condition && compare(lo, hi) == Some(Ordering::Greater) {
                     return Err(Error::validation(format!(
-                        "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: {}, upper bound operand: {}",
+                        "{}The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: {}, upper bound operand: {}",
+                        clause.prefix(),
                         describe(lo),
                         describe(hi)
                     )));
@@ -73,8 +80,31 @@ pub(super) fn check(cond: &Condition) -> Result<()> {
             check_path(p, "condition")?;
             check_operand(operand, None)
         }
-        Condition::And(conds) | Condition::Or(conds) => conds.iter().try_for_each(check),
-        Condition::Not(cond) => check(cond),
+        Condition::And(conds) | Condition::Or(conds) => {
+            conds.iter().try_for_each(|c| check(c, clause))
+        }
+        Condition::Not(cond) => check(cond, clause),
+    }
+}
+
+/// Where a condition sits: its checks and their words differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Clause {
+    /// The ConditionExpression of a PutItem, UpdateItem or DeleteItem, or of a transaction's
+    /// action.
+    Condition,
+    /// The FilterExpression of a Query or Scan.
+    Filter,
+}
+
+impl Clause {
+    /// What DynamoDB puts before a static check's message (dynoxide's records: a write's
+    /// condition names its expression; a filter's messages are bare).
+    fn prefix(self) -> &'static str {
+        match self {
+            Clause::Condition => "Invalid ConditionExpression: ",
+            Clause::Filter => "",
+        }
     }
 }
 
@@ -84,7 +114,8 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
     match operand {
         Operand::Path(p) | Operand::Size(p) => check_path(p, "condition"),
         Operand::Value(v) => {
-            validate_value(v, "expression value")?;
+            // The operand's type before what lies inside it (a repeated member of a set in a
+            // map): the value's top was checked with the request's values already.
             match (ordering, v) {
                 (Some(op), v)
                     if !matches!(
@@ -94,7 +125,7 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
                 {
                     Err(incorrect_operand(op, v))
                 }
-                _ => Ok(()),
+                _ => validate_value(v, "expression value").map(drop),
             }
         }
     }
@@ -566,11 +597,17 @@ mod tests {
         let err = invalid(Condition::Between(p("num"), v(n("2")), v(n("1"))));
         assert_eq!(
             err,
-            "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}"
+            "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}"
         );
         assert!(
             invalid(Condition::Between(p("num"), v(n("2")), v(s("dog"))))
                 .contains("same data type")
+        );
+        // An operand's type is named before a fault inside it (dynoxide's order).
+        let inside = m(vec![("k", ns(&["1", "1.0"]))]);
+        assert_eq!(
+            invalid(Condition::Between(p("num"), v(inside), p("num"))),
+            "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: M"
         );
         assert!(
             invalid(Condition::Between(p("num"), v(l(vec![])), v(l(vec![]))))
@@ -764,9 +801,32 @@ mod tests {
     #[test]
     fn check_condition_reports_errors_without_an_item() {
         use super::super::check_condition;
-        assert!(check_condition(&Condition::Between(p("a"), v(n("1")), v(n("2")))).is_ok());
-        let err = check_condition(&Condition::Between(p("a"), v(n("2")), v(n("1")))).unwrap_err();
-        assert!(message(err).contains("upper bound to be greater than or equal to lower bound"));
+        let ordered = Condition::Between(p("a"), v(n("1")), v(n("2")));
+        let reversed = Condition::Between(p("a"), v(n("2")), v(n("1")));
+        assert!(check_condition(&ordered, Clause::Condition).is_ok());
+        let err = check_condition(&reversed, Clause::Condition).unwrap_err();
+        assert_eq!(
+            message(err),
+            "Invalid ConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}"
+        );
+    }
+
+    /// A filter with bounds in decreasing order is evaluated (to false), as dynoxide does and as
+    /// the Developer Guide defines BETWEEN; a write's condition refuses them (dynoxide's capture).
+    #[test]
+    fn a_filter_evaluates_reversed_between_bounds_to_false() {
+        use super::super::{check_condition, eval_filter};
+        let reversed = Condition::Between(p("num"), v(n("9")), v(n("0")));
+        assert!(check_condition(&reversed, Clause::Filter).is_ok());
+        assert!(!eval_filter(&reversed, &sample()));
+        // Bounds of two types stay an error in both.
+        let mixed = Condition::Between(p("num"), v(n("0")), v(s("9")));
+        assert!(check_condition(&mixed, Clause::Filter).is_err());
+        assert!(
+            message(check_condition(&mixed, Clause::Condition).unwrap_err()).starts_with(
+                "Invalid ConditionExpression: The BETWEEN operator requires same data type"
+            )
+        );
     }
 
     #[test]

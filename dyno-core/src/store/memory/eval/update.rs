@@ -33,24 +33,45 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
     }
 
     // Everything is computed from the original item before anything is written, in dynoxide's
-    // order: SET's operands are read (a missing attribute is named first), then every path the
-    // update writes or removes is checked (a path through a missing or non-container parent, on
-    // an item the update creates too), then the sums and differences are computed (an overflow
-    // is named last).
+    // order: an ADD or DELETE operand that does not fit what the item holds is named first; then
+    // each SET's value is read and its operands' types checked, action by action (a missing
+    // attribute or an operand of the wrong type, whichever comes first); then every path the
+    // update writes is checked in path order, and the paths it removes (a path through a missing
+    // or non-container parent, on an item the update creates too); then the sums and differences
+    // are computed (an overflow is named last).
     let original: &Item = item;
+    for (path, value) in &update.add {
+        if !add_fits(resolve(original, path), value) {
+            return Err(incorrect_data_type(
+                "ADD",
+                path,
+                resolve(original, path),
+                value,
+            ));
+        }
+    }
+    for (path, value) in &update.delete {
+        if !delete_fits(resolve(original, path), value) {
+            return Err(incorrect_data_type(
+                "DELETE",
+                path,
+                resolve(original, path),
+                value,
+            ));
+        }
+    }
     let mut operands = Vec::with_capacity(update.set.len());
     for (path, value) in &update.set {
         operands.push((path, set_operands(value, original)?));
     }
-    let written = update.set.iter().map(|(p, _)| p);
-    let removed = update
-        .remove
+    let mut written: Vec<&Path> = update
+        .set
         .iter()
-        .chain(update.delete.iter().map(|(p, _)| p));
-    for path in written
-        .chain(update.add.iter().map(|(p, _)| p))
-        .chain(removed)
-    {
+        .map(|(p, _)| p)
+        .chain(update.add.iter().chain(&update.delete).map(|(p, _)| p))
+        .collect();
+    written.sort_by(|a, b| cmp_paths(a, b));
+    for path in written.into_iter().chain(&update.remove) {
         check_parent(original, path)?;
     }
     let mut writes: Vec<(&Path, AttributeValue)> = Vec::new();
@@ -168,9 +189,21 @@ fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
                     return Err(incorrect_operand("list_append", v));
                 }
             }
-            check_operand(a, None)?;
-            check_operand(b, None)
+            check_nested(a)?;
+            check_nested(b)
         }
+    }
+}
+
+/// An operand of a `list_append`: its paths and values are checked, but a `list_append` inside
+/// it has its literals' types checked only when the update is applied (dynoxide's order).
+fn check_nested(op: &UpdateOperand) -> Result<()> {
+    match op {
+        UpdateOperand::ListAppend(a, b) => {
+            check_nested(a)?;
+            check_nested(b)
+        }
+        other => check_operand(other, None),
     }
 }
 
@@ -187,6 +220,8 @@ enum SetOperands<'u> {
     },
 }
 
+/// A SET action's operands read from the item, their types checked (dynoxide reads and checks
+/// one action's operands before the next action's).
 fn set_operands<'u>(value: &'u SetValue, item: &Item) -> Result<SetOperands<'u>> {
     let (a, b, symbol) = match value {
         SetValue::Operand(op) => return operand(op, item).map(SetOperands::Value),
@@ -194,6 +229,11 @@ fn set_operands<'u>(value: &'u SetValue, item: &Item) -> Result<SetOperands<'u>>
         SetValue::Minus(a, b) => (a, b, "-"),
     };
     let (x, y) = (operand(a, item)?, operand(b, item)?);
+    for (op, v) in [(a, &x), (b, &y)] {
+        if !matches!(v, AttributeValue::N(_)) {
+            return Err(wrong_operand(op, symbol, v));
+        }
+    }
     Ok(SetOperands::Arithmetic { symbol, a, b, x, y })
 }
 
@@ -265,7 +305,7 @@ fn add(path: &Path, value: &AttributeValue, item: &Item) -> Result<AttributeValu
         (AttributeValue::Ns(e), AttributeValue::Ns(v)) => {
             AttributeValue::Ns(union(e, v, |x| number_key(x)))
         }
-        (existing, _) => return Err(incorrect_data_type("ADD", path, existing, &value)),
+        (existing, _) => return Err(incorrect_data_type("ADD", path, Some(existing), &value)),
     })
 }
 
@@ -295,7 +335,7 @@ fn delete(path: &Path, value: &AttributeValue, item: &Item) -> Result<Deleted> {
         (AttributeValue::Ns(e), AttributeValue::Ns(v)) => {
             AttributeValue::Ns(difference(e, v, |x| number_key(x)))
         }
-        (existing, _) => return Err(incorrect_data_type("DELETE", path, existing, &value)),
+        (existing, _) => return Err(incorrect_data_type("DELETE", path, Some(existing), &value)),
     };
     let empty = match &left {
         AttributeValue::Ss(v) | AttributeValue::Ns(v) => v.is_empty(),
@@ -369,16 +409,14 @@ fn incorrect_operand(function: &str, value: &AttributeValue) -> Error {
     ))
 }
 
-/// An operand of the wrong type: a literal value is refused as the expression's error (DynamoDB
-/// checks it before reading the item), a value read from the item as the item's.
-fn wrong_operand(op: &UpdateOperand, function: &str, value: &AttributeValue) -> Error {
-    match op {
-        UpdateOperand::Value(_) => incorrect_operand(function, value),
-        _ => Error::validation(format!(
-            "An operand in the update expression has an incorrect data type; {function} of {}",
-            type_name(value)
-        )),
-    }
+/// An operand of the wrong type met while the update is applied: a value read from the item, or
+/// a literal the static check leaves to this point (one inside a nested `list_append`, as
+/// dynoxide checks only the outer function's literals before reading the item).
+fn wrong_operand(_op: &UpdateOperand, function: &str, value: &AttributeValue) -> Error {
+    Error::validation(format!(
+        "An operand in the update expression has an incorrect data type; {function} of {}",
+        type_name(value)
+    ))
 }
 
 fn incorrect_action_operand(action: &str, value: &AttributeValue) -> Error {
@@ -401,15 +439,41 @@ fn incorrect_action_operand(action: &str, value: &AttributeValue) -> Error {
 fn incorrect_data_type(
     action: &str,
     path: &Path,
-    existing: &AttributeValue,
+    existing: Option<&AttributeValue>,
     value: &AttributeValue,
 ) -> Error {
     Error::validation(format!(
         "An operand in the update expression has an incorrect data type; {action} of {} to {} holding {}",
         type_name(value),
         display_path(path),
-        type_name(existing)
+        existing.map_or("nothing", type_name)
     ))
+}
+
+/// Whether ADD can apply `value` to what the item holds at its path (dynoxide's rule): a number
+/// to a number, a set to a set of its kind, either to nothing.
+fn add_fits(existing: Option<&AttributeValue>, value: &AttributeValue) -> bool {
+    use AttributeValue as V;
+    matches!(
+        (existing, value),
+        (Some(V::N(_)) | None, V::N(_))
+            | (Some(V::Ss(_)) | None, V::Ss(_))
+            | (Some(V::Ns(_)) | None, V::Ns(_))
+            | (Some(V::Bs(_)) | None, V::Bs(_))
+    )
+}
+
+/// Whether DELETE can apply `value` to what the item holds at its path: a set from a set of its
+/// kind, anything from nothing (which it leaves alone).
+fn delete_fits(existing: Option<&AttributeValue>, value: &AttributeValue) -> bool {
+    use AttributeValue as V;
+    matches!(
+        (existing, value),
+        (None, _)
+            | (Some(V::Ss(_)), V::Ss(_))
+            | (Some(V::Ns(_)), V::Ns(_))
+            | (Some(V::Bs(_)), V::Bs(_))
+    )
 }
 
 /// A nested path can only be written or removed inside an existing map (for a key) or list
@@ -572,6 +636,79 @@ mod tests {
             delete: vec![(path(p), v)],
             ..Update::default()
         }
+    }
+
+    /// dynoxide's order (the differential's reference): an ADD or DELETE that does not fit what
+    /// the item holds is named before a SET's missing operand or bad path; each SET's operands
+    /// are read and type-checked before the next SET's; paths are checked after every operand;
+    /// a literal inside a nested list_append is checked when applied, in the item's words.
+    #[test]
+    fn faults_are_named_in_dynoxides_order() {
+        let it = with(vec![("str", s("x")), ("list", l(vec![n("1")]))]);
+        let missing_then_misfit = Update {
+            set: vec![set("a", SetValue::Operand(at("missing")))],
+            add: vec![(path("str"), n("1"))],
+            ..Update::default()
+        };
+        assert!(fails(&it, &missing_then_misfit)
+            .starts_with("An operand in the update expression has an incorrect data type; ADD"));
+        let misfit_delete = Update {
+            remove: vec![path("nope.deeper")],
+            delete: vec![(path("list"), ss(&["a"]))],
+            ..Update::default()
+        };
+        assert!(fails(&it, &misfit_delete)
+            .starts_with("An operand in the update expression has an incorrect data type; DELETE"));
+        // The first SET's wrong operand type comes before the second SET's missing attribute.
+        let sum_then_missing = sets(vec![
+            set("a", SetValue::Plus(at("str"), val(n("1")))),
+            set("b", SetValue::Operand(at("missing"))),
+        ]);
+        assert!(fails(&it, &sum_then_missing)
+            .starts_with("An operand in the update expression has an incorrect data type; +"));
+        // A bad path is named only once every operand has been read.
+        let path_then_missing = sets(vec![
+            set_to("str.x", n("1")),
+            set("b", SetValue::Operand(at("missing"))),
+        ]);
+        assert!(fails(&it, &path_then_missing)
+            .starts_with("The provided expression refers to an attribute that does not exist"));
+        // A nested list_append's literal passes the static check and fails when applied.
+        let nested = sets(vec![set(
+            "list",
+            SetValue::Operand(UpdateOperand::ListAppend(
+                Box::new(UpdateOperand::ListAppend(
+                    Box::new(val(s("no list"))),
+                    Box::new(val(l(vec![]))),
+                )),
+                Box::new(at("list")),
+            )),
+        )]);
+        assert!(check(&nested).is_ok());
+        // Reading the request comes first: a number it cannot read in any value, even nested,
+        // before an ADD operand of the wrong type; a repeated member of a set inside a list is
+        // left to the update's own checks.
+        use super::super::{check_values, Layer};
+        let unreadable = Update {
+            set: vec![set_to("a", l(vec![m(vec![("k", n("abc"))])]))],
+            add: vec![(path("b"), s("no number"))],
+            ..Update::default()
+        };
+        assert!(check(&unreadable).is_err());
+        assert!(
+            message(check_values(Some(&unreadable), None, Layer::Current).unwrap_err())
+                .starts_with("The parameter cannot be converted to a numeric value: abc")
+        );
+        let nested_duplicate = sets(vec![set_to("a", l(vec![ss(&["x", "x"])]))]);
+        assert!(check_values(Some(&nested_duplicate), None, Layer::Current).is_ok());
+        let top_duplicate = sets(vec![set_to("a", ss(&["x", "x"]))]);
+        assert!(
+            message(check_values(Some(&top_duplicate), None, Layer::Current).unwrap_err())
+                .contains("contains duplicates")
+        );
+        assert!(fails(&it, &nested).starts_with(
+            "An operand in the update expression has an incorrect data type; list_append"
+        ));
     }
 
     #[test]
