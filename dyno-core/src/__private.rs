@@ -268,6 +268,19 @@ pub fn new_key(write: impl FnOnce(&mut String) -> Result<()>) -> Result<String> 
     Ok(key)
 }
 
+/// Makes room for `additional` more bytes in `key`, a key being written by a generated key
+/// function: a string without capacity yet (a key written from scratch, from [`new_key`]) gets
+/// exactly that capacity at once, which is cheaper than growing an empty string (the growth
+/// path is out of line and computes an amortized size first).
+#[inline]
+pub fn reserve_key(key: &mut String, additional: usize) {
+    if key.capacity() == 0 {
+        *key = String::with_capacity(additional);
+    } else {
+        key.reserve(additional);
+    }
+}
+
 /// [`new_key`] from one key argument, seen as a `&T` (a one-field key template).
 #[inline]
 pub fn key_from<T, V: FieldValue<T>>(
