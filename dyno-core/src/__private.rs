@@ -283,6 +283,19 @@ pub fn new_key(write: impl FnOnce(&mut String) -> Result<()>) -> Result<String> 
     Ok(key)
 }
 
+/// Makes room for `additional` more bytes in `key`, a key being written by a generated key
+/// function: a string without capacity yet (a key written from scratch, from [`new_key`]) gets
+/// exactly that capacity at once, which is cheaper than growing an empty string (the growth
+/// path is out of line and computes an amortized size first).
+#[inline]
+pub fn reserve_key(key: &mut String, additional: usize) {
+    if key.capacity() == 0 {
+        *key = String::with_capacity(additional);
+    } else {
+        key.reserve(additional);
+    }
+}
+
 /// [`new_key`] from one key argument, seen as a `&T` (a one-field key template).
 #[inline]
 pub fn key_from<T, V: FieldValue<T>>(
@@ -292,31 +305,89 @@ pub fn key_from<T, V: FieldValue<T>>(
     value.with_value(|v| new_key(|key| write(key, v)))
 }
 
-/// `value`, decoded from `item`, when the item's stored primary key is the one its fields are
-/// written to (`pk` and `sk` append them: the generated key functions); otherwise
-/// [`Error::KeyMismatch`] ([`crate::entity::recover::check_key`]).
+/// An index key `from_item` compares whole: its attribute and its key function over the
+/// decoded value.
+pub type IndexKeyCheck<E> = (&'static str, fn(&E, &mut String) -> Result<()>);
+
+/// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
+/// to: the primary key (`pk` and `sk` append it: the generated key functions) and each index
+/// key of `index`. Key fields in those keys were decoded from their attributes unchecked
+/// ([`key_field_attr_in`]); this is their check, one key encoding per key attribute.
+///
+/// When a key differs, the item is decoded again with each key field compared with its key
+/// ([`key_field_in`]), which says what is wrong: a field's attribute disagreeing with the value
+/// its key holds is the [`Error::Decode`] naming both ([`crate::entity::recover::agree`]); a
+/// primary key that is another spelling of the fields' values is [`Error::KeyMismatch`]
+/// ([`crate::entity::recover::check_key`]); an index key in another spelling (an alias, written
+/// by another client) decodes.
 #[inline]
 pub fn at_stored_key<E: Entity>(
     item: &Item,
     value: E,
     pk: impl FnOnce(&E, &mut String) -> Result<()>,
     sk: impl FnOnce(&E, &mut String) -> Result<()>,
+    index: &[IndexKeyCheck<E>],
 ) -> Result<E>
 where
     E::Table: TableKeys,
 {
-    use crate::entity::recover::check_key;
-    check_key(
+    use crate::entity::recover::{check_key, is_canonical};
+    let primary = check_key(
         item,
         E::ENTITY_TYPE,
         <E::Table as TableKeys>::PK,
         &E::PK,
         |k| pk(&value, k),
-    )?;
-    if let (Some(name), Some(template)) = (<E::Table as TableKeys>::SK, E::SK) {
-        check_key(item, E::ENTITY_TYPE, name, &template, |k| sk(&value, k))?;
+    )
+    .and_then(|()| match (<E::Table as TableKeys>::SK, E::SK) {
+        (Some(name), Some(template)) => {
+            check_key(item, E::ENTITY_TYPE, name, &template, |k| sk(&value, k))
+        }
+        _ => Ok(()),
+    });
+    if rechecking() {
+        // Every key field was compared with its key: only the primary key's spelling is left.
+        return primary.map(|()| value);
     }
-    Ok(value)
+    // A key field whose attribute does not encode (an empty string, say) fails `pk` or `sk`:
+    // the decode with every field compared says whether the key disagrees first.
+    match primary {
+        Ok(())
+            if index
+                .iter()
+                .all(|(name, write)| is_canonical(item, name, |k| write(&value, k))) =>
+        {
+            Ok(value)
+        }
+        _ => recheck::<E>(item),
+    }
+}
+
+thread_local! {
+    /// Set while [`recheck`] decodes an item again with every key field checked.
+    static RECHECK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True while [`at_stored_key`] decodes an item again because one of its keys is not the one
+/// its fields encode to: key fields are then compared with their keys one by one.
+#[inline]
+pub fn rechecking() -> bool {
+    RECHECK.with(std::cell::Cell::get)
+}
+
+/// `E` decoded from `item` with every key field compared with its key (see [`at_stored_key`]).
+#[cold]
+#[inline(never)]
+fn recheck<E: Entity>(item: &Item) -> Result<E> {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            RECHECK.with(|r| r.set(false));
+        }
+    }
+    RECHECK.with(|r| r.set(true));
+    let _reset = Reset;
+    E::from_item(item)
 }
 
 /// The key from `try_key`, or, when its fields could not be encoded, a key carrying the error:

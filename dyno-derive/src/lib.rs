@@ -97,10 +97,13 @@ use proc_macro::TokenStream;
 ///   each `"name"` (a string), `"name:N"` (a number) or `"name:B"` (binary): a multi-attribute
 ///   key, whose attributes are ordinary attributes of the items (entities map fields onto them:
 ///   see `Entity`). An attribute has one type across the table's keys (checked).
-/// - The derive also declares a macro named like the table (hidden, visible in the crate where
-///   the type is): entities' expansions call it to learn the table's indexes, so that
-///   `Issue::gsi1(..)` on an index `Issue` has no key in is the compile error "`Issue` has no
-///   key in GSI1; its indexes: GSI4". Entities are therefore declared in their table's crate.
+/// - The derive also declares a macro named like the table (hidden, with the type's visibility,
+///   exported under a hidden unique name so that other crates reach it beside the type):
+///   entities' expansions call it to learn the table's indexes, so that `Issue::gsi1(..)` on an
+///   index `Issue` has no key in is the compile error "`Issue` has no key in GSI1; its indexes:
+///   GSI4". Entities can be declared in another crate than their table (`table =
+///   shared::Shop`, or `Shop` imported with `use`), as long as the macro is imported with the
+///   type (`use shared::Shop;` imports both).
 #[proc_macro_derive(Table, attributes(dyno))]
 pub fn derive_table(input: TokenStream) -> TokenStream {
     expand::table(input.into()).into()

@@ -262,6 +262,30 @@ pub fn key_field_in<T: FromAttribute + ToAttribute>(
     }
 }
 
+/// Decodes a key field from its attribute's value, already looked up (`None`: absent), else
+/// from the key, for a field whose key [`super::at_stored_key`] compares whole: the primary key,
+/// or an index key all of whose fields are required. An attribute that is present is not
+/// compared with the key here, as [`key_field_in`] does (parsing the key, then comparing values
+/// through their attribute encodings): `at_stored_key` compares the stored key with the key the
+/// decoded fields encode to, one key encoding for all the fields in it. Only when that differs
+/// is the item decoded again with [`key_field_in`]'s comparison, which tells a disagreeing
+/// attribute (`Error::Decode` naming both values) from another spelling of the key (refused as
+/// `Error::KeyMismatch` in the primary key, accepted in an index key).
+#[inline]
+pub fn key_field_attr_in<T: FromAttribute + ToAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<T> {
+    match value {
+        Some(v) if !super::rechecking() => {
+            T::from_attribute(v).map_err(|e| e.at(entity, attribute))
+        }
+        _ => key_field_in(value, entity, attribute, recover),
+    }
+}
+
 /// Decodes an optional key field (sparse index) from its attribute's value, already looked up
 /// (`None`: absent), else the index key, else `None`.
 #[inline]

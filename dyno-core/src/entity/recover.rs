@@ -186,6 +186,34 @@ pub fn check_key(
     let Some(stored) = item.get(attribute) else {
         return Ok(());
     };
+    with_scratch(|canonical| {
+        write(canonical)?;
+        match stored {
+            AttributeValue::S(s) if s == canonical => Ok(()),
+            _ => Err(key_mismatch(entity, attribute, template, stored, canonical)),
+        }
+    })
+}
+
+/// True when key attribute `attribute` of `item` is absent or is exactly the key `write`
+/// appends (to an empty string; an encoding error is `false`): [`check_key`] without the
+/// error, for index keys, which may be spelled otherwise.
+pub(crate) fn is_canonical(
+    item: &Item,
+    attribute: &str,
+    write: impl FnOnce(&mut String) -> Result<()>,
+) -> bool {
+    match item.get(attribute) {
+        None => true,
+        Some(AttributeValue::S(stored)) => {
+            with_scratch(|canonical| write(canonical).is_ok() && stored == canonical)
+        }
+        Some(_) => false,
+    }
+}
+
+/// `f` on an empty reused per-thread string: keys compared without an allocation.
+fn with_scratch<R>(f: impl FnOnce(&mut String) -> R) -> R {
     thread_local! {
         static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
@@ -194,16 +222,12 @@ pub fn check_key(
         // the buffer taken and uses its own.
         let mut own = String::new();
         let mut shared = cell.try_borrow_mut();
-        let canonical = match &mut shared {
+        let buf = match &mut shared {
             Ok(buf) => &mut **buf,
             Err(_) => &mut own,
         };
-        canonical.clear();
-        write(canonical)?;
-        match stored {
-            AttributeValue::S(s) if s == canonical => Ok(()),
-            _ => Err(key_mismatch(entity, attribute, template, stored, canonical)),
-        }
+        buf.clear();
+        f(buf)
     })
 }
 

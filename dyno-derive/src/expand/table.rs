@@ -147,26 +147,49 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
 /// The macro named like the table (`Shop!`, in the macro namespace beside the type), which
 /// entities' expansions call with themselves and their indexes: it hands them with the table's
 /// index names (`indexes`, a bracketed list) to `__private::index_stubs!` (see
-/// `expand/index_stubs.rs`). Visible where the type is, within the crate (a `macro_rules`
-/// cannot be exported from a derive's expansion under a module path): entities are declared in
-/// their table's crate.
+/// `expand/index_stubs.rs`).
+///
+/// It is visible wherever the type is, in other crates too (a table kept in a shared crate):
+/// a `#[macro_export]` macro under a hidden name unique in the crate (every exported macro lives
+/// at the crate root), imported beside the type under the type's name with the type's
+/// visibility. The import names the macro by its bare name, which resolves through the textual
+/// scope of the `macro_rules` just above it, not through the crate root: a path to a
+/// macro-expanded exported macro (`crate::__dyno_table_..!`) is refused in its own crate
+/// (`macro_expanded_macro_exports_accessed_by_absolute_paths`), the import is not, and paths
+/// through the import (`crate::tables::Shop!`, `shared::Shop!`) are ordinary re-exports. A
+/// table declared in a function body exports its macro too (`non_local_definitions` allowed:
+/// the name is hidden and unique).
 fn callback(input: &DeriveInput, indexes: &TokenStream) -> TokenStream {
     let p = private();
     let ident = &input.ident;
-    let hidden = format_ident!("__dyno_table_{}", ident);
-    let vis = match &input.vis {
-        syn::Visibility::Public(_) => quote!(pub(crate)),
-        other => quote!(#other),
-    };
+    let hidden = format_ident!("__dyno_table_{}_{:016x}", ident, unique(input));
+    let vis = &input.vis;
     quote! {
         #[doc(hidden)]
+        #[allow(non_local_definitions)]
+        #[macro_export]
         macro_rules! #hidden {
             ($($entity:tt)*) => { #p::index_stubs! { #indexes $($entity)* } };
         }
         #[doc(hidden)]
-        #[allow(unused_imports)]
+        #[allow(unused_imports, unreachable_pub)]
         #vis use #hidden as #ident;
     }
+}
+
+/// A hash telling this table's exported macro from every other in the crate: of the derive's
+/// input (two tables of one name in different modules differ in their declarations, or else in
+/// where they are written) and of the derive's position in the source when the compiler gives
+/// it. Deterministic: the same source expands to the same name.
+fn unique(input: &DeriveInput) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    quote!(#input).to_string().hash(&mut h);
+    if proc_macro::is_available() {
+        let at = proc_macro::Span::call_site();
+        (at.line(), at.column()).hash(&mut h);
+    }
+    h.finish()
 }
 
 fn opt_str(s: Option<&syn::LitStr>) -> TokenStream {

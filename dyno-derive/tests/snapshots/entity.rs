@@ -49,28 +49,28 @@ const _ : () = {
     const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
     #[inline]
     fn __key_pk (__k : & mut :: std :: string :: String , user_id : & String) -> :: dyno_core :: __private :: Result < () > {
-        __k . reserve (5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
+        :: dyno_core :: __private :: reserve_key (__k , 5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
         __k . push_str ("USER#") ;
         (& :: dyno_core :: __private :: Part (user_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
         :: core :: result :: Result :: Ok (())
     }
     #[inline]
     fn __key_sk (__k : & mut :: std :: string :: String , order_id : & String) -> :: dyno_core :: __private :: Result < () > {
-        __k . reserve (6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
+        :: dyno_core :: __private :: reserve_key (__k , 6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
         __k . push_str ("ORDER#") ;
         (& :: dyno_core :: __private :: Part (order_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
         :: core :: result :: Result :: Ok (())
     }
     #[inline]
     fn __key_i0_pk (__k : & mut :: std :: string :: String , status : & OrderStatus) -> :: dyno_core :: __private :: Result < () > {
-        __k . reserve (7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
+        :: dyno_core :: __private :: reserve_key (__k , 7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
         __k . push_str ("STATUS#") ;
         (& :: dyno_core :: __private :: Part (status)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
         :: core :: result :: Result :: Ok (())
     }
     #[inline]
     fn __key_i0_sk (__k : & mut :: std :: string :: String , order_date : & Date) -> :: dyno_core :: __private :: Result < () > {
-        __k . reserve (0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
+        :: dyno_core :: __private :: reserve_key (__k , 0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
         (& :: dyno_core :: __private :: Part (order_date)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
         :: core :: result :: Result :: Ok (())
     }
@@ -147,15 +147,15 @@ const _ : () = {
                 }
             }
             :: dyno_core :: __private :: at_stored_key (item , Order {
-                user_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
-                order_id : :: dyno_core :: __private :: key_field_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
-                status : :: dyno_core :: __private :: key_field_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
-                order_date : :: dyno_core :: __private :: key_field_in :: < Date > (__v_order_date , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
+                user_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
+                order_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
+                status : :: dyno_core :: __private :: key_field_attr_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
+                order_date : :: dyno_core :: __private :: key_field_attr_in :: < Date > (__v_order_date , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
                 total : :: dyno_core :: __private :: attr_in :: < Decimal > (__v_total , __ENTITY , "total") ? ,
                 note : :: dyno_core :: __private :: attr_in :: < Option < String > > (__v_note , __ENTITY , "note") ? ,
                 version : :: dyno_core :: __private :: attr_or_default_in :: < u64 > (__v_version , __ENTITY , "version") ? ,
                 expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get_in (__v_expires_at , __ENTITY , __TTL_NAME) ? ,
-            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id))
+            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id) , & [(__I0_PK_NAME , | __e , __k | __key_i0_pk (__k , & __e . status)) , (__I0_SK_NAME , | __e , __k | __key_i0_sk (__k , & __e . order_date))])
         }
         fn version (& self) -> :: core :: option :: Option < u64 > {
             :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))

@@ -1,6 +1,8 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
 #[doc (hidden)]
-macro_rules ! __dyno_table_ECommerce {
+#[allow (non_local_definitions)]
+#[macro_export]
+macro_rules ! __dyno_table_ECommerce_aab3ed95bfeef716 {
     ($ ($ entity : tt) *) => {
         :: dyno_core :: __private :: index_stubs ! {
             ["GSI1" , "LSI1"] $ ($ entity) *
@@ -8,8 +10,8 @@ macro_rules ! __dyno_table_ECommerce {
     };
 }
 #[doc (hidden)]
-#[allow (unused_imports)]
-pub (crate) use __dyno_table_ECommerce as ECommerce ;
+#[allow (unused_imports , unreachable_pub)]
+pub use __dyno_table_ECommerce_aab3ed95bfeef716 as ECommerce ;
 #[doc (hidden)]
 #[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
 const _ : () = {

@@ -354,8 +354,16 @@ fn an_unknown_spelling_is_a_key_error() {
 /// naming the field and both values, on every backend; attributes that agree with their key in
 /// another spelling (padded or plain integers, enum aliases) still decode, and so do items
 /// without the attribute.
+///
+/// Since the decode no longer compares each primary-key field's attribute with the key (the
+/// stored key is compared with the one the decoded fields encode to, one check for all of
+/// them), a disagreement is first seen as a key mismatch and the item is decoded again with the
+/// field-by-field comparison, so the error stays `Error::Decode` naming both values, not
+/// `Error::KeyMismatch`: `decode_rekeyed` moves a mismatched item to its canonical key, and must
+/// not move this one to the key its attribute names.
 #[tokio::test]
 async fn a_key_field_whose_attribute_disagrees_with_the_key_is_an_error_naming_both() {
+    use dyno_core::entity::recover::decode_rekeyed;
     use dyno_core::value::describe;
     for backend in backends().await {
         let who = backend.name;
@@ -367,6 +375,8 @@ async fn a_key_field_whose_attribute_disagrees_with_the_key_is_an_error_naming_b
             ("user_id".to_owned(), n("3")),
             ("name".to_owned(), s("eve")),
         ]);
+        let err = decode_rekeyed::<User>(&bad_user).unwrap_err();
+        assert!(matches!(err, Error::Decode { .. }), "{who}: {err:?}");
         raw_put(store, bad_user).await;
         let err = User::get(User::key(2u64)).send(store).await.unwrap_err();
         let text = err.to_string();

@@ -1,6 +1,7 @@
 //! The item codec: `to_item` (stamps decided once per write, then attributes and keys) and
 //! `from_item` (attributes, key fields recovered from keys when absent, the stored primary key
-//! compared with the one the decoded fields encode to).
+//! compared with the one the decoded fields encode to, which is how a primary-key field's
+//! attribute is checked against the key; index-key fields are compared with their index keys).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -93,6 +94,41 @@ impl Gen<'_> {
         }
     }
 
+    /// The index keys `from_item` compares whole with the ones the decoded fields encode to
+    /// (`(attribute, key function call)` pairs for `at_stored_key`): the index keys whose fields
+    /// are all required, except sharded partition keys. And the key fields that comparison, or the
+    /// primary key's, checks: those whose first key attribute (the one `Recover` reads) is
+    /// compared whole; other key fields are compared with their key one by one.
+    fn index_key_checks(&self) -> (Vec<TokenStream>, std::collections::BTreeSet<String>) {
+        let mut checks = Vec::new();
+        let mut checked = self.primary.clone();
+        let mut seen = self.primary.clone();
+        // In `__KEY_SOURCES` order: `(template, constant, attribute, sharded)`.
+        let keys = self.indexes.iter().flat_map(|ix| {
+            let pk = ix
+                .own_pk
+                .then_some((ix.pk, &ix.pk_t, &ix.pk_name, ix.shards > 0));
+            let sk = ix.sk.map(|t| (t, &ix.sk_t, &ix.sk_name, false));
+            pk.into_iter().chain(sk)
+        });
+        for (t, tc, name, sharded) in keys {
+            let whole = !sharded && t.fields().all(|f| !self.is_optional(f));
+            if whole {
+                let write = Self::key_write(t, tc, |f| {
+                    let fid = self.field(f).ident;
+                    quote!(&__e.#fid)
+                });
+                checks.push(quote!((#name, |__e, __k| #write)));
+            }
+            for f in t.fields() {
+                if seen.insert(f.to_owned()) && whole {
+                    checked.insert(f.to_owned());
+                }
+            }
+        }
+        (checks, checked)
+    }
+
     /// `from_item`: one pass over the item's attributes puts each one the entity reads into its
     /// field's slot (a `match` on the name instead of a hash lookup per field), then each field
     /// is decoded from its slot, falling back to the key attributes for key fields.
@@ -103,6 +139,7 @@ impl Gen<'_> {
         let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
         let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
+        let (index_checks, checked) = self.index_key_checks();
         for f in &self.m.fields {
             let fid = f.ident;
             let ty = f.ty;
@@ -148,6 +185,9 @@ impl Gen<'_> {
                 let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
                 if self.is_optional(&name) {
                     quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
+                } else if checked.contains(&name) {
+                    // Checked against its key by `at_stored_key`, below.
+                    quote!(#p::key_field_attr_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
                 } else {
                     quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
                 }
@@ -191,7 +231,7 @@ impl Gen<'_> {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots
                 #scan
-                #p::at_stored_key(item, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk)
+                #p::at_stored_key(item, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk, &[#(#index_checks),*])
             }
         }
     }

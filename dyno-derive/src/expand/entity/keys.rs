@@ -78,7 +78,7 @@ impl<'a> Gen<'a> {
         quote! {
             #[inline]
             fn #name(__k: &mut ::std::string::String, #(#params),*) -> #p::Result<()> {
-                __k.reserve(#literals #(#hints)*);
+                #p::reserve_key(__k, #literals #(#hints)*);
                 #(#writes)*
                 ::core::result::Result::Ok(())
             }
