@@ -49,14 +49,21 @@ fn number(item: &Item, attr: &str) -> u64 {
     }
 }
 
-/// `SET n = n + 1, ver = ver + 1` if `ver` is still `version`.
-fn optimistic(table: &str, pk: &str, version: u64) -> UpdateRequest {
+/// Tokens of optimistic increments, one per [`increment`] call.
+static TOKENS: AtomicU64 = AtomicU64::new(1);
+
+/// `SET n = n + 1, ver = ver + 1, <writer> = token` if `ver` is still `version` and `<writer>`
+/// does not hold `token` yet. Each writer (a task) keeps the token of its last applied increment
+/// in an attribute of its own, so an increment whose outcome is unknown (its request timed out)
+/// can be resolved by reading the item, and sent again without applying twice.
+fn optimistic(table: &str, pk: &str, version: u64, writer: &str, token: u64) -> UpdateRequest {
     let plus_one = |a: &str| {
         SetValue::Plus(
             UpdateOperand::Path(Path::attr(a)),
             UpdateOperand::Value(n(1)),
         )
     };
+    let fresh = Condition::not_exists(writer).or(Condition::eq(writer, n(token)).negate());
     UpdateRequest {
         table: table.to_owned(),
         key: key(pk),
@@ -64,10 +71,14 @@ fn optimistic(table: &str, pk: &str, version: u64) -> UpdateRequest {
             set: vec![
                 (Path::attr("n"), plus_one("n")),
                 (Path::attr("ver"), plus_one("ver")),
+                (
+                    Path::attr(writer),
+                    SetValue::Operand(UpdateOperand::Value(n(token))),
+                ),
             ],
             ..Update::default()
         },
-        condition: Some(Condition::eq("ver", n(version))),
+        condition: Some(Condition::eq("ver", n(version)).and(fresh)),
         return_values: ReturnValues::None,
         return_old_on_condition_failure: false,
     }
@@ -91,7 +102,16 @@ fn atomic_add(table: &str, pk: &str) -> UpdateRequest {
 /// One optimistic increment: read (strongly consistent), write if unchanged; on a conflict,
 /// retry with the version the failure returned (`ALL_OLD`), or read again where the server does
 /// not return it. Returns the attempts it took.
-async fn increment(store: &dyn Store, table: &str, pk: &str) -> u32 {
+async fn increment(store: &dyn Store, table: &str, pk: &str, writer: &str) -> u32 {
+    let token = TOKENS.fetch_add(1, Ordering::Relaxed);
+    let read = || async {
+        store
+            .get_item(GetRequest::new(table.to_owned(), key(pk)).consistent())
+            .await
+            .unwrap()
+            .item
+            .expect("the counter exists")
+    };
     let mut attempts = 0;
     let mut known: Option<u64> = None;
     loop {
@@ -99,21 +119,21 @@ async fn increment(store: &dyn Store, table: &str, pk: &str) -> u32 {
         let version = match known.take() {
             Some(v) => v,
             None => {
-                let current = store
-                    .get_item(GetRequest::new(table.to_owned(), key(pk)).consistent())
-                    .await
-                    .unwrap()
-                    .item
-                    .expect("the counter exists");
+                let current = read().await;
                 number(&current, "ver")
             }
         };
-        let mut request = optimistic(table, pk, version);
+        let mut request = optimistic(table, pk, version, writer, token);
         request.return_old_on_condition_failure = true;
         match store.update_item(request).await {
             Ok(_) => return attempts,
             Err(Error::ConditionFailed { item, .. }) => {
-                known = item.map(|i| number(&i, "ver"));
+                let item = item.expect("the counter exists");
+                if number(&item, writer) == token {
+                    // An earlier attempt of this increment applied (its outcome was unknown).
+                    return attempts;
+                }
+                known = Some(number(&item, "ver"));
                 // A random wait of up to 16 contenders x ~12 ms (a loaded loopback server's
                 // request time), so the 15 losers spread out instead of colliding again. Short,
                 // growing waits (2 << attempt ms) made every round a stampede: 11.5 attempts per
@@ -121,10 +141,22 @@ async fn increment(store: &dyn Store, table: &str, pk: &str) -> u32 {
                 tokio::time::sleep(Duration::from_millis(fastrand::u64(0..=CONTENTION_WAIT_MS)))
                     .await;
             }
+            // A request that timed out on a loaded machine may or may not have applied: the
+            // writer's token says which, and a resend cannot apply twice.
+            Err(e) if e.is_outcome_unknown() => {
+                UNKNOWN_OUTCOMES.fetch_add(1, Ordering::Relaxed);
+                let current = read().await;
+                if number(&current, writer) == token {
+                    return attempts;
+                }
+            }
             Err(e) => panic!("optimistic increment of {pk}: {e:?}"),
         }
     }
 }
+
+/// Increments whose request's outcome was unknown and was resolved by reading the item back.
+static UNKNOWN_OUTCOMES: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Default)]
 struct Applied {
@@ -172,7 +204,7 @@ async fn mixed_workload(name: &str, inner: Arc<dyn Store>) {
                 match task % 3 {
                     // Optimistic writers.
                     0 => {
-                        increment(&*cached, &table, &pk).await;
+                        increment(&*cached, &table, &pk, &format!("w{task}")).await;
                         applied.optimistic[hot].fetch_add(1, Ordering::Relaxed);
                     }
                     // Unconditional writers.
@@ -309,11 +341,12 @@ async fn sixteen_by(rounds: u64, who: String, kind: BackendKind, store: Arc<dyn 
     let attempts = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let tasks: Vec<_> = (0..16)
-        .map(|_| {
+        .map(|task| {
             let (store, table, attempts) = (store.clone(), table.clone(), attempts.clone());
             tokio::spawn(async move {
+                let writer = format!("w{task}");
                 for _ in 0..rounds {
-                    let a = increment(&*store, &table, "c").await;
+                    let a = increment(&*store, &table, "c", &writer).await;
                     attempts.fetch_add(u64::from(a), Ordering::Relaxed);
                 }
             })
@@ -342,9 +375,11 @@ async fn sixteen_by(rounds: u64, who: String, kind: BackendKind, store: Arc<dyn 
         );
     }
     eprintln!(
-        "{who}: {expected} increments in {} attempts, {:?}",
+        "{who}: {expected} increments in {} attempts, {:?} ({} outcomes unknown so far in this \
+         binary, each resolved by its token)",
         attempts.load(Ordering::Relaxed),
-        started.elapsed()
+        started.elapsed(),
+        UNKNOWN_OUTCOMES.load(Ordering::Relaxed)
     );
     store.delete_table(&table).await.unwrap();
 }
