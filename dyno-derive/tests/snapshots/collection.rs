@@ -15,12 +15,14 @@ pub struct UserWithOrdersQuery {
 const _ : () = {
     const _ : fn () = :: dyno_core :: __private :: assert_same_table :: < User ,
     User > ;
-    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) , "`User` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`User` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , User > (:: core :: option :: Option :: None) , "`User` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! (:: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None)) || :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) == :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`User` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both") ;
     const _ : fn () = :: dyno_core :: __private :: assert_same_table :: < User ,
     Order > ;
-    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) , "`Order` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None) , "`Order` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , Order > (:: core :: option :: Option :: None) , "`Order` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
+    const _ : () = :: dyno_core :: __private :: const_assert (! (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None)) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None) == :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`Order` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both") ;
     #[automatically_derived]
     impl :: dyno_core :: __private :: FromItem for __DynoUserWithOrdersItem {
         fn accepts (item : & :: dyno_core :: __private :: Item) -> bool {
@@ -47,7 +49,7 @@ const _ : () = {
     impl :: dyno_core :: __private :: CollectionMember < Order > for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl UserWithOrders {
-        #[doc = "Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have."]
+        #[doc = "Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have. On a multi-attribute index, whose members map fields onto its attributes, start from a member's typed query instead: `User::<index>(..).collection::<UserWithOrders>()`."]
         pub fn query < A > (partition : A) -> UserWithOrdersQuery where User : :: dyno_core :: __private :: PartitionKeyOf < A ,
         0 > ,
         {

@@ -81,6 +81,7 @@ const _ : () = {
         const PK : :: dyno_core :: __private :: Template = __PK_T ;
         const SK : :: core :: option :: Option < :: dyno_core :: __private :: Template > = :: core :: option :: Option :: Some (__SK_T) ;
         const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate :: new (__I0_NAME , __I0_PK_T , :: core :: option :: Option :: Some (__I0_SK_T) , 0u32)] ;
+        const MAPPED_INDEXES : & 'static [& 'static str] = & [] ;
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {

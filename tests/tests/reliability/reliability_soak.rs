@@ -128,7 +128,11 @@ async fn increment(store: &dyn Store, table: &str, pk: &str, writer: &str) -> u3
         match store.update_item(request).await {
             Ok(_) => return attempts,
             Err(Error::ConditionFailed { item, .. }) => {
-                let item = item.expect("the counter exists");
+                // Servers without ReturnValuesOnConditionCheckFailure (dynalite) return no item.
+                let item = match item {
+                    Some(item) => Arc::new(item),
+                    None => read().await,
+                };
                 if number(&item, writer) == token {
                     // An earlier attempt of this increment applied (its outcome was unknown).
                     return attempts;
