@@ -296,7 +296,7 @@ fn and_or_not_nest_with_parentheses() {
     assert_rendered(
         &e,
         &ph,
-        "(#n0 = :v0) AND ((#n1 = :v1) OR (NOT (attribute_exists(#n2)))) AND (attribute_not_exists(#n3))",
+        "#n0 = :v0 AND (#n1 = :v1 OR NOT (attribute_exists(#n2))) AND attribute_not_exists(#n3)",
         &[("#n0", "a"), ("#n1", "b"), ("#n2", "c"), ("#n3", "d")],
         &[(":v0", n("1")), (":v1", n("2"))],
     );
@@ -312,8 +312,8 @@ fn and_or_not_nest_with_parentheses() {
     assert_rendered(
         &e,
         &ph,
-        "((attribute_exists(#n0)) AND (attribute_exists(#n1))) OR \
-         (NOT ((attribute_exists(#n2)) OR (attribute_exists(#n0))))",
+        "attribute_exists(#n0) AND attribute_exists(#n1) OR \
+         NOT (attribute_exists(#n2) OR attribute_exists(#n0))",
         &[("#n0", "a"), ("#n1", "b"), ("#n2", "c")],
         &[],
     );
@@ -413,7 +413,7 @@ fn key_condition_and_filter_share_placeholders() {
         &mut ph,
     );
     assert_eq!(k, "#n0 = :v0 AND #n1 > :v1");
-    assert_eq!(f, "(#n1 = :v2) AND (#n2 = :v3)");
+    assert_eq!(f, "#n1 = :v2 AND #n2 = :v3");
     assert_eq!(ph.names.len(), 3);
     assert_eq!(ph.values.len(), 4);
     assert_eq!(ph.names["#n2"], "status");
@@ -701,8 +701,14 @@ fn reserved_words_are_placeholders() {
     assert_rendered(
         &e,
         &ph,
-        "(#n0 = :v0) AND (#n1 = :v1) AND (attribute_exists(#n2)) AND (attribute_exists(#n3)) AND (#n4 = :v2)",
-        &[("#n0", "status"), ("#n1", "name"), ("#n2", "date"), ("#n3", "size"), ("#n4", "AND")],
+        "#n0 = :v0 AND #n1 = :v1 AND attribute_exists(#n2) AND attribute_exists(#n3) AND #n4 = :v2",
+        &[
+            ("#n0", "status"),
+            ("#n1", "name"),
+            ("#n2", "date"),
+            ("#n3", "size"),
+            ("#n4", "AND"),
+        ],
         &[(":v0", s("x")), (":v1", s("y")), (":v2", s("z"))],
     );
     for word in ["status", "name", "date"] {
@@ -732,7 +738,7 @@ fn nested_paths_and_names_with_dots_and_hashes() {
     assert_rendered(
         &e,
         &ph,
-        "(#n0 = :v0) AND (attribute_exists(#n1.#n2))",
+        "#n0 = :v0 AND attribute_exists(#n1.#n2)",
         &[("#n0", "USER#1"), ("#n1", "x[0]"), ("#n2", "#n0")],
         &[(":v0", s("v"))],
     );
@@ -740,7 +746,7 @@ fn nested_paths_and_names_with_dots_and_hashes() {
     assert_rendered(
         &e,
         &ph,
-        "(#n0 = :v0) AND (#n1 = :v1)",
+        "#n0 = :v0 AND #n1 = :v1",
         &[("#n0", ":v0"), ("#n1", "a b")],
         &[(":v0", s(":v1")), (":v1", s(""))],
     );
@@ -759,7 +765,7 @@ fn one_name_gets_one_placeholder() {
     assert_rendered(
         &e,
         &ph,
-        "(#n0 = :v0) OR (#n0 = :v1) OR (size(#n0) > #n0)",
+        "#n0 = :v0 OR #n0 = :v1 OR size(#n0) > #n0",
         &[("#n0", "status")],
         &[(":v0", s("a")), (":v1", s("b"))],
     );
@@ -785,7 +791,7 @@ fn many_placeholders_stay_distinct() {
     assert_grammar(&e, &ph);
     assert_eq!(ph.names.len(), 12);
     assert_eq!(ph.values.len(), 12);
-    assert!(e.ends_with("(#n10 = :v10) AND (#n11 = :v11)"), "{e}");
+    assert!(e.ends_with("#n10 = :v10 AND #n11 = :v11"), "{e}");
 }
 
 // ---- property: no input text in any expression ----
