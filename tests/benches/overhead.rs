@@ -143,6 +143,33 @@ fn servers(rt: &tokio::runtime::Runtime) -> Vec<Server> {
     out
 }
 
+/// The orders one put case writes: its user's [`PUT_KEYS`] keys in turn, each carrying the
+/// version stored for its key. Every key was seeded with version 1 and each timed put raises it
+/// by one (a failed put panics, so the count stays exact).
+struct PutKeys {
+    user: String,
+    versions: Vec<u64>,
+    i: usize,
+}
+
+impl PutKeys {
+    fn new(user: &str) -> Self {
+        PutKeys {
+            user: user.to_owned(),
+            versions: vec![1; PUT_KEYS],
+            i: 0,
+        }
+    }
+
+    fn next(&mut self) -> Order {
+        self.i = (self.i + 1) % PUT_KEYS;
+        let mut order = full(&self.user, self.i);
+        order.version = self.versions[self.i];
+        self.versions[self.i] += 1;
+        order
+    }
+}
+
 /// An order of `user` with every field set (two products, a note, a TTL in 2096).
 fn full(user: &str, i: usize) -> Order {
     Order {
@@ -387,49 +414,26 @@ fn cases<M: Measurement + 'static>(
         );
     });
 
-    // The stored version of each put key: every key was seeded with version 1, and each timed
-    // put raises it by one (a failed put panics, so the count stays exact).
-    let mut typed_versions = vec![1u64; PUT_KEYS];
-    let mut i = 0;
+    let mut keys = PutKeys::new(&fixture.typed_put_user);
     g.bench_function("put/typed", |b| {
         b.to_async(rt).iter_batched(
-            || {
-                i = (i + 1) % PUT_KEYS;
-                let mut order = full(&fixture.typed_put_user, i);
-                order.version = typed_versions[i];
-                typed_versions[i] += 1;
-                order
-            },
+            || keys.next(),
             |order| async move { order.put().send(store).await.unwrap() },
             BATCH,
         );
     });
-    let mut hand_versions = vec![1u64; PUT_KEYS];
-    let mut i = 0;
+    let mut keys = PutKeys::new(&fixture.hand_put_user);
     g.bench_function("put/hand", |b| {
         b.to_async(rt).iter_batched(
-            || {
-                i = (i + 1) % PUT_KEYS;
-                let mut order = full(&fixture.hand_put_user, i);
-                order.version = hand_versions[i];
-                hand_versions[i] += 1;
-                order
-            },
+            || keys.next(),
             |order| async move { hand_put(client, &order).await },
             BATCH,
         );
     });
-    let mut same_versions = vec![1u64; PUT_KEYS];
-    let mut i = 0;
+    let mut keys = PutKeys::new(&fixture.same_put_user);
     g.bench_function("put/hand_same", |b| {
         b.to_async(rt).iter_batched(
-            || {
-                i = (i + 1) % PUT_KEYS;
-                let mut order = full(&fixture.same_put_user, i);
-                order.version = same_versions[i];
-                same_versions[i] += 1;
-                order
-            },
+            || keys.next(),
             |order| async move { hand_put_same(client, &order).await },
             BATCH,
         );
