@@ -23,6 +23,8 @@
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/logging.rs"]
+mod logging;
 #[path = "support/check.rs"]
 mod check;
 
@@ -451,9 +453,7 @@ fn check_eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Resu
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    logging::init();
     let backend = Backend::from_env().await;
     let db = if backend.is_remote() {
         Database::Env

@@ -44,6 +44,8 @@ use time::{Date, OffsetDateTime};
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/logging.rs"]
+mod logging;
 #[path = "ecommerce/model.rs"]
 mod model;
 
@@ -93,15 +95,7 @@ type Outcome<T = ()> = Result<T, BoxError>;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
-        )
-        // RUST_LOG=dyno_core=debug prints one line per operation, when its span closes.
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init();
 
     let backend = Backend::from_env().await;
     let mut out = std::io::stdout().lock();

@@ -35,6 +35,8 @@
 
 #[path = "support/backend.rs"]
 mod backend;
+#[path = "support/logging.rs"]
+mod logging;
 #[path = "support/check.rs"]
 mod check;
 #[path = "support/latency.rs"]
@@ -577,9 +579,7 @@ fn check_eq<T: PartialEq + std::fmt::Debug>(got: T, want: T, what: &str) -> Resu
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    logging::init();
     let backend = Backend::from_env().await;
     println!("backend: {}", backend.describe());
     let result = run(Arc::clone(&backend.store)).await;

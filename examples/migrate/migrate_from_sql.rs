@@ -55,11 +55,13 @@
 //! the equivalent SQL queries answer. Any mismatch exits non-zero.
 //!
 //! ```text
-//! cargo run -p dyno-examples --example migrate_from_sql
+//! cargo run --example migrate_from_sql
 //! ```
 
-#[path = "support/backend.rs"]
+#[path = "../support/backend.rs"]
 mod backend;
+#[path = "../support/logging.rs"]
+mod logging;
 
 use backend::Backend;
 use std::collections::BTreeMap;
@@ -951,9 +953,7 @@ async fn run(store: Arc<dyn Store>) -> Result<Outcome, BoxError> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    logging::init();
     let backend = Backend::from_env().await;
     println!("backend: {}", backend.describe());
     let result = run(Arc::clone(&backend.store)).await;
