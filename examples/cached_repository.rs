@@ -23,10 +23,10 @@
 
 #[path = "support/backend.rs"]
 mod backend;
-#[path = "support/logging.rs"]
-mod logging;
 #[path = "support/check.rs"]
 mod check;
+#[path = "support/logging.rs"]
+mod logging;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -35,12 +35,12 @@
 
 #[path = "support/backend.rs"]
 mod backend;
-#[path = "support/logging.rs"]
-mod logging;
 #[path = "support/check.rs"]
 mod check;
 #[path = "support/latency.rs"]
 mod latency;
+#[path = "support/logging.rs"]
+mod logging;
 
 use backend::Backend;
 use check::{check, BoxError};
