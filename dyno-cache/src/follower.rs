@@ -1,6 +1,9 @@
 //! The follower: keeps a [`CachedStore`] coherent with writes made through other instances (or
 //! by other clients) by applying a table's change feed to it.
 //!
+//! The feed is MemoryStore's own ([`MemoryStore::change_feed`](dyno_core::MemoryStore::change_feed))
+//! or, on DynamoDB, `dyno_core::feed::StreamsFeed` (dyno-core's feature `streams`).
+//!
 //! Each record goes through [`CachedStore::apply_change`]: the query pages of the item's old and
 //! new partitions (in the table and in every affected index; the whole index when the stream's
 //! view type leaves an image out) become unservable, and the item's entry is dropped: the next

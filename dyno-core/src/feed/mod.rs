@@ -7,7 +7,7 @@
 //! - [`MemoryFeed`], MemoryStore's own stream ([`MemoryStore::change_feed`](crate::MemoryStore::change_feed)):
 //!   one shard per table, records for puts, updates, deletes, batch writes, transactions and TTL
 //!   deletions, bounded by a retention window and a record cap;
-//! - [`StreamsFeed`], DynamoDB Streams through `aws-sdk-dynamodbstreams`: every shard in lineage
+//! - `StreamsFeed` (feature `streams`), DynamoDB Streams through `aws-sdk-dynamodbstreams`: every shard in lineage
 //!   order (a parent before its children), following splits and closings, renewing expired
 //!   iterators.
 //!
@@ -38,6 +38,7 @@
 //! ```
 
 mod memory;
+#[cfg(feature = "streams")]
 mod streams;
 
 use std::cmp::Ordering;
@@ -49,6 +50,8 @@ use async_trait::async_trait;
 
 pub(crate) use self::memory::{ChangeCause, StreamLog};
 pub use self::memory::{MemoryFeed, StreamRetention};
+#[cfg(feature = "streams")]
+#[cfg_attr(docsrs, doc(cfg(feature = "streams")))]
 pub use self::streams::StreamsFeed;
 use crate::error::Result;
 use crate::value::{Item, SharedItem};
