@@ -138,6 +138,12 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// left to right (`dyno_core::ops::sort_key::AttributePart`: `eq` on leading attributes, one of
 /// `lt`, `le`, `gt`, `ge`, `between` or, for strings and binary, `begins_with` on the last one).
 ///
+/// Clippy up to at least 1.95 reports `duplicated_attributes` when two `index(..)` entries of
+/// one entity carry the same text (`pk = "REPO#{owner}"` in GSI1 and in GSI2): the lint reads
+/// every attribute's arguments as a set of paths (rust-clippy issues 12923 and 13238; later
+/// clippy checks only lint-level attributes). Nothing is wrong with such an entity: put
+/// `#[allow(clippy::duplicated_attributes)]` on it.
+///
 /// Field attributes: `rename = "attr"`, `skip` (not stored, `Default` on read), `default`
 /// (`Default::default()` when the attribute is missing on read) or `default = path` (`path()`, a
 /// function returning the field's type, when it is missing), `serde` (stored through

@@ -24,7 +24,7 @@ use futures::TryStreamExt;
 pub struct GitHub;
 
 // clippy's duplicated_attributes reads the two indexes' equal `pk = "..."` as one attribute
-// given twice.
+// given twice (rust-clippy issues 12923 and 13238; the derive's docs say so for users).
 #[allow(clippy::duplicated_attributes)]
 #[derive(Debug, Clone, PartialEq, Entity)]
 #[dyno(table = GitHub, pk = "REPO#{owner}#{name}", sk = "REPO#{owner}#{name}")]
