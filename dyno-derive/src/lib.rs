@@ -140,8 +140,8 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 ///
 /// Clippy up to at least 1.95 reports `duplicated_attributes` when two `index(..)` entries of
 /// one entity carry the same text (`pk = "REPO#{owner}"` in GSI1 and in GSI2): the lint reads
-/// every attribute's arguments as a set of paths (rust-clippy issues 12923 and 13238; later
-/// clippy checks only lint-level attributes). Nothing is wrong with such an entity: put
+/// every attribute's arguments as a set of paths (rust-clippy issues 12923 and 13238; a later
+/// change to the lint checks only lint-level attributes). Nothing is wrong with such an entity: put
 /// `#[allow(clippy::duplicated_attributes)]` on it.
 ///
 /// Field attributes: `rename = "attr"`, `skip` (not stored, `Default` on read), `default`
