@@ -56,21 +56,32 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     );
     let partition_name = partition.to_string().replace(' ', "");
     let mut checks = TokenStream::new();
-    for (_, ty) in &variants {
+    for (i, (_, ty)) in variants.iter().enumerate() {
         let span = ty.span();
+        // Without `partition = ..`, the first member is the reference the others are compared
+        // with: for it only the check that it has a key in the index says anything.
+        let reference = model.partition.is_none() && i == 0;
         let member = quote!(#ty).to_string().replace(' ', "");
         let not_in = format!("`{member}` has no key in {place}, which this collection reads: give it one, or leave it out of the collection");
-        let other_partition = format!("`{member}` does not share `{partition_name}`'s partition in {place}: their partition key templates differ, so one query cannot read both");
-        let mixed = format!("`{member}` and `{partition_name}` key {place} differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both");
-        checks.extend(quote_spanned! {span=>
-            const _: fn() = #p::assert_same_table::<#partition, #ty>;
-        });
         // Spanned on the member, the constant assertions' error is reported there. On a
         // multi-attribute index every member keys the index by the same attributes (the
         // table's declaration), so sharing the partition needs no template check.
         checks.extend(super::respan(
             quote! {
                 const _: () = #p::const_assert(#p::in_index::<#ty>(#index) || #p::in_mapped_index::<#ty>(#index), #not_in);
+            },
+            span,
+        ));
+        if reference {
+            continue;
+        }
+        let other_partition = format!("`{member}` does not share `{partition_name}`'s partition in {place}: their partition key templates differ, so one query cannot read both");
+        let mixed = format!("`{member}` and `{partition_name}` key {place} differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both");
+        checks.extend(quote_spanned! {span=>
+            const _: fn() = #p::assert_same_table::<#partition, #ty>;
+        });
+        checks.extend(super::respan(
+            quote! {
                 const _: () = #p::const_assert(!#p::in_index::<#ty>(#index) || #p::same_partition::<#partition, #ty>(#index), #other_partition);
                 const _: () = #p::const_assert(!(#p::in_index::<#ty>(#index) || #p::in_mapped_index::<#ty>(#index)) || #p::in_mapped_index::<#ty>(#index) == #p::in_mapped_index::<#partition>(#index), #mixed);
             },
