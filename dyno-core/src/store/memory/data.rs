@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::key_bytes::KeyBytes;
 use super::schema::{IndexPos, IndexSchema, Schema};
-use super::Prepared;
+use super::{Prepared, Side};
 use crate::error::Result;
 use crate::feed::{ChangeCause, StreamLog};
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
@@ -47,6 +47,17 @@ pub(super) struct Stored {
     pub entry: Entry,
     /// Where its index entries are.
     pub index_keys: IndexKeys,
+}
+
+impl Stored {
+    /// The item as a side of a write, for its capacity.
+    pub(super) fn side(&self) -> Side<'_> {
+        Side {
+            item: &self.entry.item,
+            size: self.entry.size,
+            index_keys: &self.index_keys,
+        }
+    }
 }
 
 /// One partition of the table: sort key bytes to item.
@@ -104,14 +115,15 @@ impl TableData {
     }
 
     /// Stores a prepared item at its key unless `check` (given the current item) refuses,
-    /// replacing what was there and updating every index. Returns the new item and the one it
-    /// replaced. On error nothing has changed.
+    /// replacing what was there and updating every index. Returns the new item and what it
+    /// replaced (with its size and index keys, for the write's capacity). On error nothing has
+    /// changed.
     pub(super) fn put(
         &mut self,
         schema: &Schema,
         prepared: Prepared,
         check: impl FnOnce(Option<&SharedItem>) -> Result<()>,
-    ) -> Result<(SharedItem, Option<SharedItem>)> {
+    ) -> Result<(SharedItem, Option<Stored>)> {
         let Prepared {
             pk,
             sk,
@@ -184,16 +196,19 @@ impl TableData {
         if old.is_none() {
             *len += 1;
         }
-        let old = old.map(|o| o.entry.item);
         if let Some(log) = stream {
-            log.record(old.as_ref(), Some(&item), ChangeCause::Request);
+            log.record(
+                old.as_ref().map(|o| &o.entry.item),
+                Some(&item),
+                ChangeCause::Request,
+            );
         }
         Ok((item, old))
     }
 
     /// Stores a prepared item at its key, replacing what was there; returns the stored item.
     pub(super) fn insert(&mut self, schema: &Schema, prepared: Prepared) -> SharedItem {
-        self.replace(schema, prepared).0
+        self.replace_stored(schema, prepared).0
     }
 
     /// Stores a prepared item at its key; returns the stored item and the one it replaced.
@@ -202,6 +217,16 @@ impl TableData {
         schema: &Schema,
         prepared: Prepared,
     ) -> (SharedItem, Option<SharedItem>) {
+        let (new, old) = self.replace_stored(schema, prepared);
+        (new, old.map(|o| o.entry.item))
+    }
+
+    /// [`TableData::replace`], returning what was replaced as it was stored.
+    pub(super) fn replace_stored(
+        &mut self,
+        schema: &Schema,
+        prepared: Prepared,
+    ) -> (SharedItem, Option<Stored>) {
         match self.put(schema, prepared, |_| Ok(())) {
             Ok(stored) => stored,
             Err(_) => unreachable!("a put without a check cannot fail"),
@@ -215,6 +240,11 @@ impl TableData {
         pk: &KeyBytes,
         sk: &KeyBytes,
     ) -> Option<SharedItem> {
+        self.take(schema, pk, sk).map(|o| o.entry.item)
+    }
+
+    /// [`TableData::remove`], returning the item as it was stored.
+    pub(super) fn take(&mut self, schema: &Schema, pk: &KeyBytes, sk: &KeyBytes) -> Option<Stored> {
         self.remove_by(schema, pk, sk, ChangeCause::Request)
     }
 
@@ -225,7 +255,7 @@ impl TableData {
         pk: &KeyBytes,
         sk: &KeyBytes,
         cause: ChangeCause,
-    ) -> Option<SharedItem> {
+    ) -> Option<Stored> {
         let partition = self.partitions.get_mut(pk)?;
         let old = partition.remove(sk)?;
         if partition.is_empty() {
@@ -247,7 +277,7 @@ impl TableData {
         if let Some(log) = &self.stream {
             log.record(Some(&old.entry.item), None, cause);
         }
-        Some(old.entry.item)
+        Some(old)
     }
 
     /// Deletes every item expired at `now` (epoch seconds). Cheap when nothing has expired.
