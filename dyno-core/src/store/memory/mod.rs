@@ -16,6 +16,8 @@ mod txn;
 mod update_table;
 
 #[cfg(test)]
+mod capacity_tests;
+#[cfg(test)]
 mod differential_tests;
 #[cfg(test)]
 mod tests;
