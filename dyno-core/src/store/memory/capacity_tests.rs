@@ -11,29 +11,12 @@ use crate::store::{BatchWriteRequest, TransactWriteItem, WriteRequest};
 use crate::table::{IndexDef, Projection};
 use crate::value::AttributeValue;
 
+use super::tests::{item, key, n, s};
+
 const TABLE: &str = "Shop";
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-fn n(v: u32) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
 
 fn ss(v: &[&str]) -> AttributeValue {
     AttributeValue::Ss(v.iter().map(|x| (*x).to_owned()).collect())
-}
-
-fn item(pairs: &[(&str, AttributeValue)]) -> Item {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), v.clone()))
-        .collect()
-}
-
-fn key(pk: &str, sk: &str) -> Item {
-    item(&[("PK", s(pk)), ("SK", s(sk))])
 }
 
 /// Two global indexes sharing a partition attribute (one `ALL`, one `KEYS_ONLY`), an `INCLUDE`
@@ -51,44 +34,40 @@ fn store() -> MemoryStore {
     store
 }
 
+/// What a single-item write consumed.
+fn charged(out: Result<WriteOutput>) -> Capacity {
+    out.unwrap().consumed_capacity.unwrap()
+}
+
 fn put(store: &MemoryStore, it: Item) -> Capacity {
-    block_on(store.put_item(PutRequest {
+    charged(block_on(store.put_item(PutRequest {
         table: TABLE.into(),
         item: it,
         condition: None,
         return_values: ReturnValues::None,
         return_old_on_condition_failure: false,
-    }))
-    .unwrap()
-    .consumed_capacity
-    .unwrap()
+    })))
 }
 
 fn update(store: &MemoryStore, k: Item, update: Update) -> Capacity {
-    block_on(store.update_item(UpdateRequest {
+    charged(block_on(store.update_item(UpdateRequest {
         table: TABLE.into(),
         key: k,
         update,
         condition: None,
         return_values: ReturnValues::None,
         return_old_on_condition_failure: false,
-    }))
-    .unwrap()
-    .consumed_capacity
-    .unwrap()
+    })))
 }
 
 fn delete(store: &MemoryStore, k: Item) -> Capacity {
-    block_on(store.delete_item(DeleteRequest {
+    charged(block_on(store.delete_item(DeleteRequest {
         table: TABLE.into(),
         key: k,
         condition: None,
         return_values: ReturnValues::None,
         return_old_on_condition_failure: false,
-    }))
-    .unwrap()
-    .consumed_capacity
-    .unwrap()
+    })))
 }
 
 fn set(name: &str, value: AttributeValue) -> Update {
@@ -236,7 +215,7 @@ fn random_item(rng: &mut Rng, pk: &str, sk: &str) -> Item {
         attr("LSK", s(&format!("l{}", rng.below(2))));
     }
     if rng.below(2) > 0 {
-        attr("total", n(rng.below(3) as u32));
+        attr("total", n(rng.below(3)));
     }
     if rng.below(2) > 0 {
         attr("blob", s(&"z".repeat(rng.below(2500) as usize)));
