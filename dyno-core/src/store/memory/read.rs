@@ -322,7 +322,8 @@ fn is_empty_key_value(e: &Error) -> bool {
 /// key bytes it reads.
 struct BoundKey {
     pk: KeyBytes,
-    /// The bytes of each partition attribute, in key order.
+    /// The bytes of each partition attribute, in key order, when the target's key is
+    /// multi-attribute (empty otherwise: `pk` is the one attribute's).
     pk_parts: Vec<KeyBytes>,
     range: SortRange,
     /// True when a condition on the sort key was given.
@@ -411,14 +412,17 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
             }
         }
     }
-    let pk_parts = target
-        .pk
-        .iter()
-        .map(|a| {
-            let v = clause_for(&a.name).and_then(Clause::eq_value);
-            key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let part = |a: &KeyAttribute| {
+        let v = clause_for(&a.name).and_then(Clause::eq_value);
+        key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
+    };
+    // A single-attribute key has no parts to keep (nothing is collected for it).
+    let (pk, pk_parts) = if target.is_multi_attribute() {
+        let parts = target.pk.iter().map(part).collect::<Result<Vec<_>>>()?;
+        (schema::composite_key(&parts), parts)
+    } else {
+        (part(&target.pk[0])?, Vec::new())
+    };
     if clauses(k).any(|(n, _)| !target.keys().any(|k| k.name == n)) {
         // Every partition attribute has its clause and there are no more clauses than key
         // attributes, so a stray one leaves a sort attribute without one: that is named.
@@ -471,7 +475,7 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
         }
     };
     Ok(BoundKey {
-        pk: schema::composite_key(&pk_parts),
+        pk,
         pk_parts,
         range,
         sorted: last.is_some(),
