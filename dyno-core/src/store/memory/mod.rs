@@ -547,6 +547,9 @@ fn write_capacity_of(
     let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
     let (old_size, new_size) = (old.map_or(0, |o| o.size), new.map_or(0, |n| n.size));
     let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
+    // Whether the whole item is unchanged, for the indexes projecting everything: compared
+    // once however many of them there are.
+    let mut whole_unchanged = None;
     for (at, index) in schema.indexes.iter().enumerate() {
         let size = |s: Side<'_>| schema.entry_size(index, s.item, s.size);
         let charged = match (Side::in_index(old, at), Side::in_index(new, at)) {
@@ -557,7 +560,12 @@ fn write_capacity_of(
             (Some((o, from)), Some((n, to))) if from != to => units(size(o)) + units(size(n)),
             (Some((o, _)), Some((n, _))) => {
                 // Unchanged as DynamoDB compares (sets regardless of their order): no write.
-                if schema.same_entry(index, o.item, n.item) {
+                let unchanged = match index.projected {
+                    None => *whole_unchanged
+                        .get_or_insert_with(|| schema.same_entry(index, o.item, n.item)),
+                    Some(_) => schema.same_entry(index, o.item, n.item),
+                };
+                if unchanged {
                     continue;
                 }
                 units(size(o).max(size(n)))
