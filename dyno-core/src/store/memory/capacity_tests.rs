@@ -78,9 +78,12 @@ fn set(name: &str, value: AttributeValue) -> Update {
     }
 }
 
+/// Units per index name.
+type Shares<'c> = Vec<(&'c str, f64)>;
+
 /// The split as `(table, [(global index, units)], [(local index, units)])`.
-fn split(c: &Capacity) -> (f64, Vec<(&str, f64)>, Vec<(&str, f64)>) {
-    fn named(l: &[(String, f64)]) -> Vec<(&str, f64)> {
+fn split(c: &Capacity) -> (f64, Shares<'_>, Shares<'_>) {
+    fn named(l: &[(String, f64)]) -> Shares<'_> {
         l.iter().map(|(n, u)| (n.as_str(), *u)).collect()
     }
     (c.table, named(&c.global_indexes), named(&c.local_indexes))
