@@ -548,7 +548,9 @@ fn write_capacity_of(
     let (old_size, new_size) = (old.map_or(0, |o| o.size), new.map_or(0, |n| n.size));
     let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
     // Whether the whole item is unchanged, for the indexes projecting everything: compared
-    // once however many of them there are.
+    // once however many of them there are, and not at all when the sizes differ (items
+    // DynamoDB compares equal have equal sizes: numbers count their significant digits, sets
+    // their members).
     let mut whole_unchanged = None;
     for (at, index) in schema.indexes.iter().enumerate() {
         let size = |s: Side<'_>| schema.entry_size(index, s.item, s.size);
@@ -561,8 +563,9 @@ fn write_capacity_of(
             (Some((o, _)), Some((n, _))) => {
                 // Unchanged as DynamoDB compares (sets regardless of their order): no write.
                 let unchanged = match index.projected {
-                    None => *whole_unchanged
-                        .get_or_insert_with(|| schema.same_entry(index, o.item, n.item)),
+                    None => *whole_unchanged.get_or_insert_with(|| {
+                        o.size == n.size && schema.same_entry(index, o.item, n.item)
+                    }),
                     Some(_) => schema.same_entry(index, o.item, n.item),
                 };
                 if unchanged {
