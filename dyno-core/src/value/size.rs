@@ -43,9 +43,16 @@ pub fn attribute_size(value: &AttributeValue) -> usize {
 fn number_size(n: &str) -> usize {
     let negative = n.starts_with('-');
     let mantissa = n.split(['e', 'E']).next().unwrap_or("");
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let significant = digits.trim_start_matches('0').trim_end_matches('0');
-    let count = significant.len().max(1);
+    // The digits from the first non-zero one to the last (no allocation: this runs for every
+    // number of every item a write measures).
+    let (mut first, mut last) = (None, 0);
+    for (i, d) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
+        if d != b'0' {
+            first.get_or_insert(i);
+            last = i;
+        }
+    }
+    let count = first.map_or(1, |first| last - first + 1);
     count.div_ceil(2) + 1 + usize::from(negative)
 }
 

@@ -7,11 +7,13 @@
 //! cargo bench --bench scale -- memory     # MemoryStore
 //! cargo bench --bench scale -- dynoxide   # dynoxide embedded (in-memory SQLite)
 //! cargo bench --bench scale -- items      # the same items held in a Vec<Item>
+//! cargo bench --bench scale -- memory-table-only   # MemoryStore without the GSI
 //! DYNO_SCALE_MAX=100000 cargo bench --bench scale -- memory
 //! ```
 //!
 //! `items` is the breakdown's first line: what the items cost as the SDK's `HashMap`s alone,
-//! before any engine holds them. It also times an item clone, the cost a read would pay if the
+//! before any engine holds them; `memory-table-only` the second: the engine without the GSI
+//! (its primary map and each item's `Arc`), so that the GSI's share is the difference. It also times an item clone, the cost a read would pay if the
 //! engine kept items in a compact form and rebuilt the `HashMap` for every read.
 
 #[path = "support/dynoxide.rs"]
@@ -204,16 +206,21 @@ fn main() {
         item_size(&order(0))
     );
     match engine.as_str() {
-        "memory" => {
+        "memory" | "memory-table-only" => {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .build()
                 .expect("runtime");
             let store = MemoryStore::new();
-            let def = TableDef::new("scale", "PK", Some("SK")).global_index(
-                dyno_core::table::IndexDef::new("GSI1", "GSI1PK", Some("GSI1SK")),
-            );
+            let mut def = TableDef::new("scale", "PK", Some("SK"));
+            if engine == "memory" {
+                def = def.global_index(dyno_core::table::IndexDef::new(
+                    "GSI1",
+                    "GSI1PK",
+                    Some("GSI1SK"),
+                ));
+            }
             rt.block_on(store.create_table(&def)).expect("create");
-            run("memory", &mut Memory { rt, store }, max);
+            run(&engine, &mut Memory { rt, store }, max);
         }
         "dynoxide" => {
             let db = dynoxide::Database::memory().expect("dynoxide in-memory database");
@@ -236,6 +243,6 @@ fn main() {
                  ({kept} attributes copied)"
             );
         }
-        other => panic!("unknown engine {other:?}: memory, dynoxide or items"),
+        other => panic!("unknown engine {other:?}: memory, memory-table-only, dynoxide or items"),
     }
 }

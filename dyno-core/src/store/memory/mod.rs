@@ -16,11 +16,12 @@ mod txn;
 mod update_table;
 
 #[cfg(test)]
+mod capacity_tests;
+#[cfg(test)]
 mod differential_tests;
 #[cfg(test)]
 mod tests;
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::BuildHasherDefault;
@@ -469,6 +470,65 @@ fn read_capacity(index: Option<&IndexSchema>, units: f64) -> Capacity {
     }
 }
 
+/// One side of an item write (the item before or after it), as its capacity reads it: what the
+/// write already knows, so that nothing is measured or looked up twice.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    item: &'a Item,
+    /// Its size by DynamoDB's formula.
+    size: usize,
+    /// Its key in each index, `None` where it is not in the index (see [`IndexKeys`]).
+    index_keys: &'a [Option<(KeyBytes, KeyBytes)>],
+}
+
+impl<'a> Side<'a> {
+    /// The side of a prepared item.
+    fn prepared(item: &'a Item, prepared_size: usize, index_keys: &'a IndexKeys) -> Self {
+        Side {
+            item,
+            size: prepared_size,
+            index_keys,
+        }
+    }
+
+    /// This side with its key in index `at`, when it is in that index.
+    fn in_index(side: Option<Self>, at: usize) -> Option<(Self, &'a (KeyBytes, KeyBytes))> {
+        let side = side?;
+        Some((side, side.index_keys[at].as_ref()?))
+    }
+}
+
+/// [`write_capacity_of`] for items alone (batch writes and transactions): each one's size and
+/// index keys are computed from it, as a stored item's were when it was written or backfilled
+/// ([`Schema::backfill_key`] gives the key of an item every write has validated).
+fn write_capacity(
+    schema: &Schema,
+    old: Option<&Item>,
+    new: Option<&Item>,
+    factor: f64,
+) -> Capacity {
+    let keys = |item: &Item| -> IndexKeys {
+        (0..schema.indexes.len())
+            .map(|at| schema.backfill_key(at, item))
+            .collect()
+    };
+    let (old_keys, new_keys) = (old.map(keys), new.map(keys));
+    fn side<'a>(item: Option<&'a Item>, keys: Option<&'a IndexKeys>) -> Option<Side<'a>> {
+        let item = item?;
+        Some(Side {
+            item,
+            size: item_size(item),
+            index_keys: keys?,
+        })
+    }
+    write_capacity_of(
+        schema,
+        side(old, old_keys.as_ref()),
+        side(new, new_keys.as_ref()),
+        factor,
+    )
+}
+
 /// The write capacity of one item write, as DynamoDB charges it (Developer Guide, "Capacity unit
 /// consumption for write operations" and "Provisioned throughput considerations for global
 /// secondary indexes"): the table's share, one unit per started KB of the larger of the item
@@ -478,54 +538,40 @@ fn read_capacity(index: Option<&IndexSchema>, units: f64) -> Capacity {
 /// undoubled): one write of the entry an item enters or leaves it with, a delete and a put when
 /// the write changes the entry's index key, one write of the larger entry when it changes what
 /// the index holds, none otherwise (and the index is then absent from the breakdown).
-fn write_capacity(
+fn write_capacity_of(
     schema: &Schema,
-    old: Option<&Item>,
-    new: Option<&Item>,
+    old: Option<Side<'_>>,
+    new: Option<Side<'_>>,
     factor: f64,
 ) -> Capacity {
     let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
-    // Each item is measured once: an index projecting every attribute holds entries of the
-    // item's own size.
-    let (old_size, new_size) = (old.map_or(0, item_size), new.map_or(0, item_size));
+    let (old_size, new_size) = (old.map_or(0, |o| o.size), new.map_or(0, |n| n.size));
     let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
-    for index in &schema.indexes {
-        // An item is in the index when it has every key attribute of it.
-        fn member<'i>(index: &IndexSchema, item: Option<&'i Item>) -> Option<&'i Item> {
-            item.filter(|i| index.key_attributes().all(|(k, _)| i.contains_key(&k.name)))
-        }
-        let entry_size = |item: &Item, whole: usize| match schema.project_for_index(index, item) {
-            Some(projected) => item_size(&projected),
-            None => whole,
-        };
-        let charged = match (member(index, old), member(index, new)) {
+    // Whether the whole item is unchanged, for the indexes projecting everything: compared
+    // once however many of them there are, and not at all when the sizes differ (items
+    // DynamoDB compares equal have equal sizes: numbers count their significant digits, sets
+    // their members).
+    let mut whole_unchanged = None;
+    for (at, index) in schema.indexes.iter().enumerate() {
+        let size = |s: Side<'_>| schema.entry_size(index, s.item, s.size);
+        let charged = match (Side::in_index(old, at), Side::in_index(new, at)) {
             (None, None) => continue,
-            (None, Some(n)) => units(entry_size(n, new_size)),
-            (Some(o), None) => units(entry_size(o, old_size)),
-            (Some(o), Some(n))
-                if index
-                    .key_attributes()
-                    .any(|(k, _)| o.get(&k.name) != n.get(&k.name)) =>
-            {
-                // Moved to another index key: a delete and a put.
-                units(entry_size(o, old_size)) + units(entry_size(n, new_size))
-            }
-            (Some(o), Some(n)) => {
-                let (o, n) = match (
-                    schema.project_for_index(index, o),
-                    schema.project_for_index(index, n),
-                ) {
-                    (Some(po), Some(pn)) => (Cow::Owned(po), Cow::Owned(pn)),
-                    _ => (Cow::Borrowed(o), Cow::Borrowed(n)),
-                };
+            (None, Some((n, _))) => units(size(n)),
+            (Some((o, _)), None) => units(size(o)),
+            // Moved to another index key: a delete and a put.
+            (Some((o, from)), Some((n, to))) if from != to => units(size(o)) + units(size(n)),
+            (Some((o, _)), Some((n, _))) => {
                 // Unchanged as DynamoDB compares (sets regardless of their order): no write.
-                if o.len() == n.len()
-                    && o.iter()
-                        .all(|(k, x)| n.get(k).is_some_and(|y| eval::values_equal(x, y)))
-                {
+                let unchanged = match index.projected {
+                    None => *whole_unchanged.get_or_insert_with(|| {
+                        o.size == n.size && schema.same_entry(index, o.item, n.item)
+                    }),
+                    Some(_) => schema.same_entry(index, o.item, n.item),
+                };
+                if unchanged {
                     continue;
                 }
-                units(item_size(&o).max(item_size(&n)))
+                units(size(o).max(size(n)))
             }
         };
         capacity.add_index(&index.name, index.local, charged);
@@ -570,6 +616,7 @@ impl Store for MemoryStore {
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
+        let (size, index_keys) = (prepared.size, prepared.index_keys.clone());
         let mut data = self.write_data(&table);
         let (new, old) = data.put(schema, prepared, |old| {
             check_condition(
@@ -579,9 +626,14 @@ impl Store for MemoryStore {
             )
         })?;
         drop(data);
-        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
+        let consumed_capacity = Some(write_capacity_of(
+            schema,
+            old.as_ref().map(data::Stored::side),
+            Some(Side::prepared(&new, size, &index_keys)),
+            1.0,
+        ));
         let attributes = match request.return_values {
-            ReturnValues::AllOld => old.map(owned),
+            ReturnValues::AllOld => old.map(|o| owned(o.entry.item)),
             _ => None,
         };
         Ok(WriteOutput {
@@ -616,9 +668,16 @@ impl Store for MemoryStore {
             &sk,
             eval::Layer::Current,
         )?;
-        let new = data.insert(schema, prepared);
+        let (size, index_keys) = (prepared.size, prepared.index_keys.clone());
+        let (new, stored) = data.replace_stored(schema, prepared);
         drop(data);
-        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), Some(&new), 1.0));
+        let consumed_capacity = Some(write_capacity_of(
+            schema,
+            stored.as_ref().map(data::Stored::side),
+            Some(Side::prepared(&new, size, &index_keys)),
+            1.0,
+        ));
+        drop(stored);
         let attributes = match request.return_values {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
@@ -647,9 +706,15 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
-        data.remove(schema, &pk, &sk);
+        let stored = data.take(schema, &pk, &sk);
         drop(data);
-        let consumed_capacity = Some(write_capacity(schema, old.as_deref(), None, 1.0));
+        let consumed_capacity = Some(write_capacity_of(
+            schema,
+            stored.as_ref().map(data::Stored::side),
+            None,
+            1.0,
+        ));
+        drop(stored);
         let attributes = match request.return_values {
             ReturnValues::AllOld => old.map(owned),
             _ => None,

@@ -20,6 +20,9 @@ use crate::value::{type_name, AttributeValue, Item};
 /// DynamoDB stops a Query or Scan page after reading 1 MB.
 pub(super) const MAX_PAGE_BYTES: usize = 1024 * 1024;
 
+/// The most items a page reserves room for before it has read them ([`Reader::expected`]).
+const MAX_EXPECTED: usize = 1024;
+
 /// Where a read happens: the table, or one of its indexes.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Target<'a> {
@@ -118,7 +121,8 @@ fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<S
                 "The provided key element does not match the schema",
             ));
         }
-        schema::checked_key_bytes(attr, &normalized(value)?, partition).map_err(|e| match e {
+        schema::checked_key_bytes(attr, normalized(value)?.as_ref(), partition).map_err(|e| match e
+        {
             Error::Validation { message } => invalid_start(&message),
             other => other,
         })
@@ -158,11 +162,14 @@ fn parse_start_key(schema: &Schema, target: &Target<'_>, key: &Item) -> Result<S
     })
 }
 
-/// A value with its number normalized (validating it), for key comparisons.
-fn normalized(value: &AttributeValue) -> Result<AttributeValue> {
+/// A value with its number normalized (validating it), for key comparisons; other values as
+/// they are (not copied).
+fn normalized(value: &AttributeValue) -> Result<std::borrow::Cow<'_, AttributeValue>> {
     Ok(match value {
-        AttributeValue::N(n) => AttributeValue::N(eval::normalize_number(n)?),
-        other => other.clone(),
+        AttributeValue::N(n) => {
+            std::borrow::Cow::Owned(AttributeValue::N(eval::normalize_number(n)?))
+        }
+        other => std::borrow::Cow::Borrowed(other),
     })
 }
 
@@ -315,7 +322,8 @@ fn is_empty_key_value(e: &Error) -> bool {
 /// key bytes it reads.
 struct BoundKey {
     pk: KeyBytes,
-    /// The bytes of each partition attribute, in key order.
+    /// The bytes of each partition attribute, in key order, when the target's key is
+    /// multi-attribute (empty otherwise: `pk` is the one attribute's).
     pk_parts: Vec<KeyBytes>,
     range: SortRange,
     /// True when a condition on the sort key was given.
@@ -350,11 +358,10 @@ fn clauses(k: &KeyCondition) -> impl Iterator<Item = (&str, Clause<'_>)> {
 
 /// A second condition on one attribute, refused before the table is looked at (dynoxide).
 fn check_one_condition_per_key(k: &KeyCondition) -> Result<()> {
-    let names: Vec<&str> = clauses(k).map(|(n, _)| n).collect();
-    if names
-        .iter()
+    // A handful of clauses: compared pairwise, nothing collected.
+    if clauses(k)
         .enumerate()
-        .any(|(i, n)| names[..i].contains(n))
+        .any(|(i, (n, _))| clauses(k).take(i).any(|(m, _)| m == n))
     {
         return Err(Error::validation(
             "Invalid KeyConditionExpression: KeyConditionExpressions must only contain one condition per key",
@@ -368,15 +375,14 @@ fn check_one_condition_per_key(k: &KeyCondition) -> Result<()> {
 /// every partition attribute; each value's type; a clause on an attribute outside the key; on a
 /// multi-attribute sort key, equalities on every attribute ahead of the last one constrained.
 fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey> {
-    let given: Vec<(&str, Clause<'_>)> = clauses(k).collect();
+    let given = clauses(k).count();
     let defined = target.pk.len() + target.sk.len();
-    if given.len() > defined {
+    if given > defined {
         return Err(Error::validation(format!(
-            "The number of query conditions ({}) exceeds the number of key attributes defined in the schema ({defined})",
-            given.len()
+            "The number of query conditions ({given}) exceeds the number of key attributes defined in the schema ({defined})"
         )));
     }
-    let clause_for = |name: &str| given.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+    let clause_for = |name: &str| clauses(k).find(|(n, _)| *n == name).map(|(_, c)| c);
     // The attributes of `attrs` without an equality condition.
     let without_equality = |attrs: &[KeyAttribute]| -> Vec<String> {
         attrs
@@ -406,18 +412,18 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
             }
         }
     }
-    let pk_parts = target
-        .pk
-        .iter()
-        .map(|a| {
-            let v = clause_for(&a.name).and_then(Clause::eq_value);
-            key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    if given
-        .iter()
-        .any(|(n, _)| !target.keys().any(|k| k.name == *n))
-    {
+    let part = |a: &KeyAttribute| {
+        let v = clause_for(&a.name).and_then(Clause::eq_value);
+        key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
+    };
+    // A single-attribute key has no parts to keep (nothing is collected for it).
+    let (pk, pk_parts) = if target.is_multi_attribute() {
+        let parts = target.pk.iter().map(part).collect::<Result<Vec<_>>>()?;
+        (schema::composite_key(&parts), parts)
+    } else {
+        (part(&target.pk[0])?, Vec::new())
+    };
+    if clauses(k).any(|(n, _)| !target.keys().any(|k| k.name == n)) {
         // Every partition attribute has its clause and there are no more clauses than key
         // attributes, so a stray one leaves a sort attribute without one: that is named.
         let unmatched = target
@@ -469,7 +475,7 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
         }
     };
     Ok(BoundKey {
-        pk: schema::composite_key(&pk_parts),
+        pk,
         pk_parts,
         range,
         sorted: last.is_some(),
@@ -580,7 +586,7 @@ fn key_condition_value(
             type_name(value)
         )));
     }
-    schema::checked_key_bytes(attr, &normalized(value)?, partition)
+    schema::checked_key_bytes(attr, normalized(value)?.as_ref(), partition)
 }
 
 /// The checks of a sort key condition that need no schema, which DynamoDB makes first (before
@@ -767,13 +773,14 @@ pub(super) fn run_query(
             if !valid_range(&lower, &upper) {
                 return Ok(Page::default());
             }
+            let expected = reader.expected(&lower, &upper, partition.len());
             let range = partition
                 .range((lower, upper))
                 .map(|(_, s)| (&s.entry, &s.entry));
             if forward {
-                reader.read(range)
+                reader.read(range, expected)
             } else {
-                reader.read(range.rev())
+                reader.read(range.rev(), expected)
             }
         }
         Some((pos, _)) => {
@@ -797,13 +804,14 @@ pub(super) fn run_query(
             if !valid_range(&lower, &upper) {
                 return Ok(Page::default());
             }
+            let expected = reader.expected(&lower, &upper, partition.len());
             let range = partition
                 .range((lower, upper))
                 .map(|(pos, e)| (reader.base(pos, e), e));
             if forward {
-                reader.read(range)
+                reader.read(range, expected)
             } else {
-                reader.read(range.rev())
+                reader.read(range.rev(), expected)
             }
         }
     }
@@ -901,7 +909,7 @@ pub(super) fn run_scan(
                         .range((from, Bound::Unbounded))
                         .map(|(_, s)| (&s.entry, &s.entry))
                 });
-            reader.read(entries)
+            reader.read(entries, 0)
         }
         Some((pos, _)) => {
             let first = plan
@@ -924,7 +932,7 @@ pub(super) fn run_scan(
                         .range((from, Bound::Unbounded))
                         .map(|(pos, e)| (reader.base(pos, e), e))
                 });
-            reader.read(entries)
+            reader.read(entries, 0)
         }
     }
 }
@@ -987,10 +995,32 @@ impl<'a> Reader<'a> {
         entry
     }
 
+    /// How many items a page that reads a whole partition of `len` entries (`lower..upper`
+    /// unbounded) returns, to size its list once: its length, or the limit when smaller;
+    /// nothing is guessed for a range of the partition or a filtered read (they may keep few of
+    /// its items), and at most [`MAX_EXPECTED`] entries are reserved.
+    fn expected<K>(&self, lower: &Bound<K>, upper: &Bound<K>, len: usize) -> usize {
+        if self.count_only
+            || self.filter.is_some()
+            || !matches!((lower, upper), (Bound::Unbounded, Bound::Unbounded))
+        {
+            return 0;
+        }
+        len.min(self.limit.unwrap_or(usize::MAX)).min(MAX_EXPECTED)
+    }
+
     /// Reads `(seen, stored)` pairs: `seen` is what the filter and projection look at, `stored`
-    /// what the target holds (returned when there is no projection).
-    fn read(&self, entries: impl Iterator<Item = (&'a Entry, &'a Entry)>) -> Result<Page> {
-        let mut page = Page::default();
+    /// what the target holds (returned when there is no projection). `expected`: how many items
+    /// the page will likely hold ([`Reader::expected`]).
+    fn read(
+        &self,
+        entries: impl Iterator<Item = (&'a Entry, &'a Entry)>,
+        expected: usize,
+    ) -> Result<Page> {
+        let mut page = Page {
+            items: Vec::with_capacity(expected),
+            ..Page::default()
+        };
         let mut bytes = 0usize;
         for (seen, stored) in entries {
             if !stored.is_live(self.now) {

@@ -10,7 +10,7 @@ use super::key_bytes::KeyBytes;
 use super::key_encoding::{self, encode_number, encode_value};
 use crate::error::{Error, Result};
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
-use crate::value::{type_name, AttributeValue, Item};
+use crate::value::{attribute_size, type_name, AttributeValue, Item};
 
 /// DynamoDB's limit on a partition key value.
 pub(super) const MAX_PARTITION_KEY: usize = 2048;
@@ -415,18 +415,57 @@ impl Schema {
         ))
     }
 
-    /// The item as index `index` holds it: everything for `ALL`, otherwise the table and index
-    /// keys plus the included attributes.
+    /// True when index `index` holds attribute `name` of its items: every attribute for `ALL`,
+    /// otherwise the table and index keys and the included attributes.
+    pub(super) fn projects(&self, index: &IndexSchema, name: &str) -> bool {
+        index.projected.as_ref().is_none_or(|projected| {
+            self.is_table_key(name) || index.is_key(name) || projected.contains(name)
+        })
+    }
+
+    /// The item as index `index` holds it (`None` for `ALL`: the item itself), see
+    /// [`Schema::projects`].
     pub(super) fn project_for_index(&self, index: &IndexSchema, item: &Item) -> Option<Item> {
-        let projected = index.projected.as_ref()?;
+        index.projected.as_ref()?;
         Some(
             item.iter()
-                .filter(|(name, _)| {
-                    self.is_table_key(name) || index.is_key(name) || projected.contains(*name)
-                })
+                .filter(|(name, _)| self.projects(index, name))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
         )
+    }
+
+    /// The size by DynamoDB's formula of the entry index `index` holds for `item`, whose own
+    /// size is `size`, without building the entry.
+    pub(super) fn entry_size(&self, index: &IndexSchema, item: &Item, size: usize) -> usize {
+        if index.projected.is_none() {
+            return size;
+        }
+        item.iter()
+            .filter(|(name, _)| self.projects(index, name))
+            .map(|(name, value)| name.len() + attribute_size(value))
+            .sum()
+    }
+
+    /// True when `old` and `new` give index `index` the same entry, as DynamoDB compares values
+    /// ([`eval::values_equal`]: sets regardless of their order), without building the entries.
+    pub(super) fn same_entry(&self, index: &IndexSchema, old: &Item, new: &Item) -> bool {
+        let mut held = 0;
+        for (name, x) in old {
+            if !self.projects(index, name) {
+                continue;
+            }
+            held += 1;
+            // Identical values (the common case, and always equal) skip the deep comparison.
+            match new.get(name) {
+                Some(y) if x == y || eval::values_equal(x, y) => {}
+                _ => return false,
+            }
+        }
+        held == match index.projected {
+            None => new.len(),
+            Some(_) => new.keys().filter(|n| self.projects(index, n)).count(),
+        }
     }
 }
 

@@ -14,22 +14,22 @@ use crate::store::{
 use crate::table::{IndexDef, Projection};
 use crate::value::AttributeValue;
 
-fn s(v: &str) -> AttributeValue {
+pub(super) fn s(v: &str) -> AttributeValue {
     AttributeValue::S(v.to_owned())
 }
 
-fn n(v: impl ToString) -> AttributeValue {
+pub(super) fn n(v: impl ToString) -> AttributeValue {
     AttributeValue::N(v.to_string())
 }
 
-fn item(pairs: &[(&str, AttributeValue)]) -> Item {
+pub(super) fn item(pairs: &[(&str, AttributeValue)]) -> Item {
     pairs
         .iter()
         .map(|(k, v)| ((*k).to_owned(), v.clone()))
         .collect()
 }
 
-fn key(pk: &str, sk: &str) -> Item {
+pub(super) fn key(pk: &str, sk: &str) -> Item {
     item(&[("PK", s(pk)), ("SK", s(sk))])
 }
 
