@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, BatchSize, Criterion};
 use dyno_core::ops::{BatchWriter, EntityExt, QueryDsl};
 use dyno_core::{DynamoStore, Item};
 use dyno_tests::ecommerce::{self, Order};
@@ -716,10 +716,100 @@ fn batch() {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// A client loop for instruction counts.
+
+/// `DYNO_OVERHEAD_LOOP=<kind>:<n>` (kind `typed`, `hand` or `hand_same`): instead of the
+/// benchmarks, `n` sequential puts of that kind on the first configured server, after a warm-up
+/// of `n / 10` (the connection, the SDK's lazy state), the measured ones inside
+/// [`measured_puts`], so that `valgrind --tool=callgrind --collect-atstart=no
+/// --toggle-collect='*measured_puts*'` counts the client's instructions of exactly those puts:
+/// the typed put's send, the SDK, the HTTP client and the runtime. Instructions are repeatable
+/// on a loaded machine, where CPU time is not.
+fn client_loop(spec: &str) {
+    let (kind, n) = spec
+        .split_once(':')
+        .and_then(|(k, n)| Some((k.to_owned(), n.parse::<usize>().ok()?)))
+        .expect("DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<puts>");
+    assert!(
+        ["typed", "hand", "hand_same"].contains(&kind.as_str()),
+        "unknown kind {kind}"
+    );
+    let rt = runtime();
+    let server = servers(&rt)
+        .into_iter()
+        .next()
+        .expect("no server configured");
+    rt.block_on(async {
+        if let Err(e) = ecommerce::create_table(&server.store).await {
+            assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
+        }
+    });
+    let who = user(&format!("loop-{kind}"));
+    let orders: Vec<Order> = (0..PUT_KEYS).map(|i| full(&who, i)).collect();
+    rt.block_on(async {
+        let mut batch = BatchWriter::new();
+        batch.put_all_ignoring_version(&orders).unwrap();
+        batch.send(&server.store).await.expect("seed");
+    });
+    let mut versions = vec![1u64; PUT_KEYS];
+    let mut next = 0;
+    let mut take = |count: usize| -> Vec<Order> {
+        (0..count)
+            .map(|_| {
+                let i = next % PUT_KEYS;
+                next += 1;
+                let mut order = orders[i].clone();
+                order.version = versions[i];
+                versions[i] += 1;
+                order
+            })
+            .collect()
+    };
+    // The warm-up outside `measured_puts`, so that callgrind's toggle leaves it out.
+    let warm = take(n / 10);
+    rt.block_on(put_all(&server, &kind, &warm));
+    let measured = take(n);
+    let start = Instant::now();
+    measured_puts(&rt, &server, &kind, &measured);
+    eprintln!(
+        "overhead loop: {n} {kind} puts on {} in {:?}",
+        server.name,
+        start.elapsed()
+    );
+}
+
+/// The measured puts of [`client_loop`]; not inlined, so callgrind can toggle on it.
+#[inline(never)]
+fn measured_puts(rt: &tokio::runtime::Runtime, server: &Server, kind: &str, orders: &[Order]) {
+    rt.block_on(put_all(server, kind, orders));
+}
+
+/// Puts `orders` one after the other, the way `kind` writes them.
+async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
+    for order in orders {
+        match kind {
+            "typed" => order.put().send(&server.store).await.unwrap(),
+            "hand" => hand_put(&server.client, order).await,
+            _ => hand_put_same(&server.client, order).await,
+        }
+    }
+}
+
 criterion_group!(overhead, wall);
 criterion_group! {
     name = overhead_cpu;
     config = Criterion::default().with_measurement(CpuTime);
     targets = cpu
 }
-criterion_main!(overhead, overhead_cpu, batch);
+
+fn main() {
+    if let Ok(spec) = std::env::var("DYNO_OVERHEAD_LOOP") {
+        client_loop(&spec);
+        return;
+    }
+    overhead();
+    overhead_cpu();
+    batch();
+    Criterion::default().configure_from_args().final_summary();
+}
