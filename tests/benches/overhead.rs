@@ -34,7 +34,9 @@
 //!
 //! `overhead/<server>/batch5000`: 5,000 new orders written by [`BatchWriter`] (25 per request, 4
 //! requests in flight) against 5,000 sequential `order.put().send(&store)`, each [`ROUNDS`] times,
-//! alternating; the medians of wall and CPU time and their ratio are printed. Not a criterion
+//! alternating; the medians of wall and CPU time and their ratio are printed, with the server's
+//! CPU per item of each side and the wall time of the same batch with [`WIDE`] requests in
+//! flight (no faster when the server bounds the batch). Not a criterion
 //! benchmark: one sequential round takes seconds, and criterion needs ten samples at least. Runs
 //! when no filter is given or the filter mentions `batch`; with `--test`, one round of 100.
 //!
@@ -68,6 +70,9 @@ const BATCH_ITEMS: usize = 5_000;
 
 /// Rounds of the batch comparison (each: one batch write and one sequential run).
 const ROUNDS: usize = 3;
+
+/// Requests in flight of the batch comparison's second `BatchWriter` (the default is 4).
+const WIDE: usize = 16;
 
 /// The table every typed operation on `Order` uses.
 fn table() -> &'static str {
@@ -650,6 +655,10 @@ fn batch() {
         let store = &server.store;
         let (mut batch_wall, mut batch_cpu, mut seq_wall, mut seq_cpu) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The same batch with WIDE requests in flight instead of 4: as fast as with 4 when the
+        // server, not the engine's concurrency, bounds it.
+        let mut wide_wall = Vec::new();
+        let mut wide_server = Duration::ZERO;
         // The server's CPU over each side's runs: a batch whose server CPU is close to its wall
         // time is bound by the server, not by the engine's concurrency.
         let (mut batch_server, mut seq_server) = (Duration::ZERO, Duration::ZERO);
@@ -675,6 +684,18 @@ fn batch() {
                 batch_wall.push(w);
                 batch_cpu.push(c);
                 batch_server += server_now() - before;
+                let wide_user = user(&format!("wide{round}"));
+                let wide_orders: Vec<Order> = (0..n).map(|i| full(&wide_user, i)).collect();
+                let before = server_now();
+                let (w, _) = timed(async {
+                    let mut writer = BatchWriter::new().concurrency(WIDE);
+                    writer.put_all_ignoring_version(&wide_orders).unwrap();
+                    let report = writer.send(store).await.unwrap();
+                    assert_eq!(report.written, n);
+                })
+                .await;
+                wide_wall.push(w);
+                wide_server += server_now() - before;
                 let before = server_now();
                 let (w, c) = timed(async {
                     for order in &seq_orders {
@@ -685,7 +706,7 @@ fn batch() {
                 seq_wall.push(w);
                 seq_cpu.push(c);
                 seq_server += server_now() - before;
-                for u in [&batch_user, &seq_user] {
+                for u in [&batch_user, &wide_user, &seq_user] {
                     let stored = Order::query(u.as_str()).count(store).await.unwrap();
                     assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
                 }
@@ -708,10 +729,18 @@ fn batch() {
             sc.as_secs_f64() / bc.as_secs_f64().max(1e-9),
         );
         println!(
-            "overhead/{}/batch{n}: server CPU (all {rounds} rounds, 0 without a pid file): BatchWriter {:.3} s, sequential puts {:.3} s",
+            "overhead/{}/batch{n}: server CPU (all {rounds} rounds, 0 without a pid file): BatchWriter {:.3} s, sequential puts {:.3} s; per item: BatchWriter {:.0} us, sequential put {:.0} us",
             server.name,
             batch_server.as_secs_f64(),
             seq_server.as_secs_f64(),
+            batch_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
+            seq_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
+        );
+        println!(
+            "overhead/{}/batch{n}: BatchWriter with {WIDE} requests in flight {:.3} s wall (median), server CPU per item {:.0} us",
+            server.name,
+            median(wide_wall).as_secs_f64(),
+            wide_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
         );
     }
 }

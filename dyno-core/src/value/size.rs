@@ -43,9 +43,16 @@ pub fn attribute_size(value: &AttributeValue) -> usize {
 fn number_size(n: &str) -> usize {
     let negative = n.starts_with('-');
     let mantissa = n.split(['e', 'E']).next().unwrap_or("");
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let significant = digits.trim_start_matches('0').trim_end_matches('0');
-    let count = significant.len().max(1);
+    // The digits from the first non-zero one to the last, counted without copying them (every
+    // put sizes its item's numbers).
+    let (mut first, mut last) = (None, 0);
+    for (i, d) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
+        if d != b'0' {
+            first.get_or_insert(i);
+            last = i;
+        }
+    }
+    let count = first.map_or(0, |f| last - f + 1).max(1);
     count.div_ceil(2) + 1 + usize::from(negative)
 }
 
@@ -67,6 +74,10 @@ mod tests {
         assert_eq!(number_size("123"), 3);
         assert_eq!(number_size("1000000"), 2);
         assert_eq!(number_size("-12.5"), 4);
+        assert_eq!(number_size("0.00120"), 2);
+        assert_eq!(number_size("1.5e10"), 2);
+        assert_eq!(number_size("129.99"), 4);
+        assert_eq!(number_size("4000000000"), 2);
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub(crate) fn get(r: GetRequest<'_>) -> Result<GetItemInputBuilder> {
         .set_key(Some(r.key.into_owned()))
         .consistent_read(r.consistent_read)
         .set_projection_expression(projection)
-        .set_expression_attribute_names(ph.names_or_none())
+        .set_expression_attribute_names(ph.take_names())
         .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
 }
 
@@ -118,8 +118,8 @@ pub(crate) fn put(r: PutRequest) -> Result<PutItemInputBuilder> {
         .table_name(r.table)
         .set_item(Some(r.item))
         .set_condition_expression(condition)
-        .set_expression_attribute_names(ph.names_or_none())
-        .set_expression_attribute_values(ph.values_or_none())
+        .set_expression_attribute_names(ph.take_names())
+        .set_expression_attribute_values(ph.take_values())
         .set_return_values(return_value(r.return_values))
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
@@ -138,8 +138,8 @@ pub(crate) fn update(r: UpdateRequest) -> UpdateItemInputBuilder {
         .set_key(Some(r.key))
         .set_update_expression(update)
         .set_condition_expression(condition)
-        .set_expression_attribute_names(ph.names_or_none())
-        .set_expression_attribute_values(ph.values_or_none())
+        .set_expression_attribute_names(ph.take_names())
+        .set_expression_attribute_values(ph.take_values())
         .set_return_values(return_value(r.return_values))
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
@@ -155,8 +155,8 @@ pub(crate) fn delete(r: DeleteRequest) -> DeleteItemInputBuilder {
         .table_name(r.table)
         .set_key(Some(r.key))
         .set_condition_expression(condition)
-        .set_expression_attribute_names(ph.names_or_none())
-        .set_expression_attribute_values(ph.values_or_none())
+        .set_expression_attribute_names(ph.take_names())
+        .set_expression_attribute_values(ph.take_values())
         .set_return_values(return_value(r.return_values))
         .set_return_values_on_condition_check_failure(on_condition_failure(
             r.return_old_on_condition_failure,
@@ -176,8 +176,8 @@ pub(crate) fn query(r: QueryRequest) -> Result<QueryInputBuilder> {
         .key_condition_expression(key_condition)
         .set_filter_expression(filter)
         .set_projection_expression(projection)
-        .set_expression_attribute_names(ph.names_or_none())
-        .set_expression_attribute_values(ph.values_or_none())
+        .set_expression_attribute_names(ph.take_names())
+        .set_expression_attribute_values(ph.take_values())
         .set_limit(limit(r.limit)?)
         .scan_index_forward(r.scan_forward)
         .set_exclusive_start_key(r.exclusive_start_key)
@@ -209,8 +209,8 @@ pub(crate) fn scan(r: ScanRequest) -> Result<ScanInputBuilder> {
         .set_index_name(r.index)
         .set_filter_expression(filter)
         .set_projection_expression(projection)
-        .set_expression_attribute_names(ph.names_or_none())
-        .set_expression_attribute_values(ph.values_or_none())
+        .set_expression_attribute_names(ph.take_names())
+        .set_expression_attribute_values(ph.take_values())
         .set_limit(limit(r.limit)?)
         .set_exclusive_start_key(r.exclusive_start_key)
         .consistent_read(r.consistent_read)
@@ -368,7 +368,7 @@ pub(crate) fn transact_get(r: TransactGetRequest) -> Result<TransactGetItemsInpu
             .table_name(g.table)
             .set_key(Some(g.key))
             .set_projection_expression(projection)
-            .set_expression_attribute_names(ph.names_or_none())
+            .set_expression_attribute_names(ph.take_names())
             .build()
             .map_err(|e| build_error("TransactGetItems get", e))?;
         builder = builder.transact_items(sdk::TransactGetItem::builder().get(get).build());
@@ -402,8 +402,8 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .table_name(table)
                     .set_item(Some(item))
                     .set_condition_expression(condition)
-                    .set_expression_attribute_names(ph.names_or_none())
-                    .set_expression_attribute_values(ph.values_or_none())
+                    .set_expression_attribute_names(ph.take_names())
+                    .set_expression_attribute_values(ph.take_values())
                     .set_return_values_on_condition_check_failure(on_condition_failure(
                         return_old_on_condition_failure,
                     ))
@@ -430,8 +430,8 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .set_key(Some(key))
                     .update_expression(update)
                     .set_condition_expression(condition)
-                    .set_expression_attribute_names(ph.names_or_none())
-                    .set_expression_attribute_values(ph.values_or_none())
+                    .set_expression_attribute_names(ph.take_names())
+                    .set_expression_attribute_values(ph.take_values())
                     .set_return_values_on_condition_check_failure(on_condition_failure(
                         return_old_on_condition_failure,
                     ))
@@ -450,8 +450,8 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .table_name(table)
                     .set_key(Some(key))
                     .set_condition_expression(condition)
-                    .set_expression_attribute_names(ph.names_or_none())
-                    .set_expression_attribute_values(ph.values_or_none())
+                    .set_expression_attribute_names(ph.take_names())
+                    .set_expression_attribute_values(ph.take_values())
                     .set_return_values_on_condition_check_failure(on_condition_failure(
                         return_old_on_condition_failure,
                     ))
@@ -470,8 +470,8 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                     .table_name(table)
                     .set_key(Some(key))
                     .condition_expression(condition)
-                    .set_expression_attribute_names(ph.names_or_none())
-                    .set_expression_attribute_values(ph.values_or_none())
+                    .set_expression_attribute_names(ph.take_names())
+                    .set_expression_attribute_values(ph.take_values())
                     .set_return_values_on_condition_check_failure(on_condition_failure(
                         return_old_on_condition_failure,
                     ))
