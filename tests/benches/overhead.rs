@@ -35,10 +35,13 @@
 //! `overhead/<server>/batch5000`: 5,000 new orders written by [`BatchWriter`] (25 per request, 4
 //! requests in flight) against 5,000 sequential `order.put().send(&store)`, each [`ROUNDS`] times,
 //! alternating; the medians of wall and CPU time and their ratio are printed, with the server's
-//! CPU per item of each side and the wall time of the same batch with [`WIDE`] requests in
-//! flight (no faster when the server bounds the batch). Not a criterion
-//! benchmark: one sequential round takes seconds, and criterion needs ten samples at least. Runs
-//! when no filter is given or the filter mentions `batch`; with `--test`, one round of 100.
+//! CPU per item of each side and the wall time of the same batch with [`WIDE`] requests in flight
+//! (no faster when the server bounds the batch). Not a criterion benchmark: one sequential round
+//! takes seconds, and criterion needs ten samples at least. Runs when no filter is given or the
+//! filter mentions `batch`; with `--test`, one round of 100.
+//!
+//! `DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<n>`: no benchmark, `n` puts of one kind in a loop
+//! for callgrind ([`client_loop`]).
 //!
 //! `scripts/bench overhead` (or `scripts/bench overhead -- --warm-up-time 2 --measurement-time 5`)
 
@@ -501,6 +504,32 @@ fn server_cpu_time(server: &str) -> Option<Duration> {
     Some(TICK * u32::try_from(ticks).ok()?)
 }
 
+/// Writes version 1 of `keys` orders of a user of its own (named after `case`) and returns them.
+fn seed_orders(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    case: &str,
+    keys: usize,
+) -> Vec<Order> {
+    let who = user(case);
+    let orders: Vec<Order> = (0..keys).map(|i| full(&who, i)).collect();
+    rt.block_on(async {
+        let mut batch = BatchWriter::new();
+        batch.put_all_ignoring_version(&orders).unwrap();
+        batch.send(&server.store).await.expect("seed");
+    });
+    orders
+}
+
+/// One put of `order`, the way `kind` writes it: `typed`, `hand` or `hand_same`.
+async fn put_one(server: &Server, kind: &str, order: &Order) {
+    match kind {
+        "typed" => order.put().send(&server.store).await.unwrap(),
+        "hand" => hand_put(&server.client, order).await,
+        _ => hand_put_same(&server.client, order).await,
+    }
+}
+
 /// Prints the server's CPU per put of each kind: [`SERVER_CPU_PUTS`] sequential puts each, on
 /// keys of their own (version 1 seeded), the server's CPU read before and after.
 fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
@@ -518,13 +547,7 @@ fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
     // the measured one.
     for (pass, n) in [(0, n / 4), (1, n)] {
         for kind in ["typed", "hand", "hand_same"] {
-            let who = user(&format!("cpu-{kind}-{pass}"));
-            let orders: Vec<Order> = (0..keys).map(|i| full(&who, i)).collect();
-            rt.block_on(async {
-                let mut batch = BatchWriter::new();
-                batch.put_all_ignoring_version(&orders).unwrap();
-                batch.send(&server.store).await.expect("seed");
-            });
+            let orders = seed_orders(rt, server, &format!("cpu-{kind}-{pass}"), keys);
             let mut versions = vec![1u64; keys];
             let before = server_cpu_time(server.name).unwrap_or_default();
             rt.block_on(async {
@@ -533,11 +556,7 @@ fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
                     let mut order = orders[i].clone();
                     order.version = versions[i];
                     versions[i] += 1;
-                    match kind {
-                        "typed" => order.put().send(&server.store).await.unwrap(),
-                        "hand" => hand_put(&server.client, &order).await,
-                        _ => hand_put_same(&server.client, &order).await,
-                    }
+                    put_one(server, kind, &order).await;
                 }
             });
             let spent = server_cpu_time(server.name).unwrap_or_default() - before;
@@ -774,13 +793,7 @@ fn client_loop(spec: &str) {
             assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
         }
     });
-    let who = user(&format!("loop-{kind}"));
-    let orders: Vec<Order> = (0..PUT_KEYS).map(|i| full(&who, i)).collect();
-    rt.block_on(async {
-        let mut batch = BatchWriter::new();
-        batch.put_all_ignoring_version(&orders).unwrap();
-        batch.send(&server.store).await.expect("seed");
-    });
+    let orders = seed_orders(&rt, &server, &format!("loop-{kind}"), PUT_KEYS);
     let mut versions = vec![1u64; PUT_KEYS];
     let mut next = 0;
     let mut take = |count: usize| -> Vec<Order> {
@@ -817,11 +830,7 @@ fn measured_puts(rt: &tokio::runtime::Runtime, server: &Server, kind: &str, orde
 /// Puts `orders` one after the other, the way `kind` writes them.
 async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
     for order in orders {
-        match kind {
-            "typed" => order.put().send(&server.store).await.unwrap(),
-            "hand" => hand_put(&server.client, order).await,
-            _ => hand_put_same(&server.client, order).await,
-        }
+        put_one(server, kind, order).await;
     }
 }
 
