@@ -40,6 +40,10 @@
 //! takes seconds, and criterion needs ten samples at least. Runs when no filter is given or the
 //! filter mentions `batch`; with `--test`, one round of 100.
 //!
+//! `overhead/<server>/paired`: puts and gets of each kind interleaved round by round, each timed,
+//! medians and their ratios printed ([`paired`]): ratios that a change of load between criterion's
+//! cases cannot move.
+//!
 //! `DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<n>`: no benchmark, `n` puts of one kind in a loop
 //! for callgrind ([`client_loop`]).
 //!
@@ -612,7 +616,7 @@ fn batch_items() -> Option<usize> {
     wants("batch").then_some(BATCH_ITEMS)
 }
 
-/// Whether a part measured outside criterion (`batch`, `server_cpu`) runs: no filter on the
+/// Whether a part measured outside criterion (`batch`, `server_cpu`, `paired`) runs: no filter on the
 /// command line, or one that names it; never with `--list` or `--test`.
 fn wants(part: &str) -> bool {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -834,6 +838,114 @@ async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Interleaved: each side's wall time under the same load.
+
+/// Rounds of the interleaved comparison: one operation of each kind per round.
+const PAIRED_ROUNDS: usize = 2_000;
+
+/// `overhead/<server>/paired`: [`PAIRED_ROUNDS`] rounds of one put of each kind (typed, hand,
+/// hand_same) and one get of each kind (typed, hand), the kinds in a rotating order, each timed
+/// on its own; prints the median of each and the ratios of the medians. Criterion measures one
+/// case after the other, so on a shared machine a change of load between two cases moves their
+/// ratio; interleaved, both sides see the same load. Runs when no filter is given or the filter
+/// mentions `paired`.
+fn paired() {
+    if !wants("paired") {
+        return;
+    }
+    let rt = runtime();
+    for server in servers(&rt) {
+        let fixture = seed(&rt, &server);
+        check(&rt, &server, &fixture);
+        let kinds = ["typed", "hand", "hand_same"];
+        let keys: Vec<Vec<Order>> = kinds
+            .iter()
+            .map(|kind| seed_orders(&rt, &server, &format!("paired-{kind}"), PUT_KEYS))
+            .collect();
+        let mut versions = vec![vec![1u64; PUT_KEYS]; kinds.len()];
+        let mut puts: Vec<Vec<Duration>> = (0..kinds.len())
+            .map(|_| Vec::with_capacity(PAIRED_ROUNDS))
+            .collect();
+        let mut gets: Vec<Vec<Duration>> =
+            (0..2).map(|_| Vec::with_capacity(PAIRED_ROUNDS)).collect();
+        let id = format!("{:08}", 7);
+        let read_user = fixture.read_user.as_str();
+        rt.block_on(async {
+            // A warm-up tenth, not recorded.
+            for round in 0..PAIRED_ROUNDS + PAIRED_ROUNDS / 10 {
+                let record = round >= PAIRED_ROUNDS / 10;
+                for j in 0..kinds.len() {
+                    let k = (round + j) % kinds.len();
+                    let i = round % PUT_KEYS;
+                    let mut order = keys[k][i].clone();
+                    order.version = versions[k][i];
+                    versions[k][i] += 1;
+                    let start = Instant::now();
+                    put_one(&server, kinds[k], &order).await;
+                    if record {
+                        puts[k].push(start.elapsed());
+                    }
+                }
+                for j in 0..2 {
+                    let k = (round + j) % 2;
+                    let start = Instant::now();
+                    let found = if k == 0 {
+                        Order::get(Order::key(read_user, id.as_str()))
+                            .send(&server.store)
+                            .await
+                            .unwrap()
+                    } else {
+                        hand_get(&server.client, read_user, &id).await
+                    };
+                    assert!(found.is_some());
+                    if record {
+                        gets[k].push(start.elapsed());
+                    }
+                }
+            }
+        });
+        // Each kind's 10th and 90th percentiles too: a ratio of medians hides a second mode.
+        let spread = |name: &str, v: &[Duration]| {
+            let mut v = v.to_vec();
+            v.sort();
+            let at = |q: usize| v[(v.len() - 1) * q / 100].as_secs_f64() * 1e6;
+            format!("{name} {:.0}/{:.0}/{:.0}", at(10), at(50), at(90))
+        };
+        let kinds_spread: Vec<String> = kinds
+            .iter()
+            .zip(&puts)
+            .map(|(k, v)| spread(k, v))
+            .chain([spread("get_typed", &gets[0]), spread("get_hand", &gets[1])])
+            .collect();
+        println!(
+            "overhead/{}/paired p10/p50/p90 (us): {}",
+            server.name,
+            kinds_spread.join(", ")
+        );
+        let us = |v: Vec<Duration>| median(v).as_secs_f64() * 1e6;
+        let [typed, hand, same]: [f64; 3] = puts
+            .into_iter()
+            .map(us)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap();
+        let [get_typed, get_hand]: [f64; 2] = gets
+            .into_iter()
+            .map(us)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap();
+        println!(
+            "overhead/{}/paired ({PAIRED_ROUNDS} rounds, medians): put typed {typed:.0} us, hand {hand:.0} us, hand_same {same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x; get typed {get_typed:.0} us, hand {get_hand:.0} us: {:.3}x",
+            server.name,
+            typed / hand,
+            typed / same,
+            get_typed / get_hand,
+        );
+    }
+}
+
 criterion_group!(overhead, wall);
 criterion_group! {
     name = overhead_cpu;
@@ -848,6 +960,7 @@ fn main() {
     }
     overhead();
     overhead_cpu();
+    paired();
     batch();
     Criterion::default().configure_from_args().final_summary();
 }
