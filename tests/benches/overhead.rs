@@ -34,9 +34,18 @@
 //!
 //! `overhead/<server>/batch5000`: 5,000 new orders written by [`BatchWriter`] (25 per request, 4
 //! requests in flight) against 5,000 sequential `order.put().send(&store)`, each [`ROUNDS`] times,
-//! alternating; the medians of wall and CPU time and their ratio are printed. Not a criterion
-//! benchmark: one sequential round takes seconds, and criterion needs ten samples at least. Runs
-//! when no filter is given or the filter mentions `batch`; with `--test`, one round of 100.
+//! alternating; the medians of wall and CPU time and their ratio are printed, with the server's
+//! CPU per item of each side and the wall time of the same batch with [`WIDE`] requests in flight
+//! (no faster when the server bounds the batch). Not a criterion benchmark: one sequential round
+//! takes seconds, and criterion needs ten samples at least. Runs when no filter is given or the
+//! filter mentions `batch`; with `--test`, one round of 100.
+//!
+//! `overhead/<server>/paired`: puts and gets of each kind interleaved round by round, each timed,
+//! medians and their ratios printed ([`paired`]): ratios that a change of load between criterion's
+//! cases cannot move.
+//!
+//! `DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<n>`: no benchmark, `n` puts of one kind in a loop
+//! for callgrind ([`client_loop`]).
 //!
 //! `scripts/bench overhead` (or `scripts/bench overhead -- --warm-up-time 2 --measurement-time 5`)
 
@@ -44,7 +53,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{criterion_group, BatchSize, Criterion};
 use dyno_core::ops::{BatchWriter, EntityExt, QueryDsl};
 use dyno_core::{DynamoStore, Item};
 use dyno_tests::ecommerce::{self, Order};
@@ -68,6 +77,9 @@ const BATCH_ITEMS: usize = 5_000;
 
 /// Rounds of the batch comparison (each: one batch write and one sequential run).
 const ROUNDS: usize = 3;
+
+/// Requests in flight of the batch comparison's second `BatchWriter` (the default is 4).
+const WIDE: usize = 16;
 
 /// The table every typed operation on `Order` uses.
 fn table() -> &'static str {
@@ -496,6 +508,32 @@ fn server_cpu_time(server: &str) -> Option<Duration> {
     Some(TICK * u32::try_from(ticks).ok()?)
 }
 
+/// Writes version 1 of `keys` orders of a user of its own (named after `case`) and returns them.
+fn seed_orders(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    case: &str,
+    keys: usize,
+) -> Vec<Order> {
+    let who = user(case);
+    let orders: Vec<Order> = (0..keys).map(|i| full(&who, i)).collect();
+    rt.block_on(async {
+        let mut batch = BatchWriter::new();
+        batch.put_all_ignoring_version(&orders).unwrap();
+        batch.send(&server.store).await.expect("seed");
+    });
+    orders
+}
+
+/// One put of `order`, the way `kind` writes it: `typed`, `hand` or `hand_same`.
+async fn put_one(server: &Server, kind: &str, order: &Order) {
+    match kind {
+        "typed" => order.put().send(&server.store).await.unwrap(),
+        "hand" => hand_put(&server.client, order).await,
+        _ => hand_put_same(&server.client, order).await,
+    }
+}
+
 /// Prints the server's CPU per put of each kind: [`SERVER_CPU_PUTS`] sequential puts each, on
 /// keys of their own (version 1 seeded), the server's CPU read before and after.
 fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
@@ -513,13 +551,7 @@ fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
     // the measured one.
     for (pass, n) in [(0, n / 4), (1, n)] {
         for kind in ["typed", "hand", "hand_same"] {
-            let who = user(&format!("cpu-{kind}-{pass}"));
-            let orders: Vec<Order> = (0..keys).map(|i| full(&who, i)).collect();
-            rt.block_on(async {
-                let mut batch = BatchWriter::new();
-                batch.put_all_ignoring_version(&orders).unwrap();
-                batch.send(&server.store).await.expect("seed");
-            });
+            let orders = seed_orders(rt, server, &format!("cpu-{kind}-{pass}"), keys);
             let mut versions = vec![1u64; keys];
             let before = server_cpu_time(server.name).unwrap_or_default();
             rt.block_on(async {
@@ -528,11 +560,7 @@ fn server_cpu(rt: &tokio::runtime::Runtime, server: &Server) {
                     let mut order = orders[i].clone();
                     order.version = versions[i];
                     versions[i] += 1;
-                    match kind {
-                        "typed" => order.put().send(&server.store).await.unwrap(),
-                        "hand" => hand_put(&server.client, &order).await,
-                        _ => hand_put_same(&server.client, &order).await,
-                    }
+                    put_one(server, kind, &order).await;
                 }
             });
             let spent = server_cpu_time(server.name).unwrap_or_default() - before;
@@ -588,7 +616,7 @@ fn batch_items() -> Option<usize> {
     wants("batch").then_some(BATCH_ITEMS)
 }
 
-/// Whether a part measured outside criterion (`batch`, `server_cpu`) runs: no filter on the
+/// Whether a part measured outside criterion (`batch`, `server_cpu`, `paired`) runs: no filter on the
 /// command line, or one that names it; never with `--list` or `--test`.
 fn wants(part: &str) -> bool {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -650,6 +678,10 @@ fn batch() {
         let store = &server.store;
         let (mut batch_wall, mut batch_cpu, mut seq_wall, mut seq_cpu) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        // The same batch with WIDE requests in flight instead of 4: as fast as with 4 when the
+        // server, not the engine's concurrency, bounds it.
+        let mut wide_wall = Vec::new();
+        let mut wide_server = Duration::ZERO;
         // The server's CPU over each side's runs: a batch whose server CPU is close to its wall
         // time is bound by the server, not by the engine's concurrency.
         let (mut batch_server, mut seq_server) = (Duration::ZERO, Duration::ZERO);
@@ -675,6 +707,18 @@ fn batch() {
                 batch_wall.push(w);
                 batch_cpu.push(c);
                 batch_server += server_now() - before;
+                let wide_user = user(&format!("wide{round}"));
+                let wide_orders: Vec<Order> = (0..n).map(|i| full(&wide_user, i)).collect();
+                let before = server_now();
+                let (w, _) = timed(async {
+                    let mut writer = BatchWriter::new().concurrency(WIDE);
+                    writer.put_all_ignoring_version(&wide_orders).unwrap();
+                    let report = writer.send(store).await.unwrap();
+                    assert_eq!(report.written, n);
+                })
+                .await;
+                wide_wall.push(w);
+                wide_server += server_now() - before;
                 let before = server_now();
                 let (w, c) = timed(async {
                     for order in &seq_orders {
@@ -685,7 +729,7 @@ fn batch() {
                 seq_wall.push(w);
                 seq_cpu.push(c);
                 seq_server += server_now() - before;
-                for u in [&batch_user, &seq_user] {
+                for u in [&batch_user, &wide_user, &seq_user] {
                     let stored = Order::query(u.as_str()).count(store).await.unwrap();
                     assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
                 }
@@ -708,10 +752,196 @@ fn batch() {
             sc.as_secs_f64() / bc.as_secs_f64().max(1e-9),
         );
         println!(
-            "overhead/{}/batch{n}: server CPU (all {rounds} rounds, 0 without a pid file): BatchWriter {:.3} s, sequential puts {:.3} s",
+            "overhead/{}/batch{n}: server CPU (all {rounds} rounds, 0 without a pid file): BatchWriter {:.3} s, sequential puts {:.3} s; per item: BatchWriter {:.0} us, sequential put {:.0} us",
             server.name,
             batch_server.as_secs_f64(),
             seq_server.as_secs_f64(),
+            batch_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
+            seq_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
+        );
+        println!(
+            "overhead/{}/batch{n}: BatchWriter with {WIDE} requests in flight {:.3} s wall (median), server CPU per item {:.0} us",
+            server.name,
+            median(wide_wall).as_secs_f64(),
+            wide_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A client loop for instruction counts.
+
+/// `DYNO_OVERHEAD_LOOP=<kind>:<n>` (kind `typed`, `hand` or `hand_same`): instead of the
+/// benchmarks, `n` sequential puts of that kind on the first configured server, after a warm-up
+/// of `n / 10` (the connection, the SDK's lazy state), the measured ones inside
+/// [`measured_puts`], so that `valgrind --tool=callgrind --collect-atstart=no
+/// --toggle-collect='*measured_puts*'` counts the client's instructions of exactly those puts:
+/// the typed put's send, the SDK, the HTTP client and the runtime. Instructions are repeatable
+/// on a loaded machine, where CPU time is not.
+fn client_loop(spec: &str) {
+    let (kind, n) = spec
+        .split_once(':')
+        .and_then(|(k, n)| Some((k.to_owned(), n.parse::<usize>().ok()?)))
+        .expect("DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<puts>");
+    assert!(
+        ["typed", "hand", "hand_same"].contains(&kind.as_str()),
+        "unknown kind {kind}"
+    );
+    let rt = runtime();
+    let server = servers(&rt)
+        .into_iter()
+        .next()
+        .expect("no server configured");
+    rt.block_on(async {
+        if let Err(e) = ecommerce::create_table(&server.store).await {
+            assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
+        }
+    });
+    let orders = seed_orders(&rt, &server, &format!("loop-{kind}"), PUT_KEYS);
+    let mut versions = vec![1u64; PUT_KEYS];
+    let mut next = 0;
+    let mut take = |count: usize| -> Vec<Order> {
+        (0..count)
+            .map(|_| {
+                let i = next % PUT_KEYS;
+                next += 1;
+                let mut order = orders[i].clone();
+                order.version = versions[i];
+                versions[i] += 1;
+                order
+            })
+            .collect()
+    };
+    // The warm-up outside `measured_puts`, so that callgrind's toggle leaves it out.
+    let warm = take(n / 10);
+    rt.block_on(put_all(&server, &kind, &warm));
+    let measured = take(n);
+    let start = Instant::now();
+    measured_puts(&rt, &server, &kind, &measured);
+    eprintln!(
+        "overhead loop: {n} {kind} puts on {} in {:?}",
+        server.name,
+        start.elapsed()
+    );
+}
+
+/// The measured puts of [`client_loop`]; not inlined, so callgrind can toggle on it.
+#[inline(never)]
+fn measured_puts(rt: &tokio::runtime::Runtime, server: &Server, kind: &str, orders: &[Order]) {
+    rt.block_on(put_all(server, kind, orders));
+}
+
+/// Puts `orders` one after the other, the way `kind` writes them.
+async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
+    for order in orders {
+        put_one(server, kind, order).await;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interleaved: each side's wall time under the same load.
+
+/// Rounds of the interleaved comparison: one operation of each kind per round.
+const PAIRED_ROUNDS: usize = 2_000;
+
+/// `overhead/<server>/paired`: [`PAIRED_ROUNDS`] rounds of one put of each kind (typed, hand,
+/// hand_same) and one get of each kind (typed, hand), the kinds in a rotating order, each timed
+/// on its own; prints the median of each and the ratios of the medians. Criterion measures one
+/// case after the other, so on a shared machine a change of load between two cases moves their
+/// ratio; interleaved, both sides see the same load. Runs when no filter is given or the filter
+/// mentions `paired`.
+fn paired() {
+    if !wants("paired") {
+        return;
+    }
+    let rt = runtime();
+    for server in servers(&rt) {
+        let fixture = seed(&rt, &server);
+        check(&rt, &server, &fixture);
+        let kinds = ["typed", "hand", "hand_same"];
+        let keys: Vec<Vec<Order>> = kinds
+            .iter()
+            .map(|kind| seed_orders(&rt, &server, &format!("paired-{kind}"), PUT_KEYS))
+            .collect();
+        let mut versions = vec![vec![1u64; PUT_KEYS]; kinds.len()];
+        let mut puts: Vec<Vec<Duration>> = (0..kinds.len())
+            .map(|_| Vec::with_capacity(PAIRED_ROUNDS))
+            .collect();
+        let mut gets: Vec<Vec<Duration>> =
+            (0..2).map(|_| Vec::with_capacity(PAIRED_ROUNDS)).collect();
+        let id = format!("{:08}", 7);
+        let read_user = fixture.read_user.as_str();
+        rt.block_on(async {
+            // A warm-up tenth, not recorded.
+            for round in 0..PAIRED_ROUNDS + PAIRED_ROUNDS / 10 {
+                let record = round >= PAIRED_ROUNDS / 10;
+                for j in 0..kinds.len() {
+                    let k = (round + j) % kinds.len();
+                    let i = round % PUT_KEYS;
+                    let mut order = keys[k][i].clone();
+                    order.version = versions[k][i];
+                    versions[k][i] += 1;
+                    let start = Instant::now();
+                    put_one(&server, kinds[k], &order).await;
+                    if record {
+                        puts[k].push(start.elapsed());
+                    }
+                }
+                for j in 0..2 {
+                    let k = (round + j) % 2;
+                    let start = Instant::now();
+                    let found = if k == 0 {
+                        Order::get(Order::key(read_user, id.as_str()))
+                            .send(&server.store)
+                            .await
+                            .unwrap()
+                    } else {
+                        hand_get(&server.client, read_user, &id).await
+                    };
+                    assert!(found.is_some());
+                    if record {
+                        gets[k].push(start.elapsed());
+                    }
+                }
+            }
+        });
+        // Each kind's 10th and 90th percentiles too: a ratio of medians hides a second mode.
+        let spread = |name: &str, v: &[Duration]| {
+            let mut v = v.to_vec();
+            v.sort();
+            let at = |q: usize| v[(v.len() - 1) * q / 100].as_secs_f64() * 1e6;
+            format!("{name} {:.0}/{:.0}/{:.0}", at(10), at(50), at(90))
+        };
+        let kinds_spread: Vec<String> = kinds
+            .iter()
+            .zip(&puts)
+            .map(|(k, v)| spread(k, v))
+            .chain([spread("get_typed", &gets[0]), spread("get_hand", &gets[1])])
+            .collect();
+        println!(
+            "overhead/{}/paired p10/p50/p90 (us): {}",
+            server.name,
+            kinds_spread.join(", ")
+        );
+        let us = |v: Vec<Duration>| median(v).as_secs_f64() * 1e6;
+        let [typed, hand, same]: [f64; 3] = puts
+            .into_iter()
+            .map(us)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap();
+        let [get_typed, get_hand]: [f64; 2] = gets
+            .into_iter()
+            .map(us)
+            .collect::<Vec<_>>()
+            .try_into()
+            .unwrap();
+        println!(
+            "overhead/{}/paired ({PAIRED_ROUNDS} rounds, medians): put typed {typed:.0} us, hand {hand:.0} us, hand_same {same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x; get typed {get_typed:.0} us, hand {get_hand:.0} us: {:.3}x",
+            server.name,
+            typed / hand,
+            typed / same,
+            get_typed / get_hand,
         );
     }
 }
@@ -722,4 +952,15 @@ criterion_group! {
     config = Criterion::default().with_measurement(CpuTime);
     targets = cpu
 }
-criterion_main!(overhead, overhead_cpu, batch);
+
+fn main() {
+    if let Ok(spec) = std::env::var("DYNO_OVERHEAD_LOOP") {
+        client_loop(&spec);
+        return;
+    }
+    overhead();
+    overhead_cpu();
+    paired();
+    batch();
+    Criterion::default().configure_from_args().final_summary();
+}

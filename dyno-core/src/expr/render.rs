@@ -22,6 +22,11 @@ pub struct Placeholders {
     by_name: HashMap<String, String>,
 }
 
+/// `map`, or `None` when empty: DynamoDB rejects empty placeholder maps.
+fn non_empty<V>(map: HashMap<String, V>) -> Option<HashMap<String, V>> {
+    (!map.is_empty()).then_some(map)
+}
+
 impl Placeholders {
     /// Empty maps.
     pub fn new() -> Self {
@@ -48,12 +53,23 @@ impl Placeholders {
 
     /// The names map, or `None` when empty (DynamoDB rejects empty maps).
     pub fn names_or_none(&self) -> Option<HashMap<String, String>> {
-        (!self.names.is_empty()).then(|| self.names.clone())
+        non_empty(self.names.clone())
     }
 
     /// The values map, or `None` when empty.
     pub fn values_or_none(&self) -> Option<HashMap<String, AttributeValue>> {
-        (!self.values.is_empty()).then(|| self.values.clone())
+        non_empty(self.values.clone())
+    }
+
+    /// [`Self::names_or_none`], moved out instead of copied (the map is left empty): for the
+    /// request being built, which is the map's last use.
+    pub fn take_names(&mut self) -> Option<HashMap<String, String>> {
+        non_empty(std::mem::take(&mut self.names))
+    }
+
+    /// [`Self::values_or_none`], moved out instead of copied (the map is left empty).
+    pub fn take_values(&mut self) -> Option<HashMap<String, AttributeValue>> {
+        non_empty(std::mem::take(&mut self.values))
     }
 
     fn path(&mut self, path: &Path, out: &mut String) {

@@ -43,8 +43,8 @@ pub fn attribute_size(value: &AttributeValue) -> usize {
 fn number_size(n: &str) -> usize {
     let negative = n.starts_with('-');
     let mantissa = n.split(['e', 'E']).next().unwrap_or("");
-    // The digits from the first non-zero one to the last (no allocation: this runs for every
-    // number of every item a write measures).
+    // The digits from the first non-zero one to the last, counted without copying them (every
+    // put sizes its item's numbers).
     let (mut first, mut last) = (None, 0);
     for (i, d) in mantissa.bytes().filter(u8::is_ascii_digit).enumerate() {
         if d != b'0' {
@@ -52,7 +52,7 @@ fn number_size(n: &str) -> usize {
             last = i;
         }
     }
-    let count = first.map_or(1, |first| last - first + 1);
+    let count = first.map_or(0, |f| last - f + 1).max(1);
     count.div_ceil(2) + 1 + usize::from(negative)
 }
 
@@ -74,6 +74,10 @@ mod tests {
         assert_eq!(number_size("123"), 3);
         assert_eq!(number_size("1000000"), 2);
         assert_eq!(number_size("-12.5"), 4);
+        assert_eq!(number_size("0.00120"), 2);
+        assert_eq!(number_size("1.5e10"), 2);
+        assert_eq!(number_size("129.99"), 4);
+        assert_eq!(number_size("4000000000"), 2);
     }
 
     #[test]

@@ -335,12 +335,24 @@ impl Target {
 }
 
 /// Runs one SDK call, noting whether it was sent, and maps its error.
-async fn call<O, E: OperationError>(
+///
+/// The SDK's future is boxed first, once: it is several kilobytes (the orchestrator's states),
+/// and every future that holds it by value (the transmission tracking, the span, the
+/// `Store` method's) would copy all of it each time it is created or moved, which cost a typed
+/// put more client instructions than the SDK's request signing (`BENCHMARKS.md`, "Overhead of
+/// the typed API").
+fn call<'a, O, E: OperationError + 'a>(
     operation: &'static str,
-    request: impl Future<Output = std::result::Result<O, SdkError<E, HttpResponse>>>,
-) -> Result<O> {
-    let (result, sent) = config::track_transmission(request).await;
-    result.map_err(|e| from_sdk(operation, e, sent))
+    request: impl Future<Output = std::result::Result<O, SdkError<E, HttpResponse>>> + Send + 'a,
+) -> impl Future<Output = Result<O>> + Send + 'a
+where
+    O: 'a,
+{
+    let request = Box::pin(request);
+    async move {
+        let (result, sent) = config::track_transmission(request).await;
+        result.map_err(|e| from_sdk(operation, e, sent))
+    }
 }
 
 fn capacity(cc: Option<&sdk::ConsumedCapacity>) -> Option<Capacity> {
@@ -698,5 +710,65 @@ impl Store for DynamoStore {
                 .map(|()| ((), None))
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ReturnValues;
+    use crate::value::AttributeValue;
+
+    fn put_request() -> PutRequest {
+        PutRequest {
+            table: "T".into(),
+            item: Item::new(),
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The SDK's future is several kilobytes: a `DynamoStore` call boxes it once instead of
+    /// holding it by value in each of its own futures, each of which would copy it whenever it
+    /// is created or moved (a typed put spent more client instructions in those copies than in
+    /// signing its request). Nothing is sent: the futures are built, measured and dropped.
+    #[tokio::test]
+    async fn calls_hold_the_sdk_future_boxed() {
+        let store = DynamoStore::local("http://127.0.0.1:9").await;
+        let sdk = convert::put(put_request())
+            .unwrap()
+            .send_with(&store.client);
+        let sdk_size = std::mem::size_of_val(&sdk);
+        drop(sdk);
+        let one = call(
+            "PutItem",
+            convert::put(put_request())
+                .unwrap()
+                .send_with(&store.client),
+        );
+        assert!(
+            std::mem::size_of_val(&one) < 256,
+            "call holds {} bytes (the SDK's future: {sdk_size})",
+            std::mem::size_of_val(&one)
+        );
+        drop(one);
+        let put = store.put_item(put_request());
+        let get = store.get_item(GetRequest::new("T", Item::new()));
+        let query = store.query(QueryRequest::new(
+            "T",
+            None,
+            crate::expr::KeyCondition::partition("P", AttributeValue::S("p".into())),
+        ));
+        for (what, size) in [
+            ("put_item", std::mem::size_of_val(&*put)),
+            ("get_item", std::mem::size_of_val(&*get)),
+            ("query", std::mem::size_of_val(&*query)),
+        ] {
+            assert!(
+                size < sdk_size,
+                "{what}'s future is {size} bytes, the SDK's {sdk_size}: it holds the SDK's future by value"
+            );
+        }
     }
 }
