@@ -674,3 +674,73 @@ fn a_projection_is_checked_for_conflicts_and_depth() {
     let overlap = get(vec![Path::attr("a"), Path::attr("a").key("b")]);
     assert!(overlap.contains("Two document paths overlap"), "{overlap}");
 }
+
+/// UPDATED_NEW returns what the update wrote where it landed (API reference, UpdateItem,
+/// ReturnValues: "as they appear after the UpdateItem operation"): a list element SET past the
+/// end is appended, and returned at its new index; a lower element's REMOVE shifts a written one
+/// down. UPDATED_OLD returns only what existed before: nothing for an element that was not there.
+#[test]
+fn updated_new_returns_a_list_element_where_it_landed() {
+    use crate::expr::{PathElement, SetValue, Update, UpdateOperand};
+    let store = store();
+    let l = |xs: &[&str]| AttributeValue::L(xs.iter().map(|x| s(x)).collect());
+    let at = |i: usize| Path(vec![PathElement::Attr("l".into()), PathElement::Index(i)]);
+    let set = |i: usize, v: &str| (at(i), SetValue::Operand(UpdateOperand::Value(s(v))));
+    let update = |update: Update, rv: ReturnValues| {
+        block_on(store.update_item(UpdateRequest {
+            table: "main".into(),
+            key: key(),
+            update,
+            condition: None,
+            return_values: rv,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap()
+        .attributes
+    };
+    let only = |v: AttributeValue| Some(Item::from([("l".to_owned(), v)]));
+    let mut item = key();
+    item.insert("l".into(), l(&["a"]));
+    block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+
+    // SET l[3] on a list of one lands at l[1].
+    let past_end = Update {
+        set: vec![set(3, "b")],
+        ..Default::default()
+    };
+    assert_eq!(
+        update(past_end.clone(), ReturnValues::UpdatedNew),
+        only(l(&["b"]))
+    );
+    // Before it, there was no such element: nothing to return.
+    assert_eq!(update(past_end, ReturnValues::UpdatedOld), None);
+    // Two past the end land in index order, at l[3] and l[4] of [a, b, c].
+    let two = Update {
+        set: vec![set(9, "e"), set(7, "d")],
+        ..Default::default()
+    };
+    assert_eq!(update(two, ReturnValues::UpdatedNew), only(l(&["d", "e"])));
+    // [a, b, c, d, e]: REMOVE l[0] and SET l[2]: the element written at l[2] is l[1] after.
+    let shifted = Update {
+        set: vec![set(2, "C")],
+        remove: vec![at(0)],
+        ..Default::default()
+    };
+    assert_eq!(update(shifted, ReturnValues::UpdatedNew), only(l(&["C"])));
+    // A REMOVE leaves nothing to return after the update (not the element shifted into its
+    // place): [b, C, d, e] -> [b, d, e].
+    let removed = Update {
+        remove: vec![at(1)],
+        ..Default::default()
+    };
+    assert_eq!(update(removed, ReturnValues::UpdatedNew), None);
+    let stored = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
+    assert_eq!(stored.item.unwrap().get("l"), Some(&l(&["b", "d", "e"])));
+}

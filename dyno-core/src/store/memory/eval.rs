@@ -15,6 +15,7 @@ mod condition;
 pub(crate) use condition::{describe, Clause};
 mod projection;
 mod update;
+pub(crate) use update::Applied;
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -282,7 +283,8 @@ pub(crate) fn check_update(update: &Update) -> Result<()> {
 }
 
 /// Applies an update to `item` (the existing item, or the key alone when creating). Returns the
-/// top-level attribute names the update touched (for ReturnValues UPDATED_OLD/UPDATED_NEW).
+/// top-level attribute names the update touched and where its writes landed (for ReturnValues
+/// UPDATED_OLD/UPDATED_NEW).
 /// Errors as DynamoDB's: key attributes in the update, overlapping or conflicting paths, ADD or
 /// arithmetic on the wrong type, list_append on a non-list, an index into a non-list, etc.
 ///
@@ -293,7 +295,7 @@ pub(crate) fn apply_update(
     update: &Update,
     key_names: &[&str],
     item: &mut Item,
-) -> Result<Vec<String>> {
+) -> Result<Applied> {
     update::apply(update, key_names, item)
 }
 

@@ -399,7 +399,7 @@ fn check_condition(
 
 /// Applies an update to the current item (or the key alone), returning the new item, validated
 /// (an updated item over 400 KB is DynamoDB's validation error: only the service can tell), and
-/// the top-level attributes it touched.
+/// what the update touched and where its writes landed.
 fn updated_item(
     schema: &Schema,
     key: &Item,
@@ -408,12 +408,12 @@ fn updated_item(
     pk: &KeyBytes,
     sk: &KeyBytes,
     layer: eval::Layer,
-) -> Result<(Prepared, Vec<String>)> {
+) -> Result<(Prepared, eval::Applied)> {
     let mut item = match old {
         Some(o) => (**o).clone(),
         None => key.clone(),
     };
-    let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
+    let applied = eval::apply_update(update, &schema.key_names(), &mut item)?;
     let (size, keys) = scan_item(schema, &mut item, layer)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::validation(format!(
@@ -429,7 +429,7 @@ fn updated_item(
         size,
         index_keys,
     };
-    Ok((prepared, touched))
+    Ok((prepared, applied))
 }
 
 fn only_none_or_all_old(rv: ReturnValues, operation: &str) -> Result<()> {
@@ -533,14 +533,21 @@ fn write_capacity(
     capacity
 }
 
-/// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
-/// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
-/// is present. `touched` (the top-level names) only decides whether anything was written.
-fn updated_paths(item: &Item, update: &crate::expr::Update, touched: &[String]) -> Option<Item> {
-    if touched.is_empty() {
+/// What UPDATED_OLD / UPDATED_NEW return (API reference, UpdateItem, ReturnValues: "only the
+/// updated attributes, as they appeared before" / "as they appear after the UpdateItem
+/// operation"): `paths` as they are in `item` (nested paths stay nested: `SET m.a = :v` returns
+/// `{m: {a: ..}}`), or nothing when none of them is present. For UPDATED_OLD the paths are every
+/// path the update names, in the old item (a list element SET past the end did not exist
+/// before: nothing); for UPDATED_NEW those it wrote, where they landed in the new item
+/// ([`eval::Applied::new_paths`]: `SET l[3]` on a list of one returns `l[1]`).
+fn updated_paths(
+    item: &Item,
+    applied: &eval::Applied,
+    paths: Vec<crate::expr::Path>,
+) -> Option<Item> {
+    if applied.touched.is_empty() {
         return None;
     }
-    let paths: Vec<crate::expr::Path> = update.paths().cloned().collect();
     let out = eval::project(item, &paths);
     (!out.is_empty()).then_some(out)
 }
@@ -607,7 +614,7 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
-        let (prepared, touched) = updated_item(
+        let (prepared, applied) = updated_item(
             schema,
             &request.key,
             old.as_ref(),
@@ -623,10 +630,12 @@ impl Store for MemoryStore {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
             ReturnValues::AllNew => Some(owned(new)),
-            ReturnValues::UpdatedOld => {
-                old.and_then(|o| updated_paths(&o, &request.update, &touched))
+            ReturnValues::UpdatedOld => old.and_then(|o| {
+                updated_paths(&o, &applied, request.update.paths().cloned().collect())
+            }),
+            ReturnValues::UpdatedNew => {
+                updated_paths(&new, &applied, applied.new_paths(&request.update))
             }
-            ReturnValues::UpdatedNew => updated_paths(&new, &request.update, &touched),
         };
         Ok(WriteOutput {
             attributes,

@@ -34,27 +34,18 @@ pub const TRANSACTION_CHECKS: &str =
      ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
      UpdateItem); dynoxide's transactions skip these checks";
 
-/// Not explained, a MemoryStore gap: `UPDATED_NEW` of a list element SET past the list's end
-/// (`SET l[3]` on an empty list) returns nothing for it in MemoryStore, which looks for `l[3]`
-/// after the update, where the element landed at the end of the list instead; dynoxide returns
-/// the list. The API reference (UpdateItem, ReturnValues: "UPDATED_NEW - Returns only the
-/// updated attributes, as they appear after the UpdateItem operation") wants the element where
-/// it landed.
-pub const OPEN_UPDATED_NEW_APPENDED: &str =
-    "OPEN (MemoryStore gap): UPDATED_NEW of a list element SET past the end returns nothing \
-     (MemoryStore looks for the index written, not where the element landed); dynoxide returns \
-     the list";
-
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
-/// attributes, as they appeared before the UpdateItem operation." A list element the update
-/// wrote past the list's end (`SET l[1]` on a list of one) or removed where there was none
-/// (`REMOVE l[3]`) did not appear before it: nothing is returned for it (MemoryStore), where
-/// dynoxide returns the enclosing list, as it does for every list element
-/// ([`UPDATED_LIST_PATH`]).
+/// attributes, as they appeared before the UpdateItem operation", "UPDATED_NEW - ... as they
+/// appear after". A list element the update wrote past the list's end (`SET l[1]` on a list of
+/// one) or removed where there was none (`REMOVE l[3]`) did not appear before it, and an element
+/// the update removed does not appear after it: nothing is returned for it (MemoryStore; the
+/// element SET past the end is returned by UPDATED_NEW where it landed), where dynoxide returns
+/// the enclosing list, as it does for every list element ([`UPDATED_LIST_PATH`]).
 pub const UPDATED_NEW_LIST_ELEMENT: &str =
     "UpdateItem UPDATED_OLD of a list element that did not exist (SET past the end, REMOVE of \
-     none) returns nothing for it (API reference, UpdateItem, ReturnValues: only the updated attributes, as \
-     they appeared before); dynoxide returns the enclosing list, as for every list element";
+     none), or UPDATED_NEW of a removed one, returns nothing for it (API reference, UpdateItem, \
+     ReturnValues: only the updated attributes, as they appeared before / appear after); \
+     dynoxide returns the enclosing list, as for every list element";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
@@ -320,11 +311,14 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         }
     }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        // The lists one of whose elements the update SETs or REMOVEs: where the element did
-        // not exist, MemoryStore's answer lacks the list, dynoxide's holds it whole.
-        let list_tops: Vec<&str> = u
-            .update
-            .set
+        // The lists one of whose elements the update SETs or REMOVEs (UPDATED_OLD: where the
+        // element did not exist before) or REMOVEs (UPDATED_NEW: it does not exist after):
+        // MemoryStore's answer lacks the list, dynoxide's holds it whole.
+        let sets: &[(dyno_core::expr::Path, _)] = match u.return_values {
+            ReturnValues::UpdatedOld => &u.update.set,
+            _ => &[],
+        };
+        let list_tops: Vec<&str> = sets
             .iter()
             .map(|(p, _)| p)
             .chain(&u.update.remove)
@@ -332,11 +326,11 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             .filter_map(|p| p.top())
             .collect();
         let ours_item = o.items.first().map(|i| (**i).clone()).unwrap_or_default();
-        let why = match u.return_values {
-            ReturnValues::UpdatedOld => Some(UPDATED_NEW_LIST_ELEMENT),
-            ReturnValues::UpdatedNew => Some(OPEN_UPDATED_NEW_APPENDED),
-            _ => None,
-        };
+        let why = matches!(
+            u.return_values,
+            ReturnValues::UpdatedOld | ReturnValues::UpdatedNew
+        )
+        .then_some(UPDATED_NEW_LIST_ELEMENT);
         let lists_only_theirs = o.text.starts_with("ok ")
             && t.items.first().is_some_and(|theirs| {
                 theirs.len() > ours_item.len()
