@@ -744,3 +744,217 @@ fn updated_new_returns_a_list_element_where_it_landed() {
     let stored = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
     assert_eq!(stored.item.unwrap().get("l"), Some(&l(&["b", "d", "e"])));
 }
+
+/// BatchWriteItem names faults in DynamoDB's order over the whole request (dynoxide's): first
+/// what reading the request refuses (a number it cannot store), in any write; then the values of
+/// every write (a repeated set member); only then keys (an empty key value, a key given twice).
+/// Nothing is written.
+#[test]
+fn a_batch_names_values_before_keys_and_numbers_before_values() {
+    use crate::store::{BatchWriteRequest, WriteRequest};
+    let store = store();
+    let put = |pk: &str, sk: &str, extra: Option<(&str, AttributeValue)>| {
+        let mut item = Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+        if let Some((name, value)) = extra {
+            item.insert(name.to_owned(), value);
+        }
+        WriteRequest::Put {
+            table: "main".into(),
+            item,
+        }
+    };
+    let delete = |pk: &str, sk: &str| WriteRequest::Delete {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]),
+    };
+    let ns = |xs: &[&str]| AttributeValue::Ns(xs.iter().map(|x| (*x).to_owned()).collect());
+    // MemoryStore adds where the fault is (` (at ns)`, `: 1E-131`) to DynamoDB's words.
+    let batch = |writes: Vec<WriteRequest>, words: &str| {
+        let message = message(block_on(store.batch_write(BatchWriteRequest { writes })));
+        assert!(
+            message.starts_with(words),
+            "{message:?} does not say {words:?}"
+        );
+    };
+    let repeated = "Input collection contains duplicates";
+    // A key given twice, then a number set with a repeated member (1 and 1.0).
+    batch(
+        vec![
+            put("P2", "a", None),
+            delete("P2", "a"),
+            put("P1", "a", Some(("ns", ns(&["1", "1.0", "10"])))),
+        ],
+        repeated,
+    );
+    // An empty key value, then a repeated member.
+    batch(
+        vec![
+            put("", "a", None),
+            put("P1", "b", Some(("ns", ns(&["10", "10"])))),
+        ],
+        repeated,
+    );
+    // A key given twice, then a number too small to store.
+    batch(vec![
+            put("P1", "b", None),
+            delete("P1", "b"),
+            put("P0", "a", Some(("n", n("1E-131")))),
+        ],
+        "Number underflow. Attempting to store a number with magnitude smaller than supported range",
+    );
+    // A repeated member, then a number too large: the number is read first.
+    batch(
+        vec![
+            put("P1", "a", Some(("ns", ns(&["10", "10"])))),
+            put("P1", "b", Some(("n", n("1E+126")))),
+        ],
+        "Number overflow. Attempting to store a number with magnitude larger than supported range",
+    );
+    let scan = block_on(store.scan(ScanRequest {
+        table: "main".into(),
+        ..ScanRequest::default()
+    }))
+    .unwrap();
+    assert_eq!(scan.count, 0, "nothing is written");
+}
+
+/// A transaction's checks in dynoxide's order: what reading the request refuses (a number too
+/// large) in any action first; then action by action its item's sets (attributes by name), its
+/// expression values' sets, its update's overlapping paths. Nothing is written.
+#[test]
+fn a_transaction_reads_everything_then_checks_action_by_action() {
+    use crate::expr::{Comparator, Condition, Operand, SetValue, Update, UpdateOperand};
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let ns = |xs: &[&str]| AttributeValue::Ns(xs.iter().map(|x| (*x).to_owned()).collect());
+    let at = |sk: &str| Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(sk))]);
+    let update = |sk: &str, update: Update| TransactWriteItem::Update {
+        table: "main".into(),
+        key: at(sk),
+        update,
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let transact = |actions: Vec<TransactWriteItem>| {
+        message(block_on(store.transact_write(TransactWriteRequest {
+            actions,
+            client_request_token: None,
+        })))
+    };
+    // A repeated member (100 and 1e2) in the first action's condition, a number too large in
+    // the second's update: the number is read first.
+    let repeated_in_condition = TransactWriteItem::Delete {
+        table: "main".into(),
+        key: at("a"),
+        condition: Some(Condition::Compare(
+            Operand::Path(Path::attr("m")),
+            Comparator::Ge,
+            Operand::Value(ns(&["100", "1e2"])),
+        )),
+        return_old_on_condition_failure: false,
+    };
+    let too_large = update(
+        "b",
+        Update {
+            set: vec![(
+                Path::attr("n"),
+                SetValue::Plus(
+                    UpdateOperand::Value(n("1.0")),
+                    UpdateOperand::Value(n("1E+126")),
+                ),
+            )],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        transact(vec![repeated_in_condition, too_large]),
+        "ExpressionAttributeValues contains invalid value: Number overflow. Attempting to store a number with magnitude larger than supported range for key :v1"
+    );
+    // The first action ADDs to one path twice, the second DELETEs an empty set: the first
+    // action's overlap is named before the second action's value.
+    let twice = update(
+        "a",
+        Update {
+            add: vec![(Path::attr("c"), n("1")), (Path::attr("c"), n("2"))],
+            ..Default::default()
+        },
+    );
+    let empty_set = update(
+        "b",
+        Update {
+            delete: vec![(Path::attr("ss"), AttributeValue::Ss(Vec::new()))],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        transact(vec![twice, empty_set]),
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [c], path two: [c]"
+    );
+    // A put whose item has a repeated member in `ns` and an empty set in `ss`: by name, `ns`.
+    let mut item = at("a");
+    item.insert("ss".into(), AttributeValue::Ss(Vec::new()));
+    item.insert("ns".into(), ns(&["0", "100", "1e2"]));
+    let put = TransactWriteItem::Put {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    assert!(transact(vec![put]).starts_with("Input collection contains duplicates"));
+    let scan = block_on(store.scan(ScanRequest {
+        table: "main".into(),
+        ..ScanRequest::default()
+    }))
+    .unwrap();
+    assert_eq!(scan.count, 0, "nothing is written");
+}
+
+/// UpdateItem checks a set deep inside a literal (an empty set in a list) only in the item the
+/// update leaves (dynoxide): overlapping paths and a failing condition are named first, and the
+/// set is named, in the older layer's words, only when the literal lands in the item.
+#[test]
+fn a_set_deep_in_an_update_literal_is_checked_in_the_updated_item() {
+    use crate::expr::{Condition, SetValue, Update, UpdateOperand};
+    let store = store();
+    let list = |xs: Vec<AttributeValue>| UpdateOperand::Value(AttributeValue::L(xs));
+    let request = |update: Update, condition: Option<Condition>| UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    let nested_empty = list(vec![AttributeValue::Ss(Vec::new()), s("10")]);
+    let overlapping = Update {
+        set: vec![
+            (Path::attr("l"), SetValue::Operand(nested_empty.clone())),
+            (
+                Path::attr("l"),
+                SetValue::Operand(UpdateOperand::Value(s("x"))),
+            ),
+        ],
+        ..Default::default()
+    };
+    assert!(
+        message(block_on(store.update_item(request(overlapping, None))))
+            .starts_with("Invalid UpdateExpression: Two document paths overlap with each other"),
+    );
+    let nested_repeat = list(vec![AttributeValue::Ns(vec!["100".into(), "1e2".into()])]);
+    let set_l = Update {
+        set: vec![(Path::attr("l"), SetValue::Operand(nested_repeat))],
+        ..Default::default()
+    };
+    let exists = Condition::AttributeExists(Path::attr("PK"));
+    assert!(matches!(
+        block_on(store.update_item(request(set_l.clone(), Some(exists)))),
+        Err(Error::ConditionFailed { .. })
+    ));
+    let said = message(block_on(store.update_item(request(set_l, None))));
+    assert!(
+        said.starts_with("Input collection contains duplicates (at "),
+        "{said}"
+    );
+    let got = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
+    assert_eq!(got.item, None, "nothing is written");
+}

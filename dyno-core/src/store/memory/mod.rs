@@ -327,22 +327,47 @@ fn scan_item<'a>(
 /// Validates a whole item as PutItem does (BatchWriteItem and transactions on their `layer`).
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
-fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Prepared> {
+fn prepare_put(schema: &Schema, item: Item, layer: eval::Layer) -> Result<Prepared> {
+    prepare_put_staged(schema, item, layer).map_err(|(_, e)| e)
+}
+
+/// Which of DynamoDB's checks of an item being written refused it, in the order it makes them
+/// over a whole request (dynoxide's): reading the request (a number, a NULL that is not true),
+/// then each value (sets, depth), then the key and what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Read,
+    Value,
+    Key,
+}
+
+/// [`prepare_put`], saying which check refused the item.
+fn prepare_put_staged(
+    schema: &Schema,
+    mut item: Item,
+    layer: eval::Layer,
+) -> std::result::Result<Prepared, (Stage, Error)> {
     let (size, keys) = match scan_item(schema, &mut item, layer) {
         Ok(scanned) => scanned,
         // What reading the request refuses (a number, a NULL that is not true) is named before
         // a value's other faults, in whichever attribute it is (dynoxide's order).
-        Err(e) => return Err(eval::read_error(&item, layer).unwrap_or(e)),
+        Err(e) => {
+            return Err(match eval::read_error(&item, layer) {
+                Some(read) => (Stage::Read, read),
+                None => (Stage::Value, e),
+            })
+        }
     };
-    let (pk, sk) = schema.item_key(&keys)?;
+    let key_fault = |e| (Stage::Key, e);
+    let (pk, sk) = schema.item_key(&keys).map_err(key_fault)?;
     if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge {
+        return Err(key_fault(Error::ItemTooLarge {
             entity: None,
             size,
             limit: MAX_ITEM_SIZE,
-        });
+        }));
     }
-    let index_keys = schema.index_keys(&keys, false)?;
+    let index_keys = schema.index_keys(&keys, false).map_err(key_fault)?;
     debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
@@ -614,6 +639,9 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
+        // The updated item's values are checked in the older layer's words (dynoxide): all its
+        // request's literals were checked before, in the current layer's; what is left to find
+        // is a set deeper in a literal that landed in the item.
         let (prepared, applied) = updated_item(
             schema,
             &request.key,
@@ -621,7 +649,7 @@ impl Store for MemoryStore {
             &request.update,
             &pk,
             &sk,
-            eval::Layer::Current,
+            eval::Layer::Older,
         )?;
         let new = data.insert(schema, prepared);
         drop(data);

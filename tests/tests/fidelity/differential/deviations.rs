@@ -161,6 +161,91 @@ pub const BATCH_TABLE_ORDER: &str =
      of another table (API reference: RequestItems is a map of tables, whose order the request \
      does not fix); both refuse the whole batch";
 
+/// DynamoDB's API reference, PutItem (and BatchWriteItem's PutRequest): `Item` is "a map of attribute name/value pairs"; a map's members have no order, and the
+/// SDK writes them in its hash order. DynamoDB refuses the whole request for one invalid value
+/// (an empty set, a repeated set member, ...), and which of two attributes' faults it names
+/// depends on the order it reads them in. Explained when each store's answer is MemoryStore's
+/// answer to the same request with that item holding one of the two attributes alone (beside
+/// its key): both refuse the request, nothing is written.
+pub const ITEM_ATTRIBUTE_ORDER: &str =
+    "an item with invalid values in two attributes: each store names the fault of another \
+     attribute (API reference, PutItem: Item is a map of attribute names to values, whose order \
+     the request does not fix); both refuse the whole request";
+
+/// The attributes of a key, in every table of the differential model.
+const KEY_NAMES: [&str; 2] = ["PK", "SK"];
+
+/// MemoryStore's answers to `op` with the put at `at` (in the order [`puts`] gives) holding its
+/// key and one other attribute alone, one answer per attribute; on fresh tables (the checks in
+/// question read no item).
+fn one_attribute_answers(op: &Op, at: usize, item: &Item) -> Vec<String> {
+    item.keys()
+        .filter(|name| !KEY_NAMES.contains(&name.as_str()))
+        .map(|kept| {
+            let mut variant = op.clone();
+            if let Some(put) = puts(&mut variant).into_iter().nth(at) {
+                put.retain(|name, _| name == kept || KEY_NAMES.contains(&name.as_str()));
+            }
+            let store = dyno_core::MemoryStore::new();
+            futures::executor::block_on(async {
+                for def in super::gen::tables() {
+                    dyno_core::Store::create_table(&store, &def)
+                        .await
+                        .expect("create table");
+                }
+                super::run::execute(&store, &variant)
+                    .await
+                    .first()
+                    .map_or_else(String::new, |r| r.text.clone())
+            })
+        })
+        .collect()
+}
+
+/// The items a step puts (PutItem, BatchWriteItem's puts, a transaction's Puts), in order.
+fn puts(op: &mut Op) -> Vec<&mut Item> {
+    use dyno_core::store::WriteRequest;
+    match op {
+        Op::Put(r) => vec![&mut r.item],
+        Op::BatchWrite(r) => r
+            .writes
+            .iter_mut()
+            .filter_map(|w| match w {
+                WriteRequest::Put { item, .. } => Some(item),
+                WriteRequest::Delete { .. } => None,
+            })
+            .collect(),
+        Op::TransactWrite(r) => r
+            .actions
+            .iter_mut()
+            .filter_map(|a| match a {
+                TransactWriteItem::Put { item, .. } => Some(item),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// True when the two refusals are MemoryStore's answers to one item holding one or the other of
+/// two of its attributes.
+fn item_attribute_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
+    // A transaction's items are checked attribute by attribute in name order, by both.
+    if !matches!(op, Op::Put(_) | Op::BatchWrite(_)) {
+        return false;
+    }
+    let mut copy = op.clone();
+    let items: Vec<Item> = puts(&mut copy).into_iter().map(|i| i.clone()).collect();
+    items.iter().enumerate().any(|(at, item)| {
+        let answers = one_attribute_answers(op, at, item);
+        let ours_at = answers.iter().position(|a| a == ours);
+        let theirs_at = answers
+            .iter()
+            .position(|a| super::run::same_words(a, theirs));
+        matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b)
+    })
+}
+
 /// MemoryStore's answer to the part of a batch (`BatchGet` or `BatchWrite`) on `table` alone, on
 /// fresh tables (a batch's checks read no item).
 fn one_table_answer(op: &Op, table: &str) -> String {
@@ -482,6 +567,17 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             why: ORDERING_OPERAND,
             same_state: false,
         });
+    }
+    if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
+        if o.text.starts_with("err ")
+            && t.text.starts_with("err ")
+            && item_attribute_order_explains(op, &o.text, &t.text)
+        {
+            return Some(Explained {
+                why: ITEM_ATTRIBUTE_ORDER,
+                same_state: true,
+            });
+        }
     }
     if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
         let names_validation =

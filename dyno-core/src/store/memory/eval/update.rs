@@ -10,7 +10,9 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use super::{check_path, display_path, resolve, resolve_elements, type_name, validate_value};
+use super::{
+    check_path, display_path, resolve, resolve_elements, type_name, validate_value, Layer,
+};
 use crate::error::{Error, Result};
 use crate::expr::{Path, PathElement, SetValue, Update, UpdateOperand};
 use crate::value::{AttributeValue, Item};
@@ -223,18 +225,22 @@ fn check_set_value(value: &SetValue) -> Result<()> {
 }
 
 /// `arithmetic`: the operator (`+`, `-`) whose operand this is, which takes numbers.
+///
+/// A literal's own validity is not checked here: what DynamoDB checks as it reads the request
+/// (numbers, NULL, a set at the top of a value) was checked before ([`super::check_values`]),
+/// and a set deeper in it (an empty one inside a list) is found only in the item the update
+/// leaves, if the literal lands there: after the paths overlap check and the condition, as
+/// dynoxide answers (UpdateItem validates the updated item's values; a transaction checks every
+/// set of its values up front).
 fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
-        UpdateOperand::Value(v) => {
-            validate_value(v, "expression value")?;
-            match (arithmetic, v) {
-                (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
-                    Err(incorrect_operand(symbol, v))
-                }
-                _ => Ok(()),
+        UpdateOperand::Value(v) => match (arithmetic, v) {
+            (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
+                Err(incorrect_operand(symbol, v))
             }
-        }
+            _ => Ok(()),
+        },
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
             check_operand(default, None)
@@ -323,7 +329,9 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
                 display_path(p)
             ))
         }),
-        UpdateOperand::Value(v) => validate_value(v, "expression value"),
+        // Its request-time checks were made before (see `check_operand`); what is left is a set
+        // deep inside it, which DynamoDB finds in the updated item, in the older layer's words.
+        UpdateOperand::Value(v) => super::validate_value_on(v, "expression value", Layer::Older),
         UpdateOperand::IfNotExists(p, default) => match resolve(item, p) {
             Some(v) => Ok(v.clone()),
             None => operand(default, item),
