@@ -958,3 +958,35 @@ fn a_set_deep_in_an_update_literal_is_checked_in_the_updated_item() {
     let got = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
     assert_eq!(got.item, None, "nothing is written");
 }
+
+/// An operand of a type its function does not take (`begins_with(a, :n)` with a number) is
+/// named with the expression that holds it, as DynamoDB words its parse errors (dynoxide:
+/// `Invalid FilterExpression: ` in a Query or Scan, `Invalid ConditionExpression: ` in a write),
+/// as the key condition's and the update's are.
+#[test]
+fn an_operand_of_the_wrong_type_names_its_expression() {
+    use crate::expr::{Condition, Operand};
+    let store = store();
+    let begins_with_number = Condition::BeginsWith(Path::attr("a"), Operand::Value(n("1")));
+    let words = "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N";
+    let scan = ScanRequest {
+        table: "main".into(),
+        filter: Some(begins_with_number.clone()),
+        ..ScanRequest::default()
+    };
+    assert_eq!(
+        validation(block_on(store.scan(scan))),
+        format!("Invalid FilterExpression: {words}")
+    );
+    let delete = DeleteRequest {
+        table: "main".into(),
+        key: key(),
+        condition: Some(begins_with_number),
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    assert_eq!(
+        message(block_on(store.delete_item(delete))),
+        format!("Invalid ConditionExpression: {words}")
+    );
+}

@@ -774,6 +774,7 @@ fn condition_names<'c>(c: &'c Condition, out: &mut Vec<&'c str>) {
 fn ordering_operand_error(text: &str) -> bool {
     let text = text
         .strip_prefix("err Validation: Invalid ConditionExpression: ")
+        .or_else(|| text.strip_prefix("err Validation: Invalid FilterExpression: "))
         .map_or(text.to_owned(), |rest| format!("err Validation: {rest}"));
     if text.starts_with("err Validation: The BETWEEN operator requires same data type") {
         return true;
