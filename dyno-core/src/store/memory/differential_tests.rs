@@ -246,14 +246,7 @@ fn a_transactional_read_returns_the_projected_attributes() {
     let mut item = key();
     item.insert("a".into(), s("x"));
     item.insert("b".into(), s("y"));
-    block_on(store.put_item(PutRequest {
-        table: "main".into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }))
-    .unwrap();
+    put(&store, item);
     let get = |paths: Vec<Path>| crate::store::TransactGetItem {
         table: "main".into(),
         key: key(),
@@ -701,14 +694,7 @@ fn updated_new_returns_a_list_element_where_it_landed() {
     let only = |v: AttributeValue| Some(Item::from([("l".to_owned(), v)]));
     let mut item = key();
     item.insert("l".into(), l(&["a"]));
-    block_on(store.put_item(PutRequest {
-        table: "main".into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }))
-    .unwrap();
+    put(&store, item);
 
     // SET l[3] on a list of one lands at l[1].
     let past_end = Update {
@@ -745,6 +731,32 @@ fn updated_new_returns_a_list_element_where_it_landed() {
     assert_eq!(stored.item.unwrap().get("l"), Some(&l(&["b", "d", "e"])));
 }
 
+/// Puts `item` into `main`, unconditionally.
+fn put(store: &MemoryStore, item: Item) {
+    block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+}
+
+fn ns(members: &[&str]) -> AttributeValue {
+    AttributeValue::Ns(members.iter().map(|m| (*m).to_owned()).collect())
+}
+
+/// The table `main` is still empty: the refused requests wrote nothing.
+fn assert_nothing_written(store: &MemoryStore) {
+    let scan = block_on(store.scan(ScanRequest {
+        table: "main".into(),
+        ..ScanRequest::default()
+    }))
+    .unwrap();
+    assert_eq!(scan.count, 0, "nothing is written");
+}
+
 /// BatchWriteItem names faults in DynamoDB's order over the whole request (dynoxide's): first
 /// what reading the request refuses (a number it cannot store), in any write; then the values of
 /// every write (a repeated set member); only then keys (an empty key value, a key given twice).
@@ -767,7 +779,6 @@ fn a_batch_names_values_before_keys_and_numbers_before_values() {
         table: "main".into(),
         key: Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]),
     };
-    let ns = |xs: &[&str]| AttributeValue::Ns(xs.iter().map(|x| (*x).to_owned()).collect());
     // MemoryStore adds where the fault is (` (at ns)`, `: 1E-131`) to DynamoDB's words.
     let batch = |writes: Vec<WriteRequest>, words: &str| {
         let message = message(block_on(store.batch_write(BatchWriteRequest { writes })));
@@ -810,12 +821,7 @@ fn a_batch_names_values_before_keys_and_numbers_before_values() {
         ],
         "Number overflow. Attempting to store a number with magnitude larger than supported range",
     );
-    let scan = block_on(store.scan(ScanRequest {
-        table: "main".into(),
-        ..ScanRequest::default()
-    }))
-    .unwrap();
-    assert_eq!(scan.count, 0, "nothing is written");
+    assert_nothing_written(&store);
 }
 
 /// A transaction's checks in dynoxide's order: what reading the request refuses (a number too
@@ -826,7 +832,6 @@ fn a_transaction_reads_everything_then_checks_action_by_action() {
     use crate::expr::{Comparator, Condition, Operand, SetValue, Update, UpdateOperand};
     use crate::store::{TransactWriteItem, TransactWriteRequest};
     let store = store();
-    let ns = |xs: &[&str]| AttributeValue::Ns(xs.iter().map(|x| (*x).to_owned()).collect());
     let at = |sk: &str| Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(sk))]);
     let update = |sk: &str, update: Update| TransactWriteItem::Update {
         table: "main".into(),
@@ -901,12 +906,7 @@ fn a_transaction_reads_everything_then_checks_action_by_action() {
         return_old_on_condition_failure: false,
     };
     assert!(transact(vec![put]).starts_with("Input collection contains duplicates"));
-    let scan = block_on(store.scan(ScanRequest {
-        table: "main".into(),
-        ..ScanRequest::default()
-    }))
-    .unwrap();
-    assert_eq!(scan.count, 0, "nothing is written");
+    assert_nothing_written(&store);
 }
 
 /// UpdateItem checks a set deep inside a literal (an empty set in a list) only in the item the

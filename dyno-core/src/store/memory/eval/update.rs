@@ -153,10 +153,9 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
                 .as_mut()
                 .filter(|to| to.0.len() > depth && to.0[..depth] == path.0[..depth])
                 .and_then(|to| to.0.get_mut(depth))
+                && *k > removed
             {
-                if *k > removed {
-                    *k -= 1;
-                }
+                *k -= 1;
             }
         }
     }
