@@ -990,3 +990,30 @@ fn an_operand_of_the_wrong_type_names_its_expression() {
         format!("Invalid ConditionExpression: {words}")
     );
 }
+
+/// A Query's filter naming several key attributes is refused naming the first of them by name
+/// (dynoxide sorts the filter's attributes): `LSK` before `PK` on a local index.
+#[test]
+fn a_filter_on_key_attributes_names_the_first_by_name() {
+    use crate::expr::{Condition, Operand};
+    let store = MemoryStore::new();
+    let def = TableDef::new("main", "PK", Some("SK")).local_index(crate::table::IndexDef::new(
+        "LSI1",
+        "PK",
+        Some("LSK"),
+    ));
+    block_on(store.create_table(&def)).unwrap();
+    let mut query = QueryRequest::new("main", Some("LSI1"), KeyCondition::partition("PK", s("P0")));
+    query.filter = Some(Condition::Or(vec![
+        Condition::Compare(
+            Operand::Path(Path::attr("PK")),
+            crate::expr::Comparator::Eq,
+            Operand::Value(s("x")),
+        ),
+        Condition::AttributeNotExists(Path::attr("LSK")),
+    ]));
+    assert_eq!(
+        validation(block_on(store.query(query))),
+        "Filter Expression can only contain non-primary key attributes: Primary key attribute: LSK"
+    );
+}

@@ -440,6 +440,12 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
                 same_state: true,
             });
         }
+        if diverges(op) == Some(NUMBER_SET_TEXT) && number_set_text_explains(u, o, t) {
+            return Some(Explained {
+                why: NUMBER_SET_TEXT,
+                same_state: false,
+            });
+        }
         if u.return_values == ReturnValues::AllOld
             && o.text == "ok -"
             && t.text == format!("ok {}", canon_item(&u.key))
@@ -947,6 +953,38 @@ fn lsi_scan_share_explains(
                 && o.global_indexes.is_empty()
                 && o.local_indexes == [(index.clone(), o.units)]
                 && *t == dyno_core::store::Capacity::table(o.units)
+        })
+}
+
+/// True when both stores applied the update and their answers (the item as the return values
+/// give it, the capacity) differ only in the number sets it ADDs to or DELETEs from: MemoryStore
+/// compared their members by value, dynoxide by text.
+fn number_set_text_explains(
+    u: &dyno_core::store::UpdateRequest,
+    o: &Response,
+    t: &Response,
+) -> bool {
+    let targets: Vec<&str> = u
+        .update
+        .add
+        .iter()
+        .chain(&u.update.delete)
+        .filter(|(_, v)| matches!(v, AttributeValue::Ns(_)))
+        .filter_map(|(p, _)| p.top())
+        .collect();
+    let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
+        return false;
+    };
+    let number_set_or_none =
+        |v: Option<&AttributeValue>| matches!(v, None | Some(AttributeValue::Ns(_)));
+    o.text.starts_with("ok ")
+        && t.text.starts_with("ok ")
+        && ours.keys().chain(theirs.keys()).all(|name| {
+            let (a, b) = (ours.get(name), theirs.get(name));
+            a == b
+                || (targets.contains(&name.as_str())
+                    && number_set_or_none(a)
+                    && number_set_or_none(b))
         })
 }
 
