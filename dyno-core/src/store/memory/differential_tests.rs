@@ -1017,3 +1017,37 @@ fn a_filter_on_key_attributes_names_the_first_by_name() {
         "Filter Expression can only contain non-primary key attributes: Primary key attribute: LSK"
     );
 }
+
+/// Two actions of a transaction on one item are refused before an earlier action's empty key
+/// value is named (dynoxide checks every action's target first).
+#[test]
+fn one_item_twice_is_named_before_an_empty_key_value() {
+    use crate::expr::Condition;
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let mut empty_sort_key = key();
+    empty_sort_key.insert("SK".into(), s(""));
+    let check = || TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::AttributeExists(Path::attr("PK")),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![
+            TransactWriteItem::Put {
+                table: "main".into(),
+                item: empty_sort_key,
+                condition: None,
+                return_old_on_condition_failure: false,
+            },
+            check(),
+            check(),
+        ],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+}

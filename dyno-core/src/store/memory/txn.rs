@@ -318,8 +318,18 @@ pub(super) fn transact_write(
         }
     }
     let tables = store.tables_in_order(request.actions.iter().map(TransactWriteItem::table))?;
+    // Two actions on one item are refused before any action's key is checked further (an empty
+    // key value in an earlier action; dynoxide's order).
     let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
         HashSet::with_capacity(request.actions.len());
+    for action in &request.actions {
+        let t = position(&tables, action.table());
+        if let Some((pk, sk)) = named_key(&tables[t].1.schema, named_values(action))
+            && !seen.insert((t, pk, sk))
+        {
+            return Err(one_action_per_item());
+        }
+    }
     // An action whose key does not fit its table is a user error DynamoDB reports as that
     // action's ValidationError reason (after the request-wide checks), not as a
     // ValidationException of the whole request; the other actions' conditions are still
@@ -330,12 +340,6 @@ pub(super) fn transact_write(
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
-        let named = named_values(action);
-        if let Some((pk, sk)) = named_key(schema, named)
-            && !seen.insert((t, pk, sk))
-        {
-            return Err(one_action_per_item());
-        }
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
                 refuse_empty_key(schema, item, true)?;
