@@ -15,7 +15,12 @@ use super::run::{canon_item, Explained, Outcome, Response};
 /// "of type String or Binary (not a Number or a set type)"; the expression forms (`<`,
 /// `BETWEEN`, `begins_with`) are the same operators. MemoryStore rejects a literal operand of
 /// another type as DynamoDB does; dynoxide evaluates the comparison instead (for `begins_with`,
-/// only inside a transaction: its single-item writes reject it too).
+/// only inside a transaction: its single-item writes and its filters reject it too, in the same
+/// words). MemoryStore makes the check as it parses the expression, where dynoxide makes its own
+/// operand checks; lacking this one, dynoxide may also refuse the request for a check it makes
+/// later (ConsistentRead on a global index, a filter on a key attribute, Select COUNT with a
+/// projection, a missing attribute while it evaluates), or for BETWEEN bounds of two types, whose
+/// order against this check DynamoDB does not document. Each such answer is covered here.
 pub const ORDERING_OPERAND: &str =
     "a comparison (<, <=, >, >=, BETWEEN, begins_with) with a literal operand of a type the \
      operator does not take is a ValidationException (DynamoDB API reference, Condition: \
