@@ -9,7 +9,8 @@ use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
 use super::schema::schema_mismatch;
 use super::{
-    prepare_put, read_lock, read_units, write_capacity, write_lock, MemoryStore, Prepared,
+    prepare_put_staged, read_lock, read_units, write_capacity, write_lock, MemoryStore, Prepared,
+    Stage,
 };
 use crate::error::{Error, Result};
 use crate::store::{
@@ -44,16 +45,36 @@ fn repeated_key(keys: &[TableKey]) -> Option<Error> {
         .then(duplicates)
 }
 
-/// DynamoDB checks the attribute values of every put of a batch before any key (dynoxide's
-/// order): on a key error, an invalid value in any put is what it names. Looked for on that error
-/// path only.
-fn invalid_value(writes: &[WriteRequest]) -> Option<Error> {
-    writes.iter().find_map(|w| match w {
-        WriteRequest::Put { item, .. } => item.iter().find_map(|(name, value)| {
-            eval::validate_attribute(name, &mut value.clone(), Layer::Older).err()
-        }),
-        WriteRequest::Delete { .. } => None,
-    })
+/// DynamoDB reads the whole request before it checks anything (a number it cannot read or
+/// store, a NULL that is not true, anywhere in it), then checks the attribute values of every
+/// write (sets, depth) before any key or duplicate (dynoxide's order). So on an error of a later
+/// stage, a fault of an earlier one in any write from the one that failed on is what it names.
+/// Looked for on that error path only: a valid batch pays nothing for it.
+fn earlier_fault<'w>(
+    writes: impl Iterator<Item = &'w WriteRequest> + Clone,
+    stage: Stage,
+) -> Option<Error> {
+    let attributes = |w: &'w WriteRequest| match w {
+        WriteRequest::Put { item, .. } => item,
+        WriteRequest::Delete { key, .. } => key,
+    };
+    let read = || {
+        writes
+            .clone()
+            .find_map(|w| eval::read_error(attributes(w), Layer::Older))
+    };
+    let value = || {
+        writes.clone().find_map(|w| {
+            attributes(w).iter().find_map(|(name, value)| {
+                eval::validate_attribute(name, &mut value.clone(), Layer::Older).err()
+            })
+        })
+    };
+    match stage {
+        Stage::Read => None,
+        Stage::Value => read(),
+        Stage::Key => read().or_else(value),
+    }
 }
 
 pub(super) fn batch_get(store: &MemoryStore, request: BatchGetRequest) -> Result<BatchGetOutput> {
@@ -133,27 +154,40 @@ pub(super) fn batch_write(
     while let Some(w) = rest.next() {
         let t = position(&tables, w.table());
         let schema = &tables[t].1.schema;
+        // A fault of an earlier stage in this write or any after it is named first.
         let (pk, sk, put) = match w {
             WriteRequest::Put { table, item } => {
                 if !schema.holds_key(&item) {
-                    let this = [WriteRequest::Put { table, item }];
-                    return Err(invalid_value(&this)
-                        .or_else(|| invalid_value(rest.as_slice()))
-                        .unwrap_or_else(schema_mismatch));
+                    let this = WriteRequest::Put { table, item };
+                    return Err(earlier_fault(
+                        std::iter::once(&this).chain(rest.as_slice()),
+                        Stage::Key,
+                    )
+                    .unwrap_or_else(schema_mismatch));
                 }
-                let prepared = prepare_put(schema, item, Layer::Older)?;
+                let prepared =
+                    prepare_put_staged(schema, item, Layer::Older).map_err(|(stage, e)| {
+                        earlier_fault(rest.as_slice().iter(), stage).unwrap_or(e)
+                    })?;
                 bytes += prepared.size;
                 (prepared.pk.clone(), prepared.sk.clone(), Some(prepared))
             }
-            WriteRequest::Delete { key, .. } => {
-                let (pk, sk) = schema
-                    .key(&key)
-                    .map_err(|e| invalid_value(rest.as_slice()).unwrap_or(e))?;
-                (pk, sk, None)
-            }
+            WriteRequest::Delete { table, key } => match schema.key(&key) {
+                Ok((pk, sk)) => (pk, sk, None),
+                Err(e) => {
+                    let this = WriteRequest::Delete { table, key };
+                    return Err(earlier_fault(
+                        std::iter::once(&this).chain(rest.as_slice()),
+                        Stage::Key,
+                    )
+                    .unwrap_or(e));
+                }
+            },
         };
         if !seen.insert((t, pk.clone(), sk.clone())) {
-            return Err(duplicates());
+            return Err(
+                earlier_fault(rest.as_slice().iter(), Stage::Key).unwrap_or_else(duplicates)
+            );
         }
         writes.push((t, pk, sk, put));
     }

@@ -246,14 +246,7 @@ fn a_transactional_read_returns_the_projected_attributes() {
     let mut item = key();
     item.insert("a".into(), s("x"));
     item.insert("b".into(), s("y"));
-    block_on(store.put_item(PutRequest {
-        table: "main".into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }))
-    .unwrap();
+    put(&store, item);
     let get = |paths: Vec<Path>| crate::store::TransactGetItem {
         table: "main".into(),
         key: key(),
@@ -673,4 +666,388 @@ fn a_projection_is_checked_for_conflicts_and_depth() {
     assert!(get(vec![deep]).contains("too many nesting levels"));
     let overlap = get(vec![Path::attr("a"), Path::attr("a").key("b")]);
     assert!(overlap.contains("Two document paths overlap"), "{overlap}");
+}
+
+/// UPDATED_NEW returns what the update wrote where it landed (API reference, UpdateItem,
+/// ReturnValues: "as they appear after the UpdateItem operation"): a list element SET past the
+/// end is appended, and returned at its new index; a lower element's REMOVE shifts a written one
+/// down. UPDATED_OLD returns only what existed before: nothing for an element that was not there.
+#[test]
+fn updated_new_returns_a_list_element_where_it_landed() {
+    use crate::expr::{PathElement, SetValue, Update, UpdateOperand};
+    let store = store();
+    let l = |xs: &[&str]| AttributeValue::L(xs.iter().map(|x| s(x)).collect());
+    let at = |i: usize| Path(vec![PathElement::Attr("l".into()), PathElement::Index(i)]);
+    let set = |i: usize, v: &str| (at(i), SetValue::Operand(UpdateOperand::Value(s(v))));
+    let update = |update: Update, rv: ReturnValues| {
+        block_on(store.update_item(UpdateRequest {
+            table: "main".into(),
+            key: key(),
+            update,
+            condition: None,
+            return_values: rv,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap()
+        .attributes
+    };
+    let only = |v: AttributeValue| Some(Item::from([("l".to_owned(), v)]));
+    let mut item = key();
+    item.insert("l".into(), l(&["a"]));
+    put(&store, item);
+
+    // SET l[3] on a list of one lands at l[1].
+    let past_end = Update {
+        set: vec![set(3, "b")],
+        ..Default::default()
+    };
+    assert_eq!(
+        update(past_end.clone(), ReturnValues::UpdatedNew),
+        only(l(&["b"]))
+    );
+    // Before it, there was no such element: nothing to return.
+    assert_eq!(update(past_end, ReturnValues::UpdatedOld), None);
+    // Two past the end land in index order, at l[3] and l[4] of [a, b, c].
+    let two = Update {
+        set: vec![set(9, "e"), set(7, "d")],
+        ..Default::default()
+    };
+    assert_eq!(update(two, ReturnValues::UpdatedNew), only(l(&["d", "e"])));
+    // [a, b, c, d, e]: REMOVE l[0] and SET l[2]: the element written at l[2] is l[1] after.
+    let shifted = Update {
+        set: vec![set(2, "C")],
+        remove: vec![at(0)],
+        ..Default::default()
+    };
+    assert_eq!(update(shifted, ReturnValues::UpdatedNew), only(l(&["C"])));
+    // A REMOVE leaves nothing to return after the update (not the element shifted into its
+    // place): [b, C, d, e] -> [b, d, e].
+    let removed = Update {
+        remove: vec![at(1)],
+        ..Default::default()
+    };
+    assert_eq!(update(removed, ReturnValues::UpdatedNew), None);
+    let stored = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
+    assert_eq!(stored.item.unwrap().get("l"), Some(&l(&["b", "d", "e"])));
+}
+
+/// Puts `item` into `main`, unconditionally.
+fn put(store: &MemoryStore, item: Item) {
+    block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    }))
+    .unwrap();
+}
+
+fn ns(members: &[&str]) -> AttributeValue {
+    AttributeValue::Ns(members.iter().map(|m| (*m).to_owned()).collect())
+}
+
+/// The table `main` is still empty: the refused requests wrote nothing.
+fn assert_nothing_written(store: &MemoryStore) {
+    let scan = block_on(store.scan(ScanRequest {
+        table: "main".into(),
+        ..ScanRequest::default()
+    }))
+    .unwrap();
+    assert_eq!(scan.count, 0, "nothing is written");
+}
+
+/// BatchWriteItem names faults in DynamoDB's order over the whole request (dynoxide's): first
+/// what reading the request refuses (a number it cannot store), in any write; then the values of
+/// every write (a repeated set member); only then keys (an empty key value, a key given twice).
+/// Nothing is written.
+#[test]
+fn a_batch_names_values_before_keys_and_numbers_before_values() {
+    use crate::store::{BatchWriteRequest, WriteRequest};
+    let store = store();
+    let put = |pk: &str, sk: &str, extra: Option<(&str, AttributeValue)>| {
+        let mut item = Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]);
+        if let Some((name, value)) = extra {
+            item.insert(name.to_owned(), value);
+        }
+        WriteRequest::Put {
+            table: "main".into(),
+            item,
+        }
+    };
+    let delete = |pk: &str, sk: &str| WriteRequest::Delete {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]),
+    };
+    // MemoryStore adds where the fault is (` (at ns)`, `: 1E-131`) to DynamoDB's words.
+    let batch = |writes: Vec<WriteRequest>, words: &str| {
+        let message = message(block_on(store.batch_write(BatchWriteRequest { writes })));
+        assert!(
+            message.starts_with(words),
+            "{message:?} does not say {words:?}"
+        );
+    };
+    let repeated = "Input collection contains duplicates";
+    // A key given twice, then a number set with a repeated member (1 and 1.0).
+    batch(
+        vec![
+            put("P2", "a", None),
+            delete("P2", "a"),
+            put("P1", "a", Some(("ns", ns(&["1", "1.0", "10"])))),
+        ],
+        repeated,
+    );
+    // An empty key value, then a repeated member.
+    batch(
+        vec![
+            put("", "a", None),
+            put("P1", "b", Some(("ns", ns(&["10", "10"])))),
+        ],
+        repeated,
+    );
+    // A key given twice, then a number too small to store.
+    batch(vec![
+            put("P1", "b", None),
+            delete("P1", "b"),
+            put("P0", "a", Some(("n", n("1E-131")))),
+        ],
+        "Number underflow. Attempting to store a number with magnitude smaller than supported range",
+    );
+    // A repeated member, then a number too large: the number is read first.
+    batch(
+        vec![
+            put("P1", "a", Some(("ns", ns(&["10", "10"])))),
+            put("P1", "b", Some(("n", n("1E+126")))),
+        ],
+        "Number overflow. Attempting to store a number with magnitude larger than supported range",
+    );
+    assert_nothing_written(&store);
+}
+
+/// A transaction's checks in dynoxide's order: what reading the request refuses (a number too
+/// large) in any action first; then action by action its item's sets (attributes by name), its
+/// expression values' sets, its update's overlapping paths. Nothing is written.
+#[test]
+fn a_transaction_reads_everything_then_checks_action_by_action() {
+    use crate::expr::{Comparator, Condition, Operand, SetValue, Update, UpdateOperand};
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let at = |sk: &str| Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(sk))]);
+    let update = |sk: &str, update: Update| TransactWriteItem::Update {
+        table: "main".into(),
+        key: at(sk),
+        update,
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let transact = |actions: Vec<TransactWriteItem>| {
+        message(block_on(store.transact_write(TransactWriteRequest {
+            actions,
+            client_request_token: None,
+        })))
+    };
+    // A repeated member (100 and 1e2) in the first action's condition, a number too large in
+    // the second's update: the number is read first.
+    let repeated_in_condition = TransactWriteItem::Delete {
+        table: "main".into(),
+        key: at("a"),
+        condition: Some(Condition::Compare(
+            Operand::Path(Path::attr("m")),
+            Comparator::Ge,
+            Operand::Value(ns(&["100", "1e2"])),
+        )),
+        return_old_on_condition_failure: false,
+    };
+    let too_large = update(
+        "b",
+        Update {
+            set: vec![(
+                Path::attr("n"),
+                SetValue::Plus(
+                    UpdateOperand::Value(n("1.0")),
+                    UpdateOperand::Value(n("1E+126")),
+                ),
+            )],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        transact(vec![repeated_in_condition, too_large]),
+        "ExpressionAttributeValues contains invalid value: Number overflow. Attempting to store a number with magnitude larger than supported range for key :v1"
+    );
+    // The first action ADDs to one path twice, the second DELETEs an empty set: the first
+    // action's overlap is named before the second action's value.
+    let twice = update(
+        "a",
+        Update {
+            add: vec![(Path::attr("c"), n("1")), (Path::attr("c"), n("2"))],
+            ..Default::default()
+        },
+    );
+    let empty_set = update(
+        "b",
+        Update {
+            delete: vec![(Path::attr("ss"), AttributeValue::Ss(Vec::new()))],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        transact(vec![twice, empty_set]),
+        "Invalid UpdateExpression: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [c], path two: [c]"
+    );
+    // A put whose item has a repeated member in `ns` and an empty set in `ss`: by name, `ns`.
+    let mut item = at("a");
+    item.insert("ss".into(), AttributeValue::Ss(Vec::new()));
+    item.insert("ns".into(), ns(&["0", "100", "1e2"]));
+    let put = TransactWriteItem::Put {
+        table: "main".into(),
+        item,
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    assert!(transact(vec![put]).starts_with("Input collection contains duplicates"));
+    assert_nothing_written(&store);
+}
+
+/// UpdateItem checks a set deep inside a literal (an empty set in a list) only in the item the
+/// update leaves (dynoxide): overlapping paths and a failing condition are named first, and the
+/// set is named, in the older layer's words, only when the literal lands in the item.
+#[test]
+fn a_set_deep_in_an_update_literal_is_checked_in_the_updated_item() {
+    use crate::expr::{Condition, SetValue, Update, UpdateOperand};
+    let store = store();
+    let list = |xs: Vec<AttributeValue>| UpdateOperand::Value(AttributeValue::L(xs));
+    let request = |update: Update, condition: Option<Condition>| UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    let nested_empty = list(vec![AttributeValue::Ss(Vec::new()), s("10")]);
+    let overlapping = Update {
+        set: vec![
+            (Path::attr("l"), SetValue::Operand(nested_empty.clone())),
+            (
+                Path::attr("l"),
+                SetValue::Operand(UpdateOperand::Value(s("x"))),
+            ),
+        ],
+        ..Default::default()
+    };
+    assert!(
+        message(block_on(store.update_item(request(overlapping, None))))
+            .starts_with("Invalid UpdateExpression: Two document paths overlap with each other"),
+    );
+    let nested_repeat = list(vec![AttributeValue::Ns(vec!["100".into(), "1e2".into()])]);
+    let set_l = Update {
+        set: vec![(Path::attr("l"), SetValue::Operand(nested_repeat))],
+        ..Default::default()
+    };
+    let exists = Condition::AttributeExists(Path::attr("PK"));
+    assert!(matches!(
+        block_on(store.update_item(request(set_l.clone(), Some(exists)))),
+        Err(Error::ConditionFailed { .. })
+    ));
+    let said = message(block_on(store.update_item(request(set_l, None))));
+    assert!(
+        said.starts_with("Input collection contains duplicates (at "),
+        "{said}"
+    );
+    let got = block_on(store.get_item(GetRequest::new("main", key()))).unwrap();
+    assert_eq!(got.item, None, "nothing is written");
+}
+
+/// An operand of a type its function does not take (`begins_with(a, :n)` with a number) is
+/// named with the expression that holds it, as DynamoDB words its parse errors (dynoxide:
+/// `Invalid FilterExpression: ` in a Query or Scan, `Invalid ConditionExpression: ` in a write),
+/// as the key condition's and the update's are.
+#[test]
+fn an_operand_of_the_wrong_type_names_its_expression() {
+    use crate::expr::{Condition, Operand};
+    let store = store();
+    let begins_with_number = Condition::BeginsWith(Path::attr("a"), Operand::Value(n("1")));
+    let words = "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N";
+    let scan = ScanRequest {
+        table: "main".into(),
+        filter: Some(begins_with_number.clone()),
+        ..ScanRequest::default()
+    };
+    assert_eq!(
+        validation(block_on(store.scan(scan))),
+        format!("Invalid FilterExpression: {words}")
+    );
+    let delete = DeleteRequest {
+        table: "main".into(),
+        key: key(),
+        condition: Some(begins_with_number),
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    assert_eq!(
+        message(block_on(store.delete_item(delete))),
+        format!("Invalid ConditionExpression: {words}")
+    );
+}
+
+/// A Query's filter naming several key attributes is refused naming the first of them by name
+/// (dynoxide sorts the filter's attributes): `LSK` before `PK` on a local index.
+#[test]
+fn a_filter_on_key_attributes_names_the_first_by_name() {
+    use crate::expr::{Condition, Operand};
+    let store = MemoryStore::new();
+    let def = TableDef::new("main", "PK", Some("SK")).local_index(crate::table::IndexDef::new(
+        "LSI1",
+        "PK",
+        Some("LSK"),
+    ));
+    block_on(store.create_table(&def)).unwrap();
+    let mut query = QueryRequest::new("main", Some("LSI1"), KeyCondition::partition("PK", s("P0")));
+    query.filter = Some(Condition::Or(vec![
+        Condition::Compare(
+            Operand::Path(Path::attr("PK")),
+            crate::expr::Comparator::Eq,
+            Operand::Value(s("x")),
+        ),
+        Condition::AttributeNotExists(Path::attr("LSK")),
+    ]));
+    assert_eq!(
+        validation(block_on(store.query(query))),
+        "Filter Expression can only contain non-primary key attributes: Primary key attribute: LSK"
+    );
+}
+
+/// Two actions of a transaction on one item are refused before an earlier action's empty key
+/// value is named (dynoxide checks every action's target first).
+#[test]
+fn one_item_twice_is_named_before_an_empty_key_value() {
+    use crate::expr::Condition;
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let mut empty_sort_key = key();
+    empty_sort_key.insert("SK".into(), s(""));
+    let check = || TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::AttributeExists(Path::attr("PK")),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![
+            TransactWriteItem::Put {
+                table: "main".into(),
+                item: empty_sort_key,
+                condition: None,
+                return_old_on_condition_failure: false,
+            },
+            check(),
+            check(),
+        ],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
 }

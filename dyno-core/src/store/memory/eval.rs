@@ -15,6 +15,7 @@ mod condition;
 pub(crate) use condition::{describe, Clause};
 mod projection;
 mod update;
+pub(crate) use update::Applied;
 
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -87,6 +88,16 @@ pub(crate) fn check_literals(update: Option<&Update>, condition: Option<&Conditi
     check_values(update, condition, Layer::Older)
 }
 
+/// The part of [`check_literals`] that reading the request makes (a number it cannot read or
+/// store, a NULL that is not true), in the same words: a transaction's first pass, over every
+/// action, before any action's other checks (dynoxide reads the whole request first).
+pub(crate) fn check_literal_reads(
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+) -> Result<()> {
+    first_invalid_value(0, update, condition, Layer::Older, true)
+}
+
 /// Checks the literal values of an update and a condition (their ExpressionAttributeValues) as
 /// DynamoDB does before it reads the expressions. A value DynamoDB names by its placeholder is
 /// named by the one DynamoStore gives it (`:v0`, `:v1`... in rendering order: the update's
@@ -117,6 +128,17 @@ pub(crate) fn check_values_from(
     condition: Option<&Condition>,
     layer: Layer,
 ) -> Result<()> {
+    first_invalid_value(first, update, condition, layer, false)
+}
+
+/// [`check_values_from`]; `reads_only`: only what reading the request refuses.
+fn first_invalid_value(
+    first: usize,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    layer: Layer,
+    reads_only: bool,
+) -> Result<()> {
     // (placeholder, problem), the first in placeholder text order.
     let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
         let mut n = first;
@@ -135,6 +157,7 @@ pub(crate) fn check_values_from(
         found
     };
     let found = match layer {
+        _ if reads_only => first_of(&mut |v| read_problem(v)),
         Layer::Older => first_of(&mut |v| check_value(&mut v.clone(), 1).err()),
         Layer::Current => first_of(&mut |v| read_problem(v)).or_else(|| {
             first_of(&mut |v| match v {
@@ -282,7 +305,8 @@ pub(crate) fn check_update(update: &Update) -> Result<()> {
 }
 
 /// Applies an update to `item` (the existing item, or the key alone when creating). Returns the
-/// top-level attribute names the update touched (for ReturnValues UPDATED_OLD/UPDATED_NEW).
+/// top-level attribute names the update touched and where its writes landed (for ReturnValues
+/// UPDATED_OLD/UPDATED_NEW).
 /// Errors as DynamoDB's: key attributes in the update, overlapping or conflicting paths, ADD or
 /// arithmetic on the wrong type, list_append on a non-list, an index into a non-list, etc.
 ///
@@ -293,7 +317,7 @@ pub(crate) fn apply_update(
     update: &Update,
     key_names: &[&str],
     item: &mut Item,
-) -> Result<Vec<String>> {
+) -> Result<Applied> {
     update::apply(update, key_names, item)
 }
 
@@ -360,8 +384,17 @@ pub(crate) fn validate_attribute(
 /// Validates one value of an expression (`root` names it in messages) and returns it with its
 /// numbers normalized.
 pub(crate) fn validate_value(value: &AttributeValue, root: &str) -> Result<AttributeValue> {
+    validate_value_on(value, root, Layer::Current)
+}
+
+/// [`validate_value`] in `layer`'s words.
+pub(crate) fn validate_value_on(
+    value: &AttributeValue,
+    root: &str,
+    layer: Layer,
+) -> Result<AttributeValue> {
     let mut value = value.clone();
-    check_value(&mut value, 1).map_err(|e| e.into_error(root, Layer::Current))?;
+    check_value(&mut value, 1).map_err(|e| e.into_error(root, layer))?;
     Ok(value)
 }
 

@@ -328,22 +328,47 @@ fn scan_item<'a>(
 /// Validates a whole item as PutItem does (BatchWriteItem and transactions on their `layer`).
 ///
 /// An item over 400 KB is [`Error::ItemTooLarge`], as `DynamoStore` reports it before sending.
-fn prepare_put(schema: &Schema, mut item: Item, layer: eval::Layer) -> Result<Prepared> {
+fn prepare_put(schema: &Schema, item: Item, layer: eval::Layer) -> Result<Prepared> {
+    prepare_put_staged(schema, item, layer).map_err(|(_, e)| e)
+}
+
+/// Which of DynamoDB's checks of an item being written refused it, in the order it makes them
+/// over a whole request (dynoxide's): reading the request (a number, a NULL that is not true),
+/// then each value (sets, depth), then the key and what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Read,
+    Value,
+    Key,
+}
+
+/// [`prepare_put`], saying which check refused the item.
+fn prepare_put_staged(
+    schema: &Schema,
+    mut item: Item,
+    layer: eval::Layer,
+) -> std::result::Result<Prepared, (Stage, Error)> {
     let (size, keys) = match scan_item(schema, &mut item, layer) {
         Ok(scanned) => scanned,
         // What reading the request refuses (a number, a NULL that is not true) is named before
         // a value's other faults, in whichever attribute it is (dynoxide's order).
-        Err(e) => return Err(eval::read_error(&item, layer).unwrap_or(e)),
+        Err(e) => {
+            return Err(match eval::read_error(&item, layer) {
+                Some(read) => (Stage::Read, read),
+                None => (Stage::Value, e),
+            })
+        }
     };
-    let (pk, sk) = schema.item_key(&keys)?;
+    let key_fault = |e| (Stage::Key, e);
+    let (pk, sk) = schema.item_key(&keys).map_err(key_fault)?;
     if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge {
+        return Err(key_fault(Error::ItemTooLarge {
             entity: None,
             size,
             limit: MAX_ITEM_SIZE,
-        });
+        }));
     }
-    let index_keys = schema.index_keys(&keys, false)?;
+    let index_keys = schema.index_keys(&keys, false).map_err(key_fault)?;
     debug_assert_eq!(size, item_size(&item));
     Ok(Prepared {
         pk,
@@ -400,7 +425,7 @@ fn check_condition(
 
 /// Applies an update to the current item (or the key alone), returning the new item, validated
 /// (an updated item over 400 KB is DynamoDB's validation error: only the service can tell), and
-/// the top-level attributes it touched.
+/// what the update touched and where its writes landed.
 fn updated_item(
     schema: &Schema,
     key: &Item,
@@ -409,12 +434,12 @@ fn updated_item(
     pk: &KeyBytes,
     sk: &KeyBytes,
     layer: eval::Layer,
-) -> Result<(Prepared, Vec<String>)> {
+) -> Result<(Prepared, eval::Applied)> {
     let mut item = match old {
         Some(o) => (**o).clone(),
         None => key.clone(),
     };
-    let touched = eval::apply_update(update, &schema.key_names(), &mut item)?;
+    let applied = eval::apply_update(update, &schema.key_names(), &mut item)?;
     let (size, keys) = scan_item(schema, &mut item, layer)?;
     if size > MAX_ITEM_SIZE {
         return Err(Error::validation(format!(
@@ -430,7 +455,7 @@ fn updated_item(
         size,
         index_keys,
     };
-    Ok((prepared, touched))
+    Ok((prepared, applied))
 }
 
 fn only_none_or_all_old(rv: ReturnValues, operation: &str) -> Result<()> {
@@ -579,14 +604,21 @@ fn write_capacity_of(
     capacity
 }
 
-/// What UPDATED_OLD / UPDATED_NEW return: the paths the update wrote, as they are in `item`
-/// (nested paths stay nested: `SET m.a = :v` returns `{m: {a: ..}}`), or nothing when none of them
-/// is present. `touched` (the top-level names) only decides whether anything was written.
-fn updated_paths(item: &Item, update: &crate::expr::Update, touched: &[String]) -> Option<Item> {
-    if touched.is_empty() {
+/// What UPDATED_OLD / UPDATED_NEW return (API reference, UpdateItem, ReturnValues: "only the
+/// updated attributes, as they appeared before" / "as they appear after the UpdateItem
+/// operation"): `paths` as they are in `item` (nested paths stay nested: `SET m.a = :v` returns
+/// `{m: {a: ..}}`), or nothing when none of them is present. For UPDATED_OLD the paths are every
+/// path the update names, in the old item (a list element SET past the end did not exist
+/// before: nothing); for UPDATED_NEW those it wrote, where they landed in the new item
+/// ([`eval::Applied::new_paths`]: `SET l[3]` on a list of one returns `l[1]`).
+fn updated_paths(
+    item: &Item,
+    applied: &eval::Applied,
+    paths: Vec<crate::expr::Path>,
+) -> Option<Item> {
+    if applied.touched.is_empty() {
         return None;
     }
-    let paths: Vec<crate::expr::Path> = update.paths().cloned().collect();
     let out = eval::project(item, &paths);
     (!out.is_empty()).then_some(out)
 }
@@ -659,14 +691,17 @@ impl Store for MemoryStore {
             old.as_ref(),
             request.return_old_on_condition_failure,
         )?;
-        let (prepared, touched) = updated_item(
+        // The updated item's values are checked in the older layer's words (dynoxide): all its
+        // request's literals were checked before, in the current layer's; what is left to find
+        // is a set deeper in a literal that landed in the item.
+        let (prepared, applied) = updated_item(
             schema,
             &request.key,
             old.as_ref(),
             &request.update,
             &pk,
             &sk,
-            eval::Layer::Current,
+            eval::Layer::Older,
         )?;
         let (size, index_keys) = (prepared.size, prepared.index_keys.clone());
         let (new, stored) = data.replace_stored(schema, prepared);
@@ -682,10 +717,12 @@ impl Store for MemoryStore {
             ReturnValues::None => None,
             ReturnValues::AllOld => old.map(owned),
             ReturnValues::AllNew => Some(owned(new)),
-            ReturnValues::UpdatedOld => {
-                old.and_then(|o| updated_paths(&o, &request.update, &touched))
+            ReturnValues::UpdatedOld => old.and_then(|o| {
+                updated_paths(&o, &applied, request.update.paths().cloned().collect())
+            }),
+            ReturnValues::UpdatedNew => {
+                updated_paths(&new, &applied, applied.new_paths(&request.update))
             }
-            ReturnValues::UpdatedNew => updated_paths(&new, &request.update, &touched),
         };
         Ok(WriteOutput {
             attributes,

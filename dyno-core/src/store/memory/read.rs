@@ -287,7 +287,12 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
     if let Some(filter) = &req.filter {
         let mut names = Vec::new();
         condition_attributes(filter, &mut names);
-        if let Some(k) = target.keys().find(|k| names.contains(&k.name.as_str())) {
+        // Of several key attributes in the filter, the first by name (dynoxide sorts them).
+        if let Some(k) = target
+            .keys()
+            .filter(|k| names.contains(&k.name.as_str()))
+            .min_by(|a, b| a.name.cmp(&b.name))
+        {
             return Err(Error::validation(format!(
                 "Filter Expression can only contain non-primary key attributes: Primary key attribute: {}",
                 k.name

@@ -99,6 +99,24 @@ fn named_values(action: &TransactWriteItem) -> &crate::value::Item {
     }
 }
 
+/// An action's update and condition.
+fn expressions(
+    action: &TransactWriteItem,
+) -> (
+    Option<&crate::expr::Update>,
+    Option<&crate::expr::Condition>,
+) {
+    match action {
+        TransactWriteItem::Put { condition, .. } | TransactWriteItem::Delete { condition, .. } => {
+            (None, condition.as_ref())
+        }
+        TransactWriteItem::Update {
+            update, condition, ..
+        } => (Some(update), condition.as_ref()),
+        TransactWriteItem::ConditionCheck { condition, .. } => (None, Some(condition)),
+    }
+}
+
 /// A transaction, of reads or of writes, touches each item once.
 fn one_action_per_item() -> Error {
     Error::validation("Transaction request cannot include multiple operations on one item")
@@ -247,34 +265,29 @@ pub(super) fn transact_write(
     // Invalid values (an item's, a key's, an expression's) and overlapping update paths fail the
     // whole request, as DynamoDB reports them: a validation error of the request, not a
     // cancellation reason of its action (the other expression errors are the action's
-    // ValidationError). dynoxide's order: what reading the request refuses in an action's item
-    // or key (numbers, NULL), then its expression values, action by action; then overlapping
-    // update paths; then the items' other faults.
+    // ValidationError). dynoxide's order: what reading the request refuses anywhere in it (a
+    // number, a NULL that is not true), in an action's item or key and then its expression
+    // values, action by action; then, action by action, its item's or key's other faults (a
+    // repeated set member, an empty set; attributes by name), its expression values', and its
+    // update's overlapping paths.
     for action in &request.actions {
-        let values = named_values(action);
-        if let Some(e) = eval::read_error(values, Layer::Older) {
+        if let Some(e) = eval::read_error(named_values(action), Layer::Older) {
             return Err(e);
         }
-        let (update, condition) = match action {
-            TransactWriteItem::Put { condition, .. }
-            | TransactWriteItem::Delete { condition, .. } => (None, condition.as_ref()),
-            TransactWriteItem::Update {
-                update, condition, ..
-            } => (Some(update), condition.as_ref()),
-            TransactWriteItem::ConditionCheck { condition, .. } => (None, Some(condition)),
-        };
-        eval::check_literals(update, condition)?;
+        let (update, condition) = expressions(action);
+        eval::check_literal_reads(update, condition)?;
     }
-    for action in &request.actions {
-        if let TransactWriteItem::Update { update, .. } = action {
-            eval::check_update_overlap(update)?;
-        }
-    }
-    // Then the items' and keys' other faults (a repeated set member, an empty set).
     for action in &request.actions {
         let values = named_values(action);
-        for (name, value) in values {
-            eval::validate_attribute(name, &mut value.clone(), Layer::Older)?;
+        let mut names: Vec<&String> = values.keys().collect();
+        names.sort_unstable();
+        for name in names {
+            eval::validate_attribute(name, &mut values[name].clone(), Layer::Older)?;
+        }
+        let (update, condition) = expressions(action);
+        eval::check_literals(update, condition)?;
+        if let Some(update) = update {
+            eval::check_update_overlap(update)?;
         }
     }
     // Tokens are checked and recorded under one lock held across the transaction, so two
@@ -305,8 +318,18 @@ pub(super) fn transact_write(
         }
     }
     let tables = store.tables_in_order(request.actions.iter().map(TransactWriteItem::table))?;
+    // Two actions on one item are refused before any action's key is checked further (an empty
+    // key value in an earlier action; dynoxide's order).
     let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
         HashSet::with_capacity(request.actions.len());
+    for action in &request.actions {
+        let t = position(&tables, action.table());
+        if let Some((pk, sk)) = named_key(&tables[t].1.schema, named_values(action))
+            && !seen.insert((t, pk, sk))
+        {
+            return Err(one_action_per_item());
+        }
+    }
     // An action whose key does not fit its table is a user error DynamoDB reports as that
     // action's ValidationError reason (after the request-wide checks), not as a
     // ValidationException of the whole request; the other actions' conditions are still
@@ -317,12 +340,6 @@ pub(super) fn transact_write(
     for action in &request.actions {
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
-        let named = named_values(action);
-        if let Some((pk, sk)) = named_key(schema, named)
-            && !seen.insert((t, pk, sk))
-        {
-            return Err(one_action_per_item());
-        }
         let keyed = match action {
             TransactWriteItem::Put { item, .. } => {
                 refuse_empty_key(schema, item, true)?;

@@ -20,12 +20,12 @@ pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
     match cond {
         Condition::Compare(a, op, b) => {
             let ordering = (!matches!(op, Comparator::Eq | Comparator::Ne)).then(|| op.symbol());
-            check_operand(a, ordering)?;
-            check_operand(b, ordering)
+            check_operand(a, ordering, clause)?;
+            check_operand(b, ordering, clause)
         }
         Condition::Between(a, lo, hi) => {
             for operand in [a, lo, hi] {
-                check_operand(operand, Some("BETWEEN"))?;
+                check_operand(operand, Some("BETWEEN"), clause)?;
             }
             if let (Operand::Value(lo), Operand::Value(hi)) = (lo, hi) {
                 if type_name(lo) != type_name(hi) {
@@ -58,27 +58,31 @@ pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
                     list.len()
                 )));
             }
-            check_operand(a, None)?;
+            check_operand(a, None, clause)?;
             list.iter()
-                .try_for_each(|operand| check_operand(operand, None))
+                .try_for_each(|operand| check_operand(operand, None, clause))
         }
         Condition::AttributeExists(p)
         | Condition::AttributeNotExists(p)
         | Condition::AttributeType(p, _) => check_path(p, "condition"),
         Condition::BeginsWith(p, operand) => {
             check_path(p, "condition")?;
-            check_operand(operand, None)?;
+            check_operand(operand, None, clause)?;
             match operand {
-                Operand::Value(AttributeValue::S(_) | AttributeValue::B(_)) | Operand::Path(_) => Ok(()),
-                Operand::Value(other) => Err(incorrect_operand("begins_with", other)),
-                Operand::Size(_) => Err(Error::validation(
-                    "Incorrect operand type for operator or function; operator or function: begins_with, operand type: N",
+                Operand::Value(AttributeValue::S(_) | AttributeValue::B(_)) | Operand::Path(_) => {
+                    Ok(())
+                }
+                Operand::Value(other) => Err(incorrect_operand("begins_with", other, clause)),
+                Operand::Size(_) => Err(incorrect_operand(
+                    "begins_with",
+                    &AttributeValue::N(String::new()),
+                    clause,
                 )),
             }
         }
         Condition::Contains(p, operand) => {
             check_path(p, "condition")?;
-            check_operand(operand, None)
+            check_operand(operand, None, clause)
         }
         Condition::And(conds) | Condition::Or(conds) => {
             conds.iter().try_for_each(|c| check(c, clause))
@@ -106,11 +110,22 @@ impl Clause {
             Clause::Filter => "",
         }
     }
+
+    /// What DynamoDB puts before an operand's wrong type, which it finds as it parses the
+    /// expression: the expression's name, in a filter too (dynoxide's `Invalid
+    /// FilterExpression: ` / `Invalid ConditionExpression: `, as the key condition's and the
+    /// update's are named).
+    fn operand_prefix(self) -> &'static str {
+        match self {
+            Clause::Condition => "Invalid ConditionExpression: ",
+            Clause::Filter => "Invalid FilterExpression: ",
+        }
+    }
 }
 
 /// A literal must be a valid value; in an ordering comparison (`ordering`: the operator) it
 /// must also be a string, number or binary.
-fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
+fn check_operand(operand: &Operand, ordering: Option<&str>, clause: Clause) -> Result<()> {
     match operand {
         Operand::Path(p) | Operand::Size(p) => check_path(p, "condition"),
         Operand::Value(v) => {
@@ -123,7 +138,7 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
                         AttributeValue::S(_) | AttributeValue::N(_) | AttributeValue::B(_)
                     ) =>
                 {
-                    Err(incorrect_operand(op, v))
+                    Err(incorrect_operand(op, v, clause))
                 }
                 _ => validate_value(v, "expression value").map(drop),
             }
@@ -131,9 +146,10 @@ fn check_operand(operand: &Operand, ordering: Option<&str>) -> Result<()> {
     }
 }
 
-fn incorrect_operand(function: &str, value: &AttributeValue) -> Error {
+fn incorrect_operand(function: &str, value: &AttributeValue, clause: Clause) -> Error {
     Error::validation(format!(
-        "Incorrect operand type for operator or function; operator or function: {function}, operand type: {}",
+        "{}Incorrect operand type for operator or function; operator or function: {function}, operand type: {}",
+        clause.operand_prefix(),
         type_name(value)
     ))
 }
@@ -607,7 +623,7 @@ mod tests {
         let inside = m(vec![("k", ns(&["1", "1.0"]))]);
         assert_eq!(
             invalid(Condition::Between(p("num"), v(inside), p("num"))),
-            "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: M"
+            "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: M"
         );
         assert!(
             invalid(Condition::Between(p("num"), v(l(vec![])), v(l(vec![]))))

@@ -10,7 +10,9 @@
 use std::cmp::Ordering;
 use std::collections::HashSet;
 
-use super::{check_path, display_path, resolve, resolve_elements, type_name, validate_value};
+use super::{
+    check_path, display_path, resolve, resolve_elements, type_name, validate_value, Layer,
+};
 use crate::error::{Error, Result};
 use crate::expr::{Path, PathElement, SetValue, Update, UpdateOperand};
 use crate::value::{AttributeValue, Item};
@@ -18,8 +20,37 @@ use crate::value::{Number, NumberError};
 
 const EXPRESSION: &str = "UpdateExpression";
 
+/// What an applied update reports for ReturnValues UPDATED_OLD/UPDATED_NEW.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    /// The top-level attribute names the update touched.
+    pub(crate) touched: Vec<String>,
+    /// The written paths (SET, ADD, DELETE) that are not where the update named them in the new
+    /// item: a list element SET past the end lands at the end, a lower element's REMOVE shifts a
+    /// written one down, a DELETE that empties its set removes it (`None`). Empty for most
+    /// updates (no list index written), so the common case allocates nothing.
+    pub(crate) moved: Vec<(Path, Option<Path>)>,
+}
+
+impl Applied {
+    /// The paths UPDATED_NEW returns: every path the update wrote (SET, ADD, DELETE; a REMOVE
+    /// leaves nothing to return), where it landed in the new item.
+    pub(crate) fn new_paths(&self, update: &Update) -> Vec<Path> {
+        update
+            .set
+            .iter()
+            .map(|(p, _)| p)
+            .chain(update.add.iter().chain(&update.delete).map(|(p, _)| p))
+            .filter_map(|p| match self.moved.iter().find(|(from, _)| from == p) {
+                Some((_, to)) => to.clone(),
+                None => Some(p.clone()),
+            })
+            .collect()
+    }
+}
+
 /// Applies `update` to `item`; see [`super::apply_update`].
-pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Vec<String>> {
+pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Applied> {
     check(update)?;
     let paths: Vec<&Path> = update.paths().collect();
     if let Some(key) = paths
@@ -82,25 +113,53 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
     for (path, value) in &update.add {
         writes.push((path, add(path, value, original)?));
     }
+    // A DELETE that leaves no set (it emptied it, or there was none) wrote nothing to return.
+    let mut moved: Vec<(Path, Option<Path>)> = Vec::new();
     for (path, value) in &update.delete {
         match delete(path, value, original)? {
             Deleted::Left(rest) => writes.push((path, rest)),
-            Deleted::Emptied => removals.push(path),
-            Deleted::Nothing => {}
+            Deleted::Emptied => {
+                removals.push(path);
+                moved.push((path.clone(), None));
+            }
+            Deleted::Nothing => moved.push((path.clone(), None)),
         }
     }
     removals.extend(&update.remove);
 
     // Writes in path order, so that several SETs past the end of one list append in index
     // order; then removals from the highest list index down, so that indexes stay original.
+    // Where a written list element lands is followed through both (`moved`).
     writes.sort_by(|a, b| cmp_paths(a.0, b.0));
     for (path, value) in writes {
-        write(item, path, value);
+        let landed = write(item, path, value);
+        if path.0.iter().any(|e| matches!(e, PathElement::Index(_))) {
+            let mut to = path.clone();
+            if let (Some(at), Some(PathElement::Index(i))) = (landed, to.0.last_mut()) {
+                *i = at;
+            }
+            moved.push((path.clone(), Some(to)));
+        }
     }
     removals.sort_by(|a, b| cmp_paths(b, a));
     for path in removals {
-        remove(item, path);
+        let Some(removed) = remove(item, path) else {
+            continue;
+        };
+        // The elements after a removed one shift down by one.
+        let depth = path.0.len() - 1;
+        for (_, to) in moved.iter_mut() {
+            if let Some(PathElement::Index(k)) = to
+                .as_mut()
+                .filter(|to| to.0.len() > depth && to.0[..depth] == path.0[..depth])
+                .and_then(|to| to.0.get_mut(depth))
+                && *k > removed
+            {
+                *k -= 1;
+            }
+        }
     }
+    moved.retain(|(from, to)| to.as_ref() != Some(from));
 
     let mut touched: Vec<String> = Vec::new();
     for top in paths.iter().filter_map(|p| p.top()) {
@@ -108,7 +167,7 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
             touched.push(top.to_owned());
         }
     }
-    Ok(touched)
+    Ok(Applied { touched, moved })
 }
 
 /// Checks an update as DynamoDB does before it looks at the table or the item, in its order:
@@ -165,18 +224,22 @@ fn check_set_value(value: &SetValue) -> Result<()> {
 }
 
 /// `arithmetic`: the operator (`+`, `-`) whose operand this is, which takes numbers.
+///
+/// A literal's own validity is not checked here: what DynamoDB checks as it reads the request
+/// (numbers, NULL, a set at the top of a value) was checked before ([`super::check_values`]),
+/// and a set deeper in it (an empty one inside a list) is found only in the item the update
+/// leaves, if the literal lands there: after the paths overlap check and the condition, as
+/// dynoxide answers (UpdateItem validates the updated item's values; a transaction checks every
+/// set of its values up front).
 fn check_operand(op: &UpdateOperand, arithmetic: Option<&str>) -> Result<()> {
     match op {
         UpdateOperand::Path(p) => check_path(p, EXPRESSION),
-        UpdateOperand::Value(v) => {
-            validate_value(v, "expression value")?;
-            match (arithmetic, v) {
-                (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
-                    Err(incorrect_operand(symbol, v))
-                }
-                _ => Ok(()),
+        UpdateOperand::Value(v) => match (arithmetic, v) {
+            (Some(symbol), v) if !matches!(v, AttributeValue::N(_)) => {
+                Err(incorrect_operand(symbol, v))
             }
-        }
+            _ => Ok(()),
+        },
         UpdateOperand::IfNotExists(p, default) => {
             check_path(p, EXPRESSION)?;
             check_operand(default, None)
@@ -265,7 +328,9 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
                 display_path(p)
             ))
         }),
-        UpdateOperand::Value(v) => validate_value(v, "expression value"),
+        // Its request-time checks were made before (see `check_operand`); what is left is a set
+        // deep inside it, which DynamoDB finds in the updated item, in the older layer's words.
+        UpdateOperand::Value(v) => super::validate_value_on(v, "expression value", Layer::Older),
         UpdateOperand::IfNotExists(p, default) => match resolve(item, p) {
             Some(v) => Ok(v.clone()),
             None => operand(default, item),
@@ -528,42 +593,57 @@ fn navigate<'a>(item: &'a mut Item, elements: &[PathElement]) -> Option<&'a mut 
 }
 
 /// Writes `value` at `path` (parent checked): a map key is inserted or replaced; a list index
-/// past the end appends.
-fn write(item: &mut Item, path: &Path, value: AttributeValue) {
+/// past the end appends. The index it landed at when it wrote a list element.
+fn write(item: &mut Item, path: &Path, value: AttributeValue) -> Option<usize> {
     match path.0.split_last() {
         Some((PathElement::Attr(name), [])) => {
             item.insert(name.clone(), value);
+            None
         }
         Some((last, parent)) => match (navigate(item, parent), last) {
             (Some(AttributeValue::M(map)), PathElement::Attr(key)) => {
                 map.insert(key.clone(), value);
+                None
             }
             (Some(AttributeValue::L(list)), PathElement::Index(i)) => match list.get_mut(*i) {
-                Some(slot) => *slot = value,
-                None => list.push(value),
+                Some(slot) => {
+                    *slot = value;
+                    Some(*i)
+                }
+                None => {
+                    list.push(value);
+                    Some(list.len() - 1)
+                }
             },
-            _ => debug_assert!(false, "parent of {path:?} was checked"),
+            _ => {
+                debug_assert!(false, "parent of {path:?} was checked");
+                None
+            }
         },
-        None => {}
+        None => None,
     }
 }
 
-/// Removes the value at `path`, if any: a removed list element shifts the ones after it.
-fn remove(item: &mut Item, path: &Path) {
+/// Removes the value at `path`, if any: a removed list element shifts the ones after it. The
+/// index of the list element it removed.
+fn remove(item: &mut Item, path: &Path) -> Option<usize> {
     match path.0.split_last() {
         Some((PathElement::Attr(name), [])) => {
             item.remove(name);
+            None
         }
         Some((last, parent)) => match (navigate(item, parent), last) {
             (Some(AttributeValue::M(map)), PathElement::Attr(key)) => {
                 map.remove(key);
+                None
             }
             (Some(AttributeValue::L(list)), PathElement::Index(i)) if *i < list.len() => {
                 list.remove(*i);
+                Some(*i)
             }
-            _ => {}
+            _ => None,
         },
-        None => {}
+        None => None,
     }
 }
 
@@ -1280,7 +1360,9 @@ mod tests {
         }
         let mut fresh = base();
         assert_eq!(
-            apply_update(&removes(&["z"]), KEYS, &mut fresh).unwrap(),
+            apply_update(&removes(&["z"]), KEYS, &mut fresh)
+                .unwrap()
+                .touched,
             ["z"]
         );
     }
@@ -1516,7 +1598,7 @@ mod tests {
             delete: vec![(path("s"), ss(&["x"]))],
         };
         let mut copy = it.clone();
-        let touched = apply_update(&update, KEYS, &mut copy).unwrap();
+        let touched = apply_update(&update, KEYS, &mut copy).unwrap().touched;
         assert_eq!(touched, ["a", "c", "b", "d", "s"]);
         assert_eq!(
             copy,
@@ -1527,7 +1609,9 @@ mod tests {
             ])
         );
         assert_eq!(
-            apply_update(&Update::default(), KEYS, &mut copy).unwrap(),
+            apply_update(&Update::default(), KEYS, &mut copy)
+                .unwrap()
+                .touched,
             Vec::<String>::new()
         );
     }
