@@ -47,6 +47,15 @@ pub fn scenarios() -> Vec<Scenario> {
             ],
         },
         Scenario {
+            name: "UPDATED_NEW of a list element SET past the end returns it where it landed",
+            tables: &[MAIN],
+            run: updated_new_appended,
+            deviations: vec![differs(
+                BackendKind::Dynalite,
+                "dynalite looks for l[3] after the update, where the element landed at l[0], and returns nothing for UPDATED_NEW",
+            )],
+        },
+        Scenario {
             name: "ReturnValues on put and delete",
             tables: &[MAIN],
             run: put_delete_return_values,
@@ -428,6 +437,41 @@ fn updated_nested(c: &mut Ctx) -> BoxFuture<'_, ()> {
             o.item(),
             Some(item! {"m" => m(item! {"a" => n(6)}), "l" => l(vec![n(6)])}),
             "new nested values",
+        );
+    })
+}
+
+/// `SET l[3]` on an empty list appends the element at `l[0]`; UPDATED_NEW returns the updated
+/// attributes "as they appear after the UpdateItem operation" (API reference, UpdateItem): the
+/// element where it landed, not nothing for the index the update named.
+fn updated_new_appended(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put(
+            "start",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("e"), "l" => l(vec![])},
+        )
+        .await;
+        let mut u = update(
+            "main",
+            key("p", "e"),
+            Update {
+                set: vec![(Path::attr("l").index(3), SetValue::value(n(7)))],
+                ..Update::default()
+            },
+        );
+        u.return_values = ReturnValues::UpdatedNew;
+        let o = c.update("UPDATED_NEW of SET l[3] on []", u).await;
+        c.eq(
+            o.item(),
+            Some(item! {"l" => l(vec![n(7)])}),
+            "the element at l[0]",
+        );
+        let o = c.get("where it landed", "main", key("p", "e")).await;
+        c.eq(
+            o.item(),
+            Some(item! {"PK" => s("p"), "SK" => s("e"), "l" => l(vec![n(7)])}),
+            "appended",
         );
     })
 }
