@@ -267,12 +267,25 @@ fn expired(item: &Item, now: i64) -> bool {
 }
 
 async fn hand_get(client: &aws_sdk_dynamodb::Client, user: &str, id: &str) -> Option<Order> {
+    hand_get_with(client, user, id, None).await
+}
+
+/// [`hand_get`] asking for `capacity` too: with `INDEXES`, the request the typed get sends
+/// (every dyno request reports its consumed capacity), so the paired case compares like with like
+/// as `put/hand_same` does for puts.
+async fn hand_get_with(
+    client: &aws_sdk_dynamodb::Client,
+    user: &str,
+    id: &str,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> Option<Order> {
     let (pk, sk) = hand_key(user, id);
     let out = client
         .get_item()
         .table_name(table())
         .key("PK", AttributeValue::S(pk))
         .key("SK", AttributeValue::S(sk))
+        .set_return_consumed_capacity(capacity)
         .send()
         .await
         .expect("hand get");
@@ -845,11 +858,11 @@ async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
 const PAIRED_ROUNDS: usize = 2_000;
 
 /// `overhead/<server>/paired`: [`PAIRED_ROUNDS`] rounds of one put of each kind (typed, hand,
-/// hand_same) and one get of each kind (typed, hand), the kinds in a rotating order, each timed
-/// on its own; prints the median of each and the ratios of the medians. Criterion measures one
-/// case after the other, so on a shared machine a change of load between two cases moves their
-/// ratio; interleaved, both sides see the same load. Runs when no filter is given or the filter
-/// mentions `paired`.
+/// hand_same) and one get of each kind (typed, hand, hand_same), the kinds in a rotating order,
+/// each timed on its own; prints the median of each and the ratios of the medians. Criterion
+/// measures one case after the other, so on a shared machine a change of load between two cases
+/// moves their ratio; interleaved, both sides see the same load. Runs when no filter is given or
+/// the filter mentions `paired`.
 fn paired() {
     if !wants("paired") {
         return;
@@ -868,7 +881,7 @@ fn paired() {
             .map(|_| Vec::with_capacity(PAIRED_ROUNDS))
             .collect();
         let mut gets: Vec<Vec<Duration>> =
-            (0..2).map(|_| Vec::with_capacity(PAIRED_ROUNDS)).collect();
+            (0..3).map(|_| Vec::with_capacity(PAIRED_ROUNDS)).collect();
         let id = format!("{:08}", 7);
         let read_user = fixture.read_user.as_str();
         rt.block_on(async {
@@ -887,16 +900,19 @@ fn paired() {
                         puts[k].push(start.elapsed());
                     }
                 }
-                for j in 0..2 {
-                    let k = (round + j) % 2;
+                for j in 0..3 {
+                    let k = (round + j) % 3;
                     let start = Instant::now();
-                    let found = if k == 0 {
-                        Order::get(Order::key(read_user, id.as_str()))
+                    let found = match k {
+                        0 => Order::get(Order::key(read_user, id.as_str()))
                             .send(&server.store)
                             .await
-                            .unwrap()
-                    } else {
-                        hand_get(&server.client, read_user, &id).await
+                            .unwrap(),
+                        1 => hand_get(&server.client, read_user, &id).await,
+                        _ => {
+                            let indexes = aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes;
+                            hand_get_with(&server.client, read_user, &id, Some(indexes)).await
+                        }
                     };
                     assert!(found.is_some());
                     if record {
@@ -916,7 +932,11 @@ fn paired() {
             .iter()
             .zip(&puts)
             .map(|(k, v)| spread(k, v))
-            .chain([spread("get_typed", &gets[0]), spread("get_hand", &gets[1])])
+            .chain([
+                spread("get_typed", &gets[0]),
+                spread("get_hand", &gets[1]),
+                spread("get_hand_same", &gets[2]),
+            ])
             .collect();
         println!(
             "overhead/{}/paired p10/p50/p90 (us): {}",
@@ -930,18 +950,19 @@ fn paired() {
             .collect::<Vec<_>>()
             .try_into()
             .unwrap();
-        let [get_typed, get_hand]: [f64; 2] = gets
+        let [get_typed, get_hand, get_same]: [f64; 3] = gets
             .into_iter()
             .map(us)
             .collect::<Vec<_>>()
             .try_into()
             .unwrap();
         println!(
-            "overhead/{}/paired ({PAIRED_ROUNDS} rounds, medians): put typed {typed:.0} us, hand {hand:.0} us, hand_same {same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x; get typed {get_typed:.0} us, hand {get_hand:.0} us: {:.3}x",
+            "overhead/{}/paired ({PAIRED_ROUNDS} rounds, medians): put typed {typed:.0} us, hand {hand:.0} us, hand_same {same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x; get typed {get_typed:.0} us, hand {get_hand:.0} us, hand_same {get_same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x",
             server.name,
             typed / hand,
             typed / same,
             get_typed / get_hand,
+            get_typed / get_same,
         );
     }
 }
