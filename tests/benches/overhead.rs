@@ -296,13 +296,19 @@ async fn hand_get_with(
     Some(hand_from_item(&item).expect("hand decode"))
 }
 
-/// Writes `order` with `version + 1` if the stored version is `order.version` (at least 1).
-async fn hand_put(client: &aws_sdk_dynamodb::Client, order: &Order) {
+/// `order`'s item as the next version writes it: `version + 1`.
+fn next_version_item(order: &Order) -> Item {
     let mut item = hand_to_item(order);
     item.insert(
         "version".to_owned(),
         AttributeValue::N((order.version + 1).to_string()),
     );
+    item
+}
+
+/// Writes `order` with `version + 1` if the stored version is `order.version` (at least 1).
+async fn hand_put(client: &aws_sdk_dynamodb::Client, order: &Order) {
+    let item = next_version_item(order);
     client
         .put_item()
         .table_name(table())
@@ -317,11 +323,7 @@ async fn hand_put(client: &aws_sdk_dynamodb::Client, order: &Order) {
 
 /// [`hand_put`] with the typed put's ownership condition and `ReturnConsumedCapacity = INDEXES`.
 async fn hand_put_same(client: &aws_sdk_dynamodb::Client, order: &Order) {
-    let mut item = hand_to_item(order);
-    item.insert(
-        "version".to_owned(),
-        AttributeValue::N((order.version + 1).to_string()),
-    );
+    let item = next_version_item(order);
     client
         .put_item()
         .table_name(table())

@@ -40,13 +40,13 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{check_size, decode, key_of, readable, table_def, table_name};
+use super::support::{decode, key_of, readable, table_def, table_name};
 use super::{Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::store::{BatchGetRequest, BatchWriteRequest, Store, TableKey, WriteRequest};
 use crate::table::TableDef;
-use crate::value::{item_size, Item, SharedItem};
+use crate::value::{check_item_size, item_size, Item, SharedItem};
 
 /// DynamoDB's maximum writes per `BatchWriteItem`.
 pub const MAX_BATCH_WRITES: usize = 25;
@@ -456,7 +456,7 @@ impl BatchWriter {
     pub fn write(&mut self, table: &TableDef, write: WriteRequest) -> Result<&mut Self> {
         let key = match &write {
             WriteRequest::Put { item, .. } => {
-                check_size(item, None)?;
+                check_item_size(item, None)?;
                 key_of(item, table)?
             }
             WriteRequest::Delete { key, .. } => key_of(key, table)?,

@@ -5,14 +5,14 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::support::{
-    check_key_size, check_size, decode, item_absent, item_exists, key_of, number, owned_by,
-    table_def, table_name, version_is, write_result,
+    check_key_size, decode, item_absent, item_exists, key_of, number, owned_by, table_def,
+    table_name, version_is, write_result,
 };
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::expr::{Cond, Condition};
 use crate::store::{PutRequest, ReturnValues, Store, TransactWriteItem};
-use crate::value::Item;
+use crate::value::{check_item_size, Item};
 
 /// What a put requires of the existing item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -129,7 +129,7 @@ impl<'a, E: Entity> Put<'a, E> {
             cond = Some(Condition::and_opt(cond, c.clone()));
         }
         check_key_size::<E>(&item)?;
-        check_size(&item, Some(E::ENTITY_TYPE))?;
+        check_item_size(&item, Some(E::ENTITY_TYPE))?;
         Ok((item, cond))
     }
 

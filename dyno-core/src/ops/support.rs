@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::expr::{Comparator, Condition, Operand, Path};
 use crate::store::{GetRequest, Store};
 use crate::table::{Table, TableDef};
-use crate::value::{item_size, AttributeValue, Item, MAX_ITEM_SIZE};
+use crate::value::{AttributeValue, Item};
 
 /// The definition of `E`'s table.
 pub(crate) fn table_def<E: Entity>() -> &'static TableDef {
@@ -236,19 +236,6 @@ pub(crate) fn key_ref<E: Entity>(key: &super::Key<E>) -> Result<&Item> {
     let item = key.try_as_item()?;
     check_key_size::<E>(item)?;
     Ok(item)
-}
-
-/// Refuses an item over DynamoDB's 400 KB limit, naming the entity.
-pub(crate) fn check_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
-    let size = item_size(item);
-    if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge {
-            entity,
-            size,
-            limit: MAX_ITEM_SIZE,
-        });
-    }
-    Ok(())
 }
 
 /// The version number as an attribute value.

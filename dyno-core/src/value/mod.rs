@@ -37,6 +37,7 @@ pub use self::impls::{
     document_map, get_member, put_member, BuildHasherBound, Bytes, NumberValue, Serde, SetElement,
 };
 pub use self::number::{Decimal, Number, NumberError};
+pub(crate) use self::size::check_item_size;
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 use crate::error::{Error, Result};
 use crate::table::ScalarType;

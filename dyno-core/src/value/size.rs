@@ -1,9 +1,24 @@
 //! Item size by DynamoDB's formula, so that a too-large item is refused before it is sent.
 
 use super::{AttributeValue, Item};
+use crate::error::{Error, Result};
 
 /// DynamoDB's maximum item size: 400 KB, names and values included.
 pub const MAX_ITEM_SIZE: usize = 400 * 1024;
+
+/// Refuses an item over [`MAX_ITEM_SIZE`] before any request is made, naming the entity when
+/// the caller knows it: one check for the typed writes, the batch engine and the SDK-backed store.
+pub(crate) fn check_item_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
+    let size = item_size(item);
+    if size > MAX_ITEM_SIZE {
+        return Err(Error::ItemTooLarge {
+            entity,
+            size,
+            limit: MAX_ITEM_SIZE,
+        });
+    }
+    Ok(())
+}
 
 /// The size of an item as DynamoDB counts it: for each attribute, the UTF-8 length of its name
 /// plus the size of its value.

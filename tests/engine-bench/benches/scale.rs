@@ -18,40 +18,28 @@
 
 #[path = "support/dynoxide.rs"]
 mod dynoxide_support;
+#[path = "support/orders.rs"]
+mod orders;
 
 use std::time::{Duration, Instant};
 
 use dyno_core::expr::KeyCondition;
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues};
+use dyno_core::store::{GetRequest, QueryRequest};
 use dyno_core::table::TableDef;
 use dyno_core::value::item_size;
-use dyno_core::{AttributeValue, Item, MemoryStore, Store};
+use dyno_core::{Item, MemoryStore, Store};
 use dynoxide_support::{create_table, request, wire};
+use orders::{put, s};
 
 /// Items per partition: a query reads one partition of this many items.
 const PER_PARTITION: u32 = 10;
 /// Random reads timed at each size.
 const SAMPLES: usize = 20_000;
 
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_owned())
-}
-
-/// Item `i`: an order of ten attributes (193 bytes by DynamoDB's formula for small `i`).
+/// Item `i`: an order of ten attributes (193 bytes by DynamoDB's formula for small `i`), the
+/// `i % PER_PARTITION`-th of user `i / PER_PARTITION`.
 fn order(i: u32) -> Item {
-    let (user, n) = (i / PER_PARTITION, i % PER_PARTITION);
-    Item::from([
-        ("PK".to_owned(), s(&format!("USER#{user}"))),
-        ("SK".to_owned(), s(&format!("ORDER#{n:08}"))),
-        ("GSI1PK".to_owned(), s("STATUS#PENDING")),
-        ("GSI1SK".to_owned(), s("2024-05-01")),
-        ("_type".to_owned(), s("Order")),
-        ("user_id".to_owned(), s(&user.to_string())),
-        ("order_id".to_owned(), s(&n.to_string())),
-        ("status".to_owned(), s("PENDING")),
-        ("total".to_owned(), AttributeValue::N("129.99".to_owned())),
-        ("version".to_owned(), AttributeValue::N("1".to_owned())),
-    ])
+    orders::order(i / PER_PARTITION, i % PER_PARTITION)
 }
 
 fn key(i: u32) -> Item {
@@ -95,13 +83,7 @@ struct Memory {
 impl Engine for Memory {
     fn put(&mut self, item: Item) {
         self.rt
-            .block_on(self.store.put_item(PutRequest {
-                table: "scale".into(),
-                item,
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            }))
+            .block_on(self.store.put_item(put("scale", item)))
             .expect("put");
     }
     fn get(&mut self, key: Item) -> bool {

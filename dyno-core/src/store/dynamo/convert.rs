@@ -36,20 +36,7 @@ use crate::store::{
     TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteRequest,
 };
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
-use crate::value::{item_size, Item, MAX_ITEM_SIZE};
-
-/// Refuses an item over DynamoDB's 400 KB limit before any request is made.
-pub(crate) fn check_item_size(item: &Item) -> Result<()> {
-    let size = item_size(item);
-    if size > MAX_ITEM_SIZE {
-        return Err(Error::ItemTooLarge {
-            entity: None,
-            size,
-            limit: MAX_ITEM_SIZE,
-        });
-    }
-    Ok(())
-}
+use crate::value::{check_item_size, Item};
 
 /// `ReturnValues`, left out when it is `NONE`: DynamoDB's default, so the request says the same
 /// with fewer bytes to serialize, sign and parse (what a hand-written call sends).
@@ -111,7 +98,7 @@ pub(crate) fn get(r: GetRequest<'_>) -> Result<GetItemInputBuilder> {
 
 /// PutItem, refused before sending when the item is over 400 KB.
 pub(crate) fn put(r: PutRequest) -> Result<PutItemInputBuilder> {
-    check_item_size(&r.item)?;
+    check_item_size(&r.item, None)?;
     let mut ph = Placeholders::new();
     let condition = r.condition.as_ref().map(|c| render_condition(c, &mut ph));
     Ok(PutItemInputBuilder::default()
@@ -304,7 +291,7 @@ pub(crate) fn batch_write(r: BatchWriteRequest) -> Result<BatchWriteItemInputBui
     for w in r.writes {
         let (table, request) = match w {
             WriteRequest::Put { table, item } => {
-                check_item_size(&item)?;
+                check_item_size(&item, None)?;
                 let put = sdk::PutRequest::builder()
                     .set_item(Some(item))
                     .build()
@@ -396,7 +383,7 @@ pub(crate) fn transact_write(r: TransactWriteRequest) -> Result<TransactWriteIte
                 condition,
                 return_old_on_condition_failure,
             } => {
-                check_item_size(&item)?;
+                check_item_size(&item, None)?;
                 let condition = action_condition(condition.as_ref(), &mut ph);
                 let put = sdk::Put::builder()
                     .table_name(table)
@@ -793,7 +780,7 @@ mod tests {
     use super::*;
     use crate::expr::{KeyCondition, SortCondition, Update};
     use crate::store::TransactGetItem;
-    use crate::value::AttributeValue;
+    use crate::value::{item_size, AttributeValue, MAX_ITEM_SIZE};
 
     fn s(v: &str) -> AttributeValue {
         AttributeValue::S(v.to_owned())
@@ -1087,7 +1074,7 @@ mod tests {
         let room = MAX_ITEM_SIZE - item_size(&item) - "blob".len();
         item.insert("blob".into(), AttributeValue::S("x".repeat(room)));
         assert_eq!(item_size(&item), MAX_ITEM_SIZE);
-        assert!(check_item_size(&item).is_ok());
+        assert!(check_item_size(&item, None).is_ok());
     }
 
     #[test]

@@ -13,8 +13,13 @@ fn s(v: &str) -> AttributeValue {
 }
 
 fn store() -> MemoryStore {
+    store_with(&TableDef::new("main", "PK", Some("SK")))
+}
+
+/// A store holding the one table `def`.
+fn store_with(def: &TableDef) -> MemoryStore {
     let store = MemoryStore::new();
-    block_on(store.create_table(&TableDef::new("main", "PK", Some("SK")))).unwrap();
+    block_on(store.create_table(def)).unwrap();
     store
 }
 
@@ -299,10 +304,9 @@ fn an_empty_key_is_a_transactional_reads_reason() {
 /// whose index key is empty); an empty index key value in a put refuses the whole transaction.
 #[test]
 fn one_item_twice_is_refused_before_the_actions_are_validated() {
-    let store = MemoryStore::new();
     let def = TableDef::new("main", "PK", Some("SK"))
         .global_index(crate::table::IndexDef::new("GSI1", "GPK", None));
-    block_on(store.create_table(&def)).unwrap();
+    let store = store_with(&def);
     let delete = crate::store::TransactWriteItem::Delete {
         table: "main".into(),
         key: key(),
@@ -440,13 +444,12 @@ fn a_value_that_cannot_be_read_fails_a_transaction_first() {
 /// values), as dynoxide binds the condition.
 #[test]
 fn a_key_conditions_own_checks_come_first() {
-    let store = MemoryStore::new();
     let def = TableDef::new("main", "PK", Some("SK")).global_index(crate::table::IndexDef::new(
         "GSI1",
         "GPK",
         Some("GSK"),
     ));
-    block_on(store.create_table(&def)).unwrap();
+    let store = store_with(&def);
     let query = |sort: crate::expr::SortCondition, consistent: bool| {
         let mut q = QueryRequest::new(
             "main",
@@ -558,10 +561,9 @@ fn an_invalid_key_is_its_actions_cancellation_reason() {
 /// delete and a put).
 #[test]
 fn writes_report_their_capacity_with_index_writes() {
-    let store = MemoryStore::new();
     let def = TableDef::new("gsit", "PK", None)
         .global_index(crate::table::IndexDef::new("GSI1", "G", None));
-    block_on(store.create_table(&def)).unwrap();
+    let store = store_with(&def);
     let big = s(&"x".repeat(1500));
     let put = |item: Vec<(&str, AttributeValue)>| {
         let item: Item = item.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
@@ -996,13 +998,12 @@ fn an_operand_of_the_wrong_type_names_its_expression() {
 #[test]
 fn a_filter_on_key_attributes_names_the_first_by_name() {
     use crate::expr::{Condition, Operand};
-    let store = MemoryStore::new();
     let def = TableDef::new("main", "PK", Some("SK")).local_index(crate::table::IndexDef::new(
         "LSI1",
         "PK",
         Some("LSK"),
     ));
-    block_on(store.create_table(&def)).unwrap();
+    let store = store_with(&def);
     let mut query = QueryRequest::new("main", Some("LSI1"), KeyCondition::partition("PK", s("P0")));
     query.filter = Some(Condition::Or(vec![
         Condition::Compare(

@@ -1,4 +1,4 @@
-//! The order items and puts the store benchmark and the profile share.
+//! The order items and puts the store, scale and profile benchmarks share.
 
 use dyno_core::store::{PutRequest, ReturnValues};
 use dyno_core::{AttributeValue, Item};
