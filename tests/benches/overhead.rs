@@ -40,12 +40,15 @@
 //! takes seconds, and criterion needs ten samples at least. Runs when no filter is given or the
 //! filter mentions `batch`; with `--test`, one round of 100.
 //!
-//! `overhead/<server>/paired`: puts and gets of each kind interleaved round by round, each timed,
-//! medians and their ratios printed ([`paired`]): ratios that a change of load between criterion's
-//! cases cannot move.
+//! `overhead/<server>/paired`: puts and gets of each kind interleaved round by round (a random
+//! order each round), each call timed by the wall clock and by the thread's CPU clock, medians
+//! and their ratios printed ([`paired`]): ratios that a change of load between criterion's cases
+//! cannot move. The kinds are a ladder from the hand-written call to the typed one ([`KINDS`]:
+//! `hand`, `hand_same`, `alloc`, `wrapped`, `store`, `typed`), so that the rung where the time
+//! appears names the layer that adds it.
 //!
-//! `DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<n>`: no benchmark, `n` puts of one kind in a loop
-//! for callgrind ([`client_loop`]).
+//! `DYNO_OVERHEAD_LOOP=<kind>:<n>`: no benchmark, `n` calls of one kind in a loop for callgrind
+//! ([`client_loop`]); `DYNO_OVERHEAD_SIZES=1` also prints the sizes of the futures involved.
 //!
 //! `scripts/bench overhead` (or `scripts/bench overhead -- --warm-up-time 2 --measurement-time 5`)
 
@@ -55,7 +58,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, BatchSize, Criterion};
 use dyno_core::ops::{BatchWriter, EntityExt, QueryDsl};
-use dyno_core::{DynamoStore, Item};
+use dyno_core::{DynamoStore, Item, Store};
 use dyno_tests::ecommerce::{self, Order};
 use dyno_tests::hand::{escape, hand_from_item, hand_to_item};
 use time::OffsetDateTime;
@@ -540,13 +543,121 @@ fn seed_orders(
     orders
 }
 
-/// One put of `order`, the way `kind` writes it: `typed`, `hand` or `hand_same`.
+/// One put of `order`, the way `kind` writes it (a rung of [`KINDS`]):
+/// - `typed`: `order.put().send(&store)`;
+/// - `store`: `Store::put_item` of the request the typed put builds (`into_request`: the derived
+///   encoding, the conditions, the size checks), without the typed layer around the call (its
+///   span, the key kept for the failure path, the error naming);
+/// - `wrapped`: [`hand_put_same`]'s SDK call inside what `DynamoStore` puts around every call
+///   ([`wrapped`]), without dyno's conversion of the request and the output;
+/// - `alloc`: [`hand_put_same`] holding two heap blocks the sizes of `DynamoStore::put_item`'s
+///   boxed futures (release build, `DYNO_OVERHEAD_SIZES`): a control, what those two allocations
+///   cost on their own;
+/// - `hand_same`, `hand`: [`hand_put_same`], [`hand_put`].
 async fn put_one(server: &Server, kind: &str, order: &Order) {
     match kind {
         "typed" => order.put().send(&server.store).await.unwrap(),
+        "store" => {
+            let request = order.put().into_request().unwrap();
+            server.store.put_item(request).await.unwrap();
+        }
+        "wrapped" => wrapped("PutItem", hand_put_same(&server.client, order)).await,
         "hand" => hand_put(&server.client, order).await,
-        _ => hand_put_same(&server.client, order).await,
+        "hand_same" => hand_put_same(&server.client, order).await,
+        "alloc" => {
+            let boxes = (Box::new([1u8; 2200]), Box::new([2u8; 6160]));
+            hand_put_same(&server.client, order).await;
+            std::hint::black_box(boxes);
+        }
+        _ => panic!("unknown put kind {kind}"),
     }
+}
+
+/// The rungs between the hand-written call and the typed one, for puts and gets alike
+/// ([`put_one`], [`get_one`]): where the typed call's extra time appears, the layer added on
+/// that rung is the one to look inside.
+const KINDS: [&str; 6] = ["typed", "store", "wrapped", "alloc", "hand_same", "hand"];
+
+/// One get of the order `id` of `user`, the way `kind` reads it (a rung of [`KINDS`]):
+/// - `typed`: `Order::get(Order::key(user, id)).send(&store)`;
+/// - `store`: `Store::get_item` of a ready request (`key`, built beforehand), the item checked
+///   for expiry and decoded by hand as [`hand_get`] does: `DynamoStore` without the typed layer;
+/// - `wrapped`: [`hand_get_with`] (`INDEXES`) inside [`wrapped`];
+/// - `alloc`: `hand_same` holding two heap blocks the sizes of `DynamoStore::get_item`'s boxed
+///   futures (a control, as for puts);
+/// - `hand_same`: [`hand_get_with`] asking for `INDEXES`, as every dyno request does;
+/// - `hand`: [`hand_get`].
+async fn get_one(server: &Server, kind: &str, user: &str, id: &str, key: &Item) -> Option<Order> {
+    let indexes = aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes;
+    match kind {
+        "typed" => Order::get(Order::key(user, id))
+            .send(&server.store)
+            .await
+            .unwrap(),
+        "store" => {
+            let out = server
+                .store
+                .get_item(dyno_core::store::GetRequest::borrowed(table(), key))
+                .await
+                .unwrap();
+            let item = out.item?;
+            if expired(&item, OffsetDateTime::now_utc().unix_timestamp()) {
+                return None;
+            }
+            Some(hand_from_item(&item).expect("hand decode"))
+        }
+        "wrapped" => {
+            wrapped(
+                "GetItem",
+                hand_get_with(&server.client, user, id, Some(indexes)),
+            )
+            .await
+        }
+        "hand_same" => hand_get_with(&server.client, user, id, Some(indexes)).await,
+        "alloc" => {
+            let boxes = (Box::new([1u8; 1304]), Box::new([2u8; 5520]));
+            let out = hand_get_with(&server.client, user, id, Some(indexes)).await;
+            std::hint::black_box(boxes);
+            out
+        }
+        "hand" => hand_get(&server.client, user, id).await,
+        _ => panic!("unknown get kind {kind}"),
+    }
+}
+
+tokio::task_local! {
+    /// [`wrapped`]'s stand-in for `DynamoStore`'s transmission record.
+    static WIRE: std::cell::Cell<(bool, u32, bool)>;
+}
+
+/// `call`, as `DynamoStore` runs every SDK call, written out here: the call boxed, run inside a
+/// task-local scope (the transmission record its interceptor marks) and inside a `dynamodb`
+/// span with OpenTelemetry's fields, the capacity recorded on the span afterwards.
+async fn wrapped<T>(operation: &'static str, call: impl std::future::Future<Output = T>) -> T {
+    use tracing::field::Empty;
+    use tracing::Instrument;
+    let span = tracing::info_span!(
+        "dynamodb",
+        otel.kind = "client",
+        db.system.name = "aws.dynamodb",
+        db.operation.name = operation,
+        aws.dynamodb.table_names = table(),
+        aws.dynamodb.index_name = Empty,
+        aws.dynamodb.consistent_read = Empty,
+        aws.dynamodb.consumed_capacity = Empty,
+        error.type = Empty,
+        error.message = Empty,
+    );
+    let call = Box::pin(call);
+    let (out, _wire) = WIRE
+        .scope(std::cell::Cell::new((false, 0, false)), async {
+            let out = call.await;
+            (out, WIRE.with(std::cell::Cell::get))
+        })
+        .instrument(span.clone())
+        .await;
+    span.record("aws.dynamodb.consumed_capacity", 1.0);
+    out
 }
 
 /// Prints the server's CPU per put of each kind: [`SERVER_CPU_PUTS`] sequential puts each, on
@@ -786,37 +897,38 @@ fn batch() {
 // ---------------------------------------------------------------------------------------------
 // A client loop for instruction counts.
 
-/// `DYNO_OVERHEAD_LOOP=<kind>:<n>` (kind `typed`, `hand` or `hand_same`): instead of the
-/// benchmarks, `n` sequential puts of that kind on the first configured server, after a warm-up
-/// of `n / 10` (the connection, the SDK's lazy state), the measured ones inside
-/// [`measured_puts`], so that `valgrind --tool=callgrind --collect-atstart=no
-/// --toggle-collect='*measured_puts*'` counts the client's instructions of exactly those puts:
-/// the typed put's send, the SDK, the HTTP client and the runtime. Instructions are repeatable
-/// on a loaded machine, where CPU time is not.
+/// `DYNO_OVERHEAD_LOOP=<kind>:<n>`: instead of the benchmarks, `n` sequential calls of one kind
+/// on the first configured server, after a warm-up of `n / 10` (the connection, the SDK's lazy
+/// state), the measured ones inside [`measured_calls`], so that `valgrind --tool=callgrind
+/// --collect-atstart=no --toggle-collect='*measured_calls*'` counts the client's instructions of
+/// exactly those calls: dyno, the SDK, the HTTP client and the runtime. Instructions are
+/// repeatable on a loaded machine, where CPU time is not. Kinds: a rung of [`KINDS`] for puts
+/// (`typed`, `store`, `wrapped`, `hand_same`, `hand`), or `get_` and a rung for gets
+/// (`get_typed`...). At the end, the thread's CPU time per measured call is printed.
 fn client_loop(spec: &str) {
     let (kind, n) = spec
         .split_once(':')
         .and_then(|(k, n)| Some((k.to_owned(), n.parse::<usize>().ok()?)))
-        .expect("DYNO_OVERHEAD_LOOP=<typed|hand|hand_same>:<puts>");
-    assert!(
-        ["typed", "hand", "hand_same"].contains(&kind.as_str()),
-        "unknown kind {kind}"
-    );
+        .expect("DYNO_OVERHEAD_LOOP=<[get_]typed|store|wrapped|hand_same|hand>:<calls>");
+    let rung = kind.strip_prefix("get_").unwrap_or(&kind);
+    assert!(KINDS.contains(&rung), "unknown kind {kind}");
     let rt = runtime();
     let server = servers(&rt)
         .into_iter()
         .next()
         .expect("no server configured");
-    rt.block_on(async {
-        if let Err(e) = ecommerce::create_table(&server.store).await {
-            assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
+    let fixture = seed(&rt, &server);
+    let work = if kind.starts_with("get_") {
+        let key = Order::key(fixture.read_user.as_str(), format!("{:08}", 7).as_str()).into_item();
+        Work::Gets {
+            user: fixture.read_user.clone(),
+            key,
         }
-    });
-    let orders = seed_orders(&rt, &server, &format!("loop-{kind}"), PUT_KEYS);
-    let mut versions = vec![1u64; PUT_KEYS];
-    let mut next = 0;
-    let mut take = |count: usize| -> Vec<Order> {
-        (0..count)
+    } else {
+        let orders = seed_orders(&rt, &server, &format!("loop-{kind}"), PUT_KEYS);
+        let mut versions = vec![1u64; PUT_KEYS];
+        let mut next = 0;
+        let take = (0..n + n / 10)
             .map(|_| {
                 let i = next % PUT_KEYS;
                 next += 1;
@@ -825,31 +937,79 @@ fn client_loop(spec: &str) {
                 versions[i] += 1;
                 order
             })
-            .collect()
+            .collect();
+        Work::Puts(take)
     };
-    // The warm-up outside `measured_puts`, so that callgrind's toggle leaves it out.
-    let warm = take(n / 10);
-    rt.block_on(put_all(&server, &kind, &warm));
-    let measured = take(n);
-    let start = Instant::now();
-    measured_puts(&rt, &server, &kind, &measured);
+    if std::env::var("DYNO_OVERHEAD_SIZES").is_ok() {
+        let key = Order::key("u", "1").into_item();
+        let store_get = server
+            .store
+            .get_item(dyno_core::store::GetRequest::borrowed(table(), &key));
+        let sdk_get = server.client.get_item().table_name(table()).send();
+        let order = full("u", 1);
+        let store_put = server.store.put_item(order.put().into_request().unwrap());
+        let sdk_put = server.client.put_item().table_name(table()).send();
+        let typed_get = Order::get(Order::key("u", "1")).send(&server.store);
+        let typed_put = order.put().send(&server.store);
+        eprintln!(
+            "sizes: store get {} sdk get {} store put {} sdk put {} typed get {} typed put {}",
+            std::mem::size_of_val(&*store_get),
+            std::mem::size_of_val(&sdk_get),
+            std::mem::size_of_val(&*store_put),
+            std::mem::size_of_val(&sdk_put),
+            std::mem::size_of_val(&typed_get),
+            std::mem::size_of_val(&typed_put),
+        );
+    }
+    // The warm-up outside `measured_calls`, so that callgrind's toggle leaves it out.
+    rt.block_on(run_calls(&server, rung, &work, 0..n / 10));
+    let (start, cpu) = (Instant::now(), scheduled_cpu());
+    measured_calls(&rt, &server, rung, &work, n / 10..n / 10 + n);
+    let (wall, cpu) = (start.elapsed(), scheduled_cpu().saturating_sub(cpu));
     eprintln!(
-        "overhead loop: {n} {kind} puts on {} in {:?}",
+        "overhead loop: {n} {kind} on {} in {wall:?}, thread CPU {:.1} us per call",
         server.name,
-        start.elapsed()
+        cpu.as_secs_f64() * 1e6 / n as f64
     );
 }
 
-/// The measured puts of [`client_loop`]; not inlined, so callgrind can toggle on it.
-#[inline(never)]
-fn measured_puts(rt: &tokio::runtime::Runtime, server: &Server, kind: &str, orders: &[Order]) {
-    rt.block_on(put_all(server, kind, orders));
+/// The calling thread's time on a CPU, from `/proc/thread-self/schedstat` (nanoseconds): the
+/// loop's CPU clock, because rustix's `clock_gettime` reads the vDSO, which crashes under
+/// valgrind.
+fn scheduled_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let ns = stat.split_whitespace().next().and_then(|n| n.parse().ok());
+    Duration::from_nanos(ns.unwrap_or(0))
 }
 
-/// Puts `orders` one after the other, the way `kind` writes them.
-async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
-    for order in orders {
-        put_one(server, kind, order).await;
+/// What [`client_loop`] calls: puts of these orders in turn, or gets of one order.
+enum Work {
+    Puts(Vec<Order>),
+    Gets { user: String, key: Item },
+}
+
+/// The measured calls of [`client_loop`]; not inlined, so callgrind can toggle on it.
+#[inline(never)]
+fn measured_calls(
+    rt: &tokio::runtime::Runtime,
+    server: &Server,
+    kind: &str,
+    work: &Work,
+    calls: std::ops::Range<usize>,
+) {
+    rt.block_on(run_calls(server, kind, work, calls));
+}
+
+/// Calls `calls` of `work` one after the other, the way `kind` makes them.
+async fn run_calls(server: &Server, kind: &str, work: &Work, calls: std::ops::Range<usize>) {
+    let id = format!("{:08}", 7);
+    for i in calls {
+        match work {
+            Work::Puts(orders) => put_one(server, kind, &orders[i]).await,
+            Work::Gets { user, key } => {
+                assert!(get_one(server, kind, user, &id, key).await.is_some());
+            }
+        }
     }
 }
 
@@ -859,12 +1019,47 @@ async fn put_all(server: &Server, kind: &str, orders: &[Order]) {
 /// Rounds of the interleaved comparison: one operation of each kind per round.
 const PAIRED_ROUNDS: usize = 2_000;
 
-/// `overhead/<server>/paired`: [`PAIRED_ROUNDS`] rounds of one put of each kind (typed, hand,
-/// hand_same) and one get of each kind (typed, hand, hand_same), the kinds in a rotating order,
-/// each timed on its own; prints the median of each and the ratios of the medians. Criterion
-/// measures one case after the other, so on a shared machine a change of load between two cases
-/// moves their ratio; interleaved, both sides see the same load. Runs when no filter is given or
-/// the filter mentions `paired`.
+/// The CPU time of the calling thread: the benchmark's runtime is current-thread, so this is
+/// the client's whole CPU for a call (the SDK, the HTTP client, the runtime, the decode).
+fn thread_cpu() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Wall and CPU times of each call of one kind.
+#[derive(Default)]
+struct Samples {
+    wall: Vec<Duration>,
+    cpu: Vec<Duration>,
+}
+
+impl Samples {
+    fn median_us(v: &[Duration]) -> f64 {
+        median(v.to_vec()).as_secs_f64() * 1e6
+    }
+
+    /// `kind wall p10/p50/p90, CPU p50`, in µs: a ratio of medians hides a second mode.
+    fn spread(&self, kind: &str) -> String {
+        let mut v = self.wall.clone();
+        v.sort();
+        let at = |q: usize| v[(v.len() - 1) * q / 100].as_secs_f64() * 1e6;
+        format!(
+            "{kind} {:.0}/{:.0}/{:.0} cpu {:.1}",
+            at(10),
+            at(50),
+            at(90),
+            Self::median_us(&self.cpu)
+        )
+    }
+}
+
+/// `overhead/<server>/paired`: [`PAIRED_ROUNDS`] rounds of one put and one get of each of
+/// [`KINDS`] (the rungs from the hand-written call to the typed one), the kinds in a random
+/// order each round, each call timed on its own by the wall clock and by the thread's CPU clock; prints each
+/// kind's percentiles and each rung's ratio of medians to `hand_same`. Criterion measures one
+/// case after the other, so on a shared machine a change of load between two cases moves their
+/// ratio; interleaved, all kinds see the same load. Runs when no filter is given or the filter
+/// mentions `paired`.
 fn paired() {
     if !wants("paired") {
         return;
@@ -873,99 +1068,87 @@ fn paired() {
     for server in servers(&rt) {
         let fixture = seed(&rt, &server);
         check(&rt, &server, &fixture);
-        let kinds = ["typed", "hand", "hand_same"];
-        let keys: Vec<Vec<Order>> = kinds
+        let keys: Vec<Vec<Order>> = KINDS
             .iter()
             .map(|kind| seed_orders(&rt, &server, &format!("paired-{kind}"), PUT_KEYS))
             .collect();
-        let mut versions = vec![vec![1u64; PUT_KEYS]; kinds.len()];
-        let mut puts: Vec<Vec<Duration>> = (0..kinds.len())
-            .map(|_| Vec::with_capacity(PAIRED_ROUNDS))
-            .collect();
-        let mut gets: Vec<Vec<Duration>> =
-            (0..3).map(|_| Vec::with_capacity(PAIRED_ROUNDS)).collect();
+        let mut versions = vec![vec![1u64; PUT_KEYS]; KINDS.len()];
+        let mut puts: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
+        let mut gets: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
         let id = format!("{:08}", 7);
         let read_user = fixture.read_user.as_str();
+        let key = Order::key(read_user, id.as_str()).into_item();
+        // Each round's kinds in a random order of its own: every kind follows every other
+        // equally often (in a fixed rotation, each kind follows the same one, and what the call
+        // before left the server and the client doing moves its figure).
+        let mut rng = fastrand::Rng::with_seed(0x0e4d);
+        let mut order: Vec<usize> = (0..KINDS.len()).collect();
         rt.block_on(async {
             // A warm-up tenth, not recorded.
             for round in 0..PAIRED_ROUNDS + PAIRED_ROUNDS / 10 {
                 let record = round >= PAIRED_ROUNDS / 10;
-                for j in 0..kinds.len() {
-                    let k = (round + j) % kinds.len();
+                rng.shuffle(&mut order);
+                for &k in &order {
                     let i = round % PUT_KEYS;
                     let mut order = keys[k][i].clone();
                     order.version = versions[k][i];
                     versions[k][i] += 1;
-                    let start = Instant::now();
-                    put_one(&server, kinds[k], &order).await;
+                    let (start, cpu) = (Instant::now(), thread_cpu());
+                    put_one(&server, KINDS[k], &order).await;
+                    let (wall, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu));
                     if record {
-                        puts[k].push(start.elapsed());
+                        puts[k].wall.push(wall);
+                        puts[k].cpu.push(cpu);
                     }
                 }
-                for j in 0..3 {
-                    let k = (round + j) % 3;
-                    let start = Instant::now();
-                    let found = match k {
-                        0 => Order::get(Order::key(read_user, id.as_str()))
-                            .send(&server.store)
-                            .await
-                            .unwrap(),
-                        1 => hand_get(&server.client, read_user, &id).await,
-                        _ => {
-                            let indexes = aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes;
-                            hand_get_with(&server.client, read_user, &id, Some(indexes)).await
-                        }
-                    };
+                rng.shuffle(&mut order);
+                for &k in &order {
+                    let (start, cpu) = (Instant::now(), thread_cpu());
+                    let found = get_one(&server, KINDS[k], read_user, &id, &key).await;
+                    let (wall, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu));
                     assert!(found.is_some());
                     if record {
-                        gets[k].push(start.elapsed());
+                        gets[k].wall.push(wall);
+                        gets[k].cpu.push(cpu);
                     }
                 }
             }
         });
-        // Each kind's 10th and 90th percentiles too: a ratio of medians hides a second mode.
-        let spread = |name: &str, v: &[Duration]| {
-            let mut v = v.to_vec();
-            v.sort();
-            let at = |q: usize| v[(v.len() - 1) * q / 100].as_secs_f64() * 1e6;
-            format!("{name} {:.0}/{:.0}/{:.0}", at(10), at(50), at(90))
-        };
-        let kinds_spread: Vec<String> = kinds
-            .iter()
-            .zip(&puts)
-            .map(|(k, v)| spread(k, v))
-            .chain([
-                spread("get_typed", &gets[0]),
-                spread("get_hand", &gets[1]),
-                spread("get_hand_same", &gets[2]),
-            ])
-            .collect();
-        println!(
-            "overhead/{}/paired p10/p50/p90 (us): {}",
-            server.name,
-            kinds_spread.join(", ")
-        );
-        let us = |v: Vec<Duration>| median(v).as_secs_f64() * 1e6;
-        let [typed, hand, same]: [f64; 3] = puts
-            .into_iter()
-            .map(us)
-            .collect::<Vec<_>>()
-            .try_into()
-            .unwrap();
-        let [get_typed, get_hand, get_same]: [f64; 3] = gets
-            .into_iter()
-            .map(us)
-            .collect::<Vec<_>>()
-            .try_into()
-            .unwrap();
-        println!(
-            "overhead/{}/paired ({PAIRED_ROUNDS} rounds, medians): put typed {typed:.0} us, hand {hand:.0} us, hand_same {same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x; get typed {get_typed:.0} us, hand {get_hand:.0} us, hand_same {get_same:.0} us: typed / hand {:.3}x, typed / hand_same {:.3}x",
-            server.name,
-            typed / hand,
-            typed / same,
-            get_typed / get_hand,
-            get_typed / get_same,
-        );
+        for (op, samples) in [("put", &puts), ("get", &gets)] {
+            let spread: Vec<String> = KINDS
+                .iter()
+                .zip(samples)
+                .map(|(k, s)| s.spread(k))
+                .collect();
+            println!(
+                "overhead/{}/paired {op} p10/p50/p90 wall, p50 thread CPU (us): {}",
+                server.name,
+                spread.join(", ")
+            );
+            let same = &samples[KINDS.iter().position(|k| *k == "hand_same").unwrap()];
+            let (same_wall, same_cpu) = (
+                Samples::median_us(&same.wall),
+                Samples::median_us(&same.cpu),
+            );
+            let ratios: Vec<String> = KINDS
+                .iter()
+                .zip(samples)
+                .map(|(k, s)| {
+                    format!(
+                        "{k} {:.3}x ({:+.1} us) cpu {:.3}x ({:+.1} us)",
+                        Samples::median_us(&s.wall) / same_wall,
+                        Samples::median_us(&s.wall) - same_wall,
+                        Samples::median_us(&s.cpu) / same_cpu,
+                        Samples::median_us(&s.cpu) - same_cpu,
+                    )
+                })
+                .collect();
+            println!(
+                "overhead/{}/paired {op} ({PAIRED_ROUNDS} rounds, medians) / hand_same: {}",
+                server.name,
+                ratios.join(", ")
+            );
+        }
     }
 }
 

@@ -19,7 +19,24 @@ pub struct Placeholders {
     pub names: HashMap<String, String>,
     /// `:vN` to value.
     pub values: HashMap<String, AttributeValue>,
-    by_name: HashMap<String, String>,
+    /// Attribute name to the number of its `#nN` placeholder.
+    by_name: HashMap<String, usize>,
+}
+
+/// Appends `n` in decimal to `out` (placeholder numbers, without the formatting machinery).
+fn push_number(out: &mut String, n: usize) {
+    if n >= 10 {
+        push_number(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// The placeholder `prefix` followed by `n` (`#n0`, `:v3`).
+fn placeholder(prefix: &str, n: usize) -> String {
+    let mut p = String::with_capacity(prefix.len() + 3);
+    p.push_str(prefix);
+    push_number(&mut p, n);
+    p
 }
 
 /// `map`, or `None` when empty: DynamoDB rejects empty placeholder maps.
@@ -35,20 +52,38 @@ impl Placeholders {
 
     /// The placeholder for attribute name `name` (one per distinct name).
     pub fn name(&mut self, name: &str) -> String {
-        if let Some(p) = self.by_name.get(name) {
-            return p.clone();
-        }
-        let p = format!("#n{}", self.by_name.len());
-        self.by_name.insert(name.to_owned(), p.clone());
-        self.names.insert(p.clone(), name.to_owned());
+        let mut p = String::new();
+        self.push_name(name, &mut p);
         p
     }
 
     /// A new placeholder for `value`.
     pub fn value(&mut self, value: AttributeValue) -> String {
-        let p = format!(":v{}", self.values.len());
-        self.values.insert(p.clone(), value);
+        let mut p = String::new();
+        self.push_value(value, &mut p);
         p
+    }
+
+    /// [`Self::name`], appended to `out`.
+    fn push_name(&mut self, name: &str, out: &mut String) {
+        let n = match self.by_name.get(name) {
+            Some(&n) => n,
+            None => {
+                let n = self.by_name.len();
+                self.by_name.insert(name.to_owned(), n);
+                self.names.insert(placeholder("#n", n), name.to_owned());
+                n
+            }
+        };
+        out.push_str("#n");
+        push_number(out, n);
+    }
+
+    /// [`Self::value`], appended to `out`.
+    fn push_value(&mut self, value: AttributeValue, out: &mut String) {
+        let p = placeholder(":v", self.values.len());
+        out.push_str(&p);
+        self.values.insert(p, value);
     }
 
     /// The names map, or `None` when empty (DynamoDB rejects empty maps).
@@ -79,8 +114,7 @@ impl Placeholders {
                     if i > 0 {
                         out.push('.');
                     }
-                    let p = self.name(a);
-                    out.push_str(&p);
+                    self.push_name(a, out);
                 }
                 PathElement::Index(n) => {
                     let _ = write!(out, "[{n}]");
@@ -92,10 +126,7 @@ impl Placeholders {
     fn operand(&mut self, op: &Operand, out: &mut String) {
         match op {
             Operand::Path(p) => self.path(p, out),
-            Operand::Value(v) => {
-                let p = self.value(v.clone());
-                out.push_str(&p);
-            }
+            Operand::Value(v) => self.push_value(v.clone(), out),
             Operand::Size(p) => {
                 out.push_str("size(");
                 self.path(p, out);
@@ -198,10 +229,7 @@ impl Placeholders {
     fn update_operand(&mut self, op: &UpdateOperand, out: &mut String) {
         match op {
             UpdateOperand::Path(p) => self.path(p, out),
-            UpdateOperand::Value(v) => {
-                let p = self.value(v.clone());
-                out.push_str(&p);
-            }
+            UpdateOperand::Value(v) => self.push_value(v.clone(), out),
             UpdateOperand::IfNotExists(p, v) => {
                 out.push_str("if_not_exists(");
                 self.path(p, out);
@@ -314,8 +342,7 @@ pub fn render_update(u: &Update, ph: &mut Placeholders) -> Option<String> {
             }
             ph.path(path, &mut out);
             out.push(' ');
-            let v = ph.value(v.clone());
-            out.push_str(&v);
+            ph.push_value(v.clone(), &mut out);
         }
     }
     (!out.is_empty()).then_some(out)

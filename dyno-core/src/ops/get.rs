@@ -52,10 +52,20 @@ impl<E: Entity> Get<E> {
         })
     }
 
+    /// The request this get sends, owning the key: the store hands it to the server without
+    /// copying it.
+    fn into_request(self) -> Result<GetRequest<'static>> {
+        super::support::key_ref(&self.key)?;
+        Ok(GetRequest {
+            consistent_read: self.consistent,
+            ..GetRequest::new(table_def::<E>().name.as_str(), self.key.into_item())
+        })
+    }
+
     /// Reads the item: `None` when absent, expired or another entity's.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
         let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
-        let request = self.request()?;
+        let request = self.into_request()?;
         let out = store
             .get_item(request)
             .instrument(span)

@@ -85,15 +85,23 @@ fn start_key(key: Option<Item>) -> Option<Item> {
 
 /// GetItem.
 pub(crate) fn get(r: GetRequest<'_>) -> Result<GetItemInputBuilder> {
-    let mut ph = Placeholders::new();
-    let projection = projection(r.projection.as_deref(), &mut ph, &r.table)?;
-    Ok(GetItemInputBuilder::default()
-        .table_name(r.table)
-        .set_key(Some(r.key.into_owned()))
+    let builder = GetItemInputBuilder::default()
         .consistent_read(r.consistent_read)
-        .set_projection_expression(projection)
-        .set_expression_attribute_names(ph.take_names())
-        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes))
+        .return_consumed_capacity(sdk::ReturnConsumedCapacity::Indexes);
+    // Placeholders only for a projection: most gets have none.
+    let builder = match r.projection.as_deref() {
+        None => builder,
+        paths => {
+            let mut ph = Placeholders::new();
+            let projection = projection(paths, &mut ph, &r.table)?;
+            builder
+                .set_projection_expression(projection)
+                .set_expression_attribute_names(ph.take_names())
+        }
+    };
+    Ok(builder
+        .table_name(r.table)
+        .set_key(Some(r.key.into_owned())))
 }
 
 /// PutItem, refused before sending when the item is over 400 KB.
