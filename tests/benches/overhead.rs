@@ -1068,43 +1068,65 @@ fn paired() {
     for server in servers(&rt) {
         let fixture = seed(&rt, &server);
         check(&rt, &server, &fixture);
-        let keys: Vec<Vec<Order>> = KINDS
-            .iter()
-            .map(|kind| seed_orders(&rt, &server, &format!("paired-{kind}"), PUT_KEYS))
-            .collect();
-        let mut versions = vec![vec![1u64; PUT_KEYS]; KINDS.len()];
-        let mut puts: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
-        let mut gets: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
-        let id = format!("{:08}", 7);
-        let read_user = fixture.read_user.as_str();
-        let key = Order::key(read_user, id.as_str()).into_item();
-        // Each round's kinds in a random order of its own: every kind follows every other
-        // equally often (in a fixed rotation, each kind follows the same one, and what the call
-        // before left the server and the client doing moves its figure).
-        let mut rng = fastrand::Rng::with_seed(0x0e4d);
-        let mut order: Vec<usize> = (0..KINDS.len()).collect();
-        rt.block_on(async {
-            // A warm-up tenth, not recorded.
-            for round in 0..PAIRED_ROUNDS + PAIRED_ROUNDS / 10 {
-                let record = round >= PAIRED_ROUNDS / 10;
-                rng.shuffle(&mut order);
-                for &k in &order {
-                    let i = round % PUT_KEYS;
+        for block in PAIRED_BLOCKS {
+            ladder(&rt, &server, &fixture, block);
+        }
+    }
+}
+
+/// How many calls of one kind follow each other in [`paired`]: 1, each call after calls of
+/// other kinds, which leave the CPU's caches holding their code and data, not its own; 8, as in
+/// a loop of one kind (criterion's cases, an application making the same call repeatedly), with
+/// the load still shared evenly between the kinds.
+const PAIRED_BLOCKS: [usize; 2] = [1, 8];
+
+/// One [`paired`] run: [`PAIRED_ROUNDS`] puts and gets of each kind, `block` of one kind at a
+/// time, the kinds in a random order each round; prints each kind's figures and each rung's
+/// ratios to `hand_same`.
+fn ladder(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture, block: usize) {
+    let keys: Vec<Vec<Order>> = KINDS
+        .iter()
+        .map(|kind| seed_orders(rt, server, &format!("paired{block}-{kind}"), PUT_KEYS))
+        .collect();
+    let mut versions = vec![vec![1u64; PUT_KEYS]; KINDS.len()];
+    let mut puts: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
+    let mut gets: Vec<Samples> = KINDS.iter().map(|_| Samples::default()).collect();
+    let id = format!("{:08}", 7);
+    let read_user = fixture.read_user.as_str();
+    let key = Order::key(read_user, id.as_str()).into_item();
+    // Each round's kinds in a random order of its own: every kind follows every other equally
+    // often (in a fixed rotation, each kind follows the same one, and what the call before left
+    // the server and the client doing moves its figure).
+    let mut rng = fastrand::Rng::with_seed(0x0e4d);
+    let mut order: Vec<usize> = (0..KINDS.len()).collect();
+    let rounds = PAIRED_ROUNDS / block;
+    let mut next_key = 0;
+    rt.block_on(async {
+        // A warm-up tenth, not recorded.
+        for round in 0..rounds + rounds / 10 {
+            let record = round >= rounds / 10;
+            rng.shuffle(&mut order);
+            for &k in &order {
+                for j in 0..block {
+                    let i = (next_key + j) % PUT_KEYS;
                     let mut order = keys[k][i].clone();
                     order.version = versions[k][i];
                     versions[k][i] += 1;
                     let (start, cpu) = (Instant::now(), thread_cpu());
-                    put_one(&server, KINDS[k], &order).await;
+                    put_one(server, KINDS[k], &order).await;
                     let (wall, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu));
                     if record {
                         puts[k].wall.push(wall);
                         puts[k].cpu.push(cpu);
                     }
                 }
-                rng.shuffle(&mut order);
-                for &k in &order {
+            }
+            next_key += block;
+            rng.shuffle(&mut order);
+            for &k in &order {
+                for _ in 0..block {
                     let (start, cpu) = (Instant::now(), thread_cpu());
-                    let found = get_one(&server, KINDS[k], read_user, &id, &key).await;
+                    let found = get_one(server, KINDS[k], read_user, &id, &key).await;
                     let (wall, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu));
                     assert!(found.is_some());
                     if record {
@@ -1113,42 +1135,46 @@ fn paired() {
                     }
                 }
             }
-        });
-        for (op, samples) in [("put", &puts), ("get", &gets)] {
-            let spread: Vec<String> = KINDS
-                .iter()
-                .zip(samples)
-                .map(|(k, s)| s.spread(k))
-                .collect();
-            println!(
-                "overhead/{}/paired {op} p10/p50/p90 wall, p50 thread CPU (us): {}",
-                server.name,
-                spread.join(", ")
-            );
-            let same = &samples[KINDS.iter().position(|k| *k == "hand_same").unwrap()];
-            let (same_wall, same_cpu) = (
-                Samples::median_us(&same.wall),
-                Samples::median_us(&same.cpu),
-            );
-            let ratios: Vec<String> = KINDS
-                .iter()
-                .zip(samples)
-                .map(|(k, s)| {
-                    format!(
-                        "{k} {:.3}x ({:+.1} us) cpu {:.3}x ({:+.1} us)",
-                        Samples::median_us(&s.wall) / same_wall,
-                        Samples::median_us(&s.wall) - same_wall,
-                        Samples::median_us(&s.cpu) / same_cpu,
-                        Samples::median_us(&s.cpu) - same_cpu,
-                    )
-                })
-                .collect();
-            println!(
-                "overhead/{}/paired {op} ({PAIRED_ROUNDS} rounds, medians) / hand_same: {}",
-                server.name,
-                ratios.join(", ")
-            );
         }
+    });
+    let label = if block == 1 {
+        format!("overhead/{}/paired", server.name)
+    } else {
+        format!("overhead/{}/paired_block{block}", server.name)
+    };
+    for (op, samples) in [("put", &puts), ("get", &gets)] {
+        let spread: Vec<String> = KINDS
+            .iter()
+            .zip(samples)
+            .map(|(k, s)| s.spread(k))
+            .collect();
+        println!(
+            "{label} {op} p10/p50/p90 wall, p50 thread CPU (us): {}",
+            spread.join(", ")
+        );
+        let same = &samples[KINDS.iter().position(|k| *k == "hand_same").unwrap()];
+        let (same_wall, same_cpu) = (
+            Samples::median_us(&same.wall),
+            Samples::median_us(&same.cpu),
+        );
+        let ratios: Vec<String> = KINDS
+            .iter()
+            .zip(samples)
+            .map(|(k, s)| {
+                format!(
+                    "{k} {:.3}x ({:+.1} us) cpu {:.3}x ({:+.1} us)",
+                    Samples::median_us(&s.wall) / same_wall,
+                    Samples::median_us(&s.wall) - same_wall,
+                    Samples::median_us(&s.cpu) / same_cpu,
+                    Samples::median_us(&s.cpu) - same_cpu,
+                )
+            })
+            .collect();
+        println!(
+            "{label} {op} ({} calls of each kind, medians) / hand_same: {}",
+            rounds * block,
+            ratios.join(", ")
+        );
     }
 }
 

@@ -77,3 +77,65 @@ impl<E: Entity> Get<E> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use crate::prelude::*;
+    use crate::store::{GetOutput, GetRequest};
+
+    #[derive(Table)]
+    #[dyno(name = "Notes", pk = "PK", sk = "SK")]
+    struct Notes;
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Notes, pk = "USER#{user}", sk = "NOTE#{n}")]
+    struct Note {
+        user: String,
+        n: u32,
+    }
+
+    /// A MemoryStore that notes whether the last get's key came owned or lent.
+    #[derive(Debug)]
+    struct KeyOwnership {
+        inner: MemoryStore,
+        owned: AtomicBool,
+    }
+
+    #[async_trait::async_trait]
+    impl crate::store::forward::Forward for KeyOwnership {
+        type Inner = MemoryStore;
+        fn inner(&self) -> &MemoryStore {
+            &self.inner
+        }
+        async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+            self.owned
+                .store(matches!(r.key, Cow::Owned(_)), Ordering::SeqCst);
+            self.inner.get_item(r).await
+        }
+    }
+
+    /// `send` gives the store the key it owns: the SDK-backed store moves it into the request
+    /// instead of copying a lent one (a map and its strings per get).
+    #[tokio::test]
+    async fn a_sent_get_hands_its_key_to_the_store() {
+        let store = KeyOwnership {
+            inner: MemoryStore::new(),
+            owned: AtomicBool::new(false),
+        };
+        store.create_table(Notes::definition()).await.unwrap();
+        let note = Note {
+            user: "u".into(),
+            n: 1,
+        };
+        note.put().send(&store).await.unwrap();
+        let read = Note::get(Note::key("u", 1u32)).send(&store).await.unwrap();
+        assert_eq!(read, Some(note));
+        assert!(
+            store.owned.load(Ordering::SeqCst),
+            "the typed get lent its key to the store"
+        );
+    }
+}
