@@ -127,10 +127,9 @@ impl DynamoStore {
         let deadline = tokio::time::Instant::now() + TABLE_WAIT;
         let mut delay = Duration::from_millis(20);
         loop {
-            let status = match call(
-                "DescribeTable",
-                self.client.describe_table().table_name(table).send(),
-            )
+            let status = match call("DescribeTable", || {
+                self.client.describe_table().table_name(table).send()
+            })
             .await
             {
                 Ok(out) => out.table.map(|t| {
@@ -177,10 +176,9 @@ impl DynamoStore {
         let deadline = tokio::time::Instant::now() + TABLE_WAIT;
         let mut delay = Duration::from_millis(20);
         loop {
-            match call(
-                "DescribeTable",
-                self.client.describe_table().table_name(table).send(),
-            )
+            match call("DescribeTable", || {
+                self.client.describe_table().table_name(table).send()
+            })
             .await
             {
                 Ok(_) => {}
@@ -215,7 +213,7 @@ impl DynamoStore {
             .update_time_to_live()
             .table_name(table)
             .time_to_live_specification(spec);
-        match call("UpdateTimeToLive", request.send()).await {
+        match call("UpdateTimeToLive", || request.send()).await {
             Ok(_) => Ok(()),
             Err(e) => Err(match e {
                 Error::Service { code: Some(code), source, .. } if is_unsupported_code(&code) => Error::Service {
@@ -234,10 +232,9 @@ impl DynamoStore {
 
     /// DescribeTimeToLive: the TTL attribute when TTL is enabled (or being enabled).
     async fn ttl_attribute(&self, table: &str) -> Result<Option<String>> {
-        match call(
-            "DescribeTimeToLive",
-            self.client.describe_time_to_live().table_name(table).send(),
-        )
+        match call("DescribeTimeToLive", || {
+            self.client.describe_time_to_live().table_name(table).send()
+        })
         .await
         {
             Ok(out) => Ok(out.time_to_live_description.and_then(|d| {
@@ -337,18 +334,22 @@ impl Target {
 /// Runs one SDK call, noting whether it was sent, and maps its error.
 ///
 /// The SDK's future is boxed first, once: it is several kilobytes (the orchestrator's states),
-/// and every future that holds it by value (the transmission tracking, the span, the
-/// `Store` method's) would copy all of it each time it is created or moved, which cost a typed
-/// put more client instructions than the SDK's request signing (`BENCHMARKS.md`, "Overhead of
-/// the typed API").
-fn call<'a, O, E: OperationError + 'a>(
+/// and every future that holds it by value (the transmission tracking, the span, the `Store`
+/// method's) would copy all of it each time it is created or moved, which cost a typed put more
+/// client instructions than the SDK's request signing (`BENCHMARKS.md`, "Overhead of the typed
+/// API"). `send` makes it straight into its box: made by the caller and handed in, it was built
+/// in a stack temporary of the caller's poll (several kilobytes of frame on every poll) and then
+/// copied into the box.
+fn call<'a, O, E, F>(
     operation: &'static str,
-    request: impl Future<Output = std::result::Result<O, SdkError<E, HttpResponse>>> + Send + 'a,
+    send: impl FnOnce() -> F,
 ) -> impl Future<Output = Result<O>> + Send + 'a
 where
+    F: Future<Output = std::result::Result<O, SdkError<E, HttpResponse>>> + Send + 'a,
+    E: OperationError + 'a,
     O: 'a,
 {
-    let request = Box::pin(request);
+    let request = Box::into_pin(Box::write(Box::new_uninit(), send()));
     async move {
         let (result, sent) = config::track_transmission(request).await;
         result.map_err(|e| from_sdk(operation, e, sent))
@@ -435,7 +436,8 @@ impl Store for DynamoStore {
         traced(
             Target::new("GetItem", r.table.as_ref()).consistent(r.consistent_read),
             async {
-                let out = call("GetItem", convert::get(r)?.send_with(&self.client)).await?;
+                let request = convert::get(r)?;
+                let out = call("GetItem", || request.send_with(&self.client)).await?;
                 let consumed_capacity = capacity(out.consumed_capacity.as_ref());
                 let units = consumed_capacity.as_ref().map(|c| c.units);
                 Ok((
@@ -452,7 +454,8 @@ impl Store for DynamoStore {
 
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
         traced(Target::new("PutItem", r.table.as_str()), async {
-            let out = call("PutItem", convert::put(r)?.send_with(&self.client)).await?;
+            let request = convert::put(r)?;
+            let out = call("PutItem", || request.send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
@@ -460,7 +463,7 @@ impl Store for DynamoStore {
 
     async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
         traced(Target::new("UpdateItem", r.table.as_str()), async {
-            let out = call("UpdateItem", convert::update(r).send_with(&self.client)).await?;
+            let out = call("UpdateItem", || convert::update(r).send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
@@ -468,7 +471,7 @@ impl Store for DynamoStore {
 
     async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
         traced(Target::new("DeleteItem", r.table.as_str()), async {
-            let out = call("DeleteItem", convert::delete(r).send_with(&self.client)).await?;
+            let out = call("DeleteItem", || convert::delete(r).send_with(&self.client)).await?;
             Ok(write_output(out.attributes, out.consumed_capacity.as_ref()))
         })
         .await
@@ -480,7 +483,8 @@ impl Store for DynamoStore {
                 .index(r.index.as_deref())
                 .consistent(r.consistent_read),
             async {
-                let out = call("Query", convert::query(r)?.send_with(&self.client)).await?;
+                let request = convert::query(r)?;
+                let out = call("Query", || request.send_with(&self.client)).await?;
                 Ok(page_output(
                     out.items,
                     out.count,
@@ -499,7 +503,8 @@ impl Store for DynamoStore {
                 .index(r.index.as_deref())
                 .consistent(r.consistent_read),
             async {
-                let out = call("Scan", convert::scan(r)?.send_with(&self.client)).await?;
+                let request = convert::scan(r)?;
+                let out = call("Scan", || request.send_with(&self.client)).await?;
                 Ok(page_output(
                     out.items,
                     out.count,
@@ -520,11 +525,8 @@ impl Store for DynamoStore {
                 if r.keys.is_empty() {
                     return Err(empty_request("requestItems"));
                 }
-                let out = call(
-                    "BatchGetItem",
-                    convert::batch_get(r)?.send_with(&self.client),
-                )
-                .await?;
+                let request = convert::batch_get(r)?;
+                let out = call("BatchGetItem", || request.send_with(&self.client)).await?;
                 let cc = convert::table_capacities(out.consumed_capacity.as_deref());
                 let units = cc.as_deref().map(TableCapacity::total);
                 Ok((
@@ -542,11 +544,8 @@ impl Store for DynamoStore {
             if r.writes.is_empty() {
                 return Err(empty_request("requestItems"));
             }
-            let out = call(
-                "BatchWriteItem",
-                convert::batch_write(r)?.send_with(&self.client),
-            )
-            .await?;
+            let request = convert::batch_write(r)?;
+            let out = call("BatchWriteItem", || request.send_with(&self.client)).await?;
             let cc = convert::table_capacities(out.consumed_capacity.as_deref());
             let units = cc.as_deref().map(TableCapacity::total);
             Ok((
@@ -564,11 +563,8 @@ impl Store for DynamoStore {
                 return Err(empty_request("transactItems"));
             }
             let expected = r.gets.len();
-            let out = call(
-                "TransactGetItems",
-                convert::transact_get(r)?.send_with(&self.client),
-            )
-            .await?;
+            let request = convert::transact_get(r)?;
+            let out = call("TransactGetItems", || request.send_with(&self.client)).await?;
             let cc = convert::table_capacities(out.consumed_capacity.as_deref());
             let units = cc.as_deref().map(TableCapacity::total);
             let items: Vec<_> = out
@@ -605,11 +601,8 @@ impl Store for DynamoStore {
             if r.actions.is_empty() {
                 return Err(empty_request("transactItems"));
             }
-            let out = call(
-                "TransactWriteItems",
-                convert::transact_write(r)?.send_with(&self.client),
-            )
-            .await?;
+            let request = convert::transact_write(r)?;
+            let out = call("TransactWriteItems", || request.send_with(&self.client)).await?;
             let cc = convert::table_capacities(out.consumed_capacity.as_deref());
             let units = cc.as_deref().map(TableCapacity::total);
             Ok((
@@ -624,10 +617,8 @@ impl Store for DynamoStore {
 
     async fn create_table(&self, definition: &TableDef) -> Result<()> {
         traced(Target::new("CreateTable", definition.name.as_str()), async {
-            call(
-                "CreateTable",
-                convert::create_table(definition)?.send_with(&self.client),
-            )
+            let request = convert::create_table(definition)?;
+            call("CreateTable", || request.send_with(&self.client))
             .await?;
             self.wait_until_active(&definition.name).await?;
             if let Some(attribute) = &definition.ttl_attribute {
@@ -647,10 +638,9 @@ impl Store for DynamoStore {
 
     async fn delete_table(&self, name: &str) -> Result<()> {
         traced(Target::new("DeleteTable", name), async {
-            call(
-                "DeleteTable",
-                self.client.delete_table().table_name(name).send(),
-            )
+            call("DeleteTable", || {
+                self.client.delete_table().table_name(name).send()
+            })
             .await?;
             self.wait_until_deleted(name).await.map(|()| ((), None))
         })
@@ -659,10 +649,9 @@ impl Store for DynamoStore {
 
     async fn describe_table(&self, name: &str) -> Result<TableDescription> {
         traced(Target::new("DescribeTable", name), async {
-            let out = call(
-                "DescribeTable",
-                self.client.describe_table().table_name(name).send(),
-            )
+            let out = call("DescribeTable", || {
+                self.client.describe_table().table_name(name).send()
+            })
             .await?;
             let table = out.table.ok_or_else(|| Error::Service {
                 code: None,
@@ -682,11 +671,8 @@ impl Store for DynamoStore {
 
     async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
         traced(Target::new("UpdateTable", request.table.as_str()), async {
-            let out = call(
-                "UpdateTable",
-                convert::update_table(&request)?.send_with(&self.client),
-            )
-            .await?;
+            let update = convert::update_table(&request)?;
+            let out = call("UpdateTable", || update.send_with(&self.client)).await?;
             let table = out.table_description.ok_or_else(|| Error::Service {
                 code: None,
                 message: format!("UpdateTable of {} returned no table", request.table),
@@ -741,12 +727,11 @@ mod tests {
             .send_with(&store.client);
         let sdk_size = std::mem::size_of_val(&sdk);
         drop(sdk);
-        let one = call(
-            "PutItem",
+        let one = call("PutItem", || {
             convert::put(put_request())
                 .unwrap()
-                .send_with(&store.client),
-        );
+                .send_with(&store.client)
+        });
         assert!(
             std::mem::size_of_val(&one) < 256,
             "call holds {} bytes (the SDK's future: {sdk_size})",
