@@ -343,6 +343,15 @@ async fn hand_put_same(client: &aws_sdk_dynamodb::Client, order: &Order) {
 }
 
 async fn hand_query(client: &aws_sdk_dynamodb::Client, user: &str) -> Vec<Order> {
+    hand_query_with(client, user, None).await
+}
+
+/// [`hand_query`] asking for `capacity` too (`INDEXES`: what the typed query sends).
+async fn hand_query_with(
+    client: &aws_sdk_dynamodb::Client,
+    user: &str,
+    capacity: Option<aws_sdk_dynamodb::types::ReturnConsumedCapacity>,
+) -> Vec<Order> {
     let (pk, _) = hand_key(user, "");
     let now = OffsetDateTime::now_utc().unix_timestamp();
     let mut orders = Vec::new();
@@ -357,6 +366,7 @@ async fn hand_query(client: &aws_sdk_dynamodb::Client, user: &str) -> Vec<Order>
             .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
             .expression_attribute_values(":sk", AttributeValue::S("ORDER#".to_owned()))
             .set_exclusive_start_key(start)
+            .set_return_consumed_capacity(capacity.clone())
             .send()
             .await
             .expect("hand query");
@@ -622,6 +632,23 @@ async fn get_one(server: &Server, kind: &str, user: &str, id: &str, key: &Item) 
         }
         "hand" => hand_get(&server.client, user, id).await,
         _ => panic!("unknown get kind {kind}"),
+    }
+}
+
+/// One 100-item query of `user`'s orders, the way `kind` reads them (`typed`: `Order::query(user)
+/// .all(&store)`; `hand_same`: [`hand_query_with`] `INDEXES`; `hand`: [`hand_query`]); the
+/// number of orders read.
+async fn query_one(server: &Server, kind: &str, user: &str) -> usize {
+    match kind {
+        "typed" => Order::query(user).all(&server.store).await.unwrap().len(),
+        "hand_same" => {
+            let indexes = aws_sdk_dynamodb::types::ReturnConsumedCapacity::Indexes;
+            hand_query_with(&server.client, user, Some(indexes))
+                .await
+                .len()
+        }
+        "hand" => hand_query(&server.client, user).await.len(),
+        _ => panic!("unknown query kind {kind}"),
     }
 }
 
@@ -1081,8 +1108,9 @@ fn paired() {
 const PAIRED_BLOCKS: [usize; 2] = [1, 8];
 
 /// One [`paired`] run: [`PAIRED_ROUNDS`] puts and gets of each kind, `block` of one kind at a
-/// time, the kinds in a random order each round; prints each kind's figures and each rung's
-/// ratios to `hand_same`.
+/// time, the kinds in a random order each round, then a quarter as many 100-item queries of
+/// each of `typed`, `hand_same` and `hand` ([`query_one`]) the same way; prints each kind's
+/// figures and each rung's ratios to `hand_same`.
 fn ladder(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture, block: usize) {
     let keys: Vec<Vec<Order>> = KINDS
         .iter()
@@ -1137,13 +1165,42 @@ fn ladder(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture, bloc
             }
         }
     });
+    // 100-item queries, typed against hand-written (with and without `INDEXES`): a quarter as
+    // many (each reads 100 items).
+    let query_kinds = ["typed", "hand_same", "hand"];
+    let mut queries: Vec<Samples> = query_kinds.iter().map(|_| Samples::default()).collect();
+    let mut qorder: Vec<usize> = (0..query_kinds.len()).collect();
+    rt.block_on(async {
+        let query_rounds = rounds / 4;
+        for round in 0..query_rounds + query_rounds / 10 {
+            let record = round >= query_rounds / 10;
+            rng.shuffle(&mut qorder);
+            for &k in &qorder {
+                for _ in 0..block {
+                    let (start, cpu) = (Instant::now(), thread_cpu());
+                    let found = query_one(server, query_kinds[k], read_user).await;
+                    let (wall, cpu) = (start.elapsed(), thread_cpu().saturating_sub(cpu));
+                    assert_eq!(found, QUERY_ITEMS);
+                    if record {
+                        queries[k].wall.push(wall);
+                        queries[k].cpu.push(cpu);
+                    }
+                }
+            }
+        }
+    });
     let label = if block == 1 {
         format!("overhead/{}/paired", server.name)
     } else {
         format!("overhead/{}/paired_block{block}", server.name)
     };
-    for (op, samples) in [("put", &puts), ("get", &gets)] {
-        let spread: Vec<String> = KINDS
+    let query_kinds: Vec<&str> = query_kinds.to_vec();
+    for (op, kinds, samples) in [
+        ("put", KINDS.to_vec(), &puts),
+        ("get", KINDS.to_vec(), &gets),
+        ("query100", query_kinds, &queries),
+    ] {
+        let spread: Vec<String> = kinds
             .iter()
             .zip(samples)
             .map(|(k, s)| s.spread(k))
@@ -1152,12 +1209,12 @@ fn ladder(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture, bloc
             "{label} {op} p10/p50/p90 wall, p50 thread CPU (us): {}",
             spread.join(", ")
         );
-        let same = &samples[KINDS.iter().position(|k| *k == "hand_same").unwrap()];
+        let same = &samples[kinds.iter().position(|k| *k == "hand_same").unwrap()];
         let (same_wall, same_cpu) = (
             Samples::median_us(&same.wall),
             Samples::median_us(&same.cpu),
         );
-        let ratios: Vec<String> = KINDS
+        let ratios: Vec<String> = kinds
             .iter()
             .zip(samples)
             .map(|(k, s)| {
@@ -1172,7 +1229,7 @@ fn ladder(rt: &tokio::runtime::Runtime, server: &Server, fixture: &Fixture, bloc
             .collect();
         println!(
             "{label} {op} ({} calls of each kind, medians) / hand_same: {}",
-            rounds * block,
+            samples[0].wall.len(),
             ratios.join(", ")
         );
     }
