@@ -40,6 +40,15 @@
 //! takes seconds, and criterion needs ten samples at least. Runs when no filter is given or the
 //! filter mentions `batch`; with `--test`, one round of 100.
 //!
+//! `overhead/<server>/round_trip`: the same comparison (one round, [`BatchWriter`] with its
+//! default 4 requests in flight against sequential puts) through a loopback
+//! [`FaultProxy`](dyno_tests::proxy::FaultProxy) that holds every request for [`ROUND_TRIP`]
+//! (`DYNO_ROUND_TRIP_MS` to change it) before forwarding it: a stand-in for the network between
+//! a client and DynamoDB, which the loopback servers lack. Where a round trip costs more than the
+//! server's work, the ratio measures the engine (requests saved and overlapped), not the local
+//! server's CPU. Only when the filter names `round_trip` (the sequential side takes `n` round
+//! trips: about 15 s per server for 5,000 items).
+//!
 //! `overhead/<server>/paired`: puts and gets of each kind interleaved round by round (a random
 //! order each round), each call timed by the wall clock and by the thread's CPU clock, medians
 //! and their ratios printed ([`paired`]): ratios that a change of load between criterion's cases
@@ -61,6 +70,7 @@ use dyno_core::ops::{BatchWriter, EntityExt, QueryDsl};
 use dyno_core::{DynamoStore, Item, Store};
 use dyno_tests::ecommerce::{self, Order};
 use dyno_tests::hand::{escape, hand_from_item, hand_to_item};
+use dyno_tests::proxy::{Fault, FaultProxy};
 use time::OffsetDateTime;
 
 /// Requests are built, and outputs dropped, outside the timing, in batches of this many.
@@ -83,6 +93,9 @@ const ROUNDS: usize = 3;
 
 /// Requests in flight of the batch comparison's second `BatchWriter` (the default is 4).
 const WIDE: usize = 16;
+/// The delay [`round_trip`] adds to every request: the low single-digit milliseconds a request to
+/// DynamoDB takes from a client in the same region.
+const ROUND_TRIP: Duration = Duration::from_millis(2);
 
 /// The table every typed operation on `Order` uses.
 fn table() -> &'static str {
@@ -132,6 +145,7 @@ impl Measurement for CpuTime {
 /// One server, its table seeded: a `DynamoStore` and its SDK client (the same connection pool).
 struct Server {
     name: &'static str,
+    endpoint: String,
     store: DynamoStore,
     client: aws_sdk_dynamodb::Client,
 }
@@ -148,6 +162,7 @@ fn servers(rt: &tokio::runtime::Runtime) -> Vec<Server> {
                 let client = store.client().clone();
                 out.push(Server {
                     name,
+                    endpoint,
                     store,
                     client,
                 });
@@ -809,6 +824,11 @@ fn wants(part: &str) -> bool {
     filter.is_none_or(|f| f.contains(part))
 }
 
+/// Whether the command line's filter names `part` (a part that is too slow for the default run).
+fn named(part: &str) -> bool {
+    wants(part) && std::env::args().skip(1).any(|a| a.contains(part))
+}
+
 /// One timed run: wall and process CPU time.
 async fn timed<F: std::future::Future<Output = ()>>(f: F) -> (Duration, Duration) {
     let (wall, cpu) = (Instant::now(), process_cpu());
@@ -918,6 +938,60 @@ fn batch() {
             median(wide_wall).as_secs_f64(),
             wide_server.as_secs_f64() * 1e6 / (rounds * n) as f64,
         );
+    }
+}
+
+/// `overhead/<server>/round_trip`: [`BATCH_ITEMS`] orders by [`BatchWriter`] against as many
+/// sequential typed puts, every request held for the round trip by a loopback proxy.
+fn round_trip() {
+    if !named("round_trip") {
+        return;
+    }
+    let delay = std::env::var("DYNO_ROUND_TRIP_MS")
+        .ok()
+        .map(|ms| Duration::from_millis(ms.parse().expect("DYNO_ROUND_TRIP_MS: milliseconds")))
+        .unwrap_or(ROUND_TRIP);
+    let n = BATCH_ITEMS;
+    let rt = runtime();
+    for server in servers(&rt) {
+        rt.block_on(async {
+            let proxy = FaultProxy::start(&server.endpoint).await;
+            proxy.set_default(Fault::Delay(delay));
+            let store = DynamoStore::local(proxy.endpoint()).await;
+            if let Err(e) = ecommerce::create_table(&store).await {
+                assert!(matches!(e, dyno_core::Error::ResourceInUse { .. }), "{e}");
+            }
+            let batch_user = user("rtt-batch");
+            let seq_user = user("rtt-seq");
+            let batch_orders: Vec<Order> = (0..n).map(|i| full(&batch_user, i)).collect();
+            let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
+            let (bw, _) = timed(async {
+                let mut writer = BatchWriter::new();
+                writer.put_all_ignoring_version(&batch_orders).unwrap();
+                let report = writer.send(&store).await.unwrap();
+                assert_eq!(report.written, n);
+            })
+            .await;
+            let (sw, _) = timed(async {
+                for order in &seq_orders {
+                    order.put().send(&store).await.unwrap();
+                }
+            })
+            .await;
+            for u in [&batch_user, &seq_user] {
+                let stored = Order::query(u.as_str()).count(&server.store).await.unwrap();
+                assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
+            }
+            println!(
+                "overhead/{}/round_trip: {} ms added to every request: BatchWriter {:.3} s, sequential puts {:.3} s for {n} items; sequential / batch = {:.1}x wall ({} requests through the proxy)",
+                server.name,
+                delay.as_millis(),
+                bw.as_secs_f64(),
+                sw.as_secs_f64(),
+                sw.as_secs_f64() / bw.as_secs_f64(),
+                proxy.seen("BatchWriteItem") + proxy.seen("PutItem"),
+            );
+        });
     }
 }
 
@@ -1251,5 +1325,6 @@ fn main() {
     overhead_cpu();
     paired();
     batch();
+    round_trip();
     Criterion::default().configure_from_args().final_summary();
 }
