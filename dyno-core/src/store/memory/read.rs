@@ -903,7 +903,7 @@ pub(super) fn run_scan(
                 .map_or(Bound::Unbounded, |s| Bound::Included(s.table_pk.clone()));
             let entries = data
                 .partitions
-                .range((first, Bound::Unbounded))
+                .range(first)
                 .filter(|(pk, _)| in_segment(pk))
                 .flat_map(|(pk, partition)| {
                     let from = match &plan.start {
@@ -922,7 +922,7 @@ pub(super) fn run_scan(
                 .as_ref()
                 .map_or(Bound::Unbounded, |s| Bound::Included(s.pk.clone()));
             let entries = data.indexes[pos]
-                .range((first, Bound::Unbounded))
+                .range(first)
                 .filter(|(pk, _)| in_segment(pk))
                 .flat_map(|(pk, partition)| {
                     let from = match &plan.start {
