@@ -8,7 +8,8 @@
 //! # from tests/engine-bench
 //! cargo bench --bench profile --no-run          # prints the binary's path
 //! valgrind --tool=callgrind --toggle-collect='profile::measured*' <binary> put 10000
-//! # operations: put (replacing items of the same size), put-new, get, query
+//! # operations: put (replacing items of the same size), put-new, get, query, and scan (a whole
+//! # table of 1,000 one-item partitions per call)
 //! ```
 //!
 //! A third argument makes get and query read a large table, as the scale run fills it: that many
@@ -30,7 +31,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use dyno_core::expr::KeyCondition;
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest};
+use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ScanRequest};
 use dyno_core::table::{IndexDef, TableDef};
 use dyno_core::{Item, MemoryStore, Store};
 
@@ -69,6 +70,15 @@ fn measured_gets(store: &MemoryStore, keys: &[Item]) {
 #[inline(never)]
 fn measured_queries(store: &MemoryStore, requests: Vec<QueryRequest>) {
     queries(store, requests);
+}
+
+#[inline(never)]
+fn measured_scans(store: &MemoryStore, requests: Vec<ScanRequest>) {
+    for r in requests {
+        let page = now(store.scan(r)).expect("scan");
+        assert_eq!(page.count, 1_000);
+        black_box(page);
+    }
 }
 
 /// The gets, measured or not (warm-up rounds call it directly).
@@ -182,6 +192,26 @@ fn main() {
         large(&store, &op, n, items);
         return;
     }
+    if op == "scan" {
+        // A table of 1,000 partitions of one item each (users 1000 to 1999): a scan's cost
+        // per partition.
+        for user in 1_000..2_000 {
+            now(store.put_item(put(TABLE, order(user, 0)))).expect("seed");
+        }
+        let requests: Vec<ScanRequest> = (0..n)
+            .map(|_| ScanRequest {
+                table: TABLE.to_owned(),
+                ..ScanRequest::default()
+            })
+            .collect();
+        let started = Instant::now();
+        measured_scans(&store, requests);
+        eprintln!(
+            "{n} scans of 1,000 partitions: {:?} in all",
+            started.elapsed()
+        );
+        return;
+    }
     // The table as the store benchmark has it: 100 orders of user 1, and a full round of the
     // put keys of user 2 (so measured puts replace).
     for i in 0..100 {
@@ -215,7 +245,7 @@ fn main() {
                 .collect();
             measured_queries(&store, requests);
         }
-        other => panic!("unknown operation {other}: put, put-new, get or query"),
+        other => panic!("unknown operation {other}: put, put-new, get, query or scan"),
     }
     eprintln!("{n} {op}: {:?} in all", started.elapsed());
 }
