@@ -173,11 +173,17 @@ impl<K: Ord, V> Partitions<K, V> {
             .flat_map(|(pk, partition)| partition.iter_mut().map(move |(k, v)| (pk, k, v)))
     }
 
-    /// The partitions from `first` on, in key order.
-    pub(super) fn range(&self, first: Bound<KeyBytes>) -> Iter<'_, K, V> {
+    /// The partitions from `first` on whose key `keep` accepts, in key order (a key refused is
+    /// not looked up: a segment of a scan pays for its own partitions only).
+    pub(super) fn range<F: FnMut(&KeyBytes) -> bool>(
+        &self,
+        first: Bound<KeyBytes>,
+        keep: F,
+    ) -> Iter<'_, K, V, F> {
         Iter {
             keys: self.ordered.range((first, Bound::Unbounded)),
             by_key: &self.by_key,
+            keep,
         }
     }
 
@@ -204,21 +210,26 @@ impl<K: Ord, V> Partitions<K, V> {
 
 /// Partitions in key order: [`Partitions::range`].
 #[derive(Debug)]
-pub(super) struct Iter<'a, K, V> {
+pub(super) struct Iter<'a, K, V, F = fn(&KeyBytes) -> bool> {
     keys: btree_set::Range<'a, KeyBytes>,
     by_key: &'a HashMap<KeyBytes, BTreeMap<K, V>, foldhash::fast::RandomState>,
+    keep: F,
 }
 
-impl<'a, K, V> Iterator for Iter<'a, K, V> {
+impl<'a, K, V, F: FnMut(&KeyBytes) -> bool> Iterator for Iter<'a, K, V, F> {
     type Item = (&'a KeyBytes, &'a BTreeMap<K, V>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let pk = self.keys.next()?;
-        let partition = self
-            .by_key
-            .get(pk)
-            .unwrap_or_else(|| unreachable!("an ordered partition key without its partition"));
-        Some((pk, partition))
+        loop {
+            let pk = self.keys.next()?;
+            if (self.keep)(pk) {
+                let partition = self.by_key.get(pk).unwrap_or_else(|| {
+                    unreachable!("an ordered partition key without its partition")
+                });
+                return Some((pk, partition));
+            }
+        }
     }
 }
 
@@ -227,7 +238,7 @@ impl<'a, K: Ord, V> IntoIterator for &'a Partitions<K, V> {
     type IntoIter = Iter<'a, K, V>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.range(Bound::Unbounded)
+        self.range(Bound::Unbounded, |_| true)
     }
 }
 
