@@ -941,15 +941,14 @@ fn partition_lookups_and_scan_order_agree_after_every_write_path() {
     agrees_with(store, &model);
     // Update: moved to another index partition, and an update that makes an item (and its
     // partition).
-    for u in 0..8 {
-        let update = Update {
-            set: vec![(Path::attr("GPK"), SetValue::value(s("STATUS#MOVED")))],
-            ..Update::default()
-        };
+    let set_gpk = |model: &mut std::collections::BTreeMap<_, _>, pk: &str, sk: &str, gpk: &str| {
         let out = block_on(store.update_item(UpdateRequest {
             table: "Tbl".into(),
-            key: key(&format!("U#{u}"), "O#1"),
-            update,
+            key: key(pk, sk),
+            update: Update {
+                set: vec![(Path::attr("GPK"), SetValue::value(s(gpk)))],
+                ..Update::default()
+            },
             condition: None,
             return_values: ReturnValues::AllNew,
             return_old_on_condition_failure: false,
@@ -957,21 +956,11 @@ fn partition_lookups_and_scan_order_agree_after_every_write_path() {
         .unwrap();
         let new = out.attributes.unwrap();
         model.insert(keyed(&new), new);
+    };
+    for u in 0..8 {
+        set_gpk(&mut model, &format!("U#{u}"), "O#1", "STATUS#MOVED");
     }
-    let out = block_on(store.update_item(UpdateRequest {
-        table: "Tbl".into(),
-        key: key("U#100", "O#0"),
-        update: Update {
-            set: vec![(Path::attr("GPK"), SetValue::value(s("STATUS#NEW")))],
-            ..Update::default()
-        },
-        condition: None,
-        return_values: ReturnValues::AllNew,
-        return_old_on_condition_failure: false,
-    }))
-    .unwrap();
-    let new = out.attributes.unwrap();
-    model.insert(keyed(&new), new);
+    set_gpk(&mut model, "U#100", "O#0", "STATUS#NEW");
     agrees_with(store, &model);
     // Delete: user 0's partition empties, user 1 loses its profile.
     let doomed: Vec<(String, String)> = model
