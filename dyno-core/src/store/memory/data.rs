@@ -6,9 +6,14 @@
 //! them in place), an index entry holds the item's `Arc` (or its projection), and each stored
 //! item keeps its index keys, so that replacing or deleting it finds its index entries without
 //! looking into the old item, and an entry whose index key did not change is overwritten in place.
+//!
+//! Layout, for reads that cost the same at any size: partitions are found by hashing their key
+//! ([`Partitions`]: a few cache lines, where a B-tree of 100,000 partitions walks six or seven
+//! levels of cold nodes), and kept in key order beside that for scans.
 
 use std::collections::btree_map;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{btree_set, BTreeMap, BTreeSet, HashMap};
+use std::ops::Bound;
 use std::sync::Arc;
 
 use super::key_bytes::KeyBytes;
@@ -80,22 +85,174 @@ impl Stored {
     }
 }
 
-/// One partition of the table: sort key bytes to item.
-pub(super) type Partition = BTreeMap<KeyBytes, Stored>;
-/// One partition of an index.
-pub(super) type IndexPartition = BTreeMap<IndexPos, Entry>;
+/// One index's partitions: index partition key, then position, to entry.
+pub(super) type IndexMap = Partitions<IndexPos, Entry>;
+
+/// The partitions of a table or an index, by partition key: a hash map that point reads and
+/// writes find a partition in (a few cache lines, whatever the number of partitions), and the
+/// partition keys in order, which scans walk. Each partition is a B-tree in sort order (queries
+/// read ranges of it); none is empty.
+///
+/// The two agree because only [`Partitions::insert`] adds a partition and only
+/// [`Partitions::remove`] takes one away (when its last entry goes).
+#[derive(Debug)]
+pub(super) struct Partitions<K, V> {
+    /// Partition key to partition.
+    by_key: HashMap<KeyBytes, BTreeMap<K, V>, foldhash::fast::RandomState>,
+    /// The same partition keys, in order.
+    ordered: BTreeSet<KeyBytes>,
+}
+
+impl<K, V> Default for Partitions<K, V> {
+    fn default() -> Self {
+        Partitions {
+            by_key: HashMap::default(),
+            ordered: BTreeSet::new(),
+        }
+    }
+}
+
+impl<K: Ord, V> Partitions<K, V> {
+    /// The partition at `pk`.
+    #[inline]
+    pub(super) fn get(&self, pk: &KeyBytes) -> Option<&BTreeMap<K, V>> {
+        self.by_key.get(pk)
+    }
+
+    /// The entry at `key` of partition `pk`, to change in place.
+    pub(super) fn get_mut(&mut self, pk: &KeyBytes, key: &K) -> Option<&mut V> {
+        self.by_key.get_mut(pk)?.get_mut(key)
+    }
+
+    /// The slot of `key` in partition `pk`, when that partition exists (otherwise
+    /// [`Partitions::insert`] makes it). Filling or replacing the slot keeps the partition
+    /// non-empty; remove through [`Partitions::remove`].
+    pub(super) fn slot(&mut self, pk: &KeyBytes, key: K) -> Option<btree_map::Entry<'_, K, V>> {
+        Some(self.by_key.get_mut(pk)?.entry(key))
+    }
+
+    /// Stores `value` at `key` of partition `pk`, making the partition if there is none; returns
+    /// what was there. The one place a partition is added.
+    pub(super) fn insert(&mut self, pk: &KeyBytes, key: K, value: V) -> Option<V> {
+        if let Some(partition) = self.by_key.get_mut(pk) {
+            return partition.insert(key, value);
+        }
+        self.ordered.insert(pk.clone());
+        self.by_key
+            .insert(pk.clone(), BTreeMap::from([(key, value)]));
+        None
+    }
+
+    /// Removes the entry at `key` of partition `pk`, and the partition with its last entry. The
+    /// one place a partition is taken away.
+    pub(super) fn remove(&mut self, pk: &KeyBytes, key: &K) -> Option<V> {
+        let partition = self.by_key.get_mut(pk)?;
+        let old = partition.remove(key)?;
+        if partition.is_empty() {
+            self.by_key.remove(pk);
+            self.ordered.remove(pk);
+        }
+        Some(old)
+    }
+
+    /// True when there is no partition.
+    #[cfg(test)]
+    pub(super) fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
+    /// The partitions, in no particular order.
+    pub(super) fn values(&self) -> impl Iterator<Item = &BTreeMap<K, V>> {
+        self.by_key.values()
+    }
+
+    /// Every entry, to change in place, in no particular order: (partition key, key, entry).
+    pub(super) fn entries_mut(&mut self) -> impl Iterator<Item = (&KeyBytes, &K, &mut V)> {
+        self.by_key
+            .iter_mut()
+            .flat_map(|(pk, partition)| partition.iter_mut().map(move |(k, v)| (pk, k, v)))
+    }
+
+    /// The partitions from `first` on whose key `keep` accepts, in key order (a key refused is
+    /// not looked up: a segment of a scan pays for its own partitions only).
+    pub(super) fn range<F: FnMut(&KeyBytes) -> bool>(
+        &self,
+        first: Bound<KeyBytes>,
+        keep: F,
+    ) -> Iter<'_, K, V, F> {
+        Iter {
+            keys: self.ordered.range((first, Bound::Unbounded)),
+            by_key: &self.by_key,
+            keep,
+        }
+    }
+
+    /// Panics unless the hash map and the ordered keys hold the same partitions, none empty.
+    #[cfg(test)]
+    pub(super) fn check(&self) {
+        assert_eq!(
+            self.by_key.len(),
+            self.ordered.len(),
+            "as many ordered partition keys as partitions"
+        );
+        for pk in &self.ordered {
+            assert!(
+                self.by_key.contains_key(pk),
+                "ordered key {pk:?} without its partition"
+            );
+        }
+        assert!(
+            self.by_key.values().all(|p| !p.is_empty()),
+            "empty partitions are dropped"
+        );
+    }
+}
+
+/// Partitions in key order: [`Partitions::range`].
+#[derive(Debug)]
+pub(super) struct Iter<'a, K, V, F = fn(&KeyBytes) -> bool> {
+    keys: btree_set::Range<'a, KeyBytes>,
+    by_key: &'a HashMap<KeyBytes, BTreeMap<K, V>, foldhash::fast::RandomState>,
+    keep: F,
+}
+
+impl<'a, K, V, F: FnMut(&KeyBytes) -> bool> Iterator for Iter<'a, K, V, F> {
+    type Item = (&'a KeyBytes, &'a BTreeMap<K, V>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let pk = self.keys.next()?;
+            if (self.keep)(pk) {
+                let partition = self.by_key.get(pk).unwrap_or_else(|| {
+                    unreachable!("an ordered partition key without its partition")
+                });
+                return Some((pk, partition));
+            }
+        }
+    }
+}
+
+impl<'a, K: Ord, V> IntoIterator for &'a Partitions<K, V> {
+    type Item = (&'a KeyBytes, &'a BTreeMap<K, V>);
+    type IntoIter = Iter<'a, K, V>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.range(Bound::Unbounded, |_| true)
+    }
+}
 
 /// A table's mutable state.
 #[derive(Debug, Default)]
 pub(super) struct TableData {
     /// The TTL attribute, when TTL is enabled.
     pub ttl_attribute: Option<String>,
-    /// Partition key bytes to partition.
-    pub partitions: BTreeMap<KeyBytes, Partition>,
+    /// Partition key bytes, then sort key bytes, to item.
+    pub partitions: Partitions<KeyBytes, Stored>,
     /// Number of stored items (expired ones not yet purged included).
     pub len: usize,
     /// One map per index, in `Schema::indexes` order: index partition key to entries.
-    pub indexes: Vec<BTreeMap<KeyBytes, IndexPartition>>,
+    pub indexes: Vec<IndexMap>,
     /// Items with an expiry: (whole seconds, partition key, sort key), oldest first.
     expiry: BTreeSet<(i64, KeyBytes, KeyBytes)>,
     /// The table's stream, when enabled: every change below is recorded there, in commit order.
@@ -107,7 +264,7 @@ impl TableData {
     pub(super) fn new(schema: &Schema) -> Self {
         TableData {
             ttl_attribute: schema.def.ttl_attribute.clone(),
-            indexes: schema.indexes.iter().map(|_| BTreeMap::new()).collect(),
+            indexes: schema.indexes.iter().map(|_| IndexMap::default()).collect(),
             ..TableData::default()
         }
     }
@@ -160,9 +317,7 @@ impl TableData {
             stream,
             ..
         } = self;
-        let slot = partitions
-            .get_mut(&pk)
-            .map(|partition| partition.entry(sk.clone()));
+        let slot = partitions.slot(&pk, sk.clone());
         let old = match &slot {
             Some(btree_map::Entry::Occupied(o)) => Some(o.get()),
             _ => None,
@@ -208,10 +363,7 @@ impl TableData {
                 v.insert(stored);
                 None
             }
-            None => {
-                partitions.insert(pk, Partition::from([(sk, stored)]));
-                None
-            }
+            None => partitions.insert(&pk, sk, stored),
         };
         if old.is_none() {
             *len += 1;
@@ -276,11 +428,7 @@ impl TableData {
         sk: &KeyBytes,
         cause: ChangeCause,
     ) -> Option<Stored> {
-        let partition = self.partitions.get_mut(pk)?;
-        let old = partition.remove(sk)?;
-        if partition.is_empty() {
-            self.partitions.remove(pk);
-        }
+        let old = self.partitions.remove(pk, sk)?;
         self.len -= 1;
         update_indexes(
             schema,
@@ -334,24 +482,20 @@ impl TableData {
         self.ttl_attribute = attribute;
         self.expiry.clear();
         let ttl = self.ttl_attribute.as_deref();
-        for (pk, partition) in &mut self.partitions {
-            for (sk, stored) in partition.iter_mut() {
-                stored.entry.expires = expiry_of(&stored.entry.item, ttl);
-                if let Some(t) = stored.entry.expires.get() {
-                    self.expiry
-                        .insert((expiry_second(t), pk.clone(), sk.clone()));
-                }
+        for (pk, sk, stored) in self.partitions.entries_mut() {
+            stored.entry.expires = expiry_of(&stored.entry.item, ttl);
+            if let Some(t) = stored.entry.expires.get() {
+                self.expiry
+                    .insert((expiry_second(t), pk.clone(), sk.clone()));
             }
         }
         let partitions = &self.partitions;
         for map in &mut self.indexes {
-            for entry_map in map.values_mut() {
-                for (pos, entry) in entry_map.iter_mut() {
-                    entry.expires = partitions
-                        .get(&pos.table_pk)
-                        .and_then(|p| p.get(&pos.table_sk))
-                        .map_or(Expiry::NEVER, |base| base.entry.expires);
-                }
+            for (_, pos, entry) in map.entries_mut() {
+                entry.expires = partitions
+                    .get(&pos.table_pk)
+                    .and_then(|p| p.get(&pos.table_sk))
+                    .map_or(Expiry::NEVER, |base| base.entry.expires);
             }
         }
     }
@@ -367,45 +511,39 @@ impl TableData {
             .iter()
             .map(|i| old.index(&i.name).map(|(at, _)| at))
             .collect();
-        let mut old_maps: Vec<Option<BTreeMap<KeyBytes, IndexPartition>>> =
-            std::mem::take(&mut self.indexes)
-                .into_iter()
-                .map(Some)
-                .collect();
-        let mut indexes: Vec<BTreeMap<KeyBytes, IndexPartition>> = from
+        let mut old_maps: Vec<Option<IndexMap>> = std::mem::take(&mut self.indexes)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut indexes: Vec<IndexMap> = from
             .iter()
             .map(|f| f.and_then(|at| old_maps[at].take()).unwrap_or_default())
             .collect();
         let mut partitions = std::mem::take(&mut self.partitions);
-        for (pk, partition) in &mut partitions {
-            for (sk, stored) in partition.iter_mut() {
-                let mut keys = Vec::with_capacity(from.len());
-                for (i, f) in from.iter().enumerate() {
-                    let key = match f {
-                        Some(at) => stored.index_keys[*at].clone(),
-                        None => schema.backfill_key(i, &stored.entry.item),
-                    };
-                    if let (None, Some((ipk, isk))) = (f, &key) {
-                        let entry = NewEntry {
-                            item: &stored.entry.item,
-                            size: stored.entry.size,
-                            expires: stored.entry.expires,
-                        }
-                        .for_index(schema, &schema.indexes[i]);
-                        let pos = IndexPos {
-                            sk: isk.clone(),
-                            table_pk: pk.clone(),
-                            table_sk: sk.clone(),
-                        };
-                        indexes[i]
-                            .entry(ipk.clone())
-                            .or_default()
-                            .insert(pos, entry);
+        for (pk, sk, stored) in partitions.entries_mut() {
+            let mut keys = Vec::with_capacity(from.len());
+            for (i, f) in from.iter().enumerate() {
+                let key = match f {
+                    Some(at) => stored.index_keys[*at].clone(),
+                    None => schema.backfill_key(i, &stored.entry.item),
+                };
+                if let (None, Some((ipk, isk))) = (f, &key) {
+                    let entry = NewEntry {
+                        item: &stored.entry.item,
+                        size: stored.entry.size,
+                        expires: stored.entry.expires,
                     }
-                    keys.push(key);
+                    .for_index(schema, &schema.indexes[i]);
+                    let pos = IndexPos {
+                        sk: isk.clone(),
+                        table_pk: pk.clone(),
+                        table_sk: sk.clone(),
+                    };
+                    indexes[i].insert(ipk, pos, entry);
                 }
-                stored.index_keys = keys.into_boxed_slice();
+                keys.push(key);
             }
+            stored.index_keys = keys.into_boxed_slice();
         }
         TableData {
             ttl_attribute: self.ttl_attribute.clone(),
@@ -460,7 +598,7 @@ impl NewEntry<'_> {
 /// change is overwritten in place (one search), others are removed and inserted.
 fn update_indexes(
     schema: &Schema,
-    indexes: &mut [BTreeMap<KeyBytes, IndexPartition>],
+    indexes: &mut [IndexMap],
     pk: &KeyBytes,
     sk: &KeyBytes,
     old: Option<&[Option<(KeyBytes, KeyBytes)>]>,
@@ -478,29 +616,16 @@ fn update_indexes(
             && o == n
         {
             let at = pos(&n.1);
-            if let Some(slot) = map.get_mut(&n.0).and_then(|p| p.get_mut(&at)) {
+            if let Some(slot) = map.get_mut(&n.0, &at) {
                 *slot = entry.for_index(schema, index);
                 continue;
             }
         }
-        if let Some((ipk, isk)) = old_key
-            && let Some(part) = map.get_mut(ipk)
-        {
-            part.remove(&pos(isk));
-            if part.is_empty() {
-                map.remove(ipk);
-            }
+        if let Some((ipk, isk)) = old_key {
+            map.remove(ipk, &pos(isk));
         }
         if let Some(((ipk, isk), entry)) = new_key {
-            let entry = entry.for_index(schema, index);
-            match map.get_mut(ipk) {
-                Some(part) => {
-                    part.insert(pos(isk), entry);
-                }
-                None => {
-                    map.insert(ipk.clone(), IndexPartition::from([(pos(isk), entry)]));
-                }
-            }
+            map.insert(ipk, pos(isk), entry.for_index(schema, index));
         }
     }
 }

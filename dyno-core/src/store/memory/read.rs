@@ -3,6 +3,7 @@
 //! items evaluated, the 1 MB page rule applies before the filter, and `LastEvaluatedKey` is set
 //! whenever a page stopped early.
 
+use std::collections::{btree_map, BTreeMap};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -903,16 +904,13 @@ pub(super) fn run_scan(
                 .map_or(Bound::Unbounded, |s| Bound::Included(s.table_pk.clone()));
             let entries = data
                 .partitions
-                .range((first, Bound::Unbounded))
-                .filter(|(pk, _)| in_segment(pk))
+                .range(first, in_segment)
                 .flat_map(|(pk, partition)| {
-                    let from = match &plan.start {
-                        Some(s) if s.table_pk == *pk => Bound::Excluded(s.table_sk.clone()),
-                        _ => Bound::Unbounded,
+                    let after = match &plan.start {
+                        Some(s) if s.table_pk == *pk => Some(s.table_sk.clone()),
+                        _ => None,
                     };
-                    partition
-                        .range((from, Bound::Unbounded))
-                        .map(|(_, s)| (&s.entry, &s.entry))
+                    entries_after(partition, after).map(|(_, s)| (&s.entry, &s.entry))
                 });
             reader.read(entries, 0)
         }
@@ -922,22 +920,50 @@ pub(super) fn run_scan(
                 .as_ref()
                 .map_or(Bound::Unbounded, |s| Bound::Included(s.pk.clone()));
             let entries = data.indexes[pos]
-                .range((first, Bound::Unbounded))
-                .filter(|(pk, _)| in_segment(pk))
+                .range(first, in_segment)
                 .flat_map(|(pk, partition)| {
-                    let from = match &plan.start {
-                        Some(s) if s.pk == *pk => Bound::Excluded(IndexPos {
+                    let after = match &plan.start {
+                        Some(s) if s.pk == *pk => Some(IndexPos {
                             sk: s.sk.clone(),
                             table_pk: s.table_pk.clone(),
                             table_sk: s.table_sk.clone(),
                         }),
-                        _ => Bound::Unbounded,
+                        _ => None,
                     };
-                    partition
-                        .range((from, Bound::Unbounded))
-                        .map(|(pos, e)| (reader.base(pos, e), e))
+                    entries_after(partition, after).map(|(pos, e)| (reader.base(pos, e), e))
                 });
             reader.read(entries, 0)
+        }
+    }
+}
+
+/// The entries of a partition a scan reads: those after `after` (where the previous page
+/// stopped) or all of them. A whole partition is iterated without a range search, which costs
+/// more than a one-item partition's read.
+fn entries_after<K: Ord, V>(
+    partition: &BTreeMap<K, V>,
+    after: Option<K>,
+) -> EntriesAfter<'_, K, V> {
+    match after {
+        None => EntriesAfter::All(partition.iter()),
+        Some(key) => EntriesAfter::After(partition.range((Bound::Excluded(key), Bound::Unbounded))),
+    }
+}
+
+/// [`entries_after`]'s iterator.
+enum EntriesAfter<'a, K, V> {
+    All(btree_map::Iter<'a, K, V>),
+    After(btree_map::Range<'a, K, V>),
+}
+
+impl<'a, K, V> Iterator for EntriesAfter<'a, K, V> {
+    type Item = (&'a K, &'a V);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            EntriesAfter::All(it) => it.next(),
+            EntriesAfter::After(it) => it.next(),
         }
     }
 }

@@ -103,6 +103,11 @@ fn check_invariants(store: &MemoryStore) {
     for table in tables.values() {
         let data = read_lock(&table.data);
         let schema = &table.schema;
+        // The hashed partitions and their ordered keys agree, for the table and every index.
+        data.partitions.check();
+        for map in &data.indexes {
+            map.check();
+        }
         let items: usize = data.partitions.values().map(|p| p.len()).sum();
         assert_eq!(items, data.len, "item count");
         for (i, index) in schema.indexes.iter().enumerate() {
@@ -809,4 +814,288 @@ fn faults_are_named_in_the_reference_order_and_words() {
         message(got.unwrap_err()),
         "Input collection contains duplicates (at ns)"
     );
+}
+
+/// Every page of a scan of `index` (or the table), `limit` items a page, with the keys each item
+/// came back with, in the order they came.
+fn scan_keys(
+    store: &MemoryStore,
+    index: Option<&str>,
+    segment: Option<(u32, u32)>,
+    names: &[&str],
+) -> Vec<Vec<String>> {
+    let mut keys = Vec::new();
+    let mut start = None;
+    loop {
+        let page = block_on(store.scan(ScanRequest {
+            table: "Tbl".into(),
+            index: index.map(str::to_owned),
+            limit: Some(7),
+            exclusive_start_key: start.take(),
+            segment,
+            ..ScanRequest::default()
+        }))
+        .unwrap();
+        for it in &page.items {
+            keys.push(
+                names
+                    .iter()
+                    .map(|n| match &it[*n] {
+                        AttributeValue::S(v) => v.clone(),
+                        other => panic!("{n} is {other:?}"),
+                    })
+                    .collect(),
+            );
+        }
+        match page.last_evaluated_key {
+            Some(k) => start = Some(k),
+            None => return keys,
+        }
+    }
+}
+
+/// The store holds what `model` says, its partition maps agree with their ordered keys (table and
+/// indexes), and scans walk partitions in key order across pages and segments.
+fn agrees_with(store: &MemoryStore, model: &std::collections::BTreeMap<(String, String), Item>) {
+    check_invariants(store);
+    let table: Vec<Vec<String>> = model
+        .keys()
+        .map(|(p, s)| vec![p.clone(), s.clone()])
+        .collect();
+    assert_eq!(
+        scan_keys(store, None, None, &["PK", "SK"]),
+        table,
+        "table scan"
+    );
+    let mut index: Vec<Vec<String>> = model
+        .values()
+        .filter_map(|it| {
+            let text = |n: &str| match it.get(n)? {
+                AttributeValue::S(v) => Some(v.clone()),
+                _ => None,
+            };
+            Some(vec![text("GPK")?, text("GSK")?, text("PK")?, text("SK")?])
+        })
+        .collect();
+    index.sort();
+    let names = ["GPK", "GSK", "PK", "SK"];
+    assert_eq!(
+        scan_keys(store, Some("Gsi"), None, &names),
+        index,
+        "index scan"
+    );
+    let mut segments: Vec<Vec<String>> = Vec::new();
+    for segment in 0..3 {
+        let keys = scan_keys(store, None, Some((segment, 3)), &["PK", "SK"]);
+        assert!(keys.is_sorted(), "segment {segment} in key order");
+        segments.extend(keys);
+    }
+    segments.sort();
+    assert_eq!(segments, table, "the segments together are the table");
+}
+
+/// The partition maps (hashed, for lookups, beside their keys in order, for scans) stay in step
+/// through every write path: put, update, delete, batch, transaction, TTL purge and UpdateTable's
+/// backfill, in a table where users and their orders share partitions and a GSI, partitions
+/// empty out and come back.
+#[test]
+fn partition_lookups_and_scan_order_agree_after_every_write_path() {
+    let t = Timed::new();
+    let store = &t.store;
+    block_on(store.create_table(&table_def())).unwrap();
+    let mut model = std::collections::BTreeMap::new();
+    let profile = |u: u32| {
+        item(&[
+            ("PK", s(&format!("U#{u}"))),
+            ("SK", s("PROFILE")),
+            ("GPK", s(&format!("EMAIL#{u}"))),
+            ("GSK", s("PROFILE")),
+        ])
+    };
+    let order = |u: u32, o: u32| {
+        let mut it = item(&[
+            ("PK", s(&format!("U#{u}"))),
+            ("SK", s(&format!("O#{o}"))),
+            ("GPK", s(&format!("STATUS#{}", o % 3))),
+            ("GSK", s(&format!("2024-0{}", 9 - o))),
+        ]);
+        if o == 4 {
+            it.insert("expires".into(), n(T0 + 10));
+        }
+        it
+    };
+    let keyed = |it: &Item| {
+        let text = |n: &str| match &it[n] {
+            AttributeValue::S(v) => v.clone(),
+            _ => unreachable!(),
+        };
+        (text("PK"), text("SK"))
+    };
+    // Put.
+    for u in 0..8 {
+        for it in std::iter::once(profile(u)).chain((0..5).map(|o| order(u, o))) {
+            model.insert(keyed(&it), it.clone());
+            put(store, it).unwrap();
+        }
+    }
+    agrees_with(store, &model);
+    // Update: moved to another index partition, and an update that makes an item (and its
+    // partition).
+    let set_gpk = |model: &mut std::collections::BTreeMap<_, _>, pk: &str, sk: &str, gpk: &str| {
+        let out = block_on(store.update_item(UpdateRequest {
+            table: "Tbl".into(),
+            key: key(pk, sk),
+            update: Update {
+                set: vec![(Path::attr("GPK"), SetValue::value(s(gpk)))],
+                ..Update::default()
+            },
+            condition: None,
+            return_values: ReturnValues::AllNew,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap();
+        let new = out.attributes.unwrap();
+        model.insert(keyed(&new), new);
+    };
+    for u in 0..8 {
+        set_gpk(&mut model, &format!("U#{u}"), "O#1", "STATUS#MOVED");
+    }
+    set_gpk(&mut model, "U#100", "O#0", "STATUS#NEW");
+    agrees_with(store, &model);
+    // Delete: user 0's partition empties, user 1 loses its profile.
+    let doomed: Vec<(String, String)> = model
+        .keys()
+        .filter(|(p, s)| p == "U#0" || (p == "U#1" && s == "PROFILE"))
+        .cloned()
+        .collect();
+    for (p, sk) in doomed {
+        block_on(store.delete_item(DeleteRequest {
+            table: "Tbl".into(),
+            key: key(&p, &sk),
+            condition: None,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+        .unwrap();
+        model.remove(&(p, sk));
+    }
+    agrees_with(store, &model);
+    // Batch: a new partition, and user 2's emptied.
+    let mut writes = Vec::new();
+    for o in 0..3 {
+        let it = order(200, o);
+        model.insert(keyed(&it), it.clone());
+        writes.push(WriteRequest::Put {
+            table: "Tbl".into(),
+            item: it,
+        });
+    }
+    let doomed: Vec<(String, String)> = model.keys().filter(|(p, _)| p == "U#2").cloned().collect();
+    for (p, sk) in doomed {
+        writes.push(WriteRequest::Delete {
+            table: "Tbl".into(),
+            key: key(&p, &sk),
+        });
+        model.remove(&(p, sk));
+    }
+    let out = block_on(store.batch_write(BatchWriteRequest { writes })).unwrap();
+    assert!(out.unprocessed.is_empty());
+    agrees_with(store, &model);
+    // Transaction: a new partition, an item leaving the index, user 3's partition emptied.
+    let mut actions = vec![TransactWriteItem::Put {
+        table: "Tbl".into(),
+        item: order(300, 0),
+        condition: None,
+        return_old_on_condition_failure: false,
+    }];
+    model.insert(keyed(&order(300, 0)), order(300, 0));
+    actions.push(TransactWriteItem::Update {
+        table: "Tbl".into(),
+        key: key("U#4", "O#0"),
+        update: Update {
+            remove: vec![Path::attr("GPK")],
+            ..Update::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    });
+    let moved = model
+        .get_mut(&("U#4".to_owned(), "O#0".to_owned()))
+        .unwrap();
+    moved.remove("GPK");
+    let doomed: Vec<(String, String)> = model.keys().filter(|(p, _)| p == "U#3").cloned().collect();
+    for (p, sk) in doomed {
+        actions.push(TransactWriteItem::Delete {
+            table: "Tbl".into(),
+            key: key(&p, &sk),
+            condition: None,
+            return_old_on_condition_failure: false,
+        });
+        model.remove(&(p, sk));
+    }
+    block_on(store.transact_write(TransactWriteRequest {
+        actions,
+        client_request_token: None,
+    }))
+    .unwrap();
+    agrees_with(store, &model);
+    // TTL: the orders 4 expire; the next write purges them.
+    t.advance(60);
+    let it = order(400, 0);
+    model.insert(keyed(&it), it.clone());
+    put(store, it).unwrap();
+    model.retain(|(_, sk), _| sk != "O#4");
+    agrees_with(store, &model);
+    {
+        let tables = read_lock(&store.tables);
+        let data = read_lock(&tables["Tbl"].data);
+        assert_eq!(data.len, model.len(), "expired items purged");
+    }
+    // UpdateTable: a GSI backfilled from the items, then dropped.
+    block_on(
+        store.update_table(crate::store::UpdateTableRequest::create_index(
+            "Tbl",
+            IndexDef::new("Late", "GSK", Some("PK")),
+        )),
+    )
+    .unwrap();
+    agrees_with(store, &model);
+    let late = block_on(store.scan(ScanRequest {
+        table: "Tbl".into(),
+        index: Some("Late".into()),
+        ..ScanRequest::default()
+    }))
+    .unwrap();
+    let with_gsk = model.values().filter(|it| it.contains_key("GSK")).count();
+    assert_eq!(
+        late.count, with_gsk,
+        "every item with a GSK is in the new index"
+    );
+    block_on(
+        store.update_table(crate::store::UpdateTableRequest::delete_index(
+            "Tbl", "Late",
+        )),
+    )
+    .unwrap();
+    agrees_with(store, &model);
+    // Every partition emptied: nothing left in either structure.
+    let keys: Vec<(String, String)> = model.keys().cloned().collect();
+    let writes: Vec<WriteRequest> = keys
+        .iter()
+        .map(|(p, sk)| WriteRequest::Delete {
+            table: "Tbl".into(),
+            key: key(p, sk),
+        })
+        .collect();
+    for chunk in writes.chunks(25) {
+        block_on(store.batch_write(BatchWriteRequest {
+            writes: chunk.to_vec(),
+        }))
+        .unwrap();
+    }
+    model.clear();
+    agrees_with(store, &model);
+    let tables = read_lock(&store.tables);
+    let data = read_lock(&tables["Tbl"].data);
+    assert!(data.partitions.is_empty() && data.indexes.iter().all(|m| m.is_empty()));
 }
