@@ -983,11 +983,12 @@ fn round_trip() {
                 assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
             }
             println!(
-                "overhead/{}/round_trip: {} ms added to every request: BatchWriter {:.3} s, sequential puts {:.3} s for {n} items; sequential / batch = {:.1}x wall ({} requests through the proxy)",
+                "overhead/{}/round_trip: {} ms added to every request: BatchWriter {:.3} s, sequential puts {:.3} s ({:.2} ms per put) for {n} items; sequential / batch = {:.1}x wall ({} requests through the proxy)",
                 server.name,
                 delay.as_millis(),
                 bw.as_secs_f64(),
                 sw.as_secs_f64(),
+                sw.as_secs_f64() * 1e3 / n as f64,
                 sw.as_secs_f64() / bw.as_secs_f64(),
                 proxy.seen("BatchWriteItem") + proxy.seen("PutItem"),
             );
