@@ -1052,3 +1052,163 @@ fn one_item_twice_is_named_before_an_empty_key_value() {
         "Transaction request cannot include multiple operations on one item"
     );
 }
+
+/// PutItem: an item's number that cannot be read is named before a NULL that is not true in the
+/// condition's values (dynoxide reads the item as it parses the request, before the expression
+/// attribute values). Nothing is written.
+#[test]
+fn a_puts_unreadable_number_is_named_before_its_conditions_values() {
+    use crate::expr::Operand;
+    let store = store();
+    let mut item = key();
+    item.insert("n".into(), n("abc"));
+    let result = block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: Some(Condition::Contains(
+            Path::attr("ns"),
+            Operand::Value(AttributeValue::Null(false)),
+        )),
+        return_values: ReturnValues::AllOld,
+        return_old_on_condition_failure: false,
+    }));
+    let message = message(result);
+    assert!(
+        message.contains("The parameter cannot be converted to a numeric value: abc"),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// Query: a sort key condition's NULL that is not true is refused as reading the request refuses
+/// it, before the operator's operand types are checked (dynoxide).
+#[test]
+fn a_sort_key_conditions_null_is_refused_as_it_is_read() {
+    let store = store();
+    let mut query = QueryRequest::new(
+        "main",
+        None,
+        KeyCondition::partition("PK", s("P0")).sort(
+            "SK",
+            crate::expr::SortCondition::Ge(AttributeValue::Null(false)),
+        ),
+    );
+    let words = "One or more parameter values were invalid: Null attribute value types must have the value of true";
+    assert!(validation(block_on(store.query(query.clone()))).starts_with(words));
+    // Also when the filter has a fault of its own, and on a missing table.
+    query.filter = Some(Condition::eq("PK", s("P0")));
+    assert!(validation(block_on(store.query(query.clone()))).starts_with(words));
+    query.table = "missing".into();
+    assert!(validation(block_on(store.query(query))).starts_with(words));
+}
+
+/// BatchWriteItem: of a put's key faults, the partition key's come first (dynoxide checks the key
+/// attribute by attribute): an empty partition key value is named before a sort key of the wrong
+/// type, where a missing key attribute or one of the wrong type is the schema's error. Nothing
+/// is written.
+#[test]
+fn a_batch_puts_empty_partition_key_is_named_before_a_mistyped_sort_key() {
+    use crate::store::{BatchWriteRequest, WriteRequest};
+    let store = store();
+    let batch = |pairs: Vec<(&str, AttributeValue)>| {
+        let item: Item = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        message(block_on(store.batch_write(BatchWriteRequest {
+            writes: vec![WriteRequest::Put {
+                table: "main".into(),
+                item,
+            }],
+        })))
+    };
+    assert_eq!(
+        batch(vec![("PK", s("")), ("SK", AttributeValue::Bool(true))]),
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: PK"
+    );
+    let mismatch = "The provided key element does not match the schema";
+    assert_eq!(
+        batch(vec![("PK", AttributeValue::Bool(true)), ("SK", s(""))]),
+        mismatch
+    );
+    assert_eq!(batch(vec![("PK", s(""))]), mismatch);
+    assert_eq!(
+        batch(vec![("PK", s("P0")), ("SK", AttributeValue::Bool(true))]),
+        mismatch
+    );
+    assert_nothing_written(&store);
+}
+
+/// UpdateItem: the exact sum of two 38-digit numbers at the top of the range has 39 significant
+/// digits and is out of range; its precision is what is named (dynoxide checks a number's digits
+/// before its magnitude). Nothing is written.
+#[test]
+fn a_sum_past_both_limits_is_refused_for_its_digits() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    let store = store();
+    let max = || UpdateOperand::Value(n("9.9999999999999999999999999999999999999E+125"));
+    let result = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: Update {
+            set: vec![(Path::attr("l"), SetValue::Plus(max(), max()))],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::AllNew,
+        return_old_on_condition_failure: true,
+    }));
+    let message = message(result);
+    assert!(
+        message.starts_with("Attempting to store more than 38 significant digits in a Number"),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// TransactWriteItems: a Put's key is checked as PutItem checks it, table key before index keys,
+/// and only the first fault counts: a sort key of the wrong type is the action's ValidationError
+/// reason even when its index key value is empty (which alone refuses the request), and the other
+/// actions' conditions are evaluated beside it (dynoxide; the API reference lists index key
+/// faults among the ValidationError cancellation reasons).
+#[test]
+fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_key() {
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let def = TableDef::new("main", "PK", Some("SK"))
+        .global_index(crate::table::IndexDef::new("ByG", "G", None));
+    let store = store_with(&def);
+    let put = |sk: AttributeValue| TransactWriteItem::Put {
+        table: "main".into(),
+        item: Item::from([
+            ("PK".to_owned(), s("P2")),
+            ("SK".to_owned(), sk),
+            ("G".to_owned(), s("")),
+        ]),
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let failing_check = TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check.clone(), put(AttributeValue::Bool(true))],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        codes(result),
+        [
+            Some("ConditionalCheckFailed".to_owned()),
+            Some("ValidationError".to_owned())
+        ]
+    );
+    // With a valid table key, the empty index key value refuses the request.
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check, put(s("a"))],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ByG, IndexKey: G"
+    );
+    assert_nothing_written(&store);
+}

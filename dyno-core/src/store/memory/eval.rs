@@ -139,22 +139,8 @@ fn first_invalid_value(
     layer: Layer,
     reads_only: bool,
 ) -> Result<()> {
-    // (placeholder, problem), the first in placeholder text order.
     let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
-        let mut n = first;
-        let mut found: Option<(String, Invalid)> = None;
-        let _ = literals(update, condition, &mut |v| {
-            let key = format!(":v{n}");
-            n += 1;
-            if found.as_ref().is_some_and(|(k, _)| *k < key) {
-                return Ok(());
-            }
-            if let Some(invalid) = problem(v) {
-                found = Some((key, invalid));
-            }
-            Ok(())
-        });
-        found
+        first_problem(&[], first, update, condition, problem)
     };
     let found = match layer {
         _ if reads_only => first_of(&mut |v| read_problem(v)),
@@ -173,6 +159,77 @@ fn first_invalid_value(
     let Some((key, invalid)) = found else {
         return Ok(());
     };
+    value_error(&key, invalid, layer)
+}
+
+/// What reading a Query's request refuses (a number it cannot read or store, a NULL that is not
+/// true) in its key condition's values or its filter's, the first in placeholder text order (the
+/// key condition's take the first ones, `:v0`...): named before any other check of the request,
+/// as dynoxide reads every ExpressionAttributeValue as it parses the request (a sort key
+/// condition's `NULL(false)` is that, not an operand of the wrong type).
+pub(crate) fn check_query_reads(
+    key_condition: &crate::expr::KeyCondition,
+    filter: Option<&Condition>,
+) -> Result<()> {
+    let keys = key_condition_values(key_condition);
+    match first_problem(&keys, keys.len(), None, filter, &mut |v| read_problem(v)) {
+        Some((key, invalid)) => value_error(&key, invalid, Layer::Current),
+        None => Ok(()),
+    }
+}
+
+/// A key condition's values in the order DynamoStore gives them placeholders (`:v0`...): each
+/// partition attribute's, then each sort condition's (BETWEEN's two bounds).
+pub(crate) fn key_condition_values(
+    key_condition: &crate::expr::KeyCondition,
+) -> Vec<&AttributeValue> {
+    use crate::expr::SortCondition as S;
+    let mut values: Vec<&AttributeValue> =
+        key_condition.partition_parts().map(|(_, v)| v).collect();
+    for (_, sort) in key_condition.sort_parts() {
+        match sort {
+            S::Between(low, high) => values.extend([low, high]),
+            S::Eq(v) | S::Lt(v) | S::Le(v) | S::Gt(v) | S::Ge(v) | S::BeginsWith(v) => {
+                values.push(v)
+            }
+        }
+    }
+    values
+}
+
+/// The first of some values with a `problem`, in the text order of their placeholders, with its
+/// placeholder: `leading` values take `:v0`..., then the literals of an update and a condition (as
+/// [`literals`] walks them) from `:v{first}`.
+fn first_problem(
+    leading: &[&AttributeValue],
+    first: usize,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>,
+) -> Option<(String, Invalid)> {
+    let mut found: Option<(String, Invalid)> = None;
+    let mut offer = |key: String, v: &AttributeValue| {
+        if found.as_ref().is_some_and(|(k, _)| *k < key) {
+            return;
+        }
+        if let Some(invalid) = problem(v) {
+            found = Some((key, invalid));
+        }
+    };
+    for (n, v) in leading.iter().enumerate() {
+        offer(format!(":v{n}"), v);
+    }
+    let mut n = first;
+    let _ = literals(update, condition, &mut |v| {
+        offer(format!(":v{n}"), v);
+        n += 1;
+        Ok(())
+    });
+    found
+}
+
+/// The error of an invalid expression value at placeholder `key`, as DynamoDB words it on `layer`.
+fn value_error(key: &str, invalid: Invalid, layer: Layer) -> Result<()> {
     match invalid.keyed(layer) {
         Some(message) => Err(Error::validation(format!(
             "ExpressionAttributeValues contains invalid value: {message} for key {key}"
@@ -186,6 +243,14 @@ fn first_invalid_value(
 pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
     item.iter()
         .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
+}
+
+/// `e`, unless reading the request refuses `values` (a PutItem's item): dynoxide reads them as it
+/// parses the request, before the expression attribute values, so an unreadable number or a NULL
+/// that is not true in the item is named before any fault of the expressions. Called on the
+/// expressions' error path only.
+pub(crate) fn read_first(values: &Item, e: Error) -> Error {
+    read_error(values, Layer::Current).unwrap_or(e)
 }
 
 /// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot

@@ -1086,11 +1086,21 @@ mod tests {
         );
         assert!(err.contains("38 significant digits"), "{err}");
         let max = "9.9999999999999999999999999999999999999E+125";
+        // 1.09999999999999999999999999999999999999E+126: out of range with 39 significant
+        // digits, refused for its digits (dynoxide checks them first).
         let err = fails(
             &base(),
             &sets(vec![set(
                 "x",
                 SetValue::Plus(val(n(max)), val(n("1E+125"))),
+            )]),
+        );
+        assert!(err.contains("38 significant digits"), "{err}");
+        let err = fails(
+            &base(),
+            &sets(vec![set(
+                "x",
+                SetValue::Plus(val(n("9e125")), val(n("9e125"))),
             )]),
         );
         assert!(err.starts_with("Number overflow"), "{err}");
