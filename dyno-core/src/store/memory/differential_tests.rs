@@ -1212,3 +1212,44 @@ fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_
     );
     assert_nothing_written(&store);
 }
+
+/// TransactWriteItems: an Update that sets a secondary index key to an empty value fails the
+/// request (a ValidationException in DynamoDB's update words), as an empty key value in a Put
+/// does, not its action's cancellation reason (dynoxide). Nothing is written.
+#[test]
+fn an_update_emptying_an_index_key_fails_a_transaction_as_a_request() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let def = TableDef::new("main", "PK", Some("SK"))
+        .global_index(crate::table::IndexDef::new("ByG", "G", None));
+    let store = store_with(&def);
+    let failing_check = TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let update = TransactWriteItem::Update {
+        table: "main".into(),
+        key: key(),
+        update: Update {
+            set: vec![(
+                Path::attr("G"),
+                SetValue::Operand(UpdateOperand::Value(s(""))),
+            )],
+            ..Default::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check, update],
+        client_request_token: None,
+    }));
+    let message = message(result);
+    assert!(
+        message.starts_with("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value."),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}

@@ -430,6 +430,9 @@ pub(super) fn transact_write(
                     item,
                 });
             }
+            // An update that sets an index key to an empty value fails the request too, as an
+            // empty key value in an action's key or put does (dynoxide).
+            Err(e) if super::schema::is_empty_key_value(&e) => return Err(e),
             Err(e) => {
                 failed = true;
                 reasons.push(validation_reason(e)?);
