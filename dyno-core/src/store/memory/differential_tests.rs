@@ -1253,3 +1253,83 @@ fn an_update_emptying_an_index_key_fails_a_transaction_as_a_request() {
     );
     assert_nothing_written(&store);
 }
+
+/// A filter's `begins_with` with a literal of a type it does not take is named for that type
+/// before what lies inside the literal (a number set with a repeated member in a map), as the
+/// ordering comparisons are (dynoxide).
+#[test]
+fn begins_with_names_its_operands_type_before_its_contents() {
+    use crate::expr::Operand;
+    let store = store();
+    let map = AttributeValue::M(Item::from([("a".to_owned(), ns(&["1e2", "0.001", "100"]))]));
+    let scan = ScanRequest {
+        table: "main".into(),
+        filter: Some(Condition::Not(Box::new(Condition::BeginsWith(
+            Path::attr("l"),
+            Operand::Value(map),
+        )))),
+        ..ScanRequest::default()
+    };
+    assert_eq!(
+        validation(block_on(store.scan(scan))),
+        "Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: M"
+    );
+}
+
+/// UpdateItem reads every SET operand before it names a set deep inside a literal (an empty set
+/// in a list given to `list_append`): a missing attribute in the same `list_append` is named
+/// first, as dynoxide finds such a set only in the updated item. Nothing is written.
+#[test]
+fn a_missing_operand_is_named_before_a_set_deep_in_a_literal() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    let store = store();
+    let nested_empty =
+        UpdateOperand::Value(AttributeValue::L(vec![AttributeValue::Ss(Vec::new())]));
+    let update = Update {
+        set: vec![(
+            Path::attr("m"),
+            SetValue::Operand(UpdateOperand::ListAppend(
+                Box::new(nested_empty),
+                Box::new(UpdateOperand::Path(Path::attr("l"))),
+            )),
+        )],
+        ..Default::default()
+    };
+    let said = message(block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    })));
+    assert!(
+        said.starts_with(
+            "The provided expression refers to an attribute that does not exist in the item"
+        ),
+        "{said}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// Query: a key condition's set with a repeated member (100 and 1e2) is refused as an invalid
+/// expression value before the key condition's operand types and the schema are checked
+/// (dynoxide checks every ExpressionAttributeValue first).
+#[test]
+fn a_key_conditions_repeated_set_member_is_named_first() {
+    use crate::expr::SortCondition as C;
+    let store = store();
+    let words = "One or more parameter values were invalid: Input collection contains duplicates";
+    for sort in [
+        C::Eq(ns(&["100", "1e2"])),
+        C::Between(n("-10.25"), ns(&["100", "1e2"])),
+    ] {
+        let query = QueryRequest::new(
+            "main",
+            None,
+            KeyCondition::partition("PK", s("P0")).sort("SK", sort),
+        );
+        let said = validation(block_on(store.query(query)));
+        assert!(said.starts_with(words), "{said}");
+    }
+}

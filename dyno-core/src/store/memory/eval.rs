@@ -95,7 +95,7 @@ pub(crate) fn check_literal_reads(
     update: Option<&Update>,
     condition: Option<&Condition>,
 ) -> Result<()> {
-    first_invalid_value(0, update, condition, Layer::Older, true)
+    first_invalid_value(&[], 0, update, condition, Layer::Older, true)
 }
 
 /// Checks the literal values of an update and a condition (their ExpressionAttributeValues) as
@@ -128,11 +128,13 @@ pub(crate) fn check_values_from(
     condition: Option<&Condition>,
     layer: Layer,
 ) -> Result<()> {
-    first_invalid_value(first, update, condition, layer, false)
+    first_invalid_value(&[], first, update, condition, layer, false)
 }
 
-/// [`check_values_from`]; `reads_only`: only what reading the request refuses.
+/// [`check_values_from`], the `leading` values first (see [`first_problem`]); `reads_only`: only
+/// what reading the request refuses.
 fn first_invalid_value(
+    leading: &[&AttributeValue],
     first: usize,
     update: Option<&Update>,
     condition: Option<&Condition>,
@@ -140,7 +142,7 @@ fn first_invalid_value(
     reads_only: bool,
 ) -> Result<()> {
     let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
-        first_problem(&[], first, update, condition, problem)
+        first_problem(leading, first, update, condition, problem)
     };
     let found = match layer {
         _ if reads_only => first_of(&mut |v| read_problem(v)),
@@ -162,20 +164,17 @@ fn first_invalid_value(
     value_error(&key, invalid, layer)
 }
 
-/// What reading a Query's request refuses (a number it cannot read or store, a NULL that is not
-/// true) in its key condition's values or its filter's, the first in placeholder text order (the
-/// key condition's take the first ones, `:v0`...): named before any other check of the request,
-/// as dynoxide reads every ExpressionAttributeValue as it parses the request (a sort key
-/// condition's `NULL(false)` is that, not an operand of the wrong type).
-pub(crate) fn check_query_reads(
+/// A Query's expression attribute values checked as [`check_values`] checks a write's, its key
+/// condition's among them (they take the first placeholders, `:v0`...): named before any other
+/// check of the request, as dynoxide checks every ExpressionAttributeValue first. So a sort key
+/// condition's `NULL(false)`, or its number set with a repeated member, is named as such, not as
+/// an operand of the wrong type.
+pub(crate) fn check_query_values(
     key_condition: &crate::expr::KeyCondition,
     filter: Option<&Condition>,
 ) -> Result<()> {
     let keys = key_condition_values(key_condition);
-    match first_problem(&keys, keys.len(), None, filter, &mut |v| read_problem(v)) {
-        Some((key, invalid)) => value_error(&key, invalid, Layer::Current),
-        None => Ok(()),
-    }
+    first_invalid_value(&keys, keys.len(), None, filter, Layer::Current, false)
 }
 
 /// A key condition's values in the order DynamoStore gives them placeholders (`:v0`...): each

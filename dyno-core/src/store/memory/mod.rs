@@ -764,8 +764,8 @@ impl Store for MemoryStore {
     }
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
-        eval::check_query_reads(&request.key_condition, request.filter.as_ref())?;
         // The key condition's values take the first placeholders.
+        eval::check_query_values(&request.key_condition, request.filter.as_ref())?;
         let key_values = eval::key_condition_values(&request.key_condition).len();
         check_expressions(
             None,

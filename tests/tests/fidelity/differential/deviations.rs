@@ -8,7 +8,7 @@ use dyno_core::store::{ReturnValues, TransactWriteItem, TransactWriteRequest};
 use dyno_core::{AttributeValue, Item};
 
 use super::gen::Op;
-use super::run::{canon_item, Explained, Outcome, Response};
+use super::run::{canon, canon_item, Explained, Outcome, Response};
 
 /// DynamoDB's API reference, `Condition` (ComparisonOperator): LT, LE, GT, GE and BETWEEN take
 /// "AttributeValue element[s] of type String, Number, or Binary (not a set type)", BEGINS_WITH
@@ -142,12 +142,12 @@ pub const LSI_SCAN_SHARE: &str =
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", and the Developer Guide
 /// ("Update expressions", ReturnValues) shows a nested path returned as that path alone. For a
-/// SET of a list element MemoryStore returns that element (as for a map path, where dynoxide
-/// agrees); dynoxide returns the whole list.
+/// SET of a list element (and the UPDATED_OLD of a REMOVE of one) MemoryStore returns that
+/// element (as for a map path, where dynoxide agrees); dynoxide returns the whole list.
 pub const UPDATED_LIST_PATH: &str =
-    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET on a list element returns that element alone, \
-     as for a nested map path (API reference, UpdateItem, ReturnValues: only the updated \
-     attributes); dynoxide returns the whole list";
+    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET on a list element (UPDATED_OLD: or a REMOVE of \
+     one) returns that element alone, as for a nested map path (API reference, UpdateItem, \
+     ReturnValues: only the updated attributes); dynoxide returns the whole list";
 
 /// DynamoDB's answer to a DELETE action whose operand is not a set, as DynamoDB words it (an AWS
 /// SDK `DynamoDbException` quoted in public client code, and DynamoDB Local's type sets):
@@ -318,7 +318,9 @@ fn batch_tables(op: &Op) -> Vec<&str> {
 /// trimmed", and a set's members are unique values: `1e2` and `100` are one number. An ADD or
 /// DELETE of a number set member written otherwise than the stored one (`1e2` against `100`)
 /// adds nothing or removes it in MemoryStore; dynoxide compares the text, and keeps both or
-/// neither removes. The responses agree (the old item is the same), the stored sets differ.
+/// neither removes. The responses agree (the old item is the same), the stored sets differ, and
+/// so may the capacity: the store that changed the item rewrote its index entries (an index
+/// projecting ALL), the other did not.
 pub const NUMBER_SET_TEXT: &str =
     "UpdateItem ADD/DELETE of number set members compares them by value (Developer Guide, \
      Supported data types, Number: leading and trailing zeroes are trimmed), so 1e2 is 100; \
@@ -977,25 +979,30 @@ fn number_set_text_explains(
         .filter(|(_, v)| matches!(v, AttributeValue::Ns(_)))
         .filter_map(|(p, _)| p.top())
         .collect();
+    if !o.text.starts_with("ok ") || !t.text.starts_with("ok ") {
+        return false;
+    }
+    // The same answer (none asked for, or the same attributes): what differs is the capacity,
+    // as one store changed the item (and rewrote its index entries) where the other did not.
+    if o.text == t.text {
+        return true;
+    }
     let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
         return false;
     };
     let number_set_or_none =
         |v: Option<&AttributeValue>| matches!(v, None | Some(AttributeValue::Ns(_)));
-    o.text.starts_with("ok ")
-        && t.text.starts_with("ok ")
-        && ours.keys().chain(theirs.keys()).all(|name| {
-            let (a, b) = (ours.get(name), theirs.get(name));
-            a == b
-                || (targets.contains(&name.as_str())
-                    && number_set_or_none(a)
-                    && number_set_or_none(b))
-        })
+    ours.keys().chain(theirs.keys()).all(|name| {
+        let (a, b) = (ours.get(name), theirs.get(name));
+        a.map(canon) == b.map(canon)
+            || (targets.contains(&name.as_str()) && number_set_or_none(a) && number_set_or_none(b))
+    })
 }
 
 /// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs a list
-/// element: MemoryStore's value of that attribute holds the element alone, dynoxide's the whole
-/// list; every other attribute agrees.
+/// element (or, for UPDATED_OLD, REMOVEs one): MemoryStore's value of that attribute holds the
+/// element alone, dynoxide's the whole list; every other attribute agrees (values compared in
+/// canonical form: a set's members have no order).
 fn updated_list_path_explains(
     u: &dyno_core::store::UpdateRequest,
     o: &Response,
@@ -1010,21 +1017,28 @@ fn updated_list_path_explains(
     let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
         return false;
     };
+    let removed: &[dyno_core::expr::Path] = match u.return_values {
+        ReturnValues::UpdatedOld => &u.update.remove,
+        _ => &[],
+    };
     let list_elements: Vec<&str> = u
         .update
         .set
         .iter()
-        .filter(|(p, _)| matches!(p.0.get(1), Some(PathElement::Index(_))))
-        .filter_map(|(p, _)| p.top())
+        .map(|(p, _)| p)
+        .chain(removed)
+        .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
+        .filter_map(|p| p.top())
         .collect();
     !list_elements.is_empty()
         && ours.len() == theirs.len()
         && ours.iter().all(|(name, value)| match theirs.get(name) {
             Some(AttributeValue::L(whole)) if list_elements.contains(&name.as_str()) => {
                 matches!(value, AttributeValue::L(part)
-                    if part.len() < whole.len() && part.iter().all(|e| whole.contains(e)))
+                    if part.len() < whole.len()
+                        && part.iter().all(|e| whole.iter().any(|w| canon(w) == canon(e))))
             }
-            Some(other) => other == value,
+            Some(other) => canon(other) == canon(value),
             None => false,
         })
 }

@@ -67,17 +67,21 @@ pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
         | Condition::AttributeType(p, _) => check_path(p, "condition"),
         Condition::BeginsWith(p, operand) => {
             check_path(p, "condition")?;
+            // A literal's type before what lies inside it (a repeated member of a set in a map),
+            // as for the ordering comparisons (dynoxide).
+            if let Operand::Value(v) = operand
+                && !matches!(v, AttributeValue::S(_) | AttributeValue::B(_))
+            {
+                return Err(incorrect_operand("begins_with", v, clause));
+            }
             check_operand(operand, None, clause)?;
             match operand {
-                Operand::Value(AttributeValue::S(_) | AttributeValue::B(_)) | Operand::Path(_) => {
-                    Ok(())
-                }
-                Operand::Value(other) => Err(incorrect_operand("begins_with", other, clause)),
                 Operand::Size(_) => Err(incorrect_operand(
                     "begins_with",
                     &AttributeValue::N(String::new()),
                     clause,
                 )),
+                Operand::Value(_) | Operand::Path(_) => Ok(()),
             }
         }
         Condition::Contains(p, operand) => {
