@@ -1333,3 +1333,38 @@ fn a_key_conditions_repeated_set_member_is_named_first() {
         assert!(said.starts_with(words), "{said}");
     }
 }
+
+/// PutItem: the item's values (a number set with a repeated member) are checked before its
+/// condition (a BETWEEN with reversed bounds), as dynoxide checks them; what reading the request
+/// refuses in the condition's values still comes before the item's sets. Nothing is written.
+#[test]
+fn a_puts_item_values_come_before_its_condition() {
+    use crate::expr::Operand;
+    let store = store();
+    let mut item = key();
+    item.insert("ns".into(), ns(&["1", "1.0", "10"]));
+    let put = |condition: Condition| PutRequest {
+        table: "main".into(),
+        item: item.clone(),
+        condition: Some(condition),
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    let reversed = Condition::Between(
+        Operand::Path(Path::attr("c")),
+        Operand::Value(s("abc")),
+        Operand::Value(s("a#1")),
+    );
+    let said = message(block_on(store.put_item(put(reversed))));
+    assert!(
+        said.contains("Input collection contains duplicates"),
+        "{said}"
+    );
+    let null_false = Condition::eq("c", AttributeValue::Null(false));
+    let said = message(block_on(store.put_item(put(null_false))));
+    assert!(
+        said.starts_with("One or more parameter values were invalid: Null attribute value types must have the value of true"),
+        "{said}"
+    );
+    assert_nothing_written(&store);
+}

@@ -244,12 +244,23 @@ pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
         .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
 }
 
-/// `e`, unless reading the request refuses `values` (a PutItem's item): dynoxide reads them as it
-/// parses the request, before the expression attribute values, so an unreadable number or a NULL
-/// that is not true in the item is named before any fault of the expressions. Called on the
+/// `e`, a fault of a PutItem's condition or its values, unless the item's own values come first
+/// in dynoxide's order: what reading the request refuses in the item (an unreadable number, a
+/// NULL that is not true), then in the expression values; then the item's values (an empty set,
+/// a repeated member), then the expression values' and the condition's. Called on the
 /// expressions' error path only.
-pub(crate) fn read_first(values: &Item, e: Error) -> Error {
-    read_error(values, Layer::Current).unwrap_or(e)
+pub(crate) fn item_first(item: &Item, condition: Option<&Condition>, e: Error) -> Error {
+    if let Some(read) = read_error(item, Layer::Current) {
+        return read;
+    }
+    if first_invalid_value(&[], 0, None, condition, Layer::Current, true).is_err() {
+        return e;
+    }
+    item.iter()
+        .find_map(|(name, value)| {
+            validate_attribute(name, &mut value.clone(), Layer::Current).err()
+        })
+        .unwrap_or(e)
 }
 
 /// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot

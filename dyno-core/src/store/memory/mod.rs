@@ -645,7 +645,7 @@ impl Store for MemoryStore {
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)
-            .map_err(|e| eval::read_first(&request.item, e))?;
+            .map_err(|e| eval::item_first(&request.item, request.condition.as_ref(), e))?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
