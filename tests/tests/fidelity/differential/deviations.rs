@@ -185,6 +185,17 @@ pub const ITEM_ATTRIBUTE_ORDER: &str =
      attribute (API reference, PutItem: Item is a map of attribute names to values, whose order \
      the request does not fix); both refuse the whole request";
 
+/// DynamoDB's API reference, `ExpressionAttributeValues`: "One or more values that can be
+/// substituted in an expression", a map whose members have no order; the SDK writes it in its
+/// hash order, and DynamoDB (dynoxide) refuses the request at the first value it cannot read (a
+/// number it cannot convert or store, a NULL that is not true) as it reads them. MemoryStore names
+/// the first by placeholder. Explained when each store's answer is MemoryStore's answer to one of
+/// two such values alone: both refuse the whole request, nothing is read or written.
+pub const EXPRESSION_VALUE_ORDER: &str =
+    "an expression with two values that cannot be read: each store names another (API \
+     reference: ExpressionAttributeValues is a map, whose order the request does not fix); both \
+     refuse the whole request";
+
 /// The attributes of a key, in every table of the differential model.
 const KEY_NAMES: [&str; 2] = ["PK", "SK"];
 
@@ -213,6 +224,141 @@ fn one_attribute_answers(op: &Op, at: usize, item: &Item) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// Every literal value of a single-table request's expressions (its key condition's, its
+/// update's, its condition's or filter's); none for the other requests.
+fn expression_values(op: &Op) -> Vec<AttributeValue> {
+    use dyno_core::expr::{SetValue, SortCondition as S, UpdateOperand as U};
+    fn operand(o: &U, out: &mut Vec<AttributeValue>) {
+        match o {
+            U::Value(v) => out.push(v.clone()),
+            U::Path(_) => {}
+            U::IfNotExists(_, d) => operand(d, out),
+            U::ListAppend(a, b) => {
+                operand(a, out);
+                operand(b, out);
+            }
+        }
+    }
+    fn condition(c: &Condition, out: &mut Vec<AttributeValue>) {
+        let mut value = |o: &Operand| {
+            if let Operand::Value(v) = o {
+                out.push(v.clone());
+            }
+        };
+        match c {
+            Condition::Compare(a, _, b) => [a, b].into_iter().for_each(&mut value),
+            Condition::Between(a, b, d) => [a, b, d].into_iter().for_each(&mut value),
+            Condition::In(a, list) => std::iter::once(a).chain(list).for_each(&mut value),
+            Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
+            Condition::And(cs) | Condition::Or(cs) => cs.iter().for_each(|c| condition(c, out)),
+            Condition::Not(c) => condition(c, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if !matches!(
+        op,
+        Op::Put(_) | Op::Update(_) | Op::Delete(_) | Op::Query { .. } | Op::Scan(_)
+    ) {
+        return out;
+    }
+    if let Op::Query { request, .. } = op {
+        out.extend(
+            request
+                .key_condition
+                .partition_parts()
+                .map(|(_, v)| v.clone()),
+        );
+        for (_, sort) in request.key_condition.sort_parts() {
+            match sort {
+                S::Between(a, b) => out.extend([a.clone(), b.clone()]),
+                S::Eq(v) | S::Lt(v) | S::Le(v) | S::Gt(v) | S::Ge(v) | S::BeginsWith(v) => {
+                    out.push(v.clone())
+                }
+            }
+        }
+    }
+    if let Op::Update(u) = op {
+        for (_, v) in &u.update.set {
+            match v {
+                SetValue::Operand(o) => operand(o, &mut out),
+                SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
+                    operand(a, &mut out);
+                    operand(b, &mut out);
+                }
+            }
+        }
+        out.extend(
+            u.update
+                .add
+                .iter()
+                .chain(&u.update.delete)
+                .map(|(_, v)| v.clone()),
+        );
+    }
+    for c in conditions(op) {
+        condition(c, &mut out);
+    }
+    out
+}
+
+/// True when both refusals are what reading the request refuses in an expression value, each
+/// MemoryStore's answer to a different one of the request's values alone (a PutItem whose
+/// condition compares with it).
+fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
+    let read_words = |t: &str| {
+        t.starts_with("err Validation: ")
+            && [
+                "Null attribute value types must have the value of true",
+                "cannot be converted to a numeric value",
+                "Number overflow",
+                "Number underflow",
+                "38 significant digits",
+            ]
+            .iter()
+            .any(|w| t.contains(w))
+    };
+    if ours == theirs || !read_words(ours) || !read_words(theirs) {
+        return false;
+    }
+    let answers: Vec<String> = expression_values(op)
+        .into_iter()
+        .map(|v| {
+            let store = dyno_core::MemoryStore::new();
+            futures::executor::block_on(async {
+                for def in super::gen::tables() {
+                    dyno_core::Store::create_table(&store, &def)
+                        .await
+                        .expect("create table");
+                }
+                let put = Op::Put(dyno_core::store::PutRequest {
+                    table: "main".into(),
+                    item: Item::from([
+                        ("PK".to_owned(), AttributeValue::S("P0".into())),
+                        ("SK".to_owned(), AttributeValue::S("a".into())),
+                    ]),
+                    condition: Some(Condition::Compare(
+                        Operand::Path(dyno_core::expr::Path::attr("x")),
+                        Comparator::Eq,
+                        Operand::Value(v),
+                    )),
+                    return_values: ReturnValues::None,
+                    return_old_on_condition_failure: false,
+                });
+                super::run::execute(&store, &put)
+                    .await
+                    .first()
+                    .map_or_else(String::new, |r| r.text.clone())
+            })
+        })
+        .collect();
+    let ours_at = answers.iter().position(|a| super::run::same_words(a, ours));
+    let theirs_at = answers
+        .iter()
+        .position(|a| super::run::same_words(a, theirs));
+    matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b)
 }
 
 /// The items a step puts (PutItem, BatchWriteItem's puts, a transaction's Puts), in order.
@@ -590,6 +736,12 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         });
     }
     if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
+        if expression_value_order_explains(op, &o.text, &t.text) {
+            return Some(Explained {
+                why: EXPRESSION_VALUE_ORDER,
+                same_state: true,
+            });
+        }
         if o.text.starts_with("err ")
             && t.text.starts_with("err ")
             && item_attribute_order_explains(op, &o.text, &t.text)
