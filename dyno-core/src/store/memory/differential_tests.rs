@@ -1053,6 +1053,14 @@ fn one_item_twice_is_named_before_an_empty_key_value() {
     );
 }
 
+/// The table `main` with a global index `ByG` on `G`.
+fn store_with_index() -> MemoryStore {
+    store_with(
+        &TableDef::new("main", "PK", Some("SK"))
+            .global_index(crate::table::IndexDef::new("ByG", "G", None)),
+    )
+}
+
 /// PutItem: an item's number that cannot be read is named before a NULL that is not true in the
 /// condition's values (dynoxide reads the item as it parses the request, before the expression
 /// attribute values). Nothing is written.
@@ -1171,9 +1179,7 @@ fn a_sum_past_both_limits_is_refused_for_its_digits() {
 #[test]
 fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_key() {
     use crate::store::{TransactWriteItem, TransactWriteRequest};
-    let def = TableDef::new("main", "PK", Some("SK"))
-        .global_index(crate::table::IndexDef::new("ByG", "G", None));
-    let store = store_with(&def);
+    let store = store_with_index();
     let put = |sk: AttributeValue| TransactWriteItem::Put {
         table: "main".into(),
         item: Item::from([
@@ -1220,9 +1226,7 @@ fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_
 fn an_update_emptying_an_index_key_fails_a_transaction_as_a_request() {
     use crate::expr::{SetValue, Update, UpdateOperand};
     use crate::store::{TransactWriteItem, TransactWriteRequest};
-    let def = TableDef::new("main", "PK", Some("SK"))
-        .global_index(crate::table::IndexDef::new("ByG", "G", None));
-    let store = store_with(&def);
+    let store = store_with_index();
     let failing_check = TransactWriteItem::ConditionCheck {
         table: "main".into(),
         key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),

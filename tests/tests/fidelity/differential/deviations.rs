@@ -210,18 +210,7 @@ fn one_attribute_answers(op: &Op, at: usize, item: &Item) -> Vec<String> {
             if let Some(put) = puts(&mut variant).into_iter().nth(at) {
                 put.retain(|name, _| name == kept || KEY_NAMES.contains(&name.as_str()));
             }
-            let store = dyno_core::MemoryStore::new();
-            futures::executor::block_on(async {
-                for def in super::gen::tables() {
-                    dyno_core::Store::create_table(&store, &def)
-                        .await
-                        .expect("create table");
-                }
-                super::run::execute(&store, &variant)
-                    .await
-                    .first()
-                    .map_or_else(String::new, |r| r.text.clone())
-            })
+            fresh_answer(&variant)
         })
         .collect()
 }
@@ -326,32 +315,20 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
     let answers: Vec<String> = expression_values(op)
         .into_iter()
         .map(|v| {
-            let store = dyno_core::MemoryStore::new();
-            futures::executor::block_on(async {
-                for def in super::gen::tables() {
-                    dyno_core::Store::create_table(&store, &def)
-                        .await
-                        .expect("create table");
-                }
-                let put = Op::Put(dyno_core::store::PutRequest {
-                    table: "main".into(),
-                    item: Item::from([
-                        ("PK".to_owned(), AttributeValue::S("P0".into())),
-                        ("SK".to_owned(), AttributeValue::S("a".into())),
-                    ]),
-                    condition: Some(Condition::Compare(
-                        Operand::Path(dyno_core::expr::Path::attr("x")),
-                        Comparator::Eq,
-                        Operand::Value(v),
-                    )),
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                });
-                super::run::execute(&store, &put)
-                    .await
-                    .first()
-                    .map_or_else(String::new, |r| r.text.clone())
-            })
+            fresh_answer(&Op::Put(dyno_core::store::PutRequest {
+                table: "main".into(),
+                item: Item::from([
+                    ("PK".to_owned(), AttributeValue::S("P0".into())),
+                    ("SK".to_owned(), AttributeValue::S("a".into())),
+                ]),
+                condition: Some(Condition::Compare(
+                    Operand::Path(dyno_core::expr::Path::attr("x")),
+                    Comparator::Eq,
+                    Operand::Value(v),
+                )),
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: false,
+            }))
         })
         .collect();
     let ours_at = answers.iter().position(|a| super::run::same_words(a, ours));
@@ -359,6 +336,23 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
         .iter()
         .position(|a| super::run::same_words(a, theirs));
     matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b)
+}
+
+/// MemoryStore's answer (its first response) to `op` alone, on fresh tables: the checks the
+/// explanations replay read no item.
+fn fresh_answer(op: &Op) -> String {
+    let store = dyno_core::MemoryStore::new();
+    futures::executor::block_on(async {
+        for def in super::gen::tables() {
+            dyno_core::Store::create_table(&store, &def)
+                .await
+                .expect("create table");
+        }
+        super::run::execute(&store, op)
+            .await
+            .first()
+            .map_or_else(String::new, |r| r.text.clone())
+    })
 }
 
 /// The items a step puts (PutItem, BatchWriteItem's puts, a transaction's Puts), in order.
