@@ -187,14 +187,15 @@ pub const ITEM_ATTRIBUTE_ORDER: &str =
 
 /// DynamoDB's API reference, `ExpressionAttributeValues`: "One or more values that can be
 /// substituted in an expression", a map whose members have no order; the SDK writes it in its
-/// hash order, and DynamoDB (dynoxide) refuses the request at the first value it cannot read (a
-/// number it cannot convert or store, a NULL that is not true) as it reads them. MemoryStore names
-/// the first by placeholder. Explained when each store's answer is MemoryStore's answer to one of
-/// two such values alone: both refuse the whole request, nothing is read or written.
+/// hash order, and DynamoDB (dynoxide) refuses the request at the first invalid value it meets,
+/// first as it reads them (a number it cannot convert or store, a NULL that is not true), then as
+/// it checks them (an empty set, a repeated member). MemoryStore names the first by placeholder.
+/// Explained when each store's answer is MemoryStore's answer to one of two values of one stage
+/// alone: both refuse the whole request, nothing is read or written.
 pub const EXPRESSION_VALUE_ORDER: &str =
-    "an expression with two values that cannot be read: each store names another (API \
-     reference: ExpressionAttributeValues is a map, whose order the request does not fix); both \
-     refuse the whole request";
+    "an expression with two invalid values: each store names another (API reference: \
+     ExpressionAttributeValues is a map, whose order the request does not fix); both refuse the \
+     whole request";
 
 /// The attributes of a key, in every table of the differential model.
 const KEY_NAMES: [&str; 2] = ["PK", "SK"];
@@ -293,9 +294,11 @@ fn expression_values(op: &Op) -> Vec<AttributeValue> {
     out
 }
 
-/// True when both refusals are what reading the request refuses in an expression value, each
-/// MemoryStore's answer to a different one of the request's values alone (a PutItem whose
-/// condition compares with it).
+/// True when both refusals are faults of expression values found at one stage (reading the
+/// request: a number, a NULL that is not true; or checking the values: an empty set, a repeated
+/// member), each MemoryStore's answer to a different one of the request's values alone (a
+/// PutItem whose condition compares with it). dynoxide meets the values in map order at both
+/// stages (the request's JSON, then its own `HashMap`).
 fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
     let read_words = |t: &str| {
         t.starts_with("err Validation: ")
@@ -309,9 +312,27 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
             .iter()
             .any(|w| t.contains(w))
     };
-    if ours == theirs || !read_words(ours) || !read_words(theirs) {
+    // What reading the request refuses comes before the values' other faults (an empty set, a
+    // repeated member), whatever the order: only two faults of one stage are explained.
+    if ours == theirs
+        || !ours.starts_with("err Validation: ")
+        || !theirs.starts_with("err Validation: ")
+        || read_words(ours) != read_words(theirs)
+    {
         return false;
     }
+    // The replays name their value `:v0`; the request names it by its own placeholder.
+    let unkeyed = |t: &str| match t.rfind(" for key :v") {
+        Some(at)
+            if t[at + " for key :v".len()..]
+                .bytes()
+                .all(|b| b.is_ascii_digit()) =>
+        {
+            t[..at].to_owned()
+        }
+        _ => t.to_owned(),
+    };
+    let (ours, theirs) = (unkeyed(ours), unkeyed(theirs));
     let answers: Vec<String> = expression_values(op)
         .into_iter()
         .map(|v| {
@@ -331,10 +352,13 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
             }))
         })
         .collect();
-    let ours_at = answers.iter().position(|a| super::run::same_words(a, ours));
+    let answers: Vec<String> = answers.iter().map(|a| unkeyed(a)).collect();
+    let ours_at = answers
+        .iter()
+        .position(|a| super::run::same_words(a, &ours));
     let theirs_at = answers
         .iter()
-        .position(|a| super::run::same_words(a, theirs));
+        .position(|a| super::run::same_words(a, &theirs));
     matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b)
 }
 
