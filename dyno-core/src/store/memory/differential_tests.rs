@@ -1372,3 +1372,51 @@ fn a_puts_item_values_come_before_its_condition() {
     );
     assert_nothing_written(&store);
 }
+
+/// TransactWriteItems: two actions on one item are refused first even when that item's key has
+/// an empty value (which alone refuses the request), as dynoxide compares the keys as given.
+#[test]
+fn one_item_twice_is_named_before_its_own_empty_key_value() {
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let empty_sort_key = Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s(""))]);
+    let check = || TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: empty_sort_key.clone(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![check(), check()],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+}
+
+/// A condition's literal with a set deeper inside it (a repeated member in a map) is compared,
+/// not refused: DynamoDB (dynoxide) checks an expression value's sets at its top only, and a
+/// condition's literal is never stored. Its top is still checked.
+#[test]
+fn a_set_deep_in_a_condition_literal_is_compared() {
+    let store = store();
+    let deep = AttributeValue::M(Item::from([(
+        "a".to_owned(),
+        AttributeValue::Ss(vec!["Z".into(), "Z".into()]),
+    )]));
+    let delete = |value: AttributeValue| DeleteRequest {
+        table: "main".into(),
+        key: key(),
+        condition: Some(Condition::eq("n", value)),
+        return_values: ReturnValues::AllOld,
+        return_old_on_condition_failure: false,
+    };
+    assert!(matches!(
+        block_on(store.delete_item(delete(deep))),
+        Err(Error::ConditionFailed { .. })
+    ));
+    let top = AttributeValue::Ss(vec!["Z".into(), "Z".into()]);
+    assert!(message(block_on(store.delete_item(delete(top)))).contains("contains duplicates"));
+}

@@ -363,6 +363,24 @@ impl Schema {
         Ok((pk, sk))
     }
 
+    /// The key `key` names (exactly the key attributes, of the right types), an empty string or
+    /// binary value included: how a transaction finds one item named twice before it refuses an
+    /// empty key value (dynoxide's order). `None` for a key that does not match the schema.
+    pub(super) fn key_identity(&self, key: &Item) -> Option<(KeyBytes, KeyBytes)> {
+        match self.key(key) {
+            Ok(k) => Some(k),
+            Err(e) if is_empty_key_value(&e) => {
+                let part = |a: &KeyAttribute| encode_value(key.get(&a.name)?);
+                let sk = match self.sk() {
+                    Some(s) => part(s)?,
+                    None => KeyBytes::empty(),
+                };
+                Some((part(self.pk())?, sk))
+            }
+            Err(_) => None,
+        }
+    }
+
     /// Checks the index key attributes of an item being written (from its key values): when
     /// present they must have the index's type and not be empty. Returns each index's key.
     ///

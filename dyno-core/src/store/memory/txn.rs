@@ -39,8 +39,9 @@ fn check_count(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// The table key an action names, when its key attributes alone make a valid key: two actions
-/// on one item are refused before anything else is said of either (dynoxide).
+/// The table key an action names, when its key attributes alone make a key of the schema (an
+/// empty value included): two actions on one item are refused before anything else is said of
+/// either (dynoxide).
 fn named_key(
     schema: &super::schema::Schema,
     item: &crate::value::Item,
@@ -50,7 +51,7 @@ fn named_key(
         .into_iter()
         .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
         .collect();
-    schema.key(&key).ok()
+    schema.key_identity(&key)
 }
 
 /// The values an action names an item by: a put's item, the others' key.
