@@ -142,11 +142,11 @@ pub const LSI_SCAN_SHARE: &str =
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", and the Developer Guide
 /// ("Update expressions", ReturnValues) shows a nested path returned as that path alone. For a
-/// SET of a list element (and the UPDATED_OLD of a REMOVE of one) MemoryStore returns that
+/// SET of (or ADD to) a list element, and the UPDATED_OLD of a REMOVE of one, MemoryStore returns that
 /// element (as for a map path, where dynoxide agrees); dynoxide returns the whole list.
 pub const UPDATED_LIST_PATH: &str =
-    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET on a list element (UPDATED_OLD: or a REMOVE of \
-     one) returns that element alone, as for a nested map path (API reference, UpdateItem, \
+    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET or ADD on a list element (UPDATED_OLD: or a \
+     REMOVE of one) returns that element alone, as for a nested map path (API reference, UpdateItem, \
      ReturnValues: only the updated attributes); dynoxide returns the whole list";
 
 /// DynamoDB's answer to a DELETE action whose operand is not a set, as DynamoDB words it (an AWS
@@ -294,7 +294,8 @@ fn expression_values(op: &Op) -> Vec<AttributeValue> {
     out
 }
 
-/// True when both refusals are faults of expression values found at one stage (reading the
+/// True when both refusals are faults of expression values found at one stage (or one fault of
+/// two values, named by different placeholders) (reading the
 /// request: a number, a NULL that is not true; or checking the values: an empty set, a repeated
 /// member), each MemoryStore's answer to a different one of the request's values alone (a
 /// PutItem whose condition compares with it). dynoxide meets the values in map order at both
@@ -353,6 +354,14 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
         })
         .collect();
     let answers: Vec<String> = answers.iter().map(|a| unkeyed(a)).collect();
+    // Two values with the same fault: the stores name it by different placeholders.
+    if super::run::same_words(&ours, &theirs) {
+        return answers
+            .iter()
+            .filter(|a| super::run::same_words(a, &theirs))
+            .count()
+            >= 2;
+    }
     let ours_at = answers
         .iter()
         .position(|a| super::run::same_words(a, &ours));
@@ -1178,8 +1187,8 @@ fn number_set_text_explains(
     })
 }
 
-/// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs a list
-/// element (or, for UPDATED_OLD, REMOVEs one): MemoryStore's value of that attribute holds the
+/// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs or ADDs to a
+/// list element (or, for UPDATED_OLD, REMOVEs one): MemoryStore's value of that attribute holds the
 /// element alone, dynoxide's the whole list; every other attribute agrees (values compared in
 /// canonical form: a set's members have no order).
 fn updated_list_path_explains(
@@ -1205,6 +1214,7 @@ fn updated_list_path_explains(
         .set
         .iter()
         .map(|(p, _)| p)
+        .chain(u.update.add.iter().map(|(p, _)| p))
         .chain(removed)
         .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
         .filter_map(|p| p.top())
