@@ -231,10 +231,15 @@ impl Number {
     }
 
     /// Checks DynamoDB's limits: at most 38 significant digits, leading digit between 10^-130
-    /// and 10^125.
+    /// and 10^125. The digits are checked first: a number that breaks both (the exact sum of
+    /// two 38-digit numbers near the top of the range) is refused for its precision, as
+    /// dynoxide refuses it (DynamoDB's documentation names both limits, not their order).
     pub fn check(&self) -> Result<(), NumberError> {
         if self.is_zero() {
             return Ok(());
+        }
+        if self.digits.len() > MAX_DIGITS {
+            return Err(NumberError::Precision);
         }
         let adjusted = self.adjusted_exponent();
         if adjusted > MAX_EXPONENT {
@@ -242,9 +247,6 @@ impl Number {
         }
         if adjusted < MIN_EXPONENT {
             return Err(NumberError::Underflow);
-        }
-        if self.digits.len() > MAX_DIGITS {
-            return Err(NumberError::Precision);
         }
         Ok(())
     }
@@ -705,11 +707,12 @@ mod tests {
             d("9e125").add(&d("9e125")).check(),
             Err(NumberError::Overflow)
         );
+        // Out of range with 39 significant digits: the digits are named (dynoxide's order).
         assert_eq!(
             d("9.9999999999999999999999999999999999999E+125")
                 .add(&d("1E+125"))
                 .check(),
-            Err(NumberError::Overflow)
+            Err(NumberError::Precision)
         );
         assert_eq!(
             d("1e-130").sub(&d("1.1e-130")).check(),

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
-use super::schema::schema_mismatch;
 use super::{
     prepare_put_staged, read_lock, read_units, write_capacity, write_lock, MemoryStore, Prepared,
     Stage,
@@ -158,12 +157,13 @@ pub(super) fn batch_write(
         let (pk, sk, put) = match w {
             WriteRequest::Put { table, item } => {
                 if !schema.holds_key(&item) {
+                    let fault = schema.batch_key_fault(&item);
                     let this = WriteRequest::Put { table, item };
                     return Err(earlier_fault(
                         std::iter::once(&this).chain(rest.as_slice()),
                         Stage::Key,
                     )
-                    .unwrap_or_else(schema_mismatch));
+                    .unwrap_or(fault));
                 }
                 let prepared =
                     prepare_put_staged(schema, item, Layer::Older).map_err(|(stage, e)| {

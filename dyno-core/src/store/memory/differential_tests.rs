@@ -1052,3 +1052,371 @@ fn one_item_twice_is_named_before_an_empty_key_value() {
         "Transaction request cannot include multiple operations on one item"
     );
 }
+
+/// The table `main` with a global index `ByG` on `G`.
+fn store_with_index() -> MemoryStore {
+    store_with(
+        &TableDef::new("main", "PK", Some("SK"))
+            .global_index(crate::table::IndexDef::new("ByG", "G", None)),
+    )
+}
+
+/// PutItem: an item's number that cannot be read is named before a NULL that is not true in the
+/// condition's values (dynoxide reads the item as it parses the request, before the expression
+/// attribute values). Nothing is written.
+#[test]
+fn a_puts_unreadable_number_is_named_before_its_conditions_values() {
+    use crate::expr::Operand;
+    let store = store();
+    let mut item = key();
+    item.insert("n".into(), n("abc"));
+    let result = block_on(store.put_item(PutRequest {
+        table: "main".into(),
+        item,
+        condition: Some(Condition::Contains(
+            Path::attr("ns"),
+            Operand::Value(AttributeValue::Null(false)),
+        )),
+        return_values: ReturnValues::AllOld,
+        return_old_on_condition_failure: false,
+    }));
+    let message = message(result);
+    assert!(
+        message.contains("The parameter cannot be converted to a numeric value: abc"),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// Query: a sort key condition's NULL that is not true is refused as reading the request refuses
+/// it, before the operator's operand types are checked (dynoxide).
+#[test]
+fn a_sort_key_conditions_null_is_refused_as_it_is_read() {
+    let store = store();
+    let mut query = QueryRequest::new(
+        "main",
+        None,
+        KeyCondition::partition("PK", s("P0")).sort(
+            "SK",
+            crate::expr::SortCondition::Ge(AttributeValue::Null(false)),
+        ),
+    );
+    let words = "One or more parameter values were invalid: Null attribute value types must have the value of true";
+    assert!(validation(block_on(store.query(query.clone()))).starts_with(words));
+    // Also when the filter has a fault of its own, and on a missing table.
+    query.filter = Some(Condition::eq("PK", s("P0")));
+    assert!(validation(block_on(store.query(query.clone()))).starts_with(words));
+    query.table = "missing".into();
+    assert!(validation(block_on(store.query(query))).starts_with(words));
+}
+
+/// BatchWriteItem: of a put's key faults, the partition key's come first (dynoxide checks the key
+/// attribute by attribute): an empty partition key value is named before a sort key of the wrong
+/// type, where a missing key attribute or one of the wrong type is the schema's error. Nothing
+/// is written.
+#[test]
+fn a_batch_puts_empty_partition_key_is_named_before_a_mistyped_sort_key() {
+    use crate::store::{BatchWriteRequest, WriteRequest};
+    let store = store();
+    let batch = |pairs: Vec<(&str, AttributeValue)>| {
+        let item: Item = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        message(block_on(store.batch_write(BatchWriteRequest {
+            writes: vec![WriteRequest::Put {
+                table: "main".into(),
+                item,
+            }],
+        })))
+    };
+    assert_eq!(
+        batch(vec![("PK", s("")), ("SK", AttributeValue::Bool(true))]),
+        "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: PK"
+    );
+    let mismatch = "The provided key element does not match the schema";
+    assert_eq!(
+        batch(vec![("PK", AttributeValue::Bool(true)), ("SK", s(""))]),
+        mismatch
+    );
+    assert_eq!(batch(vec![("PK", s(""))]), mismatch);
+    assert_eq!(
+        batch(vec![("PK", s("P0")), ("SK", AttributeValue::Bool(true))]),
+        mismatch
+    );
+    assert_nothing_written(&store);
+}
+
+/// UpdateItem: the exact sum of two 38-digit numbers at the top of the range has 39 significant
+/// digits and is out of range; its precision is what is named (dynoxide checks a number's digits
+/// before its magnitude). Nothing is written.
+#[test]
+fn a_sum_past_both_limits_is_refused_for_its_digits() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    let store = store();
+    let max = || UpdateOperand::Value(n("9.9999999999999999999999999999999999999E+125"));
+    let result = block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update: Update {
+            set: vec![(Path::attr("l"), SetValue::Plus(max(), max()))],
+            ..Default::default()
+        },
+        condition: None,
+        return_values: ReturnValues::AllNew,
+        return_old_on_condition_failure: true,
+    }));
+    let message = message(result);
+    assert!(
+        message.starts_with("Attempting to store more than 38 significant digits in a Number"),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// TransactWriteItems: a Put's key is checked as PutItem checks it, table key before index keys,
+/// and only the first fault counts: a sort key of the wrong type is the action's ValidationError
+/// reason even when its index key value is empty (which alone refuses the request), and the other
+/// actions' conditions are evaluated beside it (dynoxide; the API reference lists index key
+/// faults among the ValidationError cancellation reasons).
+#[test]
+fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_key() {
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store_with_index();
+    let put = |sk: AttributeValue| TransactWriteItem::Put {
+        table: "main".into(),
+        item: Item::from([
+            ("PK".to_owned(), s("P2")),
+            ("SK".to_owned(), sk),
+            ("G".to_owned(), s("")),
+        ]),
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let failing_check = TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: key(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check.clone(), put(AttributeValue::Bool(true))],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        codes(result),
+        [
+            Some("ConditionalCheckFailed".to_owned()),
+            Some("ValidationError".to_owned())
+        ]
+    );
+    // With a valid table key, the empty index key value refuses the request.
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check, put(s("a"))],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: ByG, IndexKey: G"
+    );
+    assert_nothing_written(&store);
+}
+
+/// TransactWriteItems: an Update that sets a secondary index key to an empty value fails the
+/// request (a ValidationException in DynamoDB's update words), as an empty key value in a Put
+/// does, not its action's cancellation reason (dynoxide). Nothing is written.
+#[test]
+fn an_update_emptying_an_index_key_fails_a_transaction_as_a_request() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store_with_index();
+    let failing_check = TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let update = TransactWriteItem::Update {
+        table: "main".into(),
+        key: key(),
+        update: Update {
+            set: vec![(
+                Path::attr("G"),
+                SetValue::Operand(UpdateOperand::Value(s(""))),
+            )],
+            ..Default::default()
+        },
+        condition: None,
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![failing_check, update],
+        client_request_token: None,
+    }));
+    let message = message(result);
+    assert!(
+        message.starts_with("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value."),
+        "{message}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// A filter's `begins_with` with a literal of a type it does not take is named for that type
+/// before what lies inside the literal (a number set with a repeated member in a map), as the
+/// ordering comparisons are (dynoxide).
+#[test]
+fn begins_with_names_its_operands_type_before_its_contents() {
+    use crate::expr::Operand;
+    let store = store();
+    let map = AttributeValue::M(Item::from([("a".to_owned(), ns(&["1e2", "0.001", "100"]))]));
+    let scan = ScanRequest {
+        table: "main".into(),
+        filter: Some(Condition::Not(Box::new(Condition::BeginsWith(
+            Path::attr("l"),
+            Operand::Value(map),
+        )))),
+        ..ScanRequest::default()
+    };
+    assert_eq!(
+        validation(block_on(store.scan(scan))),
+        "Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: M"
+    );
+}
+
+/// UpdateItem reads every SET operand before it names a set deep inside a literal (an empty set
+/// in a list given to `list_append`): a missing attribute in the same `list_append` is named
+/// first, as dynoxide finds such a set only in the updated item. Nothing is written.
+#[test]
+fn a_missing_operand_is_named_before_a_set_deep_in_a_literal() {
+    use crate::expr::{SetValue, Update, UpdateOperand};
+    let store = store();
+    let nested_empty =
+        UpdateOperand::Value(AttributeValue::L(vec![AttributeValue::Ss(Vec::new())]));
+    let update = Update {
+        set: vec![(
+            Path::attr("m"),
+            SetValue::Operand(UpdateOperand::ListAppend(
+                Box::new(nested_empty),
+                Box::new(UpdateOperand::Path(Path::attr("l"))),
+            )),
+        )],
+        ..Default::default()
+    };
+    let said = message(block_on(store.update_item(UpdateRequest {
+        table: "main".into(),
+        key: key(),
+        update,
+        condition: None,
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    })));
+    assert!(
+        said.starts_with(
+            "The provided expression refers to an attribute that does not exist in the item"
+        ),
+        "{said}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// Query: a key condition's set with a repeated member (100 and 1e2) is refused as an invalid
+/// expression value before the key condition's operand types and the schema are checked
+/// (dynoxide checks every ExpressionAttributeValue first).
+#[test]
+fn a_key_conditions_repeated_set_member_is_named_first() {
+    use crate::expr::SortCondition as C;
+    let store = store();
+    let words = "One or more parameter values were invalid: Input collection contains duplicates";
+    for sort in [
+        C::Eq(ns(&["100", "1e2"])),
+        C::Between(n("-10.25"), ns(&["100", "1e2"])),
+    ] {
+        let query = QueryRequest::new(
+            "main",
+            None,
+            KeyCondition::partition("PK", s("P0")).sort("SK", sort),
+        );
+        let said = validation(block_on(store.query(query)));
+        assert!(said.starts_with(words), "{said}");
+    }
+}
+
+/// PutItem: the item's values (a number set with a repeated member) are checked before its
+/// condition (a BETWEEN with reversed bounds), as dynoxide checks them; what reading the request
+/// refuses in the condition's values still comes before the item's sets. Nothing is written.
+#[test]
+fn a_puts_item_values_come_before_its_condition() {
+    use crate::expr::Operand;
+    let store = store();
+    let mut item = key();
+    item.insert("ns".into(), ns(&["1", "1.0", "10"]));
+    let put = |condition: Condition| PutRequest {
+        table: "main".into(),
+        item: item.clone(),
+        condition: Some(condition),
+        return_values: ReturnValues::None,
+        return_old_on_condition_failure: false,
+    };
+    let reversed = Condition::Between(
+        Operand::Path(Path::attr("c")),
+        Operand::Value(s("abc")),
+        Operand::Value(s("a#1")),
+    );
+    let said = message(block_on(store.put_item(put(reversed))));
+    assert!(
+        said.contains("Input collection contains duplicates"),
+        "{said}"
+    );
+    let null_false = Condition::eq("c", AttributeValue::Null(false));
+    let said = message(block_on(store.put_item(put(null_false))));
+    assert!(
+        said.starts_with("One or more parameter values were invalid: Null attribute value types must have the value of true"),
+        "{said}"
+    );
+    assert_nothing_written(&store);
+}
+
+/// TransactWriteItems: two actions on one item are refused first even when that item's key has
+/// an empty value (which alone refuses the request), as dynoxide compares the keys as given.
+#[test]
+fn one_item_twice_is_named_before_its_own_empty_key_value() {
+    use crate::store::{TransactWriteItem, TransactWriteRequest};
+    let store = store();
+    let empty_sort_key = Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s(""))]);
+    let check = || TransactWriteItem::ConditionCheck {
+        table: "main".into(),
+        key: empty_sort_key.clone(),
+        condition: Condition::exists("PK"),
+        return_old_on_condition_failure: false,
+    };
+    let result = block_on(store.transact_write(TransactWriteRequest {
+        actions: vec![check(), check()],
+        client_request_token: None,
+    }));
+    assert_eq!(
+        message(result),
+        "Transaction request cannot include multiple operations on one item"
+    );
+}
+
+/// A condition's literal with a set deeper inside it (a repeated member in a map) is compared,
+/// not refused: DynamoDB (dynoxide) checks an expression value's sets at its top only, and a
+/// condition's literal is never stored. Its top is still checked.
+#[test]
+fn a_set_deep_in_a_condition_literal_is_compared() {
+    let store = store();
+    let deep = AttributeValue::M(Item::from([(
+        "a".to_owned(),
+        AttributeValue::Ss(vec!["Z".into(), "Z".into()]),
+    )]));
+    let delete = |value: AttributeValue| DeleteRequest {
+        table: "main".into(),
+        key: key(),
+        condition: Some(Condition::eq("n", value)),
+        return_values: ReturnValues::AllOld,
+        return_old_on_condition_failure: false,
+    };
+    assert!(matches!(
+        block_on(store.delete_item(delete(deep))),
+        Err(Error::ConditionFailed { .. })
+    ));
+    let top = AttributeValue::Ss(vec!["Z".into(), "Z".into()]);
+    assert!(message(block_on(store.delete_item(delete(top)))).contains("contains duplicates"));
+}

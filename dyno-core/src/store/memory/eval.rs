@@ -95,7 +95,7 @@ pub(crate) fn check_literal_reads(
     update: Option<&Update>,
     condition: Option<&Condition>,
 ) -> Result<()> {
-    first_invalid_value(0, update, condition, Layer::Older, true)
+    first_invalid_value(&[], 0, update, condition, Layer::Older, true)
 }
 
 /// Checks the literal values of an update and a condition (their ExpressionAttributeValues) as
@@ -128,33 +128,21 @@ pub(crate) fn check_values_from(
     condition: Option<&Condition>,
     layer: Layer,
 ) -> Result<()> {
-    first_invalid_value(first, update, condition, layer, false)
+    first_invalid_value(&[], first, update, condition, layer, false)
 }
 
-/// [`check_values_from`]; `reads_only`: only what reading the request refuses.
+/// [`check_values_from`], the `leading` values first (see [`first_problem`]); `reads_only`: only
+/// what reading the request refuses.
 fn first_invalid_value(
+    leading: &[&AttributeValue],
     first: usize,
     update: Option<&Update>,
     condition: Option<&Condition>,
     layer: Layer,
     reads_only: bool,
 ) -> Result<()> {
-    // (placeholder, problem), the first in placeholder text order.
     let first_of = |problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>| {
-        let mut n = first;
-        let mut found: Option<(String, Invalid)> = None;
-        let _ = literals(update, condition, &mut |v| {
-            let key = format!(":v{n}");
-            n += 1;
-            if found.as_ref().is_some_and(|(k, _)| *k < key) {
-                return Ok(());
-            }
-            if let Some(invalid) = problem(v) {
-                found = Some((key, invalid));
-            }
-            Ok(())
-        });
-        found
+        first_problem(leading, first, update, condition, problem)
     };
     let found = match layer {
         _ if reads_only => first_of(&mut |v| read_problem(v)),
@@ -173,6 +161,74 @@ fn first_invalid_value(
     let Some((key, invalid)) = found else {
         return Ok(());
     };
+    value_error(&key, invalid, layer)
+}
+
+/// A Query's expression attribute values checked as [`check_values`] checks a write's, its key
+/// condition's among them (they take the first placeholders, `:v0`...): named before any other
+/// check of the request, as dynoxide checks every ExpressionAttributeValue first. So a sort key
+/// condition's `NULL(false)`, or its number set with a repeated member, is named as such, not as
+/// an operand of the wrong type.
+pub(crate) fn check_query_values(
+    key_condition: &crate::expr::KeyCondition,
+    filter: Option<&Condition>,
+) -> Result<()> {
+    let keys = key_condition_values(key_condition);
+    first_invalid_value(&keys, keys.len(), None, filter, Layer::Current, false)
+}
+
+/// A key condition's values in the order DynamoStore gives them placeholders (`:v0`...): each
+/// partition attribute's, then each sort condition's (BETWEEN's two bounds).
+pub(crate) fn key_condition_values(
+    key_condition: &crate::expr::KeyCondition,
+) -> Vec<&AttributeValue> {
+    use crate::expr::SortCondition as S;
+    let mut values: Vec<&AttributeValue> =
+        key_condition.partition_parts().map(|(_, v)| v).collect();
+    for (_, sort) in key_condition.sort_parts() {
+        match sort {
+            S::Between(low, high) => values.extend([low, high]),
+            S::Eq(v) | S::Lt(v) | S::Le(v) | S::Gt(v) | S::Ge(v) | S::BeginsWith(v) => {
+                values.push(v)
+            }
+        }
+    }
+    values
+}
+
+/// The first of some values with a `problem`, in the text order of their placeholders, with its
+/// placeholder: `leading` values take `:v0`..., then the literals of an update and a condition (as
+/// [`literals`] walks them) from `:v{first}`.
+fn first_problem(
+    leading: &[&AttributeValue],
+    first: usize,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+    problem: &mut dyn FnMut(&AttributeValue) -> Option<Invalid>,
+) -> Option<(String, Invalid)> {
+    let mut found: Option<(String, Invalid)> = None;
+    let mut offer = |key: String, v: &AttributeValue| {
+        if found.as_ref().is_some_and(|(k, _)| *k < key) {
+            return;
+        }
+        if let Some(invalid) = problem(v) {
+            found = Some((key, invalid));
+        }
+    };
+    for (n, v) in leading.iter().enumerate() {
+        offer(format!(":v{n}"), v);
+    }
+    let mut n = first;
+    let _ = literals(update, condition, &mut |v| {
+        offer(format!(":v{n}"), v);
+        n += 1;
+        Ok(())
+    });
+    found
+}
+
+/// The error of an invalid expression value at placeholder `key`, as DynamoDB words it on `layer`.
+fn value_error(key: &str, invalid: Invalid, layer: Layer) -> Result<()> {
     match invalid.keyed(layer) {
         Some(message) => Err(Error::validation(format!(
             "ExpressionAttributeValues contains invalid value: {message} for key {key}"
@@ -186,6 +242,25 @@ fn first_invalid_value(
 pub(crate) fn read_error(item: &Item, layer: Layer) -> Option<Error> {
     item.iter()
         .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
+}
+
+/// `e`, a fault of a PutItem's condition or its values, unless the item's own values come first
+/// in dynoxide's order: what reading the request refuses in the item (an unreadable number, a
+/// NULL that is not true), then in the expression values; then the item's values (an empty set,
+/// a repeated member), then the expression values' and the condition's. Called on the
+/// expressions' error path only.
+pub(crate) fn item_first(item: &Item, condition: Option<&Condition>, e: Error) -> Error {
+    if let Some(read) = read_error(item, Layer::Current) {
+        return read;
+    }
+    if first_invalid_value(&[], 0, None, condition, Layer::Current, true).is_err() {
+        return e;
+    }
+    item.iter()
+        .find_map(|(name, value)| {
+            validate_attribute(name, &mut value.clone(), Layer::Current).err()
+        })
+        .unwrap_or(e)
 }
 
 /// What reading a value refuses, anywhere in it (dynoxide's request parser): a number it cannot

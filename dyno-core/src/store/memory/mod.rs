@@ -644,7 +644,8 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
-        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
+        check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)
+            .map_err(|e| eval::item_first(&request.item, request.condition.as_ref(), e))?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
         let prepared = prepare_put(schema, request.item, eval::Layer::Current)?;
@@ -764,15 +765,8 @@ impl Store for MemoryStore {
 
     async fn query(&self, request: QueryRequest) -> Result<Page> {
         // The key condition's values take the first placeholders.
-        let key_values = request.key_condition.partition_parts().count()
-            + request
-                .key_condition
-                .sort_parts()
-                .map(|(_, c)| match c {
-                    crate::expr::SortCondition::Between(..) => 2,
-                    _ => 1,
-                })
-                .sum::<usize>();
+        eval::check_query_values(&request.key_condition, request.filter.as_ref())?;
+        let key_values = eval::key_condition_values(&request.key_condition).len();
         check_expressions(
             None,
             request.filter.as_ref(),

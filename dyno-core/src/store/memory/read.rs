@@ -282,7 +282,7 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
     // on a key attribute, the projection's paths; an empty key value in the condition, which
     // dynoxide does not check at all, is named after all of those.
     let bound = match bind_key_condition(&target, key_condition) {
-        Err(e) if !is_empty_key_value(&e) => return Err(e),
+        Err(e) if !schema::is_empty_key_value(&e) => return Err(e),
         bound => bound,
     };
     if let Some(filter) = &req.filter {
@@ -316,12 +316,6 @@ pub(super) fn plan_query<'a>(schema: &'a Schema, req: &QueryRequest) -> Result<Q
         range: bound.range,
         start,
     })
-}
-
-/// True for the error of an empty string or binary key value ([`schema::checked_key_bytes`]).
-fn is_empty_key_value(e: &Error) -> bool {
-    matches!(e, Error::Validation { message }
-        if message.contains("The AttributeValue for a key attribute cannot contain an empty"))
 }
 
 /// A key condition bound to the target's key: the partition key bytes and the range of sort

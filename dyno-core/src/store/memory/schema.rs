@@ -310,10 +310,33 @@ impl Schema {
     }
 
     /// True when `item` holds every key attribute with its type (BatchWriteItem answers a put
-    /// without them with [`schema_mismatch`], where PutItem names the missing or mistyped key).
+    /// without them with [`schema_mismatch`], where PutItem names the missing or mistyped key;
+    /// [`Schema::batch_key_fault`] says which fault it names).
     pub(super) fn holds_key(&self, item: &Item) -> bool {
         let holds = |a: &KeyAttribute| item.get(&a.name).is_some_and(|v| a.ty.matches(v));
         holds(self.pk()) && self.sk().is_none_or(holds)
+    }
+
+    /// What BatchWriteItem says of a put whose item [`Schema::holds_key`] refused, in dynoxide's
+    /// order: a missing key attribute is [`schema_mismatch`]; then attribute by attribute, the
+    /// partition key first, a value of another type is [`schema_mismatch`] and an empty or
+    /// oversized one its own error. So an empty partition key value is named before a sort key
+    /// of the wrong type.
+    pub(super) fn batch_key_fault(&self, item: &Item) -> Error {
+        let attrs = std::iter::once((self.pk(), true)).chain(self.sk().map(|s| (s, false)));
+        if attrs.clone().any(|(a, _)| !item.contains_key(&a.name)) {
+            return schema_mismatch();
+        }
+        attrs
+            .filter_map(|(a, partition)| {
+                let value = &item[&a.name];
+                if !a.ty.matches(value) {
+                    return Some(schema_mismatch());
+                }
+                checked_key_bytes(a, value, partition).err()
+            })
+            .next()
+            .unwrap_or_else(schema_mismatch)
     }
 
     /// The primary key given as a key (GetItem, DeleteItem, UpdateItem): exactly the key
@@ -338,6 +361,24 @@ impl Schema {
             None => KeyBytes::empty(),
         };
         Ok((pk, sk))
+    }
+
+    /// The key `key` names (exactly the key attributes, of the right types), an empty string or
+    /// binary value included: how a transaction finds one item named twice before it refuses an
+    /// empty key value (dynoxide's order). `None` for a key that does not match the schema.
+    pub(super) fn key_identity(&self, key: &Item) -> Option<(KeyBytes, KeyBytes)> {
+        match self.key(key) {
+            Ok(k) => Some(k),
+            Err(e) if is_empty_key_value(&e) => {
+                let part = |a: &KeyAttribute| encode_value(key.get(&a.name)?);
+                let sk = match self.sk() {
+                    Some(s) => part(s)?,
+                    None => KeyBytes::empty(),
+                };
+                Some((part(self.pk())?, sk))
+            }
+            Err(_) => None,
+        }
     }
 
     /// Checks the index key attributes of an item being written (from its key values): when
@@ -518,6 +559,14 @@ pub(super) fn composite_key(parts: &[KeyBytes]) -> KeyBytes {
 /// extra or mistyped attributes.
 pub(super) fn schema_mismatch() -> Error {
     Error::validation("The provided key element does not match the schema")
+}
+
+/// True for DynamoDB's refusal of an empty string or binary key value (a table's or a secondary
+/// index's), which a write transaction answers as a request error rather than as its action's
+/// cancellation reason, and which dynoxide's Query names after its other key checks.
+pub(super) fn is_empty_key_value(e: &Error) -> bool {
+    matches!(e, Error::Validation { message }
+        if message.contains("The AttributeValue for a key attribute cannot contain an empty"))
 }
 
 /// Checks a name's length and characters, answering as DynamoDB does: `member` is where the

@@ -39,44 +39,9 @@ fn check_count(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// An empty string or binary key value fails a write transaction as a request (DynamoDB's
-/// ValidationException), where other invalid keys are the action's cancellation reason; in a
-/// Put, an empty value of a secondary index key too (dynoxide answers both so). TransactGetItems
-/// answers an empty key as its action's reason instead.
-fn refuse_empty_key(
-    schema: &super::schema::Schema,
-    item: &crate::value::Item,
-    put: bool,
-) -> Result<()> {
-    let is_empty = |v: &crate::value::AttributeValue| match v {
-        crate::value::AttributeValue::S(s) => s.is_empty(),
-        crate::value::AttributeValue::B(b) => b.as_ref().is_empty(),
-        _ => false,
-    };
-    // A key with other attributes than the key's is the action's schema error first.
-    if !put && item.len() != schema.key_names().len() {
-        return Ok(());
-    }
-    let key_attrs = std::iter::once((schema.pk(), true)).chain(schema.sk().map(|sk| (sk, false)));
-    for (attr, partition) in key_attrs {
-        if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
-            super::schema::checked_key_bytes(attr, v, partition)?;
-        }
-    }
-    if put {
-        for index in &schema.indexes {
-            for (attr, partition) in index.key_attributes() {
-                if let Some(v) = item.get(&attr.name).filter(|v| is_empty(v)) {
-                    super::schema::index_key_part(index, attr, Some(v), partition, false)?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The table key an action names, when its key attributes alone make a valid key: two actions
-/// on one item are refused before anything else is said of either (dynoxide).
+/// The table key an action names, when its key attributes alone make a key of the schema (an
+/// empty value included): two actions on one item are refused before anything else is said of
+/// either (dynoxide).
 fn named_key(
     schema: &super::schema::Schema,
     item: &crate::value::Item,
@@ -86,7 +51,7 @@ fn named_key(
         .into_iter()
         .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
         .collect();
-    schema.key(&key).ok()
+    schema.key_identity(&key)
 }
 
 /// The values an action names an item by: a put's item, the others' key.
@@ -341,28 +306,30 @@ pub(super) fn transact_write(
         let t = position(&tables, action.table());
         let schema = &tables[t].1.schema;
         let keyed = match action {
-            TransactWriteItem::Put { item, .. } => {
-                refuse_empty_key(schema, item, true)?;
-                prepare_put(schema, item.clone(), Layer::Older)
-                    .map(|p| (p.pk.clone(), p.sk.clone(), Some(p)))
-            }
+            TransactWriteItem::Put { item, .. } => prepare_put(schema, item.clone(), Layer::Older)
+                .map(|p| (p.pk.clone(), p.sk.clone(), Some(p))),
             TransactWriteItem::Update { key, update, .. } => {
                 if update.is_empty() {
                     return Err(Error::validation(
                         "1 validation error detected: an Update action of a transaction needs an update expression (found no action)",
                     ));
                 }
-                refuse_empty_key(schema, key, false)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
             TransactWriteItem::Delete { key, .. }
             | TransactWriteItem::ConditionCheck { key, .. } => {
-                refuse_empty_key(schema, key, false)?;
                 schema.key(key).map(|(pk, sk)| (pk, sk, None))
             }
         };
         let (pk, sk, put) = match keyed {
             Ok(keyed) => keyed,
+            // An empty string or binary key value (the table's, or in a Put a secondary index's)
+            // fails the request, where the action's other key faults are its cancellation reason
+            // (dynoxide, as captured from DynamoDB; the API reference lists "the update expression
+            // attempted to update the secondary index key to unsupported type" among the
+            // ValidationError reasons). Only the first fault of the action's key checks counts:
+            // a sort key of the wrong type before an empty index key value is the action's reason.
+            Err(e) if super::schema::is_empty_key_value(&e) => return Err(e),
             Err(e) => {
                 planned.push(Err(validation_reason(e)?));
                 continue;
@@ -464,6 +431,9 @@ pub(super) fn transact_write(
                     item,
                 });
             }
+            // An update that sets an index key to an empty value fails the request too, as an
+            // empty key value in an action's key or put does (dynoxide).
+            Err(e) if super::schema::is_empty_key_value(&e) => return Err(e),
             Err(e) => {
                 failed = true;
                 reasons.push(validation_reason(e)?);

@@ -98,6 +98,12 @@ pub fn scenarios() -> Vec<Scenario> {
             .concat(),
         },
         Scenario {
+            name: "an empty key value fails a write transaction as a request, after the action's earlier key faults",
+            tables: &[MAIN],
+            run: empty_key_values,
+            deviations: NO_TRANSACTIONAL_VALIDATION.to_vec(),
+        },
+        Scenario {
             name: "TransactGetItems",
             tables: &[MAIN, HASH],
             run: transact_get,
@@ -702,5 +708,82 @@ fn four_megabytes(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 .await;
             c.check(o.items().len() == 1, format!("item {i} written"));
         }
+    })
+}
+
+/// An empty string key value (the table's, a Put's index key, or one an Update sets) fails a
+/// write transaction as a ValidationException of the request; the action's key checks run in
+/// PutItem's order, so a sort key of the wrong type ahead of it is the action's ValidationError
+/// reason, beside the other actions' (dynoxide, which records DynamoDB's answers; the
+/// TransactionCanceledException reference lists index key faults among the ValidationError
+/// reasons). Nothing is written.
+fn empty_key_values(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        c.put(
+            "an item to update",
+            "main",
+            item! {"PK" => s("p"), "SK" => s("there")},
+        )
+        .await;
+        let absent = || tcheck(key("p", "absent"), Condition::exists("PK"), false);
+        let actions = vec![
+            absent(),
+            tput(
+                "main",
+                item! {"PK" => s("p"), "SK" => b(b"x"), "GSI2PK" => s("")},
+                None,
+            ),
+        ];
+        let o = c
+            .transact_write("a mistyped sort key before an empty index key", tx(actions))
+            .await;
+        c.fails(
+            &o,
+            canceled(&["ConditionalCheckFailed", "ValidationError"]),
+            "the sort key's type is the action's reason",
+        );
+        let actions = vec![
+            absent(),
+            tput(
+                "main",
+                item! {"PK" => s("p"), "SK" => s("new"), "GSI2PK" => s("")},
+                None,
+            ),
+        ];
+        let o = c
+            .transact_write("a put's empty index key value", tx(actions))
+            .await;
+        c.invalid(&o, "an empty index key value in a put");
+        let actions = vec![
+            absent(),
+            tput("main", item! {"PK" => s(""), "SK" => s("new")}, None),
+        ];
+        let o = c
+            .transact_write("a put's empty partition key value", tx(actions))
+            .await;
+        c.invalid(&o, "an empty partition key value in a put");
+        let actions = vec![
+            absent(),
+            tupdate(
+                key("p", "there"),
+                Update {
+                    set: vec![(
+                        Path::attr("GSI2PK"),
+                        SetValue::Operand(UpdateOperand::Value(s(""))),
+                    )],
+                    ..Update::default()
+                },
+                None,
+            ),
+        ];
+        let o = c
+            .transact_write(
+                "an update setting an index key to an empty value",
+                tx(actions),
+            )
+            .await;
+        c.invalid(&o, "an empty index key value set by an update");
+        let o = c.scan("nothing written", scan("main")).await;
+        c.eq(o.counts(), (1, 1), "only the first item is there");
     })
 }

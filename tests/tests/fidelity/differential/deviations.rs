@@ -8,7 +8,7 @@ use dyno_core::store::{ReturnValues, TransactWriteItem, TransactWriteRequest};
 use dyno_core::{AttributeValue, Item};
 
 use super::gen::Op;
-use super::run::{canon_item, Explained, Outcome, Response};
+use super::run::{canon, canon_item, Explained, Outcome, Response};
 
 /// DynamoDB's API reference, `Condition` (ComparisonOperator): LT, LE, GT, GE and BETWEEN take
 /// "AttributeValue element[s] of type String, Number, or Binary (not a set type)", BEGINS_WITH
@@ -73,7 +73,7 @@ pub const EMPTY_KEY_CONDITION: &str =
 /// DynamoDB's Developer Guide, "Supported data types", Number: "Leading and trailing zeroes are
 /// trimmed"; numbers are compared by value, so `100` and `1e2` are one key. MemoryStore refuses
 /// a BatchGetItem naming one key twice so ("Provided list of item keys contains duplicates"),
-/// dynoxide compares the number's text and reads it twice.
+/// dynoxide compares the number's text and reads it twice, or names the next fault of the keys.
 pub const NUMERIC_KEY_DUPLICATES: &str =
     "BatchGetItem: two keys that are the same number written differently (100 and 1e2) are \
      duplicates (Developer Guide, Supported data types, Number); dynoxide compares their text";
@@ -142,12 +142,12 @@ pub const LSI_SCAN_SHARE: &str =
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", and the Developer Guide
 /// ("Update expressions", ReturnValues) shows a nested path returned as that path alone. For a
-/// SET of a list element MemoryStore returns that element (as for a map path, where dynoxide
-/// agrees); dynoxide returns the whole list.
+/// SET of (or ADD to) a list element, and the UPDATED_OLD of a REMOVE of one, MemoryStore returns that
+/// element (as for a map path, where dynoxide agrees); dynoxide returns the whole list.
 pub const UPDATED_LIST_PATH: &str =
-    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET on a list element returns that element alone, \
-     as for a nested map path (API reference, UpdateItem, ReturnValues: only the updated \
-     attributes); dynoxide returns the whole list";
+    "UpdateItem UPDATED_OLD/UPDATED_NEW of a SET or ADD on a list element (UPDATED_OLD: or a \
+     REMOVE of one) returns that element alone, as for a nested map path (API reference, UpdateItem, \
+     ReturnValues: only the updated attributes); dynoxide returns the whole list";
 
 /// DynamoDB's answer to a DELETE action whose operand is not a set, as DynamoDB words it (an AWS
 /// SDK `DynamoDbException` quoted in public client code, and DynamoDB Local's type sets):
@@ -185,6 +185,18 @@ pub const ITEM_ATTRIBUTE_ORDER: &str =
      attribute (API reference, PutItem: Item is a map of attribute names to values, whose order \
      the request does not fix); both refuse the whole request";
 
+/// DynamoDB's API reference, `ExpressionAttributeValues`: "One or more values that can be
+/// substituted in an expression", a map whose members have no order; the SDK writes it in its
+/// hash order, and DynamoDB (dynoxide) refuses the request at the first invalid value it meets,
+/// first as it reads them (a number it cannot convert or store, a NULL that is not true), then as
+/// it checks them (an empty set, a repeated member). MemoryStore names the first by placeholder.
+/// Explained when each store's answer is MemoryStore's answer to one of two values of one stage
+/// alone: both refuse the whole request, nothing is read or written.
+pub const EXPRESSION_VALUE_ORDER: &str =
+    "an expression with two invalid values: each store names another (API reference: \
+     ExpressionAttributeValues is a map, whose order the request does not fix); both refuse the \
+     whole request";
+
 /// The attributes of a key, in every table of the differential model.
 const KEY_NAMES: [&str; 2] = ["PK", "SK"];
 
@@ -199,20 +211,181 @@ fn one_attribute_answers(op: &Op, at: usize, item: &Item) -> Vec<String> {
             if let Some(put) = puts(&mut variant).into_iter().nth(at) {
                 put.retain(|name, _| name == kept || KEY_NAMES.contains(&name.as_str()));
             }
-            let store = dyno_core::MemoryStore::new();
-            futures::executor::block_on(async {
-                for def in super::gen::tables() {
-                    dyno_core::Store::create_table(&store, &def)
-                        .await
-                        .expect("create table");
-                }
-                super::run::execute(&store, &variant)
-                    .await
-                    .first()
-                    .map_or_else(String::new, |r| r.text.clone())
-            })
+            fresh_answer(&variant)
         })
         .collect()
+}
+
+/// Every literal value of a single-table request's expressions (its key condition's, its
+/// update's, its condition's or filter's); none for the other requests.
+fn expression_values(op: &Op) -> Vec<AttributeValue> {
+    use dyno_core::expr::{SetValue, SortCondition as S, UpdateOperand as U};
+    fn operand(o: &U, out: &mut Vec<AttributeValue>) {
+        match o {
+            U::Value(v) => out.push(v.clone()),
+            U::Path(_) => {}
+            U::IfNotExists(_, d) => operand(d, out),
+            U::ListAppend(a, b) => {
+                operand(a, out);
+                operand(b, out);
+            }
+        }
+    }
+    fn condition(c: &Condition, out: &mut Vec<AttributeValue>) {
+        let mut value = |o: &Operand| {
+            if let Operand::Value(v) = o {
+                out.push(v.clone());
+            }
+        };
+        match c {
+            Condition::Compare(a, _, b) => [a, b].into_iter().for_each(&mut value),
+            Condition::Between(a, b, d) => [a, b, d].into_iter().for_each(&mut value),
+            Condition::In(a, list) => std::iter::once(a).chain(list).for_each(&mut value),
+            Condition::BeginsWith(_, o) | Condition::Contains(_, o) => value(o),
+            Condition::And(cs) | Condition::Or(cs) => cs.iter().for_each(|c| condition(c, out)),
+            Condition::Not(c) => condition(c, out),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if !matches!(
+        op,
+        Op::Put(_) | Op::Update(_) | Op::Delete(_) | Op::Query { .. } | Op::Scan(_)
+    ) {
+        return out;
+    }
+    if let Op::Query { request, .. } = op {
+        out.extend(
+            request
+                .key_condition
+                .partition_parts()
+                .map(|(_, v)| v.clone()),
+        );
+        for (_, sort) in request.key_condition.sort_parts() {
+            match sort {
+                S::Between(a, b) => out.extend([a.clone(), b.clone()]),
+                S::Eq(v) | S::Lt(v) | S::Le(v) | S::Gt(v) | S::Ge(v) | S::BeginsWith(v) => {
+                    out.push(v.clone())
+                }
+            }
+        }
+    }
+    if let Op::Update(u) = op {
+        for (_, v) in &u.update.set {
+            match v {
+                SetValue::Operand(o) => operand(o, &mut out),
+                SetValue::Plus(a, b) | SetValue::Minus(a, b) => {
+                    operand(a, &mut out);
+                    operand(b, &mut out);
+                }
+            }
+        }
+        out.extend(
+            u.update
+                .add
+                .iter()
+                .chain(&u.update.delete)
+                .map(|(_, v)| v.clone()),
+        );
+    }
+    for c in conditions(op) {
+        condition(c, &mut out);
+    }
+    out
+}
+
+/// True when both refusals are faults of expression values found at one stage (or one fault of
+/// two values, named by different placeholders) (reading the
+/// request: a number, a NULL that is not true; or checking the values: an empty set, a repeated
+/// member), each MemoryStore's answer to a different one of the request's values alone (a
+/// PutItem whose condition compares with it). dynoxide meets the values in map order at both
+/// stages (the request's JSON, then its own `HashMap`).
+fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
+    let read_words = |t: &str| {
+        t.starts_with("err Validation: ")
+            && [
+                "Null attribute value types must have the value of true",
+                "cannot be converted to a numeric value",
+                "Number overflow",
+                "Number underflow",
+                "38 significant digits",
+            ]
+            .iter()
+            .any(|w| t.contains(w))
+    };
+    // What reading the request refuses comes before the values' other faults (an empty set, a
+    // repeated member), whatever the order: only two faults of one stage are explained.
+    if ours == theirs
+        || !ours.starts_with("err Validation: ")
+        || !theirs.starts_with("err Validation: ")
+        || read_words(ours) != read_words(theirs)
+    {
+        return false;
+    }
+    // The replays name their value `:v0`; the request names it by its own placeholder.
+    let unkeyed = |t: &str| match t.rfind(" for key :v") {
+        Some(at)
+            if t[at + " for key :v".len()..]
+                .bytes()
+                .all(|b| b.is_ascii_digit()) =>
+        {
+            t[..at].to_owned()
+        }
+        _ => t.to_owned(),
+    };
+    let (ours, theirs) = (unkeyed(ours), unkeyed(theirs));
+    let answers: Vec<String> = expression_values(op)
+        .into_iter()
+        .map(|v| {
+            fresh_answer(&Op::Put(dyno_core::store::PutRequest {
+                table: "main".into(),
+                item: Item::from([
+                    ("PK".to_owned(), AttributeValue::S("P0".into())),
+                    ("SK".to_owned(), AttributeValue::S("a".into())),
+                ]),
+                condition: Some(Condition::Compare(
+                    Operand::Path(dyno_core::expr::Path::attr("x")),
+                    Comparator::Eq,
+                    Operand::Value(v),
+                )),
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: false,
+            }))
+        })
+        .collect();
+    let answers: Vec<String> = answers.iter().map(|a| unkeyed(a)).collect();
+    // Two values with the same fault: the stores name it by different placeholders.
+    if super::run::same_words(&ours, &theirs) {
+        return answers
+            .iter()
+            .filter(|a| super::run::same_words(a, &theirs))
+            .count()
+            >= 2;
+    }
+    let ours_at = answers
+        .iter()
+        .position(|a| super::run::same_words(a, &ours));
+    let theirs_at = answers
+        .iter()
+        .position(|a| super::run::same_words(a, &theirs));
+    matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b)
+}
+
+/// MemoryStore's answer (its first response) to `op` alone, on fresh tables: the checks the
+/// explanations replay read no item.
+fn fresh_answer(op: &Op) -> String {
+    let store = dyno_core::MemoryStore::new();
+    futures::executor::block_on(async {
+        for def in super::gen::tables() {
+            dyno_core::Store::create_table(&store, &def)
+                .await
+                .expect("create table");
+        }
+        super::run::execute(&store, op)
+            .await
+            .first()
+            .map_or_else(String::new, |r| r.text.clone())
+    })
 }
 
 /// The items a step puts (PutItem, BatchWriteItem's puts, a transaction's Puts), in order.
@@ -318,7 +491,9 @@ fn batch_tables(op: &Op) -> Vec<&str> {
 /// trimmed", and a set's members are unique values: `1e2` and `100` are one number. An ADD or
 /// DELETE of a number set member written otherwise than the stored one (`1e2` against `100`)
 /// adds nothing or removes it in MemoryStore; dynoxide compares the text, and keeps both or
-/// neither removes. The responses agree (the old item is the same), the stored sets differ.
+/// neither removes. The responses agree (the old item is the same), the stored sets differ, and
+/// so may the capacity: the store that changed the item rewrote its index entries (an index
+/// projecting ALL), the other did not.
 pub const NUMBER_SET_TEXT: &str =
     "UpdateItem ADD/DELETE of number set members compares them by value (Developer Guide, \
      Supported data types, Number: leading and trailing zeroes are trimmed), so 1e2 is 100; \
@@ -330,9 +505,11 @@ pub const NUMBER_SET_TEXT: &str =
 pub fn diverges(op: &Op) -> Option<&'static str> {
     let non_canonical = |u: &dyno_core::expr::Update| {
         u.add.iter().chain(&u.delete).any(|(_, v)| match v {
-            AttributeValue::Ns(members) => members
-                .iter()
-                .any(|m| m.parse::<f64>().map_or(true, |f| f.to_string() != *m)),
+            // `-0` reads as an f64 that prints as written, but it is the number 0.
+            AttributeValue::Ns(members) => members.iter().any(|m| {
+                m.parse::<f64>()
+                    .map_or(true, |f| f.to_string() != *m || (f == 0.0 && m != "0"))
+            }),
             _ => false,
         })
     };
@@ -378,8 +555,11 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             .iter()
             .collect::<std::collections::HashSet<_>>()
             .len();
+        // No key is given twice as text, so dynoxide sees no repeated key at all: it answers
+        // the batch, or names the next fault of its keys (a key that does not match the schema).
         if o.text == "err Validation: Provided list of item keys contains duplicates"
-            && t.text.starts_with("ok ")
+            && t.text != o.text
+            && textually_distinct == numbers.len()
             && by_value.len() < textually_distinct
         {
             return Some(Explained {
@@ -588,6 +768,12 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         });
     }
     if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
+        if expression_value_order_explains(op, &o.text, &t.text) {
+            return Some(Explained {
+                why: EXPRESSION_VALUE_ORDER,
+                same_state: true,
+            });
+        }
         if o.text.starts_with("err ")
             && t.text.starts_with("err ")
             && item_attribute_order_explains(op, &o.text, &t.text)
@@ -977,25 +1163,34 @@ fn number_set_text_explains(
         .filter(|(_, v)| matches!(v, AttributeValue::Ns(_)))
         .filter_map(|(p, _)| p.top())
         .collect();
-    let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
+    if !o.text.starts_with("ok ") || !t.text.starts_with("ok ") {
         return false;
-    };
+    }
+    // The same answer (none asked for, or the same attributes): what differs is the capacity,
+    // as one store changed the item (and rewrote its index entries) where the other did not.
+    if o.text == t.text {
+        return true;
+    }
+    // An answer without attributes ("ok -": the set the update emptied is gone, nothing else
+    // was asked for) is an empty item.
+    let none = dyno_core::value::SharedItem::default();
+    let (ours, theirs) = (
+        o.items.first().unwrap_or(&none),
+        t.items.first().unwrap_or(&none),
+    );
     let number_set_or_none =
         |v: Option<&AttributeValue>| matches!(v, None | Some(AttributeValue::Ns(_)));
-    o.text.starts_with("ok ")
-        && t.text.starts_with("ok ")
-        && ours.keys().chain(theirs.keys()).all(|name| {
-            let (a, b) = (ours.get(name), theirs.get(name));
-            a == b
-                || (targets.contains(&name.as_str())
-                    && number_set_or_none(a)
-                    && number_set_or_none(b))
-        })
+    ours.keys().chain(theirs.keys()).all(|name| {
+        let (a, b) = (ours.get(name), theirs.get(name));
+        a.map(canon) == b.map(canon)
+            || (targets.contains(&name.as_str()) && number_set_or_none(a) && number_set_or_none(b))
+    })
 }
 
-/// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs a list
-/// element: MemoryStore's value of that attribute holds the element alone, dynoxide's the whole
-/// list; every other attribute agrees.
+/// True when an UPDATED_OLD/UPDATED_NEW answer differs only where the update SETs or ADDs to a
+/// list element (or, for UPDATED_OLD, REMOVEs one): MemoryStore's value of that attribute holds the
+/// element alone, dynoxide's the whole list; every other attribute agrees (values compared in
+/// canonical form: a set's members have no order).
 fn updated_list_path_explains(
     u: &dyno_core::store::UpdateRequest,
     o: &Response,
@@ -1010,21 +1205,29 @@ fn updated_list_path_explains(
     let (Some(ours), Some(theirs)) = (o.items.first(), t.items.first()) else {
         return false;
     };
+    let removed: &[dyno_core::expr::Path] = match u.return_values {
+        ReturnValues::UpdatedOld => &u.update.remove,
+        _ => &[],
+    };
     let list_elements: Vec<&str> = u
         .update
         .set
         .iter()
-        .filter(|(p, _)| matches!(p.0.get(1), Some(PathElement::Index(_))))
-        .filter_map(|(p, _)| p.top())
+        .map(|(p, _)| p)
+        .chain(u.update.add.iter().map(|(p, _)| p))
+        .chain(removed)
+        .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
+        .filter_map(|p| p.top())
         .collect();
     !list_elements.is_empty()
         && ours.len() == theirs.len()
         && ours.iter().all(|(name, value)| match theirs.get(name) {
             Some(AttributeValue::L(whole)) if list_elements.contains(&name.as_str()) => {
                 matches!(value, AttributeValue::L(part)
-                    if part.len() < whole.len() && part.iter().all(|e| whole.contains(e)))
+                    if part.len() < whole.len()
+                        && part.iter().all(|e| whole.iter().any(|w| canon(w) == canon(e))))
             }
-            Some(other) => other == value,
+            Some(other) => canon(other) == canon(value),
             None => false,
         })
 }

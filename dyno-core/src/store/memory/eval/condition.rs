@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use super::{check_path, compare, resolve, type_name, validate_value, values_equal};
+use super::{check_path, compare, resolve, type_name, values_equal};
 use crate::error::{Error, Result};
 use crate::expr::{Comparator, Condition, Operand, Path};
 use crate::value::{AttributeValue, Item};
@@ -67,17 +67,21 @@ pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
         | Condition::AttributeType(p, _) => check_path(p, "condition"),
         Condition::BeginsWith(p, operand) => {
             check_path(p, "condition")?;
+            // A literal's type before what lies inside it (a repeated member of a set in a map),
+            // as for the ordering comparisons (dynoxide).
+            if let Operand::Value(v) = operand
+                && !matches!(v, AttributeValue::S(_) | AttributeValue::B(_))
+            {
+                return Err(incorrect_operand("begins_with", v, clause));
+            }
             check_operand(operand, None, clause)?;
             match operand {
-                Operand::Value(AttributeValue::S(_) | AttributeValue::B(_)) | Operand::Path(_) => {
-                    Ok(())
-                }
-                Operand::Value(other) => Err(incorrect_operand("begins_with", other, clause)),
                 Operand::Size(_) => Err(incorrect_operand(
                     "begins_with",
                     &AttributeValue::N(String::new()),
                     clause,
                 )),
+                Operand::Value(_) | Operand::Path(_) => Ok(()),
             }
         }
         Condition::Contains(p, operand) => {
@@ -129,8 +133,12 @@ fn check_operand(operand: &Operand, ordering: Option<&str>, clause: Clause) -> R
     match operand {
         Operand::Path(p) | Operand::Size(p) => check_path(p, "condition"),
         Operand::Value(v) => {
-            // The operand's type before what lies inside it (a repeated member of a set in a
-            // map): the value's top was checked with the request's values already.
+            // The operand's type only: the value was checked with the request's values already
+            // (what reading it refuses anywhere, its depth, a set at its top). A set deeper inside
+            // it (a repeated member in a map) is not refused: dynoxide, which records DynamoDB's
+            // answers, checks expression values at their top and finds deeper sets only in an
+            // item being stored, which a condition's literal never is. (A transaction checks
+            // every set of its values up front: `check_literals`.)
             match (ordering, v) {
                 (Some(op), v)
                     if !matches!(
@@ -140,7 +148,7 @@ fn check_operand(operand: &Operand, ordering: Option<&str>, clause: Clause) -> R
                 {
                     Err(incorrect_operand(op, v, clause))
                 }
-                _ => validate_value(v, "expression value").map(drop),
+                _ => Ok(()),
             }
         }
     }
@@ -508,6 +516,13 @@ mod tests {
 
     #[test]
     fn literal_values_are_validated() {
+        // With the request's values, before the expression is checked (`check_values`).
+        let invalid = |cond: Condition| {
+            message(
+                super::super::check_values(None, Some(&cond), super::super::Layer::Current)
+                    .expect_err("expected a validation error"),
+            )
+        };
         assert!(invalid(cmp(p("num"), Comparator::Eq, v(n("NaN")))).contains("numeric value: NaN"));
         assert!(invalid(cmp(p("num"), Comparator::Lt, v(n("1e200")))).contains("Number overflow"));
         assert!(invalid(cmp(p("strs"), Comparator::Eq, v(ss(&[])))).contains("may not be empty"));

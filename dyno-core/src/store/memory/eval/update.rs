@@ -69,7 +69,7 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
     // attribute or an operand of the wrong type, whichever comes first); then every path the
     // update writes is checked in path order, and the paths it removes (a path through a missing
     // or non-container parent, on an item the update creates too); then the sums and differences
-    // are computed (an overflow is named last).
+    // are computed (an overflow); last, a set deep inside a literal that lands in the item.
     let original: &Item = item;
     for (path, value) in &update.add {
         if !add_fits(resolve(original, path), value) {
@@ -92,8 +92,12 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
         }
     }
     let mut operands = Vec::with_capacity(update.set.len());
+    // A set deep inside a literal that lands in the item (an empty one in a list) is found in
+    // the updated item, after every other check of the update (the sums included): its error
+    // waits here.
+    let mut deep_literal: Option<Error> = None;
     for (path, value) in &update.set {
-        operands.push((path, set_operands(value, original)?));
+        operands.push((path, set_operands(value, original, &mut deep_literal)?));
     }
     let mut written: Vec<&Path> = update
         .set
@@ -126,6 +130,9 @@ pub(super) fn apply(update: &Update, key_names: &[&str], item: &mut Item) -> Res
         }
     }
     removals.extend(&update.remove);
+    if let Some(e) = deep_literal {
+        return Err(e);
+    }
 
     // Writes in path order, so that several SETs past the end of one list append in index
     // order; then removals from the highest list index down, so that indexes stay original.
@@ -285,13 +292,20 @@ enum SetOperands<'u> {
 
 /// A SET action's operands read from the item, their types checked (dynoxide reads and checks
 /// one action's operands before the next action's).
-fn set_operands<'u>(value: &'u SetValue, item: &Item) -> Result<SetOperands<'u>> {
+fn set_operands<'u>(
+    value: &'u SetValue,
+    item: &Item,
+    deep_literal: &mut Option<Error>,
+) -> Result<SetOperands<'u>> {
     let (a, b, symbol) = match value {
-        SetValue::Operand(op) => return operand(op, item).map(SetOperands::Value),
+        SetValue::Operand(op) => return operand(op, item, deep_literal).map(SetOperands::Value),
         SetValue::Plus(a, b) => (a, b, "+"),
         SetValue::Minus(a, b) => (a, b, "-"),
     };
-    let (x, y) = (operand(a, item)?, operand(b, item)?);
+    let (x, y) = (
+        operand(a, item, deep_literal)?,
+        operand(b, item, deep_literal)?,
+    );
     for (op, v) in [(a, &x), (b, &y)] {
         if !matches!(v, AttributeValue::N(_)) {
             return Err(wrong_operand(op, symbol, v));
@@ -319,8 +333,14 @@ fn set_value(operands: SetOperands<'_>) -> Result<AttributeValue> {
     checked(result, || format!("{dx} {symbol} {dy}"))
 }
 
-/// The value of an operand, read from the original item.
-fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
+/// The value of an operand, read from the original item. A literal's fault deep inside it is kept
+/// in `deep_literal` (the first one met) and the literal read as sent: DynamoDB names it only
+/// once the update has been applied (see [`apply`]).
+fn operand(
+    op: &UpdateOperand,
+    item: &Item,
+    deep_literal: &mut Option<Error>,
+) -> Result<AttributeValue> {
     match op {
         UpdateOperand::Path(p) => resolve(item, p).cloned().ok_or_else(|| {
             Error::validation(format!(
@@ -330,12 +350,23 @@ fn operand(op: &UpdateOperand, item: &Item) -> Result<AttributeValue> {
         }),
         // Its request-time checks were made before (see `check_operand`); what is left is a set
         // deep inside it, which DynamoDB finds in the updated item, in the older layer's words.
-        UpdateOperand::Value(v) => super::validate_value_on(v, "expression value", Layer::Older),
+        UpdateOperand::Value(v) => Ok(
+            match super::validate_value_on(v, "expression value", Layer::Older) {
+                Ok(valid) => valid,
+                Err(e) => {
+                    deep_literal.get_or_insert(e);
+                    v.clone()
+                }
+            },
+        ),
         UpdateOperand::IfNotExists(p, default) => match resolve(item, p) {
             Some(v) => Ok(v.clone()),
-            None => operand(default, item),
+            None => operand(default, item, deep_literal),
         },
-        UpdateOperand::ListAppend(a, b) => match (operand(a, item)?, operand(b, item)?) {
+        UpdateOperand::ListAppend(a, b) => match (
+            operand(a, item, deep_literal)?,
+            operand(b, item, deep_literal)?,
+        ) {
             (AttributeValue::L(mut a), AttributeValue::L(b)) => {
                 a.extend(b);
                 Ok(AttributeValue::L(a))
@@ -1086,11 +1117,21 @@ mod tests {
         );
         assert!(err.contains("38 significant digits"), "{err}");
         let max = "9.9999999999999999999999999999999999999E+125";
+        // 1.09999999999999999999999999999999999999E+126: out of range with 39 significant
+        // digits, refused for its digits (dynoxide checks them first).
         let err = fails(
             &base(),
             &sets(vec![set(
                 "x",
                 SetValue::Plus(val(n(max)), val(n("1E+125"))),
+            )]),
+        );
+        assert!(err.contains("38 significant digits"), "{err}");
+        let err = fails(
+            &base(),
+            &sets(vec![set(
+                "x",
+                SetValue::Plus(val(n("9e125")), val(n("9e125"))),
             )]),
         );
         assert!(err.starts_with("Number overflow"), "{err}");
