@@ -300,7 +300,8 @@ async fn mixed_workload_through_the_cache_keeps_its_invariants() {
 /// through the cache). An atomic backend loses none.
 ///
 /// moto is not atomic under concurrent conditional writes: it runs 16 x 8 (the same 16-way
-/// contention on one item, fewer rounds) and what it loses is printed, not asserted away. The
+/// contention on one item, fewer rounds) and what it loses is printed, not asserted (its counts
+/// can drift apart: [`sixteen_by`]). The
 /// servers run one after another, each bounded: a contended increment costs a few attempts of
 /// two requests each, and the servers share this machine's cores (measured, alone, on a loaded
 /// 2-core machine: dynalite 35 s, dynoxide 16 s for 16 x 50; all three at once took over 100 s
@@ -369,13 +370,14 @@ async fn sixteen_by(rounds: u64, who: String, kind: BackendKind, store: Arc<dyn 
     if atomic_conditional_writes(kind) {
         assert_eq!((total, version), (expected, expected), "{who}");
     } else {
+        // Nothing about the counts is asserted on moto: one update's `n = n + 1` and
+        // `ver = ver + 1` are not applied atomically either, so the two can drift apart (seen:
+        // n 127, ver 128), and a writer's token can be lost, which resends its increment. What
+        // runs here is that every increment ends, without an error, within the bound.
         assert_eq!(kind, BackendKind::Moto);
-        assert_eq!(total, version, "{who}");
-        assert!(total <= expected, "{who}");
         eprintln!(
-            "{who}: {total} of {expected} increments kept ({} lost: moto's conditional writes \
-             are not atomic)",
-            expected - total
+            "{who}: n {total}, ver {version} of {expected} increments (moto's conditional writes \
+             are not atomic: what differs from {expected} was lost or applied twice)"
         );
     }
     eprintln!(
