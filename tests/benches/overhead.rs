@@ -1006,13 +1006,17 @@ fn round_trip() {
 /// exactly those calls: dyno, the SDK, the HTTP client and the runtime. Instructions are
 /// repeatable on a loaded machine, where CPU time is not. Kinds: a rung of [`KINDS`] for puts
 /// (`typed`, `store`, `wrapped`, `hand_same`, `hand`), or `get_` and a rung for gets
-/// (`get_typed`...). At the end, the thread's CPU time per measured call is printed.
+/// (`get_typed`...), or `query_` and `typed`, `hand_same` or `hand` for 100-item queries
+/// ([`query_one`]). At the end, the thread's CPU time per measured call is printed.
 fn client_loop(spec: &str) {
     let (kind, n) = spec
         .split_once(':')
         .and_then(|(k, n)| Some((k.to_owned(), n.parse::<usize>().ok()?)))
-        .expect("DYNO_OVERHEAD_LOOP=<[get_]typed|store|wrapped|hand_same|hand>:<calls>");
-    let rung = kind.strip_prefix("get_").unwrap_or(&kind);
+        .expect("DYNO_OVERHEAD_LOOP=<[get_|query_]typed|store|wrapped|hand_same|hand>:<calls>");
+    let rung = kind
+        .strip_prefix("get_")
+        .or_else(|| kind.strip_prefix("query_"))
+        .unwrap_or(&kind);
     assert!(KINDS.contains(&rung), "unknown kind {kind}");
     let rt = runtime();
     let server = servers(&rt)
@@ -1020,7 +1024,11 @@ fn client_loop(spec: &str) {
         .next()
         .expect("no server configured");
     let fixture = seed(&rt, &server);
-    let work = if kind.starts_with("get_") {
+    let work = if kind.starts_with("query_") {
+        Work::Queries {
+            user: fixture.read_user.clone(),
+        }
+    } else if kind.starts_with("get_") {
         let key = Order::key(fixture.read_user.as_str(), format!("{:08}", 7).as_str()).into_item();
         Work::Gets {
             user: fixture.read_user.clone(),
@@ -1088,6 +1096,7 @@ fn scheduled_cpu() -> Duration {
 enum Work {
     Puts(Vec<Order>),
     Gets { user: String, key: Item },
+    Queries { user: String },
 }
 
 /// The measured calls of [`client_loop`]; not inlined, so callgrind can toggle on it.
@@ -1110,6 +1119,9 @@ async fn run_calls(server: &Server, kind: &str, work: &Work, calls: std::ops::Ra
             Work::Puts(orders) => put_one(server, kind, &orders[i]).await,
             Work::Gets { user, key } => {
                 assert!(get_one(server, kind, user, &id, key).await.is_some());
+            }
+            Work::Queries { user } => {
+                assert_eq!(query_one(server, kind, user).await, QUERY_ITEMS);
             }
         }
     }
