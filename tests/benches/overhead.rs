@@ -841,6 +841,38 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// `n` new orders of `user`, each with every field set.
+fn orders_of(user: &str, n: usize) -> Vec<Order> {
+    (0..n).map(|i| full(user, i)).collect()
+}
+
+/// `orders` written by a [`BatchWriter`] with `concurrency` requests in flight (its default when
+/// `None`), every one of them.
+async fn batch_write(store: &DynamoStore, orders: &[Order], concurrency: Option<usize>) {
+    let mut writer = match concurrency {
+        Some(c) => BatchWriter::new().concurrency(c),
+        None => BatchWriter::new(),
+    };
+    writer.put_all_ignoring_version(orders).unwrap();
+    let report = writer.send(store).await.unwrap();
+    assert_eq!(report.written, orders.len());
+}
+
+/// `orders` written by typed puts, one after the other.
+async fn sequential_puts(store: &DynamoStore, orders: &[Order]) {
+    for order in orders {
+        order.put().send(store).await.unwrap();
+    }
+}
+
+/// Panics unless each of `users` holds `n` orders on `server`.
+async fn assert_stored(store: &DynamoStore, server: &str, users: &[&String], n: usize) {
+    for u in users {
+        let stored = Order::query(u.as_str()).count(store).await.unwrap();
+        assert_eq!(stored, n, "{server}: {u} holds {stored} orders");
+    }
+}
+
 fn batch() {
     let Some(n) = batch_items() else {
         return;
@@ -867,45 +899,25 @@ fn batch() {
                 // Fresh partitions each round, so every put of either side creates its item.
                 let batch_user = user(&format!("batch{round}"));
                 let seq_user = user(&format!("seq{round}"));
-                let batch_orders: Vec<Order> = (0..n).map(|i| full(&batch_user, i)).collect();
-                let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
+                let (batch_orders, seq_orders) =
+                    (orders_of(&batch_user, n), orders_of(&seq_user, n));
                 let before = server_now();
-                let (w, c) = timed(async {
-                    let mut writer = BatchWriter::new();
-                    writer.put_all_ignoring_version(&batch_orders).unwrap();
-                    let report = writer.send(store).await.unwrap();
-                    assert_eq!(report.written, n);
-                })
-                .await;
+                let (w, c) = timed(batch_write(store, &batch_orders, None)).await;
                 batch_wall.push(w);
                 batch_cpu.push(c);
                 batch_server += server_now() - before;
                 let wide_user = user(&format!("wide{round}"));
-                let wide_orders: Vec<Order> = (0..n).map(|i| full(&wide_user, i)).collect();
+                let wide_orders = orders_of(&wide_user, n);
                 let before = server_now();
-                let (w, _) = timed(async {
-                    let mut writer = BatchWriter::new().concurrency(WIDE);
-                    writer.put_all_ignoring_version(&wide_orders).unwrap();
-                    let report = writer.send(store).await.unwrap();
-                    assert_eq!(report.written, n);
-                })
-                .await;
+                let (w, _) = timed(batch_write(store, &wide_orders, Some(WIDE))).await;
                 wide_wall.push(w);
                 wide_server += server_now() - before;
                 let before = server_now();
-                let (w, c) = timed(async {
-                    for order in &seq_orders {
-                        order.put().send(store).await.unwrap();
-                    }
-                })
-                .await;
+                let (w, c) = timed(sequential_puts(store, &seq_orders)).await;
                 seq_wall.push(w);
                 seq_cpu.push(c);
                 seq_server += server_now() - before;
-                for u in [&batch_user, &wide_user, &seq_user] {
-                    let stored = Order::query(u.as_str()).count(store).await.unwrap();
-                    assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
-                }
+                assert_stored(store, server.name, &[&batch_user, &wide_user, &seq_user], n).await;
             }
         });
         let (bw, bc, sw, sc) = (
@@ -963,25 +975,10 @@ fn round_trip() {
             }
             let batch_user = user("rtt-batch");
             let seq_user = user("rtt-seq");
-            let batch_orders: Vec<Order> = (0..n).map(|i| full(&batch_user, i)).collect();
-            let seq_orders: Vec<Order> = (0..n).map(|i| full(&seq_user, i)).collect();
-            let (bw, _) = timed(async {
-                let mut writer = BatchWriter::new();
-                writer.put_all_ignoring_version(&batch_orders).unwrap();
-                let report = writer.send(&store).await.unwrap();
-                assert_eq!(report.written, n);
-            })
-            .await;
-            let (sw, _) = timed(async {
-                for order in &seq_orders {
-                    order.put().send(&store).await.unwrap();
-                }
-            })
-            .await;
-            for u in [&batch_user, &seq_user] {
-                let stored = Order::query(u.as_str()).count(&server.store).await.unwrap();
-                assert_eq!(stored, n, "{}: {u} holds {stored} orders", server.name);
-            }
+            let (batch_orders, seq_orders) = (orders_of(&batch_user, n), orders_of(&seq_user, n));
+            let (bw, _) = timed(batch_write(&store, &batch_orders, None)).await;
+            let (sw, _) = timed(sequential_puts(&store, &seq_orders)).await;
+            assert_stored(&server.store, server.name, &[&batch_user, &seq_user], n).await;
             println!(
                 "overhead/{}/round_trip: {} ms added to every request: BatchWriter {:.3} s, sequential puts {:.3} s ({:.2} ms per put) for {n} items; sequential / batch = {:.1}x wall ({} requests through the proxy)",
                 server.name,

@@ -9,6 +9,7 @@ pub mod path;
 mod render;
 pub mod typed;
 
+pub(crate) use self::render::value_placeholder;
 pub use self::render::{
     render_condition, render_key_condition, render_projection, render_update, Placeholders,
 };

@@ -9,6 +9,7 @@ use super::{
     Condition, KeyCondition, Operand, Path, PathElement, SetValue, SortCondition, Update,
     UpdateOperand,
 };
+use crate::value::features::push_padded;
 use crate::value::AttributeValue;
 
 /// The placeholder maps shared by all expressions of one request
@@ -23,20 +24,23 @@ pub struct Placeholders {
     by_name: HashMap<String, usize>,
 }
 
-/// Appends `n` in decimal to `out` (placeholder numbers, without the formatting machinery).
-fn push_number(out: &mut String, n: usize) {
-    if n >= 10 {
-        push_number(out, n / 10);
-    }
-    out.push(char::from(b'0' + (n % 10) as u8));
-}
+/// Prefix of attribute name placeholders (`#n0`...).
+const NAME: &str = "#n";
+/// Prefix of value placeholders (`:v0`...).
+const VALUE: &str = ":v";
 
 /// The placeholder `prefix` followed by `n` (`#n0`, `:v3`).
 fn placeholder(prefix: &str, n: usize) -> String {
     let mut p = String::with_capacity(prefix.len() + 3);
     p.push_str(prefix);
-    push_number(&mut p, n);
+    push_padded(&mut p, n as u64, 1);
     p
+}
+
+/// The placeholder of a request's `n`-th expression value (`:v0`, `:v1`...), as DynamoStore
+/// sends it: MemoryStore names an invalid value by it, as DynamoDB names what was sent.
+pub(crate) fn value_placeholder(n: usize) -> String {
+    placeholder(VALUE, n)
 }
 
 /// `map`, or `None` when empty: DynamoDB rejects empty placeholder maps.
@@ -71,17 +75,17 @@ impl Placeholders {
             None => {
                 let n = self.by_name.len();
                 self.by_name.insert(name.to_owned(), n);
-                self.names.insert(placeholder("#n", n), name.to_owned());
+                self.names.insert(placeholder(NAME, n), name.to_owned());
                 n
             }
         };
-        out.push_str("#n");
-        push_number(out, n);
+        out.push_str(NAME);
+        push_padded(out, n as u64, 1);
     }
 
     /// [`Self::value`], appended to `out`.
     fn push_value(&mut self, value: AttributeValue, out: &mut String) {
-        let p = placeholder(":v", self.values.len());
+        let p = value_placeholder(self.values.len());
         out.push_str(&p);
         self.values.insert(p, value);
     }

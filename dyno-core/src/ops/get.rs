@@ -78,7 +78,7 @@ impl<E: Entity> Get<E> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "derive"))]
 mod tests {
     use std::borrow::Cow;
     use std::sync::atomic::{AtomicBool, Ordering};

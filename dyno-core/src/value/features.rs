@@ -35,12 +35,13 @@ const EXPECTED_TIMESTAMP: &str = "S in RFC 3339 (UTC)";
 #[cfg(any(feature = "time", feature = "chrono"))]
 const EXPECTED_DATE: &str = "S in YYYY-MM-DD";
 
-/// Appends `n` zero-padded to `width` digits (more digits if `n` needs them). Plain digit pushes:
-/// `format!("{n:02}")` costs several times more (formatter, padding, a fresh `String`), and keys
-/// and attributes write dates on every encode.
-#[cfg(any(feature = "time", feature = "chrono"))]
-fn push_padded(out: &mut String, mut n: u32, width: usize) {
-    let mut buf = [b'0'; 10];
+/// Appends `n` zero-padded to `width` digits (more digits if `n` needs them; width 1 is the plain
+/// decimal). Plain digit pushes: `format!("{n:02}")` costs several times more (formatter, padding,
+/// a fresh `String`), and keys and attributes write dates on every encode, and DynamoStore writes
+/// an expression placeholder's number for every name and value it sends.
+pub(crate) fn push_padded(out: &mut String, n: impl Into<u64>, width: usize) {
+    let mut n = n.into();
+    let mut buf = [b'0'; 20];
     let mut start = buf.len();
     while n > 0 {
         start -= 1;

@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
-use crate::expr::{Condition, Path, PathElement, Update};
+use crate::expr::{value_placeholder, Condition, Path, PathElement, Update};
 use crate::value::number::{self, Number};
 use crate::value::{AttributeValue, Item};
 
@@ -216,11 +216,11 @@ fn first_problem(
         }
     };
     for (n, v) in leading.iter().enumerate() {
-        offer(format!(":v{n}"), v);
+        offer(value_placeholder(n), v);
     }
     let mut n = first;
     let _ = literals(update, condition, &mut |v| {
-        offer(format!(":v{n}"), v);
+        offer(value_placeholder(n), v);
         n += 1;
         Ok(())
     });
