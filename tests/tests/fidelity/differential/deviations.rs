@@ -30,14 +30,16 @@ pub const ORDERING_OPERAND: &str =
 /// dynoxide's TransactWriteItems does not make, for an Update or a condition of its actions, the
 /// checks its own UpdateItem and single-item writes make (and DynamoDB documents one expression
 /// grammar for both): an update of a key attribute ("Cannot update attribute SK. This attribute
-/// is part of the key"), ADD and DELETE operands of the wrong type, and condition operands of a
-/// type their operator does not take. MemoryStore makes them in both, as the action's
-/// ValidationError; dynoxide evaluates the action (and may commit it).
+/// is part of the key"), ADD and DELETE operands of the wrong type, a literal `list_append`
+/// operand that is not a list, and condition operands of a type their operator does not take.
+/// MemoryStore makes them in both, as the action's ValidationError; dynoxide evaluates the
+/// action (and may commit it: `if_not_exists(PK, list_append(:list, :binary))` never reaches
+/// its `list_append` there, because dynoxide's transaction sees the key it is creating).
 pub const TRANSACTION_CHECKS: &str =
     "TransactWriteItems: an action's update of a key attribute, ADD/DELETE operand of the wrong \
-     type, or condition operand of a type its operator does not take is that action's \
-     ValidationError, as the same expression is in UpdateItem (DynamoDB API reference, Condition; \
-     UpdateItem); dynoxide's transactions skip these checks";
+     type, list_append operand that is not a list, or condition operand of a type its operator \
+     does not take is that action's ValidationError, as the same expression is in UpdateItem \
+     (DynamoDB API reference, Condition; UpdateItem); dynoxide's transactions skip these checks";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", "UPDATED_NEW - ... as they
@@ -881,8 +883,11 @@ fn transaction_operands_explain(
     let bad = |i: usize| {
         // The condition's own check: an operand type, or BETWEEN's bounds.
         let message = ours_response.reasons.get(i).map_or("", String::as_str);
+        // ADD and DELETE name an "operator", list_append an "operator or function".
         let update_check = message.starts_with(
             "Invalid UpdateExpression: Incorrect operand type for operator or function; operator: ",
+        ) || message.starts_with(
+            "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: ",
         ) || (message
             .starts_with("One or more parameter values were invalid: Cannot update attribute ")
             && message.ends_with(". This attribute is part of the key"));
