@@ -1420,3 +1420,46 @@ fn a_set_deep_in_a_condition_literal_is_compared() {
     let top = AttributeValue::Ss(vec!["Z".into(), "Z".into()]);
     assert!(message(block_on(store.delete_item(delete(top)))).contains("contains duplicates"));
 }
+
+/// Query: a sort key value of the wrong type is named before an empty partition key value
+/// (dynoxide binds the whole condition to the schema first, and names the empty value after
+/// the other checks; seeds 111403, 111657 and 111974 of the differential run from 110000).
+/// On a multi-attribute partition key, a later attribute's wrong type also comes first.
+#[test]
+fn a_sort_value_of_the_wrong_type_is_named_before_an_empty_partition_value() {
+    use crate::expr::SortCondition as C;
+    use crate::table::{IndexDef, KeyAttribute, ScalarType};
+    let mut def = TableDef::new("num", "PK", None);
+    def.sort_key = Some(KeyAttribute::new("SK", ScalarType::N));
+    let def = def.global_index(
+        IndexDef::multi(
+            "Multi",
+            [KeyAttribute::string("A"), KeyAttribute::string("B")],
+            [],
+        )
+        .unwrap(),
+    );
+    let store = store_with(&def);
+    let query = |index: Option<&str>, key: KeyCondition| {
+        validation(block_on(store.query(QueryRequest::new("num", index, key))))
+    };
+    let mismatch = "One or more parameter values were invalid: Condition parameter type does not match schema type";
+    for sort in [C::Eq(s("x")), C::BeginsWith(s(" ")), C::Ge(s("1"))] {
+        let message = query(None, KeyCondition::partition("PK", s("")).sort("SK", sort));
+        assert!(message.starts_with(mismatch), "{message}");
+    }
+    let message = query(
+        Some("Multi"),
+        KeyCondition::partition("A", s("")).and_partition("B", n("1")),
+    );
+    assert!(message.starts_with(mismatch), "{message}");
+    // Alone, the empty value is still refused.
+    let message = query(
+        None,
+        KeyCondition::partition("PK", s("")).sort("SK", C::Eq(n("1"))),
+    );
+    assert!(
+        message.contains("cannot contain an empty string value. Key: PK"),
+        "{message}"
+    );
+}

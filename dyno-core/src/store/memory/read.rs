@@ -412,13 +412,26 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
             }
         }
     }
-    let part = |a: &KeyAttribute| {
+    // An empty partition key value is named after every other fault of the condition, a sort
+    // value of the wrong type included (dynoxide's order; see `plan_query`).
+    let mut empty_value = None;
+    let mut part = |a: &KeyAttribute| {
         let v = clause_for(&a.name).and_then(Clause::eq_value);
-        key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true)
+        match key_condition_value(a, v.unwrap_or(&AttributeValue::Null(true)), true) {
+            Err(e) if schema::is_empty_key_value(&e) => {
+                empty_value.get_or_insert(e);
+                Ok(KeyBytes::empty())
+            }
+            bytes => bytes,
+        }
     };
     // A single-attribute key has no parts to keep (nothing is collected for it).
     let (pk, pk_parts) = if target.is_multi_attribute() {
-        let parts = target.pk.iter().map(part).collect::<Result<Vec<_>>>()?;
+        let parts = target
+            .pk
+            .iter()
+            .map(&mut part)
+            .collect::<Result<Vec<_>>>()?;
         (schema::composite_key(&parts), parts)
     } else {
         (part(&target.pk[0])?, Vec::new())
@@ -474,6 +487,9 @@ fn bind_key_condition(target: &Target<'_>, k: &KeyCondition) -> Result<BoundKey>
             }
         }
     };
+    if let Some(e) = empty_value {
+        return Err(e);
+    }
     Ok(BoundKey {
         pk,
         pk_parts,
