@@ -419,7 +419,12 @@ impl TableData {
             size,
             expires,
         };
-        match points.get_mut(&(&pk, &sk) as &dyn PointKey) {
+        // One probe either way: the partition's slot told whether the item is new.
+        let point = old
+            .is_some()
+            .then(|| points.get_mut(&(&pk, &sk) as &dyn PointKey))
+            .flatten();
+        match point {
             Some(point) => *point = entry.clone(),
             None => {
                 points.insert(Point(pk.clone(), sk.clone()), entry.clone());
