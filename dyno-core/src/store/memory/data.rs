@@ -9,7 +9,10 @@
 //!
 //! Layout, for reads that cost the same at any size: partitions are found by hashing their key
 //! ([`Partitions`]: a few cache lines, where a B-tree of 100,000 partitions walks six or seven
-//! levels of cold nodes), and kept in key order beside that for scans.
+//! levels of cold nodes), and kept in key order beside that for scans. A point read does not
+//! search a partition at all: [`Points`] maps each full key to a copy of its entry (the item's
+//! `Arc`, size and expiry), one hash probe and a cache line or two, where the partition's B-tree
+//! node takes a linear search over several cold lines of keys.
 
 use std::collections::btree_map;
 use std::collections::{btree_set, BTreeMap, BTreeSet, HashMap};
@@ -242,6 +245,64 @@ impl<'a, K: Ord, V> IntoIterator for &'a Partitions<K, V> {
     }
 }
 
+/// Every item's entry by its full key (partition key, sort key): what point reads look up. The
+/// entry is a copy of the one in the item's partition (same `Arc`), kept in step by
+/// [`TableData`]'s write paths (`put`, `remove_by`, `set_ttl`); `TableData::check` proves it.
+type Points = HashMap<Point, Entry, foldhash::fast::RandomState>;
+
+/// A full key, as [`Points`] stores it.
+#[derive(Debug, PartialEq, Eq)]
+struct Point(KeyBytes, KeyBytes);
+
+/// A full key as borrowed parts, to look [`Points`] up without cloning the keys: `Point` and
+/// `(&KeyBytes, &KeyBytes)` both are one, and hash and compare alike through it.
+trait PointKey {
+    fn parts(&self) -> (&KeyBytes, &KeyBytes);
+}
+
+impl PointKey for Point {
+    fn parts(&self) -> (&KeyBytes, &KeyBytes) {
+        (&self.0, &self.1)
+    }
+}
+
+impl PointKey for (&KeyBytes, &KeyBytes) {
+    fn parts(&self) -> (&KeyBytes, &KeyBytes) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn PointKey + 'a> for Point {
+    fn borrow(&self) -> &(dyn PointKey + 'a) {
+        self
+    }
+}
+
+impl std::hash::Hash for Point {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self as &dyn PointKey).hash(state);
+    }
+}
+
+impl std::hash::Hash for dyn PointKey + '_ {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let (pk, sk) = self.parts();
+        pk.hash(state);
+        sk.hash(state);
+    }
+}
+
+impl PartialEq for dyn PointKey + '_ {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn PointKey + '_ {}
+
 /// A table's mutable state.
 #[derive(Debug, Default)]
 pub(super) struct TableData {
@@ -249,6 +310,8 @@ pub(super) struct TableData {
     pub ttl_attribute: Option<String>,
     /// Partition key bytes, then sort key bytes, to item.
     pub partitions: Partitions<KeyBytes, Stored>,
+    /// The same items' entries by full key, for point reads.
+    points: Points,
     /// Number of stored items (expired ones not yet purged included).
     pub len: usize,
     /// One map per index, in `Schema::indexes` order: index partition key to entries.
@@ -270,8 +333,9 @@ impl TableData {
     }
 
     /// The stored entry at a key, expired or not.
+    #[inline]
     pub(super) fn get(&self, pk: &KeyBytes, sk: &KeyBytes) -> Option<&Entry> {
-        self.partitions.get(pk)?.get(sk).map(|s| &s.entry)
+        self.points.get(&(pk, sk) as &dyn PointKey)
     }
 
     /// The entry at a key unless it has expired at the time `now` gives (read only for an
@@ -311,6 +375,7 @@ impl TableData {
         let expires = expiry_of(&item, self.ttl_attribute.as_deref());
         let TableData {
             partitions,
+            points,
             indexes,
             expiry,
             len,
@@ -349,14 +414,23 @@ impl TableData {
                 expiry.insert((expiry_second(t), pk.clone(), sk.clone()));
             }
         }
-        let stored = Stored {
-            entry: Entry {
-                item: Arc::clone(&item),
-                size,
-                expires,
-            },
-            index_keys,
+        let entry = Entry {
+            item: Arc::clone(&item),
+            size,
+            expires,
         };
+        // One probe either way: the partition's slot told whether the item is new.
+        let point = old
+            .is_some()
+            .then(|| points.get_mut(&(&pk, &sk) as &dyn PointKey))
+            .flatten();
+        match point {
+            Some(point) => *point = entry.clone(),
+            None => {
+                points.insert(Point(pk.clone(), sk.clone()), entry.clone());
+            }
+        }
+        let stored = Stored { entry, index_keys };
         let old = match slot {
             Some(btree_map::Entry::Occupied(mut o)) => Some(std::mem::replace(o.get_mut(), stored)),
             Some(btree_map::Entry::Vacant(v)) => {
@@ -429,6 +503,7 @@ impl TableData {
         cause: ChangeCause,
     ) -> Option<Stored> {
         let old = self.partitions.remove(pk, sk)?;
+        self.points.remove(&(pk, sk) as &dyn PointKey);
         self.len -= 1;
         update_indexes(
             schema,
@@ -484,6 +559,9 @@ impl TableData {
         let ttl = self.ttl_attribute.as_deref();
         for (pk, sk, stored) in self.partitions.entries_mut() {
             stored.entry.expires = expiry_of(&stored.entry.item, ttl);
+            if let Some(point) = self.points.get_mut(&(pk, sk) as &dyn PointKey) {
+                point.expires = stored.entry.expires;
+            }
             if let Some(t) = stored.entry.expires.get() {
                 self.expiry
                     .insert((expiry_second(t), pk.clone(), sk.clone()));
@@ -548,11 +626,40 @@ impl TableData {
         TableData {
             ttl_attribute: self.ttl_attribute.clone(),
             partitions,
+            points: std::mem::take(&mut self.points),
             len: std::mem::take(&mut self.len),
             indexes,
             expiry: std::mem::take(&mut self.expiry),
             stream: self.stream.take(),
         }
+    }
+
+    /// Panics unless the structures that hold the same items agree: each map's hashed partitions
+    /// and ordered partition keys, and the point entries with the partitions' (same `Arc`, size,
+    /// expiry; none missing, none extra).
+    #[cfg(test)]
+    pub(super) fn check(&self) {
+        self.partitions.check();
+        for map in &self.indexes {
+            map.check();
+        }
+        let mut items = 0;
+        for (pk, partition) in &self.partitions {
+            for (sk, stored) in partition {
+                items += 1;
+                let point = self
+                    .points
+                    .get(&(pk, sk) as &dyn PointKey)
+                    .unwrap_or_else(|| panic!("item {pk:?} {sk:?} without its point entry"));
+                assert!(
+                    Arc::ptr_eq(&point.item, &stored.entry.item),
+                    "the point entry of {pk:?} {sk:?} is its item"
+                );
+                assert_eq!(point.size, stored.entry.size, "point entry size");
+                assert_eq!(point.expires, stored.entry.expires, "point entry expiry");
+            }
+        }
+        assert_eq!(self.points.len(), items, "point entries without items");
     }
 
     /// Number of items not expired at `now`.

@@ -642,38 +642,43 @@ pub(super) fn checked_key_bytes(
     value: &AttributeValue,
     partition: bool,
 ) -> Result<KeyBytes> {
-    let bytes = encode_value(value).ok_or_else(|| match value {
-        AttributeValue::N(n) => invalid_number(n),
-        other => Error::validation(format!(
-            "key attribute {} has unsupported type {}",
-            attr.name,
-            type_name(other)
-        )),
-    })?;
-    if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
-        if bytes.is_empty() {
-            return Err(Error::validation(format!(
-                "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {} value. Key: {}",
-                if attr.ty == ScalarType::S { "string" } else { "binary" },
-                attr.name
-            )));
+    // A string or binary value is its own key bytes: checked as it is, then copied once.
+    let bytes: &[u8] = match value {
+        AttributeValue::S(s) => s.as_bytes(),
+        AttributeValue::B(b) => b.as_ref(),
+        other => {
+            return encode_value(other).ok_or_else(|| match other {
+                AttributeValue::N(n) => invalid_number(n),
+                other => Error::validation(format!(
+                    "key attribute {} has unsupported type {}",
+                    attr.name,
+                    type_name(other)
+                )),
+            });
         }
-        if partition && bytes.len() > MAX_PARTITION_KEY {
-            return Err(Error::validation(format!(
-                "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes (key {}, {} bytes)",
-                attr.name,
-                bytes.len()
-            )));
-        }
-        if !partition && bytes.len() > MAX_SORT_KEY {
-            return Err(Error::validation(format!(
-                "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes (key {}, {} bytes)",
-                attr.name,
-                bytes.len()
-            )));
-        }
+    };
+    if bytes.is_empty() {
+        return Err(Error::validation(format!(
+            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {} value. Key: {}",
+            if attr.ty == ScalarType::S { "string" } else { "binary" },
+            attr.name
+        )));
     }
-    Ok(bytes)
+    if partition && bytes.len() > MAX_PARTITION_KEY {
+        return Err(Error::validation(format!(
+            "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of2048 bytes (key {}, {} bytes)",
+            attr.name,
+            bytes.len()
+        )));
+    }
+    if !partition && bytes.len() > MAX_SORT_KEY {
+        return Err(Error::validation(format!(
+            "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes (key {}, {} bytes)",
+            attr.name,
+            bytes.len()
+        )));
+    }
+    Ok(KeyBytes::from(bytes))
 }
 
 /// The bytes of a secondary index key value, or `None` when the item has none: its type, its
