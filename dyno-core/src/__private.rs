@@ -305,14 +305,53 @@ pub fn key_from<T, V: FieldValue<T>>(
     value.with_value(|v| new_key(|key| write(key, v)))
 }
 
-/// An index key `from_item` compares whole: its attribute and its key function over the
-/// decoded value.
-pub type IndexKeyCheck<E> = (&'static str, fn(&E, &mut String) -> Result<()>);
+/// An index key `from_item` compares whole: its key function over the decoded value (its
+/// attribute is the matching name of [`StoredKeys`], after the primary key's two).
+pub type IndexKeyCheck<E> = fn(&E, &mut String) -> Result<()>;
+
+/// The key attributes `from_item` checks (the primary key's, then those of each
+/// [`IndexKeyCheck`]) and the values its one pass over the item found for them: the attributes
+/// no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup per key.
+#[derive(Debug)]
+pub struct StoredKeys<'a, const N: usize> {
+    names: [&'static str; N],
+    values: [Option<&'a AttributeValue>; N],
+}
+
+impl<'a, const N: usize> StoredKeys<'a, N> {
+    /// Nothing found yet for the key attributes `names`.
+    #[inline]
+    pub fn new(names: [&'static str; N]) -> Self {
+        StoredKeys {
+            names,
+            values: [None; N],
+        }
+    }
+
+    /// Keeps `value` when `name` is one of the key attributes.
+    #[inline]
+    pub fn offer(&mut self, name: &str, value: &'a AttributeValue) {
+        for (n, v) in self.names.iter().zip(&mut self.values) {
+            if *n == name {
+                *v = Some(value);
+            }
+        }
+    }
+
+    /// The stored value of key attribute `i`. One not offered is absent, or its name is also
+    /// a field's attribute (whose `match` arm took it, so it never reached [`Self::offer`]):
+    /// looked up in `item`, which says which.
+    #[inline]
+    fn get(&self, item: &'a Item, i: usize) -> Option<&'a AttributeValue> {
+        self.values[i].or_else(|| item.get(self.names[i]))
+    }
+}
 
 /// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
 /// to: the primary key (`pk` and `sk` append it: the generated key functions) and each index
-/// key of `index`. Key fields in those keys were decoded from their attributes unchecked
-/// ([`key_field_attr_in`]); this is their check, one key encoding per key attribute.
+/// key of `index`, their stored values found in `keys`. Key fields in those keys were decoded
+/// from their attributes unchecked ([`key_field_attr_in`]); this is their check, one key
+/// encoding per key attribute.
 ///
 /// When a key differs, the item is decoded again with each key field compared with its key
 /// ([`key_field_in`]), which says what is wrong: a field's attribute disagreeing with the value
@@ -321,8 +360,9 @@ pub type IndexKeyCheck<E> = (&'static str, fn(&E, &mut String) -> Result<()>);
 /// ([`crate::entity::recover::check_key`]); an index key in another spelling (an alias, written
 /// by another client) decodes.
 #[inline]
-pub fn at_stored_key<E: Entity>(
-    item: &Item,
+pub fn at_stored_key<'a, E: Entity, const N: usize>(
+    item: &'a Item,
+    keys: &StoredKeys<'a, N>,
     value: E,
     pk: impl FnOnce(&E, &mut String) -> Result<()>,
     sk: impl FnOnce(&E, &mut String) -> Result<()>,
@@ -331,9 +371,9 @@ pub fn at_stored_key<E: Entity>(
 where
     E::Table: TableKeys,
 {
-    use crate::entity::recover::{check_key, is_canonical};
-    let primary = check_key(
-        item,
+    use crate::entity::recover::{check_stored_key, is_canonical};
+    let primary = check_stored_key(
+        keys.get(item, 0),
         E::ENTITY_TYPE,
         <E::Table as TableKeys>::PK,
         &E::PK,
@@ -341,7 +381,9 @@ where
     )
     .and_then(|()| match (<E::Table as TableKeys>::SK, E::SK) {
         (Some(name), Some(template)) => {
-            check_key(item, E::ENTITY_TYPE, name, &template, |k| sk(&value, k))
+            check_stored_key(keys.get(item, 1), E::ENTITY_TYPE, name, &template, |k| {
+                sk(&value, k)
+            })
         }
         _ => Ok(()),
     });
@@ -355,7 +397,8 @@ where
         Ok(())
             if index
                 .iter()
-                .all(|(name, write)| is_canonical(item, name, |k| write(&value, k))) =>
+                .enumerate()
+                .all(|(i, write)| is_canonical(keys.get(item, i + 2), |k| write(&value, k))) =>
         {
             Ok(value)
         }
@@ -502,3 +545,60 @@ pub trait VersionOfFallback<T> {
 }
 
 impl<T> VersionOfFallback<T> for &Ver<T> {}
+
+#[cfg(all(test, feature = "derive"))]
+mod tests {
+    use super::StoredKeys;
+    use crate::prelude::*;
+    use crate::{AttributeValue, Error, Item};
+
+    fn s(v: &str) -> AttributeValue {
+        AttributeValue::S(v.to_owned())
+    }
+
+    /// A key attribute the scan did not offer is looked up in the item: it may be absent, or
+    /// read by a field's own `match` arm.
+    #[test]
+    fn stored_keys_look_up_what_was_not_offered() {
+        let item = Item::from([("PK".to_owned(), s("a")), ("SK".to_owned(), s("b"))]);
+        let offered = s("c");
+        let mut keys = StoredKeys::new(["PK", "SK", "GSI1PK"]);
+        keys.offer("PK", &offered);
+        keys.offer("other", &offered);
+        assert_eq!(keys.get(&item, 0), Some(&offered));
+        assert_eq!(keys.get(&item, 1), Some(&s("b")));
+        assert_eq!(keys.get(&item, 2), None);
+    }
+
+    #[derive(Table)]
+    #[dyno(name = "Shadow", pk = "PK", sk = "SK")]
+    struct Shadow;
+
+    /// A field stored at the table's partition-key attribute: its `match` arm takes the
+    /// attribute, so the key check finds it by lookup, not by the scan.
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Shadow, pk = "USER#{user}", sk = "NOTE")]
+    struct Shadowed {
+        user: String,
+        #[dyno(rename = "PK")]
+        raw: String,
+    }
+
+    #[test]
+    fn a_key_attribute_read_by_a_field_is_still_checked() {
+        let item = |pk: &str| {
+            Item::from([
+                ("PK".to_owned(), s(pk)),
+                ("SK".to_owned(), s("NOTE")),
+                ("user".to_owned(), s("alice")),
+            ])
+        };
+        let read = Shadowed::from_item(&item("USER#alice")).unwrap();
+        assert_eq!(read.user, "alice");
+        let err = Shadowed::from_item(&item("USER#bob")).unwrap_err();
+        assert!(
+            matches!(err, Error::KeyMismatch { .. } | Error::Decode { .. }),
+            "{err}"
+        );
+    }
+}

@@ -61,7 +61,7 @@ pub fn is_expired(item: &Item, attribute: &str) -> bool {
 }
 
 /// The system clock in epoch seconds.
-fn now() -> f64 {
+pub(crate) fn now() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())

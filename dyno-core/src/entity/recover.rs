@@ -183,7 +183,18 @@ pub fn check_key(
     template: &Template,
     write: impl FnOnce(&mut String) -> Result<()>,
 ) -> Result<()> {
-    let Some(stored) = item.get(attribute) else {
+    check_stored_key(item.get(attribute), entity, attribute, template, write)
+}
+
+/// [`check_key`] on the value stored at `attribute` (`None`: absent), already looked up.
+pub(crate) fn check_stored_key(
+    stored: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    template: &Template,
+    write: impl FnOnce(&mut String) -> Result<()>,
+) -> Result<()> {
+    let Some(stored) = stored else {
         return Ok(());
     };
     with_scratch(|canonical| {
@@ -195,15 +206,14 @@ pub fn check_key(
     })
 }
 
-/// True when key attribute `attribute` of `item` is absent or is exactly the key `write`
-/// appends (to an empty string; an encoding error is `false`): [`check_key`] without the
-/// error, for index keys, which may be spelled otherwise.
+/// True when a key attribute's stored value (`None`: absent) is absent or is exactly the key
+/// `write` appends (to an empty string; an encoding error is `false`): [`check_key`] without
+/// the error, for index keys, which may be spelled otherwise.
 pub(crate) fn is_canonical(
-    item: &Item,
-    attribute: &str,
+    stored: Option<&AttributeValue>,
     write: impl FnOnce(&mut String) -> Result<()>,
 ) -> bool {
-    match item.get(attribute) {
+    match stored {
         None => true,
         Some(AttributeValue::S(stored)) => {
             with_scratch(|canonical| write(canonical).is_ok() && stored == canonical)

@@ -19,7 +19,7 @@ use futures::stream::{self, Stream};
 use super::canon::Writer;
 use super::cursor::{LanePos, PageState};
 use super::sort_key::PartRange;
-use super::support::hidden;
+use super::support::page_hider;
 use super::FromItem;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
@@ -75,10 +75,11 @@ impl Lanes {
             let mut start = None;
             loop {
                 let page = self.fetch(store, lane, start).await?;
+                let hidden = page_hider(ttl);
                 total += page
                     .items
                     .iter()
-                    .filter(|it| !hidden(it, ttl) && in_range(it, range) && T::accepts(it))
+                    .filter(|it| !hidden(it) && in_range(it, range) && T::accepts(it))
                     .count();
                 match page.last_evaluated_key {
                     Some(k) => start = Some(k),
@@ -244,8 +245,9 @@ impl Plan {
         }
 
         let mut items = Vec::new();
+        let hidden = page_hider(self.ttl);
         for it in &raw {
-            if hidden(it, self.ttl) || !in_range(it, self.range.as_ref()) || !T::accepts(it) {
+            if hidden(it) || !in_range(it, self.range.as_ref()) || !T::accepts(it) {
                 continue;
             }
             if items.len() == remaining {

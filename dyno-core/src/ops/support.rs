@@ -37,6 +37,16 @@ pub(crate) fn hidden(item: &Item, ttl: Option<&str>) -> bool {
     ttl.is_some_and(|t| crate::ttl::is_expired(item, t))
 }
 
+/// [`hidden`] for the items of one page: the clock is read once for the page (when there is a
+/// TTL attribute), not once per item.
+pub(crate) fn page_hider(ttl: Option<&str>) -> impl Fn(&Item) -> bool + '_ {
+    let now = ttl.map(|_| crate::ttl::now());
+    move |item| match (ttl, now) {
+        (Some(t), Some(now)) => crate::ttl::is_expired_at(item, t, now),
+        _ => false,
+    }
+}
+
 /// The entity type of `item` when it belongs to another entity than `E`: its entity-type
 /// attribute names another type. Items without the attribute (written by other clients in the
 /// conventional format) belong to whoever reads them, as their key says.

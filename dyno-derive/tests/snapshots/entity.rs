@@ -118,6 +118,7 @@ const _ : () = {
             let mut __v_note : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             let mut __v_version : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
             let mut __v_expires_at : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
+            let mut __keys = :: dyno_core :: __private :: StoredKeys :: new ([__PK_NAME , __SK_NAME , __I0_PK_NAME , __I0_SK_NAME]) ;
             for (__name , __value) in item {
                 if __name . as_str () == __TTL_NAME {
                     __v_expires_at = :: core :: option :: Option :: Some (__value) ;
@@ -144,10 +145,10 @@ const _ : () = {
                     "version" => {
                         __v_version = :: core :: option :: Option :: Some (__value) ;
                     }
-                    _ => {}
+                    _ => __keys . offer (__name , __value) ,
                 }
             }
-            :: dyno_core :: __private :: at_stored_key (item , Order {
+            :: dyno_core :: __private :: at_stored_key (item , & __keys , Order {
                 user_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
                 order_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
                 status : :: dyno_core :: __private :: key_field_attr_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
@@ -156,7 +157,7 @@ const _ : () = {
                 note : :: dyno_core :: __private :: attr_in :: < Option < String > > (__v_note , __ENTITY , "note") ? ,
                 version : :: dyno_core :: __private :: attr_or_default_in :: < u64 > (__v_version , __ENTITY , "version") ? ,
                 expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get_in (__v_expires_at , __ENTITY , __TTL_NAME) ? ,
-            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id) , & [(__I0_PK_NAME , | __e , __k | __key_i0_pk (__k , & __e . status)) , (__I0_SK_NAME , | __e , __k | __key_i0_sk (__k , & __e . order_date))])
+            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id) , & [| __e , __k | __key_i0_pk (__k , & __e . status) , | __e , __k | __key_i0_sk (__k , & __e . order_date)])
         }
         fn version (& self) -> :: core :: option :: Option < u64 > {
             :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))

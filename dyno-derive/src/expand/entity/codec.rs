@@ -95,11 +95,16 @@ impl Gen<'_> {
     }
 
     /// The index keys `from_item` compares whole with the ones the decoded fields encode to
-    /// (`(attribute, key function call)` pairs for `at_stored_key`): the index keys whose fields
+    /// (`(attribute constant, key function)` pairs for `at_stored_key`): the index keys whose fields
     /// are all required, except sharded partition keys. And the key fields that comparison, or the
     /// primary key's, checks: those whose first key attribute (the one `Recover` reads) is
     /// compared whole; other key fields are compared with their key one by one.
-    fn index_key_checks(&self) -> (Vec<TokenStream>, std::collections::BTreeSet<String>) {
+    fn index_key_checks(
+        &self,
+    ) -> (
+        Vec<(TokenStream, TokenStream)>,
+        std::collections::BTreeSet<String>,
+    ) {
         let mut checks = Vec::new();
         let mut checked = self.primary.clone();
         let mut seen = self.primary.clone();
@@ -118,7 +123,7 @@ impl Gen<'_> {
                     let fid = self.field(f).ident;
                     quote!(&__e.#fid)
                 });
-                checks.push(quote!((#name, |__e, __k| #write)));
+                checks.push((quote!(#name), quote!(|__e, __k| #write)));
             }
             for f in t.fields() {
                 if seen.insert(f.to_owned()) && whole {
@@ -203,19 +208,14 @@ impl Gen<'_> {
         let arms = by_attribute.iter().map(
             |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
         );
-        let scan = if by_attribute.is_empty() && ttl_check.is_empty() {
-            TokenStream::new()
+        // Attributes no field reads may be key attributes: kept for `at_stored_key`'s check.
+        let offer = quote!(__keys.offer(__name, __value));
+        let offer = if by_attribute.is_empty() {
+            quote!(#offer;)
         } else {
-            quote! {
-                for (__name, __value) in item {
-                    #ttl_check
-                    match __name.as_str() {
-                        #(#arms)*
-                        _ => {}
-                    }
-                }
-            }
+            quote!(match __name.as_str() { #(#arms)* _ => #offer, })
         };
+        let (index_names, index_checks): (Vec<_>, Vec<_>) = index_checks.into_iter().unzip();
         // The stored primary key must be the one the decoded fields encode to (a padded integer
         // or an alias there would send a write of what was read to another key).
         let field = |f: &str| {
@@ -230,8 +230,12 @@ impl Gen<'_> {
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots
-                #scan
-                #p::at_stored_key(item, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk, &[#(#index_checks),*])
+                let mut __keys = #p::StoredKeys::new([__PK_NAME, __SK_NAME, #(#index_names),*]);
+                for (__name, __value) in item {
+                    #ttl_check
+                    #offer
+                }
+                #p::at_stored_key(item, &__keys, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk, &[#(#index_checks),*])
             }
         }
     }
