@@ -43,16 +43,16 @@ pub const TRANSACTION_CHECKS: &str =
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "UPDATED_OLD - Returns only the updated
 /// attributes, as they appeared before the UpdateItem operation", "UPDATED_NEW - ... as they
-/// appear after". A list element the update wrote past the list's end (`SET l[1]` on a list of
-/// one) or removed where there was none (`REMOVE l[3]`) did not appear before it, and an element
-/// the update removed does not appear after it: nothing is returned for it (MemoryStore; the
-/// element SET past the end is returned by UPDATED_NEW where it landed), where dynoxide returns
-/// the enclosing list, as it does for every list element ([`UPDATED_LIST_PATH`]).
+/// appear after". A list element the update wrote past the list's end (`SET l[1]` or `ADD l[1]`
+/// on a list of one) or removed where there was none (`REMOVE l[3]`) did not appear before it,
+/// and an element the update removed does not appear after it: nothing is returned for it
+/// (MemoryStore; the element SET past the end is returned by UPDATED_NEW where it landed), where
+/// dynoxide returns the enclosing list, as it does for every list element ([`UPDATED_LIST_PATH`]).
 pub const UPDATED_NEW_LIST_ELEMENT: &str =
-    "UpdateItem UPDATED_OLD of a list element that did not exist (SET past the end, REMOVE of \
-     none), or UPDATED_NEW of a removed one, returns nothing for it (API reference, UpdateItem, \
-     ReturnValues: only the updated attributes, as they appeared before / appear after); \
-     dynoxide returns the enclosing list, as for every list element";
+    "UpdateItem UPDATED_OLD of a list element that did not exist (SET or ADD past the end, \
+     REMOVE of none), or UPDATED_NEW of a removed one, returns nothing for it (API reference, \
+     UpdateItem, ReturnValues: only the updated attributes, as they appeared before / appear \
+     after); dynoxide returns the enclosing list, as for every list element";
 
 /// DynamoDB's API reference, UpdateItem, ReturnValues: "ALL_OLD - Returns all of the attributes
 /// of the item, as they appeared before the UpdateItem operation." An update that creates the
@@ -591,16 +591,18 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
         }
     }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        // The lists one of whose elements the update SETs or REMOVEs (UPDATED_OLD: where the
-        // element did not exist before) or REMOVEs (UPDATED_NEW: it does not exist after):
-        // MemoryStore's answer lacks the list, dynoxide's holds it whole.
-        let sets: &[(dyno_core::expr::Path, _)] = match u.return_values {
-            ReturnValues::UpdatedOld => &u.update.set,
-            _ => &[],
-        };
+        // The lists one of whose elements the update SETs, ADDs to or REMOVEs (UPDATED_OLD:
+        // where the element did not exist before) or REMOVEs (UPDATED_NEW: it does not exist
+        // after): MemoryStore's answer lacks the list, dynoxide's holds it whole.
+        let (sets, adds): (&[(dyno_core::expr::Path, _)], &[(dyno_core::expr::Path, _)]) =
+            match u.return_values {
+                ReturnValues::UpdatedOld => (&u.update.set, &u.update.add),
+                _ => (&[], &[]),
+            };
         let list_tops: Vec<&str> = sets
             .iter()
             .map(|(p, _)| p)
+            .chain(adds.iter().map(|(p, _)| p))
             .chain(&u.update.remove)
             .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
             .filter_map(|p| p.top())
