@@ -323,10 +323,12 @@ async fn sixteen_tasks_of_fifty_optimistic_increments_lose_nothing() {
             .into_iter()
             .map(|(who, store)| tokio::spawn(sixteen_by(rounds, who, b.kind, store)))
             .collect();
+        // A bound against a hang, not a speed check: on a slower 2-core machine with the other
+        // test groups building beside it, dynalite's 16 x 50 took over 90 s (2026-12-02).
         for run in runs {
-            timeout(Duration::from_secs(90), run)
+            timeout(Duration::from_secs(300), run)
                 .await
-                .unwrap_or_else(|_| panic!("{}: 16 x {rounds} increments took over 90 s", b.name))
+                .unwrap_or_else(|_| panic!("{}: 16 x {rounds} increments took over 300 s", b.name))
                 .unwrap();
         }
     }
