@@ -498,15 +498,10 @@ mod tests {
     /// On dynoxide (DynamoDB Streams) when `scripts/test` started it.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn runs_on_dynoxide() {
-        let Ok(endpoint) = std::env::var("DYNO_DYNOXIDE_ENDPOINT") else {
-            assert!(
-                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
-                "DYNO_REQUIRE_BACKENDS is set but DYNO_DYNOXIDE_ENDPOINT is not"
-            );
-            eprintln!("skipped: DYNO_DYNOXIDE_ENDPOINT is not set");
+        let Some(backend) = Backend::from_test_env("DYNO_DYNOXIDE_ENDPOINT").await else {
             return;
         };
-        let backend = Backend::local(&endpoint).await;
+        let endpoint = backend.endpoint.clone().expect("a server backend");
         let result = run(&Database::Local(endpoint), &backend.physical(SHOP)).await;
         backend.delete_tables_or_warn(&[SHOP]).await;
         let o = result.unwrap();

@@ -1113,15 +1113,9 @@ mod tests {
     /// On dynalite when `scripts/test` started one.
     #[tokio::test]
     async fn runs_on_dynalite() {
-        let Ok(endpoint) = std::env::var("DYNO_DYNALITE_ENDPOINT") else {
-            assert!(
-                std::env::var_os("DYNO_REQUIRE_BACKENDS").is_none(),
-                "DYNO_REQUIRE_BACKENDS is set but DYNO_DYNALITE_ENDPOINT is not"
-            );
-            eprintln!("skipped: DYNO_DYNALITE_ENDPOINT is not set");
+        let Some(backend) = Backend::from_test_env("DYNO_DYNALITE_ENDPOINT").await else {
             return;
         };
-        let backend = Backend::local(&endpoint).await;
         let store = Arc::clone(&backend.store);
         let result = run(Arc::clone(&store)).await;
         if let Ok(o) = &result {

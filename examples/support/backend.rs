@@ -9,7 +9,7 @@
 //! stays on the server for other tools to look at, and the example prints how to delete it.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use dyno_core::store::TableNames;
 use dyno_core::{DynamoStore, Error, MemoryStore, Store};
@@ -58,10 +58,22 @@ impl Backend {
         self
     }
 
-    /// A local server (dynalite, moto) at `endpoint`, with test credentials: the examples' tests.
+    /// A local server (dynalite, moto, dynoxide) at `endpoint`, with test credentials: the
+    /// examples' tests. Each attempt may take 30 s and each call 2 minutes (the defaults are 10 s
+    /// and 30 s): under `scripts/test` the single-threaded servers answer the whole suite on two
+    /// cores, and a 1 MB scan page of dynalite's has been seen to take longer than 30 s there. A
+    /// slow answer is load, not a hang; the wait stays bounded.
     #[allow(dead_code)] // used by the tests of some examples only
     pub async fn local(endpoint: &str) -> Self {
-        Self::server(DynamoStore::local(endpoint).await, endpoint.to_owned())
+        let store = DynamoStore::builder()
+            .endpoint(endpoint)
+            .region("us-east-1")
+            .static_credentials("dyno-local", "dyno-local")
+            .attempt_timeout(Duration::from_secs(30))
+            .operation_timeout(Duration::from_secs(120))
+            .build()
+            .await;
+        Self::server(store, endpoint.to_owned())
     }
 
     /// For an example's test: the server `scripts/test` started, named by the environment

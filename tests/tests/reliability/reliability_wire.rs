@@ -55,14 +55,30 @@ fn servers() -> Vec<Server> {
     .collect()
 }
 
-/// A store through the proxy: `attempts` SDK attempts, short limits so stalls end quickly.
-async fn through(proxy: &FaultProxy, attempts: u32) -> DynamoStore {
+/// How long one attempt may take through the proxy.
+#[derive(Clone, Copy)]
+enum Attempt {
+    /// 1.5 s, so an injected stall ends quickly. Only for tests whose every outcome accepts an
+    /// attempt timed out under load (a timeout is an unknown outcome, like a lost response).
+    EndsStalls,
+    /// 20 s: no stall is injected, and a test that counts attempts or expects a specific error
+    /// must not see a slow answer (the servers share two cores with the rest of the suite)
+    /// turned into a timeout and a retry.
+    Patient,
+}
+
+/// A store through the proxy: `attempts` SDK attempts, each bounded as `attempt` says.
+async fn through(proxy: &FaultProxy, attempts: u32, attempt: Attempt) -> DynamoStore {
+    let (attempt, operation) = match attempt {
+        Attempt::EndsStalls => (Duration::from_millis(1500), Duration::from_secs(8)),
+        Attempt::Patient => (Duration::from_secs(20), Duration::from_secs(60)),
+    };
     DynamoStore::builder()
         .endpoint(proxy.endpoint())
         .region("us-east-1")
         .static_credentials("dyno-local", "dyno-local")
-        .attempt_timeout(Duration::from_millis(1500))
-        .operation_timeout(Duration::from_secs(8))
+        .attempt_timeout(attempt)
+        .operation_timeout(operation)
         .max_attempts(attempts)
         .build()
         .await
@@ -215,7 +231,7 @@ async fn no_write_reports_success_unless_applied_and_lost_responses_are_unknown(
         let t = table(&direct, "wire-writes").await;
         let proxy = FaultProxy::start(&server.endpoint).await;
         // One SDK attempt: the fault alone decides what the caller sees.
-        let store = through(&proxy, 1).await;
+        let store = through(&proxy, 1, Attempt::EndsStalls).await;
         let who = server.name;
         let mut case = 0;
         for operation in WRITES {
@@ -270,13 +286,13 @@ async fn a_create_retried_after_a_lost_response_is_an_unknown_outcome_not_a_cond
         let direct = DynamoStore::local(&server.endpoint).await;
         let t = table(&direct, "wire-create").await;
         let proxy = FaultProxy::start(&server.endpoint).await;
-        let store = through(&proxy, 3).await;
+        let store = through(&proxy, 3, Attempt::Patient).await;
         for fault in [Fault::DropAfterForward, Fault::Truncate(20)] {
             let pk = format!("{fault:?}");
             proxy.inject(Some("PutItem"), fault.clone(), 1);
             let mut create = put(&t, with(&pk, "v", AttributeValue::N("1".into())));
             create.condition = Some(Condition::not_exists("PK"));
-            let err = timeout(Duration::from_secs(20), store.put_item(create))
+            let err = timeout(Duration::from_secs(90), store.put_item(create))
                 .await
                 .unwrap()
                 .unwrap_err();
@@ -314,7 +330,7 @@ async fn an_unknown_outcome_invalidates_the_cache() {
         let direct = DynamoStore::local(&server.endpoint).await;
         let t = table(&direct, "wire-cache").await;
         let proxy = FaultProxy::start(&server.endpoint).await;
-        let cached = CachedStore::new(through(&proxy, 1).await);
+        let cached = CachedStore::new(through(&proxy, 1, Attempt::Patient).await);
         let who = server.name;
         for (i, operation) in ["PutItem", "UpdateItem", "DeleteItem"]
             .into_iter()
@@ -372,7 +388,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
         let t = table(&direct, "wire-batch").await;
         let def = TableDef::new(t.clone(), "PK", Some("SK"));
         let proxy = FaultProxy::start(&server.endpoint).await;
-        let store = through(&proxy, 1).await;
+        let store = through(&proxy, 1, Attempt::Patient).await;
         let who = server.name;
         // More attempts than injected faults: one chunk may meet every fault (concurrency 2).
         let policy = RetryPolicy {
@@ -399,7 +415,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
                 )
                 .unwrap();
         }
-        let report = timeout(Duration::from_secs(60), batch.run(&store))
+        let report = timeout(Duration::from_secs(180), batch.run(&store))
             .await
             .expect("bounded");
         assert!(report.is_complete(), "{who}: {report:?}");
@@ -428,7 +444,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
                 .unwrap();
         }
         let started = Instant::now();
-        let report = timeout(Duration::from_secs(60), batch.run(&store))
+        let report = timeout(Duration::from_secs(180), batch.run(&store))
             .await
             .expect("bounded");
         assert!(
@@ -516,10 +532,10 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
         };
 
         // The SDK resends a transaction after a lost response with the same token.
-        let sdk_retries = through(&proxy, 3).await;
+        let sdk_retries = through(&proxy, 3, Attempt::Patient).await;
         proxy.inject(Some("TransactWriteItems"), Fault::DropAfterForward, 1);
         timeout(
-            Duration::from_secs(20),
+            Duration::from_secs(90),
             sdk_retries.transact_write(TransactWriteRequest {
                 actions: vec![increment("sdk")],
                 client_request_token: Some("wire-token-sdk".into()),
@@ -538,7 +554,7 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
 
         // IdempotentWrite resends it itself when the store reports the outcome unknown (one SDK
         // attempt here), losing the first two responses.
-        let one_attempt = through(&proxy, 1).await;
+        let one_attempt = through(&proxy, 1, Attempt::Patient).await;
         proxy.inject(Some("TransactWriteItems"), Fault::DropAfterForward, 1);
         proxy.inject(Some("TransactWriteItems"), Fault::Truncate(30), 1);
         let write = IdempotentWrite::new(Transaction::new().action(increment("ours")))
@@ -549,7 +565,7 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
                 max_delay: Duration::from_millis(50),
             });
         let before = proxy.forwarded("TransactWriteItems");
-        timeout(Duration::from_secs(30), write.send(&one_attempt))
+        timeout(Duration::from_secs(90), write.send(&one_attempt))
             .await
             .unwrap()
             .unwrap_or_else(|e| panic!("{who}: {e:?}"));
