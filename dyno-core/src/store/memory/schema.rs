@@ -3,6 +3,7 @@
 //! DynamoDB's size limits, names).
 
 use std::collections::HashSet;
+use std::fmt;
 
 use super::data::IndexKeys;
 use super::eval;
@@ -561,12 +562,27 @@ pub(super) fn schema_mismatch() -> Error {
     Error::validation("The provided key element does not match the schema")
 }
 
+/// The words of DynamoDB's refusal of an empty string or binary key value, in each of its three
+/// messages (a table key, an index key in a put, an index key set by an update): written here
+/// once, for [`empty_key_value`] to build and [`is_empty_key_value`] to recognize.
+const EMPTY_KEY_VALUE: &str = "The AttributeValue for a key attribute cannot contain an empty";
+
+/// DynamoDB's refusal of an empty value of `ty` for a key attribute: `context` is what precedes
+/// [`EMPTY_KEY_VALUE`] in its message, `names` what follows the value's type.
+fn empty_key_value(context: &str, ty: ScalarType, names: fmt::Arguments<'_>) -> Error {
+    let kind = if ty == ScalarType::S {
+        "string"
+    } else {
+        "binary"
+    };
+    Error::validation(format!("{context}{EMPTY_KEY_VALUE} {kind} value. {names}"))
+}
+
 /// True for DynamoDB's refusal of an empty string or binary key value (a table's or a secondary
 /// index's), which a write transaction answers as a request error rather than as its action's
 /// cancellation reason, and which dynoxide's Query names after its other key checks.
 pub(super) fn is_empty_key_value(e: &Error) -> bool {
-    matches!(e, Error::Validation { message }
-        if message.contains("The AttributeValue for a key attribute cannot contain an empty"))
+    matches!(e, Error::Validation { message } if message.contains(EMPTY_KEY_VALUE))
 }
 
 /// Checks a name's length and characters, answering as DynamoDB does: `member` is where the
@@ -658,11 +674,11 @@ pub(super) fn checked_key_bytes(
         }
     };
     if bytes.is_empty() {
-        return Err(Error::validation(format!(
-            "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {} value. Key: {}",
-            if attr.ty == ScalarType::S { "string" } else { "binary" },
-            attr.name
-        )));
+        return Err(empty_key_value(
+            "One or more parameter values are not valid. ",
+            attr.ty,
+            format_args!("Key: {}", attr.name),
+        ));
     }
     if partition && bytes.len() > MAX_PARTITION_KEY {
         return Err(Error::validation(format!(
@@ -708,20 +724,18 @@ pub(super) fn index_key_part(
     })?;
     if matches!(value, AttributeValue::S(_) | AttributeValue::B(_)) {
         if bytes.is_empty() && by_update {
-            return Err(Error::validation(format!(
-                "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. (IndexName: {}, IndexKey: {})",
-                if attr.ty == ScalarType::S { "string" } else { "binary" },
-                index.name,
-                attr.name
-            )));
+            return Err(empty_key_value(
+                "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. ",
+                attr.ty,
+                format_args!("(IndexName: {}, IndexKey: {})", index.name, attr.name),
+            ));
         }
         if bytes.is_empty() {
-            return Err(Error::validation(format!(
-                "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. IndexName: {}, IndexKey: {}",
-                if attr.ty == ScalarType::S { "string" } else { "binary" },
-                index.name,
-                attr.name
-            )));
+            return Err(empty_key_value(
+                "One or more parameter values are not valid. A value specified for a secondary index key is not supported. ",
+                attr.ty,
+                format_args!("IndexName: {}, IndexKey: {}", index.name, attr.name),
+            ));
         }
         let limit = if partition {
             MAX_PARTITION_KEY
