@@ -895,11 +895,18 @@ fn agrees_with(store: &MemoryStore, model: &std::collections::BTreeMap<(String, 
         let got = block_on(store.get_item(GetRequest::new("Tbl", key(p, sk)))).unwrap();
         assert_eq!(got.item.as_deref(), Some(it), "get {p} {sk}");
     }
-    let gone = block_on(store.get_item(GetRequest::new("Tbl", key("U#0", "PROFILE")))).unwrap();
-    assert!(
-        gone.item.is_none() || model.contains_key(&("U#0".to_owned(), "PROFILE".to_owned())),
-        "a deleted item reads as absent"
-    );
+    // Every key the test writes at some point (users 0-7 and 100-500, a profile and five
+    // orders each) that the model does not hold reads as absent: deleted, purged or never put.
+    let users = (0..8).chain([100, 200, 300, 400, 500]);
+    for p in users.map(|u| format!("U#{u}")) {
+        for sk in std::iter::once("PROFILE".to_owned()).chain((0..5).map(|o| format!("O#{o}"))) {
+            if model.contains_key(&(p.clone(), sk.clone())) {
+                continue;
+            }
+            let got = block_on(store.get_item(GetRequest::new("Tbl", key(&p, &sk)))).unwrap();
+            assert_eq!(got.item, None, "{p} {sk} is not in the model");
+        }
+    }
 }
 
 /// The partition maps (hashed, for lookups, beside their keys in order, for scans) stay in step
