@@ -11,8 +11,9 @@
 //! ([`Partitions`]: a few cache lines, where a B-tree of 100,000 partitions walks six or seven
 //! levels of cold nodes), and kept in key order beside that for scans. A point read does not
 //! search a partition at all: [`Points`] maps each full key to a copy of its entry (the item's
-//! `Arc`, size and expiry), one hash probe and a cache line or two, where the partition's B-tree
-//! node takes a linear search over several cold lines of keys.
+//! `Arc`, size and expiry), one hash probe and one cache line, where the partition's B-tree node
+//! takes a linear search over several cold lines of keys. The copy is kept in step by
+//! [`TableData`]'s write paths (`put`, `remove_by`, `set_ttl`); `TableData::check` proves it.
 
 use std::collections::btree_map;
 use std::collections::{btree_set, BTreeMap, BTreeSet, HashMap};
@@ -20,6 +21,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::key_bytes::KeyBytes;
+use super::points::Points;
 use super::schema::{IndexPos, IndexSchema, Schema};
 use super::{Prepared, Side};
 use crate::error::Result;
@@ -245,64 +247,6 @@ impl<'a, K: Ord, V> IntoIterator for &'a Partitions<K, V> {
     }
 }
 
-/// Every item's entry by its full key (partition key, sort key): what point reads look up. The
-/// entry is a copy of the one in the item's partition (same `Arc`), kept in step by
-/// [`TableData`]'s write paths (`put`, `remove_by`, `set_ttl`); `TableData::check` proves it.
-type Points = HashMap<Point, Entry, foldhash::fast::RandomState>;
-
-/// A full key, as [`Points`] stores it.
-#[derive(Debug, PartialEq, Eq)]
-struct Point(KeyBytes, KeyBytes);
-
-/// A full key as borrowed parts, to look [`Points`] up without cloning the keys: `Point` and
-/// `(&KeyBytes, &KeyBytes)` both are one, and hash and compare alike through it.
-trait PointKey {
-    fn parts(&self) -> (&KeyBytes, &KeyBytes);
-}
-
-impl PointKey for Point {
-    fn parts(&self) -> (&KeyBytes, &KeyBytes) {
-        (&self.0, &self.1)
-    }
-}
-
-impl PointKey for (&KeyBytes, &KeyBytes) {
-    fn parts(&self) -> (&KeyBytes, &KeyBytes) {
-        (self.0, self.1)
-    }
-}
-
-impl<'a> std::borrow::Borrow<dyn PointKey + 'a> for Point {
-    fn borrow(&self) -> &(dyn PointKey + 'a) {
-        self
-    }
-}
-
-impl std::hash::Hash for Point {
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        (self as &dyn PointKey).hash(state);
-    }
-}
-
-impl std::hash::Hash for dyn PointKey + '_ {
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let (pk, sk) = self.parts();
-        pk.hash(state);
-        sk.hash(state);
-    }
-}
-
-impl PartialEq for dyn PointKey + '_ {
-    #[inline]
-    fn eq(&self, other: &Self) -> bool {
-        self.parts() == other.parts()
-    }
-}
-
-impl Eq for dyn PointKey + '_ {}
-
 /// A table's mutable state.
 #[derive(Debug, Default)]
 pub(super) struct TableData {
@@ -335,7 +279,7 @@ impl TableData {
     /// The stored entry at a key, expired or not.
     #[inline]
     pub(super) fn get(&self, pk: &KeyBytes, sk: &KeyBytes) -> Option<&Entry> {
-        self.points.get(&(pk, sk) as &dyn PointKey)
+        self.points.get(pk, sk)
     }
 
     /// The entry at a key unless it has expired at the time `now` gives (read only for an
@@ -420,16 +364,7 @@ impl TableData {
             expires,
         };
         // One probe either way: the partition's slot told whether the item is new.
-        let point = old
-            .is_some()
-            .then(|| points.get_mut(&(&pk, &sk) as &dyn PointKey))
-            .flatten();
-        match point {
-            Some(point) => *point = entry.clone(),
-            None => {
-                points.insert(Point(pk.clone(), sk.clone()), entry.clone());
-            }
-        }
+        points.insert(&pk, &sk, entry.clone());
         let stored = Stored { entry, index_keys };
         let old = match slot {
             Some(btree_map::Entry::Occupied(mut o)) => Some(std::mem::replace(o.get_mut(), stored)),
@@ -503,7 +438,7 @@ impl TableData {
         cause: ChangeCause,
     ) -> Option<Stored> {
         let old = self.partitions.remove(pk, sk)?;
-        self.points.remove(&(pk, sk) as &dyn PointKey);
+        self.points.remove(pk, sk);
         self.len -= 1;
         update_indexes(
             schema,
@@ -559,7 +494,7 @@ impl TableData {
         let ttl = self.ttl_attribute.as_deref();
         for (pk, sk, stored) in self.partitions.entries_mut() {
             stored.entry.expires = expiry_of(&stored.entry.item, ttl);
-            if let Some(point) = self.points.get_mut(&(pk, sk) as &dyn PointKey) {
+            if let Some(point) = self.points.get_mut(pk, sk) {
                 point.expires = stored.entry.expires;
             }
             if let Some(t) = stored.entry.expires.get() {
@@ -649,7 +584,7 @@ impl TableData {
                 items += 1;
                 let point = self
                     .points
-                    .get(&(pk, sk) as &dyn PointKey)
+                    .get(pk, sk)
                     .unwrap_or_else(|| panic!("item {pk:?} {sk:?} without its point entry"));
                 assert!(
                     Arc::ptr_eq(&point.item, &stored.entry.item),

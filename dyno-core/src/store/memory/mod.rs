@@ -10,6 +10,7 @@ mod data;
 pub(crate) mod eval;
 mod key_bytes;
 mod key_encoding;
+mod points;
 mod read;
 mod schema;
 mod txn;
