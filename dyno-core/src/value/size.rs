@@ -9,6 +9,16 @@ pub const MAX_ITEM_SIZE: usize = 400 * 1024;
 /// Refuses an item over [`MAX_ITEM_SIZE`] before any request is made, naming the entity when
 /// the caller knows it: one check for the typed writes, the batch engine and the SDK-backed store.
 pub(crate) fn check_item_size(item: &Item, entity: Option<&'static str>) -> Result<()> {
+    // Nearly every item is far below the limit, and a bound that counts each number by its
+    // text's length (not its significant digits) settles it; only an item the bound cannot
+    // clear is sized exactly. A put sizes its item twice (the typed layer, then the store).
+    let bound: usize = item
+        .iter()
+        .map(|(name, value)| name.len() + sized(value, number_size_bound))
+        .sum();
+    if bound <= MAX_ITEM_SIZE {
+        return Ok(());
+    }
     let size = item_size(item);
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {
@@ -34,23 +44,36 @@ pub fn item_size(item: &Item) -> usize {
 /// one. Booleans and null: one byte. Lists and maps: three bytes plus one per element, plus the
 /// elements (and, in maps, the keys). Sets: the sum of their elements.
 pub fn attribute_size(value: &AttributeValue) -> usize {
+    sized(value, number_size)
+}
+
+/// [`attribute_size`]'s rule, with `number` measuring each number: the exact [`number_size`],
+/// or [`number_size_bound`].
+fn sized(value: &AttributeValue, number: fn(&str) -> usize) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => number_size(n),
+        AttributeValue::N(n) => number(n),
         AttributeValue::B(b) => b.as_ref().len(),
         AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
         AttributeValue::Ss(v) => v.iter().map(String::len).sum(),
-        AttributeValue::Ns(v) => v.iter().map(|n| number_size(n)).sum(),
+        AttributeValue::Ns(v) => v.iter().map(|n| number(n)).sum(),
         AttributeValue::Bs(v) => v.iter().map(|b| b.as_ref().len()).sum(),
-        AttributeValue::L(v) => 3 + v.iter().map(|e| 1 + attribute_size(e)).sum::<usize>(),
+        AttributeValue::L(v) => 3 + v.iter().map(|e| 1 + sized(e, number)).sum::<usize>(),
         AttributeValue::M(m) => {
             3 + m
                 .iter()
-                .map(|(k, e)| 1 + k.len() + attribute_size(e))
+                .map(|(k, e)| 1 + k.len() + sized(e, number))
                 .sum::<usize>()
         }
         _ => 0,
     }
+}
+
+/// At least [`number_size`], from the text's length alone: its significant digits are at most
+/// its characters (less the sign), and their pairs, the byte and the sign's byte are at most two
+/// more.
+fn number_size_bound(n: &str) -> usize {
+    n.len() + 2
 }
 
 /// Numbers are stored as variable-length base-100 digits: one byte per two significant digits,
@@ -93,6 +116,47 @@ mod tests {
         assert_eq!(number_size("1.5e10"), 2);
         assert_eq!(number_size("129.99"), 4);
         assert_eq!(number_size("4000000000"), 2);
+    }
+
+    /// The bound the size check clears most items with is never below the exact size, so it
+    /// refuses nothing the exact check would pass and passes nothing it would refuse.
+    #[test]
+    fn the_number_bound_is_never_below_the_exact_size() {
+        let fixed = [
+            "", "-", "0", "-0", "7", "-7", "12", "-1.5e-10", "0.000", "1E+38",
+        ];
+        for n in fixed {
+            assert!(number_size_bound(n) >= number_size(n), "{n:?}");
+        }
+        let mut rng = fastrand::Rng::with_seed(11);
+        let alphabet = b"0123456789-.eE+";
+        for _ in 0..20_000 {
+            let len = rng.usize(0..45);
+            let n: String = (0..len)
+                .map(|_| char::from(alphabet[rng.usize(..alphabet.len())]))
+                .collect();
+            assert!(number_size_bound(&n) >= number_size(&n), "{n:?}");
+        }
+    }
+
+    /// An item just over the limit by the exact size is refused, and one exactly at it passes,
+    /// numbers included (the bound cannot clear either, so the exact size decides).
+    #[test]
+    fn the_limit_is_decided_by_the_exact_size() {
+        let item = |filler: usize| {
+            Item::from([
+                ("n".to_owned(), AttributeValue::N("1000000".into())),
+                ("s".to_owned(), AttributeValue::S("x".repeat(filler))),
+            ])
+        };
+        // "n" + 2 bytes for the number, "s" + the filler.
+        let at_limit = MAX_ITEM_SIZE - 1 - 2 - 1;
+        assert_eq!(item_size(&item(at_limit)), MAX_ITEM_SIZE);
+        assert!(check_item_size(&item(at_limit), None).is_ok());
+        assert!(matches!(
+            check_item_size(&item(at_limit + 1), Some("E")),
+            Err(Error::ItemTooLarge { entity: Some("E"), size, .. }) if size == MAX_ITEM_SIZE + 1
+        ));
     }
 
     #[test]
