@@ -155,13 +155,23 @@ const MAX_SORT_KEY_BYTES: usize = 1024;
 /// is sent. The index keys an item carries are checked too (DynamoDB applies the same limits to
 /// them and refuses the whole write).
 pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
-    check_key_attributes::<E>(|name| item.get(name))
+    check_key_attributes::<E>(|name| item.get(name), KeysChecked::TableAndIndexes)
 }
 
-/// [`check_key_size`] on the key attributes `value_of` gives (an item's, or the values an update
-/// sets): the table's keys, then each index key of `E`.
+/// Which of `E`'s key attributes [`check_key_attributes`] checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeysChecked {
+    /// The table's: all a key carries (a get, update, delete or condition check).
+    Table,
+    /// The table's, then each index key of `E`: what a write of attributes carries.
+    TableAndIndexes,
+}
+
+/// [`check_key_size`] on the key attributes `value_of` gives (an item's, a key's, or the values
+/// an update sets), those `which` says.
 pub(crate) fn check_key_attributes<'v, E: Entity>(
     value_of: impl Fn(&str) -> Option<&'v AttributeValue>,
+    which: KeysChecked,
 ) -> Result<()> {
     let def = table_def::<E>();
     let table_keys = [
@@ -180,7 +190,11 @@ pub(crate) fn check_key_attributes<'v, E: Entity>(
             None,
         ),
     ];
-    let index_keys = E::INDEXES.iter().flat_map(|t| {
+    let indexes = match which {
+        KeysChecked::Table => &[][..],
+        KeysChecked::TableAndIndexes => E::INDEXES,
+    };
+    let index_keys = indexes.iter().flat_map(|t| {
         let index = def
             .global_indexes
             .iter()
@@ -234,18 +248,26 @@ pub(crate) fn check_key_attributes<'v, E: Entity>(
 }
 
 /// The attributes of `key`, or the error that kept it from being built, or a key over
-/// DynamoDB's size limits ([`check_key_size`]): what every typed operation sends.
+/// DynamoDB's size limits (its table key attributes, as [`check_key_size`] checks them): what
+/// every typed operation sends.
 pub(crate) fn key_item<E: Entity>(key: super::Key<E>) -> Result<Item> {
     let item = key.try_into_item()?;
-    check_key_size::<E>(&item)?;
+    check_table_key::<E>(&item)?;
     Ok(item)
 }
 
 /// [`key_item`], borrowed.
 pub(crate) fn key_ref<E: Entity>(key: &super::Key<E>) -> Result<&Item> {
     let item = key.try_as_item()?;
-    check_key_size::<E>(item)?;
+    check_table_key::<E>(item)?;
     Ok(item)
+}
+
+/// [`check_key_size`] of a key: its table key attributes, all a key carries (an entity's index
+/// keys are attributes of their own, written from its index templates), so no index key is
+/// looked for in it.
+fn check_table_key<E: Entity>(key: &Item) -> Result<()> {
+    check_key_attributes::<E>(|name| key.get(name), KeysChecked::Table)
 }
 
 /// The version number as an attribute value.

@@ -744,12 +744,15 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
         }
     }
     // Index keys the update sets (a typed update rewrites them with the fields they are made of).
-    super::support::check_key_attributes::<E>(|name| {
-        update.set.iter().find_map(|(path, value)| match value {
-            SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
-            _ => None,
-        })
-    })?;
+    super::support::check_key_attributes::<E>(
+        |name| {
+            update.set.iter().find_map(|(path, value)| match value {
+                SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
+                _ => None,
+            })
+        },
+        super::support::KeysChecked::TableAndIndexes,
+    )?;
     let mut size = crate::value::item_size(key);
     for (path, value) in &update.set {
         let name = path.top().map_or(0, str::len);
