@@ -45,12 +45,15 @@ pub const TRANSACTION_CHECKS: &str =
 /// attributes, as they appeared before the UpdateItem operation", "UPDATED_NEW - ... as they
 /// appear after". A list element the update wrote past the list's end (`SET l[1]` or `ADD l[1]`
 /// on a list of one) or removed where there was none (`REMOVE l[3]`) did not appear before it,
-/// and an element the update removed does not appear after it: nothing is returned for it
+/// an element the update removed does not appear after it, and one a DELETE names past the end
+/// (`DELETE l[3] :set`, which changes nothing) appears neither before nor after: nothing is
+/// returned for it
 /// (MemoryStore; the element SET past the end is returned by UPDATED_NEW where it landed), where
 /// dynoxide returns the enclosing list, as it does for every list element ([`UPDATED_LIST_PATH`]).
 pub const UPDATED_NEW_LIST_ELEMENT: &str =
     "UpdateItem UPDATED_OLD of a list element that did not exist (SET or ADD past the end, \
-     REMOVE of none), or UPDATED_NEW of a removed one, returns nothing for it (API reference, \
+     REMOVE of none), UPDATED_NEW of a removed one, or either of a DELETE past the end, returns \
+     nothing for it (API reference, \
      UpdateItem, ReturnValues: only the updated attributes, as they appeared before / appear \
      after); dynoxide returns the enclosing list, as for every list element";
 
@@ -593,7 +596,9 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
         // The lists one of whose elements the update SETs, ADDs to or REMOVEs (UPDATED_OLD:
         // where the element did not exist before) or REMOVEs (UPDATED_NEW: it does not exist
-        // after): MemoryStore's answer lacks the list, dynoxide's holds it whole.
+        // after), or DELETEs from (either: a DELETE past the list's end changes nothing, so the
+        // element exists neither before nor after): MemoryStore's answer lacks the list,
+        // dynoxide's holds it whole.
         let (sets, adds): (&[(dyno_core::expr::Path, _)], &[(dyno_core::expr::Path, _)]) =
             match u.return_values {
                 ReturnValues::UpdatedOld => (&u.update.set, &u.update.add),
@@ -604,6 +609,7 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             .map(|(p, _)| p)
             .chain(adds.iter().map(|(p, _)| p))
             .chain(&u.update.remove)
+            .chain(u.update.delete.iter().map(|(p, _)| p))
             .filter(|p| matches!(p.0.get(1), Some(PathElement::Index(_))))
             .filter_map(|p| p.top())
             .collect();
