@@ -61,8 +61,8 @@ impl Backend {
     /// A local server (dynalite, moto, dynoxide) at `endpoint`, with test credentials: the
     /// examples' tests. Each attempt may take 30 s and each call 2 minutes (the defaults are 10 s
     /// and 30 s): under `scripts/test` the single-threaded servers answer the whole suite on two
-    /// cores, and a 1 MB scan page of dynalite's has been seen to take longer than 30 s there. A
-    /// slow answer is load, not a hang; the wait stays bounded.
+    /// cores, and a Scan of dynalite's has been seen there to outlast three 10 s attempts. A slow
+    /// answer is load, not a hang; the wait stays bounded.
     #[allow(dead_code)] // used by the tests of some examples only
     pub async fn local(endpoint: &str) -> Self {
         let store = DynamoStore::builder()
