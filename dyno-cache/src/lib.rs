@@ -5,6 +5,9 @@ mod builder;
 mod clock;
 mod flight;
 mod follower;
+#[cfg(any(doc, doctest))]
+#[doc = include_str!("guide.md")]
+pub mod guide {}
 mod key;
 mod metrics;
 mod schema;

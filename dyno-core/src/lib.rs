@@ -1,23 +1,6 @@
 #![warn(missing_docs, unreachable_pub)]
-#![doc = include_str!("../README.md")]
+#![doc = include_str!("lib.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
-//!
-//! # Modules
-//!
-//! `dyno-core` is the runtime of dyno:
-//!
-//! - [`value`]: the codec between Rust values and DynamoDB attribute values;
-//! - [`key`]: key segments and key templates (`USER#{user_id}`);
-//! - [`expr`]: expressions as a typed tree, rendered with placeholders;
-//! - [`table`] and [`entity`]: the traits the derives implement (and, in [`entity`], key
-//!   recovery and the timestamp and TTL field types);
-//! - [`store`]: the `Store` trait, `DynamoStore` and `MemoryStore`;
-//! - [`ops`]: typed operations, the query and update builders (and [`ops::QueryDsl`] /
-//!   [`ops::UpdateDsl`], what every generated builder shares), sort-key ranges, sharded keys,
-//!   pagination and the batch engine;
-//! - [`feed`]: change feeds (MemoryStore's stream, DynamoDB Streams);
-//! - [`hash`]: FNV-1a, the stable hash behind shard numbers and cursors;
-//! - [`prelude`]: what most programs import.
 
 #[allow(unused_extern_crates)]
 extern crate self as dyno_core;
@@ -29,6 +12,8 @@ pub mod entity;
 pub mod error;
 pub mod expr;
 pub mod feed;
+#[cfg(any(doc, doctest))]
+pub mod guide;
 pub mod hash;
 pub mod key;
 pub mod ops;
@@ -37,6 +22,11 @@ pub mod store;
 pub mod table;
 pub mod ttl;
 pub mod value;
+
+// The README's examples are doc tests too, so the front page cannot fall behind the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 pub use crate::entity::Entity;
 pub use crate::error::{Error, Result};

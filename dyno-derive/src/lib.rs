@@ -338,7 +338,7 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
 /// let item = repo.to_item()?; // the owner is a map, reaction_counts an empty map
 /// assert_eq!(Repo::from_item(&item)?, repo);
 ///
-/// // Run these with `.send(&store)`; the README shows them on a store.
+/// // Run these with `.send(&store)`; the guide (`dyno_core::guide::documents`) does, on a store.
 /// let update = Repo::update(Repo::key("dyno"))
 ///     .at(Repo::REACTION_COUNTS.entry(Reaction::Heart)).add(1u32)
 ///     .at(Repo::OWNER.field(Owner::TWITTER_HANDLE)).set("alexdebrie")
