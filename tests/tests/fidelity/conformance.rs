@@ -154,15 +154,15 @@ fn detail_diff(memory: &Ctx, reference: &Ctx) -> Option<String> {
         .zip(memory.messages.iter().zip(&reference.messages))
         .enumerate()
     {
-        if let (Some(mine), Some(theirs)) = (mine, theirs) {
-            if !same_words(mine, theirs) {
-                return Some(format!(
+        if let (Some(mine), Some(theirs)) = (mine, theirs)
+            && !same_words(mine, theirs)
+        {
+            return Some(format!(
                     "request {} ({label}): error messages differ:\n      {}: {mine}\n      {}: {theirs}",
                     i + 1,
                     memory.backend,
                     reference.backend
                 ));
-            }
         }
     }
     let labels = memory.transcript.iter().map(|(label, _)| label);
@@ -170,15 +170,15 @@ fn detail_diff(memory: &Ctx, reference: &Ctx) -> Option<String> {
         .zip(memory.capacity.iter().zip(&reference.capacity))
         .enumerate()
     {
-        if let (Some(mine), Some(theirs)) = (mine, theirs) {
-            if mine != theirs {
-                return Some(format!(
+        if let (Some(mine), Some(theirs)) = (mine, theirs)
+            && mine != theirs
+        {
+            return Some(format!(
                     "request {} ({label}): consumed capacity differs (per table, split as INDEXES gives it): {} {mine:?}, {} {theirs:?}",
                     i + 1,
                     memory.backend,
                     reference.backend
                 ));
-            }
         }
     }
     None

@@ -19,8 +19,8 @@
 
 #[path = "differential/deviations.rs"]
 mod deviations;
-#[path = "differential/gen.rs"]
-mod gen;
+#[path = "differential/generator.rs"]
+mod generator;
 #[path = "differential/run.rs"]
 mod run;
 
@@ -38,7 +38,7 @@ use dyno_core::store::{
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
 use dyno_tests::backend::{DYNOXIDE_ENDPOINT_VAR, REQUIRE_BACKENDS_VAR};
-use gen::{Gen, Op};
+use generator::{Gen, Op};
 use run::{Engines, Outcome};
 
 /// Steps per sequence: long enough for state to build up (replaced items, grown sets and lists,
@@ -347,7 +347,7 @@ async fn a_planted_bug_is_found_and_shrunk_to_two_steps() {
 #[test]
 fn the_generator_covers_every_request_kind_and_feature() {
     let ops = Gen::new(0xD1FF).sequence(2_000);
-    let kinds: BTreeSet<&str> = ops.iter().map(gen::kind).collect();
+    let kinds: BTreeSet<&str> = ops.iter().map(generator::kind).collect();
     assert_eq!(kinds.len(), 10, "{kinds:?}");
     let mut types = BTreeSet::new();
     let mut visit = |item: &dyno_core::Item| {
@@ -386,7 +386,7 @@ fn the_generator_covers_every_request_kind_and_feature() {
                 remove += u.update.remove.len();
                 add += u.update.add.len();
                 delete += u.update.delete.len();
-                nested += u.update.paths().filter(|p| gen::is_nested(p)).count();
+                nested += u.update.paths().filter(|p| generator::is_nested(p)).count();
                 conditional += usize::from(u.condition.is_some());
             }
             Op::Query { request, .. } => {

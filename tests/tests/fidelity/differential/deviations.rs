@@ -7,7 +7,7 @@ use dyno_core::expr::{Comparator, Condition, Operand, PathElement, SortCondition
 use dyno_core::store::{ReturnValues, TransactWriteItem, TransactWriteRequest};
 use dyno_core::{AttributeValue, Item};
 
-use super::gen::Op;
+use super::generator::Op;
 use super::run::{canon, canon_item, Explained, Outcome, Response};
 
 /// DynamoDB's API reference, `Condition` (ComparisonOperator): LT, LE, GT, GE and BETWEEN take
@@ -381,7 +381,7 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
 fn fresh_answer(op: &Op) -> String {
     let store = dyno_core::MemoryStore::new();
     futures::executor::block_on(async {
-        for def in super::gen::tables() {
+        for def in super::generator::tables() {
             dyno_core::Store::create_table(&store, &def)
                 .await
                 .expect("create table");
@@ -443,7 +443,7 @@ fn one_table_answer(op: &Op, table: &str) -> String {
     use dyno_core::store::{BatchGetRequest, BatchWriteRequest, Store};
     let store = dyno_core::MemoryStore::new();
     futures::executor::block_on(async {
-        for def in super::gen::tables() {
+        for def in super::generator::tables() {
             store.create_table(&def).await.expect("create table");
         }
         let answer = match op {
@@ -575,22 +575,22 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
     }
     if let (Op::BatchWrite(_) | Op::BatchGet(_), [o], [t]) =
         (op, ours.as_slice(), theirs.as_slice())
+        && o.text.starts_with("err Validation: ")
+        && t.text.starts_with("err Validation: ")
     {
-        if o.text.starts_with("err Validation: ") && t.text.starts_with("err Validation: ") {
-            let answers: Vec<String> = batch_tables(op)
-                .into_iter()
-                .map(|t| one_table_answer(op, t))
-                .collect();
-            let ours_at = answers.iter().position(|a| *a == o.text);
-            let theirs_at = answers
-                .iter()
-                .position(|a| super::run::same_words(a, &t.text));
-            if matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b) {
-                return Some(Explained {
-                    why: BATCH_TABLE_ORDER,
-                    same_state: true,
-                });
-            }
+        let answers: Vec<String> = batch_tables(op)
+            .into_iter()
+            .map(|t| one_table_answer(op, t))
+            .collect();
+        let ours_at = answers.iter().position(|a| *a == o.text);
+        let theirs_at = answers
+            .iter()
+            .position(|a| super::run::same_words(a, &t.text));
+        if matches!((ours_at, theirs_at), (Some(a), Some(b)) if a != b) {
+            return Some(Explained {
+                why: BATCH_TABLE_ORDER,
+                same_state: true,
+            });
         }
     }
     if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
@@ -695,78 +695,78 @@ pub fn explain(op: &Op, ours: &Outcome, theirs: &Outcome) -> Option<Explained> {
             });
         }
     }
-    if let (Op::TransactWrite(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        if let Some(same_state) = transaction_operands_explain(r, o, &t.text) {
-            return Some(Explained {
-                why: TRANSACTION_CHECKS,
-                same_state,
-            });
-        }
+    if let (Op::TransactWrite(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice())
+        && let Some(same_state) = transaction_operands_explain(r, o, &t.text)
+    {
+        return Some(Explained {
+            why: TRANSACTION_CHECKS,
+            same_state,
+        });
     }
-    if let Op::Scan(r) = op {
-        if r.index.as_deref() == Some("LSI1")
-            && (r.projection.is_some() || r.filter.is_some())
-            && lsi_fetch_explains(r.filter.as_ref(), ours, theirs)
+    if let Op::Scan(r) = op
+        && r.index.as_deref() == Some("LSI1")
+        && (r.projection.is_some() || r.filter.is_some())
+        && lsi_fetch_explains(r.filter.as_ref(), ours, theirs)
+    {
+        return Some(Explained {
+            why: LSI_FETCH,
+            same_state: true,
+        });
+    }
+    if let ([o], [t]) = (ours.as_slice(), theirs.as_slice())
+        && let Some(ours) = o.text.strip_prefix("err Validation: ")
+    {
+        let theirs = t
+            .text
+            .strip_prefix("err Validation: 1 validation error detected: ")
+            .map(|m| m.replace("ALLOWED_FOR_ADD_OPERAND", "ALLOWED_FOR_DELETE_OPERAND"));
+        if ours.contains("operator: DELETE,")
+            && ours.ends_with("typeSet: ALLOWED_FOR_DELETE_OPERAND")
+            && theirs.as_deref() == Some(ours)
         {
             return Some(Explained {
-                why: LSI_FETCH,
+                why: DELETE_TYPE_SET,
                 same_state: true,
             });
         }
     }
-    if let ([o], [t]) = (ours.as_slice(), theirs.as_slice()) {
-        if let Some(ours) = o.text.strip_prefix("err Validation: ") {
-            let theirs = t
-                .text
-                .strip_prefix("err Validation: 1 validation error detected: ")
-                .map(|m| m.replace("ALLOWED_FOR_ADD_OPERAND", "ALLOWED_FOR_DELETE_OPERAND"));
-            if ours.contains("operator: DELETE,")
-                && ours.ends_with("typeSet: ALLOWED_FOR_DELETE_OPERAND")
-                && theirs.as_deref() == Some(ours)
-            {
-                return Some(Explained {
-                    why: DELETE_TYPE_SET,
-                    same_state: true,
-                });
-            }
-        }
+    if let Op::TransactGet(r) = op
+        && transact_get_projection_explains(r, ours, theirs)
+    {
+        return Some(Explained {
+            why: TRANSACT_GET_PROJECTION,
+            same_state: true,
+        });
     }
-    if let Op::TransactGet(r) = op {
-        if transact_get_projection_explains(r, ours, theirs) {
-            return Some(Explained {
-                why: TRANSACT_GET_PROJECTION,
-                same_state: true,
-            });
-        }
+    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice())
+        && r.segment.is_some_and(|(_, total)| total > 1)
+        && r.limit.is_some()
+        && o.text == t.text
+        && o.capacity.is_some()
+        && t.capacity.is_some()
+    {
+        return Some(Explained {
+            why: SEGMENT_PAGES,
+            same_state: true,
+        });
     }
-    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        if r.segment.is_some_and(|(_, total)| total > 1)
-            && r.limit.is_some()
-            && o.text == t.text
-            && o.capacity.is_some()
-            && t.capacity.is_some()
-        {
-            return Some(Explained {
-                why: SEGMENT_PAGES,
-                same_state: true,
-            });
-        }
+    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice())
+        && r.index.is_some()
+        && o.text == t.text
+        && lsi_scan_share_explains(r, o, t)
+    {
+        return Some(Explained {
+            why: LSI_SCAN_SHARE,
+            same_state: true,
+        });
     }
-    if let (Op::Scan(r), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        if r.index.is_some() && o.text == t.text && lsi_scan_share_explains(r, o, t) {
-            return Some(Explained {
-                why: LSI_SCAN_SHARE,
-                same_state: true,
-            });
-        }
-    }
-    if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice()) {
-        if updated_list_path_explains(u, o, t) {
-            return Some(Explained {
-                why: UPDATED_LIST_PATH,
-                same_state: true,
-            });
-        }
+    if let (Op::Update(u), [o], [t]) = (op, ours.as_slice(), theirs.as_slice())
+        && updated_list_path_explains(u, o, t)
+    {
+        return Some(Explained {
+            why: UPDATED_LIST_PATH,
+            same_state: true,
+        });
     }
     // A validation error shows on the first page of a query.
     let first = ours.first()?;

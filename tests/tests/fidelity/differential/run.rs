@@ -18,7 +18,7 @@ use dyno_core::store::{
 use dyno_core::value::SharedItem;
 use dyno_core::{AttributeValue, Error, Item};
 
-use super::gen::{tables, Op};
+use super::generator::{tables, Op};
 
 /// Pages a scan segment reads at most (a scan of these small tables ends far sooner).
 const MAX_SCAN_PAGES: u32 = 200;

@@ -667,24 +667,24 @@ impl Gen {
             self.key_string(pk_pool)
         };
         let mut key_condition = KeyCondition::partition(pk_name, partition);
-        if let Some(sk) = sk_name {
-            if self.chance(60) {
-                let numeric = table == "num";
-                let binary = table == "bin";
-                let cond = self.sort_condition(&mut |g: &mut Gen| {
-                    if g.chance(2) {
-                        return g.value(0);
-                    }
-                    if numeric {
-                        n(g.word(NUM_SORTS))
-                    } else if binary {
-                        AttributeValue::B(Blob::new(g.bytes()))
-                    } else {
-                        s(g.word(SORTS))
-                    }
-                });
-                key_condition = key_condition.sort(sk, cond);
-            }
+        if let Some(sk) = sk_name
+            && self.chance(60)
+        {
+            let numeric = table == "num";
+            let binary = table == "bin";
+            let cond = self.sort_condition(&mut |g: &mut Gen| {
+                if g.chance(2) {
+                    return g.value(0);
+                }
+                if numeric {
+                    n(g.word(NUM_SORTS))
+                } else if binary {
+                    AttributeValue::B(Blob::new(g.bytes()))
+                } else {
+                    s(g.word(SORTS))
+                }
+            });
+            key_condition = key_condition.sort(sk, cond);
         }
         let mut request = QueryRequest::new(table, index, key_condition);
         if self.chance(30) {
