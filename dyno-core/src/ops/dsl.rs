@@ -135,7 +135,7 @@ pub trait QueryDsl: Sized {
     #[doc(hidden)]
     fn collection<C>(self) -> Query<C>
     where
-        C: FromItem + super::query::ReadByCollectionQuery,
+        C: FromItem + super::ReadByCollectionQuery,
     {
         self.into_inner().project()
     }
