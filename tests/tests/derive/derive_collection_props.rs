@@ -692,8 +692,9 @@ fn every_collection_query_is_the_union_of_its_members_queries() {
         proptest::collection::vec(spec(), 0..40),
         proptest::collection::vec(query(), 1..10),
     );
-    let mut runs: Vec<(&str, Option<Arc<dyn Store>>, u32)> =
-        vec![("memory", None, cases("PROPTEST_CASES", 48))];
+    // (backend, its server (MemoryStore: a fresh one per case), cases)
+    type Run<'a> = (&'a str, Option<Arc<dyn Store>>, u32);
+    let mut runs: Vec<Run<'_>> = vec![("memory", None, cases("PROPTEST_CASES", 48))];
     for b in &servers {
         runs.push((b.name, Some(b.store.clone()), cases("DYNO_SERVER_CASES", 8)));
     }
