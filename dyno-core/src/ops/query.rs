@@ -483,6 +483,10 @@ impl<T: FromItem> Query<T> {
     /// entity, the entity a projection reads, or one of a collection's entities), or an untyped
     /// one through [`Cond::raw`]. Filters run after items are read: they do not reduce the
     /// capacity consumed or the 1 MB page.
+    ///
+    /// On a collection the filter applies to every item read, whatever its entity: a condition
+    /// on one member's field also removes the items of the members without that attribute.
+    /// [`Query::filter_member`] filters one member and leaves the others alone.
     pub fn filter<E>(mut self, c: Cond<E>) -> Self
     where
         T: FilterBy<E>,
