@@ -369,18 +369,32 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// all entities live in the same table, each has a key in the index, and their partition key
 /// templates agree (the same literal text between fields), so one query reads them all.
 ///
-/// The query reads only the range of sort keys the entities' templates can have: `begins_with`
-/// their common literal prefix, or `BETWEEN` the smallest prefix and the successor of the
-/// largest (a repo (`REPO#...`) and its issues (`ISSUE#...`) never read the repo's stars
-/// (`STAR#...`)); the whole partition only when a template starts with a field. Items of other
-/// entities read in that range are skipped. `.only::<Issue>()` narrows the read to one entity's
-/// prefix (a sub-collection).
+/// The query reads only the range of sort keys the entities' templates can have, whatever
+/// their literal prefixes: `begins_with` the shortest when every other starts with it (comments
+/// at `C#{id}` and replies at `C#R#{id}` read `begins_with C#`), else `BETWEEN` the smallest
+/// prefix and the largest successor of any (a repo (`REPO#...`) and its issues (`ISSUE#...`)
+/// never read the repo's stars (`STAR#...`)); the whole partition only when a template starts
+/// with a field. Items of other entities read in that range are skipped.
+///
+/// `.only::<Issue>()` reads one member (a sub-collection), on the table, a template index or a
+/// multi-attribute index: by its prefix where its sort key starts with one, and always by
+/// entity type in the store (a filter on the entity-type attribute), so that a member whose
+/// prefix extends another's, or any member when the key starts with a field, is left out before
+/// `limit` counts and pages are cut.
+///
+/// Filters: a plain `.filter(cond)` applies to every item read, whatever its entity. A
+/// condition on one member's field (`Comment::SCORE.ge(3u8)`) therefore also removes every item
+/// of the members without that attribute (DynamoDB compares a missing attribute as false).
+/// `.filter_member(cond)` filters that member only and leaves the others alone: it is sent as
+/// "not this entity, or the condition" (`(attribute_exists(#t) AND #t <> :E) OR (cond)` on the
+/// entity-type attribute).
 ///
 /// The enum form's query is a `dyno_core::ops::Query<UserItem>` (`descending`, `limit`,
-/// `page(&store, cursor)`, `stream(&store)`, `all`, `only`). The struct form's has `filter`,
-/// `consistent`, `page_size`, `descending`, `limit`, `only`, `into_query`, and runs with
-/// `get(&store)` (every page, grouped), `page(&store, cursor)` (one page grouped, with the
-/// cursor of the next, bound to this query) and `stream(&store)` (the pages, grouped).
+/// `page(&store, cursor)`, `stream(&store)`, `all`, `only`, `filter`, `filter_member`). The
+/// struct form's has `filter`, `filter_member`, `consistent`, `page_size`, `descending`,
+/// `limit`, `only`, `into_query`, and runs with `get(&store)` (every page, grouped),
+/// `page(&store, cursor)` (one page grouped, with the cursor of the next, bound to this query)
+/// and `stream(&store)` (the pages, grouped).
 ///
 /// On a multi-attribute index (`#[dyno(index = ByStatus)]`, entities mapping fields onto its
 /// attributes) DynamoDB indexes every item whose key attributes are present with their types,
@@ -389,8 +403,9 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// read from a member's typed query, which takes the partition fields and the sort conditions
 /// left to right: `Task::by_status(tenant, status).priority().eq(1u8).collection::<Work>()`
 /// returns the tasks and bugs of that range in index order, with `descending`, `limit`, pages
-/// and `stream` as any query (`.collection::<C>()` exists on multi-attribute index queries only,
-/// for collections declared on that index).
+/// and `stream` as any query, and `.only::<Bug>()` and `.filter_member(..)` as above
+/// (`.collection::<C>()` reads multi-attribute index queries only, for collections declared on
+/// that index; a collection on a template index is read with `C::query(..)`).
 #[proc_macro_derive(Collection, attributes(dyno))]
 pub fn derive_collection(input: TokenStream) -> TokenStream {
     expand::collection(input.into()).into()

@@ -110,6 +110,36 @@ pub trait QueryDsl: Sized {
         self.map_query(|q| q.filter(condition))
     }
 
+    /// Reads only member `E`'s items of a collection read from this query (a multi-attribute
+    /// index's `.collection::<C>()`): see [`Query::only`].
+    fn only<E: Entity>(self) -> Self
+    where
+        Self::Out: super::CollectionMember<E>,
+    {
+        self.map_query(Query::only::<E>)
+    }
+
+    /// A filter for member `E` of a collection read from this query, leaving the other
+    /// members' items alone: see [`Query::filter_member`]. ([`QueryDsl::filter`] applies to
+    /// every item.)
+    fn filter_member<E: Entity>(self, condition: Cond<E>) -> Self
+    where
+        Self::Out: super::CollectionMember<E>,
+    {
+        self.map_query(|q| q.filter_member(condition))
+    }
+
+    /// Not callable: on the table and on indexes keyed by templates, a collection is read with
+    /// its own constructor, `C::query(..)`; this method exists so that
+    /// `.collection::<C>()` there says so (multi-attribute index queries have their own).
+    #[doc(hidden)]
+    fn collection<C>(self) -> Query<C>
+    where
+        C: FromItem + super::ReadByCollectionQuery,
+    {
+        self.into_inner().project()
+    }
+
     /// Returns at most `n` items in total.
     fn limit(self, n: usize) -> Self {
         self.map_query(|q| q.limit(n))

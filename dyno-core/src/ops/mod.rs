@@ -48,6 +48,8 @@ pub use self::idempotent::IdempotentWrite;
 pub use self::lenient::{Decoded, Undecodable};
 pub use self::path::PathUpdate;
 pub use self::put::{Put, PutMode};
+#[doc(hidden)]
+pub use self::query::ReadByCollectionQuery;
 pub use self::query::{sort_template, CollectionMember, CollectionOn, PageOf, Query};
 pub use self::scan::Scan;
 pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};

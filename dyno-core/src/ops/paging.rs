@@ -69,6 +69,7 @@ impl Lanes {
         store: &S,
         ttl: Option<&str>,
         range: Option<&(String, PartRange)>,
+        only: &[fn(&Item) -> bool],
     ) -> Result<usize> {
         let counts = futures::future::try_join_all((0..self.len()).map(|lane| async move {
             let mut total = 0usize;
@@ -79,7 +80,12 @@ impl Lanes {
                 total += page
                     .items
                     .iter()
-                    .filter(|it| !hidden(it) && in_range(it, range) && T::accepts(it))
+                    .filter(|it| {
+                        !hidden(it)
+                            && in_range(it, range)
+                            && only.iter().all(|keep| keep(it))
+                            && T::accepts(it)
+                    })
                     .count();
                 match page.last_evaluated_key {
                     Some(k) => start = Some(k),
@@ -143,6 +149,9 @@ pub(crate) struct Plan {
     pub(crate) ttl: Option<&'static str>,
     /// Items whose sort key (this attribute) is outside this range are skipped.
     pub(crate) range: Option<(String, PartRange)>,
+    /// Items that one of these rejects are skipped (a collection narrowed to some of its
+    /// members: see [`super::Query::only`]), before they count towards the limit.
+    pub(crate) only: Vec<fn(&Item) -> bool>,
 }
 
 /// True when `item`'s sort key is in `range` (or there is no range). An item without the
@@ -247,7 +256,11 @@ impl Plan {
         let mut items = Vec::new();
         let hidden = page_hider(self.ttl);
         for it in &raw {
-            if hidden(it) || !in_range(it, self.range.as_ref()) || !T::accepts(it) {
+            if hidden(it)
+                || !in_range(it, self.range.as_ref())
+                || !self.only.iter().all(|keep| keep(it))
+                || !T::accepts(it)
+            {
                 continue;
             }
             if items.len() == remaining {

@@ -52,6 +52,10 @@ pub struct Query<T: FromItem> {
     range: Option<(String, PartRange)>,
     /// How the sort-key condition is being built (typed queries); `None`: as given.
     sort: Option<SortState>,
+    /// The members a collection's query is narrowed to ([`Query::only`]): each item must be
+    /// accepted by every one of these (the entity's own recognition, for items without an
+    /// entity-type attribute, which the store-side filter lets through).
+    only: Vec<fn(&crate::value::Item) -> bool>,
     /// The first error met building.
     error: Option<Arc<Error>>,
     _t: PhantomData<fn() -> T>,
@@ -76,6 +80,7 @@ impl<T: FromItem> Clone for Query<T> {
             limit: self.limit,
             range: self.range.clone(),
             sort: self.sort.clone(),
+            only: self.only.clone(),
             error: self.error.clone(),
             _t: PhantomData,
         }
@@ -90,6 +95,7 @@ impl<T: FromItem> fmt::Debug for Query<T> {
             .field("sort_key", &self.sort_key)
             .field("limit", &self.limit)
             .field("range", &self.range)
+            .field("only", &self.only.len())
             .field("error", &self.error)
             .finish()
     }
@@ -258,9 +264,18 @@ impl<T: FromItem> Query<T> {
         q
     }
 
-    /// Reads only the items `E` (one of the collection's members) can have: the sort keys
-    /// beginning with the literal prefix of `E`'s sort-key template in this query's table or
-    /// index (a sub-collection); with no such prefix, the query is unchanged.
+    /// Reads only member `E`'s items (a sub-collection), on the table, a template index or a
+    /// multi-attribute index, in every form of the collection:
+    ///
+    /// - by key range where `E`'s sort-key template starts with literal text: the sort keys
+    ///   beginning with it (`=` for a constant key), instead of the collection's range;
+    /// - always by entity type, in the store: a filter keeps the items whose entity-type
+    ///   attribute is `E`'s (or that have none: items written by other clients, which `E` then
+    ///   recognises by their key), so that other members sharing `E`'s prefix (`C#R#{id}`
+    ///   inside `C#{id}`), or read with it when `E`'s key starts with a field, are left out
+    ///   before [`Query::limit`] counts and pages are cut.
+    ///
+    /// `only::<A>().only::<B>()` reads the items that are both (none, for two members).
     pub fn only<E: Entity>(mut self) -> Self
     where
         T: CollectionMember<E>,
@@ -271,7 +286,42 @@ impl<T: FromItem> Query<T> {
         {
             self.set_sort(sort_key::members_range(&[Some(t)]));
         }
-        self
+        self.only.push(<E as FromItem>::accepts);
+        let owned = super::support::owned_by::<E>();
+        self.each(|r| r.filter = Some(Condition::and_opt(r.filter.take(), owned.clone())))
+    }
+
+    /// Adds a filter for member `E` only: `E`'s items must match `condition`, the other
+    /// members' items are left alone. Rendered as "not `E`, or the condition"
+    /// (`(attribute_exists(#t) AND #t <> :E) OR (condition)`, `#t` the entity-type attribute,
+    /// values as placeholders), ANDed with earlier filters. Items without an entity-type
+    /// attribute (written by other clients) are held to the condition.
+    ///
+    /// A plain [`Query::filter`] on a collection applies to every item the query reads, whatever
+    /// its entity: a condition on one member's field (`Comment::SCORE.ge(3)`) removes every
+    /// item of the members that lack the attribute (DynamoDB evaluates a comparison with a
+    /// missing attribute as false).
+    pub fn filter_member<E: Entity>(self, condition: Cond<E>) -> Self
+    where
+        T: CollectionMember<E>,
+    {
+        match condition.into_condition() {
+            Ok(c) => {
+                let attribute = <E::Table as Table>::ENTITY_ATTRIBUTE;
+                let other = Condition::exists(attribute).and(Condition::Compare(
+                    crate::expr::Operand::Path(Path::attr(attribute)),
+                    crate::expr::Comparator::Ne,
+                    crate::expr::Operand::Value(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
+                ));
+                let c = other.or(c);
+                self.each(|r| r.filter = Some(Condition::and_opt(r.filter.take(), c.clone())))
+            }
+            Err(e) => {
+                let mut q = self;
+                q.fail(e);
+                q
+            }
+        }
     }
 
     /// Writes `condition` on the sort key into every request.
@@ -390,6 +440,7 @@ impl<T: FromItem> Query<T> {
             limit: None,
             range: None,
             sort: None,
+            only: Vec::new(),
             error: None,
             _t: PhantomData,
         };
@@ -432,6 +483,10 @@ impl<T: FromItem> Query<T> {
     /// entity, the entity a projection reads, or one of a collection's entities), or an untyped
     /// one through [`Cond::raw`]. Filters run after items are read: they do not reduce the
     /// capacity consumed or the 1 MB page.
+    ///
+    /// On a collection the filter applies to every item read, whatever its entity: a condition
+    /// on one member's field also removes the items of the members without that attribute.
+    /// [`Query::filter_member`] filters one member and leaves the others alone.
     pub fn filter<E>(mut self, c: Cond<E>) -> Self
     where
         T: FilterBy<E>,
@@ -575,6 +630,7 @@ impl<T: FromItem> Query<T> {
             limit: self.limit,
             range: self.range,
             sort: self.sort,
+            only: self.only,
             error: self.error,
             _t: PhantomData,
         };
@@ -649,6 +705,7 @@ impl<T: FromItem> Query<T> {
             limit: self.limit,
             ttl: T::ttl_attribute(),
             range: self.range.clone(),
+            only: self.only.clone(),
         }
     }
 
@@ -793,7 +850,7 @@ impl<T: FromItem> Query<T> {
         let span = self.span("count");
         let ttl = T::ttl_attribute();
         let n = Lanes::Query(self.requests)
-            .count::<T, S>(store, ttl, self.range.as_ref())
+            .count::<T, S>(store, ttl, self.range.as_ref(), &self.only)
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
@@ -855,3 +912,14 @@ pub trait CollectionMember<E> {}
     note = "declare the collection with `#[dyno(index = <the index>)]` as an enum of the entities mapping fields onto it: `.collection::<C>()` reads that index's partition into `C`"
 )]
 pub trait CollectionOn<const INDEX: u64> {}
+
+/// Never implemented: what `.collection::<C>()` asks of `C` on a typed query of the table or of
+/// an index keyed by templates, where collections are read by their own constructor,
+/// `C::query(..)` (see [`super::QueryDsl`]'s hidden `collection`). A multi-attribute index's
+/// typed query has its own `collection`.
+#[diagnostic::on_unimplemented(
+    message = "`.collection::<{Self}>()` reads a multi-attribute index's query; on the table or an index keyed by templates, read `{Self}` with `{Self}::query(..)`",
+    label = "a query on the table or on an index keyed by templates",
+    note = "`{Self}::query(partition)` reads every member of one partition (the partition key fields, a tuple when there are several); `.only::<E>()` narrows it to one member"
+)]
+pub trait ReadByCollectionQuery {}

@@ -181,6 +181,7 @@ impl<T: FromItem> Scan<T> {
             limit: self.limit,
             ttl: T::ttl_attribute(),
             range: None,
+            only: Vec::new(),
         })
     }
 
@@ -244,7 +245,7 @@ impl<T: FromItem> Scan<T> {
         let span = self.span("count");
         let n = self
             .lanes()?
-            .count::<T, S>(store, T::ttl_attribute(), None)
+            .count::<T, S>(store, T::ttl_attribute(), None, &[])
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))

@@ -452,11 +452,17 @@ impl PartRange {
 }
 
 /// The tightest sort-key condition holding every key the sort-key templates `members` can
-/// write (a collection's members in one partition): `begins_with` their common literal prefix
-/// when they all have the same one (`=` for one constant key), else `BETWEEN` the smallest
-/// prefix and the successor of the largest; `None` (the whole partition) when a member has no
-/// sort key or one starting with a field. Items of other entities inside the range are read
-/// and skipped; outside it, they are not read.
+/// write (a collection's members in one partition), whatever their literal prefixes:
+/// `begins_with` the shortest prefix when every other starts with it (`C#` for `C#{id}` and
+/// `C#R#{id}`; `=` for one constant key), else `BETWEEN` the smallest prefix and the largest
+/// successor of any prefix (`ISSUE#` to `REPO$`); `None` (the whole partition) when a member
+/// has no sort key or one starting with a field. Items of other entities inside the range are
+/// read and skipped; outside it, they are not read.
+///
+/// Every key a member writes starts with its prefix `p`, so it lies in `[p, successor(p))`: the
+/// range runs from the smallest prefix to the largest successor. (The largest successor is not
+/// the successor of the largest prefix: with nested prefixes, `C#` and `C#R#`, a comment at
+/// `C#S1` is above `C#R$` but below `C$`.)
 pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
     let mut prefixes = Vec::with_capacity(members.len());
     for t in members {
@@ -467,16 +473,19 @@ pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
         prefixes.push(t);
     }
     let low = prefixes.iter().map(Template::prefix).min()?;
-    let high = prefixes.iter().map(Template::prefix).max()?;
-    if low == high {
-        let constant = prefixes.iter().all(Template::is_constant);
+    if prefixes.iter().all(|t| t.prefix().starts_with(low)) {
+        let constant = prefixes
+            .iter()
+            .all(|t| t.is_constant() && t.prefix() == low);
         return Some(if constant {
             SortCondition::Eq(s(low.to_owned()))
         } else {
             SortCondition::BeginsWith(s(low.to_owned()))
         });
     }
-    Some(match successor(high) {
+    // `None` when a prefix has no successor (all of it U+10FFFF): nothing bounds it above.
+    let high: Option<Vec<String>> = prefixes.iter().map(|t| successor(t.prefix())).collect();
+    Some(match high.and_then(|h| h.into_iter().max()) {
         Some(h) => SortCondition::Between(s(low.to_owned()), s(h)),
         None => SortCondition::Ge(s(low.to_owned())),
     })
@@ -671,6 +680,108 @@ mod tests {
 
     fn op() -> impl Strategy<Value = SkOp> {
         prop::sample::select(vec![SkOp::Lt, SkOp::Le, SkOp::Gt, SkOp::Ge])
+    }
+
+    /// Literal prefixes of members' sort-key templates: nested (`C#`, `C#R#`, `C#R#X#`), equal,
+    /// adjacent, at the top of the character range, and empty (a field first).
+    fn literal() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "",
+            "C",
+            "C#",
+            "C#R#",
+            "C#R#X#",
+            "C#S",
+            "CX",
+            "N#",
+            "PROFILE",
+            "PROFILE#",
+            "Z#",
+            "\u{10FFFF}",
+            "A\u{10FFFF}",
+            "A",
+            "a#",
+        ])
+    }
+
+    fn template(prefix: &'static str, constant: bool) -> Template {
+        use crate::key::Segment::{Field, Literal};
+        let segments: Vec<crate::key::Segment> = match (prefix.is_empty(), constant) {
+            (true, true) => vec![Literal("K")],
+            (true, false) => vec![Field("id")],
+            (false, true) => vec![Literal(prefix)],
+            (false, false) => vec![Literal(prefix), Field("id")],
+        };
+        Template::new(Box::leak(segments.into_boxed_slice()))
+    }
+
+    /// A key `t` writes, with `segment` as its field's value.
+    fn key_of(t: &Template, segment: &str) -> String {
+        t.encode(|_, out| {
+            out.push_str(segment);
+            Ok(())
+        })
+        .unwrap()
+    }
+
+    /// The failing case of issue #24: `C#{id}` and `C#R#{id}` lost the comments after `C#R$`.
+    #[test]
+    fn nested_prefixes_read_every_member() {
+        let comment = template("C#", false);
+        let reply = template("C#R#", false);
+        let range = members_range(&[Some(comment), Some(reply)]).unwrap();
+        assert_eq!(range, SortCondition::BeginsWith(s("C#".into())));
+        for k in ["C#A", "C#R", "C#R#1", "C#S1", "C#z"] {
+            assert!(holds(&range, k), "{k}");
+        }
+        let range = members_range(&[Some(template("C#R#", false)), Some(template("D#", false))]);
+        assert_eq!(
+            range,
+            Some(SortCondition::Between(s("C#R#".into()), s("D$".into())))
+        );
+        let range = members_range(&[Some(template("C#", false)), Some(template("B#R#", false))]);
+        assert_eq!(
+            range,
+            Some(SortCondition::Between(s("B#R#".into()), s("C$".into())))
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(
+            std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2048)
+        ))]
+
+        /// Every key any member writes is in the members' range, whatever their prefixes; the
+        /// range of one member is exactly its prefix (`begins_with`, or `=` for a constant key).
+        #[test]
+        fn a_members_range_holds_every_key_they_write(
+            shapes in proptest::collection::vec((literal(), any::<bool>()), 1..6),
+            keys in proptest::collection::vec((0..6usize, segment()), 0..40),
+            others in proptest::collection::vec((literal(), segment(), any::<bool>()), 0..8),
+        ) {
+            let templates: Vec<Template> = shapes.iter().map(|(p, c)| template(p, *c)).collect();
+            let members: Vec<Option<Template>> = templates.iter().copied().map(Some).collect();
+            let range = members_range(&members);
+            for (i, segment) in &keys {
+                let t = &templates[i % templates.len()];
+                let key = key_of(t, segment);
+                prop_assert!(
+                    range.as_ref().is_none_or(|c| holds(c, &key)),
+                    "key {:?} of {:?} is outside {:?}", key, t, range
+                );
+            }
+            // Alone, a member's range is its prefix: a key outside it is never read.
+            for t in &templates {
+                let own = members_range(&[Some(*t)]);
+                for (p, seg, bare) in &others {
+                    let o = &if *bare { (*p).to_owned() } else { format!("{p}{seg}") };
+                    let read = own.as_ref().is_none_or(|c| holds(c, o));
+                    let mine = t.prefix().is_empty()
+                        || if t.is_constant() { o == t.prefix() } else { o.starts_with(t.prefix()) };
+                    prop_assert_eq!(read, mine, "{:?} under {:?}", o, own);
+                }
+            }
+        }
     }
 
     proptest! {

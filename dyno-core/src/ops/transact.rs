@@ -187,10 +187,15 @@ impl Transaction {
     /// Requires `condition` to hold on the item at `key`, without writing it: a typed condition
     /// on `E`'s fields (`Product::STOCK.ge(1u32)`), or an untyped one through
     /// [`Cond::raw`](crate::expr::Cond::raw). A condition that failed to build fails
-    /// [`Self::send`] with its error.
+    /// [`Self::send`] with its error. Like every typed write, the check also requires the item
+    /// to be `E`'s (or to have no entity-type attribute): on another entity's item at the key it
+    /// fails, and the transaction is cancelled.
     pub fn check<E: Entity>(self, key: Key<E>, condition: crate::expr::Cond<E>) -> Self {
         let action = super::support::key_item(key)
-            .and_then(|key| condition.into_condition().map(|c| (key, c)))
+            .and_then(|key| {
+                let c = condition.into_condition()?;
+                Ok((key, super::support::owned_by::<E>().and(c)))
+            })
             .map(|(key, condition)| TransactWriteItem::ConditionCheck {
                 table: table_name::<E>(),
                 key,

@@ -224,12 +224,25 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 }
                 #[automatically_derived]
                 impl #query_ty {
-                    /// Keeps only items matching `condition`, built from one entity's fields.
+                    /// Keeps only items matching `condition`, built from one entity's fields. It
+                    /// applies to every item read, whatever its entity: a condition on one
+                    /// member's field removes the items of members without that attribute
+                    /// (`filter_member` filters one member and leaves the others alone).
                     pub fn filter<E>(self, condition: #p::Cond<E>) -> Self
                     where
                         #item_ty: #p::FilterBy<E>,
                     {
                         #query_ty { query: self.query.filter(condition) }
+                    }
+
+                    /// Keeps only the items of member `E` matching `condition`, and every item of
+                    /// the other members (sent as "not `E`, or the condition").
+                    pub fn filter_member<E>(self, condition: #p::Cond<E>) -> Self
+                    where
+                        E: #p::Entity,
+                        #item_ty: #p::CollectionMember<E>,
+                    {
+                        #query_ty { query: self.query.filter_member(condition) }
                     }
 
                     /// Strongly consistent read.
@@ -252,8 +265,9 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                         #query_ty { query: self.query.limit(n) }
                     }
 
-                    /// Reads only the items of member `E` (a sub-collection: the sort keys beginning
-                    /// with `E`'s literal prefix).
+                    /// Reads only the items of member `E` (a sub-collection): by `E`'s sort-key
+                    /// prefix where it has one, and always by entity type in the store, so that
+                    /// `limit` and pages count `E`'s items only.
                     pub fn only<E>(self) -> Self
                     where
                         E: #p::Entity,

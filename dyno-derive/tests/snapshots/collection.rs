@@ -63,11 +63,23 @@ const _ : () = {
     }
     #[automatically_derived]
     impl UserWithOrdersQuery {
-        #[doc = r" Keeps only items matching `condition`, built from one entity's fields."]
+        #[doc = r" Keeps only items matching `condition`, built from one entity's fields. It"]
+        #[doc = r" applies to every item read, whatever its entity: a condition on one"]
+        #[doc = r" member's field removes the items of members without that attribute"]
+        #[doc = r" (`filter_member` filters one member and leaves the others alone)."]
         pub fn filter < E > (self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where __DynoUserWithOrdersItem : :: dyno_core :: __private :: FilterBy < E > ,
         {
             UserWithOrdersQuery {
                 query : self . query . filter (condition)
+            }
+        }
+        #[doc = r" Keeps only the items of member `E` matching `condition`, and every item of"]
+        #[doc = r#" the other members (sent as "not `E`, or the condition")."#]
+        pub fn filter_member < E > (self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where E : :: dyno_core :: __private :: Entity ,
+        __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
+        {
+            UserWithOrdersQuery {
+                query : self . query . filter_member (condition)
             }
         }
         #[doc = r" Strongly consistent read."]
@@ -94,8 +106,9 @@ const _ : () = {
                 query : self . query . limit (n)
             }
         }
-        #[doc = r" Reads only the items of member `E` (a sub-collection: the sort keys beginning"]
-        #[doc = r" with `E`'s literal prefix)."]
+        #[doc = r" Reads only the items of member `E` (a sub-collection): by `E`'s sort-key"]
+        #[doc = r" prefix where it has one, and always by entity type in the store, so that"]
+        #[doc = r" `limit` and pages count `E`'s items only."]
         pub fn only < E > (self) -> Self where E : :: dyno_core :: __private :: Entity ,
         __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
         {

@@ -361,3 +361,97 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
         assert_eq!(order.last(), Some(&("closed".to_owned(), 2)), "{who}");
     }
 }
+
+/// A topic's comments at `C#{id}` and their replies at `C#R#{id}`: the replies' prefix extends
+/// the comments' (#24 item 1).
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "TOPIC#{topic}", sk = "C#{id}")]
+pub struct TopicComment {
+    pub topic: String,
+    pub id: String,
+    pub votes: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = GitHub, pk = "TOPIC#{topic}", sk = "C#R#{id}")]
+pub struct TopicReply {
+    pub topic: String,
+    pub id: String,
+    pub votes: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Collection)]
+pub enum TopicThread {
+    TopicComment(TopicComment),
+    TopicReply(TopicReply),
+}
+
+#[tokio::test]
+async fn nested_prefixes_read_every_member_and_only_narrows_to_one() {
+    for backend in backends().await {
+        let who = backend.name;
+        let store: Arc<dyn Store> = Arc::new(
+            TableNames::new(backend.store.clone()).map("GitHub", unique_table_name("topics")),
+        );
+        let store = &*store;
+        store.create_table(GitHub::definition()).await.unwrap();
+        // Comment ids sort on both sides of the replies' `R`: `C#A` < `C#R#..` < `C#S`.
+        for (id, votes) in [("A", 1), ("Q", 2), ("S", 3), ("z", 4)] {
+            let c = TopicComment {
+                topic: "t".into(),
+                id: id.into(),
+                votes,
+            };
+            c.create().send(store).await.unwrap();
+        }
+        for (id, votes) in [("1", 5), ("2", 0)] {
+            let r = TopicReply {
+                topic: "t".into(),
+                id: id.into(),
+                votes,
+            };
+            r.create().send(store).await.unwrap();
+        }
+        let comments = |items: &[TopicThread]| -> Vec<String> {
+            items
+                .iter()
+                .filter_map(|i| match i {
+                    TopicThread::TopicComment(c) => Some(c.id.clone()),
+                    TopicThread::TopicReply(_) => None,
+                })
+                .collect()
+        };
+        let all = TopicThread::query("t").all(store).await.unwrap();
+        assert_eq!(all.len(), 6, "{who}: {all:?}");
+        assert_eq!(comments(&all), ["A", "Q", "S", "z"], "{who}");
+
+        // Only the comments (the replies share their prefix), counted by the limit.
+        let only = TopicThread::query("t").only::<TopicComment>();
+        assert_eq!(comments(&only.clone().all(store).await.unwrap()).len(), 4);
+        let last = only.clone().descending().limit(2).all(store).await.unwrap();
+        assert_eq!(
+            (last.len(), comments(&last)),
+            (2, vec!["z".to_owned(), "S".to_owned()]),
+            "{who}"
+        );
+        assert_eq!(only.count(store).await.unwrap(), 4, "{who}");
+        let replies = TopicThread::query("t")
+            .only::<TopicReply>()
+            .all(store)
+            .await
+            .unwrap();
+        assert_eq!((replies.len(), comments(&replies).len()), (2, 0), "{who}");
+
+        // A filter for the comments only keeps every reply; a plain one applies to all.
+        let q = TopicThread::query("t").filter_member(TopicComment::VOTES.ge(3u32));
+        let filtered = q.all(store).await.unwrap();
+        assert_eq!(comments(&filtered), ["S", "z"], "{who}");
+        assert_eq!(filtered.len(), 4, "{who}: both replies kept");
+        let plain = TopicThread::query("t")
+            .filter(TopicComment::VOTES.ge(3u32))
+            .all(store)
+            .await
+            .unwrap();
+        assert_eq!(plain.len(), 3, "{who}: S, z and the reply with 5 votes");
+    }
+}

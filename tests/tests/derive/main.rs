@@ -2,6 +2,7 @@
 //! shared keys and indexes, hygiene. One test binary; each module was its own binary before
 //! (test names keep the module as their prefix, e.g. `derive_features::`).
 
+mod derive_collection_props;
 mod derive_collections;
 mod derive_defaults;
 mod derive_ecommerce;
