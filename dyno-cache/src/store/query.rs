@@ -6,7 +6,7 @@ use super::*;
 impl<S: Store> CachedStore<S> {
     pub(super) async fn query_page(
         &self,
-        request: QueryRequest,
+        mut request: QueryRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
         let key = self.hasher.lookup(query_key(&request));
@@ -21,6 +21,14 @@ impl<S: Store> CachedStore<S> {
             index_hash(&request.table, index),
         ];
         let table = request.table.clone();
+        if request.index.is_none()
+            && !request.consistent_read
+            && self.page_may_lag(&key, &hashes).await
+        {
+            // A replica may not have a change this instance saw: the table's pages can be read
+            // consistently (cached as any consistent page is).
+            request.consistent_read = true;
+        }
         let consistent = request.consistent_read;
         self.page(
             key,
@@ -33,14 +41,28 @@ impl<S: Store> CachedStore<S> {
         .await
     }
 
+    /// No fresh page serves `key`, and a partition it depends on changed within the replica
+    /// lag: an eventually consistent read of it may return an older image.
+    async fn page_may_lag(&self, key: &Lookup, hashes: &[u64]) -> bool {
+        !self.replica_lag.is_zero()
+            && self.recently_moved_hashes(hashes)
+            && self.fresh_page(key).await.is_none()
+    }
+
     pub(super) async fn scan_page(
         &self,
-        request: ScanRequest,
+        mut request: ScanRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
         let key = self.hasher.lookup(scan_key(&request));
         let hashes = [scan_hash(&request.table)];
         let table = request.table.clone();
+        if request.index.is_none()
+            && !request.consistent_read
+            && self.page_may_lag(&key, &hashes).await
+        {
+            request.consistent_read = true;
+        }
         let consistent = request.consistent_read;
         self.page(
             key,
@@ -69,7 +91,9 @@ impl<S: Store> CachedStore<S> {
             // Taken before the backend call: a write completing after this point makes the page
             // unservable, whenever it is installed.
             let deps = self.snapshot(hashes);
-            return self.fill_page(key, deps, table, ttl_override, fetch).await;
+            return self
+                .fill_page(key, deps, true, table, ttl_override, fetch)
+                .await;
         }
         if let Some(page) = self.fresh_page(&key).await {
             self.counters.query.hits.add(key.hash);
@@ -88,7 +112,9 @@ impl<S: Store> CachedStore<S> {
                 let Some(fetch) = fetch.take() else {
                     unreachable!("a caller fetches once at most")
                 };
-                return self.fill_page(key, deps, table, ttl_override, fetch).await;
+                return self
+                    .fill_page(key, deps, false, table, ttl_override, fetch)
+                    .await;
             }
             match self
                 .page_flights
@@ -114,7 +140,10 @@ impl<S: Store> CachedStore<S> {
                     let Some(fetch) = fetch.take() else {
                         unreachable!("a caller leads one flight at most")
                     };
-                    return match self.fill_page(key, deps, table, ttl_override, fetch).await {
+                    return match self
+                        .fill_page(key, deps, false, table, ttl_override, fetch)
+                        .await
+                    {
                         Ok(page) => {
                             let page = Arc::new(page);
                             leader.finish(Ok(page.clone()));
@@ -133,21 +162,27 @@ impl<S: Store> CachedStore<S> {
     /// The cached page at `key` if it is fresh and no write has touched what it depends on.
     pub(super) async fn fresh_page(&self, key: &Lookup) -> Option<Arc<Page>> {
         let entry = self.pages.get(&key.as_ref()).await?;
-        (entry.expires_at > self.clock.now() && self.is_current(&entry.deps)).then_some(entry.page)
+        let now = self.clock.now();
+        (entry.expires_at > now
+            && self.is_current(&entry.deps)
+            && self.leases.serves(entry.table_slot, now))
+        .then_some(entry.page)
     }
 
-    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale.
+    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale, or
+    /// (read eventually consistently) a partition it depends on changed within the replica lag.
     pub(super) async fn fill_page(
         &self,
         key: Lookup,
         deps: Deps,
+        consistent: bool,
         table: &str,
         ttl_override: Option<Duration>,
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
         let page = fetch.await?;
         self.settle(table, &page.items).await;
-        if !self.is_current(&deps) {
+        if !self.is_current(&deps) || (!consistent && self.recently_moved(&deps)) {
             inc(&self.counters.rejected_stale_fills);
             return Ok(page);
         }
@@ -160,6 +195,7 @@ impl<S: Store> CachedStore<S> {
                 ttl,
                 weight,
                 deps,
+                table_slot: self.table_slot(table),
             };
             self.pages.insert(key.to_key(), entry).await;
         }
