@@ -501,7 +501,13 @@ impl StreamsFeed {
             .described_at
             .is_none_or(|t| t.elapsed() >= self.describe_every);
         if self.describe_due || stale {
-            self.refresh().await?;
+            if let Err(e) = self.refresh().await {
+                // The records fetched stay buffered. A periodic description is tried again
+                // after the interval (the shards known are still read meanwhile); one a closed
+                // shard needs, on the next round.
+                self.described_at = Some(Instant::now());
+                return Err(e);
+            }
         }
         Ok(())
     }
