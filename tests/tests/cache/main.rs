@@ -12,4 +12,5 @@ mod cache_util;
 mod feed;
 mod feed_coherence;
 mod feed_faults;
+mod feed_figures;
 mod feed_util;
