@@ -156,8 +156,8 @@ pub struct FollowerMetrics {
     /// True while the cache may serve the table's entries from memory: the follower caught up
     /// within its lag budget (always true without a budget).
     pub within_budget: bool,
-    /// Times the lag budget ran out (the cache then read the table from the backend until the
-    /// follower caught up).
+    /// Times the follower caught up after its lag budget had run out (meanwhile the cache read
+    /// the table from the backend); a lapse still going on shows as `within_budget` false.
     pub budget_lapses: u64,
 }
 

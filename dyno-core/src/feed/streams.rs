@@ -500,14 +500,14 @@ impl StreamsFeed {
         let stale = self
             .described_at
             .is_none_or(|t| t.elapsed() >= self.describe_every);
-        if self.describe_due || stale {
-            if let Err(e) = self.refresh().await {
-                // The records fetched stay buffered. A periodic description is tried again
-                // after the interval (the shards known are still read meanwhile); one a closed
-                // shard needs, on the next round.
-                self.described_at = Some(Instant::now());
-                return Err(e);
-            }
+        // The records fetched stay buffered if the description fails. A periodic one is tried
+        // again after the interval (the shards known are still read meanwhile); one a closed
+        // shard needs, on the next round.
+        if (self.describe_due || stale)
+            && let Err(e) = self.refresh().await
+        {
+            self.described_at = Some(Instant::now());
+            return Err(e);
         }
         Ok(())
     }
