@@ -218,6 +218,51 @@ async fn polls_cancelled_at_random_points_lose_no_record() {
     futures::future::join_all(runs).await;
 }
 
+/// A `TrimmedDataAccessException` (here injected: nothing was trimmed) is a gap, and the shard
+/// is read again from its oldest record; records returned before are not returned again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trim_is_a_gap_and_no_record_is_returned_twice() {
+    let runs = servers(feed_backends().await)
+        .into_iter()
+        .map(|b| async move {
+            let t = server_table(&b, "feed-trim").await;
+            let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
+            let mut feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::TrimHorizon)
+                .await
+                .unwrap()
+                .with_poll_interval(Duration::from_millis(20));
+            let (mut got, mut gaps) = (Vec::new(), Vec::new());
+            let deadline = Instant::now() + Duration::from_secs(10);
+            for n in 1..=6u64 {
+                if n == 4 {
+                    proxy.inject(Some("GetRecords"), Fault::trimmed(), 1);
+                }
+                b.store.update_item(add_stock(&t, "R")).await.unwrap();
+                while count(&got, "PRODUCT#R") < n as usize && Instant::now() < deadline {
+                    let batch = feed.poll(Duration::from_millis(100)).await.unwrap();
+                    gaps.extend(batch.gaps);
+                    got.extend(batch.records);
+                }
+            }
+            // Anything read again would come now.
+            let batch = feed.poll(Duration::from_millis(300)).await.unwrap();
+            got.extend(batch.records);
+            assert_eq!(gaps.len(), 1, "{}: {gaps:?}", b.name);
+            assert!(
+                matches!(gaps[0], dyno_core::feed::Gap::Trimmed { .. }),
+                "{}",
+                b.name
+            );
+            assert_eq!(
+                values(&got)["PRODUCT#R"],
+                (1..=6).collect::<Vec<u64>>(),
+                "{}: each record once",
+                b.name
+            );
+        });
+    futures::future::join_all(runs).await;
+}
+
 /// Records applied by a follower: the newest stock per product, and when each was applied.
 #[derive(Default)]
 struct Applied {
