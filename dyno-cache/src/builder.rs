@@ -175,9 +175,10 @@ impl<S: Store> CachedStoreBuilder<S> {
     /// How long after a change this instance has seen (a write through it, a record its
     /// follower applied, a gap) a replica may still return the older image (default 3 s;
     /// DynamoDB's replicas usually catch up within a second). Within it, item fills of the
-    /// changed key read strongly consistently and eventually consistent query and scan pages
-    /// of the changed partitions are returned but not cached (table queries and scans read
-    /// consistently and are); zero turns the guard off.
+    /// changed key read strongly consistently, and an eventually consistent query page of a
+    /// changed partition is cached only if it agrees with the newest image seen of each changed
+    /// item (a table page that does not is read again consistently; a GSI page is returned
+    /// uncached); zero turns the guard off.
     pub fn replica_lag(mut self, lag: Duration) -> Self {
         self.replica_lag = lag;
         self

@@ -28,6 +28,12 @@ impl<S: Store> CachedStore<S> {
         let Some(mut ticket) = self.register(table, key) else {
             return Ok(());
         };
+        let seen = match new {
+            Image::Present(item) => Some(Some(Arc::new(item.clone()))),
+            Image::Absent => Some(None),
+            Image::Unknown => None,
+        };
+        self.saw(&ticket.key, ticket.start.table_slot, seen);
         self.drop_entry(ticket.key.clone()).await;
         ticket.end_item();
         inc(&self.counters.invalidations);

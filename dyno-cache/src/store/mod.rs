@@ -45,7 +45,7 @@ mod write;
 
 use self::entry::*;
 pub(crate) use self::recent::Lease;
-use self::recent::{Leases, Touched};
+use self::recent::{Images, Leases, Seen, Touched};
 use self::tracks::*;
 
 /// A write-through cache in front of any [`Store`]; it implements `Store` itself, so typed
@@ -68,12 +68,15 @@ pub struct CachedStore<S> {
     flights: Flights<Option<SharedItem>>,
     page_flights: Flights<Arc<Page>>,
     tables: RwLock<HashMap<String, Arc<TableInfo>>>,
-    /// When each key counter and each generation last moved: fills soon after read
-    /// consistently (items) or are not installed (eventually consistent pages).
+    /// When each key counter and each generation last moved: item fills soon after read
+    /// consistently, eventually consistent pages are checked against `images`.
     touched_items: Touched,
     touched_pages: Touched,
     /// How long after a change a replica may still serve the older image.
     replica_lag: Duration,
+    /// The newest image seen per recently changed key: what eventually consistent pages are
+    /// checked against.
+    images: Images,
     /// Followed tables' leases (their lag budgets).
     leases: Arc<Leases>,
 }
@@ -163,6 +166,7 @@ impl<S: Store> CachedStore<S> {
             touched_items: Touched::new(stripe_bits),
             touched_pages: Touched::new(stripe_bits),
             replica_lag: builder.replica_lag,
+            images: Images::new(),
             leases: Leases::new(),
             epoch: AtomicU64::new(0),
             flights: Flights::new(),
@@ -228,6 +232,56 @@ impl<S: Store> CachedStore<S> {
         let now = self.clock.now();
         self.touched_items.within(slot, now, self.replica_lag)
             || self.touched_pages.within(table_slot, now, self.replica_lag)
+    }
+
+    /// Remembers the newest image of `key` this instance has seen (`None`: the change's result
+    /// is not known), while a replica may lag behind it.
+    fn saw(&self, key: &CacheKey, table_slot: usize, image: Option<Option<SharedItem>>) {
+        if self.replica_lag.is_zero() {
+            return;
+        }
+        let seen = Seen {
+            at: self.clock.now(),
+            table_slot,
+            image,
+        };
+        self.images.note(key.clone(), seen, self.replica_lag);
+    }
+
+    /// An eventually consistent query page of `table` whose key condition fixes `parts` agrees
+    /// with every image this instance has seen within the replica lag: an item of the page
+    /// that changed is there in its newest image (in the attributes the page holds), and no
+    /// changed item whose newest image is in the queried partition is missing. A change whose
+    /// result is not known cannot be checked: then it does not agree.
+    fn page_agrees(&self, table: &str, parts: &[(String, AttributeValue)], page: &Page) -> bool {
+        let recent = self
+            .images
+            .recent(self.table_slot(table), self.clock.now(), self.replica_lag);
+        if recent.is_empty() {
+            return true;
+        }
+        let Some(info) = self.known_table(table) else {
+            return false;
+        };
+        let in_page: HashMap<CacheKey, &SharedItem> = page
+            .items
+            .iter()
+            .filter_map(|i| {
+                let key = item_key(table, &info.key_of(i)?)?;
+                Some((self.hasher.lookup(key).to_key(), i))
+            })
+            .collect();
+        recent
+            .iter()
+            .all(|(key, seen)| match (&seen.image, in_page.get(key)) {
+                (None, _) => false,
+                (Some(Some(newest)), Some(got)) => {
+                    got.iter().all(|(a, v)| newest.get(a) == Some(v))
+                }
+                (Some(None), Some(_)) => false,
+                (Some(Some(newest)), None) => !parts.iter().all(|(a, v)| newest.get(a) == Some(v)),
+                (Some(None), None) => true,
+            })
     }
 
     /// A page depending on the generations at `deps` may hold an older image than one this

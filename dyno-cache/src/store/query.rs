@@ -3,10 +3,13 @@
 
 use super::*;
 
+/// The table a page is of, and the partition its key condition fixes (`None` for a scan).
+pub(super) type PageOf<'a> = (&'a str, Option<&'a [(String, AttributeValue)]>);
+
 impl<S: Store> CachedStore<S> {
     pub(super) async fn query_page(
         &self,
-        mut request: QueryRequest,
+        request: QueryRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
         let key = self.hasher.lookup(query_key(&request));
@@ -21,22 +24,40 @@ impl<S: Store> CachedStore<S> {
             index_hash(&request.table, index),
         ];
         let table = request.table.clone();
-        if request.index.is_none()
-            && !request.consistent_read
-            && self.page_may_lag(&key, &hashes).await
-        {
-            // A replica may not have a change this instance saw: the table's pages can be read
-            // consistently (cached as any consistent page is).
-            request.consistent_read = true;
-        }
+        let check: Vec<(String, AttributeValue)> = request
+            .key_condition
+            .partition_parts()
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect();
         let consistent = request.consistent_read;
+        let fetch: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Page>> + Send + '_>> =
+            if request.index.is_none() && !consistent && self.page_may_lag(&key, &hashes).await {
+                // A replica may not have a change this instance saw: a page of the table that
+                // disagrees with what it saw is read again, consistently (the cheapest answer
+                // when the replica is current: one eventually consistent read).
+                let strong = QueryRequest {
+                    consistent_read: true,
+                    ..request.clone()
+                };
+                let (t, parts) = (table.clone(), check.clone());
+                Box::pin(async move {
+                    let page = self.inner.query(request).await?;
+                    if self.page_agrees(&t, &parts, &page) {
+                        Ok(page)
+                    } else {
+                        self.inner.query(strong).await
+                    }
+                })
+            } else {
+                self.inner.query(request)
+            };
         self.page(
             key,
             &hashes,
             consistent,
-            &table,
+            (&table, Some(&check)),
             ttl_override,
-            self.inner.query(request),
+            fetch,
         )
         .await
     }
@@ -68,7 +89,7 @@ impl<S: Store> CachedStore<S> {
             key,
             &hashes,
             consistent,
-            &table,
+            (&table, None),
             ttl_override,
             self.inner.scan(request),
         )
@@ -82,7 +103,7 @@ impl<S: Store> CachedStore<S> {
         key: Lookup,
         hashes: &[u64],
         consistent: bool,
-        table: &str,
+        table: PageOf<'_>,
         ttl_override: Option<Duration>,
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
@@ -176,13 +197,19 @@ impl<S: Store> CachedStore<S> {
         key: Lookup,
         deps: Deps,
         consistent: bool,
-        table: &str,
+        (table, parts): PageOf<'_>,
         ttl_override: Option<Duration>,
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
         let page = fetch.await?;
         self.settle(table, &page.items).await;
-        if !self.is_current(&deps) || (!consistent && self.recently_moved(&deps)) {
+        // Read eventually consistently soon after a change to what it depends on, the page may
+        // come from a replica that has not caught up: cached only if it agrees with every image
+        // seen since (a scan is not checked: not cached).
+        let lagging = !consistent
+            && self.recently_moved(&deps)
+            && !parts.is_some_and(|p| self.page_agrees(table, p, &page));
+        if !self.is_current(&deps) || lagging {
             inc(&self.counters.rejected_stale_fills);
             return Ok(page);
         }
@@ -243,6 +270,50 @@ mod tests {
             items: items.into_iter().map(Arc::new).collect(),
             ..Page::default()
         }
+    }
+
+    #[tokio::test]
+    async fn a_page_is_checked_against_the_newest_image_seen_of_each_changed_item() {
+        let (c, _) = cache().await;
+        let with = |pk: &str, gpk: &str, v: &str| {
+            let mut i = item(pk, v);
+            i.insert("GPK".into(), AttributeValue::S(gpk.into()));
+            i
+        };
+        let parts = |gpk: &str| vec![("GPK".to_owned(), AttributeValue::S(gpk.into()))];
+        let key_a = c.hasher.lookup(item_key(T, &key("a")).unwrap()).to_key();
+        let slot = c.table_slot(T);
+        assert!(
+            c.page_agrees(T, &parts("x"), &page(vec![with("a", "x", "1")])),
+            "nothing seen"
+        );
+        c.saw(&key_a, slot, Some(Some(Arc::new(with("a", "x", "2")))));
+        let agrees = |gpk: &str, items: Vec<Item>| c.page_agrees(T, &parts(gpk), &page(items));
+        assert!(!agrees("x", vec![with("a", "x", "1")]), "an older image");
+        assert!(agrees("x", vec![with("a", "x", "2"), with("b", "x", "1")]));
+        assert!(
+            !agrees("x", vec![with("b", "x", "1")]),
+            "missing where it belongs"
+        );
+        assert!(agrees("y", vec![with("b", "y", "1")]), "another partition");
+        assert!(
+            !agrees("y", vec![with("a", "y", "1")]),
+            "where it no longer is"
+        );
+        c.saw(&key_a, slot, Some(None));
+        assert!(
+            agrees("x", vec![with("b", "x", "1")]),
+            "deleted: absent everywhere"
+        );
+        assert!(
+            !agrees("x", vec![with("a", "x", "2")]),
+            "deleted, still listed"
+        );
+        c.saw(&key_a, slot, None);
+        assert!(
+            !agrees("y", vec![with("b", "y", "1")]),
+            "an unknown result fails"
+        );
     }
 
     #[tokio::test]

@@ -3,14 +3,20 @@
 //! - [`Touched`]: when each key counter (and each query generation) last moved, so that a fill
 //!   made soon after a change to what it reads (a record applied, a write through this
 //!   instance, a gap) does not install a replica's older image: item fills read strongly
-//!   consistently then, and eventually consistent query and scan pages are not installed.
+//!   consistently then, and eventually consistent pages are checked against [`Images`], the
+//!   newest image seen of each changed item.
 //! - [`Leases`]: how long the entries of a followed table may be served, renewed by its
 //!   follower each time it has caught up; once a lease lapses (a stuck feed) the table's
 //!   entries are not served until the follower catches up again.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use dyno_core::value::SharedItem;
+
+use crate::key::CacheKey;
 
 fn nanos(t: Duration) -> u64 {
     u64::try_from(t.as_nanos()).unwrap_or(u64::MAX - 1)
@@ -39,6 +45,62 @@ impl Touched {
     pub(crate) fn within(&self, slot: usize, now: Duration, window: Duration) -> bool {
         let at = self.at[slot].load(Ordering::SeqCst);
         at != 0 && nanos(now).saturating_add(1).saturating_sub(at) < nanos(window)
+    }
+}
+
+/// What this instance last learned of an item: its image after a change it applied or wrote
+/// (`Some(None)`: deleted), or `None` when the change's result is not known.
+#[derive(Clone)]
+pub(crate) struct Seen {
+    pub(crate) at: Duration,
+    pub(crate) table_slot: usize,
+    pub(crate) image: Option<Option<SharedItem>>,
+}
+
+/// The newest image seen per key, for as long as a replica may lag behind it: an eventually
+/// consistent page is cached only if it agrees with every one of them.
+pub(crate) struct Images {
+    seen: Mutex<HashMap<CacheKey, Seen>>,
+}
+
+/// Entries past the window are dropped once the map holds this many.
+const PRUNE_AT: usize = 4096;
+
+impl Images {
+    pub(crate) fn new() -> Self {
+        Images {
+            seen: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<CacheKey, Seen>> {
+        self.seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The key's newest image is `image` (`None`: not known), seen at `now`.
+    pub(crate) fn note(&self, key: CacheKey, seen: Seen, window: Duration) {
+        let mut map = self.lock();
+        if map.len() >= PRUNE_AT {
+            let now = seen.at;
+            map.retain(|_, s| now.saturating_sub(s.at) < window);
+        }
+        map.insert(key, seen);
+    }
+
+    /// The images of the table at `table_slot` seen less than `window` before `now`.
+    pub(crate) fn recent(
+        &self,
+        table_slot: usize,
+        now: Duration,
+        window: Duration,
+    ) -> Vec<(CacheKey, Seen)> {
+        self.lock()
+            .iter()
+            .filter(|(_, s)| s.table_slot == table_slot && now.saturating_sub(s.at) < window)
+            .map(|(k, s)| (k.clone(), s.clone()))
+            .collect()
     }
 }
 

@@ -98,6 +98,7 @@ impl<S: Store> CachedStore<S> {
         info: Option<&TableInfo>,
         ttl_override: Option<Duration>,
     ) {
+        self.saw(&ticket.key, ticket.start.table_slot, image.clone());
         let mut moved = Vec::new();
         if let (Some(info), Some(c)) = (info, changed) {
             // Another write racing this one makes the cached old image unreliable.

@@ -241,10 +241,7 @@ async fn the_cached_run_is_served_from_the_cache() {
     let plain = scenario(fresh(Arc::new(MemoryStore::new())).await.as_ref(), true)
         .await
         .unwrap();
-    // No replicas behind MemoryStore: the replica-lag guard would only cost hits here.
-    let cached = CachedStore::builder(fresh(Arc::new(MemoryStore::new())).await)
-        .replica_lag(std::time::Duration::ZERO)
-        .build();
+    let cached = CachedStore::new(fresh(Arc::new(MemoryStore::new())).await);
     let through_cache = scenario(&cached, true).await.unwrap();
     assert_eq!(plain, through_cache);
     let m = cached.metrics();
