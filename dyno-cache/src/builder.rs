@@ -62,6 +62,7 @@ pub struct CachedStoreBuilder<S> {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) tables: Vec<TableDef>,
     pub(crate) stripe_bits: u32,
+    pub(crate) replica_lag: Duration,
 }
 
 impl<S> fmt::Debug for CachedStoreBuilder<S> {
@@ -96,6 +97,7 @@ impl<S: Store> CachedStoreBuilder<S> {
             clock: Arc::new(SystemClock),
             tables: Vec::new(),
             stripe_bits: 16,
+            replica_lag: Duration::from_secs(3),
         }
     }
 
@@ -167,6 +169,18 @@ impl<S: Store> CachedStoreBuilder<S> {
     /// counters means more keys share one, which costs spurious misses, never stale reads.
     pub fn stripe_bits(mut self, bits: u32) -> Self {
         self.stripe_bits = bits.clamp(4, 24);
+        self
+    }
+
+    /// How long after a change this instance has seen (a write through it, a record its
+    /// follower applied, a gap) a replica may still return the older image (default 3 s;
+    /// DynamoDB's replicas usually catch up within a second). Within it, item fills of the
+    /// changed key read strongly consistently, and an eventually consistent query page of a
+    /// changed partition is cached only if it agrees with the newest image seen of each changed
+    /// item (a table page that does not is read again consistently; a GSI page is returned
+    /// uncached); zero turns the guard off.
+    pub fn replica_lag(mut self, lag: Duration) -> Self {
+        self.replica_lag = lag;
         self
     }
 

@@ -18,6 +18,16 @@
 //! followed. Other feed errors (throttling, a server that does not answer) lose no record: the
 //! feed keeps its position, and the follower retries with a backoff (50 ms doubling to 5 s).
 //!
+//! A **lag budget** bounds how stale a stuck feed can make the cache: the follower holds a
+//! lease on serving the table's entries, renewed to "caught up at `t`, plus the budget" each
+//! time a poll finds nothing more waiting. When the feed stalls, throttles or fails for longer
+//! than the budget (default 5 s, [`FollowerOptions::lag_budget`]), the lease lapses and the
+//! cache stops serving the table's items and pages from memory (every read goes to the
+//! backend) until the follower has caught up again; [`FollowerMetrics::within_budget`] and
+//! [`FollowerMetrics::budget_lapses`] say so. A stuck feed degrades to uncached reads, never to
+//! stale ones for the TTL. Stopping the follower releases the lease (entries are then served
+//! until their TTL, as without a follower).
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> dyno_core::Result<()> {
@@ -49,6 +59,7 @@ use dyno_core::Store;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::store::Lease;
 use crate::{CachedStore, Image};
 
 /// What a record says of its item before and after: an insert's old image and a removal's new
@@ -78,6 +89,47 @@ const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
 /// A callback run after each record is applied (metrics, tests, logging).
 pub type OnApplied = Arc<dyn Fn(&ChangeRecord) + Send + Sync>;
 
+/// How a [`Follower`] runs.
+///
+/// ```
+/// use std::time::Duration;
+/// use dyno_cache::FollowerOptions;
+///
+/// let options = FollowerOptions { lag_budget: Some(Duration::from_secs(2)), ..FollowerOptions::default() };
+/// assert_eq!(FollowerOptions::default().lag_budget, Some(Duration::from_secs(5)));
+/// # let _ = options;
+/// ```
+#[derive(Clone)]
+pub struct FollowerOptions {
+    /// How long the follower may go without catching up before the cache stops serving the
+    /// table's entries from memory (default 5 s; `None`: no bound, entries are served until
+    /// their TTL whatever the feed does).
+    pub lag_budget: Option<Duration>,
+    /// Run after each record is applied.
+    pub on_applied: Option<OnApplied>,
+}
+
+impl Default for FollowerOptions {
+    fn default() -> Self {
+        FollowerOptions {
+            lag_budget: Some(DEFAULT_LAG_BUDGET),
+            on_applied: None,
+        }
+    }
+}
+
+impl fmt::Debug for FollowerOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FollowerOptions")
+            .field("lag_budget", &self.lag_budget)
+            .field("on_applied", &self.on_applied.is_some())
+            .finish()
+    }
+}
+
+/// The default [`FollowerOptions::lag_budget`].
+const DEFAULT_LAG_BUDGET: Duration = Duration::from_secs(5);
+
 /// What a follower has done, and how far behind it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FollowerMetrics {
@@ -101,6 +153,12 @@ pub struct FollowerMetrics {
     pub max_lag: Duration,
     /// True when the last poll found nothing left to apply.
     pub caught_up: bool,
+    /// True while the cache may serve the table's entries from memory: the follower caught up
+    /// within its lag budget (always true without a budget).
+    pub within_budget: bool,
+    /// Times the follower caught up after its lag budget had run out (meanwhile the cache read
+    /// the table from the backend); a lapse still going on shows as `within_budget` false.
+    pub budget_lapses: u64,
 }
 
 /// A running follower: a task applying one table's feed to one cache. Dropping it stops the
@@ -108,6 +166,8 @@ pub struct FollowerMetrics {
 pub struct Follower {
     table: String,
     metrics: Arc<Mutex<FollowerMetrics>>,
+    /// The lease on serving the table's entries, and the cache's clock to judge it by.
+    lease: Option<(Arc<Lease>, Clock)>,
     stop: watch::Sender<bool>,
     task: Option<JoinHandle<()>>,
 }
@@ -142,21 +202,50 @@ impl Follower {
         S: Store + 'static,
         F: ChangeFeed + 'static,
     {
+        let options = FollowerOptions {
+            on_applied,
+            ..FollowerOptions::default()
+        };
+        Follower::spawn_with_options(cache, feed, options)
+    }
+
+    /// As [`Follower::spawn`], with `options` (lag budget, callback). The lease on serving the
+    /// table's entries is taken at once, for the budget.
+    pub fn spawn_with_options<S, F>(
+        cache: Arc<CachedStore<S>>,
+        feed: F,
+        options: FollowerOptions,
+    ) -> Follower
+    where
+        S: Store + 'static,
+        F: ChangeFeed + 'static,
+    {
         let table = feed.table().to_owned();
         let metrics = Arc::new(Mutex::new(FollowerMetrics {
             checkpoint: feed.checkpoint(),
+            within_budget: true,
             ..FollowerMetrics::default()
         }));
+        let lease = options.lag_budget.map(|budget| {
+            let lease = Arc::new(cache.lease(&table, cache.clock_now() + budget));
+            let clock: Clock = {
+                let cache = cache.clone();
+                Arc::new(move || cache.clock_now())
+            };
+            (lease, budget, clock)
+        });
         let (stop, stopped) = watch::channel(false);
         let run = Run {
             cache,
             metrics: metrics.clone(),
-            on_applied,
+            on_applied: options.on_applied,
+            lease: lease.as_ref().map(|(l, b, _)| (l.clone(), *b)),
         };
         let task = tokio::spawn(run.follow(feed, stopped));
         Follower {
             table,
             metrics,
+            lease: lease.map(|(l, _, c)| (l, c)),
             stop,
             task: Some(task),
         }
@@ -185,7 +274,11 @@ impl Follower {
 
     /// The counters, checkpoint and lag now.
     pub fn metrics(&self) -> FollowerMetrics {
-        lock(&self.metrics).clone()
+        let mut m = lock(&self.metrics).clone();
+        if let Some((lease, clock)) = &self.lease {
+            m.within_budget = lease.serves(clock());
+        }
+        m
     }
 
     /// Stops the follower, waiting up to 5 seconds for its task (then aborting it), and returns
@@ -215,10 +308,15 @@ fn lock(m: &Mutex<FollowerMetrics>) -> std::sync::MutexGuard<'_, FollowerMetrics
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The cache's clock, for a follower's lease.
+type Clock = Arc<dyn Fn() -> Duration + Send + Sync>;
+
 struct Run<S> {
     cache: Arc<CachedStore<S>>,
     metrics: Arc<Mutex<FollowerMetrics>>,
     on_applied: Option<OnApplied>,
+    /// The lease and the lag budget it is renewed for.
+    lease: Option<(Arc<Lease>, Duration)>,
 }
 
 impl<S: Store + 'static> Run<S> {
@@ -227,6 +325,9 @@ impl<S: Store + 'static> Run<S> {
         self.invalidate(feed.table()).await;
         let mut backoff = BACKOFF.0;
         loop {
+            // Everything in the stream before now is in this poll's batch or an earlier one,
+            // unless the batch says more is waiting.
+            let started = self.cache.clock_now();
             let polled = tokio::select! {
                 _ = stopped.changed() => return,
                 polled = feed.poll(POLL_WAIT) => polled,
@@ -235,10 +336,21 @@ impl<S: Store + 'static> Run<S> {
                 Ok(batch) => {
                     backoff = BACKOFF.0;
                     let caught_up = batch.records.is_empty();
+                    let at_head = !batch.more;
                     self.apply(feed.table(), batch).await;
                     let mut m = lock(&self.metrics);
                     m.checkpoint = feed.checkpoint();
                     m.caught_up = caught_up;
+                    if let (Some((lease, budget)), true) = (&self.lease, at_head) {
+                        if !lease.serves(self.cache.clock_now()) {
+                            m.budget_lapses += 1;
+                            tracing::info!(
+                                table = feed.table(),
+                                "change feed caught up: cache serves the table again"
+                            );
+                        }
+                        lease.renew(started + *budget);
+                    }
                 }
                 Err(e) => {
                     {

@@ -9,6 +9,12 @@
 //! `TransactWriteItems`...). Queued rules ([`FaultProxy::inject`]) apply first, in order; then the
 //! default fault ([`FaultProxy::set_default`], [`Fault::Forward`] to begin with).
 //!
+//! DynamoDB Streams requests go through it too (a `StreamsFeed` opened on the proxy's endpoint):
+//! they carry `X-Amz-Target: DynamoDBStreams_20120810.GetRecords` and so on, and match by the same
+//! operation names (`DescribeStream`, `GetShardIterator`, `GetRecords`); the Streams errors have
+//! constructors ([`Fault::trimmed`], [`Fault::expired_iterator`], [`Fault::limit_exceeded`],
+//! [`Fault::not_found`]).
+//!
 //! ```no_run
 //! # async fn demo() {
 //! use dyno_tests::proxy::{Fault, FaultProxy};
@@ -78,6 +84,38 @@ impl Fault {
         Fault::Error {
             status: 400,
             code: "ThrottlingException",
+        }
+    }
+
+    /// HTTP 400 `LimitExceededException`: DynamoDB Streams' throttling (and DescribeStream's).
+    pub fn limit_exceeded() -> Self {
+        Fault::Error {
+            status: 400,
+            code: "LimitExceededException",
+        }
+    }
+
+    /// HTTP 400 `TrimmedDataAccessException`: the records asked for were trimmed.
+    pub fn trimmed() -> Self {
+        Fault::Error {
+            status: 400,
+            code: "TrimmedDataAccessException",
+        }
+    }
+
+    /// HTTP 400 `ExpiredIteratorException`: the shard iterator is older than 15 minutes.
+    pub fn expired_iterator() -> Self {
+        Fault::Error {
+            status: 400,
+            code: "ExpiredIteratorException",
+        }
+    }
+
+    /// HTTP 400 `ResourceNotFoundException`: no such table, stream or shard.
+    pub fn not_found() -> Self {
+        Fault::Error {
+            status: 400,
+            code: "ResourceNotFoundException",
         }
     }
 

@@ -54,6 +54,8 @@ pub(super) struct PageEntry {
     pub(super) ttl: Duration,
     pub(super) weight: u32,
     pub(super) deps: Deps,
+    /// The table's item-generation slot: its lease decides whether the page may be served.
+    pub(super) table_slot: usize,
 }
 
 pub(super) trait Expiring {
@@ -102,6 +104,7 @@ impl<S: Store> CachedStore<S> {
     pub(super) fn live(&self, entry: &ItemEntry, now: Duration) -> bool {
         entry.expires_at > now
             && self.tracks.generations.load(entry.table.0) == entry.table.1
+            && self.leases.serves(entry.table.0, now)
             && self.tracks.kills.load(entry.kill.0) == entry.kill.1
     }
 

@@ -28,6 +28,12 @@ impl<S: Store> CachedStore<S> {
         let Some(mut ticket) = self.register(table, key) else {
             return Ok(());
         };
+        let seen = match new {
+            Image::Present(item) => Some(Some(Arc::new(item.clone()))),
+            Image::Absent => Some(None),
+            Image::Unknown => None,
+        };
+        self.saw(&ticket.key, ticket.start.table_slot, seen);
         self.drop_entry(ticket.key.clone()).await;
         ticket.end_item();
         inc(&self.counters.invalidations);
@@ -97,7 +103,9 @@ impl<S: Store> CachedStore<S> {
     /// registered nor written through this cache (to learn its indexes).
     pub async fn invalidate_table(&self, table: &str) -> Result<()> {
         let info = self.table_info(table).await?;
-        self.tracks.generations.bump(self.table_slot(table));
+        let table_slot = self.table_slot(table);
+        self.tracks.generations.bump(table_slot);
+        self.touched_pages.touch(table_slot, self.clock.now());
         for index in info.index_names() {
             self.bump_hash(index_hash(table, index));
         }
@@ -107,9 +115,9 @@ impl<S: Store> CachedStore<S> {
     }
 
     pub(super) fn bump_hash(&self, hash: u64) {
-        self.tracks
-            .generations
-            .bump(self.tracks.generations.slot(hash));
+        let slot = self.tracks.generations.slot(hash);
+        self.tracks.generations.bump(slot);
+        self.touched_pages.touch(slot, self.clock.now());
         inc(&self.counters.generation_bumps);
     }
 }

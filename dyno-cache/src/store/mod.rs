@@ -39,10 +39,13 @@ mod entry;
 mod invalidate;
 mod query;
 mod read;
+mod recent;
 mod tracks;
 mod write;
 
 use self::entry::*;
+pub(crate) use self::recent::Lease;
+use self::recent::{Images, Leases, Seen, Touched};
 use self::tracks::*;
 
 /// A write-through cache in front of any [`Store`]; it implements `Store` itself, so typed
@@ -65,6 +68,17 @@ pub struct CachedStore<S> {
     flights: Flights<Option<SharedItem>>,
     page_flights: Flights<Arc<Page>>,
     tables: RwLock<HashMap<String, Arc<TableInfo>>>,
+    /// When each key counter and each generation last moved: item fills soon after read
+    /// consistently, eventually consistent pages are checked against `images`.
+    touched_items: Touched,
+    touched_pages: Touched,
+    /// How long after a change a replica may still serve the older image.
+    replica_lag: Duration,
+    /// The newest image seen per recently changed key: what eventually consistent pages are
+    /// checked against.
+    images: Images,
+    /// Followed tables' leases (their lag budgets).
+    leases: Arc<Leases>,
 }
 
 impl<S: fmt::Debug> fmt::Debug for CachedStore<S> {
@@ -149,6 +163,11 @@ impl<S: Store> CachedStore<S> {
                 kills: Stripes::new(stripe_bits),
                 in_flight: AtomicU64::new(0),
             },
+            touched_items: Touched::new(stripe_bits),
+            touched_pages: Touched::new(stripe_bits),
+            replica_lag: builder.replica_lag,
+            images: Images::new(),
+            leases: Leases::new(),
             epoch: AtomicU64::new(0),
             flights: Flights::new(),
             page_flights: Flights::new(),
@@ -193,6 +212,94 @@ impl<S: Store> CachedStore<S> {
         self.epoch.fetch_add(1, Ordering::SeqCst);
         self.items.invalidate_all();
         self.pages.invalidate_all();
+    }
+
+    /// The cache's clock now (what entries expire by).
+    pub(crate) fn clock_now(&self) -> Duration {
+        self.clock.now()
+    }
+
+    /// A lease on serving `table`'s entries, until `until` by the cache's clock (see
+    /// [`crate::Follower`]'s lag budget).
+    pub(crate) fn lease(&self, table: &str, until: Duration) -> Lease {
+        Lease::take(&self.leases, self.table_slot(table), until)
+    }
+
+    /// A fill of the key at `slot` of the table at `table_slot`, made now, may read an older
+    /// image than one this instance has applied or written: a change to the key (or a gap in
+    /// its table's feed) is younger than the replica lag.
+    fn recently_changed(&self, slot: usize, table_slot: usize) -> bool {
+        let now = self.clock.now();
+        self.touched_items.within(slot, now, self.replica_lag)
+            || self.touched_pages.within(table_slot, now, self.replica_lag)
+    }
+
+    /// Remembers the newest image of `key` this instance has seen (`None`: the change's result
+    /// is not known), while a replica may lag behind it.
+    fn saw(&self, key: &CacheKey, table_slot: usize, image: Option<Option<SharedItem>>) {
+        if self.replica_lag.is_zero() {
+            return;
+        }
+        let seen = Seen {
+            at: self.clock.now(),
+            table_slot,
+            image,
+        };
+        self.images.note(key.clone(), seen, self.replica_lag);
+    }
+
+    /// An eventually consistent query page of `table` whose key condition fixes `parts` agrees
+    /// with every image this instance has seen within the replica lag: an item of the page
+    /// that changed is there in its newest image (in the attributes the page holds), and no
+    /// changed item whose newest image is in the queried partition is missing. A change whose
+    /// result is not known cannot be checked: then it does not agree.
+    fn page_agrees(&self, table: &str, parts: &[(String, AttributeValue)], page: &Page) -> bool {
+        let recent = self
+            .images
+            .recent(self.table_slot(table), self.clock.now(), self.replica_lag);
+        if recent.is_empty() {
+            return true;
+        }
+        let Some(info) = self.known_table(table) else {
+            return false;
+        };
+        let in_page: HashMap<CacheKey, &SharedItem> = page
+            .items
+            .iter()
+            .filter_map(|i| {
+                let key = item_key(table, &info.key_of(i)?)?;
+                Some((self.hasher.lookup(key).to_key(), i))
+            })
+            .collect();
+        recent
+            .iter()
+            .all(|(key, seen)| match (&seen.image, in_page.get(key)) {
+                (None, _) => false,
+                (Some(Some(newest)), Some(got)) => {
+                    got.iter().all(|(a, v)| newest.get(a) == Some(v))
+                }
+                (Some(None), Some(_)) => false,
+                (Some(Some(newest)), None) => !parts.iter().all(|(a, v)| newest.get(a) == Some(v)),
+                (Some(None), None) => true,
+            })
+    }
+
+    /// A page depending on the generations at `deps` may hold an older image than one this
+    /// instance has applied or written.
+    fn recently_moved(&self, deps: &Deps) -> bool {
+        let now = self.clock.now();
+        deps.slots[..deps.len]
+            .iter()
+            .any(|(slot, _)| self.touched_pages.within(*slot, now, self.replica_lag))
+    }
+
+    /// The generations of `hashes` moved recently (see [`Self::recently_moved`]).
+    fn recently_moved_hashes(&self, hashes: &[u64]) -> bool {
+        let now = self.clock.now();
+        hashes.iter().any(|h| {
+            self.touched_pages
+                .within(self.tracks.generations.slot(*h), now, self.replica_lag)
+        })
     }
 
     fn known_table(&self, table: &str) -> Option<Arc<TableInfo>> {

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// The table a page is of, and the partition its key condition fixes (`None` for a scan).
+pub(super) type PageOf<'a> = (&'a str, Option<&'a [(String, AttributeValue)]>);
+
 impl<S: Store> CachedStore<S> {
     pub(super) async fn query_page(
         &self,
@@ -21,32 +24,72 @@ impl<S: Store> CachedStore<S> {
             index_hash(&request.table, index),
         ];
         let table = request.table.clone();
+        let check: Vec<(String, AttributeValue)> = request
+            .key_condition
+            .partition_parts()
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect();
         let consistent = request.consistent_read;
+        let fetch: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Page>> + Send + '_>> =
+            if request.index.is_none() && !consistent && self.page_may_lag(&key, &hashes).await {
+                // A replica may not have a change this instance saw: a page of the table that
+                // disagrees with what it saw is read again, consistently (the cheapest answer
+                // when the replica is current: one eventually consistent read).
+                let strong = QueryRequest {
+                    consistent_read: true,
+                    ..request.clone()
+                };
+                let (t, parts) = (table.clone(), check.clone());
+                Box::pin(async move {
+                    let page = self.inner.query(request).await?;
+                    if self.page_agrees(&t, &parts, &page) {
+                        Ok(page)
+                    } else {
+                        self.inner.query(strong).await
+                    }
+                })
+            } else {
+                self.inner.query(request)
+            };
         self.page(
             key,
             &hashes,
             consistent,
-            &table,
+            (&table, Some(&check)),
             ttl_override,
-            self.inner.query(request),
+            fetch,
         )
         .await
     }
 
+    /// No fresh page serves `key`, and a partition it depends on changed within the replica
+    /// lag: an eventually consistent read of it may return an older image.
+    async fn page_may_lag(&self, key: &Lookup, hashes: &[u64]) -> bool {
+        !self.replica_lag.is_zero()
+            && self.recently_moved_hashes(hashes)
+            && self.fresh_page(key).await.is_none()
+    }
+
     pub(super) async fn scan_page(
         &self,
-        request: ScanRequest,
+        mut request: ScanRequest,
         ttl_override: Option<Duration>,
     ) -> Result<Page> {
         let key = self.hasher.lookup(scan_key(&request));
         let hashes = [scan_hash(&request.table)];
         let table = request.table.clone();
+        if request.index.is_none()
+            && !request.consistent_read
+            && self.page_may_lag(&key, &hashes).await
+        {
+            request.consistent_read = true;
+        }
         let consistent = request.consistent_read;
         self.page(
             key,
             &hashes,
             consistent,
-            &table,
+            (&table, None),
             ttl_override,
             self.inner.scan(request),
         )
@@ -60,7 +103,7 @@ impl<S: Store> CachedStore<S> {
         key: Lookup,
         hashes: &[u64],
         consistent: bool,
-        table: &str,
+        table: PageOf<'_>,
         ttl_override: Option<Duration>,
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
@@ -69,7 +112,9 @@ impl<S: Store> CachedStore<S> {
             // Taken before the backend call: a write completing after this point makes the page
             // unservable, whenever it is installed.
             let deps = self.snapshot(hashes);
-            return self.fill_page(key, deps, table, ttl_override, fetch).await;
+            return self
+                .fill_page(key, deps, true, table, ttl_override, fetch)
+                .await;
         }
         if let Some(page) = self.fresh_page(&key).await {
             self.counters.query.hits.add(key.hash);
@@ -88,7 +133,9 @@ impl<S: Store> CachedStore<S> {
                 let Some(fetch) = fetch.take() else {
                     unreachable!("a caller fetches once at most")
                 };
-                return self.fill_page(key, deps, table, ttl_override, fetch).await;
+                return self
+                    .fill_page(key, deps, false, table, ttl_override, fetch)
+                    .await;
             }
             match self
                 .page_flights
@@ -114,7 +161,10 @@ impl<S: Store> CachedStore<S> {
                     let Some(fetch) = fetch.take() else {
                         unreachable!("a caller leads one flight at most")
                     };
-                    return match self.fill_page(key, deps, table, ttl_override, fetch).await {
+                    return match self
+                        .fill_page(key, deps, false, table, ttl_override, fetch)
+                        .await
+                    {
                         Ok(page) => {
                             let page = Arc::new(page);
                             leader.finish(Ok(page.clone()));
@@ -133,21 +183,33 @@ impl<S: Store> CachedStore<S> {
     /// The cached page at `key` if it is fresh and no write has touched what it depends on.
     pub(super) async fn fresh_page(&self, key: &Lookup) -> Option<Arc<Page>> {
         let entry = self.pages.get(&key.as_ref()).await?;
-        (entry.expires_at > self.clock.now() && self.is_current(&entry.deps)).then_some(entry.page)
+        let now = self.clock.now();
+        (entry.expires_at > now
+            && self.is_current(&entry.deps)
+            && self.leases.serves(entry.table_slot, now))
+        .then_some(entry.page)
     }
 
-    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale.
+    /// Fetches a page and installs it unless a write since `deps` was taken makes it stale, or
+    /// (read eventually consistently) a partition it depends on changed within the replica lag.
     pub(super) async fn fill_page(
         &self,
         key: Lookup,
         deps: Deps,
-        table: &str,
+        consistent: bool,
+        (table, parts): PageOf<'_>,
         ttl_override: Option<Duration>,
         fetch: impl std::future::Future<Output = Result<Page>>,
     ) -> Result<Page> {
         let page = fetch.await?;
         self.settle(table, &page.items).await;
-        if !self.is_current(&deps) {
+        // Read eventually consistently soon after a change to what it depends on, the page may
+        // come from a replica that has not caught up: cached only if it agrees with every image
+        // seen since (a scan is not checked: not cached).
+        let lagging = !consistent
+            && self.recently_moved(&deps)
+            && !parts.is_some_and(|p| self.page_agrees(table, p, &page));
+        if !self.is_current(&deps) || lagging {
             inc(&self.counters.rejected_stale_fills);
             return Ok(page);
         }
@@ -160,6 +222,7 @@ impl<S: Store> CachedStore<S> {
                 ttl,
                 weight,
                 deps,
+                table_slot: self.table_slot(table),
             };
             self.pages.insert(key.to_key(), entry).await;
         }
@@ -207,6 +270,50 @@ mod tests {
             items: items.into_iter().map(Arc::new).collect(),
             ..Page::default()
         }
+    }
+
+    #[tokio::test]
+    async fn a_page_is_checked_against_the_newest_image_seen_of_each_changed_item() {
+        let (c, _) = cache().await;
+        let with = |pk: &str, gpk: &str, v: &str| {
+            let mut i = item(pk, v);
+            i.insert("GPK".into(), AttributeValue::S(gpk.into()));
+            i
+        };
+        let parts = |gpk: &str| vec![("GPK".to_owned(), AttributeValue::S(gpk.into()))];
+        let key_a = c.hasher.lookup(item_key(T, &key("a")).unwrap()).to_key();
+        let slot = c.table_slot(T);
+        assert!(
+            c.page_agrees(T, &parts("x"), &page(vec![with("a", "x", "1")])),
+            "nothing seen"
+        );
+        c.saw(&key_a, slot, Some(Some(Arc::new(with("a", "x", "2")))));
+        let agrees = |gpk: &str, items: Vec<Item>| c.page_agrees(T, &parts(gpk), &page(items));
+        assert!(!agrees("x", vec![with("a", "x", "1")]), "an older image");
+        assert!(agrees("x", vec![with("a", "x", "2"), with("b", "x", "1")]));
+        assert!(
+            !agrees("x", vec![with("b", "x", "1")]),
+            "missing where it belongs"
+        );
+        assert!(agrees("y", vec![with("b", "y", "1")]), "another partition");
+        assert!(
+            !agrees("y", vec![with("a", "y", "1")]),
+            "where it no longer is"
+        );
+        c.saw(&key_a, slot, Some(None));
+        assert!(
+            agrees("x", vec![with("b", "x", "1")]),
+            "deleted: absent everywhere"
+        );
+        assert!(
+            !agrees("x", vec![with("a", "x", "2")]),
+            "deleted, still listed"
+        );
+        c.saw(&key_a, slot, None);
+        assert!(
+            !agrees("y", vec![with("b", "y", "1")]),
+            "an unknown result fails"
+        );
     }
 
     #[tokio::test]

@@ -187,11 +187,10 @@ impl<S: Store> CachedStore<S> {
                         return Ok(entry.item);
                     }
                     inc(&self.counters.item.loads);
-                    match self
-                        .inner
-                        .get_item(GetRequest::borrowed(table, key_attrs))
-                        .await
-                    {
+                    let mut get = GetRequest::borrowed(table, key_attrs);
+                    // A replica may not have the change this instance saw yet.
+                    get.consistent_read = self.recently_changed(fill.slot, fill.version.table_slot);
+                    match self.inner.get_item(get).await {
                         Ok(out) => {
                             self.install_fill(fill, out.item.clone(), table, ttl_override)
                                 .await;
@@ -262,6 +261,13 @@ impl<S: Store> CachedStore<S> {
         if !consistent_read {
             inc(&self.counters.item.loads);
         }
+        // One key a replica may not have caught up on makes the whole read consistent: one
+        // request either way.
+        let consistent_read = consistent_read
+            || to_read.iter().any(|(_, fill)| {
+                fill.as_ref()
+                    .is_some_and(|f| self.recently_changed(f.slot, f.version.table_slot))
+            });
         let keys = to_read.iter().map(|(k, _)| k.clone()).collect();
         let mut out = self
             .inner

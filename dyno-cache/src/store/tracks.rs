@@ -157,6 +157,7 @@ impl<S: Store> CachedStore<S> {
         let key = self.hasher.lookup(item_key(table, key)?);
         let slot = self.tracks.versions.slot(key.hash);
         let table_slot = self.table_slot(table);
+        self.touched_items.touch(slot, self.clock.now());
         self.tracks.in_flight.fetch_add(1, Ordering::SeqCst);
         let state = self.tracks.versions.begin(slot);
         Some(Ticket {

@@ -80,6 +80,7 @@ impl<S: Store> CachedStore<S> {
         for hash in info.affected(key, old, new, touched) {
             let slot = self.tracks.generations.slot(hash);
             self.tracks.generations.begin(slot);
+            self.touched_pages.touch(slot, self.clock.now());
             ticket.pages.push(slot);
         }
         Some((ticket, cached))
@@ -97,6 +98,7 @@ impl<S: Store> CachedStore<S> {
         info: Option<&TableInfo>,
         ttl_override: Option<Duration>,
     ) {
+        self.saw(&ticket.key, ticket.start.table_slot, image.clone());
         let mut moved = Vec::new();
         if let (Some(info), Some(c)) = (info, changed) {
             // Another write racing this one makes the cached old image unreliable.
@@ -107,6 +109,7 @@ impl<S: Store> CachedStore<S> {
                 let slot = self.tracks.generations.slot(hash);
                 if !ticket.pages.contains(&slot) && !moved.contains(&slot) {
                     self.tracks.generations.bump(slot);
+                    self.touched_pages.touch(slot, self.clock.now());
                 }
                 moved.push(slot);
                 inc(&self.counters.generation_bumps);

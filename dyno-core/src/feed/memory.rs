@@ -283,7 +283,12 @@ impl MemoryFeed {
             });
         }
         self.after = start + records.len() as u64;
-        Ok(FeedBatch { gaps, records })
+        let more = records.len() >= MAX_BATCH;
+        Ok(FeedBatch {
+            gaps,
+            records,
+            more,
+        })
     }
 }
 

@@ -281,12 +281,18 @@ pub struct FeedBatch {
     pub gaps: Vec<Gap>,
     /// Records in commit order within each shard (a parent shard's before its children's).
     pub records: Vec<ChangeRecord>,
+    /// True when the reader knows of more records waiting (a read returned a full page): a
+    /// consumer that measures how far behind it is should not count itself caught up.
+    pub more: bool,
 }
 
 /// A reader of one table's changes.
 ///
-/// `poll` is cancel safe: a poll dropped before it completes loses no record (the position
-/// moves only when a batch is returned).
+/// Every record is returned once, in order within its shard, unless a [`Gap`] says records
+/// were lost. `poll` is cancel safe: a poll dropped before it completes loses no record (what
+/// it fetched is returned by the next poll, and the position moves only when a batch is
+/// returned). A poll that fails loses no record either: the next one reads from where the
+/// last returned record left off.
 #[async_trait]
 pub trait ChangeFeed: Send + fmt::Debug {
     /// The table read.

@@ -6,9 +6,15 @@
 //! parent before reading its children. The feed keeps every known shard with its position,
 //! reads the shards whose parent is finished (or gone), describes the stream again when a shard
 //! closes (and every few seconds) to find new children, and renews an iterator that expired
-//! (they last 15 minutes) from the last sequence number it returned.
+//! (they last 15 minutes) from the last sequence number it fetched.
+//!
+//! Nothing fetched is lost: records a `GetRecords` answer carried go into the feed's buffer at
+//! once (in the same step that moves the shard's iterator past them), and leave it only when a
+//! poll returns them; the checkpoint moves then, past exactly the records returned. A round
+//! that fails after fetching (a throttled `DescribeStream`, a `GetRecords` on another shard) or
+//! a poll cancelled at any await keeps the buffer for the next poll.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -25,11 +31,15 @@ use super::{
     StartingPosition, UserIdentity,
 };
 use crate::error::{Error, Result};
+use crate::store::Timeouts;
 use crate::value::{AttributeValue, Item};
 
 /// How often the shard list is described again while no shard closes (new shards appear when
 /// a partition splits).
 const REFRESH_EVERY: Duration = Duration::from_secs(5);
+
+/// Most records one `GetRecords` returns (DynamoDB's limit).
+const PAGE: i32 = 1000;
 
 /// Where a shard is read from next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +54,27 @@ struct ShardState {
     parent: Option<String>,
     position: ShardPosition,
     iterator: Option<String>,
+    /// The newest sequence number fetched from the shard (never moves back, even when the
+    /// position does after a trim): records at or before it are not fetched twice.
+    fetched: Option<SequenceNumber>,
+    /// The service said the shard does not exist: the next description decides (gone: a gap;
+    /// still listed: read on from the position).
+    unsure: bool,
     /// Read to its end (closed and drained), or lost: never read again.
     done: bool,
+}
+
+impl ShardState {
+    fn new(parent: Option<String>, position: ShardPosition, done: bool) -> Self {
+        ShardState {
+            parent,
+            position,
+            iterator: None,
+            fetched: None,
+            unsure: false,
+            done,
+        }
+    }
 }
 
 /// A reader of a table's DynamoDB stream.
@@ -57,8 +86,17 @@ struct ShardState {
 /// again when a shard closes (and every 5 seconds) to find new children, renews an iterator
 /// that expired (they last 15 minutes) from the last sequence number it returned, and reports a
 /// [`Gap`] when records it needed were trimmed, a shard of its checkpoint is gone, or the
-/// checkpoint is another stream's. Delivery is at least once: a shard that had returned no
-/// record when the checkpoint was taken is read again from its start on resume.
+/// checkpoint is another stream's.
+///
+/// Each record is returned once: fetched records wait in a buffer until a poll returns them,
+/// and the checkpoint moves past exactly the records returned, so a failed round or a poll
+/// dropped before it completes loses nothing (`poll` is cancel safe). Resuming from a
+/// checkpoint is at least once: a shard that had returned no record when the checkpoint was
+/// taken is read again from its start.
+///
+/// Every call is bounded in time ([`StreamsFeed::DEFAULT_TIMEOUTS`], or
+/// [`StreamsFeed::with_timeouts`]): a request the service never answers fails like any other
+/// error, and the poll returns it (what it fetched before stays buffered).
 ///
 /// ```no_run
 /// # async fn demo() -> dyno_core::Result<()> {
@@ -78,16 +116,35 @@ pub struct StreamsFeed {
     table: String,
     stream_arn: String,
     shards: BTreeMap<String, ShardState>,
+    /// The position after the records returned.
     checkpoint: Checkpoint,
+    /// Records fetched and not yet returned, in the order they are to be returned.
+    ready: VecDeque<ChangeRecord>,
     pending: Vec<Gap>,
     /// When the shard list was last described.
     described_at: Option<Instant>,
+    /// A shard closed since the last description: its children are to be learned.
+    describe_due: bool,
+    /// The last round's `GetRecords` on some shard returned a full page.
+    more: bool,
     poll_interval: Duration,
+    /// How often the shard list is described while no shard closes.
+    describe_every: Duration,
 }
 
 impl StreamsFeed {
+    /// The time limits [`StreamsFeed::open`] gives a client that sets no operation timeout: 3 s
+    /// to connect, 2 s per attempt, 6 s per call with its retries. A `GetRecords` answers in
+    /// milliseconds; a stalled one is retried within 2 s and fails within 6.
+    pub const DEFAULT_TIMEOUTS: Timeouts = Timeouts {
+        connect: Duration::from_secs(3),
+        attempt: Duration::from_secs(2),
+        operation: Duration::from_secs(6),
+    };
+
     /// A reader of `table`'s latest stream, found with DescribeTable through `dynamo` and read
-    /// through `streams`. Fails when the table has no stream enabled.
+    /// through `streams`. Fails when the table has no stream enabled. A `streams` client
+    /// without an operation timeout gets [`StreamsFeed::DEFAULT_TIMEOUTS`].
     pub async fn open(
         streams: aws_sdk_dynamodbstreams::Client,
         dynamo: &aws_sdk_dynamodb::Client,
@@ -110,6 +167,15 @@ impl StreamsFeed {
                 ))
             })?
             .to_owned();
+        let unbounded = streams
+            .config()
+            .timeout_config()
+            .is_none_or(|t| t.operation_timeout().is_none());
+        let streams = if unbounded {
+            bounded(&streams, StreamsFeed::DEFAULT_TIMEOUTS)
+        } else {
+            streams
+        };
         let mut feed = StreamsFeed {
             client: streams,
             table: table.to_owned(),
@@ -119,9 +185,13 @@ impl StreamsFeed {
                 stream: Some(arn.clone()),
                 ..Checkpoint::default()
             },
+            ready: VecDeque::new(),
             pending: Vec::new(),
             described_at: None,
+            describe_due: false,
+            more: false,
             poll_interval: Duration::from_millis(250),
+            describe_every: REFRESH_EVERY,
         };
         let described = feed.describe().await?;
         let (positions, gaps) = plan_start(&arn, &described, &start);
@@ -136,15 +206,8 @@ impl StreamsFeed {
                 .get(&shard.id)
                 .cloned()
                 .unwrap_or((ShardPosition::TrimHorizon, false));
-            feed.shards.insert(
-                shard.id,
-                ShardState {
-                    parent: shard.parent,
-                    position,
-                    iterator: None,
-                    done,
-                },
-            );
+            feed.shards
+                .insert(shard.id, ShardState::new(shard.parent, position, done));
         }
         feed.described_at = Some(Instant::now());
         // LATEST means now, not the first poll: pin those iterators at once.
@@ -159,7 +222,8 @@ impl StreamsFeed {
             let state = feed.shards.get_mut(&id).expect("known shard");
             match iterator {
                 Some(it) => state.iterator = Some(it),
-                None => state.done = true,
+                None if !state.unsure => state.done = true,
+                None => {}
             }
         }
         Ok(feed)
@@ -215,6 +279,23 @@ impl StreamsFeed {
         self
     }
 
+    /// How often the shard list is described again while no shard closes, to learn the
+    /// children of a split (default 5 s).
+    #[must_use]
+    pub fn with_describe_interval(mut self, interval: Duration) -> Self {
+        self.describe_every = interval;
+        self
+    }
+
+    /// Replaces the time limits of every call the feed makes (default
+    /// [`StreamsFeed::DEFAULT_TIMEOUTS`]): a call past `operation` fails with
+    /// [`Error::OutcomeUnknown`], which the poll returns (a follower retries it with a backoff).
+    #[must_use]
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        self.client = bounded(&self.client, timeouts);
+        self
+    }
+
     /// The stream's ARN.
     pub fn stream_arn(&self) -> &str {
         &self.stream_arn
@@ -254,15 +335,22 @@ impl StreamsFeed {
     /// Learns shards created since the last description (children of a split or a closing);
     /// they start at their beginning.
     async fn refresh(&mut self) -> Result<()> {
-        for shard in self.describe().await? {
-            self.shards.entry(shard.id).or_insert(ShardState {
-                parent: shard.parent,
-                position: ShardPosition::TrimHorizon,
-                iterator: None,
-                done: false,
+        let described = self.describe().await?;
+        for state in self.shards.iter_mut().filter(|(_, s)| s.unsure) {
+            let (id, state) = state;
+            state.unsure = false;
+            if !described.iter().any(|d| d.id == *id) {
+                state.done = true;
+                self.pending.push(Gap::ShardLost { shard: id.clone() });
+            }
+        }
+        for shard in described {
+            self.shards.entry(shard.id).or_insert_with(|| {
+                ShardState::new(shard.parent, ShardPosition::TrimHorizon, false)
             });
         }
         self.described_at = Some(Instant::now());
+        self.describe_due = false;
         Ok(())
     }
 
@@ -298,9 +386,9 @@ impl StreamsFeed {
                     Box::pin(self.iterator(shard)).await
                 }
                 GetShardIteratorError::ResourceNotFoundException(_) => {
-                    self.pending.push(Gap::ShardLost {
-                        shard: shard.to_owned(),
-                    });
+                    // Gone for good only if the next description no longer lists it.
+                    self.shards.get_mut(shard).expect("known shard").unsure = true;
+                    self.describe_due = true;
                     Ok(None)
                 }
                 _ => Err(service("GetShardIterator", SdkError::ServiceError(e))),
@@ -309,17 +397,23 @@ impl StreamsFeed {
         }
     }
 
-    /// One round: a `GetRecords` on every readable shard, in lineage order.
-    async fn read_round(&mut self) -> Result<Vec<ChangeRecord>> {
-        let mut out = Vec::new();
-        let mut closed_one = false;
+    /// One round: a `GetRecords` on every readable shard, in lineage order, each answer's
+    /// records buffered (and the shard's iterator moved past them) as soon as it arrives; then
+    /// the shard list described again when a shard closed or the last description is old.
+    /// An error leaves every record fetched before it in the buffer.
+    async fn read_round(&mut self) -> Result<()> {
+        let mut more = false;
         for shard in readable(&self.shards) {
             if self.shards[&shard].iterator.is_none() {
                 match self.iterator(&shard).await? {
                     Some(it) => self.shards.get_mut(&shard).expect("known").iterator = Some(it),
                     None => {
-                        self.shards.get_mut(&shard).expect("known").done = true;
-                        closed_one = true;
+                        let state = self.shards.get_mut(&shard).expect("known");
+                        if !state.unsure {
+                            // No iterator: the shard is closed and was read to its end.
+                            state.done = true;
+                        }
+                        self.describe_due = true;
                         continue;
                     }
                 }
@@ -329,9 +423,11 @@ impl StreamsFeed {
                 .client
                 .get_records()
                 .shard_iterator(iterator)
-                .limit(1000)
+                .limit(PAGE)
                 .send()
                 .await;
+            // From here to the end of the iteration nothing awaits: the answer's records and
+            // the shard's next iterator are taken together, or not at all.
             let resp = match resp {
                 Ok(r) => r,
                 Err(SdkError::ServiceError(e)) => match e.err() {
@@ -357,36 +453,96 @@ impl StreamsFeed {
                         s.position = ShardPosition::TrimHorizon;
                         continue;
                     }
+                    GetRecordsError::ResourceNotFoundException(_) => {
+                        // Gone for good only if the next description no longer lists it (the
+                        // stream is gone if describing it fails so).
+                        let s = self.shards.get_mut(&shard).expect("known");
+                        s.iterator = None;
+                        s.unsure = true;
+                        self.describe_due = true;
+                        continue;
+                    }
                     _ => return Err(service("GetRecords", SdkError::ServiceError(e))),
                 },
                 Err(e) => return Err(service("GetRecords", e)),
             };
-            for r in resp.records() {
-                let record = convert_record(&self.table, &shard, r)?;
-                self.checkpoint.advance(&shard, &record.sequence);
-                self.shards.get_mut(&shard).expect("known").position =
-                    ShardPosition::After(record.sequence.clone());
-                out.push(record);
-            }
+            let records = resp
+                .records()
+                .iter()
+                .map(|r| convert_record(&self.table, &shard, r))
+                .collect::<Result<Vec<_>>>()?;
+            more |= records.len() >= PAGE as usize;
             let state = self.shards.get_mut(&shard).expect("known");
+            for record in records {
+                if state
+                    .fetched
+                    .as_ref()
+                    .is_some_and(|f| record.sequence <= *f)
+                {
+                    // Read again after the position moved back (a trim): returned already.
+                    continue;
+                }
+                state.fetched = Some(record.sequence.clone());
+                state.position = ShardPosition::After(record.sequence.clone());
+                self.ready.push_back(record);
+            }
             match resp.next_shard_iterator() {
                 Some(next) => state.iterator = Some(next.to_owned()),
                 None => {
                     // The shard is closed and drained: its children may be read now.
                     state.iterator = None;
                     state.done = true;
-                    closed_one = true;
+                    self.describe_due = true;
                 }
             }
         }
+        self.more = more;
         let stale = self
             .described_at
-            .is_none_or(|t| t.elapsed() >= REFRESH_EVERY);
-        if closed_one || stale {
-            self.refresh().await?;
+            .is_none_or(|t| t.elapsed() >= self.describe_every);
+        // The records fetched stay buffered if the description fails. A periodic one is tried
+        // again after the interval (the shards known are still read meanwhile); one a closed
+        // shard needs, on the next round.
+        if (self.describe_due || stale)
+            && let Err(e) = self.refresh().await
+        {
+            self.described_at = Some(Instant::now());
+            return Err(e);
         }
-        Ok(out)
+        Ok(())
     }
+
+    /// Returns what is buffered and the gaps met, moving the checkpoint past those records.
+    fn hand_out(&mut self) -> FeedBatch {
+        let records: Vec<ChangeRecord> = self.ready.drain(..).collect();
+        for r in &records {
+            self.checkpoint.advance(&r.shard, &r.sequence);
+        }
+        FeedBatch {
+            gaps: std::mem::take(&mut self.pending),
+            records,
+            more: self.more,
+        }
+    }
+
+    fn has_news(&self) -> bool {
+        !self.ready.is_empty() || !self.pending.is_empty()
+    }
+}
+
+/// `client` with `timeouts` on every call.
+fn bounded(
+    client: &aws_sdk_dynamodbstreams::Client,
+    timeouts: Timeouts,
+) -> aws_sdk_dynamodbstreams::Client {
+    let config = aws_smithy_types::timeout::TimeoutConfig::builder()
+        .connect_timeout(timeouts.connect)
+        .read_timeout(timeouts.attempt)
+        .operation_attempt_timeout(timeouts.attempt)
+        .operation_timeout(timeouts.operation)
+        .build();
+    let conf = client.config().to_builder().timeout_config(config).build();
+    aws_sdk_dynamodbstreams::Client::from_conf(conf)
 }
 
 #[async_trait]
@@ -395,15 +551,23 @@ impl ChangeFeed for StreamsFeed {
         &self.table
     }
 
+    /// Cancel safe: every await is a single service call whose answer is taken whole in the
+    /// step after it, and the buffer is handed out without awaiting.
     async fn poll(&mut self, wait: Duration) -> Result<FeedBatch> {
         let deadline = Instant::now() + wait;
         loop {
-            let records = self.read_round().await?;
-            if !records.is_empty() || !self.pending.is_empty() || Instant::now() >= deadline {
-                return Ok(FeedBatch {
-                    gaps: std::mem::take(&mut self.pending),
-                    records,
-                });
+            if self.has_news() {
+                return Ok(self.hand_out());
+            }
+            if let Err(e) = self.read_round().await {
+                if self.has_news() {
+                    // Returned now; the failing call is retried by the next poll.
+                    return Ok(self.hand_out());
+                }
+                return Err(e);
+            }
+            if self.has_news() || Instant::now() >= deadline {
+                return Ok(self.hand_out());
             }
             tokio::time::sleep_until(deadline.min(Instant::now() + self.poll_interval)).await;
         }
@@ -419,7 +583,7 @@ impl ChangeFeed for StreamsFeed {
 fn readable(shards: &BTreeMap<String, ShardState>) -> Vec<String> {
     shards
         .iter()
-        .filter(|(_, s)| !s.done)
+        .filter(|(_, s)| !s.done && !s.unsure)
         .filter(|(_, s)| {
             s.parent
                 .as_ref()
@@ -636,12 +800,7 @@ mod tests {
             .into_iter()
             .map(|s| {
                 let (position, done) = plan[&s.id].clone();
-                let state = ShardState {
-                    parent: s.parent,
-                    position,
-                    iterator: None,
-                    done,
-                };
+                let state = ShardState::new(s.parent, position, done);
                 (s.id, state)
             })
             .collect()

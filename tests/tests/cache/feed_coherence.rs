@@ -305,6 +305,7 @@ async fn a_gap_or_a_lost_stream_invalidates_the_table_and_a_transient_error_does
     tx.send(Ok(FeedBatch {
         gaps: vec![Gap::Trimmed { shard: "s".into() }],
         records: vec![],
+        more: false,
     }))
     .unwrap();
     until(|| follower.metrics().gaps == 1).await;

@@ -11,4 +11,6 @@ mod cache_semantics;
 mod cache_util;
 mod feed;
 mod feed_coherence;
+mod feed_faults;
+mod feed_figures;
 mod feed_util;

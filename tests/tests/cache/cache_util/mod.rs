@@ -36,8 +36,11 @@ pub async fn cached_with(
     let memory = MemoryStore::new();
     memory.create_table(&table()).await.unwrap();
     let clock = ManualClock::new();
+    // MemoryStore has no replicas to lag: these tests count what the cache does over a
+    // strongly consistent store (the replica-lag guard is tested in `feed_faults`).
     let builder = CachedStore::builder(FaultStore::new(memory))
         .clock(clock.clone())
+        .replica_lag(std::time::Duration::ZERO)
         .table(table());
     (configure(builder).build(), clock)
 }

@@ -14,6 +14,9 @@ use dyno_tests::backend::{
     supports_streams, BackendKind, DYNOXIDE_ENDPOINT_VAR, MOTO_ENDPOINT_VAR,
 };
 use dyno_tests::model::{Order, OrderStatus, User};
+
+mod replica;
+pub use self::replica::LaggingStore;
 use rust_decimal::Decimal;
 use time::macros::date;
 
@@ -58,6 +61,11 @@ impl FeedBackend {
             Some(e) => Arc::new(DynamoStore::local(e).await),
             None => self.store.clone(),
         }
+    }
+
+    /// The server's endpoint (`None` on MemoryStore).
+    pub fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
     }
 
     /// True for the servers (timing is looser there).
