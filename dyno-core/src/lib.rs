@@ -30,6 +30,7 @@ pub mod error;
 pub mod expr;
 pub mod feed;
 pub mod hash;
+pub mod hot;
 pub mod key;
 pub mod ops;
 pub mod prelude;
