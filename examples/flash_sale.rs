@@ -639,7 +639,19 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     match hot_partitions().await {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(h) => {
+            println!(
+                "\nhot partitions: simulated orders throttled {} unsharded, {} sharded; of \
+                 {BURST} at once on the throttled MemoryStore {} unsharded, {} sharded; \
+                 {} listed after the batch engine's retries",
+                h.simulated_unsharded,
+                h.simulated_sharded,
+                h.burst_unsharded,
+                h.burst_sharded,
+                h.listed_after_retry
+            );
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
