@@ -332,3 +332,25 @@ async fn a_raw_batch_returns_what_a_spent_partition_refused_and_fails_when_it_re
         .unwrap_err();
     assert!(err.is_throttled(), "{err:?}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn an_update_moving_an_item_into_an_index_partition_is_charged_there() {
+    let store = store().await;
+    product(0, "cold").create().send(&store).await.unwrap();
+    // 9 of the 10 write units of GSI1's CATEGORY#warm partition.
+    for i in 1..10 {
+        product(i, "warm").create().send(&store).await.unwrap();
+    }
+    // Moving p0000 into CATEGORY#warm writes an entry there (half of the delete and put).
+    Product::update(Product::key("p0000").unwrap())
+        .set(
+            Path::attr("GSI1PK"),
+            SetValue::value(AttributeValue::S("CATEGORY#warm".into())),
+        )
+        .send(&store)
+        .await
+        .unwrap();
+    let err = product(10, "warm").create().send(&store).await.unwrap_err();
+    assert!(err.is_throttled(), "{err:?}");
+    product(11, "cold").create().send(&store).await.unwrap();
+}

@@ -122,9 +122,10 @@ impl Throttle {
                     .find(|(name, _)| name == index)
                     .map_or(0.0, |(_, units)| *units),
             };
-            if let Some(bucket) = buckets.get_mut(&part.id) {
-                bucket.take(now, self.cost(part, actual - part.units));
-            }
+            buckets
+                .entry(part.id.clone())
+                .or_insert_with(|| Bucket::partition(now))
+                .take(now, self.cost(part, actual - part.units));
         }
     }
 
@@ -174,8 +175,9 @@ impl MemoryStore {
     /// - a transaction: [`Error::TransactionCanceled`] with `ThrottlingError` at the actions on
     ///   spent partitions and `None` at the others.
     ///
-    /// Scans, table administration, and the index partitions an update moves an item into
-    /// (they are known only after it) are not throttled.
+    /// Scans and table administration are not throttled. An update is admitted on the
+    /// partitions its item is in before it; the index partitions it moves the item into are
+    /// known only after it, and are charged then (the next request there finds them spent).
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -340,8 +342,33 @@ impl Store for MemoryStore {
         let now = self.now();
         let parts = self.write_parts(&r.table, &r.key, None, 1.0);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let (table, key) = (r.table.clone(), r.key.clone());
         let out = Engine::update_item(self, r).await?;
-        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
+        let Some(consumed) = out.consumed_capacity.as_ref() else {
+            return Ok(out);
+        };
+        // The index partitions the item moved into are known now: a move is a delete from the
+        // old partition and a put into the new one, each half of the index's units.
+        let moved: Vec<Part> = self
+            .write_parts(&table, &key, None, 0.0)
+            .into_iter()
+            .filter(|p| p.index.is_some() && !parts.iter().any(|q| q.id == p.id))
+            .map(|p| Part { units: 0.0, ..p })
+            .collect();
+        let mut shares = consumed.clone();
+        for (name, units) in &mut shares.global_indexes {
+            let moved_here = moved
+                .iter()
+                .any(|p| p.index.as_deref() == Some(name.as_str()));
+            let left = parts
+                .iter()
+                .any(|p| p.index.as_deref() == Some(name.as_str()));
+            if moved_here && left {
+                *units /= 2.0;
+            }
+        }
+        throttle.settle(now, &parts, Some(&shares));
+        throttle.settle(now, &moved, Some(&shares));
         Ok(out)
     }
 
