@@ -175,7 +175,10 @@ impl MemoryStore {
     /// - a transaction: [`Error::TransactionCanceled`] with `ThrottlingError` at the actions on
     ///   spent partitions and `None` at the others.
     ///
-    /// Scans and table administration are not throttled. An update is admitted on the
+    /// Single-item calls and queries are charged what they consumed (`ConsumedCapacity`);
+    /// batch and transaction items are charged at entry, by item size (a delete or an update
+    /// one unit, twice that in a transaction). Scans and table administration are not
+    /// throttled. An update is admitted on the
     /// partitions its item is in before it; the index partitions it moves the item into are
     /// known only after it, and are charged then (the next request there finds them spent).
     ///
