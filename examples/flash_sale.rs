@@ -22,6 +22,12 @@
 //!    `get_shared`): backend reads per second and read latency percentiles, with a latency
 //!    histogram. `FLASH_SALE_BENCH_SECS` sets the seconds per run (default 3); build with
 //!    `--release` for figures.
+//! 6. Hot partitions before production: the sale's traffic (orders at 2,500 a second, the
+//!    product page, the stock counter) replayed by `dyno_core::hot::simulate` against DynamoDB's
+//!    per-partition limits (3,000 read / 1,000 write units a second), with the orders' index
+//!    unsharded and sharded 8 ways; then 1,500 orders placed at once on a `MemoryStore` that
+//!    enforces those limits (`with_partition_limits`): the unsharded listing is throttled, the
+//!    sharded one is not, and the batch engine writes the throttled orders on retry.
 //!
 //! Runs on the in-process `MemoryStore` by default; set `AWS_ENDPOINT_URL_DYNAMODB` (plus the
 //! usual AWS_REGION and credentials) to run against DynamoDB, DynamoDB Local or dynalite on a
@@ -48,13 +54,14 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use dyno_cache::CachedStore;
 use dyno_core::expr::{Cond, Condition, Path};
-use dyno_core::ops::{EntityExt, FromItem, Transaction};
+use dyno_core::hot::{Keys, PartitionLimits, Pattern, Workload};
+use dyno_core::ops::{BatchWriter, EntityExt, FromItem, RetryPolicy, Transaction};
 use dyno_core::ops::{QueryDsl, UpdateDsl};
-use dyno_core::{AttributeValue, Entity, Error, Item, Store, Table};
+use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store, Table};
 use futures::StreamExt;
 use time::OffsetDateTime;
 use tokio::sync::Barrier;
@@ -82,6 +89,18 @@ struct Product {
 #[dyno(table = FlashSale, pk = "BUYER#{buyer_id}", sk = "SALE#{sale_id}")]
 #[dyno(index(GSI1, pk = "SALE#{sale_id}", sk = "{placed_at}#{buyer_id}", shards = 8))]
 struct SaleOrder {
+    buyer_id: String,
+    sale_id: String,
+    placed_at: OffsetDateTime,
+    qty: u32,
+}
+
+/// The same order listed the naive way (section 6): every order of the sale under one GSI1
+/// partition key, `UNSHARDED#<sale_id>`.
+#[derive(Debug, Clone, PartialEq, Entity)]
+#[dyno(table = FlashSale, pk = "BUYER#{buyer_id}", sk = "UNSHARDED#{sale_id}")]
+#[dyno(index(GSI1, pk = "UNSHARDED#{sale_id}", sk = "{placed_at}#{buyer_id}"))]
+struct UnshardedOrder {
     buyer_id: String,
     sale_id: String,
     placed_at: OffsetDateTime,
@@ -615,13 +634,196 @@ async fn main() -> ExitCode {
         duration: Duration::from_secs_f64(secs),
         ..HotKeyBench::default()
     };
-    match settings.run_both().await {
-        Ok(_) => ExitCode::SUCCESS,
+    if let Err(e) = settings.run_both().await {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    match hot_partitions().await {
+        Ok(h) => {
+            println!(
+                "\nhot partitions: simulated orders throttled {} unsharded, {} sharded; of \
+                 {BURST} at once on the throttled MemoryStore {} unsharded, {} sharded; \
+                 {} listed after the batch engine's retries",
+                h.simulated_unsharded,
+                h.simulated_sharded,
+                h.burst_unsharded,
+                h.burst_sharded,
+                h.listed_after_retry
+            );
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
+}
+
+// ---- 6. hot partitions before production ----
+
+/// Orders a second at the height of the sale (for the simulation).
+const SALE_ORDERS_PER_SECOND: f64 = 2_500.0;
+/// Orders placed in the same instant on the throttled MemoryStore.
+const BURST: usize = 1_500;
+
+/// What section 6 measured (every claim checked before it is returned).
+#[derive(Debug)]
+struct HotOutcome {
+    /// Simulated orders throttled with the listing unsharded, and sharded 8 ways.
+    simulated_unsharded: u64,
+    simulated_sharded: u64,
+    /// Of [`BURST`] orders placed at once on the throttled MemoryStore: throttled unsharded and
+    /// sharded.
+    burst_unsharded: usize,
+    burst_sharded: usize,
+    /// Unsharded orders in the index after the batch engine retried the throttled ones.
+    listed_after_retry: usize,
+}
+
+/// Section 6: the sale's traffic against DynamoDB's per-partition limits, simulated, then on a
+/// MemoryStore enforcing them.
+async fn hot_partitions() -> Result<HotOutcome, BoxError> {
+    println!("\n== 6. Hot partitions before production ==");
+    let sale_key = format!("SALE#{SALE}");
+    let report = Workload::new(60.0)
+        .seed(2024)
+        .pattern(
+            Pattern::writes(
+                "orders listed unsharded",
+                SALE_ORDERS_PER_SECOND,
+                Keys::single(format!("UNSHARDED#{SALE}")),
+            )
+            .item_bytes(200),
+        )
+        .pattern(
+            Pattern::writes(
+                "orders listed, 8 shards",
+                SALE_ORDERS_PER_SECOND,
+                Keys::sharded(&sale_key, SHARDS as u32),
+            )
+            .item_bytes(200),
+        )
+        .pattern(
+            Pattern::reads(
+                "product page (eventual)",
+                4_000.0,
+                Keys::single(format!("PRODUCT#{PRODUCT}")),
+            )
+            .item_bytes(300)
+            .eventually_consistent(),
+        )
+        .simulate();
+    println!(
+        "simulated: 60 s at {SALE_ORDERS_PER_SECOND} orders/s, 4,000 page views/s, \
+         on DynamoDB's limits (3,000 RCU / 1,000 WCU per partition, adaptive capacity)"
+    );
+    print!("{report}");
+    let (simulated_unsharded, simulated_sharded) =
+        (report.patterns[0].throttled, report.patterns[1].throttled);
+    check(
+        simulated_unsharded > report.patterns[0].requests / 3,
+        "unsharded: more than a third of the orders would be throttled (one partition takes 1,000 writes/s)",
+    )?;
+    check(
+        simulated_sharded == 0,
+        "sharded 8 ways (~313 writes/s per shard): no order would be throttled",
+    )?;
+    check(
+        report.patterns[2].throttled == 0,
+        "4,000 eventually consistent page views/s (2,000 RCU) fit one partition",
+    )?;
+    println!(
+        "note: each order also decrements the product's stock, one item: 2,500 writes/s on it \
+         would be throttled however the listing is sharded (split the stock into counters)"
+    );
+
+    // The same burst, for real, on a MemoryStore enforcing the limits. Its clock is held still
+    // while the orders arrive, so that they arrive in the same instant however slow this
+    // machine is (a partition refills while time passes); then it runs on again.
+    let held: Arc<std::sync::Mutex<Option<SystemTime>>> = Arc::default();
+    let clock = Arc::clone(&held);
+    let store = MemoryStore::with_clock(Arc::new(move || {
+        clock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .unwrap_or_else(SystemTime::now)
+    }))
+    .with_partition_limits(PartitionLimits::dynamodb());
+    store.create_table(FlashSale::definition()).await?;
+    let hold = |on: bool| {
+        *held
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = on.then(SystemTime::now);
+    };
+    hold(true);
+    let placed_at = OffsetDateTime::now_utc();
+    let unsharded: Vec<UnshardedOrder> = (0..BURST)
+        .map(|i| UnshardedOrder {
+            buyer_id: buyer(i),
+            sale_id: SALE.into(),
+            placed_at,
+            qty: wanted(i),
+        })
+        .collect();
+    let mut throttled_unsharded = Vec::new();
+    for order in &unsharded {
+        match order.create().send(&store).await {
+            Ok(()) => {}
+            Err(e) if e.is_throttled() => throttled_unsharded.push(order.clone()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    let mut burst_sharded = 0;
+    for i in 0..BURST {
+        let order = SaleOrder {
+            buyer_id: buyer(i),
+            sale_id: SALE.into(),
+            placed_at,
+            qty: wanted(i),
+        };
+        match order.create().send(&store).await {
+            Ok(()) => {}
+            Err(e) if e.is_throttled() => burst_sharded += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    hold(false);
+    println!(
+        "MemoryStore with DynamoDB's partition limits, {BURST} orders placed in one instant: \
+         unsharded {} throttled, sharded {burst_sharded} throttled",
+        throttled_unsharded.len()
+    );
+    check(
+        throttled_unsharded.len() == BURST - 1_000,
+        "the unsharded listing takes 1,000 orders and throttles the rest \
+         (ProvisionedThroughputExceededException)",
+    )?;
+    check(burst_sharded == 0, "the sharded listing is not throttled")?;
+    // The retry path: the batch engine takes the throttled orders back with backoff.
+    let started = std::time::Instant::now();
+    let mut batch = BatchWriter::new().retry(RetryPolicy {
+        max_attempts: 40,
+        base_delay: Duration::from_millis(50),
+        max_delay: Duration::from_millis(500),
+    });
+    batch.put_all(&throttled_unsharded)?;
+    let written = batch.send(&store).await?.written;
+    let listed = UnshardedOrder::gsi1(SALE).all(&store).await?.len();
+    println!(
+        "the batch engine wrote the {written} throttled orders in {:.1} s; the listing has {listed}",
+        started.elapsed().as_secs_f64()
+    );
+    check(
+        written == throttled_unsharded.len() && listed == BURST,
+        "every throttled order was written on retry, none lost",
+    )?;
+    Ok(HotOutcome {
+        simulated_unsharded,
+        simulated_sharded,
+        burst_unsharded: throttled_unsharded.len(),
+        burst_sharded,
+        listed_after_retry: listed,
+    })
 }
 
 // ---- 5. the hot key benchmark ----
@@ -928,6 +1130,19 @@ mod tests {
         assert!(cached.backend_reads < plain.backend_reads);
         assert!(cached.last_seen <= cached.final_sold);
         assert!(cached.writes > 0);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hot_partitions_are_found_before_production() {
+        let o = hot_partitions().await.unwrap();
+        assert!(
+            o.simulated_unsharded > 0 && o.simulated_sharded == 0,
+            "{o:?}"
+        );
+        // One partition's second holds 1,000 writes of 1 unit.
+        assert_eq!(o.burst_unsharded, BURST - 1_000, "{o:?}");
+        assert_eq!(o.burst_sharded, 0, "{o:?}");
+        assert_eq!(o.listed_after_retry, BURST, "{o:?}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

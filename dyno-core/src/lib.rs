@@ -15,6 +15,7 @@ pub mod feed;
 #[cfg(any(doc, doctest))]
 pub mod guide;
 pub mod hash;
+pub mod hot;
 pub mod key;
 pub mod ops;
 pub mod prelude;

@@ -107,6 +107,39 @@ impl TableCapacity {
     }
 }
 
+/// The read capacity units of reading `bytes` (the whole item, whatever the projection), as
+/// DynamoDB charges them: one per 4 KB started (at least one, also for an item that is not
+/// there), half of that for an eventually consistent read.
+///
+/// ```
+/// use dyno_core::store::read_units;
+///
+/// assert_eq!(read_units(20 * 1024, true), 5.0); // a 20 KB item, strongly consistent
+/// assert_eq!(read_units(100, false), 0.5);
+/// ```
+pub fn read_units(bytes: usize, consistent: bool) -> f64 {
+    let units = bytes.div_ceil(4096).max(1) as f64;
+    if consistent {
+        units
+    } else {
+        units / 2.0
+    }
+}
+
+/// The write capacity units of writing `bytes` (the larger of the item before and after the
+/// write), as DynamoDB charges a standard write: one per 1 KB started, at least one. A
+/// transactional write costs twice that.
+///
+/// ```
+/// use dyno_core::store::write_units;
+///
+/// assert_eq!(write_units(0), 1.0); // a delete of nothing
+/// assert_eq!(write_units(1025), 2.0);
+/// ```
+pub fn write_units(bytes: usize) -> f64 {
+    bytes.div_ceil(1024).max(1) as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

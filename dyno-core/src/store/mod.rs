@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-pub use self::capacity::{Capacity, TableCapacity};
+pub use self::capacity::{read_units, write_units, Capacity, TableCapacity};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 pub use self::memory::MemoryStore;
 pub use self::rename::TableNames;

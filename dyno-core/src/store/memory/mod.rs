@@ -13,6 +13,7 @@ mod key_encoding;
 mod points;
 mod read;
 mod schema;
+mod throttle;
 mod txn;
 mod update_table;
 
@@ -29,18 +30,20 @@ use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use async_trait::async_trait;
-
 use self::data::{IndexKeys, TableData};
 use self::key_bytes::KeyBytes;
 use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
+use crate::store::capacity::{read_units, write_units};
 use crate::store::Capacity;
+// The engine's tests (`use super::*`) call it through `Store`.
+#[cfg(test)]
+use crate::store::Store;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
+    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableDescription,
     TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
     UpdateRequest, UpdateTableRequest, WriteOutput,
 };
@@ -99,6 +102,8 @@ pub struct MemoryStore {
     tokens: Mutex<HashMap<String, txn::Remembered>>,
     /// How long the streams of tables created from now on keep their records.
     stream_retention: StreamRetention,
+    /// Partition limits, when enforced ([`MemoryStore::with_partition_limits`]).
+    throttle: Option<throttle::Throttle>,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -156,6 +161,7 @@ impl MemoryStore {
             clock,
             tokens: Mutex::default(),
             stream_retention: StreamRetention::default(),
+            throttle: None,
         }
     }
 
@@ -472,18 +478,6 @@ fn owned(item: SharedItem) -> Item {
     Arc::try_unwrap(item).unwrap_or_else(|shared| (*shared).clone())
 }
 
-/// The read capacity units of reading `bytes` (the whole item, whatever the projection): one per
-/// 4 KB started (at least one, also for an item that is not there), half of that for an
-/// eventually consistent read.
-fn read_units(bytes: usize, consistent: bool) -> f64 {
-    let units = bytes.div_ceil(4096).max(1) as f64;
-    if consistent {
-        units
-    } else {
-        units / 2.0
-    }
-}
-
 /// What a read of `units` consumed: the table's share, or the index's when it read an index.
 fn read_capacity(index: Option<&IndexSchema>, units: f64) -> Capacity {
     match index {
@@ -570,7 +564,7 @@ fn write_capacity_of(
     new: Option<Side<'_>>,
     factor: f64,
 ) -> Capacity {
-    let units = |bytes: usize| bytes.div_ceil(1024).max(1) as f64;
+    let units = write_units;
     let (old_size, new_size) = (old.map_or(0, |o| o.size), new.map_or(0, |n| n.size));
     let mut capacity = Capacity::table(factor * units(old_size.max(new_size)));
     // Whether the whole item is unchanged, for the indexes projecting everything: compared
@@ -624,8 +618,9 @@ fn updated_paths(
     (!out.is_empty()).then_some(out)
 }
 
-#[async_trait]
-impl Store for MemoryStore {
+/// The engine's requests; `Store` for `MemoryStore` (in `throttle`) calls them, through the
+/// partition limits when they are enforced.
+impl throttle::Engine for MemoryStore {
     async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;

@@ -1,0 +1,620 @@
+//! Partition limits enforced in real time ([`MemoryStore::with_partition_limits`]): a small layer
+//! at the engine's request entry. Each request is charged to the partitions it touches (the
+//! table's partition key value, and for writes the global secondary index partitions the item
+//! is in) in token buckets refilled on the store's clock, by [`crate::hot`]'s rules; a request
+//! that finds one of them spent is answered as DynamoDB answers it: `Error::Throttled`
+//! (`ProvisionedThroughputExceededException`), unprocessed items or keys in a batch (or the
+//! error when none could be processed), a cancelled transaction with `ThrottlingError` reasons.
+//!
+//! The engine's own methods are the crate-private [`Engine`] trait (implemented in `mod.rs`);
+//! `Store` for `MemoryStore` is here, and without limits it calls the engine directly.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+
+use super::{read_lock, MemoryStore};
+use crate::error::{CancellationReason, Error, Result};
+use crate::hot::{Bucket, PartitionLimits};
+use crate::store::{
+    read_units, write_units, BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest,
+    Capacity, DeleteRequest, GetOutput, GetRequest, Page, PutRequest, QueryRequest, ScanRequest,
+    Store, TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteItem,
+    TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    WriteRequest,
+};
+use crate::table::TableDef;
+use crate::value::{item_size, AttributeValue, Item, SharedItem};
+
+/// The engine without the throttle: what `Store` for `MemoryStore` calls.
+pub(super) trait Engine {
+    fn get_item(&self, r: GetRequest<'_>) -> impl Future<Output = Result<GetOutput>> + Send;
+    fn put_item(&self, r: PutRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
+    fn update_item(&self, r: UpdateRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
+    fn delete_item(&self, r: DeleteRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
+    fn query(&self, r: QueryRequest) -> impl Future<Output = Result<Page>> + Send;
+    fn scan(&self, r: ScanRequest) -> impl Future<Output = Result<Page>> + Send;
+    fn batch_get(&self, r: BatchGetRequest) -> impl Future<Output = Result<BatchGetOutput>> + Send;
+    fn batch_write(
+        &self,
+        r: BatchWriteRequest,
+    ) -> impl Future<Output = Result<BatchWriteOutput>> + Send;
+    fn transact_get(
+        &self,
+        r: TransactGetRequest,
+    ) -> impl Future<Output = Result<TransactGetOutput>> + Send;
+    fn transact_write(
+        &self,
+        r: TransactWriteRequest,
+    ) -> impl Future<Output = Result<TransactWriteOutput>> + Send;
+    fn create_table(&self, d: &TableDef) -> impl Future<Output = Result<()>> + Send;
+    fn delete_table(&self, n: &str) -> impl Future<Output = Result<()>> + Send;
+    fn describe_table(&self, n: &str) -> impl Future<Output = Result<TableDescription>> + Send;
+    fn update_ttl(&self, t: &str, a: &str, e: bool) -> impl Future<Output = Result<()>> + Send;
+    fn update_table(
+        &self,
+        r: UpdateTableRequest,
+    ) -> impl Future<Output = Result<TableDescription>> + Send;
+}
+
+/// The partitions' buckets, by partition.
+#[derive(Debug)]
+pub(super) struct Throttle {
+    limits: PartitionLimits,
+    buckets: Mutex<HashMap<String, Bucket>>,
+}
+
+/// One partition a request touches, with the units it is expected to take there.
+#[derive(Debug, Clone)]
+struct Part {
+    /// The bucket's id: table, index and key value.
+    id: String,
+    /// How an error names it.
+    name: String,
+    /// The index, `None` for the table.
+    index: Option<String>,
+    /// Units charged at entry (settled against the consumed capacity after single-item calls).
+    units: f64,
+    read: bool,
+}
+
+impl Throttle {
+    fn cost(&self, part: &Part, units: f64) -> f64 {
+        if part.read {
+            self.limits.cost(units, 0.0)
+        } else {
+            self.limits.cost(0.0, units)
+        }
+    }
+
+    /// Charges `parts` when every one of them has the capacity; otherwise charges nothing and
+    /// names the first that has not.
+    fn admit<'p>(&self, now: f64, parts: &'p [Part]) -> std::result::Result<(), &'p Part> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        for part in parts {
+            let bucket = buckets
+                .entry(part.id.clone())
+                .or_insert_with(|| Bucket::partition(now));
+            if !bucket.has(now, self.cost(part, part.units)) {
+                return Err(part);
+            }
+        }
+        for part in parts {
+            if let Some(bucket) = buckets.get_mut(&part.id) {
+                bucket.take(now, self.cost(part, part.units));
+            }
+        }
+        Ok(())
+    }
+
+    /// Charges what a single-item call consumed beyond (or short of) what `admit` took.
+    fn settle(&self, now: f64, parts: &[Part], consumed: Option<&Capacity>) {
+        let Some(consumed) = consumed else { return };
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        for part in parts {
+            let actual = match &part.index {
+                None => consumed.table,
+                Some(index) => consumed
+                    .global_indexes
+                    .iter()
+                    .find(|(name, _)| name == index)
+                    .map_or(0.0, |(_, units)| *units),
+            };
+            buckets
+                .entry(part.id.clone())
+                .or_insert_with(|| Bucket::partition(now))
+                .take(now, self.cost(part, actual - part.units));
+        }
+    }
+
+    fn error(&self, part: &Part) -> Error {
+        let limits = self.limits;
+        Error::Throttled {
+            message: format!(
+                "ProvisionedThroughputExceededException: {} is over one partition's limit \
+                 ({} read units or {} write units per second, as MemoryStore::with_partition_limits \
+                 enforces); nothing was {}. Retry after a backoff, or spread the key over shards",
+                part.name,
+                limits.read_units_per_second,
+                limits.write_units_per_second,
+                if part.read { "read" } else { "written" },
+            ),
+            source: None,
+        }
+    }
+}
+
+/// A key value as an error names it.
+fn show(value: &AttributeValue) -> String {
+    match value {
+        AttributeValue::S(s) => format!("{s:?}"),
+        AttributeValue::N(n) => n.clone(),
+        AttributeValue::B(b) => format!("({} bytes)", b.as_ref().len()),
+        other => format!("{other:?}"),
+    }
+}
+
+impl MemoryStore {
+    /// Enforces per-partition throughput limits in real time, on the store's clock: a request
+    /// over a partition's limits is answered as DynamoDB answers it, so that retry paths and
+    /// the batch engine can be tested against throttling on a laptop. Off by default.
+    ///
+    /// Each request is charged, by DynamoDB's capacity rules, to the partition key value it
+    /// reads or writes, and a write also to the global secondary index partitions its item is
+    /// in (a hot index key throttles the table's writes, as on DynamoDB). Each partition key
+    /// value gets `limits` (a partition's second, "3,000 read units or 1,000 write units, or a
+    /// combination"), refilled continuously: [`crate::hot`] explains the rules and simulates
+    /// them. A throttled request does nothing:
+    ///
+    /// - a single-item call, a query: [`Error::Throttled`] (`is_throttled()`), the error
+    ///   `DynamoStore` maps `ProvisionedThroughputExceededException` to;
+    /// - a batch: the writes or keys on spent partitions come back unprocessed (the batch engine
+    ///   retries them with backoff), or the error when none could be processed;
+    /// - a transaction: [`Error::TransactionCanceled`] with `ThrottlingError` at the actions on
+    ///   spent partitions and `None` at the others.
+    ///
+    /// Single-item calls and queries are charged what they consumed (`ConsumedCapacity`);
+    /// batch and transaction items are charged at entry, by item size (a delete or an update
+    /// one unit, twice that in a transaction). Scans and table administration are not
+    /// throttled. An update is admitted on the
+    /// partitions its item is in before it; the index partitions it moves the item into are
+    /// known only after it, and are charged then (the next request there finds them spent).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use dyno_core::hot::PartitionLimits;
+    /// use dyno_core::store::{PutRequest, Store};
+    /// use dyno_core::{AttributeValue, Item, MemoryStore, TableDef};
+    ///
+    /// // 10 write units per second per partition, so that a few writes reach it.
+    /// let store = MemoryStore::new().with_partition_limits(PartitionLimits::new(30.0, 10.0));
+    /// store.create_table(&TableDef::new("Counters", "PK", None)).await?;
+    /// let put = |pk: &str| {
+    ///     let item = Item::from([("PK".to_owned(), AttributeValue::S(pk.into()))]);
+    ///     store.put_item(PutRequest { table: "Counters".into(), item, condition: None,
+    ///         return_values: Default::default(), return_old_on_condition_failure: false })
+    /// };
+    /// for _ in 0..10 {
+    ///     put("HOT").await?;
+    /// }
+    /// let err = put("HOT").await.unwrap_err();
+    /// assert!(err.is_throttled());
+    /// put("COLD").await?; // another partition key value has its own limit
+    /// # Ok::<(), dyno_core::Error>(()) }).unwrap();
+    /// ```
+    #[must_use]
+    pub fn with_partition_limits(mut self, limits: PartitionLimits) -> Self {
+        self.throttle = Some(Throttle {
+            limits,
+            buckets: Mutex::default(),
+        });
+        self
+    }
+
+    /// The stored item at `key`, when there is one (to find the index partitions a write
+    /// leaves).
+    fn stored(&self, table: &str, key: &Item) -> Option<SharedItem> {
+        let state = self.table(table).ok()?;
+        let (pk, sk) = state.schema.key(key).ok()?;
+        let data = read_lock(&state.data);
+        data.get(&pk, &sk).map(|e| Arc::clone(&e.item))
+    }
+
+    /// The definition of `table`, when it exists (a missing table is the engine's error).
+    fn definition(&self, table: &str) -> Option<TableDef> {
+        self.table(table).ok().map(|t| t.schema.def.clone())
+    }
+
+    /// The partitions a read of `key` in `table` touches.
+    fn read_parts(&self, table: &str, key: &Item, consistent: bool) -> Vec<Part> {
+        let mut parts = Vec::new();
+        if let Some(def) = self.definition(table) {
+            base_part(&def, key, read_units(0, consistent), true, &mut parts);
+        }
+        parts
+    }
+
+    /// The partitions a write of `item` (or of the item stored at `key`) touches: the table's
+    /// and those of the indexes the item is in, each charged `units` at entry.
+    fn write_parts(&self, table: &str, key: &Item, item: Option<&Item>, units: f64) -> Vec<Part> {
+        let mut parts = Vec::new();
+        let Some(def) = self.definition(table) else {
+            return parts;
+        };
+        base_part(&def, key, units, false, &mut parts);
+        let stored = match item {
+            Some(_) => None,
+            None => self.stored(table, key),
+        };
+        if let Some(item) = item.or(stored.as_deref()) {
+            index_parts(&def, item, &mut parts);
+        }
+        parts
+    }
+
+    fn write_parts_of(&self, write: &WriteRequest, factor: f64) -> Vec<Part> {
+        match write {
+            WriteRequest::Put { table, item } => self.write_parts(
+                table,
+                item,
+                Some(item),
+                factor * write_units(item_size(item)),
+            ),
+            WriteRequest::Delete { table, key } => self.write_parts(table, key, None, factor),
+        }
+    }
+}
+
+/// The table's partition of `key`, charged `units`.
+fn base_part(def: &TableDef, key: &Item, units: f64, read: bool, out: &mut Vec<Part>) {
+    if let Some(value) = key.get(&def.partition_key.name) {
+        out.push(Part {
+            id: format!("{}\u{0}\u{0}{value:?}", def.name),
+            name: format!(
+                "the partition of {} {} = {}",
+                def.name,
+                def.partition_key.name,
+                show(value)
+            ),
+            index: None,
+            units,
+            read,
+        });
+    }
+}
+
+/// The partitions of the global secondary indexes `item` is in, charged one write unit each at
+/// entry.
+fn index_parts(def: &TableDef, item: &Item, out: &mut Vec<Part>) {
+    for index in &def.global_indexes {
+        let values: Option<Vec<&AttributeValue>> = std::iter::once(&index.partition_key)
+            .chain(&index.extra_partition_keys)
+            .map(|k| item.get(&k.name))
+            .collect();
+        let Some(values) = values else { continue };
+        let shown: Vec<String> = values.iter().map(|v| show(v)).collect();
+        out.push(Part {
+            id: format!("{}\u{0}{}\u{0}{values:?}", def.name, index.name),
+            name: format!(
+                "the partition of {} index {} {} = {}",
+                def.name,
+                index.name,
+                index.partition_key.name,
+                shown.join(", ")
+            ),
+            index: Some(index.name.clone()),
+            units: 1.0,
+            read: false,
+        });
+    }
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::get_item(self, r).await;
+        };
+        let now = self.now();
+        let parts = self.read_parts(&r.table, &r.key, r.consistent_read);
+        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let out = Engine::get_item(self, r).await?;
+        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
+        Ok(out)
+    }
+
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::put_item(self, r).await;
+        };
+        let now = self.now();
+        let units = write_units(item_size(&r.item));
+        let parts = self.write_parts(&r.table, &r.item, Some(&r.item), units);
+        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let out = Engine::put_item(self, r).await?;
+        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
+        Ok(out)
+    }
+
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::update_item(self, r).await;
+        };
+        let now = self.now();
+        let parts = self.write_parts(&r.table, &r.key, None, 1.0);
+        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let (table, key) = (r.table.clone(), r.key.clone());
+        let out = Engine::update_item(self, r).await?;
+        let Some(consumed) = out.consumed_capacity.as_ref() else {
+            return Ok(out);
+        };
+        // The index partitions the item moved into are known now: a move is a delete from the
+        // old partition and a put into the new one, each half of the index's units.
+        let moved: Vec<Part> = self
+            .write_parts(&table, &key, None, 0.0)
+            .into_iter()
+            .filter(|p| p.index.is_some() && !parts.iter().any(|q| q.id == p.id))
+            .map(|p| Part { units: 0.0, ..p })
+            .collect();
+        let mut shares = consumed.clone();
+        for (name, units) in &mut shares.global_indexes {
+            let moved_here = moved
+                .iter()
+                .any(|p| p.index.as_deref() == Some(name.as_str()));
+            let left = parts
+                .iter()
+                .any(|p| p.index.as_deref() == Some(name.as_str()));
+            if moved_here && left {
+                *units /= 2.0;
+            }
+        }
+        throttle.settle(now, &parts, Some(&shares));
+        throttle.settle(now, &moved, Some(&shares));
+        Ok(out)
+    }
+
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::delete_item(self, r).await;
+        };
+        let now = self.now();
+        let parts = self.write_parts(&r.table, &r.key, None, 1.0);
+        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let out = Engine::delete_item(self, r).await?;
+        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
+        Ok(out)
+    }
+
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::query(self, r).await;
+        };
+        let now = self.now();
+        let mut values = vec![&r.key_condition.partition_value];
+        values.extend(r.key_condition.extra_partition.iter().map(|(_, v)| v));
+        let shown: Vec<String> = values.iter().map(|v| show(v)).collect();
+        let parts = [Part {
+            id: match &r.index {
+                // The table's partition: the same id its item reads and writes use.
+                None => format!("{}\u{0}\u{0}{:?}", r.table, values[0]),
+                Some(index) => format!("{}\u{0}{index}\u{0}{values:?}", r.table),
+            },
+            name: format!(
+                "the partition of {}{} {} = {}",
+                r.table,
+                r.index
+                    .as_deref()
+                    .map_or(String::new(), |i| format!(" index {i}")),
+                r.key_condition.partition_name,
+                shown.join(", ")
+            ),
+            index: None,
+            units: read_units(0, r.consistent_read),
+            read: true,
+        }];
+        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
+        let page = Engine::query(self, r).await?;
+        // A query's units are its table's or its index's share, whichever it read.
+        let units = page
+            .consumed_capacity
+            .as_ref()
+            .map(|c| Capacity::table(c.units));
+        throttle.settle(now, &parts, units.as_ref());
+        Ok(page)
+    }
+
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        Engine::scan(self, r).await
+    }
+
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::batch_get(self, r).await;
+        };
+        // Requests the engine refuses whole keep its error.
+        if r.keys.is_empty() || r.keys.len() > 100 {
+            return Engine::batch_get(self, r).await;
+        }
+        let now = self.now();
+        let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
+        for key in r.keys {
+            let parts = self.read_parts(&key.table, &key.key, r.consistent_read);
+            match throttle.admit(now, &parts) {
+                Ok(()) => admitted.push(key),
+                Err(p) => {
+                    first.get_or_insert_with(|| throttle.error(p));
+                    unprocessed.push(key);
+                }
+            }
+        }
+        if admitted.is_empty() {
+            return Err(first.unwrap_or_else(|| Error::validation("no keys")));
+        }
+        let mut out = Engine::batch_get(
+            self,
+            BatchGetRequest {
+                keys: admitted,
+                consistent_read: r.consistent_read,
+            },
+        )
+        .await?;
+        out.unprocessed_keys.extend(unprocessed);
+        Ok(out)
+    }
+
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::batch_write(self, r).await;
+        };
+        if r.writes.is_empty() || r.writes.len() > 25 {
+            return Engine::batch_write(self, r).await;
+        }
+        let now = self.now();
+        let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
+        for write in r.writes {
+            let parts = self.write_parts_of(&write, 1.0);
+            match throttle.admit(now, &parts) {
+                Ok(()) => admitted.push(write),
+                Err(p) => {
+                    first.get_or_insert_with(|| throttle.error(p));
+                    unprocessed.push(write);
+                }
+            }
+        }
+        if admitted.is_empty() {
+            return Err(first.unwrap_or_else(|| Error::validation("no writes")));
+        }
+        let mut out = Engine::batch_write(self, BatchWriteRequest { writes: admitted }).await?;
+        out.unprocessed.extend(unprocessed);
+        Ok(out)
+    }
+
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::transact_get(self, r).await;
+        };
+        let now = self.now();
+        let parts: Vec<Vec<Part>> = r
+            .gets
+            .iter()
+            .map(|g| {
+                let mut parts = self.read_parts(&g.table, &g.key, true);
+                parts.iter_mut().for_each(|p| p.units *= 2.0);
+                parts
+            })
+            .collect();
+        admit_all(throttle, now, &parts)?;
+        Engine::transact_get(self, r).await
+    }
+
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+        let Some(throttle) = &self.throttle else {
+            return Engine::transact_write(self, r).await;
+        };
+        let now = self.now();
+        let parts: Vec<Vec<Part>> = r
+            .actions
+            .iter()
+            .map(|action| match action {
+                TransactWriteItem::Put { table, item, .. } => self.write_parts_of(
+                    &WriteRequest::Put {
+                        table: table.clone(),
+                        item: item.clone(),
+                    },
+                    2.0,
+                ),
+                TransactWriteItem::Update { table, key, .. }
+                | TransactWriteItem::Delete { table, key, .. } => {
+                    self.write_parts(table, key, None, 2.0)
+                }
+                TransactWriteItem::ConditionCheck { table, key, .. } => {
+                    let mut parts = self.read_parts(table, key, true);
+                    parts.iter_mut().for_each(|p| p.units *= 2.0);
+                    parts
+                }
+            })
+            .collect();
+        admit_all(throttle, now, &parts)?;
+        Engine::transact_write(self, r).await
+    }
+
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        Engine::create_table(self, d).await
+    }
+
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        Engine::delete_table(self, n).await
+    }
+
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        Engine::describe_table(self, n).await
+    }
+
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        Engine::update_ttl(self, t, a, e).await
+    }
+
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        Engine::update_table(self, r).await
+    }
+}
+
+/// A transaction's admission: all its actions' partitions, or none of them and the transaction
+/// cancelled with `ThrottlingError` at each action on a spent partition.
+fn admit_all(throttle: &Throttle, now: f64, actions: &[Vec<Part>]) -> Result<()> {
+    let all: Vec<Part> = actions.iter().flatten().cloned().collect();
+    if throttle.admit(now, &all).is_ok() {
+        return Ok(());
+    }
+    // Which actions are over: each checked alone, charging nothing.
+    let reasons = actions
+        .iter()
+        .map(|parts| {
+            let over = {
+                let mut buckets = throttle
+                    .buckets
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                parts
+                    .iter()
+                    .find(|p| {
+                        let cost = throttle.cost(p, p.units);
+                        buckets
+                            .entry(p.id.clone())
+                            .or_insert_with(|| Bucket::partition(now))
+                            .has(now, cost)
+                            .then_some(())
+                            .is_none()
+                    })
+                    .cloned()
+            };
+            match over {
+                Some(p) => throttled_reason(throttle, &p),
+                None => CancellationReason::code(Some("None")),
+            }
+        })
+        .collect::<Vec<_>>();
+    // Spent only together (two actions on one partition): every action is over.
+    let reasons = if reasons.iter().all(|r| r.code.as_deref() == Some("None")) {
+        actions
+            .iter()
+            .map(|parts| match parts.first() {
+                Some(p) => throttled_reason(throttle, p),
+                None => CancellationReason::code(Some("None")),
+            })
+            .collect()
+    } else {
+        reasons
+    };
+    Err(Error::TransactionCanceled { reasons })
+}
+
+fn throttled_reason(throttle: &Throttle, part: &Part) -> CancellationReason {
+    CancellationReason {
+        code: Some("ThrottlingError".into()),
+        message: Some(throttle.error(part).to_string()),
+        item: None,
+    }
+}
