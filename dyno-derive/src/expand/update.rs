@@ -32,6 +32,13 @@ pub(super) struct Group {
     pub units: Vec<Unit>,
 }
 
+/// True for a field that can leave an index: an `Option` that is not a stamp (every written
+/// item holds its stamps, so an index keyed by one is not sparse) nor a generated id.
+fn sparse_field(g: &Gen<'_>, name: &str) -> bool {
+    let f = g.field(name);
+    g.is_optional(name) && !f.created_at.get() && !f.updated_at.get() && !f.generated.get()
+}
+
 /// Groups the non-primary fields of index templates: a template (or, for a sparse index, both
 /// templates) needs all its non-primary fields at once.
 pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
@@ -44,7 +51,7 @@ pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
                 .map(str::to_owned)
                 .collect()
         };
-        let sparse = ix.fields().any(|f| g.is_optional(f));
+        let sparse = ix.fields().any(|f| sparse_field(g, f));
         let pk_fields: Vec<&str> = if ix.own_pk {
             ix.pk.fields().collect()
         } else {
@@ -155,6 +162,11 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         let (helper, public) = group_setter(g, grp);
         helpers.extend(helper);
         methods.extend(public);
+        if grp.fields.len() > 1 {
+            for f in writable(g, grp) {
+                helpers.extend(hidden_group_setter(g, grp, f));
+            }
+        }
     }
 
     let mut touch = TokenStream::new();
@@ -222,8 +234,8 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
                 .iter()
                 .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
             let setter = if alone {
-                let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, true, now); __update.update.record(r);)
+                let helper = format_ident!("__dyno_key_{}", fid);
+                quote!(let r = #helper(&mut __update, [#p::KeyField::IfAbsent], now); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -236,8 +248,8 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         }
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
-                let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, false, now); __update.update.record(r);)
+                let helper = format_ident!("__dyno_key_{}", fid);
+                quote!(let r = #helper(&mut __update, [#p::KeyField::Write], now); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -359,6 +371,42 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             self.update.set_if_absent_value(#a, #p::recovered_attr(value));
         });
     }
+    // The fields an item needs to decode: the upsert must write them (see `require_fields`).
+    let mut required = Vec::new();
+    for f in &g.m.fields {
+        let name = f.name();
+        if !f.is_stored()
+            || g.primary.contains(&name)
+            || f.default.is_some()
+            || f.version.get()
+            || crate::ty::option_inner(f.ty).is_some()
+        {
+            continue;
+        }
+        let ty_f = f.ty;
+        let attr = if f.ttl.get() {
+            quote!(__TTL_NAME)
+        } else {
+            let a = &f.attr_name;
+            quote!(#a)
+        };
+        // A type that decodes from an absent attribute (a list, a set) needs no value.
+        let decodes_absent = if f.serde.get() || f.ttl.get() {
+            quote!(false)
+        } else {
+            quote!(<#ty_f as #p::FromAttribute>::from_missing().is_ok())
+        };
+        required.push(quote! {
+            if !#decodes_absent {
+                __required.push((#attr, #name));
+            }
+        });
+    }
+    upsert_attrs.extend(quote! {
+        let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
+        #(#required)*
+        self.update = self.update.require_fields(&__required);
+    });
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
     helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
@@ -442,8 +490,36 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
     (def, impls)
 }
 
-/// The setter of one index-key group: a private helper doing the work (also used for
-/// `updated_at`) and the public method.
+/// The fields of a group an update can write: all but the stamps (a created-at stamp is only
+/// ever given, as a condition; `updated_at` is stamped, see `expand`).
+fn writable<'g>(g: &Gen<'_>, grp: &'g Group) -> Vec<&'g str> {
+    grp.fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| {
+            let field = g.field(f);
+            !field.created_at.get() && !field.updated_at.get()
+        })
+        .collect()
+}
+
+/// `set_<fields>[_given]`: the setter writing `written` of `grp`, given the others.
+fn setter_name(grp: &Group, written: &[&str]) -> String {
+    let base = format!("set_{}", written.join("_and_"));
+    if written.len() < grp.fields.len() {
+        format!("{base}_given")
+    } else {
+        base
+    }
+}
+
+/// The helper of one index-key group (`__dyno_key_<fields>`), which every setter of the group
+/// and the stamps call: each field is written, written where absent, or given (a condition
+/// that the stored item holds it, see `UpdateBuilder::given_value`), as `__modes` says; the
+/// keys of the group's index units are rebuilt from the values. Then the public setters: for a
+/// field alone in its key (with primary-key fields) `set_<field>`; for a multi-field key,
+/// `set_<field>_given(field, others..)` per writable field, `set_<all writable>[_given]`, and a
+/// `set_<field>` whose call fails to compile with a message naming them.
 fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let args: Vec<Ident> = grp
@@ -453,12 +529,15 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
     let mut sets = TokenStream::new();
-    for (name, arg) in grp.fields.iter().zip(&args) {
+    for (i, (name, arg)) in grp.fields.iter().zip(&args).enumerate() {
         let a = &g.field(name).attr_name;
-        sets.extend(quote!(__update.update.set_value_as(#a, #p::ToAttribute::to_attribute(#arg), __if_absent);));
+        sets.extend(quote! {
+            #p::rebuild_key_field(&mut __update.update, __modes[#i], #name, #a, #p::ToAttribute::to_attribute(#arg), __REBUILDS);
+        });
     }
     // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
+    let mut rebuilds: Vec<TokenStream> = Vec::new();
     for u in &grp.units {
         let ix = &g.indexes[u.index];
         let fields = ix
@@ -470,6 +549,13 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             if g.primary.contains(f) && !needed.contains(&f) {
                 needed.push(f);
             }
+        }
+        let (pn, sn) = (&ix.pk_name, &ix.sk_name);
+        if u.pk && ix.own_pk {
+            rebuilds.push(quote!(#pn));
+        }
+        if u.sk && ix.sk.is_some() {
+            rebuilds.push(quote!(#sn));
         }
     }
     let primary = primary_fields(g, &needed);
@@ -501,21 +587,39 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .zip(&tys)
         .map(|(a, t)| (a.clone(), quote!(#t)))
         .collect();
+    let n = grp.fields.len();
     let body = g.with_values(
         &binds,
         &quote!(()),
         quote! {
+            const __REBUILDS: &[&str] = &[#(#rebuilds),*];
             #sets
             let mut __item = #p::Item::new();
             #[allow(unused_mut)]
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
+            let __if_absent = __modes.iter().all(|m| *m == #p::KeyField::IfAbsent);
             __update.update.set_index_keys(__item, &#removes, __if_absent);
             ::core::result::Result::Ok(())
         },
     );
-    let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
-    let public = format_ident!("set_{}", grp.fields.join("_and_"));
+    let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
+    let params = args
+        .iter()
+        .zip(&tys)
+        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
+    let ty = format_ident!("{}Update", g.ident);
+    let helper_fn = quote! {
+        fn #helper(__update: &mut #ty, __modes: [#p::KeyField; #n], #(#params),*) -> #p::Result<()> {
+            #primary
+            #body
+        }
+    };
+
+    let written_all = writable(g, grp);
+    if written_all.is_empty() {
+        return (helper_fn, TokenStream::new());
+    }
     let index_names: Vec<String> = grp
         .units
         .iter()
@@ -523,44 +627,174 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let doc = format!(
-        "Sets {} and rewrites the keys of index {} in the same request{}.",
-        grp.fields
+    let templates: Vec<String> = grp
+        .units
+        .iter()
+        .flat_map(|u| {
+            let ix = &g.indexes[u.index];
+            let pk = (u.pk && ix.own_pk).then(|| ix.pk.text());
+            let sk = ix.sk.filter(|_| u.sk).map(|t| t.text());
+            pk.into_iter().chain(sk)
+        })
+        .map(|t| format!("`{t}`"))
+        .collect();
+    let quoted = |fields: &[&str]| {
+        fields
             .iter()
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
-            .join(" and "),
-        index_names.join(", "),
-        if grp.fields.len() > 1 {
-            " (these fields make up one index key, so they are set together)"
-        } else {
-            ""
-        }
-    );
-    let params = args
-        .iter()
-        .zip(&tys)
-        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
-    let params2 = params.clone();
-    let ty = format_ident!("{}Update", g.ident);
-    let helper_fn = quote! {
-        fn #helper(__update: &mut #ty, __if_absent: bool, #(#params),*) -> #p::Result<()> {
-            #primary
-            #body
-        }
+            .join(" and ")
     };
-    let skip_public = grp.fields.len() == 1 && g.field(&grp.fields[0]).updated_at.get();
-    let public_fn = (!skip_public).then(|| {
-        quote! {
+    let mut public = TokenStream::new();
+    // One setter per set of written fields: each writable field alone, and all of them.
+    let mut variants: Vec<Vec<&str>> = Vec::new();
+    if n > 1 {
+        variants.extend(written_all.iter().map(|f| vec![*f]));
+    }
+    if written_all.len() > 1 || n == 1 {
+        variants.push(written_all.clone());
+    }
+    for written in &variants {
+        let method = format_ident!("{}", setter_name(grp, written));
+        let given: Vec<&str> = grp
+            .fields
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !written.contains(f))
+            .collect();
+        let modes = grp.fields.iter().map(|f| {
+            if written.contains(&f.as_str()) {
+                quote!(#p::KeyField::Write)
+            } else {
+                quote!(#p::KeyField::Given)
+            }
+        });
+        // Parameters: the written fields, then the given ones; a stamp is given as a value,
+        // never as `None` (an item always holds its stamp).
+        let mut params = Vec::new();
+        let mut wraps: Vec<(Ident, TokenStream)> = Vec::new();
+        for f in written.iter().chain(&given) {
+            let field = g.field(f);
+            let id = &field.ident;
+            if field.created_at.get() {
+                let inner = g.key_arg_ty(f);
+                params.push(quote!(#id: impl #p::FieldValue<#inner>));
+                if g.is_optional(f) {
+                    wraps.push(((*id).clone(), quote!(#inner)));
+                }
+            } else {
+                let t = field.ty;
+                params.push(quote!(#id: impl #p::FieldValue<#t>));
+            }
+        }
+        let mut call = quote!(#helper(&mut self, [#(#modes),*], #(#args),*));
+        for (id, inner) in wraps.iter().rev() {
+            call = quote! {
+                #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
+                    let #id: ::core::option::Option<#inner> =
+                        ::core::option::Option::Some(::core::clone::Clone::clone(#id));
+                    #call
+                })
+            };
+        }
+        let doc = if given.is_empty() {
+            format!(
+                "Sets {} and rewrites the keys of index {} in the same request{}.",
+                quoted(written),
+                index_names.join(", "),
+                if written.len() > 1 {
+                    " (these fields make up one index key, so they are set together)"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            format!(
+                "Sets {} and rewrites the keys of index {} ({}), which are made of {} too: those \
+                 are given to rebuild the keys, not written. The update is conditioned on the \
+                 item holding them, so an update built from a stale read fails with \
+                 `Error::StaleKeyField` (naming the field that changed) and writes nothing, \
+                 instead of reverting a concurrent change{}.",
+                quoted(written),
+                index_names.join(", "),
+                templates.join(", "),
+                quoted(&given),
+                if given.iter().any(|f| g.field(f).created_at.get()) {
+                    "; a created-at stamp is never rewritten"
+                } else {
+                    ""
+                }
+            )
+        };
+        public.extend(quote! {
             #[doc = #doc]
-            pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = #helper(&mut self, false, #(#args),*);
+            pub fn #method(mut self, #(#params),*) -> Self {
+                let r = #call;
                 self.update.record(r);
                 self
             }
-        }
+        });
+    }
+    (helper_fn, public)
+}
+
+/// `set_<field>` for a field of a multi-field index key: present so that calling it names the
+/// setters to use, under a bound no type meets (as `primary_key_setter`).
+fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let fid = &g.field(name).ident;
+    let tr = format_ident!("__{}Update{}InKey", ident, crate::case::pascal(name));
+    let set = format_ident!("set_{}", fid);
+    let others: Vec<&str> = grp
+        .fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != name)
+        .collect();
+    let one = setter_name(grp, &[name]);
+    let call = std::iter::once(name)
+        .chain(others.iter().copied())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let written_all = writable(g, grp);
+    let all = (written_all.len() > 1).then(|| {
+        format!(
+            "; to change {} at once, `{}(..)`",
+            written_all
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            setter_name(grp, &written_all)
+        )
     });
-    (helper_fn, public_fn.unwrap_or_default())
+    let others_list = others
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let message = format!(
+        "`{name}` shares an index key with {others_list}: set it with `{one}({call})`"
+    );
+    let label = format!("the key needs {others_list} too");
+    let note = format!(
+        "{others_list} rebuild the key and are sent as conditions, not written: an update from a stale read fails instead of reverting a concurrent change{}",
+        all.unwrap_or_default()
+    );
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
+        }
+    }
 }
 
 /// What `upsert` needs for the keys of non-sparse indexes: a helper writing the keys that the
@@ -571,7 +805,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
     let mut needs = Vec::new();
     let mut own: Vec<(usize, bool, bool)> = Vec::new();
     for (i, ix) in g.indexes.iter().enumerate() {
-        if ix.fields().any(|f| g.is_optional(f)) {
+        if ix.fields().any(|f| sparse_field(g, f)) {
             continue;
         }
         let name_const = &ix.name_const;
