@@ -25,7 +25,7 @@ pub use crate::table::{
 };
 pub use crate::value::{
     describe, document_map, get_attr, get_member, put_attr, put_member, AttributeValue,
-    FromAttribute, Item, Serde, ToAttribute,
+    FromAttribute, Item, Serde, SetElement, ToAttribute,
 };
 
 mod keys;

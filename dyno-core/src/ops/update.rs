@@ -353,8 +353,10 @@ impl<E: Entity> UpdateBuilder<E> {
         });
         if let Some(written) = written {
             if written != value {
-                let show =
-                    |v: &Option<AttributeValue>| v.as_ref().map_or_else(|| "absent".to_owned(), crate::value::describe);
+                let show = |v: &Option<AttributeValue>| {
+                    v.as_ref()
+                        .map_or_else(|| "absent".to_owned(), crate::value::describe)
+                };
                 self.record(Err(Error::validation(format!(
                     "update of {}: `{field}` is set to {} by this update but given as {} to \
                      rebuild {rebuilds}; nothing was sent. Give the value this update writes",

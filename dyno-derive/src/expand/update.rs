@@ -774,9 +774,8 @@ fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
         .map(|f| format!("`{f}`"))
         .collect::<Vec<_>>()
         .join(" and ");
-    let message = format!(
-        "`{name}` shares an index key with {others_list}: set it with `{one}({call})`"
-    );
+    let message =
+        format!("`{name}` shares an index key with {others_list}: set it with `{one}({call})`");
     let label = format!("the key needs {others_list} too");
     let note = format!(
         "{others_list} rebuild the key and are sent as conditions, not written: an update from a stale read fails instead of reverting a concurrent change{}",

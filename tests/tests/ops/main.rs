@@ -5,6 +5,7 @@
 
 mod batch;
 mod dynamo_store;
+mod key_groups;
 mod multi_attribute_keys;
 mod nested_updates;
 mod ops_crud;
