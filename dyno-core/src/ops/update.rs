@@ -634,23 +634,10 @@ impl<E: Entity> UpdateBuilder<E> {
             .filter(|(attr, _)| !writes(attr, true))
             .map(|(_, field)| format!("`{field}`"))
             .collect();
-        if !absent.is_empty() {
-            return Err(Error::validation(format!(
-                "upsert of {}: an item it creates would lack required field(s) {} (not `Option`, \
-                 not `#[dyno(default)]`), so {} could not read it back; nothing was sent. Set \
-                 them in this update (`set_<field>`, or `set_if_absent_<field>` to keep an \
-                 existing item's), or write the whole item with put/create, or update without \
-                 upsert",
-                E::ENTITY_TYPE,
-                absent.join(", "),
-                E::ENTITY_TYPE
-            )));
-        }
-        let sets = |name: &str| writes(name, false);
         let missing: Vec<String> = self
             .needs
             .iter()
-            .filter(|need| !sets(need.attribute))
+            .filter(|need| !writes(need.attribute, false))
             .map(|need| {
                 format!(
                     "{} (the {} key of index {}, `{}`, needs {})",
@@ -666,15 +653,30 @@ impl<E: Entity> UpdateBuilder<E> {
                 )
             })
             .collect();
-        if missing.is_empty() {
+        let mut lacks = Vec::new();
+        if !absent.is_empty() {
+            lacks.push(format!(
+                "required field(s) {} (not `Option`, not `#[dyno(default)]`), so {} could not \
+                 read it back",
+                absent.join(", "),
+                E::ENTITY_TYPE
+            ));
+        }
+        if !missing.is_empty() {
+            lacks.push(format!(
+                "index key attribute(s) {}, so it would never appear in those indexes",
+                missing.join(", ")
+            ));
+        }
+        if lacks.is_empty() {
             return Ok(());
         }
         Err(Error::validation(format!(
-            "upsert of {}: an item it creates would lack index key attribute(s) {}, so it would never \
-             appear in those indexes; set those fields in this update, or write the whole item with \
-             put/create, or update without upsert",
+            "upsert of {}: an item it creates would lack {}; nothing was sent. Set those fields \
+             in this update (`set_<field>`, or `set_if_absent_<field>` to keep an existing \
+             item's), or write the whole item with put/create, or update without upsert",
             E::ENTITY_TYPE,
-            missing.join(", ")
+            lacks.join(", and ")
         )))
     }
 

@@ -1,9 +1,6 @@
 //! Updates of index keys made of several fields, and of keys holding a created-at stamp, on
 //! MemoryStore and every server.
-//!
-//! The model is a code forge: pull requests listed by status (`{status}#{created_at}`) and by
-//! author (`{username}#{status}#{created_at}`) in one repository partition, beside the repository
-//! item itself; and tallies whose index key is made of two counters and a stamp, for the race.
+//! The model is the code forge of `forge.rs`.
 //!
 //! - a stamp is read-only after the write that set it: no setter takes `created_at`, and the
 //!   setters of a key holding it take it as a value given to rebuild the key (a condition, never
@@ -21,120 +18,13 @@ use std::sync::Arc;
 use dyno_core::expr::{Condition, Operand, Path, SetValue, UpdateOperand};
 use dyno_core::ops::{EntityExt, Transaction};
 use dyno_core::prelude::*;
-use dyno_core::{AttributeValue, Entity, Error, KeyPart, Table};
+use dyno_core::{AttributeValue, Entity, Error, Table};
 use dyno_tests::backend::{
-    atomic_conditional_writes, backends, fresh_table, supports_transactions, Backend,
+    atomic_conditional_writes, backends, fresh_table, supports_transactions,
 };
 use time::OffsetDateTime;
 
-#[derive(Table)]
-#[dyno(name = "Forge", pk = "PK", sk = "SK")]
-#[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
-#[dyno(index(name = "GSI2", pk = "GSI2PK", sk = "GSI2SK"))]
-struct Forge;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, KeyPart)]
-enum PrStatus {
-    Open,
-    Closed,
-    Merged,
-}
-
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = Forge, pk = "REPO#{repo}", sk = "REPO")]
-struct Repo {
-    repo: String,
-    description: String,
-}
-
-/// The DynamoDB Book's pull request: listed by status and by author, newest last.
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = Forge, pk = "REPO#{repo}", sk = "PR#{number}")]
-#[dyno(index(GSI1, pk = "PRS#{repo}", sk = "{status}#{created_at}"))]
-#[dyno(index(GSI2, pk = "AUTHORS#{repo}", sk = "{username}#{status}#{created_at}"))]
-struct PullRequest {
-    repo: String,
-    number: u32,
-    username: String,
-    status: PrStatus,
-    title: String,
-    #[dyno(default)]
-    reviewers: BTreeSet<String>,
-    #[dyno(default)]
-    labels: BTreeSet<PrStatus>,
-    #[dyno(created_at)]
-    created_at: Option<OffsetDateTime>,
-    #[dyno(updated_at)]
-    updated_at: Option<OffsetDateTime>,
-}
-
-/// Two counters that make up one index key with a stamp: the race's hot items.
-#[derive(Debug, Clone, PartialEq, Entity)]
-#[dyno(table = Forge, pk = "TALLY#{id}", sk = "TALLY")]
-#[dyno(index(GSI1, pk = "TALLIES", sk = "{left}#{right}#{created_at}"))]
-struct Tally {
-    id: u32,
-    left: u32,
-    right: u32,
-    #[dyno(default)]
-    notes: u32,
-    #[dyno(created_at)]
-    created_at: Option<OffsetDateTime>,
-}
-
-fn pr(number: u32, username: &str) -> PullRequest {
-    PullRequest {
-        repo: "dyno".into(),
-        number,
-        username: username.into(),
-        status: PrStatus::Open,
-        title: format!("pr {number}"),
-        reviewers: BTreeSet::new(),
-        labels: BTreeSet::new(),
-        created_at: None,
-        updated_at: None,
-    }
-}
-
-fn key(number: u32) -> dyno_core::ops::Key<PullRequest> {
-    PullRequest::key("dyno", number)
-}
-
-async fn read(store: &dyn Store, number: u32) -> PullRequest {
-    PullRequest::get(key(number))
-        .consistent()
-        .send(store)
-        .await
-        .unwrap()
-        .expect("the pull request exists")
-}
-
-async fn raw(store: &dyn Store, item_key: dyno_core::Item) -> dyno_core::Item {
-    store
-        .get_item(dyno_core::store::GetRequest::new("Forge", item_key).consistent())
-        .await
-        .unwrap()
-        .item
-        .map(|i| (*i).clone())
-        .expect("the item exists")
-}
-
-/// A forge with the repository and three pull requests, on `backend`.
-async fn forge(backend: &Backend) -> Arc<dyn Store> {
-    let store = fresh_table(backend, Forge::definition(), "key_groups").await;
-    Repo {
-        repo: "dyno".into(),
-        description: "ORM".into(),
-    }
-    .create()
-    .send(&*store)
-    .await
-    .unwrap();
-    for (n, user) in [(1, "ann"), (2, "bob"), (3, "ann")] {
-        pr(n, user).create().send(&*store).await.unwrap();
-    }
-    store
-}
+use crate::forge::{forge, key, raw, read, Forge, PrStatus, PullRequest, Repo, Tally};
 
 /// Every index key of the stored item is the one a put of the decoded item would write.
 async fn assert_keys_consistent(store: &dyn Store, number: u32, name: &str) {
