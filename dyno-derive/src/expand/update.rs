@@ -136,7 +136,7 @@ pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
 }
 
 /// The update builder type and its impls.
-pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
+pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let vis = g.m.vis;
@@ -157,25 +157,42 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         .flat_map(|grp| grp.fields.iter().map(String::as_str))
         .collect();
 
+    // Every method name, with the field it is for: checked against each other and the
+    // builder's own methods once generated (`check::update_methods`).
+    let mut names: Vec<(String, &Ident)> = Vec::new();
     // Index-key groups.
     for grp in groups {
         let (helper, public) = group_setter(g, grp);
         helpers.extend(helper);
+        let first = g.field(&grp.fields[0]).ident;
+        names.extend(fn_names(&public).into_iter().map(|n| (n, first)));
         methods.extend(public);
         if grp.fields.len() > 1 {
             for f in writable(g, grp) {
+                let field = g.field(f).ident;
+                names.push((format!("set_{field}"), field));
                 helpers.extend(hidden_group_setter(g, grp, f));
             }
         }
     }
+    let mut counted = fn_names(&methods).len();
+    let mut last: Option<&Ident> = None;
 
     let mut touch = TokenStream::new();
     // `updated_at` is stamped when the update is finished (sent, turned into a builder or a
     // transaction action), unless `keep_updated_at()` was called.
     let mut touch_updated = TokenStream::new();
     for f in &g.m.fields {
+        // The methods the previous field added.
+        if let Some(prev) = last {
+            let all = fn_names(&methods);
+            names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
+            counted = all.len();
+        }
+        last = Some(f.ident);
         let name = f.name();
         if f.is_stored() && g.primary.contains(&name) {
+            names.push((format!("set_{}", f.ident), f.ident));
             helpers.extend(primary_key_setter(g, f.ident, &name));
             continue;
         }
@@ -226,6 +243,15 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
                 }
             }
         });
+        if f.created_at.get() || f.updated_at.get() {
+            names.push((format!("set_{fid}"), fid));
+            helpers.extend(stamp_setter(
+                g,
+                grp_of(groups, &name),
+                fid,
+                f.created_at.get(),
+            ));
+        }
         if f.created_at.get() {
             // Stamped where absent; an index key made of the stamp alone (with primary-key
             // fields) is written where absent too, from the same value, so that an item an upsert
@@ -352,6 +378,12 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             });
         }
     }
+
+    if let Some(prev) = last {
+        let all = fn_names(&methods);
+        names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
+    }
+    crate::check::update_methods(cx, g.ident, &names);
 
     let version = g.m.fields.iter().any(|f| f.version.get()).then(|| {
         quote! {
@@ -488,6 +520,26 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         }
     };
     (def, impls)
+}
+
+/// The names of the `pub fn`s in `tokens` (methods of an impl body, at any depth).
+fn fn_names(tokens: &TokenStream) -> Vec<String> {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(group) => out.extend(fn_names(&group.stream())),
+            TokenTree::Ident(id) if id == "fn" && i > 0 => {
+                let public = matches!(&trees[i - 1], TokenTree::Ident(p) if p == "pub");
+                if let (true, Some(TokenTree::Ident(name))) = (public, trees.get(i + 1)) {
+                    out.push(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The fields of a group an update can write: all but the stamps (a created-at stamp is only
@@ -738,6 +790,62 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     (helper_fn, public)
 }
 
+/// The group holding field `name`, if any.
+fn grp_of<'g>(groups: &'g [Group], name: &str) -> Option<&'g Group> {
+    groups
+        .iter()
+        .find(|grp| grp.fields.iter().any(|f| f == name))
+}
+
+/// `set_<stamp>`: present so that calling it says why there is none (stamps are decided by
+/// the writes, see DESIGN's "stamps are read-only"), under a bound no type meets.
+fn stamp_setter(g: &Gen<'_>, grp: Option<&Group>, fid: &Ident, created: bool) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let tr = format_ident!(
+        "__{}UpdateStamp{}",
+        ident,
+        crate::case::pascal(&fid.to_string())
+    );
+    let set = format_ident!("set_{}", fid);
+    let (message, note) = if created {
+        let rebuild = grp
+            .map(|grp| {
+                let written = writable(g, grp);
+                let setters = written
+                    .iter()
+                    .map(|w| format!("`{}(..)`", setter_name(grp, &[w])))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let take = if written.len() == 1 { "takes" } else { "take" };
+                format!("; the index key holding it is rewritten by {setters}, which {take} the stamp as a value given to rebuild the key (a condition, never a write)")
+            })
+            .unwrap_or_default();
+        (
+            format!("`{fid}` is the created-at stamp of `{ident}`: no update sets or removes it"),
+            format!("the write that creates the item stamps it, and it is read-only afterwards{rebuild}"),
+        )
+    } else {
+        (
+            format!("`{fid}` is the updated-at stamp of `{ident}`: every update sets it"),
+            "each update stamps it with the time it is built; `keep_updated_at()` leaves it as it is".to_owned(),
+        )
+    };
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = "a stamp has no setter", note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
+        }
+    }
+}
+
 /// `set_<field>` for a field of a multi-field index key: present so that calling it names the
 /// setters to use, under a bound no type meets (as `primary_key_setter`).
 fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
@@ -777,8 +885,13 @@ fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
     let message =
         format!("`{name}` shares an index key with {others_list}: set it with `{one}({call})`");
     let label = format!("the key needs {others_list} too");
+    let (verb, sent) = if others.len() == 1 {
+        ("rebuilds", "is sent as a condition")
+    } else {
+        ("rebuild", "are sent as conditions")
+    };
     let note = format!(
-        "{others_list} rebuild the key and are sent as conditions, not written: an update from a stale read fails instead of reverting a concurrent change{}",
+        "{others_list} {verb} the key and {sent}, not written: an update from a stale read fails instead of reverting a concurrent change{}",
         all.unwrap_or_default()
     );
     quote! {
