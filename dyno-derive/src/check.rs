@@ -27,6 +27,7 @@ const RESERVED_METHODS: &[&str] = &[
     "replace",
     "delete",
     "scan",
+    "upsert",
 ];
 
 /// Methods of every query builder (`QueryDsl`'s and `project`): a sort-key part's accessor

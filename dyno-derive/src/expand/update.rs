@@ -470,6 +470,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             __update.update
         }
     };
+    let upsert_fn = upsert_entry(g, groups);
     let impls = quote! {
         #[automatically_derived]
         impl #ident {
@@ -477,6 +478,8 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             pub fn update(key: #p::Key<#ident>) -> #ty {
                 #start
             }
+
+            #upsert_fn
         }
 
         #[automatically_derived]
@@ -905,6 +908,135 @@ fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
             pub fn #set<V: #tr>(self, _value: V) -> Self {
                 self
             }
+        }
+    }
+}
+
+/// `Entity::upsert(key, fields..)`: an upsert whose arguments are every field an item it creates
+/// needs (those not `Option`, not `#[dyno(default)]`, not lists or sets, not primary-key fields
+/// or stamps; and the fields of index keys), so a created item decodes by construction. Each
+/// is written where absent (`if_not_exists`), with the index keys made of them: an existing item
+/// keeps its own values and keys. The update's setters add the rest.
+fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
+    let p = &g.p;
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let grouped: BTreeSet<&str> = groups
+        .iter()
+        .flat_map(|grp| grp.fields.iter().map(String::as_str))
+        .collect();
+    let mut params = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    let mut body = TokenStream::new();
+    for f in &g.m.fields {
+        let name = f.name();
+        if !f.is_stored()
+            || g.primary.contains(&name)
+            || f.version.get()
+            || f.created_at.get()
+            || f.updated_at.get()
+        {
+            continue;
+        }
+        let ty_f = f.ty;
+        let optional = crate::ty::option_inner(ty_f).is_some();
+        let in_group = grouped.contains(name.as_str());
+        let required = !optional
+            && f.default.is_none()
+            && crate::ty::vec_elem(ty_f).is_none()
+            && crate::ty::set_elem(ty_f).is_none();
+        if !(required || (in_group && !optional)) {
+            continue;
+        }
+        let fid = f.ident;
+        params.push(quote!(#fid: impl #p::FieldValue<#ty_f>));
+        taken.push(name.clone());
+        if in_group {
+            continue;
+        }
+        let a = &f.attr_name;
+        let (attr, encode) = if f.ttl.get() {
+            (
+                quote!(__TTL_NAME),
+                quote!(#p::FieldValue::<#ty_f>::with_value(#fid, |v| (&#p::Ttl::<#ty_f>::new()).value(v))),
+            )
+        } else if f.serde.get() {
+            (
+                quote!(#a),
+                quote!(#p::FieldValue::<#ty_f>::with_value(#fid, |v| #p::ToAttribute::to_attribute(&#p::Serde(v)))),
+            )
+        } else {
+            (quote!(#a), quote!(#p::encode_value::<#ty_f, _>(#fid)))
+        };
+        body.extend(quote!(__update.update.set_if_absent_value(#attr, #encode);));
+    }
+    for grp in groups {
+        if !grp.fields.iter().any(|f| taken.contains(f))
+            || grp.fields.iter().any(|f| g.field(f).updated_at.get())
+        {
+            continue;
+        }
+        let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
+        let modes = grp.fields.iter().map(|_| quote!(#p::KeyField::IfAbsent));
+        let stamps: Vec<(&Ident, &syn::Type)> = grp
+            .fields
+            .iter()
+            .map(|f| g.field(f))
+            .filter(|field| field.created_at.get())
+            .map(|field| (field.ident, field.ty))
+            .collect();
+        let args = grp.fields.iter().map(|f| {
+            let field = g.field(f);
+            let fid = field.ident;
+            if taken.contains(f) || field.created_at.get() {
+                quote!(#fid)
+            } else {
+                // An `Option` field of the key, absent: the item starts outside that index.
+                let inner = g.key_arg_ty(f);
+                quote!(::core::option::Option::<#inner>::None)
+            }
+        });
+        let mut call = quote! {
+            let r = #helper(&mut __update, [#(#modes),*], #(#args),*);
+            __update.update.record(r);
+        };
+        for (fid, ty_s) in stamps.into_iter().rev() {
+            call = quote! {
+                if let ::core::option::Option::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
+                    #call
+                }
+            };
+        }
+        body.extend(call);
+    }
+    let doc = format!(
+        "Starts an upsert of the `{ident}` at `key` that creates a readable item: the arguments are \
+         every field a created item needs ({}), written where absent (`if_not_exists`), with \
+         the index keys made of them; an existing item keeps its own values and keys. Add the \
+         update's other actions with its setters, and send it.",
+        if taken.is_empty() {
+            "none besides the key".to_owned()
+        } else {
+            taken
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    // `key`, unless a field argument has that name.
+    let key = if taken.iter().any(|f| g.field(f).ident == "key") {
+        format_ident!("__key")
+    } else {
+        format_ident!("key")
+    };
+    quote! {
+        #[doc = #doc]
+        pub fn upsert(#key: #p::Key<#ident>, #(#params),*) -> #ty {
+            #[allow(unused_mut)]
+            let mut __update = #p::UpdateDsl::upsert(#ident::update(#key));
+            #body
+            __update
         }
     }
 }

@@ -174,3 +174,57 @@ async fn an_update_whose_result_does_not_decode_says_it_was_written() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_upsert_entry_takes_every_required_field_and_keeps_an_existing_items() {
+    for backend in backends().await {
+        let name = backend.name;
+        let store = forge(&backend).await;
+        // A missing item: created from the arguments, in both indexes, readable.
+        let created = PullRequest::upsert(key(10), "fay", PrStatus::Open, "first")
+            .set_reviewers(reviewers())
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(
+            (
+                created.username.as_str(),
+                created.status,
+                created.title.as_str()
+            ),
+            ("fay", PrStatus::Open, "first"),
+            "{name}"
+        );
+        assert!(created.created_at.is_some(), "{name}: stamped");
+        assert_eq!(read(&*store, 10).await, created, "{name}");
+        let full = created.to_item().unwrap();
+        let stored = raw(&*store, key(10).into_item()).await;
+        for attr in ["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"] {
+            assert_eq!(stored.get(attr), full.get(attr), "{name}: {attr}");
+        }
+        // An existing item keeps its values and keys; the setters still apply.
+        let before = read(&*store, 1).await;
+        let kept = PullRequest::upsert(key(1), "other", PrStatus::Merged, "other")
+            .set_reviewers(reviewers())
+            .send(&*store)
+            .await
+            .unwrap();
+        assert_eq!(
+            (kept.username.as_str(), kept.status, kept.title.as_str()),
+            (
+                before.username.as_str(),
+                before.status,
+                before.title.as_str()
+            ),
+            "{name}"
+        );
+        assert_eq!(kept.created_at, before.created_at, "{name}");
+        assert_eq!(kept.reviewers, reviewers(), "{name}");
+        let stored = raw(&*store, key(1).into_item()).await;
+        assert_eq!(
+            stored.get("GSI2SK"),
+            kept.to_item().unwrap().get("GSI2SK"),
+            "{name}"
+        );
+    }
+}
