@@ -471,7 +471,16 @@ impl CancellationReason {
 
     /// True when the action conflicted with another request in flight on the same item
     /// (`TransactionConflict`: a concurrent transaction or write): nothing was written, and
-    /// the transaction can be retried as it is.
+    /// the transaction can be retried as it is, where a failed condition
+    /// ([`Self::is_condition_failed`]) needs a fresh read first.
+    ///
+    /// ```
+    /// use dyno_core::error::CancellationReason;
+    /// let conflict = CancellationReason::code(Some("TransactionConflict"));
+    /// assert!(conflict.is_conflict() && !conflict.is_condition_failed());
+    /// assert!(!CancellationReason::code(Some("ConditionalCheckFailed")).is_conflict());
+    /// assert!(!CancellationReason::code(None).is_conflict());
+    /// ```
     pub fn is_conflict(&self) -> bool {
         self.code.as_deref() == Some("TransactionConflict")
     }

@@ -304,7 +304,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// the update fails before sending (the key would not match the item).
     ///
     /// ```
-    /// use dyno_core::expr::Path;
+    /// use dyno_core::expr::{Path, SetValue, UpdateOperand};
     /// use dyno_core::ops::{Key, UpdateBuilder};
     /// use dyno_core::{AttributeValue, Entity, Item, Result, Table, TableDef};
     /// # struct Shop;
@@ -331,7 +331,10 @@ impl<E: Entity> UpdateBuilder<E> {
     /// update.given_value("username", "username", Ok(Some(s("ann"))), "GSI2SK");
     /// update.set_value("GSI2SK", Ok(Some(s("ann#closed"))));
     /// let request = update.into_request()?;
-    /// assert!(!request.update.set.iter().any(|(p, _)| *p == Path::attr("username")));
+    /// // `username` is a condition, and written only where absent (an item an upsert creates).
+    /// let username = request.update.set.iter().find(|(p, _)| *p == Path::attr("username"));
+    /// assert!(matches!(username, Some((_, SetValue::Operand(UpdateOperand::IfNotExists(..))))));
+    /// assert!(format!("{:?}", request.condition).contains("username"));
     /// # Ok::<(), dyno_core::Error>(())
     /// ```
     pub fn given_value(
