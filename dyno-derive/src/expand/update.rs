@@ -3,8 +3,13 @@
 //!
 //! - primary-key fields have no setter (a key never changes: delete and re-create instead);
 //! - a field used in an index key is set together with the index key attributes it feeds, in
-//!   the same request. When an index template also needs other non-key fields, those fields are
-//!   set together (`set_status_and_region(status, region)`) and the single setters do not exist;
+//!   the same request. When an index template also needs other non-key fields, each field's
+//!   setter takes the others as values given to rebuild the key, sent as conditions and never
+//!   written (`set_status_given(status, region)`), and `set_status_and_region(status, region)`
+//!   writes them all; the plain `set_status` is a stub whose compile error names them;
+//! - stamps have no setter (a stub says why): `updated_at` is set by every update, `created_at`
+//!   where absent, and a key holding `created_at` takes it as a given value;
+//! - `Entity::upsert(key, fields..)` takes every field a created item needs;
 //! - `remove_*` exists on `Option` fields, `add_*`/`subtract_*` on numbers, `append_*` on
 //!   `Vec`s, `add_to_*`/`delete_from_*` on sets; index-key fields get `set_*`/`remove_*` only.
 
