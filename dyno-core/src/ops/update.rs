@@ -146,6 +146,8 @@ impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
             .field("error", &self.error)
             .field("version", &self.version)
             .field("upsert", &self.upsert)
+            .field("givens", &self.givens)
+            .field("required", &self.required)
             .finish()
     }
 }
