@@ -25,11 +25,12 @@ pub use crate::table::{
 };
 pub use crate::value::{
     describe, document_map, get_attr, get_member, put_attr, put_member, AttributeValue,
-    FromAttribute, Item, Serde, ToAttribute,
+    FromAttribute, Item, Serde, SetElement, ToAttribute,
 };
 
 mod keys;
 mod stamps;
+mod updates;
 
 pub use futures::Stream;
 
@@ -48,6 +49,7 @@ pub use dyno_derive::__index_stubs as index_stubs;
 
 pub use self::keys::*;
 pub use self::stamps::*;
+pub use self::updates::{rebuild_key_field, KeyField};
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
 /// derive glob-imports this module, which puts them in scope without names that could clash

@@ -118,6 +118,39 @@ pub enum Error {
         message: String,
     },
 
+    /// A typed update rebuilt an index key from values it was given rather than writing them
+    /// (the other fields of a multi-field index key, a created-at stamp: see
+    /// `set_<field>_given`), and the stored item holds another value for `field`: the item
+    /// changed since it was read. The given values are conditions of the write, so nothing was
+    /// written (a stale read cannot revert a concurrent change); read the item again and retry.
+    /// [`Error::is_condition_failed`] is true for it.
+    #[error(
+        "{}: `{field}` is not the value given to rebuild {key} ({message}): the item changed since it was read, and nothing was written; read it again and retry",
+        entity.unwrap_or("item")
+    )]
+    StaleKeyField {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// The field whose stored value differs.
+        field: &'static str,
+        /// The index key attribute(s) the value was given to rebuild (`GSI2SK`).
+        key: String,
+        /// The stored and the given values.
+        message: String,
+    },
+
+    /// A write was applied, but the item it returned (`ReturnValues ALL_NEW`) does not decode
+    /// as its entity (`error` says why). The write is not undone: the item holds what the
+    /// write left (an item written by another client or an older schema, say). Read it with a
+    /// lenient query, or fix it with a put.
+    #[error("{} was written, but the item it returned does not decode: {error}", entity.unwrap_or("item"))]
+    WrittenUndecodable {
+        /// Entity type, when known.
+        entity: Option<&'static str>,
+        /// The decode error.
+        error: Box<Error>,
+    },
+
     /// A value could not be encoded into an attribute (NaN, an infinite float, an empty set...).
     #[error("cannot encode {}: {message}", Location(.entity, .attribute))]
     Encode {
@@ -310,6 +343,8 @@ impl Error {
             }
             Error::ItemTooLarge { entity, .. }
             | Error::ConditionFailed { entity, .. }
+            | Error::StaleKeyField { entity, .. }
+            | Error::WrittenUndecodable { entity, .. }
             | Error::OutOfRange { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
@@ -327,6 +362,8 @@ impl Error {
             | Error::Key { entity, .. }
             | Error::ItemTooLarge { entity, .. }
             | Error::ConditionFailed { entity, .. }
+            | Error::StaleKeyField { entity, .. }
+            | Error::WrittenUndecodable { entity, .. }
             | Error::OutOfRange { entity, .. } => {
                 entity.get_or_insert(at_entity);
             }
@@ -345,9 +382,14 @@ impl Error {
         matches!(self, Error::OutcomeUnknown { .. })
     }
 
-    /// True when a condition expression failed.
+    /// True when a condition expression failed: [`Error::ConditionFailed`], or
+    /// [`Error::StaleKeyField`] (a value given to rebuild an index key is not the stored one).
+    /// Nothing was written either way.
     pub fn is_condition_failed(&self) -> bool {
-        matches!(self, Error::ConditionFailed { .. })
+        matches!(
+            self,
+            Error::ConditionFailed { .. } | Error::StaleKeyField { .. }
+        )
     }
 
     /// True when a typed write found another entity's item at its key ([`Error::WrongEntity`]).
@@ -375,6 +417,8 @@ impl Error {
     pub fn kind(&self) -> &'static str {
         match self {
             Error::ConditionFailed { .. } => "ConditionFailed",
+            Error::StaleKeyField { .. } => "StaleKeyField",
+            Error::WrittenUndecodable { .. } => "WrittenUndecodable",
             Error::TransactionCanceled { .. } => "TransactionCanceled",
             Error::Throttled { .. } => "Throttled",
             Error::Validation { .. } => "Validation",
@@ -423,6 +467,22 @@ impl CancellationReason {
     /// True when this action's condition failed.
     pub fn is_condition_failed(&self) -> bool {
         self.code.as_deref() == Some("ConditionalCheckFailed")
+    }
+
+    /// True when the action conflicted with another request in flight on the same item
+    /// (`TransactionConflict`: a concurrent transaction or write): nothing was written, and
+    /// the transaction can be retried as it is, where a failed condition
+    /// ([`Self::is_condition_failed`]) needs a fresh read first.
+    ///
+    /// ```
+    /// use dyno_core::error::CancellationReason;
+    /// let conflict = CancellationReason::code(Some("TransactionConflict"));
+    /// assert!(conflict.is_conflict() && !conflict.is_condition_failed());
+    /// assert!(!CancellationReason::code(Some("ConditionalCheckFailed")).is_conflict());
+    /// assert!(!CancellationReason::code(None).is_conflict());
+    /// ```
+    pub fn is_conflict(&self) -> bool {
+        self.code.as_deref() == Some("TransactionConflict")
     }
 }
 

@@ -12,17 +12,33 @@ use crate::case;
 use crate::ctxt::Ctxt;
 use crate::template::Template;
 
-/// Methods generated on every entity: an index whose snake-case name is one of these would clash.
-const RESERVED_METHODS: &[&str] = &["key", "try_key", "query", "update", "partition"];
+/// Methods every entity has (generated, and `EntityExt`'s): an index whose snake-case name is
+/// one of these would clash.
+const RESERVED_METHODS: &[&str] = &[
+    "key",
+    "try_key",
+    "query",
+    "update",
+    "partition",
+    "from_item",
+    "get",
+    "put",
+    "create",
+    "replace",
+    "delete",
+    "scan",
+    "upsert",
+];
 
 /// Methods of every query builder (`QueryDsl`'s and `project`): a sort-key part's accessor
-/// named like one would hide it.
-const QUERY_METHODS: &[&str] = &[
+/// named like one would hide it. Keep in step with `dyno_core::ops::QueryDsl`.
+pub(crate) const QUERY_METHODS: &[&str] = &[
     "filter",
     "limit",
     "page_size",
     "descending",
     "consistent",
+    "lenient",
     "into_query",
     "all",
     "stream",
@@ -35,6 +51,47 @@ const QUERY_METHODS: &[&str] = &[
     "from_query",
     "project",
 ];
+
+/// Methods of every typed update builder (`UpdateDsl`'s and `keep_updated_at`): a generated
+/// setter named like one would hide it. Keep in step with `dyno_core::ops::UpdateDsl`.
+pub(crate) const UPDATE_METHODS: &[&str] = &[
+    "map_update",
+    "into_update",
+    "prepare_upsert",
+    "condition",
+    "if_version",
+    "upsert",
+    "into_builder",
+    "at",
+    "send",
+    "keep_updated_at",
+];
+
+/// The methods a typed update builder gets (`names`, in generation order, with the field each
+/// is for): one that another method or a builder method (`UPDATE_METHODS`) already takes is
+/// an error spanned on the field, naming both. Setters are named after fields (`set_x`,
+/// `set_if_absent_x`, `add_to_x`, `set_x_given`, `set_x_and_y`), so two fields can ask for one
+/// name (`if_absent_x` beside `x`).
+pub(crate) fn update_methods(cx: &Ctxt, entity: &syn::Ident, names: &[(String, &syn::Ident)]) {
+    let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
+    for (name, field) in names {
+        if UPDATE_METHODS.contains(&name.as_str()) {
+            cx.error_spanned_by(
+                field,
+                format!("field `{field}` would generate `{entity}Update::{name}`, which hides the update method `{name}()`: rename the Rust field and keep the attribute with `#[dyno(rename = \"...\")]`"),
+            );
+        } else if let Some(first) = seen.get(name.as_str()) {
+            if *first != *field {
+                cx.error_spanned_by(
+                    field,
+                    format!("field `{field}` would generate `{entity}Update::{name}`, which field `{first}` generates too: rename one of them and keep its attribute with `#[dyno(rename = \"...\")]`"),
+                );
+            }
+        } else {
+            seen.insert(name, field);
+        }
+    }
+}
 
 /// Checks an entity declaration.
 pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {

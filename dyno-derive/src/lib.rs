@@ -217,16 +217,24 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// field included: it removes the table's TTL attribute), `add_<f>` / `subtract_<f>` (numbers),
 /// `append_<f>` (`Vec`s), `add_to_<f>` / `delete_from_<f>` (sets). Primary-key fields have no
 /// setter (a key never changes: delete and re-create). A field in an index key is set together
-/// with that index key, in the same request (`set_status(..)` rewrites GSI1PK); fields that make
-/// up one index key are set together (`set_region_and_tier(region, tier)`). `updated_at` is set
-/// on every update, `created_at` where absent, with the index keys made from them;
+/// with that index key, in the same request (`set_status(..)` rewrites GSI1PK). A field of an
+/// index key made of several fields is set with the others given: `set_region_given(region,
+/// tier)` writes `region` and the key, and sends `tier` as a condition (`tier = :given`), never a
+/// write, so an update built from a stale read fails with `Error::StaleKeyField` naming the
+/// field that changed instead of reverting it; `set_region_and_tier(region, tier)` writes both.
+/// A created-at stamp in a key is always given (`set_status_given(status, created_at)`): no
+/// setter writes or removes a stamp, and a plain `set_region(..)` or `set_created_at(..)` does
+/// not compile, with a message naming the setter to use. `updated_at` is set on every update,
+/// `created_at` where absent, with the index keys made from them;
 /// `keep_updated_at()` (generated only for entities with an `updated_at` field) leaves
 /// `updated_at` and its index keys as they are for this update, a `Transaction` action included
 /// (the stamp is decided when the update is sent or turned into an action). Then, from
 /// the trait `dyno_core::ops::UpdateDsl` (in `dyno_core::prelude`): `condition(Cond<Order>)`,
 /// `if_version(v)` (versioned entities only), `upsert()` (creates the item if absent, with the
-/// index keys its primary key determines; refuses before sending an upsert that would create an
-/// item missing from a non-sparse index), `into_builder()` (the untyped `UpdateBuilder`; a
+/// index keys its primary key determines; refuses before sending, naming them, an upsert that
+/// would create an item lacking a required field (not `Option`, not `#[dyno(default)]`) or
+/// missing from a non-sparse index; `Order::upsert(key, status, ..)` takes every such field as
+/// an argument, written where absent), `into_builder()` (the untyped `UpdateBuilder`; a
 /// `Transaction` also takes the typed builder itself), `send(&store)`.
 ///
 /// **Inside maps, lists and documents** (typed paths, `dyno_core::expr::path`): a field handle

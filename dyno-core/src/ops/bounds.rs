@@ -226,23 +226,69 @@ impl Bound {
     }
 }
 
-/// The range conditions of one write, and the caller's own condition, to tell which failed.
+/// A value a typed update was given to rebuild an index key, not to write (the other fields of
+/// a multi-field key, a created-at stamp): the write is conditioned on the stored item holding
+/// it, so that a stale read fails instead of reverting a concurrent change.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Given {
+    /// The field's attribute.
+    pub(crate) attribute: String,
+    /// The field, for messages.
+    pub(crate) field: &'static str,
+    /// The value given (`None`: the field is absent).
+    pub(crate) value: Option<AttributeValue>,
+    /// The index key attribute(s) it rebuilds (`GSI2SK`), for messages.
+    pub(crate) rebuilds: String,
+}
+
+impl Given {
+    /// `attribute = :value`, or `attribute_not_exists(attribute)` for a value given as absent.
+    pub(crate) fn condition(&self) -> Condition {
+        match &self.value {
+            Some(v) => Condition::eq(Path::attr(&self.attribute), v.clone()),
+            None => Condition::not_exists(Path::attr(&self.attribute)),
+        }
+    }
+
+    /// [`Error::StaleKeyField`] when `old` (the item as it was) holds another value.
+    pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
+        let stored = old?.get(&self.attribute);
+        if stored == self.value.as_ref() {
+            return None;
+        }
+        let show = |v: Option<&AttributeValue>| v.map_or_else(|| "absent".to_owned(), describe);
+        Some(Error::StaleKeyField {
+            entity: Some(entity),
+            field: self.field,
+            key: self.rebuilds.clone(),
+            message: format!(
+                "stored {}, given {}",
+                show(stored),
+                show(self.value.as_ref())
+            ),
+        })
+    }
+}
+
+/// The range conditions of one write, the values it was given to rebuild index keys, and the
+/// caller's own condition, to tell which failed.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bounds {
     pub(crate) bounds: Vec<Bound>,
+    pub(crate) givens: Vec<Given>,
     /// The caller's condition: when it is false on the item as it was, the failure is the
     /// caller's ([`Error::ConditionFailed`]), whatever the ranges say.
     pub(crate) condition: Option<Condition>,
 }
 
 impl Bounds {
-    /// True when the write carries no range condition.
+    /// True when the write carries no range condition and no given value.
     pub(crate) fn is_empty(&self) -> bool {
-        self.bounds.is_empty()
+        self.bounds.is_empty() && self.givens.is_empty()
     }
 
-    /// [`Error::OutOfRange`] for the first bound `old` (the item as it was; `None`: absent)
-    /// breaks, unless the caller's own condition is false on it too.
+    /// [`Error::StaleKeyField`] for the first given value `old` (the item as it was; `None`:
+    /// absent) does not hold, else [`Error::OutOfRange`] for the first bound it breaks, unless the caller's own condition is false on it too.
     pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
         if let Some(c) = &self.condition
             && matches!(
@@ -252,7 +298,10 @@ impl Bounds {
         {
             return None;
         }
-        self.bounds.iter().find_map(|b| b.violation(entity, old))
+        self.givens
+            .iter()
+            .find_map(|g| g.violation(entity, old))
+            .or_else(|| self.bounds.iter().find_map(|b| b.violation(entity, old)))
     }
 }
 

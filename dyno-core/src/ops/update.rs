@@ -4,7 +4,7 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::bounds::{Arithmetic, Bound, Bounds, Op};
+use super::bounds::{Arithmetic, Bound, Bounds, Given, Op};
 use super::support::{
     condition_failure, decode, item_exists, number, owned_by, table_name, version_is,
 };
@@ -130,6 +130,10 @@ pub struct UpdateBuilder<E: Entity> {
     bounds: Vec<Bound>,
     /// [`Self::keep_updated_at`]: the typed update leaves `updated_at` as it is.
     keep_updated_at: bool,
+    /// [`Self::given_value`]: values the stored item must hold (conditions, not writes).
+    givens: Vec<Given>,
+    /// [`Self::require_fields`]: `(attribute, field)` an upsert must write.
+    required: Vec<(&'static str, &'static str)>,
 }
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
@@ -142,6 +146,8 @@ impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
             .field("error", &self.error)
             .field("version", &self.version)
             .field("upsert", &self.upsert)
+            .field("givens", &self.givens)
+            .field("required", &self.required)
             .finish()
     }
 }
@@ -159,6 +165,8 @@ impl<E: Entity> UpdateBuilder<E> {
             needs: &[],
             bounds: Vec::new(),
             keep_updated_at: false,
+            givens: Vec::new(),
+            required: Vec::new(),
         }
     }
 
@@ -283,6 +291,114 @@ impl<E: Entity> UpdateBuilder<E> {
                 self.remove_attr(name);
             }
         }
+    }
+
+    /// Field `field` (attribute `name`) holds `value`, given to rebuild the index key attribute(s)
+    /// `rebuilds` rather than to be written: the update is conditioned on the stored item holding
+    /// it (`name = :value`, or `attribute_not_exists(name)` for a value without attribute form),
+    /// so that an update built from a stale read fails with [`Error::StaleKeyField`] and writes
+    /// nothing, instead of reverting a concurrent change. With [`Self::upsert`], an item the
+    /// update creates is written with it (`if_not_exists`), the key it rebuilds being made of it.
+    ///
+    /// The typed `set_<field>_given` setters of a multi-field index key call it for the key's
+    /// other fields and for a created-at stamp, which no update rewrites. A value this update
+    /// writes itself is not a condition: given the same value, nothing is added; given another,
+    /// the update fails before sending (the key would not match the item).
+    ///
+    /// ```
+    /// use dyno_core::expr::{Path, SetValue, UpdateOperand};
+    /// use dyno_core::ops::{Key, UpdateBuilder};
+    /// use dyno_core::{AttributeValue, Entity, Item, Result, Table, TableDef};
+    /// # struct Shop;
+    /// # impl Table for Shop {
+    /// #     fn definition() -> &'static TableDef {
+    /// #         static D: std::sync::OnceLock<TableDef> = std::sync::OnceLock::new();
+    /// #         D.get_or_init(|| TableDef::new("Shop", "PK", Some("SK")))
+    /// #     }
+    /// # }
+    /// # struct Pr;
+    /// # impl Entity for Pr {
+    /// #     type Table = Shop;
+    /// #     const ENTITY_TYPE: &'static str = "Pr";
+    /// #     const PK: dyno_core::key::Template = dyno_core::key::Template::new(&[]);
+    /// #     const SK: Option<dyno_core::key::Template> = None;
+    /// #     fn key(&self) -> Result<Item> { unimplemented!() }
+    /// #     fn to_item(&self) -> Result<Item> { unimplemented!() }
+    /// #     fn from_item(_: &Item) -> Result<Self> { Ok(Pr) }
+    /// # }
+    /// let s = |v: &str| AttributeValue::S(v.into());
+    /// let key: Key<Pr> = Key::from_item(Item::from([("PK".to_owned(), s("PR#1")), ("SK".to_owned(), s("PR"))]));
+    /// let mut update = UpdateBuilder::new(key);
+    /// update.set_value("status", Ok(Some(s("closed"))));
+    /// update.given_value("username", "username", Ok(Some(s("ann"))), "GSI2SK");
+    /// update.set_value("GSI2SK", Ok(Some(s("ann#closed"))));
+    /// let request = update.into_request()?;
+    /// // `username` is a condition, and written only where absent (an item an upsert creates).
+    /// let username = request.update.set.iter().find(|(p, _)| *p == Path::attr("username"));
+    /// assert!(matches!(username, Some((_, SetValue::Operand(UpdateOperand::IfNotExists(..))))));
+    /// assert!(format!("{:?}", request.condition).contains("username"));
+    /// # Ok::<(), dyno_core::Error>(())
+    /// ```
+    pub fn given_value(
+        &mut self,
+        field: &'static str,
+        name: &str,
+        value: Result<Option<AttributeValue>>,
+        rebuilds: &str,
+    ) {
+        let path = Path::attr(name);
+        let Some(value) = self.value(&path, value) else {
+            return;
+        };
+        let written = self.actions.iter().find_map(|(p, a)| match a {
+            _ if *p != path => None,
+            Action::Set(SetValue::Operand(UpdateOperand::Value(v))) => Some(Some(v.clone())),
+            Action::Remove => Some(None),
+            _ => None,
+        });
+        if let Some(written) = written {
+            if written != value {
+                let show = |v: &Option<AttributeValue>| {
+                    v.as_ref()
+                        .map_or_else(|| "absent".to_owned(), crate::value::describe)
+                };
+                self.record(Err(Error::validation(format!(
+                    "update of {}: `{field}` is set to {} by this update but given as {} to \
+                     rebuild {rebuilds}; nothing was sent. Give the value this update writes",
+                    E::ENTITY_TYPE,
+                    show(&written),
+                    show(&value)
+                ))));
+            }
+            return;
+        }
+        let given = Given {
+            attribute: name.to_owned(),
+            field,
+            value,
+            rebuilds: rebuilds.to_owned(),
+        };
+        if let Some(earlier) = self.givens.iter().find(|g| g.attribute == name) {
+            if earlier.value != given.value {
+                self.record(Err(Error::validation(format!(
+                    "update of {}: `{field}` is given two values to rebuild {} and {rebuilds}; \
+                     nothing was sent. Give the value the item holds",
+                    E::ENTITY_TYPE,
+                    earlier.rebuilds
+                ))));
+            }
+            return;
+        }
+        // An item an upsert creates holds the value its keys are made of; on an existing item
+        // the condition makes this write a no-op. It replaces a stamp's own `if_not_exists`.
+        if let Some(v) = &given.value {
+            let set = SetValue::Operand(UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(v.clone())),
+            ));
+            self.push(path, Action::Set(set));
+        }
+        self.givens.push(given);
     }
 
     /// `REMOVE name` on a top-level attribute.
@@ -472,6 +588,17 @@ impl<E: Entity> UpdateBuilder<E> {
         self
     }
 
+    /// With [`Self::upsert`]: the fields (`(attribute, field)`) an item created by this update
+    /// must hold to decode as `E` (its fields that are not `Option`, not `#[dyno(default)]` and
+    /// not part of the primary key). Sending an upsert that writes none of an attribute listed
+    /// here fails with [`Error::Validation`] naming the fields, before anything is sent
+    /// (whether or not the item exists): an item it created would not be readable. The derive's
+    /// typed `upsert` lists them.
+    pub fn require_fields(mut self, fields: &[(&'static str, &'static str)]) -> Self {
+        self.required = fields.to_vec();
+        self
+    }
+
     /// True when [`Self::upsert`] was called.
     pub fn is_upsert(&self) -> bool {
         self.upsert
@@ -492,21 +619,30 @@ impl<E: Entity> UpdateBuilder<E> {
         u
     }
 
-    /// An upsert must not create an item that is silently missing from a non-sparse index: the
-    /// index key attributes it cannot write are an error, listed with the fields to set.
+    /// An upsert must not create an item that its entity cannot decode, or that is silently
+    /// missing from a non-sparse index: the required fields and the index key attributes it
+    /// does not write are an error, listed with the fields to set.
     fn check_index_keys(&self) -> Result<()> {
         if !self.upsert {
             return Ok(());
         }
-        let sets = |name: &str| {
+        let writes = |name: &str, add: bool| {
             self.actions.iter().any(|(p, a)| {
-                p.top() == Some(name) && p.0.len() == 1 && matches!(a, Action::Set(_))
+                p.top() == Some(name)
+                    && p.0.len() == 1
+                    && (matches!(a, Action::Set(_)) || (add && matches!(a, Action::Add(_))))
             })
         };
+        let absent: Vec<String> = self
+            .required
+            .iter()
+            .filter(|(attr, _)| !writes(attr, true))
+            .map(|(_, field)| format!("`{field}`"))
+            .collect();
         let missing: Vec<String> = self
             .needs
             .iter()
-            .filter(|need| !sets(need.attribute))
+            .filter(|need| !writes(need.attribute, false))
             .map(|need| {
                 format!(
                     "{} (the {} key of index {}, `{}`, needs {})",
@@ -522,15 +658,30 @@ impl<E: Entity> UpdateBuilder<E> {
                 )
             })
             .collect();
-        if missing.is_empty() {
+        let mut lacks = Vec::new();
+        if !absent.is_empty() {
+            lacks.push(format!(
+                "required field(s) {} (not `Option`, not `#[dyno(default)]`), so {} could not \
+                 read it back",
+                absent.join(", "),
+                E::ENTITY_TYPE
+            ));
+        }
+        if !missing.is_empty() {
+            lacks.push(format!(
+                "index key attribute(s) {}, so it would never appear in those indexes",
+                missing.join(", ")
+            ));
+        }
+        if lacks.is_empty() {
             return Ok(());
         }
         Err(Error::validation(format!(
-            "upsert of {}: an item it creates would lack index key attribute(s) {}, so it would never \
-             appear in those indexes; set those fields in this update, or write the whole item with \
-             put/create, or update without upsert",
+            "upsert of {}: an item it creates would lack {}; nothing was sent. Set those fields \
+             in this update (`set_<field>`, or `set_if_absent_<field>` to keep an existing \
+             item's), or write the whole item with put/create, or update without upsert",
             E::ENTITY_TYPE,
-            missing.join(", ")
+            lacks.join(", and ")
         )))
     }
 
@@ -547,6 +698,7 @@ impl<E: Entity> UpdateBuilder<E> {
             version,
             upsert,
             mut bounds,
+            givens,
             ..
         } = self;
         let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
@@ -596,11 +748,36 @@ impl<E: Entity> UpdateBuilder<E> {
         for bound in &bounds {
             cond = Some(Condition::and_opt(cond, bound.condition()));
         }
+        let given = givens
+            .iter()
+            .map(Given::condition)
+            .reduce(Condition::and)
+            .map(|c| {
+                if upsert {
+                    // A missing item has none of the values yet: the upsert writes them.
+                    let pk = &<E::Table as Table>::definition().partition_key.name;
+                    Condition::not_exists(Path::attr(pk)).or(c)
+                } else {
+                    c
+                }
+            });
+        if let Some(c) = given {
+            cond = Some(Condition::and_opt(cond, c));
+        }
         if let Some(c) = &condition {
             cond = Some(Condition::and_opt(cond, c.clone()));
         }
         check_update_size::<E>(&key, &update)?;
-        Ok((key, update, cond, Bounds { bounds, condition }))
+        Ok((
+            key,
+            update,
+            cond,
+            Bounds {
+                bounds,
+                givens,
+                condition,
+            },
+        ))
     }
 
     /// This update, or the first error met building it (an invalid key, a value or condition
@@ -680,14 +857,19 @@ impl<E: Entity> UpdateBuilder<E> {
                 return Err(condition_failure::<E, S>(store, &key, e, explain).await);
             }
         };
-        match out.attributes {
+        // The write happened: an image that does not decode must not read as a failed write.
+        let decoded = match out.attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
                 format!("the updated {} (ReturnValues ALL_NEW)", E::ENTITY_TYPE),
                 "no attributes",
             )
             .for_entity(E::ENTITY_TYPE)),
-        }
+        };
+        decoded.map_err(|e| Error::WrittenUndecodable {
+            entity: Some(E::ENTITY_TYPE),
+            error: Box::new(e),
+        })
     }
 }
 

@@ -319,7 +319,13 @@ fn nested(err: Error, index: impl std::fmt::Display) -> Error {
     }
 }
 
-/// An element type of a DynamoDB set: strings (`SS`), numbers (`NS`) or binaries (`BS`).
+/// An element type of a DynamoDB set: strings (`SS`), numbers (`NS`) or binaries (`BS`), and
+/// unit enums deriving `KeyPart` (a string set of their names).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of a DynamoDB set",
+    label = "a set holds strings, numbers or bytes",
+    note = "a unit enum is a set element when it derives `KeyPart` (stored as a string set of its names): `#[derive(KeyPart)]`; for other types, store a `Vec<{Self}>` (a list) or mark the field `#[dyno(serde)]`"
+)]
 pub trait SetElement: Sized {
     /// Builds the set attribute; DynamoDB rejects empty sets, so callers leave those out.
     fn to_set<'a>(items: impl Iterator<Item = &'a Self>) -> Result<AttributeValue>

@@ -31,7 +31,11 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     if cx.has_errors() {
         return None;
     }
-    Some(r#gen.expand(&groups))
+    let out = r#gen.expand(cx, &groups);
+    if cx.has_errors() {
+        return None;
+    }
+    Some(out)
 }
 
 /// One index of the entity, resolved.
@@ -188,7 +192,7 @@ impl<'a> Gen<'a> {
         crate::ty::option_inner(self.field(name).ty).is_some()
     }
 
-    fn expand(&self, groups: &[update::Group]) -> TokenStream {
+    fn expand(&self, cx: &Ctxt, groups: &[update::Group]) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
         let table = &self.table;
@@ -366,7 +370,7 @@ impl<'a> Gen<'a> {
         let key_ctor = self.key_ctor();
         let partition = self.partition_impl();
         let (query_defs, query_impls) = query::entity_queries(self);
-        let (update_def, update_impl) = update::expand(self, groups);
+        let (update_def, update_impl) = update::expand(cx, self, groups);
         let (mapped_defs, mapped_impls) = self.mapped_indexes();
         let index_callback = self.index_callback();
         let mapped_names = (self.m.indexes.iter())

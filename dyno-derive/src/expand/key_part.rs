@@ -66,6 +66,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     .collect::<Vec<_>>()
                     .join(", ")
             );
+            let set_expected = format!("SS (string set) of {ident} names");
             let attribute_impls = attribute.then(|| {
                 quote! {
                     #[automatically_derived]
@@ -83,6 +84,27 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                             match value {
                                 #p::AttributeValue::S(s) => parse(s).ok_or_else(|| #p::Error::decode(#expected, #p::describe(value))),
                                 other => ::core::result::Result::Err(#p::Error::decode(#expected, #p::describe(other))),
+                            }
+                        }
+                    }
+                    // A set of the enum is a string set of its names.
+                    #[automatically_derived]
+                    impl #p::SetElement for #ident {
+                        fn to_set<'a>(items: impl ::core::iter::Iterator<Item = &'a Self>) -> #p::Result<#p::AttributeValue>
+                        where
+                            Self: 'a,
+                        {
+                            ::core::result::Result::Ok(#p::AttributeValue::Ss(
+                                items.map(|v| ::std::string::String::from(v.key_name())).collect(),
+                            ))
+                        }
+                        fn from_set(value: &#p::AttributeValue) -> #p::Result<::std::vec::Vec<Self>> {
+                            match value {
+                                #p::AttributeValue::Ss(names) => names
+                                    .iter()
+                                    .map(|s| parse(s).ok_or_else(|| #p::Error::decode(#expected, ::std::format!("{:?} in a string set", s))))
+                                    .collect(),
+                                other => ::core::result::Result::Err(#p::Error::decode(#set_expected, #p::describe(other))),
                             }
                         }
                     }

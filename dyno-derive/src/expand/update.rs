@@ -3,8 +3,13 @@
 //!
 //! - primary-key fields have no setter (a key never changes: delete and re-create instead);
 //! - a field used in an index key is set together with the index key attributes it feeds, in
-//!   the same request. When an index template also needs other non-key fields, those fields are
-//!   set together (`set_status_and_region(status, region)`) and the single setters do not exist;
+//!   the same request. When an index template also needs other non-key fields, each field's
+//!   setter takes the others as values given to rebuild the key, sent as conditions and never
+//!   written (`set_status_given(status, region)`), and `set_status_and_region(status, region)`
+//!   writes them all; the plain `set_status` is a stub whose compile error names them;
+//! - stamps have no setter (a stub says why): `updated_at` is set by every update, `created_at`
+//!   where absent, and a key holding `created_at` takes it as a given value;
+//! - `Entity::upsert(key, fields..)` takes every field a created item needs;
 //! - `remove_*` exists on `Option` fields, `add_*`/`subtract_*` on numbers, `append_*` on
 //!   `Vec`s, `add_to_*`/`delete_from_*` on sets; index-key fields get `set_*`/`remove_*` only.
 
@@ -32,6 +37,13 @@ pub(super) struct Group {
     pub units: Vec<Unit>,
 }
 
+/// True for a field that can leave an index: an `Option` that is not a stamp (every written
+/// item holds its stamps, so an index keyed by one is not sparse) nor a generated id.
+fn sparse_field(g: &Gen<'_>, name: &str) -> bool {
+    let f = g.field(name);
+    g.is_optional(name) && !f.created_at.get() && !f.updated_at.get() && !f.generated.get()
+}
+
 /// Groups the non-primary fields of index templates: a template (or, for a sparse index, both
 /// templates) needs all its non-primary fields at once.
 pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
@@ -44,7 +56,7 @@ pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
                 .map(str::to_owned)
                 .collect()
         };
-        let sparse = ix.fields().any(|f| g.is_optional(f));
+        let sparse = ix.fields().any(|f| sparse_field(g, f));
         let pk_fields: Vec<&str> = if ix.own_pk {
             ix.pk.fields().collect()
         } else {
@@ -129,7 +141,7 @@ pub(super) fn groups(cx: &Ctxt, g: &Gen<'_>) -> Vec<Group> {
 }
 
 /// The update builder type and its impls.
-pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
+pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let ident = g.ident;
     let vis = g.m.vis;
@@ -150,20 +162,42 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         .flat_map(|grp| grp.fields.iter().map(String::as_str))
         .collect();
 
+    // Every method name, with the field it is for: checked against each other and the
+    // builder's own methods once generated (`check::update_methods`).
+    let mut names: Vec<(String, &Ident)> = Vec::new();
     // Index-key groups.
     for grp in groups {
         let (helper, public) = group_setter(g, grp);
         helpers.extend(helper);
+        let first = g.field(&grp.fields[0]).ident;
+        names.extend(fn_names(&public).into_iter().map(|n| (n, first)));
         methods.extend(public);
+        if grp.fields.len() > 1 {
+            for f in writable(g, grp) {
+                let field = g.field(f).ident;
+                names.push((format!("set_{field}"), field));
+                helpers.extend(hidden_group_setter(g, grp, f));
+            }
+        }
     }
+    let mut counted = fn_names(&methods).len();
+    let mut last: Option<&Ident> = None;
 
     let mut touch = TokenStream::new();
     // `updated_at` is stamped when the update is finished (sent, turned into a builder or a
     // transaction action), unless `keep_updated_at()` was called.
     let mut touch_updated = TokenStream::new();
     for f in &g.m.fields {
+        // The methods the previous field added.
+        if let Some(prev) = last {
+            let all = fn_names(&methods);
+            names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
+            counted = all.len();
+        }
+        last = Some(f.ident);
         let name = f.name();
         if f.is_stored() && g.primary.contains(&name) {
+            names.push((format!("set_{}", f.ident), f.ident));
             helpers.extend(primary_key_setter(g, f.ident, &name));
             continue;
         }
@@ -214,6 +248,15 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
                 }
             }
         });
+        if f.created_at.get() || f.updated_at.get() {
+            names.push((format!("set_{fid}"), fid));
+            helpers.extend(stamp_setter(
+                g,
+                grp_of(groups, &name),
+                fid,
+                f.created_at.get(),
+            ));
+        }
         if f.created_at.get() {
             // Stamped where absent; an index key made of the stamp alone (with primary-key
             // fields) is written where absent too, from the same value, so that an item an upsert
@@ -222,8 +265,8 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
                 .iter()
                 .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
             let setter = if alone {
-                let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, true, now); __update.update.record(r);)
+                let helper = format_ident!("__dyno_key_{}", fid);
+                quote!(let r = #helper(&mut __update, [#p::KeyField::IfAbsent], now); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -236,8 +279,8 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         }
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
-                let helper = format_ident!("__dyno_set_{}", fid);
-                quote!(let r = #helper(&mut __update, false, now); __update.update.record(r);)
+                let helper = format_ident!("__dyno_key_{}", fid);
+                quote!(let r = #helper(&mut __update, [#p::KeyField::Write], now); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -341,6 +384,12 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
         }
     }
 
+    if let Some(prev) = last {
+        let all = fn_names(&methods);
+        names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
+    }
+    crate::check::update_methods(cx, g.ident, &names);
+
     let version = g.m.fields.iter().any(|f| f.version.get()).then(|| {
         quote! {
             #[automatically_derived]
@@ -359,6 +408,42 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             self.update.set_if_absent_value(#a, #p::recovered_attr(value));
         });
     }
+    // The fields an item needs to decode: the upsert must write them (see `require_fields`).
+    let mut required = Vec::new();
+    for f in &g.m.fields {
+        let name = f.name();
+        if !f.is_stored()
+            || g.primary.contains(&name)
+            || f.default.is_some()
+            || f.version.get()
+            || crate::ty::option_inner(f.ty).is_some()
+        {
+            continue;
+        }
+        let ty_f = f.ty;
+        let attr = if f.ttl.get() {
+            quote!(__TTL_NAME)
+        } else {
+            let a = &f.attr_name;
+            quote!(#a)
+        };
+        // A type that decodes from an absent attribute (a list, a set) needs no value.
+        let decodes_absent = if f.serde.get() || f.ttl.get() {
+            quote!(false)
+        } else {
+            quote!(<#ty_f as #p::FromAttribute>::from_missing().is_ok())
+        };
+        required.push(quote! {
+            if !#decodes_absent {
+                __required.push((#attr, #name));
+            }
+        });
+    }
+    upsert_attrs.extend(quote! {
+        let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
+        #(#required)*
+        self.update = self.update.require_fields(&__required);
+    });
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
     helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
@@ -390,6 +475,7 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             __update.update
         }
     };
+    let upsert_fn = upsert_entry(g, groups);
     let impls = quote! {
         #[automatically_derived]
         impl #ident {
@@ -397,6 +483,8 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
             pub fn update(key: #p::Key<#ident>) -> #ty {
                 #start
             }
+
+            #upsert_fn
         }
 
         #[automatically_derived]
@@ -442,8 +530,56 @@ pub(super) fn expand(g: &Gen<'_>, groups: &[Group]) -> (TokenStream, TokenStream
     (def, impls)
 }
 
-/// The setter of one index-key group: a private helper doing the work (also used for
-/// `updated_at`) and the public method.
+/// The names of the `pub fn`s in `tokens` (methods of an impl body, at any depth).
+fn fn_names(tokens: &TokenStream) -> Vec<String> {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(group) => out.extend(fn_names(&group.stream())),
+            TokenTree::Ident(id) if id == "fn" && i > 0 => {
+                let public = matches!(&trees[i - 1], TokenTree::Ident(p) if p == "pub");
+                if let (true, Some(TokenTree::Ident(name))) = (public, trees.get(i + 1)) {
+                    out.push(name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The fields of a group an update can write: all but the stamps (a created-at stamp is only
+/// ever given, as a condition; `updated_at` is stamped, see `expand`).
+fn writable<'g>(g: &Gen<'_>, grp: &'g Group) -> Vec<&'g str> {
+    grp.fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| {
+            let field = g.field(f);
+            !field.created_at.get() && !field.updated_at.get()
+        })
+        .collect()
+}
+
+/// `set_<fields>[_given]`: the setter writing `written` of `grp`, given the others.
+fn setter_name(grp: &Group, written: &[&str]) -> String {
+    let base = format!("set_{}", written.join("_and_"));
+    if written.len() < grp.fields.len() {
+        format!("{base}_given")
+    } else {
+        base
+    }
+}
+
+/// The helper of one index-key group (`__dyno_key_<fields>`), which every setter of the group
+/// and the stamps call: each field is written, written where absent, or given (a condition
+/// that the stored item holds it, see `UpdateBuilder::given_value`), as `__modes` says; the
+/// keys of the group's index units are rebuilt from the values. Then the public setters: for a
+/// field alone in its key (with primary-key fields) `set_<field>`; for a multi-field key,
+/// `set_<field>_given(field, others..)` per writable field, `set_<all writable>[_given]`, and a
+/// `set_<field>` whose call fails to compile with a message naming them.
 fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let p = &g.p;
     let args: Vec<Ident> = grp
@@ -453,12 +589,15 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
     let mut sets = TokenStream::new();
-    for (name, arg) in grp.fields.iter().zip(&args) {
+    for (i, (name, arg)) in grp.fields.iter().zip(&args).enumerate() {
         let a = &g.field(name).attr_name;
-        sets.extend(quote!(__update.update.set_value_as(#a, #p::ToAttribute::to_attribute(#arg), __if_absent);));
+        sets.extend(quote! {
+            #p::rebuild_key_field(&mut __update.update, __modes[#i], #name, #a, #p::ToAttribute::to_attribute(#arg), __REBUILDS);
+        });
     }
     // Primary-key fields the rewritten templates need, from the update's key.
     let mut needed: Vec<&str> = Vec::new();
+    let mut rebuilds: Vec<TokenStream> = Vec::new();
     for u in &grp.units {
         let ix = &g.indexes[u.index];
         let fields = ix
@@ -470,6 +609,13 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             if g.primary.contains(f) && !needed.contains(&f) {
                 needed.push(f);
             }
+        }
+        let (pn, sn) = (&ix.pk_name, &ix.sk_name);
+        if u.pk && ix.own_pk {
+            rebuilds.push(quote!(#pn));
+        }
+        if u.sk && ix.sk.is_some() {
+            rebuilds.push(quote!(#sn));
         }
     }
     let primary = primary_fields(g, &needed);
@@ -501,21 +647,39 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .zip(&tys)
         .map(|(a, t)| (a.clone(), quote!(#t)))
         .collect();
+    let n = grp.fields.len();
     let body = g.with_values(
         &binds,
         &quote!(()),
         quote! {
+            const __REBUILDS: &[&str] = &[#(#rebuilds),*];
             #sets
             let mut __item = #p::Item::new();
             #[allow(unused_mut)]
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
+            let __if_absent = __modes.iter().all(|m| *m == #p::KeyField::IfAbsent);
             __update.update.set_index_keys(__item, &#removes, __if_absent);
             ::core::result::Result::Ok(())
         },
     );
-    let helper = format_ident!("__dyno_set_{}", grp.fields.join("_and_"));
-    let public = format_ident!("set_{}", grp.fields.join("_and_"));
+    let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
+    let params = args
+        .iter()
+        .zip(&tys)
+        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
+    let ty = format_ident!("{}Update", g.ident);
+    let helper_fn = quote! {
+        fn #helper(__update: &mut #ty, __modes: [#p::KeyField; #n], #(#params),*) -> #p::Result<()> {
+            #primary
+            #body
+        }
+    };
+
+    let written_all = writable(g, grp);
+    if written_all.is_empty() {
+        return (helper_fn, TokenStream::new());
+    }
     let index_names: Vec<String> = grp
         .units
         .iter()
@@ -523,44 +687,363 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let doc = format!(
-        "Sets {} and rewrites the keys of index {} in the same request{}.",
-        grp.fields
+    let templates: Vec<String> = grp
+        .units
+        .iter()
+        .flat_map(|u| {
+            let ix = &g.indexes[u.index];
+            let pk = (u.pk && ix.own_pk).then(|| ix.pk.text());
+            let sk = ix.sk.filter(|_| u.sk).map(|t| t.text());
+            pk.into_iter().chain(sk)
+        })
+        .map(|t| format!("`{t}`"))
+        .collect();
+    let quoted = |fields: &[&str]| {
+        fields
             .iter()
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
-            .join(" and "),
-        index_names.join(", "),
-        if grp.fields.len() > 1 {
-            " (these fields make up one index key, so they are set together)"
-        } else {
-            ""
-        }
-    );
-    let params = args
-        .iter()
-        .zip(&tys)
-        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
-    let params2 = params.clone();
-    let ty = format_ident!("{}Update", g.ident);
-    let helper_fn = quote! {
-        fn #helper(__update: &mut #ty, __if_absent: bool, #(#params),*) -> #p::Result<()> {
-            #primary
-            #body
-        }
+            .join(" and ")
     };
-    let skip_public = grp.fields.len() == 1 && g.field(&grp.fields[0]).updated_at.get();
-    let public_fn = (!skip_public).then(|| {
-        quote! {
+    let mut public = TokenStream::new();
+    // One setter per set of written fields: each writable field alone, and all of them.
+    let mut variants: Vec<Vec<&str>> = Vec::new();
+    if n > 1 {
+        variants.extend(written_all.iter().map(|f| vec![*f]));
+    }
+    if written_all.len() > 1 || n == 1 {
+        variants.push(written_all.clone());
+    }
+    for written in &variants {
+        let method = format_ident!("{}", setter_name(grp, written));
+        let given: Vec<&str> = grp
+            .fields
+            .iter()
+            .map(String::as_str)
+            .filter(|f| !written.contains(f))
+            .collect();
+        let modes = grp.fields.iter().map(|f| {
+            if written.contains(&f.as_str()) {
+                quote!(#p::KeyField::Write)
+            } else {
+                quote!(#p::KeyField::Given)
+            }
+        });
+        // Parameters: the written fields, then the given ones; a stamp is given as a value,
+        // never as `None` (an item always holds its stamp).
+        let mut params = Vec::new();
+        let mut wraps: Vec<(Ident, TokenStream)> = Vec::new();
+        for f in written.iter().chain(&given) {
+            let field = g.field(f);
+            let id = &field.ident;
+            if field.created_at.get() {
+                let inner = g.key_arg_ty(f);
+                params.push(quote!(#id: impl #p::FieldValue<#inner>));
+                if g.is_optional(f) {
+                    wraps.push(((*id).clone(), quote!(#inner)));
+                }
+            } else {
+                let t = field.ty;
+                params.push(quote!(#id: impl #p::FieldValue<#t>));
+            }
+        }
+        let mut call = quote!(#helper(&mut self, [#(#modes),*], #(#args),*));
+        for (id, inner) in wraps.iter().rev() {
+            call = quote! {
+                #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
+                    let #id: ::core::option::Option<#inner> =
+                        ::core::option::Option::Some(::core::clone::Clone::clone(#id));
+                    #call
+                })
+            };
+        }
+        let doc = if given.is_empty() {
+            format!(
+                "Sets {} and rewrites the keys of index {} in the same request{}.",
+                quoted(written),
+                index_names.join(", "),
+                if written.len() > 1 {
+                    " (these fields make up one index key, so they are set together)"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            format!(
+                "Sets {} and rewrites the keys of index {} ({}), which are made of {} too: those \
+                 are given to rebuild the keys, not written. The update is conditioned on the \
+                 item holding them, so an update built from a stale read fails with \
+                 `Error::StaleKeyField` (naming the field that changed) and writes nothing, \
+                 instead of reverting a concurrent change{}.",
+                quoted(written),
+                index_names.join(", "),
+                templates.join(", "),
+                quoted(&given),
+                if given.iter().any(|f| g.field(f).created_at.get()) {
+                    "; a created-at stamp is never rewritten"
+                } else {
+                    ""
+                }
+            )
+        };
+        public.extend(quote! {
             #[doc = #doc]
-            pub fn #public(mut self, #(#params2),*) -> Self {
-                let r = #helper(&mut self, false, #(#args),*);
+            pub fn #method(mut self, #(#params),*) -> Self {
+                let r = #call;
                 self.update.record(r);
                 self
             }
+        });
+    }
+    (helper_fn, public)
+}
+
+/// The group holding field `name`, if any.
+fn grp_of<'g>(groups: &'g [Group], name: &str) -> Option<&'g Group> {
+    groups
+        .iter()
+        .find(|grp| grp.fields.iter().any(|f| f == name))
+}
+
+/// `set_<stamp>`: present so that calling it says why there is none (stamps are decided by
+/// the writes, see DESIGN's "stamps are read-only"), under a bound no type meets.
+fn stamp_setter(g: &Gen<'_>, grp: Option<&Group>, fid: &Ident, created: bool) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let tr = format_ident!(
+        "__{}UpdateStamp{}",
+        ident,
+        crate::case::pascal(&fid.to_string())
+    );
+    let set = format_ident!("set_{}", fid);
+    let (message, note) = if created {
+        let rebuild = grp
+            .map(|grp| {
+                let written = writable(g, grp);
+                let setters = written
+                    .iter()
+                    .map(|w| format!("`{}(..)`", setter_name(grp, &[w])))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let take = if written.len() == 1 { "takes" } else { "take" };
+                format!("; the index key holding it is rewritten by {setters}, which {take} the stamp as a value given to rebuild the key (a condition, never a write)")
+            })
+            .unwrap_or_default();
+        (
+            format!("`{fid}` is the created-at stamp of `{ident}`: no update sets or removes it"),
+            format!("the write that creates the item stamps it, and it is read-only afterwards{rebuild}"),
+        )
+    } else {
+        (
+            format!("`{fid}` is the updated-at stamp of `{ident}`: every update sets it"),
+            "each update stamps it with the time it is built; `keep_updated_at()` leaves it as it is".to_owned(),
+        )
+    };
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = "a stamp has no setter", note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
         }
+    }
+}
+
+/// `set_<field>` for a field of a multi-field index key: present so that calling it names the
+/// setters to use, under a bound no type meets (as `primary_key_setter`).
+fn hidden_group_setter(g: &Gen<'_>, grp: &Group, name: &str) -> TokenStream {
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let fid = &g.field(name).ident;
+    let tr = format_ident!("__{}Update{}InKey", ident, crate::case::pascal(name));
+    let set = format_ident!("set_{}", fid);
+    let others: Vec<&str> = grp
+        .fields
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != name)
+        .collect();
+    let one = setter_name(grp, &[name]);
+    let call = std::iter::once(name)
+        .chain(others.iter().copied())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let written_all = writable(g, grp);
+    let all = (written_all.len() > 1).then(|| {
+        format!(
+            "; to change {} at once, `{}(..)`",
+            written_all
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            setter_name(grp, &written_all)
+        )
     });
-    (helper_fn, public_fn.unwrap_or_default())
+    let others_list = others
+        .iter()
+        .map(|f| format!("`{f}`"))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let message =
+        format!("`{name}` shares an index key with {others_list}: set it with `{one}({call})`");
+    let label = format!("the key needs {others_list} too");
+    let (verb, sent) = if others.len() == 1 {
+        ("rebuilds", "is sent as a condition")
+    } else {
+        ("rebuild", "are sent as conditions")
+    };
+    let note = format!(
+        "{others_list} {verb} the key and {sent}, not written: an update from a stale read fails instead of reverting a concurrent change{}",
+        all.unwrap_or_default()
+    );
+    quote! {
+        /// Not implemented by any type: see the method using it.
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #tr {}
+
+        #[automatically_derived]
+        impl #ty {
+            #[doc(hidden)]
+            pub fn #set<V: #tr>(self, _value: V) -> Self {
+                self
+            }
+        }
+    }
+}
+
+/// `Entity::upsert(key, fields..)`: an upsert whose arguments are every field an item it creates
+/// needs (those not `Option`, not `#[dyno(default)]`, not lists or sets, not primary-key fields
+/// or stamps; and the fields of index keys), so a created item decodes by construction. Each
+/// is written where absent (`if_not_exists`), with the index keys made of them: an existing item
+/// keeps its own values and keys. The update's setters add the rest.
+fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
+    let p = &g.p;
+    let ident = g.ident;
+    let ty = format_ident!("{}Update", ident);
+    let grouped: BTreeSet<&str> = groups
+        .iter()
+        .flat_map(|grp| grp.fields.iter().map(String::as_str))
+        .collect();
+    let mut params = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    let mut body = TokenStream::new();
+    for f in &g.m.fields {
+        let name = f.name();
+        if !f.is_stored()
+            || g.primary.contains(&name)
+            || f.version.get()
+            || f.created_at.get()
+            || f.updated_at.get()
+        {
+            continue;
+        }
+        let ty_f = f.ty;
+        let optional = crate::ty::option_inner(ty_f).is_some();
+        let in_group = grouped.contains(name.as_str());
+        let required = !optional
+            && f.default.is_none()
+            && crate::ty::vec_elem(ty_f).is_none()
+            && crate::ty::set_elem(ty_f).is_none();
+        if !(required || (in_group && !optional)) {
+            continue;
+        }
+        let fid = f.ident;
+        params.push(quote!(#fid: impl #p::FieldValue<#ty_f>));
+        taken.push(name.clone());
+        if in_group {
+            continue;
+        }
+        let a = &f.attr_name;
+        let (attr, encode) = if f.ttl.get() {
+            (
+                quote!(__TTL_NAME),
+                quote!(#p::FieldValue::<#ty_f>::with_value(#fid, |v| (&#p::Ttl::<#ty_f>::new()).value(v))),
+            )
+        } else if f.serde.get() {
+            (
+                quote!(#a),
+                quote!(#p::FieldValue::<#ty_f>::with_value(#fid, |v| #p::ToAttribute::to_attribute(&#p::Serde(v)))),
+            )
+        } else {
+            (quote!(#a), quote!(#p::encode_value::<#ty_f, _>(#fid)))
+        };
+        body.extend(quote!(__update.update.set_if_absent_value(#attr, #encode);));
+    }
+    for grp in groups {
+        if !grp.fields.iter().any(|f| taken.contains(f))
+            || grp.fields.iter().any(|f| g.field(f).updated_at.get())
+        {
+            continue;
+        }
+        let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
+        let modes = grp.fields.iter().map(|_| quote!(#p::KeyField::IfAbsent));
+        let stamps: Vec<(&Ident, &syn::Type)> = grp
+            .fields
+            .iter()
+            .map(|f| g.field(f))
+            .filter(|field| field.created_at.get())
+            .map(|field| (field.ident, field.ty))
+            .collect();
+        let args = grp.fields.iter().map(|f| {
+            let field = g.field(f);
+            let fid = field.ident;
+            if taken.contains(f) || field.created_at.get() {
+                quote!(#fid)
+            } else {
+                // An `Option` field of the key, absent: the item starts outside that index.
+                let inner = g.key_arg_ty(f);
+                quote!(::core::option::Option::<#inner>::None)
+            }
+        });
+        let mut call = quote! {
+            let r = #helper(&mut __update, [#(#modes),*], #(#args),*);
+            __update.update.record(r);
+        };
+        for (fid, ty_s) in stamps.into_iter().rev() {
+            call = quote! {
+                if let ::core::option::Option::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
+                    #call
+                }
+            };
+        }
+        body.extend(call);
+    }
+    let doc = format!(
+        "Starts an upsert of the `{ident}` at `key` that creates a readable item: the arguments are \
+         every field a created item needs ({}), written where absent (`if_not_exists`), with \
+         the index keys made of them; an existing item keeps its own values and keys. Add the \
+         update's other actions with its setters, and send it.",
+        if taken.is_empty() {
+            "none besides the key".to_owned()
+        } else {
+            taken
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    // `key`, unless a field argument has that name.
+    let key = if taken.iter().any(|f| g.field(f).ident == "key") {
+        format_ident!("__key")
+    } else {
+        format_ident!("key")
+    };
+    quote! {
+        #[doc = #doc]
+        pub fn upsert(#key: #p::Key<#ident>, #(#params),*) -> #ty {
+            #[allow(unused_mut)]
+            let mut __update = #p::UpdateDsl::upsert(#ident::update(#key));
+            #body
+            __update
+        }
+    }
 }
 
 /// What `upsert` needs for the keys of non-sparse indexes: a helper writing the keys that the
@@ -571,7 +1054,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
     let mut needs = Vec::new();
     let mut own: Vec<(usize, bool, bool)> = Vec::new();
     for (i, ix) in g.indexes.iter().enumerate() {
-        if ix.fields().any(|f| g.is_optional(f)) {
+        if ix.fields().any(|f| sparse_field(g, f)) {
             continue;
         }
         let name_const = &ix.name_const;

@@ -323,6 +323,17 @@ const _ : () = {
                 update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
             }
         }
+        #[doc = "Starts an upsert of the `Order` at `key` that creates a readable item: the arguments are every field a created item needs (`status`, `order_date`, `total`), written where absent (`if_not_exists`), with the index keys made of them; an existing item keeps its own values and keys. Add the update's other actions with its setters, and send it."]
+        pub fn upsert (key : :: dyno_core :: __private :: Key < Order > , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus > , order_date : impl :: dyno_core :: __private :: FieldValue < Date > , total : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> OrderUpdate {
+            #[allow (unused_mut)]
+            let mut __update = :: dyno_core :: __private :: UpdateDsl :: upsert (Order :: update (key)) ;
+            __update . update . set_if_absent_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (total)) ;
+            let r = __dyno_key_status (& mut __update , [:: dyno_core :: __private :: KeyField :: IfAbsent] , status) ;
+            __update . update . record (r) ;
+            let r = __dyno_key_order_date (& mut __update , [:: dyno_core :: __private :: KeyField :: IfAbsent] , order_date) ;
+            __update . update . record (r) ;
+            __update
+        }
     }
     #[automatically_derived]
     impl :: core :: fmt :: Debug for OrderUpdate {
@@ -330,29 +341,35 @@ const _ : () = {
             f . debug_struct ("OrderUpdate") . field ("update" , & self . update) . finish ()
         }
     }
-    fn __dyno_set_status (__update : & mut OrderUpdate , __if_absent : bool , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_key_status (__update : & mut OrderUpdate , __modes : [:: dyno_core :: __private :: KeyField ;
+    1usize] , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
         :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
-            __update . update . set_value_as ("status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) , __if_absent) ;
+            const __REBUILDS : & [& str] = & [__I0_PK_NAME] ;
+            :: dyno_core :: __private :: rebuild_key_field (& mut __update . update , __modes [0usize] , "status" , "status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) , __REBUILDS) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
             {
                 __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_pk (__k , status)) ?)) ;
             }
+            let __if_absent = __modes . iter () . all (| m | * m == :: dyno_core :: __private :: KeyField :: IfAbsent) ;
             __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())
         }
 )
     }
-    fn __dyno_set_order_date (__update : & mut OrderUpdate , __if_absent : bool , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
+    fn __dyno_key_order_date (__update : & mut OrderUpdate , __modes : [:: dyno_core :: __private :: KeyField ;
+    1usize] , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
         :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
-            __update . update . set_value_as ("order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) , __if_absent) ;
+            const __REBUILDS : & [& str] = & [__I0_SK_NAME] ;
+            :: dyno_core :: __private :: rebuild_key_field (& mut __update . update , __modes [0usize] , "order_date" , "order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) , __REBUILDS) ;
             let mut __item = :: dyno_core :: __private :: Item :: new () ;
             #[allow (unused_mut)]
             let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
             {
                 __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_sk (__k , order_date)) ?)) ;
             }
+            let __if_absent = __modes . iter () . all (| m | * m == :: dyno_core :: __private :: KeyField :: IfAbsent) ;
             __update . update . set_index_keys (__item , & __removes , __if_absent) ;
             :: core :: result :: Result :: Ok (())
         }
@@ -382,13 +399,13 @@ const _ : () = {
     impl OrderUpdate {
         #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
-            let r = __dyno_set_status (& mut self , false , status) ;
+            let r = __dyno_key_status (& mut self , [:: dyno_core :: __private :: KeyField :: Write] , status) ;
             self . update . record (r) ;
             self
         }
         #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
         pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
-            let r = __dyno_set_order_date (& mut self , false , order_date) ;
+            let r = __dyno_key_order_date (& mut self , [:: dyno_core :: __private :: KeyField :: Write] , order_date) ;
             self . update . record (r) ;
             self
         }
@@ -458,6 +475,17 @@ const _ : () = {
             self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
             let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "order_id" , __KEY_SOURCES) ;
             self . update . set_if_absent_value ("order_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
+            let mut __required : :: std :: vec :: Vec < (& 'static str , & 'static str) > = :: std :: vec :: Vec :: new () ;
+            if ! < OrderStatus as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
+                __required . push (("status" , "status")) ;
+            }
+            if ! < Date as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
+                __required . push (("order_date" , "order_date")) ;
+            }
+            if ! < Decimal as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
+                __required . push (("total" , "total")) ;
+            }
+            self . update = self . update . require_fields (& __required) ;
             self
         }
     }

@@ -46,4 +46,17 @@ const _ : () = {
             }
         }
     }
+    #[automatically_derived]
+    impl :: dyno_core :: __private :: SetElement for OrderStatus {
+        fn to_set < 'a > (items : impl :: core :: iter :: Iterator < Item = & 'a Self >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: AttributeValue > where Self : 'a ,
+        {
+            :: core :: result :: Result :: Ok (:: dyno_core :: __private :: AttributeValue :: Ss (items . map (| v | :: std :: string :: String :: from (v . key_name ())) . collect () ,))
+        }
+        fn from_set (value : & :: dyno_core :: __private :: AttributeValue) -> :: dyno_core :: __private :: Result < :: std :: vec :: Vec < Self >> {
+            match value {
+                :: dyno_core :: __private :: AttributeValue :: Ss (names) => names . iter () . map (| s | parse (s) . ok_or_else (|| :: dyno_core :: __private :: Error :: decode ("one of \"PENDING\", \"SENT\" for OrderStatus" , :: std :: format ! ("{:?} in a string set" , s)))) . collect () ,
+                other => :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("SS (string set) of OrderStatus names" , :: dyno_core :: __private :: describe (other))) ,
+            }
+        }
+    }
 };

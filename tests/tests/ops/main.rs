@@ -5,8 +5,11 @@
 
 mod batch;
 mod dynamo_store;
+mod forge;
+mod key_groups;
 mod multi_attribute_keys;
 mod nested_updates;
 mod ops_crud;
 mod ops_query;
 mod partition_limits;
+mod upserts;

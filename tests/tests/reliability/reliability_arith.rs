@@ -252,13 +252,28 @@ async fn subtract_from_an_absent_unsigned_field_is_out_of_range_and_an_upsert_cr
             .unwrap();
         assert_eq!(s.reserved, Some(3), "{who}");
 
-        // An upsert of a missing item: nothing created.
-        let err = Stock::update(key("new"))
-            .subtract_c_u16(7)
-            .upsert()
-            .send(store)
-            .await
-            .unwrap_err();
+        // An upsert of a missing item (with every field a created item needs, else it is
+        // refused before sending): nothing created.
+        let err = Stock::upsert(
+            key("new"),
+            0u8,
+            0u16,
+            0u32,
+            0u64,
+            0u128,
+            0usize,
+            0i8,
+            0i16,
+            0i32,
+            0i64,
+            0i128,
+            0isize,
+            1.0,
+        )
+        .subtract_c_u16(7)
+        .send(store)
+        .await
+        .unwrap_err();
         assert_out_of_range(who, &err, "c_u16", &["absent (counts as 0) - 7 = -7"]);
         assert!(
             Stock::get(key("new")).send(store).await.unwrap().is_none(),
