@@ -284,10 +284,25 @@ fn map_key<K: KeyPart>(key: impl FieldValue<K>) -> Result<String> {
 }
 
 impl<E, T: MapField, D: Depth> Field<E, T, D> {
-    /// The entry of this map at `key`.
+    /// The entry of this map at `key`. An empty key (`""`) is an error naming the map: DynamoDB
+    /// refuses an empty attribute name anywhere in a request.
     pub fn entry(&self, key: impl FieldValue<T::Key>) -> Field<E, T::Value, Element> {
         let key = map_key::<T::Key>(key);
-        self.below(|path| Ok(path.key(key?)))
+        self.below(|path| {
+            let key = key?;
+            if key.is_empty() {
+                return Err(crate::Error::Encode {
+                    entity: None,
+                    attribute: Some(path.to_string()),
+                    message: "a map entry at an empty key: DynamoDB refuses an empty attribute \
+                              name (\"Empty attribute name\"), so no such entry can exist; \
+                              nothing was sent. Use a non-empty key"
+                        .to_owned(),
+                    source: None,
+                });
+            }
+            Ok(path.key(key))
+        })
     }
 }
 

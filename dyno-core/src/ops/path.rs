@@ -190,3 +190,61 @@ fn set_value<T: SetElement + Clone>(
     }
     T::to_set(elements.iter()).map(Some)
 }
+
+/// Why DynamoDB refused a nested write of `path` in `item` (the item as it is after the refusal,
+/// `None` when absent): the first step on the way whose parent is absent, or is not the map or
+/// list the step goes into. `None` when the item holds every parent as the path needs (the
+/// refusal had another cause).
+pub(crate) fn parent_problem(item: Option<&crate::value::Item>, path: &Path) -> Option<String> {
+    use crate::expr::PathElement;
+    use crate::value::type_name;
+    let Some(item) = item else {
+        return Some(format!(
+            "the item does not exist, so nothing on the way to {path} does"
+        ));
+    };
+    let steps = &path.0;
+    let (Some(PathElement::Attr(top)), Some(rest)) = (steps.first(), steps.get(1..)) else {
+        return None;
+    };
+    let mut at = Path(vec![PathElement::Attr(top.clone())]);
+    let mut value = match item.get(top) {
+        Some(v) => v,
+        None => return Some(format!("`{at}` is absent")),
+    };
+    // Every step but the last needs its parent to exist; the last one only its container.
+    for (i, step) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        let kind = |v: &AttributeValue| match v {
+            AttributeValue::S(_) => "a string (S)".to_owned(),
+            AttributeValue::N(_) => "a number (N)".to_owned(),
+            AttributeValue::L(_) => "a list (L)".to_owned(),
+            AttributeValue::M(_) => "a map (M)".to_owned(),
+            AttributeValue::Null(_) => "NULL".to_owned(),
+            other => format!("of type {}", type_name(other)),
+        };
+        let next = match (step, value) {
+            (PathElement::Attr(k), AttributeValue::M(m)) => m.get(k),
+            (PathElement::Index(n), AttributeValue::L(l)) => l.get(*n),
+            (PathElement::Attr(_), other) => {
+                return Some(format!(
+                    "`{at}` exists but is {}, not a map, so {path} cannot be written inside it",
+                    kind(other)
+                ))
+            }
+            (PathElement::Index(_), other) => {
+                return Some(format!(
+                    "`{at}` exists but is {}, not a list, so {path} cannot be written inside it",
+                    kind(other)
+                ))
+            }
+        };
+        at.0.push(step.clone());
+        match next {
+            Some(v) => value = v,
+            None if last => return None,
+            None => return Some(format!("`{at}` is absent")),
+        }
+    }
+    None
+}

@@ -322,6 +322,11 @@ impl<T: FromItem> Query<T> {
         });
         let mut key: Option<KeyCondition> = None;
         for (name, value) in partition {
+            // An empty or oversized part is refused as a write's would be: DynamoDB would answer
+            // nothing (empty) or refuse the request.
+            let value = value.and_then(|v| {
+                super::support::check_index_part::<E>(index, name, &v, true).map(|()| v)
+            });
             let value = match value {
                 Ok(v) => v,
                 Err(e) => {

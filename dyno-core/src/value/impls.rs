@@ -23,12 +23,18 @@ impl<T: ToAttribute + ?Sized> ToAttribute for &T {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        (**self).to_element()
+    }
 }
 
 impl<T: ToAttribute + ?Sized> ToAttribute for Box<T> {
     const SCALAR: Option<ScalarType> = T::SCALAR;
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
+    }
+    fn to_element(&self) -> Result<AttributeValue> {
+        (**self).to_element()
     }
 }
 
@@ -184,6 +190,12 @@ impl<T: ToAttribute> ToAttribute for Option<T> {
             None => Ok(None),
         }
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        match self {
+            Some(v) => v.to_element(),
+            None => Ok(AttributeValue::Null(true)),
+        }
+    }
 }
 
 impl<T: FromAttribute> FromAttribute for Option<T> {
@@ -246,12 +258,8 @@ impl<T: ToAttribute> ToAttribute for Vec<T> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         let mut out = Vec::with_capacity(self.len());
         for (i, v) in self.iter().enumerate() {
-            // A list cannot hold an absent element; store None inside a list as NULL.
-            out.push(
-                v.to_attribute()
-                    .map_err(|e| nested(e, i))?
-                    .unwrap_or(AttributeValue::Null(true)),
-            );
+            // A list cannot hold an absent element: None is NULL, an empty set an error.
+            out.push(v.to_element().map_err(|e| nested(e, i))?);
         }
         Ok(Some(AttributeValue::L(out)))
     }
@@ -383,6 +391,9 @@ macro_rules! set {
                 }
                 T::to_set(self.iter()).map(Some)
             }
+            fn to_element(&self) -> Result<AttributeValue> {
+                self.to_attribute()?.ok_or_else(empty_set_element)
+            }
         }
         impl<T: SetElement + $($bound)*, H: BuildHasherBound> FromAttribute for $set<T, H> {
             fn from_attribute(value: &AttributeValue) -> Result<Self> {
@@ -408,6 +419,19 @@ impl<T: SetElement + Ord> ToAttribute for BTreeSet<T> {
         }
         T::to_set(self.iter()).map(Some)
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        self.to_attribute()?.ok_or_else(empty_set_element)
+    }
+}
+
+/// An empty set as an element of a list or a map: DynamoDB stores no empty set, and leaving the
+/// element out (or writing `NULL`) would not read back as what was written.
+fn empty_set_element() -> Error {
+    Error::encode(
+        "an empty set cannot be stored inside a list or map (DynamoDB has no empty sets, and \
+         leaving the entry out would lose it); nothing was written. Leave the entry out of the \
+         collection, or store the set at the top level of the item, where empty means absent",
+    )
 }
 
 impl<T: SetElement + Ord> FromAttribute for BTreeSet<T> {
@@ -425,12 +449,21 @@ fn map_to_attribute<'a, K: KeyPart + 'a, V: ToAttribute + 'a>(
     let mut out = HashMap::new();
     for (k, v) in entries {
         let name = k.encode_map_key()?;
-        if let Some(a) = v
-            .to_attribute()
-            .map_err(|e| nested(e, format_args!("{name:?}")))?
-        {
-            out.insert(name, a);
+        if name.is_empty() {
+            return Err(nested(
+                Error::encode(
+                    "a map key is empty: DynamoDB refuses an empty attribute name anywhere in an \
+                     item (\"Empty attribute name\"); nothing was written. Give the entry a \
+                     non-empty key",
+                ),
+                "\"\"",
+            ));
         }
+        // Every entry is kept: a `None` value as NULL, an empty set refused (see `to_element`).
+        let a = v
+            .to_element()
+            .map_err(|e| nested(e, format_args!("{name:?}")))?;
+        out.insert(name, a);
     }
     Ok(Some(AttributeValue::M(out)))
 }

@@ -79,13 +79,17 @@ pub struct DynamoStore {
 impl DynamoStore {
     /// A store on an SDK client configured by the caller: its timeouts and retries are the
     /// caller's (the SDK sets no operation timeout by default; see [`DynamoStore::builder`] for
-    /// bounded defaults).
+    /// bounded defaults). A zero time limit means no time, as in [`Timeouts`]: every call fails
+    /// at once, nothing sent.
     pub fn new(client: aws_sdk_dynamodb::Client) -> Self {
-        let config = client
+        let mut config = client
             .config()
             .to_builder()
-            .interceptor(config::TransmissionMarker)
-            .build();
+            .interceptor(config::TransmissionMarker);
+        if let Some(refuse) = config::zero_timeout(client.config()) {
+            config = config.interceptor(refuse);
+        }
+        let config = config.build();
         DynamoStore {
             client: aws_sdk_dynamodb::Client::from_conf(config),
         }

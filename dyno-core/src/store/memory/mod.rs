@@ -645,6 +645,7 @@ impl Store for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
+        eval::check_empty_names(&request.item, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)
             .map_err(|e| eval::item_first(&request.item, request.condition.as_ref(), e))?;
         let table = self.table(&request.table)?;
@@ -677,6 +678,11 @@ impl Store for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+        eval::check_empty_names(
+            &request.key,
+            Some(&request.update),
+            request.condition.as_ref(),
+        )?;
         check_expressions(
             Some(&request.update),
             request.condition.as_ref(),
@@ -734,6 +740,7 @@ impl Store for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
+        eval::check_empty_names(&request.key, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;
