@@ -739,7 +739,9 @@ impl<T: FromItem> Query<T> {
         }
         let fingerprint = self.fingerprint();
         let state = match cursor {
-            Some(c) => c.state_for(fingerprint, self.requests.len())?.clone(),
+            Some(c) => c
+                .state_for(fingerprint, self.requests.len(), store.cursor_key())?
+                .clone(),
             None => PageState::start(self.requests.len()),
         };
         let span = self.span("page");
@@ -750,7 +752,9 @@ impl<T: FromItem> Query<T> {
             .await?;
         Ok(PageOf {
             items: round.items,
-            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+            cursor: round
+                .next
+                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
         })
     }
 

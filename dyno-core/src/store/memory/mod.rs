@@ -99,6 +99,8 @@ pub struct MemoryStore {
     tokens: Mutex<HashMap<String, txn::Remembered>>,
     /// How long the streams of tables created from now on keep their records.
     stream_retention: StreamRetention,
+    /// The key its pagination cursors are sealed with; `None`: the process's default.
+    cursor_key: Option<crate::ops::CursorKey>,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -156,7 +158,17 @@ impl MemoryStore {
             clock,
             tokens: Mutex::default(),
             stream_retention: StreamRetention::default(),
+            cursor_key: None,
         }
+    }
+
+    /// Seals this store's pagination cursors with `key` instead of the process's default (see
+    /// [`CursorKey`](crate::ops::CursorKey)): stores of several processes given one key accept
+    /// each other's cursors.
+    #[must_use]
+    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+        self.cursor_key = Some(key);
+        self
     }
 
     /// Sets how long the streams of tables created from now on keep their records (by default
@@ -641,6 +653,12 @@ impl Store for MemoryStore {
             item,
             consumed_capacity: Some(Capacity::table(read_units(size, request.consistent_read))),
         })
+    }
+
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.cursor_key
+            .as_ref()
+            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
     }
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
