@@ -8,7 +8,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use hmac::{KeyInit, Mac};
 
-use super::canon::{Reader, Writer};
+use super::canon::{fnv1a, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::value::Item;
 
@@ -150,7 +150,8 @@ impl PageState {
 /// query itself, never from the cursor; the seal keeps a client from editing what the cursor
 /// does carry (a forged count of results returned would otherwise lift a `limit`). Using it with
 /// another query, with a store under another key, or passing a malformed, truncated or altered
-/// string, is [`Error::InvalidCursor`].
+/// string, is [`Error::InvalidCursor`]. (A public checksum after the seal names a garbled or
+/// truncated string when it is parsed; it protects nothing, the seal does.)
 ///
 /// ```
 /// use dyno_core::ops::Cursor;
@@ -189,10 +190,20 @@ impl Cursor {
         let bytes = URL_SAFE_NO_PAD
             .decode(s.trim())
             .map_err(|_| invalid("not base64url"))?;
-        if bytes.len() < 1 + TAG_BYTES {
+        if bytes.len() < 1 + TAG_BYTES + 8 {
             return Err(invalid("too short"));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - TAG_BYTES);
+        // A public checksum first, so that a garbled or truncated string is named as such here;
+        // the seal (which only the key can make) is checked when the cursor is used.
+        let (sealed, sum) = bytes.split_at(bytes.len() - 8);
+        let mut s8 = [0u8; 8];
+        s8.copy_from_slice(sum);
+        if fnv1a(sealed) != u64::from_be_bytes(s8) {
+            return Err(invalid(
+                "checksum mismatch: the cursor was altered or truncated",
+            ));
+        }
+        let (body, sum) = sealed.split_at(sealed.len() - TAG_BYTES);
         let mut tag = [0u8; TAG_BYTES];
         tag.copy_from_slice(sum);
         let mut r = Reader::new(body);
@@ -264,9 +275,11 @@ impl Cursor {
     }
 
     fn encode(&self) -> String {
-        let mut out = Vec::with_capacity(self.body.len() + TAG_BYTES);
+        let mut out = Vec::with_capacity(self.body.len() + TAG_BYTES + 8);
         out.extend_from_slice(&self.body);
         out.extend_from_slice(&self.tag);
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_be_bytes());
         URL_SAFE_NO_PAD.encode(&out)
     }
 }

@@ -45,12 +45,20 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
         PathUpdate { update, path }
     }
 
-    /// Runs `f` on the update with the path, or records the path's error.
+    /// Runs `f` on the update with the path, or records the path's error. Every action but
+    /// `remove` may create a map entry, so each carries the condition that its key is stored
+    /// under no other name ([`Field::entry`]).
     fn apply(self, f: impl FnOnce(&mut UpdateBuilder<U::Entity>, Path)) -> U {
         let path = self.path.try_path();
+        let others = self.path.other_spellings().to_vec();
         self.update.map_update(|mut u| {
             match path {
-                Ok(p) => f(&mut u, p),
+                Ok(p) => {
+                    f(&mut u, p.clone());
+                    for other in others {
+                        u.guard_spelling(&p, other);
+                    }
+                }
                 Err(e) => u.record(Err(e)),
             }
             u

@@ -332,6 +332,13 @@ impl<E: Entity> UpdateBuilder<E> {
         self.add_number_at::<T>(Path::attr(name), delta);
     }
 
+    /// Requires that the map entry written at `path` is not stored under `other`, another name
+    /// of its key ([`Field::entry`](crate::expr::Field::entry)): sent as a condition, and a
+    /// failure of it explained naming both.
+    pub(crate) fn guard_spelling(&mut self, path: &Path, other: Path) {
+        self.bounds.push(Bound::spelling(path, other));
+    }
+
     /// [`Self::add_number`] on a path inside an attribute (a map entry, a document's field): the
     /// result is kept inside `T` the same way.
     pub fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
