@@ -218,7 +218,7 @@ pub(crate) fn parent_problem(item: Option<&crate::value::Item>, path: &Path) -> 
     let mut at = Path(vec![PathElement::Attr(top.clone())]);
     let mut value = match item.get(top) {
         Some(v) => v,
-        None => return Some(format!("`{at}` is absent")),
+        None => return Some(format!("`{at}`, on the way to {path}, is absent")),
     };
     // Every step but the last needs its parent to exist; the last one only its container.
     for (i, step) in rest.iter().enumerate() {
@@ -251,7 +251,7 @@ pub(crate) fn parent_problem(item: Option<&crate::value::Item>, path: &Path) -> 
         match next {
             Some(v) => value = v,
             None if last => return None,
-            None => return Some(format!("`{at}` is absent")),
+            None => return Some(format!("`{at}`, on the way to {path}, is absent")),
         }
     }
     None

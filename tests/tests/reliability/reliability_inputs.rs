@@ -963,7 +963,9 @@ mod issue26 {
     use dyno_core::prelude::*;
     use dyno_core::store::{GetRequest, PutRequest, ReturnValues, Store, TableNames};
     use dyno_core::{AttributeValue, DynamoStore, Entity, Error, Item, MemoryStore, Table};
-    use dyno_tests::backend::{backends, fresh_table, raw_put, unique_table_name, Backend};
+    use dyno_tests::backend::{
+        backends, fresh_table, raw_put, unique_table_name, Backend, BackendKind,
+    };
     use dyno_tests::fault::{FaultStore, Op};
 
     #[derive(Debug, Table)]
@@ -1017,8 +1019,12 @@ mod issue26 {
         }
     }
 
+    /// The table without its multi-attribute index, which dynalite lacks (row 76 creates it
+    /// where it exists).
     async fn table(backend: &Backend, prefix: &str) -> std::sync::Arc<dyn Store> {
-        fresh_table(backend, Boards::definition(), prefix).await
+        let mut def = Boards::definition().clone();
+        def.global_indexes.retain(|i| !i.is_multi_attribute());
+        fresh_table(backend, &def, prefix).await
     }
 
     fn key_of(id: &str) -> Item {
@@ -1160,6 +1166,10 @@ mod issue26 {
             );
 
             // What DynamoDB refuses, MemoryStore refuses too: a raw item with an empty map key.
+            if matches!(backend.kind, BackendKind::Moto | BackendKind::Dynalite) {
+                println!("deviation: {who} accepts an empty map key (see the conformance suite)");
+                continue;
+            }
             let mut raw = key_of("b4");
             raw.insert(
                 "notes".into(),
@@ -1527,6 +1537,10 @@ mod issue26 {
                 (AttributeValue::S("x".into()), "a string (S), not a map"),
                 (AttributeValue::L(vec![]), "a list (L), not a map"),
             ] {
+                if backend.kind == BackendKind::Moto {
+                    println!("deviation: moto writes inside a parent of another type");
+                    break;
+                }
                 let mut item = board("p1").to_item().unwrap();
                 item.insert("counts".into(), stored);
                 raw_put(store, "Boards", item).await;
@@ -1554,7 +1568,8 @@ mod issue26 {
                 .await
                 .unwrap_err();
             assert!(
-                err.to_string().contains("`counts` is absent"),
+                err.to_string()
+                    .contains("`counts`, on the way to counts.7, is absent"),
                 "{who}: {err}"
             );
 
