@@ -78,6 +78,11 @@ pub trait Depth: sealed::Sealed {
     #[doc(hidden)]
     fn from_path(path: Result<Path>) -> Self::Steps;
 
+    /// True for [`Element`]: a map entry or a list element, whose value is written as the codec
+    /// writes an element ([`ToAttribute::to_element`]: `None` as `NULL`, an empty set refused).
+    #[doc(hidden)]
+    const ELEMENT: bool = false;
+
     /// Other paths naming the same map entry as this one (see [`Field::entry`]).
     #[doc(hidden)]
     fn other_spellings(_steps: &Self::Steps) -> &[Path] {
@@ -135,6 +140,7 @@ pub struct ElementSteps {
 impl Depth for Element {
     type Steps = ElementSteps;
     type InDocument = Element;
+    const ELEMENT: bool = true;
     fn path(_: &'static str, steps: &ElementSteps) -> Result<Path> {
         steps.path.clone()
     }

@@ -65,15 +65,16 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
         })
     }
 
-    /// `SET path = :value`. A `None` removes a map entry or an `Option` field, and writes `NULL`
-    /// into a list. The parent map or list must exist (see [`crate::expr::path`]); a list index
-    /// past the end appends.
+    /// `SET path = :value`. A `None` removes an `Option` field of a document, and is written as
+    /// `NULL` into a map entry or a list element, as a whole map or list is written (the entry is
+    /// kept, and read back as `None`); an empty set there is an encode error. The parent map or
+    /// list must exist (see [`crate::expr::path`]); a list index past the end appends.
     pub fn set(self, value: impl FieldValue<T>) -> U
     where
         D: Nested,
         T: ToAttribute,
     {
-        let value = encode_value(value);
+        let value = encode_at::<T, D>(value);
         self.apply(|u, p| u.set_path_value(p, value))
     }
 
@@ -84,7 +85,7 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
         D: Nested,
         T: ToAttribute,
     {
-        let value = encode_value(value);
+        let value = encode_at::<T, D>(value);
         self.apply(|u, p| u.set_if_absent_path(p, value))
     }
 
@@ -170,6 +171,18 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
     {
         let set = set_value::<T::Element>(elements);
         self.apply(|u, p| u.delete_path(p, set))
+    }
+}
+
+/// A value written at a path of depth `D`: as an element ([`ToAttribute::to_element`]) inside a
+/// map or list, as an attribute (absent for `None`) in a document's field.
+fn encode_at<T: ToAttribute, D: Depth>(
+    value: impl FieldValue<T>,
+) -> Result<Option<AttributeValue>> {
+    if D::ELEMENT {
+        value.with_value(|v: &T| v.to_element().map(Some))
+    } else {
+        encode_value(value)
     }
 }
 

@@ -1126,6 +1126,24 @@ mod issue26 {
                 .unwrap()
                 .unwrap();
             assert_eq!(back.notes, b.notes, "{who}: the None entry is kept");
+            // A typed entry write of `None` keeps the entry as NULL too; an empty set is refused.
+            let back = Board::update(Board::key("b2"))
+                .at(Board::NOTES.entry("c"))
+                .set(None)
+                .send(store)
+                .await
+                .unwrap();
+            assert_eq!(back.notes.get("c"), Some(&None), "{who}: {:?}", back.notes);
+            let err = Board::update(Board::key("b2"))
+                .at(Board::LABELS.entry("bug"))
+                .set(BTreeSet::new())
+                .send(store)
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, Error::Encode { .. }) && err.to_string().contains("empty set"),
+                "{who}: {err:?}"
+            );
 
             let mut with_empty_set = board("b3");
             with_empty_set.labels = HashMap::from([("bug".into(), BTreeSet::new())]);
