@@ -11,6 +11,10 @@ use dyno_core::table::TableDef;
 use crate::clock::{Clock, SystemClock};
 use crate::store::CachedStore;
 
+/// The longest TTL an entry gets (a century: past any process's life, so "cache until evicted");
+/// a longer one (`Duration::MAX`) is saturated to it, so that no expiry time overflows.
+pub(crate) const LONGEST_TTL: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// The TTL policy: how long entries live.
 #[derive(Debug, Clone)]
 pub(crate) struct Ttls {
@@ -25,7 +29,12 @@ pub(crate) struct Ttls {
 impl Ttls {
     /// `ttl` shortened by a random fraction up to `jitter`, so entries filled together do not all
     /// expire (and reload) together.
+    ///
+    /// Every TTL an entry gets passes here, the per-entity and per-write overrides included, so
+    /// this is where a TTL is bounded: one longer than `LONGEST_TTL` (`Duration::MAX`, say)
+    /// is saturated to it instead of overflowing the expiry time.
     pub(crate) fn jittered(&self, ttl: Duration) -> Duration {
+        let ttl = ttl.min(LONGEST_TTL);
         if self.jitter > 0.0 {
             ttl.mul_f64(1.0 - self.jitter * fastrand::f64())
         } else {
@@ -37,6 +46,12 @@ impl Ttls {
 /// Builds a [`CachedStore`]. Defaults: items and query pages live 5 minutes, "not found" 1
 /// minute, no jitter; 64 MiB for items and 32 MiB for query pages; the system clock; entity
 /// type read from the `_type` attribute.
+///
+/// Durations: zero means no time, as everywhere in dyno (a zero store timeout or batch deadline
+/// sends nothing): a zero TTL (item, query, negative, per entity, or per write with
+/// [`CachedStore::with_ttl`]) caches nothing of what it covers. A TTL longer than
+/// a century (`Duration::MAX` included) is saturated to it: entries then live until
+/// evicted. Nothing panics or overflows.
 ///
 /// ```
 /// use std::time::Duration;
@@ -126,7 +141,8 @@ impl<S: Store> CachedStoreBuilder<S> {
     }
 
     /// Items whose entity attribute is `entity` live `ttl` instead of the item TTL, and a query
-    /// page holding such items lives no longer than the shortest of them.
+    /// page holding such items lives no longer than the shortest of them (zero: such items, and
+    /// pages holding them, are not cached).
     pub fn entity_ttl(mut self, entity: impl Into<String>, ttl: Duration) -> Self {
         self.ttls.entity.insert(entity.into(), ttl);
         self

@@ -49,22 +49,33 @@ impl ManualClock {
     }
 
     /// A clock stopped at `since_epoch`.
+    /// A time past what it holds (about 584 years after the epoch) stops at its end.
     pub fn at(since_epoch: Duration) -> Self {
         ManualClock {
-            nanos: Arc::new(AtomicU64::new(since_epoch.as_nanos() as u64)),
+            nanos: Arc::new(AtomicU64::new(nanos(since_epoch))),
         }
     }
 
-    /// Moves the clock forward.
+    /// Moves the clock forward, stopping at its end rather than wrapping around.
     pub fn advance(&self, by: Duration) {
-        self.nanos.fetch_add(by.as_nanos() as u64, Ordering::SeqCst);
+        let by = nanos(by);
+        // Never fails: the closure always returns a value.
+        let _ = self
+            .nanos
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+                Some(t.saturating_add(by))
+            });
     }
 
-    /// Sets the clock.
+    /// Sets the clock (saturated as [`ManualClock::at`]).
     pub fn set(&self, since_epoch: Duration) {
-        self.nanos
-            .store(since_epoch.as_nanos() as u64, Ordering::SeqCst);
+        self.nanos.store(nanos(since_epoch), Ordering::SeqCst);
     }
+}
+
+/// `d` in nanoseconds, saturated to what a `u64` holds.
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl Default for ManualClock {

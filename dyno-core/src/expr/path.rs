@@ -69,10 +69,25 @@ pub trait Depth: sealed::Sealed {
     type Steps: Clone + fmt::Debug;
     /// The depth of a path into a document at this depth: a top-level field of a document is a
     /// [`Member`] of the entity, a deeper path keeps its own depth.
-    type InDocument: Depth<Steps = Result<Path>>;
+    type InDocument: Depth;
 
     /// The whole path.
     fn path(name: &'static str, steps: &Self::Steps) -> Result<Path>;
+
+    /// The steps of a path below another one, from its whole path.
+    #[doc(hidden)]
+    fn from_path(path: Result<Path>) -> Self::Steps;
+
+    /// True for [`Element`]: a map entry or a list element, whose value is written as the codec
+    /// writes an element ([`ToAttribute::to_element`]: `None` as `NULL`, an empty set refused).
+    #[doc(hidden)]
+    const ELEMENT: bool = false;
+
+    /// Other paths naming the same map entry as this one (see [`Field::entry`]).
+    #[doc(hidden)]
+    fn other_spellings(_steps: &Self::Steps) -> &[Path] {
+        &[]
+    }
 }
 
 /// A stored field of the entity (a top-level attribute). Its typed update builder's own setters
@@ -98,6 +113,8 @@ impl Depth for Top {
     fn path(name: &'static str, (): &()) -> Result<Path> {
         Ok(Path::attr(name))
     }
+    // Never below anything: a top-level field's steps are its name.
+    fn from_path(_: Result<Path>) {}
 }
 
 impl Depth for Member {
@@ -106,13 +123,35 @@ impl Depth for Member {
     fn path(_: &'static str, steps: &Result<Path>) -> Result<Path> {
         steps.clone()
     }
+    fn from_path(path: Result<Path>) -> Result<Path> {
+        path
+    }
+}
+
+/// The steps of an [`Element`]: its path, and for a map entry the paths of the other names of
+/// its key a reader accepts (see [`crate::key::KeyPart::other_map_key_spellings`]).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct ElementSteps {
+    path: Result<Path>,
+    others: Vec<Path>,
 }
 
 impl Depth for Element {
-    type Steps = Result<Path>;
+    type Steps = ElementSteps;
     type InDocument = Element;
-    fn path(_: &'static str, steps: &Result<Path>) -> Result<Path> {
-        steps.clone()
+    const ELEMENT: bool = true;
+    fn path(_: &'static str, steps: &ElementSteps) -> Result<Path> {
+        steps.path.clone()
+    }
+    fn from_path(path: Result<Path>) -> ElementSteps {
+        ElementSteps {
+            path,
+            others: Vec::new(),
+        }
+    }
+    fn other_spellings(steps: &ElementSteps) -> &[Path] {
+        &steps.others
     }
 }
 
@@ -123,7 +162,7 @@ impl Depth for Element {
     label = "a top-level field (`Field<_, _, Top>`)",
     note = "update a top-level field with the typed builder's own setters (`set_<field>`, `add_<field>`, `remove_<field>`), which keep index keys in step; `.at(path).set(..)`, `.add(..)` and `.remove()` take `FIELD.entry(key)`, `FIELD.at(index)` or `FIELD.field(Doc::FIELD)`"
 )]
-pub trait Nested: Depth<Steps = Result<Path>> {}
+pub trait Nested: Depth {}
 impl Nested for Member {}
 impl Nested for Element {}
 
@@ -278,16 +317,44 @@ impl<E, T> Removable<E> for Field<E, Option<T>, Member> {
     }
 }
 
-/// The name a map entry keyed by `key` has in the stored map (see [`KeyPart::encode_map_key`]).
-fn map_key<K: KeyPart>(key: impl FieldValue<K>) -> Result<String> {
-    key.with_value(KeyPart::encode_map_key)
-}
-
 impl<E, T: MapField, D: Depth> Field<E, T, D> {
-    /// The entry of this map at `key`.
+    /// The entry of this map at `key`. An empty key (`""`) is an error naming the map: DynamoDB
+    /// refuses an empty attribute name anywhere in a request.
+    ///
+    /// A map holds each key under one name: a write that creates the entry
+    /// ([`PathUpdate`](crate::ops::PathUpdate)'s `set`, `add`, ...) also requires that no other
+    /// name of the key is stored (an integer key `7` written `0000000007` by an earlier writer),
+    /// and fails naming both, with nothing written, when one is.
     pub fn entry(&self, key: impl FieldValue<T::Key>) -> Field<E, T::Value, Element> {
-        let key = map_key::<T::Key>(key);
-        self.below(|path| Ok(path.key(key?)))
+        let (key, others) = key.with_value(|k: &T::Key| {
+            (
+                KeyPart::encode_map_key(k),
+                KeyPart::other_map_key_spellings(k),
+            )
+        });
+        let path = D::path(self.name(), self.steps()).and_then(|path| {
+            let key = key?;
+            if key.is_empty() {
+                return Err(crate::Error::Encode {
+                    entity: None,
+                    attribute: Some(path.to_string()),
+                    message: "a map entry at an empty key: DynamoDB refuses an empty attribute \
+                              name (\"Empty attribute name\"), so no such entry can exist; \
+                              nothing was sent. Use a non-empty key"
+                        .to_owned(),
+                    source: None,
+                });
+            }
+            Ok(path).map(|p| (p.clone().key(key), p))
+        });
+        let (path, others) = match path {
+            Ok((path, parent)) => {
+                let others = others.into_iter().map(|o| parent.clone().key(o)).collect();
+                (Ok(path), others)
+            }
+            Err(e) => (Err(e), Vec::new()),
+        };
+        self.with_steps(ElementSteps { path, others })
     }
 }
 

@@ -222,15 +222,32 @@ impl<E, T> Field<E, T> {
 
 impl<E, T, D: Depth> Field<E, T, D> {
     /// A path below this one (`D` is its depth), from the steps built from this path.
-    pub(crate) fn below<U, D2: Depth<Steps = Result<Path>>>(
+    pub(crate) fn below<U, D2: Depth>(
         &self,
         step: impl FnOnce(Path) -> Result<Path>,
     ) -> Field<E, U, D2> {
+        self.with_steps(D2::from_path(
+            D::path(self.name, &self.steps).and_then(step),
+        ))
+    }
+
+    /// A path below this one with its steps as given.
+    pub(crate) fn with_steps<U, D2: Depth>(&self, steps: D2::Steps) -> Field<E, U, D2> {
         Field {
             name: self.name,
-            steps: D::path(self.name, &self.steps).and_then(step),
+            steps,
             _types: PhantomData,
         }
+    }
+
+    /// This path's steps.
+    pub(crate) fn steps(&self) -> &D::Steps {
+        &self.steps
+    }
+
+    /// Other paths naming the same map entry (see [`Field::entry`]).
+    pub(crate) fn other_spellings(&self) -> &[Path] {
+        D::other_spellings(&self.steps)
     }
 
     /// The top-level attribute name (the stored field this path starts at).

@@ -28,6 +28,10 @@ impl KeyPart for String {
     fn decode_map_key(name: &str) -> Result<Self> {
         Ok(name.to_owned())
     }
+    // A string names its entry one way only.
+    fn other_map_key_spellings(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 impl KeyPart for bool {

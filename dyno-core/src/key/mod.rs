@@ -93,6 +93,25 @@ pub trait KeyPart: Sized {
     fn decode_map_key(name: &str) -> Result<Self> {
         Self::decode_key(name)
     }
+
+    /// The other names of this key's map entry that [`KeyPart::decode_map_key`] reads as the same
+    /// key, as another writer may have stored them: an integer's fixed-width form
+    /// (`0000000007` beside `7`). A typed write of the entry makes sure none of them is stored
+    /// beside it (see [`Field::entry`](crate::expr::Field::entry)), so a map never holds one key
+    /// twice. Empty for types with one spelling.
+    fn other_map_key_spellings(&self) -> Vec<String> {
+        let (Ok(canonical), mut ordered) = (self.encode_map_key(), String::new()) else {
+            return Vec::new();
+        };
+        if self.encode_key(&mut ordered).is_ok()
+            && ordered != canonical
+            && Self::decode_map_key(&ordered).is_ok()
+        {
+            vec![ordered]
+        } else {
+            Vec::new()
+        }
+    }
 }
 
 /// How a key field is written into one segment of a key.

@@ -137,6 +137,9 @@ fn stops_the_batch(e: &Error) -> bool {
     )
 }
 
+/// The longest deadline kept as it is (a century); a longer one is saturated to it.
+const LONGEST_DEADLINE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 /// The retry budget every chunk of one batch draws from, and its deadline (see the module docs).
 struct Budget {
     policy: RetryPolicy,
@@ -157,7 +160,9 @@ impl Budget {
     fn new(policy: RetryPolicy, deadline: Option<Duration>) -> Self {
         Budget {
             policy,
-            deadline: deadline.map(|d| (Instant::now() + d, d)),
+            // A deadline past what an `Instant` can hold (`Duration::MAX`) is none in practice:
+            // saturated at a century instead of overflowing.
+            deadline: deadline.map(|d| (Instant::now() + d.min(LONGEST_DEADLINE), d)),
             state: std::sync::Mutex::default(),
         }
     }
@@ -335,6 +340,9 @@ impl BatchWriter {
     /// Returns within `deadline` of being run, whatever the backend does (see the module docs):
     /// what is not written by then is returned with [`Error::DeadlineExceeded`]. Without it the
     /// batch is bounded by its [`RetryPolicy`] and each request's own time limits.
+    /// A zero deadline gives the batch no time, as zero means everywhere in dyno: nothing is
+    /// sent and every write is returned with [`Error::DeadlineExceeded`]; `Duration::MAX` is no
+    /// deadline in practice.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.deadline = Some(deadline);
         self

@@ -100,6 +100,9 @@ pub(crate) struct Bound {
     range: (Number, Number),
     lo: Number,
     hi: Number,
+    /// Not a range: the write of the map entry at `path` requires that the entry is not stored
+    /// under this other name of its key (see [`Bound::spelling`]).
+    respelled: Option<Path>,
 }
 
 impl Bound {
@@ -137,6 +140,7 @@ impl Bound {
                 range: (min, max),
                 lo,
                 hi,
+                respelled: None,
             })
         })();
         Some(bound)
@@ -151,6 +155,22 @@ impl Bound {
         }
     }
 
+    /// The write of the map entry at `path` requires `attribute_not_exists(other)`: `other`
+    /// names the same key otherwise (`counts.0000000007` beside `counts.7`), and writing `path`
+    /// beside it would leave the map holding one key twice.
+    pub(crate) fn spelling(path: &Path, other: Path) -> Bound {
+        Bound {
+            path: path.clone(),
+            op: Op::Add,
+            delta: Number::zero(),
+            ty: "",
+            range: (Number::zero(), Number::zero()),
+            lo: Number::zero(),
+            hi: Number::zero(),
+            respelled: Some(other),
+        }
+    }
+
     /// The path the bound is on.
     pub(crate) fn path(&self) -> &Path {
         &self.path
@@ -160,6 +180,9 @@ impl Bound {
     /// the absent case allowed when 0 is in range. The bounds are rounded outward to DynamoDB's
     /// 38 digits (a 128-bit bound has 39), which no stored number can tell apart.
     pub(crate) fn condition(&self) -> Condition {
+        if let Some(other) = &self.respelled {
+            return Condition::not_exists(other.clone());
+        }
         let path = || Operand::Path(self.path.clone());
         let value = |n: Number| Operand::Value(AttributeValue::N(n.to_string()));
         let within = Condition::Compare(
@@ -186,6 +209,19 @@ impl Bound {
     /// [`Error::OutOfRange`] when `old` (the item as it was when the write failed; `None`:
     /// absent) breaks this bound, for `entity`.
     pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
+        if let Some(other) = &self.respelled {
+            old.and_then(|item| other.get(item))?;
+            return Some(Error::Validation {
+                message: format!(
+                    "update of {entity}: the map entry {} is stored as {other} (another \
+                     spelling of the same key, written by an earlier writer); writing {} beside \
+                     it would leave the map holding the key twice, so nothing was written. \
+                     Rewrite the map whole (read it, which accepts the other spelling, and set \
+                     it), then update the entry",
+                    self.path, self.path
+                ),
+            });
+        }
         let stored = old.and_then(|item| self.path.get(item));
         let current = match stored {
             None => Number::zero(),

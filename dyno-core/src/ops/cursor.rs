@@ -1,16 +1,115 @@
-//! Opaque pagination cursors bound to their query.
+//! Opaque pagination cursors bound to their query, sealed with a key the client does not know.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use hmac::{KeyInit, Mac};
 
 use super::canon::{fnv1a, Reader, Writer};
 use crate::error::{Error, Result};
 use crate::value::Item;
 
-const FORMAT_VERSION: u8 = 1;
+/// Version 2: sealed with HMAC-SHA-256 under a [`CursorKey`] (version 1 carried a public FNV
+/// checksum, which anyone could recompute after editing the cursor).
+const FORMAT_VERSION: u8 = 2;
+
+/// Bytes of the HMAC-SHA-256 tag a cursor carries (truncated from 32: 128 bits).
+const TAG_BYTES: usize = 16;
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
+/// The environment variable the process's default [`CursorKey`] is read from, when set.
+pub const CURSOR_KEY_ENV: &str = "DYNO_CURSOR_KEY";
+
+/// The secret a [`Cursor`] is sealed with (HMAC-SHA-256), so that a client holding a cursor
+/// cannot edit it into one the server accepts: not the position, not the count of results
+/// already returned (which is what keeps a query's `limit` across pages).
+///
+/// Which key a page uses: the store's ([`crate::store::Store::cursor_key`]; MemoryStore and
+/// DynamoStore take one with `with_cursor_key`), else the process's default: the value of the
+/// `DYNO_CURSOR_KEY` environment variable when it is set, else random bytes drawn once per
+/// process. So by default a cursor is valid only in the process that minted it (a restart
+/// invalidates open cursors, with [`Error::InvalidCursor`]). **Several instances** behind one
+/// endpoint, whose clients may bring a cursor minted by one to another, share a key: set
+/// `DYNO_CURSOR_KEY` (at least 16 bytes, from your secret store) on every instance, or pass the
+/// same key to each store. Rotating it invalidates the cursors in flight, nothing more.
+///
+/// ```
+/// use dyno_core::ops::CursorKey;
+///
+/// let shared = CursorKey::new(b"a secret of at least sixteen bytes").unwrap();
+/// assert!(CursorKey::new(b"short").is_err());
+/// # let _ = shared;
+/// ```
+#[derive(Clone)]
+pub struct CursorKey(Arc<[u8]>);
+
+impl CursorKey {
+    /// The fewest secret bytes a key takes.
+    pub const MIN_BYTES: usize = 16;
+
+    /// A key from secret bytes (at least [`CursorKey::MIN_BYTES`]; a configuration error
+    /// otherwise).
+    pub fn new(secret: impl AsRef<[u8]>) -> Result<CursorKey> {
+        let secret = secret.as_ref();
+        if secret.len() < Self::MIN_BYTES {
+            return Err(Error::Configuration {
+                message: format!(
+                    "a cursor key of {} bytes is too short to keep cursors from being forged: \
+                     give at least {} secret bytes",
+                    secret.len(),
+                    Self::MIN_BYTES
+                ),
+                source: None,
+            });
+        }
+        Ok(CursorKey(secret.into()))
+    }
+
+    /// 32 random bytes from the operating system.
+    pub fn random() -> CursorKey {
+        let mut bytes = [0u8; 32];
+        if getrandom::fill(&mut bytes).is_err() {
+            // No OS randomness (exotic targets): std's randomly keyed hasher still gives a key
+            // no client can know.
+            use std::hash::BuildHasher;
+            for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+                let word = std::collections::hash_map::RandomState::new().hash_one(i);
+                chunk.copy_from_slice(&word.to_le_bytes());
+            }
+        }
+        CursorKey(bytes.into())
+    }
+
+    /// The process's default key: `DYNO_CURSOR_KEY` when set (its bytes; too short a value is
+    /// refused and a random key used, with a warning logged), else a random key drawn once.
+    pub fn process_default() -> &'static CursorKey {
+        static DEFAULT: OnceLock<CursorKey> = OnceLock::new();
+        DEFAULT.get_or_init(|| match std::env::var_os(CURSOR_KEY_ENV) {
+            Some(v) if !v.is_empty() => CursorKey::new(v.as_encoded_bytes()).unwrap_or_else(|e| {
+                tracing::warn!("{CURSOR_KEY_ENV} is not used: {e}; cursors get a random key");
+                CursorKey::random()
+            }),
+            _ => CursorKey::random(),
+        })
+    }
+
+    fn mac(&self, body: &[u8]) -> HmacSha256 {
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.0)
+            .expect("HMAC takes keys of any length");
+        mac.update(body);
+        mac
+    }
+}
+
+impl fmt::Debug for CursorKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CursorKey(..)")
+    }
+}
 
 /// Where one lane (a shard of a sharded query, a segment of a parallel scan, or the one request of
 /// a plain query) stands.
@@ -46,14 +145,13 @@ impl PageState {
 /// `Display` gives a URL-safe string (base64url, no padding) and [`Cursor::parse`] reads it back.
 /// The cursor carries the `LastEvaluatedKey` of each lane (typed: strings, numbers and binaries
 /// survive exactly), the number of results already returned, a fingerprint of the query it belongs
-/// to (table, index, key conditions, filter, direction, projection) and a checksum. Using it with
-/// another query, or passing a malformed, truncated or altered string, is
-/// [`Error::InvalidCursor`].
-///
-/// The checksum detects corruption, not forgery: there is no secret key, so cursors stay valid
-/// across processes and restarts. A forged cursor can only move the start position inside the same
-/// query, whose key condition and filter always come from the server-side query, never from the
-/// cursor.
+/// to (table, index, key conditions, filter, direction, projection), sealed with an HMAC under the
+/// store's [`CursorKey`]. The query's key condition, filter and `limit` always come from the
+/// query itself, never from the cursor; the seal keeps a client from editing what the cursor
+/// does carry (a forged count of results returned would otherwise lift a `limit`). Using it with
+/// another query, with a store under another key, or passing a malformed, truncated or altered
+/// string, is [`Error::InvalidCursor`]. (A public checksum after the seal names a garbled or
+/// truncated string when it is parsed; it protects nothing, the seal does.)
 ///
 /// ```
 /// use dyno_core::ops::Cursor;
@@ -65,14 +163,26 @@ impl PageState {
 pub struct Cursor {
     fingerprint: u64,
     state: PageState,
+    /// What the seal covers, as minted or as read.
+    body: Vec<u8>,
+    tag: [u8; TAG_BYTES],
 }
 
 impl Cursor {
-    pub(crate) fn new(fingerprint: u64, state: PageState) -> Self {
-        Cursor { fingerprint, state }
+    /// A cursor for `state` of the query with `fingerprint`, sealed with `key`.
+    pub(crate) fn new(fingerprint: u64, state: PageState, key: &CursorKey) -> Self {
+        let body = encode_body(fingerprint, &state);
+        let tag = seal(key, &body);
+        Cursor {
+            fingerprint,
+            state,
+            body,
+            tag,
+        }
     }
 
-    /// Parses a cursor produced by `Display`.
+    /// Parses a cursor produced by `Display`. Its seal is checked when it is used (the key is
+    /// the store's): see [`Cursor`].
     pub fn parse(s: &str) -> Result<Cursor> {
         let invalid = |why: &str| Error::InvalidCursor {
             message: format!("{why} (cursor {:?})", abbreviate(s)),
@@ -80,21 +190,29 @@ impl Cursor {
         let bytes = URL_SAFE_NO_PAD
             .decode(s.trim())
             .map_err(|_| invalid("not base64url"))?;
-        if bytes.len() < 1 + 8 {
+        if bytes.len() < 1 + TAG_BYTES + 8 {
             return Err(invalid("too short"));
         }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        // A public checksum first, so that a garbled or truncated string is named as such here;
+        // the seal (which only the key can make) is checked when the cursor is used.
+        let (sealed, sum) = bytes.split_at(bytes.len() - 8);
         let mut s8 = [0u8; 8];
         s8.copy_from_slice(sum);
-        if fnv1a(body) != u64::from_be_bytes(s8) {
+        if fnv1a(sealed) != u64::from_be_bytes(s8) {
             return Err(invalid(
                 "checksum mismatch: the cursor was altered or truncated",
             ));
         }
+        let (body, sum) = sealed.split_at(sealed.len() - TAG_BYTES);
+        let mut tag = [0u8; TAG_BYTES];
+        tag.copy_from_slice(sum);
         let mut r = Reader::new(body);
-        let read = |r: &mut Reader<'_>| -> std::result::Result<Cursor, &'static str> {
+        let read = |r: &mut Reader<'_>| -> std::result::Result<(u64, PageState), &'static str> {
             if r.u8()? != FORMAT_VERSION {
-                return Err("unknown cursor format version");
+                return Err(
+                    "unknown cursor format version (cursors of an earlier dyno are not \
+                            accepted: start the read again)",
+                );
             }
             let fingerprint = r.u64()?;
             let returned = r.u64()?;
@@ -114,17 +232,38 @@ impl Cursor {
             if !r.is_empty() {
                 return Err("trailing bytes");
             }
-            Ok(Cursor {
-                fingerprint,
-                state: PageState { lanes, returned },
-            })
+            Ok((fingerprint, PageState { lanes, returned }))
         };
-        read(&mut r).map_err(invalid)
+        let (fingerprint, state) = read(&mut r).map_err(invalid)?;
+        Ok(Cursor {
+            fingerprint,
+            state,
+            body: body.to_vec(),
+            tag,
+        })
     }
 
-    /// The state to resume from, when the cursor belongs to the query with `fingerprint` and
-    /// `lanes` lanes.
-    pub(crate) fn state_for(&self, fingerprint: u64, lanes: usize) -> Result<&PageState> {
+    /// The state to resume from, when the cursor was sealed with `key` and belongs to the query
+    /// with `fingerprint` and `lanes` lanes.
+    pub(crate) fn state_for(
+        &self,
+        fingerprint: u64,
+        lanes: usize,
+        key: &CursorKey,
+    ) -> Result<&PageState> {
+        if key
+            .mac(&self.body)
+            .verify_truncated_left(&self.tag)
+            .is_err()
+        {
+            return Err(Error::InvalidCursor {
+                message: "the cursor's seal does not match: it was altered, or minted under \
+                          another cursor key (another process without a shared key, or before \
+                          the key was rotated); start the read again, and give every instance \
+                          the same key (`DYNO_CURSOR_KEY`, see `CursorKey`)"
+                    .to_owned(),
+            });
+        }
         if self.fingerprint != fingerprint || self.state.lanes.len() != lanes {
             return Err(Error::InvalidCursor {
                 message: "the cursor belongs to another query (table, index, key condition, filter, direction or \
@@ -136,25 +275,40 @@ impl Cursor {
     }
 
     fn encode(&self) -> String {
-        let mut w = Writer::default();
-        w.u8(FORMAT_VERSION);
-        w.u64(self.fingerprint);
-        w.u64(self.state.returned);
-        w.len(self.state.lanes.len());
-        for lane in &self.state.lanes {
-            match lane {
-                LanePos::Start => w.u8(0),
-                LanePos::At(item) => {
-                    w.u8(1);
-                    w.item(item);
-                }
-                LanePos::Done => w.u8(2),
-            }
-        }
-        let sum = fnv1a(&w.buf);
-        w.u64(sum);
-        URL_SAFE_NO_PAD.encode(&w.buf)
+        let mut out = Vec::with_capacity(self.body.len() + TAG_BYTES + 8);
+        out.extend_from_slice(&self.body);
+        out.extend_from_slice(&self.tag);
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_be_bytes());
+        URL_SAFE_NO_PAD.encode(&out)
     }
+}
+
+/// What a cursor's seal covers: the format version, the query's fingerprint and the state.
+fn encode_body(fingerprint: u64, state: &PageState) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u8(FORMAT_VERSION);
+    w.u64(fingerprint);
+    w.u64(state.returned);
+    w.len(state.lanes.len());
+    for lane in &state.lanes {
+        match lane {
+            LanePos::Start => w.u8(0),
+            LanePos::At(item) => {
+                w.u8(1);
+                w.item(item);
+            }
+            LanePos::Done => w.u8(2),
+        }
+    }
+    w.buf
+}
+
+fn seal(key: &CursorKey, body: &[u8]) -> [u8; TAG_BYTES] {
+    let full = key.mac(body).finalize().into_bytes();
+    let mut tag = [0u8; TAG_BYTES];
+    tag.copy_from_slice(&full[..TAG_BYTES]);
+    tag
 }
 
 impl fmt::Display for Cursor {
@@ -196,7 +350,12 @@ mod tests {
                 lanes: vec![LanePos::At(key), LanePos::Done, LanePos::Start],
                 returned: 3,
             },
+            &test_key(),
         )
+    }
+
+    fn test_key() -> CursorKey {
+        CursorKey::new(b"sixteen-byte-key-for-tests").unwrap()
     }
 
     #[test]
@@ -235,13 +394,34 @@ mod tests {
             Err(Error::InvalidCursor { .. })
         ));
         let c = Cursor::parse(&s).unwrap();
-        assert!(c.state_for(7, 3).is_ok());
+        let key = test_key();
+        assert!(c.state_for(7, 3, &key).is_ok());
         assert!(matches!(
-            c.state_for(8, 3),
+            c.state_for(8, 3, &key),
             Err(Error::InvalidCursor { .. })
         ));
         assert!(matches!(
-            c.state_for(7, 2),
+            c.state_for(7, 2, &key),
+            Err(Error::InvalidCursor { .. })
+        ));
+        // Another key (another process without a shared key) does not accept it.
+        assert!(matches!(
+            c.state_for(7, 3, &CursorKey::random()),
+            Err(Error::InvalidCursor { .. })
+        ));
+    }
+
+    /// A client that edits the count of results returned (to lift a `limit`) and recomputes
+    /// every checksum it can (it knows the format, not the key) is refused.
+    #[test]
+    fn a_cursor_edited_and_resealed_without_the_key_is_refused() {
+        let c = sample();
+        let mut forged_state = c.state.clone();
+        forged_state.returned = 0;
+        let forged = Cursor::new(7, forged_state, &CursorKey::random()).to_string();
+        let parsed = Cursor::parse(&forged).unwrap();
+        assert!(matches!(
+            parsed.state_for(7, 3, &test_key()),
             Err(Error::InvalidCursor { .. })
         ));
     }

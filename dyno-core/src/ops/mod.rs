@@ -39,7 +39,7 @@ mod update;
 
 pub use self::batch::{BatchGet, BatchGetReport, BatchWriteReport, BatchWriter, RetryPolicy};
 pub use self::bounds::{Arithmetic, Counter};
-pub use self::cursor::Cursor;
+pub use self::cursor::{Cursor, CursorKey, CURSOR_KEY_ENV};
 pub use self::delete::Delete;
 pub use self::dsl::{ConsistentRead, Global, Local, QueryDsl, UpdateDsl, Versioned};
 pub use self::ext::EntityExt;

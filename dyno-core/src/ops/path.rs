@@ -45,27 +45,36 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
         PathUpdate { update, path }
     }
 
-    /// Runs `f` on the update with the path, or records the path's error.
+    /// Runs `f` on the update with the path, or records the path's error. Every action but
+    /// `remove` may create a map entry, so each carries the condition that its key is stored
+    /// under no other name ([`Field::entry`]).
     fn apply(self, f: impl FnOnce(&mut UpdateBuilder<U::Entity>, Path)) -> U {
         let path = self.path.try_path();
+        let others = self.path.other_spellings().to_vec();
         self.update.map_update(|mut u| {
             match path {
-                Ok(p) => f(&mut u, p),
+                Ok(p) => {
+                    f(&mut u, p.clone());
+                    for other in others {
+                        u.guard_spelling(&p, other);
+                    }
+                }
                 Err(e) => u.record(Err(e)),
             }
             u
         })
     }
 
-    /// `SET path = :value`. A `None` removes a map entry or an `Option` field, and writes `NULL`
-    /// into a list. The parent map or list must exist (see [`crate::expr::path`]); a list index
-    /// past the end appends.
+    /// `SET path = :value`. A `None` removes an `Option` field of a document, and is written as
+    /// `NULL` into a map entry or a list element, as a whole map or list is written (the entry is
+    /// kept, and read back as `None`); an empty set there is an encode error. The parent map or
+    /// list must exist (see [`crate::expr::path`]); a list index past the end appends.
     pub fn set(self, value: impl FieldValue<T>) -> U
     where
         D: Nested,
         T: ToAttribute,
     {
-        let value = encode_value(value);
+        let value = encode_at::<T, D>(value);
         self.apply(|u, p| u.set_path_value(p, value))
     }
 
@@ -76,7 +85,7 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
         D: Nested,
         T: ToAttribute,
     {
-        let value = encode_value(value);
+        let value = encode_at::<T, D>(value);
         self.apply(|u, p| u.set_if_absent_path(p, value))
     }
 
@@ -165,6 +174,18 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
     }
 }
 
+/// A value written at a path of depth `D`: as an element ([`ToAttribute::to_element`]) inside a
+/// map or list, as an attribute (absent for `None`) in a document's field.
+fn encode_at<T: ToAttribute, D: Depth>(
+    value: impl FieldValue<T>,
+) -> Result<Option<AttributeValue>> {
+    if D::ELEMENT {
+        value.with_value(|v: &T| v.to_element().map(Some))
+    } else {
+        encode_value(value)
+    }
+}
+
 /// A list of `items` as one `L` value, each element encoded as `Vec<T>` encodes it (`None` as
 /// `NULL`).
 fn list_value<T: ToAttribute>(
@@ -189,4 +210,62 @@ fn set_value<T: SetElement + Clone>(
         return Ok(None);
     }
     T::to_set(elements.iter()).map(Some)
+}
+
+/// Why DynamoDB refused a nested write of `path` in `item` (the item as it is after the refusal,
+/// `None` when absent): the first step on the way whose parent is absent, or is not the map or
+/// list the step goes into. `None` when the item holds every parent as the path needs (the
+/// refusal had another cause).
+pub(crate) fn parent_problem(item: Option<&crate::value::Item>, path: &Path) -> Option<String> {
+    use crate::expr::PathElement;
+    use crate::value::type_name;
+    let Some(item) = item else {
+        return Some(format!(
+            "the item does not exist, so nothing on the way to {path} does"
+        ));
+    };
+    let steps = &path.0;
+    let (Some(PathElement::Attr(top)), Some(rest)) = (steps.first(), steps.get(1..)) else {
+        return None;
+    };
+    let mut at = Path(vec![PathElement::Attr(top.clone())]);
+    let mut value = match item.get(top) {
+        Some(v) => v,
+        None => return Some(format!("`{at}`, on the way to {path}, is absent")),
+    };
+    // Every step but the last needs its parent to exist; the last one only its container.
+    for (i, step) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        let kind = |v: &AttributeValue| match v {
+            AttributeValue::S(_) => "a string (S)".to_owned(),
+            AttributeValue::N(_) => "a number (N)".to_owned(),
+            AttributeValue::L(_) => "a list (L)".to_owned(),
+            AttributeValue::M(_) => "a map (M)".to_owned(),
+            AttributeValue::Null(_) => "NULL".to_owned(),
+            other => format!("of type {}", type_name(other)),
+        };
+        let next = match (step, value) {
+            (PathElement::Attr(k), AttributeValue::M(m)) => m.get(k),
+            (PathElement::Index(n), AttributeValue::L(l)) => l.get(*n),
+            (PathElement::Attr(_), other) => {
+                return Some(format!(
+                    "`{at}` exists but is {}, not a map, so {path} cannot be written inside it",
+                    kind(other)
+                ))
+            }
+            (PathElement::Index(_), other) => {
+                return Some(format!(
+                    "`{at}` exists but is {}, not a list, so {path} cannot be written inside it",
+                    kind(other)
+                ))
+            }
+        };
+        at.0.push(step.clone());
+        match next {
+            Some(v) => value = v,
+            None if last => return None,
+            None => return Some(format!("`{at}`, on the way to {path}, is absent")),
+        }
+    }
+    None
 }

@@ -372,6 +372,11 @@ impl<T: FromItem> Query<T> {
         });
         let mut key: Option<KeyCondition> = None;
         for (name, value) in partition {
+            // An empty or oversized part is refused as a write's would be: DynamoDB would answer
+            // nothing (empty) or refuse the request.
+            let value = value.and_then(|v| {
+                super::support::check_index_part::<E>(index, name, &v, true).map(|()| v)
+            });
             let value = match value {
                 Ok(v) => v,
                 Err(e) => {
@@ -791,7 +796,9 @@ impl<T: FromItem> Query<T> {
         }
         let fingerprint = self.fingerprint();
         let state = match cursor {
-            Some(c) => c.state_for(fingerprint, self.requests.len())?.clone(),
+            Some(c) => c
+                .state_for(fingerprint, self.requests.len(), store.cursor_key())?
+                .clone(),
             None => PageState::start(self.requests.len()),
         };
         let span = self.span("page");
@@ -802,7 +809,9 @@ impl<T: FromItem> Query<T> {
             .await?;
         Ok(PageOf {
             items: round.items,
-            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+            cursor: round
+                .next
+                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
         })
     }
 

@@ -226,7 +226,9 @@ impl<T: FromItem> Scan<T> {
         plan.lanes.fingerprint_into(&mut w);
         let fingerprint = fnv1a(&w.buf);
         let state = match cursor {
-            Some(c) => c.state_for(fingerprint, plan.lanes.len())?.clone(),
+            Some(c) => c
+                .state_for(fingerprint, plan.lanes.len(), store.cursor_key())?
+                .clone(),
             None => PageState::start(plan.lanes.len()),
         };
         let round = plan
@@ -235,7 +237,9 @@ impl<T: FromItem> Scan<T> {
             .await?;
         Ok(PageOf {
             items: round.items,
-            cursor: round.next.map(|s| Cursor::new(fingerprint, s)),
+            cursor: round
+                .next
+                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
         })
     }
 

@@ -154,8 +154,87 @@ const MAX_SORT_KEY_BYTES: usize = 1024;
 /// (2,048 and 1,024 bytes), naming the entity and the fields the key is made of, before anything
 /// is sent. The index keys an item carries are checked too (DynamoDB applies the same limits to
 /// them and refuses the whole write).
+///
+/// The key attributes of `E`'s multi-attribute indexes are checked part by part
+/// ([`check_mapped_index_parts`]), and the item's nesting depth (DynamoDB's 32 levels) too: what
+/// every typed write of a whole item (put, create, replace, batch put, transaction put) sends.
 pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
-    check_key_attributes::<E>(|name| item.get(name), KeysChecked::TableAndIndexes)
+    check_key_attributes::<E>(|name| item.get(name), KeysChecked::TableAndIndexes)?;
+    check_mapped_index_parts::<E>(|name| item.get(name))?;
+    crate::value::check_nesting(item, Some(E::ENTITY_TYPE))
+}
+
+/// Checks the attributes of `E`'s multi-attribute index keys (`index(ByStatus, pk = [tenant,
+/// status], ..)`) that `value_of` gives, as template keys are checked: a string or binary part
+/// may not be empty (DynamoDB refuses the write; a query with an empty partition part would
+/// answer nothing), and each part keeps to DynamoDB's key limits (2,048 bytes for a partition
+/// attribute, 1,024 for a sort attribute). DynamoDB documents no limit on a whole
+/// multi-attribute key beyond its parts' (and the item's 400 KB). The error names the entity, the
+/// index and the attribute, before anything is sent.
+pub(crate) fn check_mapped_index_parts<'v, E: Entity>(
+    value_of: impl Fn(&str) -> Option<&'v AttributeValue>,
+) -> Result<()> {
+    if E::MAPPED_INDEXES.is_empty() {
+        return Ok(());
+    }
+    let def = table_def::<E>();
+    for index in E::MAPPED_INDEXES {
+        let Some(index) = def.index(index) else {
+            continue;
+        };
+        let parts = index
+            .partition_keys()
+            .map(|a| (a, true))
+            .chain(index.sort_keys().map(|a| (a, false)));
+        for (attribute, partition) in parts {
+            if let Some(value) = value_of(attribute.name.as_str()) {
+                check_index_part::<E>(&index.name, &attribute.name, value, partition)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One attribute of a multi-attribute index key (see [`check_mapped_index_parts`]): `partition`
+/// says which half of the key it is in.
+pub(crate) fn check_index_part<E: Entity>(
+    index: &str,
+    attribute: &str,
+    value: &AttributeValue,
+    partition: bool,
+) -> Result<()> {
+    let (which, limit) = if partition {
+        ("partition", MAX_PARTITION_KEY_BYTES)
+    } else {
+        ("sort", MAX_SORT_KEY_BYTES)
+    };
+    let size = match value {
+        AttributeValue::S(v) => v.len(),
+        AttributeValue::B(v) => v.as_ref().len(),
+        _ => return Ok(()),
+    };
+    if size == 0 {
+        return Err(Error::key(
+            Some(E::ENTITY_TYPE),
+            format!(
+                "{which} key attribute `{attribute}` of index {index} is empty: DynamoDB refuses \
+                 an empty key value (a write fails, a query finds nothing); nothing was sent. \
+                 Give the field a value, or make it an `Option` left `None` to keep the item out \
+                 of the index"
+            ),
+        ));
+    }
+    if size > limit {
+        return Err(Error::key(
+            Some(E::ENTITY_TYPE),
+            format!(
+                "{which} key attribute `{attribute}` of index {index} is {size} bytes, over \
+                 DynamoDB's limit of {limit} bytes for each {which} key attribute; nothing was \
+                 sent"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Which of `E`'s key attributes [`check_key_attributes`] checks.

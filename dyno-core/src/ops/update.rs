@@ -13,7 +13,7 @@ use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expr::typed::{encode_value, FieldValue};
 use crate::expr::{self, Cond, Condition, Path, SetValue, UpdateOperand};
-use crate::store::{ReturnValues, Store, TransactWriteItem, UpdateRequest};
+use crate::store::{GetRequest, ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::table::Table;
 use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 
@@ -448,6 +448,13 @@ impl<E: Entity> UpdateBuilder<E> {
         self.add_number_at::<T>(Path::attr(name), delta);
     }
 
+    /// Requires that the map entry written at `path` is not stored under `other`, another name
+    /// of its key ([`Field::entry`](crate::expr::Field::entry)): sent as a condition, and a
+    /// failure of it explained naming both.
+    pub(crate) fn guard_spelling(&mut self, path: &Path, other: Path) {
+        self.bounds.push(Bound::spelling(path, other));
+    }
+
     /// [`Self::add_number`] on a path inside an attribute (a map entry, a document's field): the
     /// result is kept inside `T` the same way.
     pub fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
@@ -838,14 +845,27 @@ impl<E: Entity> UpdateBuilder<E> {
         let (request, bounds) = self.request_and_bounds()?;
         let key = request.key.clone();
         let nested = nested_paths(&request.update);
+        let request_paths: Vec<Path> = request
+            .update
+            .paths()
+            .filter(|p| p.0.len() > 1)
+            .cloned()
+            .collect();
         let out = match store.update_item(request).instrument(span).await {
             Ok(out) => out,
             Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
-                return Err(missing_parent(
-                    &format!("update of {}", E::ENTITY_TYPE),
-                    message,
-                    &nested,
-                ));
+                // Nothing was written: the item as it is tells which parent is absent or of
+                // another type (DynamoDB's words are the same for both).
+                let old = store
+                    .get_item(GetRequest::new(table_name::<E>(), key.clone()).consistent())
+                    .await
+                    .ok()
+                    .and_then(|o| o.item);
+                let what = format!("update of {}", E::ENTITY_TYPE);
+                return Err(match parent_problems(old.as_deref(), &request_paths) {
+                    Some(found) => wrong_parent(&what, message, &found),
+                    None => missing_parent(&what, message, &nested),
+                });
             }
             // Not another entity's item: absent (without upsert), a result out of its field's
             // range, or the caller's condition.
@@ -889,16 +909,54 @@ pub(super) fn is_missing_parent(message: &str, nested: &[String]) -> bool {
         && message.contains("The document path provided in the update expression is invalid")
 }
 
-/// [`Error::Validation`] for a nested write under a missing parent, in a single update or a
-/// transaction's update action (`what` says which): DynamoDB's message, the nested paths the
-/// update writes, and the way out (see [`crate::expr::path`]).
+/// [`Error::Validation`] for a nested write whose parent is missing or of another type, in a
+/// single update or a transaction's update action (`what` says which), when the item is not at
+/// hand to tell which: DynamoDB's message, the nested paths the update writes, and the ways out
+/// (see [`crate::expr::path`]).
 pub(super) fn missing_parent(what: &str, message: String, nested: &[String]) -> Error {
     Error::validation(format!(
-        "{message} ({what}: a map or list on the way to {} is missing, and DynamoDB \
-         writes inside one only when it exists; nothing was written. Write the parent first, \
-         where absent, in an earlier update (`set_if_absent_<field>`, or \
-         `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent)",
+        "{message} ({what}: a map or list on the way to {} is missing, or is not a map or list, \
+         and DynamoDB writes inside one only when it exists; nothing was written. Write the \
+         parent first, where absent, in an earlier update (`set_if_absent_<field>`, or \
+         `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent; a \
+         parent of another type is replaced by setting it whole)",
         nested.join(", ")
+    ))
+}
+
+/// What [`super::path::parent_problem`] finds for each nested path of an update in the item as
+/// it is, joined; `None` when it finds nothing (the caller falls back to [`missing_parent`]).
+fn parent_problems(item: Option<&crate::value::Item>, paths: &[Path]) -> Option<Vec<String>> {
+    let found: Vec<String> = paths
+        .iter()
+        .filter_map(|p| super::path::parent_problem(item, p))
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
+/// [`Error::Validation`] for a nested write under a parent found absent or of another type in
+/// the item (see [`parent_problems`]), naming it and the fix for each case.
+fn wrong_parent(what: &str, message: String, found: &[String]) -> Error {
+    let absent = found.iter().any(|f| !f.contains(" exists but is "));
+    let other_type = found.iter().any(|f| f.contains(" exists but is "));
+    let mut fixes = Vec::new();
+    if absent {
+        fixes.push(
+            "write an absent parent first, in an earlier update (`set_if_absent_<field>`, or \
+             `.at(parent).set_if_absent(..)`): one update cannot write a path and its parent",
+        );
+    }
+    if other_type {
+        fixes.push(
+            "a parent of another type (as another client may write it) must be replaced whole \
+             first (`set_<field>(..)` or `.at(parent).set(..)` with a map or list), which drops \
+             what it held",
+        );
+    }
+    Error::validation(format!(
+        "{message} ({what}: {}; nothing was written. To fix: {})",
+        found.join("; "),
+        fixes.join("; ")
     ))
 }
 
@@ -935,6 +993,13 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
         },
         super::support::KeysChecked::TableAndIndexes,
     )?;
+    // The attributes of multi-attribute index keys the update sets, part by part.
+    super::support::check_mapped_index_parts::<E>(|name| {
+        update.set.iter().find_map(|(path, value)| match value {
+            SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
+            _ => None,
+        })
+    })?;
     let mut size = crate::value::item_size(key);
     for (path, value) in &update.set {
         let name = path.top().map_or(0, str::len);

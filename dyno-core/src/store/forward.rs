@@ -255,4 +255,7 @@ impl<F: Forward> Store for F {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         Forward::update_table(self, r).await
     }
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.inner().cursor_key()
+    }
 }

@@ -634,6 +634,14 @@ pub trait Store: Send + Sync + Debug {
     /// describes it, without waiting: a new index is [`IndexStatus::Creating`], a removed one
     /// [`IndexStatus::Deleting`] (see [`wait_for_indexes`]).
     async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
+
+    /// The key this store's pagination cursors are sealed with (see
+    /// [`CursorKey`](crate::ops::CursorKey)): by default the process's
+    /// ([`CursorKey::process_default`](crate::ops::CursorKey::process_default)). A wrapper
+    /// forwards its inner store's ([`forward::Forward`] does).
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        crate::ops::CursorKey::process_default()
+    }
 }
 
 // `Arc<S>` forwards without the extra boxed future a `Forward` impl would add; `Box<S>` cannot
@@ -685,6 +693,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         (**self).update_table(r).await
+    }
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        (**self).cursor_key()
     }
 }
 

@@ -196,6 +196,9 @@ impl<S: Store> Store for TableNames<S> {
         self.unrename(&mut d.definition.name);
         Ok(d)
     }
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.inner.cursor_key()
+    }
 }
 
 #[cfg(test)]

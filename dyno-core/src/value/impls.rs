@@ -23,12 +23,18 @@ impl<T: ToAttribute + ?Sized> ToAttribute for &T {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        (**self).to_element()
+    }
 }
 
 impl<T: ToAttribute + ?Sized> ToAttribute for Box<T> {
     const SCALAR: Option<ScalarType> = T::SCALAR;
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         (**self).to_attribute()
+    }
+    fn to_element(&self) -> Result<AttributeValue> {
+        (**self).to_element()
     }
 }
 
@@ -184,6 +190,12 @@ impl<T: ToAttribute> ToAttribute for Option<T> {
             None => Ok(None),
         }
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        match self {
+            Some(v) => v.to_element(),
+            None => Ok(AttributeValue::Null(true)),
+        }
+    }
 }
 
 impl<T: FromAttribute> FromAttribute for Option<T> {
@@ -246,12 +258,8 @@ impl<T: ToAttribute> ToAttribute for Vec<T> {
     fn to_attribute(&self) -> Result<Option<AttributeValue>> {
         let mut out = Vec::with_capacity(self.len());
         for (i, v) in self.iter().enumerate() {
-            // A list cannot hold an absent element; store None inside a list as NULL.
-            out.push(
-                v.to_attribute()
-                    .map_err(|e| nested(e, i))?
-                    .unwrap_or(AttributeValue::Null(true)),
-            );
+            // A list cannot hold an absent element: None is NULL, an empty set an error.
+            out.push(v.to_element().map_err(|e| nested(e, i))?);
         }
         Ok(Some(AttributeValue::L(out)))
     }
@@ -389,6 +397,9 @@ macro_rules! set {
                 }
                 T::to_set(self.iter()).map(Some)
             }
+            fn to_element(&self) -> Result<AttributeValue> {
+                self.to_attribute()?.ok_or_else(empty_set_element)
+            }
         }
         impl<T: SetElement + $($bound)*, H: BuildHasherBound> FromAttribute for $set<T, H> {
             fn from_attribute(value: &AttributeValue) -> Result<Self> {
@@ -414,6 +425,19 @@ impl<T: SetElement + Ord> ToAttribute for BTreeSet<T> {
         }
         T::to_set(self.iter()).map(Some)
     }
+    fn to_element(&self) -> Result<AttributeValue> {
+        self.to_attribute()?.ok_or_else(empty_set_element)
+    }
+}
+
+/// An empty set as an element of a list or a map: DynamoDB stores no empty set, and leaving the
+/// element out (or writing `NULL`) would not read back as what was written.
+fn empty_set_element() -> Error {
+    Error::encode(
+        "an empty set cannot be stored inside a list or map (DynamoDB has no empty sets, and \
+         leaving the entry out would lose it); nothing was written. Leave the entry out of the \
+         collection, or store the set at the top level of the item, where empty means absent",
+    )
 }
 
 impl<T: SetElement + Ord> FromAttribute for BTreeSet<T> {
@@ -431,35 +455,97 @@ fn map_to_attribute<'a, K: KeyPart + 'a, V: ToAttribute + 'a>(
     let mut out = HashMap::new();
     for (k, v) in entries {
         let name = k.encode_map_key()?;
-        if let Some(a) = v
-            .to_attribute()
-            .map_err(|e| nested(e, format_args!("{name:?}")))?
-        {
-            out.insert(name, a);
+        if name.is_empty() {
+            return Err(nested(
+                Error::encode(
+                    "a map key is empty: DynamoDB refuses an empty attribute name anywhere in an \
+                     item (\"Empty attribute name\"); nothing was written. Give the entry a \
+                     non-empty key",
+                ),
+                "\"\"",
+            ));
         }
+        // Every entry is kept: a `None` value as NULL, an empty set refused (see `to_element`).
+        let a = v
+            .to_element()
+            .map_err(|e| nested(e, format_args!("{name:?}")))?;
+        out.insert(name, a);
     }
     Ok(Some(AttributeValue::M(out)))
 }
 
+/// Reads a map. A key read from an entry name other than the one the key type writes (an
+/// integer key stored padded, `0000000007`, by an earlier writer; an enum alias) is accepted, but
+/// two entries that are spellings of one key (`7` and `0000000007`) are a decode error naming
+/// both: keeping either would silently drop the other's value, and which one would vary with the
+/// map's order.
 fn map_from_attribute<K: KeyPart, V: FromAttribute, M: FromIterator<(K, V)>>(
     value: &AttributeValue,
 ) -> Result<M> {
     match value {
-        AttributeValue::M(m) => m
-            .iter()
-            .map(|(k, v)| {
-                let at = |e| nested(e, format_args!("{k:?}"));
-                let key = K::decode_map_key(k).map_err(|e| {
-                    at(Error::decode(
-                        format!("a map key for {}", std::any::type_name::<K>()),
-                        e.to_string(),
-                    ))
-                })?;
-                V::from_attribute(v).map(|v| (key, v)).map_err(at)
-            })
-            .collect(),
+        AttributeValue::M(m) => {
+            // Entries whose name is not the canonical one, with it: only these can collide.
+            let mut respelled: Vec<(&str, String)> = Vec::new();
+            let out = m
+                .iter()
+                .map(|(k, v)| {
+                    let at = |e| nested(e, format_args!("{k:?}"));
+                    let key = K::decode_map_key(k).map_err(|e| {
+                        at(Error::decode(
+                            format!("a map key for {}", std::any::type_name::<K>()),
+                            e.to_string(),
+                        ))
+                    })?;
+                    if let Ok(canonical) = key.encode_map_key()
+                        && canonical != *k
+                    {
+                        respelled.push((k.as_str(), canonical));
+                    }
+                    V::from_attribute(v).map(|v| (key, v)).map_err(at)
+                })
+                .collect::<Result<M>>()?;
+            if !respelled.is_empty() {
+                check_one_spelling_per_key(m, &mut respelled)?;
+            }
+            Ok(out)
+        }
         other => mismatch("M (map)", other),
     }
+}
+
+/// The error for a map holding two spellings of one key (see [`map_from_attribute`]):
+/// `respelled` lists each entry whose name is not its key's canonical one, with that one.
+fn check_one_spelling_per_key(
+    m: &HashMap<String, AttributeValue>,
+    respelled: &mut [(&str, String)],
+) -> Result<()> {
+    // Sorted, so that the same map always names the same pair.
+    respelled.sort_unstable();
+    for (i, (name, canonical)) in respelled.iter().enumerate() {
+        let other = if m.contains_key(canonical) {
+            Some(canonical.as_str())
+        } else {
+            respelled[..i]
+                .iter()
+                .find(|(_, c)| c == canonical)
+                .map(|(n, _)| *n)
+        };
+        if let Some(other) = other {
+            return Err(nested(
+                Error::decode(
+                    format!(
+                        "one entry per key (the entry names {other:?} and {name:?} are two \
+                         spellings of one key, written {canonical:?}): the map is not read, as \
+                         keeping either entry would drop the other's value. Merge them into the \
+                         entry {canonical:?} (rewrite the map whole) and remove the other"
+                    ),
+                    format!("both {other:?} and {name:?}"),
+                ),
+                format_args!("{canonical:?}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Maps are keyed by any [`KeyPart`]: a `String` key is the entry's name as it is, other keys
@@ -614,6 +700,93 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("[\"x\"]") && err.contains("map key"), "{err}");
+    }
+
+    /// Issue 26: `None` values and empty sets inside a map were dropped without an error, and an
+    /// empty map key was written for DynamoDB to refuse.
+    #[test]
+    fn map_values_are_kept_or_refused_never_dropped() {
+        let m = BTreeMap::from([("a".to_owned(), None), ("b".to_owned(), Some(2u32))]);
+        let attr = to_value_of(&m);
+        let AttributeValue::M(stored) = &attr else {
+            panic!("not a map")
+        };
+        assert_eq!(stored.get("a"), Some(&AttributeValue::Null(true)));
+        let back: BTreeMap<String, Option<u32>> = FromAttribute::from_attribute(&attr).unwrap();
+        assert_eq!(back, m, "None read back as None, the entry kept");
+
+        let sets = HashMap::from([("tags".to_owned(), BTreeSet::<String>::new())]);
+        let err = sets.to_attribute().unwrap_err().to_string();
+        assert!(
+            err.contains("[\"tags\"]") && err.contains("empty set"),
+            "{err}"
+        );
+        let in_list = vec![HashSet::<u32>::new()];
+        assert!(
+            in_list.to_attribute().is_err(),
+            "an empty set in a list too"
+        );
+
+        let empty_key = HashMap::from([(String::new(), 1u8)]);
+        let err = empty_key.to_attribute().unwrap_err();
+        let text = err.clone().at("Issue", "reaction_counts").to_string();
+        assert!(
+            text.contains("Issue.reaction_counts") && text.contains("empty"),
+            "{text}"
+        );
+        assert!(matches!(err, Error::Encode { .. }));
+    }
+
+    /// Issue 26: a `BTreeMap<u32, _>` holding `7` and `0000000007` (an earlier writer's padded
+    /// spelling) read one of them, which one varying with the map's order.
+    #[test]
+    fn a_map_holding_two_spellings_of_one_key_is_an_error_naming_both() {
+        let padded = AttributeValue::M(HashMap::from([(
+            "0000000007".to_owned(),
+            AttributeValue::N("1".into()),
+        )]));
+        let back: BTreeMap<u32, u64> = FromAttribute::from_attribute(&padded).unwrap();
+        assert_eq!(back, BTreeMap::from([(7, 1)]), "the other spelling is read");
+        let both = AttributeValue::M(HashMap::from([
+            ("0000000007".to_owned(), AttributeValue::N("1".into())),
+            ("7".to_owned(), AttributeValue::N("5".into())),
+            ("8".to_owned(), AttributeValue::N("2".into())),
+        ]));
+        for _ in 0..4 {
+            let err = <BTreeMap<u32, u64>>::from_attribute(&both)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("\"7\"") && err.contains("\"0000000007\""),
+                "{err}"
+            );
+            assert!(<HashMap<u32, u64>>::from_attribute(&both).is_err());
+        }
+        // Two padded spellings of one key collide too.
+        let two_padded = AttributeValue::M(HashMap::from([
+            ("0000000007".to_owned(), AttributeValue::N("1".into())),
+            ("07".to_owned(), AttributeValue::N("1".into())),
+        ]));
+        if <BTreeMap<u32, u64>>::decode_both(&two_padded) {
+            assert!(<BTreeMap<u32, u64>>::from_attribute(&two_padded).is_err());
+        }
+    }
+
+    trait DecodeBoth {
+        fn decode_both(m: &AttributeValue) -> bool;
+    }
+    impl DecodeBoth for BTreeMap<u32, u64> {
+        /// True when every name of `m` reads as a key (so that the collision is the only fault).
+        fn decode_both(m: &AttributeValue) -> bool {
+            let AttributeValue::M(m) = m else {
+                return false;
+            };
+            m.keys().all(|k| u32::decode_map_key(k).is_ok())
+        }
+    }
+
+    fn to_value_of<T: ToAttribute>(v: &T) -> AttributeValue {
+        v.to_attribute().unwrap().unwrap()
     }
 
     #[test]

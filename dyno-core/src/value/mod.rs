@@ -10,8 +10,8 @@
 //! | integers, `f32`, `f64`                 | `N` (NaN, infinities, out-of-range refused)    |
 //! | [`Bytes`], `Blob`                      | `B` (a plain `Vec<u8>` is a list of numbers)   |
 //! | `Vec<T>`                               | `L` (`None` elements as `NULL`)                |
-//! | `HashSet`/`BTreeSet` of strings, numbers, [`Bytes`] | `SS`/`NS`/`BS`, empty = absent    |
-//! | `HashMap`/`BTreeMap<K, T>`, `K`: [`KeyPart`](crate::KeyPart) | `M` (a `String` key as it is, others in their plain key form) |
+//! | `HashSet`/`BTreeSet` of strings, numbers, [`Bytes`] | `SS`/`NS`/`BS`, empty = absent (inside a list or map: an encode error) |
+//! | `HashMap`/`BTreeMap<K, T>`, `K`: [`KeyPart`](crate::KeyPart) | `M` (a `String` key as it is, others in their plain key form; `None` values as `NULL`; an empty key is an encode error) |
 //! | `#[derive(Document)]` structs          | `M`, one entry per field                       |
 //! | `Option<T>`                            | absent when `None`                             |
 //! | [`Serde<T>`]                           | through serde_dynamo (`#[dyno(serde)]`)        |
@@ -37,8 +37,8 @@ pub use self::impls::{
     document_map, get_member, put_member, BuildHasherBound, Bytes, NumberValue, Serde, SetElement,
 };
 pub use self::number::{Decimal, Number, NumberError};
-pub(crate) use self::size::check_item_size;
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
+pub(crate) use self::size::{check_item_size, check_nesting};
 use crate::error::{Error, Result};
 use crate::table::ScalarType;
 
@@ -62,6 +62,14 @@ pub trait ToAttribute {
 
     /// The attribute for this value; `None` leaves the attribute out of the item.
     fn to_attribute(&self) -> Result<Option<AttributeValue>>;
+
+    /// This value as an element of a list or a map, where nothing can be left out without
+    /// changing what is stored (a map would lose its entry, a list shift its elements): `None`
+    /// is `NULL` (read back as `None`), and a value with no attribute form that `NULL` would not
+    /// give back (an empty set) is an [`Error::Encode`]. The default: the attribute, or `NULL`.
+    fn to_element(&self) -> Result<AttributeValue> {
+        Ok(self.to_attribute()?.unwrap_or(AttributeValue::Null(true)))
+    }
 }
 
 /// Converts one attribute value back into a Rust value.

@@ -30,6 +30,64 @@ pub(crate) fn check_item_size(item: &Item, entity: Option<&'static str>) -> Resu
     Ok(())
 }
 
+/// DynamoDB's limit on document nesting: a top-level attribute's value is level 1, each map or
+/// list adds one, and nothing may sit deeper than level 32.
+pub(crate) const MAX_NESTING: usize = 32;
+
+/// Refuses an item holding a value nested deeper than [`MAX_NESTING`] levels before anything is
+/// sent, naming the entity, the attribute and the path to the first such value (DynamoDB's own
+/// refusal names neither).
+pub(crate) fn check_nesting(item: &Item, entity: Option<&'static str>) -> Result<()> {
+    /// The path below a value to its first element deeper than the limit, innermost first.
+    fn too_deep(value: &AttributeValue, depth: usize, path: &mut Vec<String>) -> bool {
+        if depth > MAX_NESTING {
+            return true;
+        }
+        match value {
+            AttributeValue::M(m) => {
+                // Sorted, so that the same item always names the same path.
+                let mut names: Vec<&String> = m.keys().collect();
+                names.sort_unstable();
+                names.into_iter().any(|k| {
+                    too_deep(&m[k], depth + 1, path) && {
+                        path.push(format!(".{k}"));
+                        true
+                    }
+                })
+            }
+            AttributeValue::L(l) => l.iter().enumerate().any(|(i, v)| {
+                too_deep(v, depth + 1, path) && {
+                    path.push(format!("[{i}]"));
+                    true
+                }
+            }),
+            _ => false,
+        }
+    }
+    for (name, value) in item {
+        if !matches!(value, AttributeValue::M(_) | AttributeValue::L(_)) {
+            continue;
+        }
+        let mut below = Vec::new();
+        if too_deep(value, 1, &mut below) {
+            let at: String = std::iter::once(name.clone())
+                .chain(below.into_iter().rev())
+                .collect();
+            return Err(Error::Encode {
+                entity,
+                attribute: Some(name.clone()),
+                message: format!(
+                    "the value at {at} is nested deeper than DynamoDB's limit of {MAX_NESTING} \
+                     levels (a top-level attribute is level 1, each map or list adds one); \
+                     nothing was written. Store the deep part flatter, or as one string (JSON)"
+                ),
+                source: None,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The size of an item as DynamoDB counts it: for each attribute, the UTF-8 length of its name
 /// plus the size of its value.
 pub fn item_size(item: &Item) -> usize {

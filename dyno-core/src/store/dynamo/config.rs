@@ -8,7 +8,8 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::BehaviorVersion;
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeTransmitInterceptorContextRef, FinalizerInterceptorContextRef,
+    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+    FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Credentials, Intercept, Region, RuntimeComponents};
 use aws_sdk_dynamodb::error::BoxError;
@@ -22,6 +23,11 @@ use super::DynamoStore;
 /// - `operation`: the whole call, every retry and backoff included. A call that exceeds it fails
 ///   with [`Error::OutcomeUnknown`](crate::Error::OutcomeUnknown) (a write may or may not have
 ///   been applied), so an endpoint that accepts connections and never answers fails within it.
+///
+/// A limit of zero gives a call no time at all, as zero means everywhere in dyno (a zero cache
+/// TTL caches nothing, a zero batch deadline sends nothing): every call of the store then fails
+/// at once with [`Error::Configuration`](crate::Error::Configuration) naming the limit, and
+/// nothing is sent. A very long limit (`Duration::MAX`) is no limit in practice; nothing panics.
 ///
 /// The defaults (3 s, 10 s, 30 s) leave DynamoDB's slowest normal responses (a 1 MB query page,
 /// a 100-action transaction) far inside the attempt limit, and give the SDK's three attempts
@@ -180,6 +186,59 @@ impl DynamoStoreBuilder {
         let config = loader.load().await;
         DynamoStore::new(aws_sdk_dynamodb::Client::new(&config))
     }
+}
+
+/// The error every call of a store with a zero time limit fails with, before anything is sent
+/// (see [`Timeouts`]): named so that the error mapping can say which limit.
+#[derive(Debug)]
+pub(crate) struct ZeroTimeout(pub(crate) &'static str);
+
+impl std::fmt::Display for ZeroTimeout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the {} is zero, and a call given no time cannot finish (zero means no time \
+             everywhere in dyno), so none is sent. Set a positive limit (the defaults are 3 s to \
+             connect, 10 s per attempt, 30 s per call)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ZeroTimeout {}
+
+/// Fails every call before it is built, when the client has a zero time limit.
+#[derive(Debug)]
+pub(crate) struct RefuseZeroTimeout(&'static str);
+
+impl Intercept for RefuseZeroTimeout {
+    fn name(&self) -> &'static str {
+        "dyno::RefuseZeroTimeout"
+    }
+
+    fn read_before_execution(
+        &self,
+        _context: &BeforeSerializationInterceptorContextRef<'_>,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), BoxError> {
+        Err(Box::new(ZeroTimeout(self.0)))
+    }
+}
+
+/// The interceptor refusing every call of a client whose configuration has a zero time limit.
+pub(crate) fn zero_timeout(config: &aws_sdk_dynamodb::Config) -> Option<RefuseZeroTimeout> {
+    let t = config.timeout_config()?;
+    let zero = |d: Option<Duration>| d.is_some_and(|d| d.is_zero());
+    let which = if zero(t.connect_timeout()) {
+        "connect timeout"
+    } else if zero(t.operation_attempt_timeout()) || zero(t.read_timeout()) {
+        "attempt timeout"
+    } else if zero(t.operation_timeout()) {
+        "operation timeout"
+    } else {
+        return None;
+    };
+    Some(RefuseZeroTimeout(which))
 }
 
 tokio::task_local! {

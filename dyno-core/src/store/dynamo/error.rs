@@ -135,6 +135,17 @@ pub(crate) fn from_sdk<E: OperationError>(
 }
 
 fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent: bool) -> Error {
+    // A zero time limit refused the call before it was built (see `Timeouts`).
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&err);
+    while let Some(e) = cause {
+        if let Some(zero) = e.downcast_ref::<super::config::ZeroTimeout>() {
+            return Error::Configuration {
+                message: format!("{op} was not sent: {zero}"),
+                source: None,
+            };
+        }
+        cause = e.source();
+    }
     if !sent
         && !matches!(
             err,

@@ -74,21 +74,37 @@ const TABLE_WAIT: Duration = Duration::from_secs(120);
 #[derive(Debug, Clone)]
 pub struct DynamoStore {
     client: aws_sdk_dynamodb::Client,
+    /// The key its pagination cursors are sealed with; `None`: the process's default.
+    cursor_key: Option<crate::ops::CursorKey>,
 }
 
 impl DynamoStore {
     /// A store on an SDK client configured by the caller: its timeouts and retries are the
     /// caller's (the SDK sets no operation timeout by default; see [`DynamoStore::builder`] for
-    /// bounded defaults).
+    /// bounded defaults). A zero time limit means no time, as in [`Timeouts`]: every call fails
+    /// at once, nothing sent.
     pub fn new(client: aws_sdk_dynamodb::Client) -> Self {
-        let config = client
+        let mut config = client
             .config()
             .to_builder()
-            .interceptor(config::TransmissionMarker)
-            .build();
+            .interceptor(config::TransmissionMarker);
+        if let Some(refuse) = config::zero_timeout(client.config()) {
+            config = config.interceptor(refuse);
+        }
+        let config = config.build();
         DynamoStore {
             client: aws_sdk_dynamodb::Client::from_conf(config),
+            cursor_key: None,
         }
+    }
+
+    /// Seals this store's pagination cursors with `key` instead of the process's default (see
+    /// [`CursorKey`](crate::ops::CursorKey)): give every instance of a service the same key, so
+    /// that a cursor minted by one is accepted by another.
+    #[must_use]
+    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+        self.cursor_key = Some(key);
+        self
     }
 
     /// A builder: endpoint, region, credentials, [`Timeouts`] and attempts, the rest from the
@@ -432,6 +448,12 @@ async fn traced<T>(
 
 #[async_trait]
 impl Store for DynamoStore {
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.cursor_key
+            .as_ref()
+            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
+    }
+
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         traced(
             Target::new("GetItem", r.table.as_ref()).consistent(r.consistent_read),

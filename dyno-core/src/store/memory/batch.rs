@@ -143,6 +143,14 @@ pub(super) fn batch_write(
             request.writes.len()
         )));
     }
+    // An empty attribute name in an item or a key is refused bare, before the tables are looked
+    // up (dynoxide, from DynamoDB's answers).
+    if request.writes.iter().any(|w| match w {
+        WriteRequest::Put { item, .. } => eval::item_has_empty_name(item),
+        WriteRequest::Delete { key, .. } => eval::item_has_empty_name(key),
+    }) {
+        return Err(Error::validation(eval::EMPTY_NAME));
+    }
     let tables = store.tables_in_order(request.writes.iter().map(WriteRequest::table))?;
     let mut seen: HashSet<(usize, KeyBytes, KeyBytes)> =
         HashSet::with_capacity(request.writes.len());

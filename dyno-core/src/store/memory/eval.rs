@@ -367,6 +367,74 @@ fn literals(
     condition.map_or(Ok(()), |c| condition_values(c, f))
 }
 
+/// DynamoDB's words for an empty attribute name, wherever a request carries one (an item's
+/// attribute, a map key at any depth, a key, an expression's values).
+pub(crate) const EMPTY_NAME: &str = "Empty attribute name";
+
+/// True when `value` holds a map with an empty key, at any depth.
+pub(crate) fn value_has_empty_name(value: &AttributeValue) -> bool {
+    match value {
+        AttributeValue::M(m) => item_has_empty_name(m),
+        AttributeValue::L(l) => l.iter().any(value_has_empty_name),
+        _ => false,
+    }
+}
+
+/// True when `item` (an item, a key, a document) names an empty attribute, at the top or inside
+/// a value.
+pub(crate) fn item_has_empty_name(item: &Item) -> bool {
+    item.iter()
+        .any(|(name, v)| name.is_empty() || value_has_empty_name(v))
+}
+
+/// True when a literal of `update` or `condition` holds an empty name.
+pub(crate) fn literals_have_empty_name(
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+) -> bool {
+    let mut found = false;
+    let _ = literals(update, condition, &mut |v| {
+        found |= value_has_empty_name(v);
+        Ok(())
+    });
+    found
+}
+
+/// The placeholder (`:vN`, as DynamoStore renders them) of the first literal of `update` or
+/// `condition` holding an empty name, in the placeholders' text order, as DynamoDB names it.
+pub(crate) fn first_value_with_empty_name(
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+) -> String {
+    let mut n = 0;
+    let mut found: Option<String> = None;
+    let _ = literals(update, condition, &mut |v| {
+        let key = value_placeholder(n);
+        n += 1;
+        if value_has_empty_name(v) && found.as_ref().is_none_or(|k| key < *k) {
+            found = Some(key);
+        }
+        Ok(())
+    });
+    found.unwrap_or_default()
+}
+
+/// PutItem's, UpdateItem's and DeleteItem's refusal of an empty attribute name in the item or
+/// key, or in the expressions' values, made as DynamoDB makes it: before anything else is read
+/// (dynoxide, from DynamoDB's answers in ten regions).
+pub(crate) fn check_empty_names(
+    item: &Item,
+    update: Option<&Update>,
+    condition: Option<&Condition>,
+) -> Result<()> {
+    if item_has_empty_name(item) || literals_have_empty_name(update, condition) {
+        return Err(Error::validation(format!(
+            "1 validation error detected: {EMPTY_NAME}"
+        )));
+    }
+    Ok(())
+}
+
 /// That no two paths of an update overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`).
 pub(crate) fn check_update_overlap(update: &Update) -> Result<()> {
     let paths: Vec<&Path> = update.paths().collect();

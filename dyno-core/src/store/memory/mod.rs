@@ -104,6 +104,8 @@ pub struct MemoryStore {
     stream_retention: StreamRetention,
     /// Partition limits, when enforced ([`MemoryStore::with_partition_limits`]).
     throttle: Option<throttle::Throttle>,
+    /// The key its pagination cursors are sealed with; `None`: the process's default.
+    cursor_key: Option<crate::ops::CursorKey>,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -162,7 +164,17 @@ impl MemoryStore {
             tokens: Mutex::default(),
             stream_retention: StreamRetention::default(),
             throttle: None,
+            cursor_key: None,
         }
+    }
+
+    /// Seals this store's pagination cursors with `key` instead of the process's default (see
+    /// [`CursorKey`](crate::ops::CursorKey)): stores of several processes given one key accept
+    /// each other's cursors.
+    #[must_use]
+    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+        self.cursor_key = Some(key);
+        self
     }
 
     /// Sets how long the streams of tables created from now on keep their records (by default
@@ -640,6 +652,7 @@ impl throttle::Engine for MemoryStore {
 
     async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
+        eval::check_empty_names(&request.item, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)
             .map_err(|e| eval::item_first(&request.item, request.condition.as_ref(), e))?;
         let table = self.table(&request.table)?;
@@ -672,6 +685,11 @@ impl throttle::Engine for MemoryStore {
     }
 
     async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+        eval::check_empty_names(
+            &request.key,
+            Some(&request.update),
+            request.condition.as_ref(),
+        )?;
         check_expressions(
             Some(&request.update),
             request.condition.as_ref(),
@@ -729,6 +747,7 @@ impl throttle::Engine for MemoryStore {
 
     async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
+        eval::check_empty_names(&request.key, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
         let table = self.table(&request.table)?;
         let schema = &table.schema;

@@ -313,6 +313,12 @@ fn index_parts(def: &TableDef, item: &Item, out: &mut Vec<Part>) {
 
 #[async_trait]
 impl Store for MemoryStore {
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.cursor_key
+            .as_ref()
+            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
+    }
+
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         let Some(throttle) = &self.throttle else {
             return Engine::get_item(self, r).await;

@@ -227,6 +227,21 @@ pub(super) fn transact_write(
     request: TransactWriteRequest,
 ) -> Result<TransactWriteOutput> {
     check_count(request.actions.len())?;
+    // An empty attribute name in an action's item or key (bare), or in its expression values
+    // (naming the first placeholder holding one), before anything else of the actions.
+    for action in &request.actions {
+        if eval::item_has_empty_name(named_values(action)) {
+            return Err(Error::validation(eval::EMPTY_NAME));
+        }
+        let (update, condition) = expressions(action);
+        if eval::literals_have_empty_name(update, condition) {
+            return Err(Error::validation(format!(
+                "ExpressionAttributeValues contains invalid value: {} for key {}",
+                eval::EMPTY_NAME,
+                eval::first_value_with_empty_name(update, condition)
+            )));
+        }
+    }
     // Invalid values (an item's, a key's, an expression's) and overlapping update paths fail the
     // whole request, as DynamoDB reports them: a validation error of the request, not a
     // cancellation reason of its action (the other expression errors are the action's

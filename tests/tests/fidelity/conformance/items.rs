@@ -68,6 +68,15 @@ pub fn scenarios() -> Vec<Scenario> {
             deviations: vec![differs(BackendKind::Moto, "moto accepts duplicate set elements and an empty binary set")],
         },
         Scenario {
+            name: "an empty attribute name is refused anywhere in a write; NULL and empty maps stay",
+            tables: &[MAIN],
+            run: empty_names,
+            deviations: vec![
+                differs(BackendKind::Moto, "moto accepts an empty map key"),
+                differs(BackendKind::Dynalite, "dynalite accepts an empty map key"),
+            ],
+        },
+        Scenario {
             name: "binary keys round-trip and sort bytewise",
             tables: &[BIN],
             run: binary_keys,
@@ -514,5 +523,115 @@ fn binary_keys(c: &mut Ctx) -> BoxFuture<'_, ()> {
             )
             .await;
         c.invalid(&o, "empty binary key");
+    })
+}
+
+/// DynamoDB refuses an empty attribute name wherever a write carries one (a map key at any
+/// depth: "Empty attribute name"), before it looks at the table; MemoryStore accepted it, so a
+/// test passed locally and failed in production. NULL values and empty maps are stored as they
+/// are (a typed map writes `None` values as NULL).
+fn empty_names(c: &mut Ctx) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+        let empty_key = || m(item! {"" => n("1")});
+        let cases = [
+            ("a map with an empty key", empty_key()),
+            (
+                "an empty key deep in a map",
+                m(item! {"a" => m(item! {"" => s("x")})}),
+            ),
+            (
+                "an empty key in a map inside a list",
+                l(vec![s("x"), empty_key()]),
+            ),
+        ];
+        for (what, v) in cases {
+            let o = c
+                .put(
+                    what,
+                    "main",
+                    item! {"PK" => s("p"), "SK" => s("e"), "v" => v},
+                )
+                .await;
+            c.invalid(&o, what);
+        }
+        let set = |v: AttributeValue| Update {
+            set: vec![(Path::attr("v"), SetValue::value(v))],
+            ..Update::default()
+        };
+        let o = c
+            .update(
+                "an update setting a map with an empty key",
+                update("main", key("p", "e"), set(empty_key())),
+            )
+            .await;
+        c.invalid(&o, "update value with an empty key");
+        let mut d = delete("main", key("p", "e"));
+        d.condition = Some(Condition::eq("v", empty_key()));
+        let o = c
+            .delete("a delete whose condition value has an empty key", d)
+            .await;
+        c.invalid(&o, "condition value with an empty key");
+        let o = c
+            .batch_write(
+                "a batch put of an item with an empty map key",
+                BatchWriteRequest {
+                    writes: vec![WriteRequest::Put {
+                        table: "main".into(),
+                        item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                    }],
+                },
+            )
+            .await;
+        c.invalid(&o, "batch put with an empty key");
+        let o = c
+            .transact_write(
+                "a transaction putting an item with an empty map key",
+                TransactWriteRequest {
+                    actions: vec![TransactWriteItem::Put {
+                        table: "main".into(),
+                        item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                        condition: None,
+                        return_old_on_condition_failure: false,
+                    }],
+                    client_request_token: None,
+                },
+            )
+            .await;
+        c.invalid(&o, "transaction put with an empty key");
+        let o = c
+            .transact_write(
+                "a transaction update whose value has an empty map key",
+                TransactWriteRequest {
+                    actions: vec![TransactWriteItem::Update {
+                        table: "main".into(),
+                        key: key("p", "e"),
+                        update: set(empty_key()),
+                        condition: None,
+                        return_old_on_condition_failure: false,
+                    }],
+                    client_request_token: None,
+                },
+            )
+            .await;
+        c.invalid(&o, "transaction value with an empty key");
+        let o = c.scan("nothing written", scan("main")).await;
+        c.eq(o.counts(), (0, 0), "refused writes write nothing");
+
+        // What a typed map with `None` values and an empty map writes: kept as they are.
+        let kept = item! {"PK" => s("p"), "SK" => s("e"), "v" => m(item! {"a" => AttributeValue::Null(true), "b" => n("2"), "c" => m(Item::new())})};
+        let o = c
+            .put(
+                "NULL values and an empty map inside a map",
+                "main",
+                kept.clone(),
+            )
+            .await;
+        c.ok(&o, "NULL and empty map");
+        let o = c.get("read back", "main", key("p", "e")).await;
+        c.eq(
+            o.item().map(|i| show(&i)),
+            Some(show(&kept)),
+            "NULL and the empty map kept",
+        );
     })
 }
