@@ -39,7 +39,7 @@ pub mod ttl;
 pub mod value;
 
 pub use crate::entity::Entity;
-pub use crate::error::{Error, Result};
+pub use crate::error::{Error, Result, UnknownWrite};
 pub use crate::key::KeyPart;
 pub use crate::store::{DynamoStore, MemoryStore, Store};
 pub use crate::table::{Table, TableDef};

@@ -9,3 +9,4 @@ mod multi_attribute_keys;
 mod nested_updates;
 mod ops_crud;
 mod ops_query;
+mod stamps_and_returns;

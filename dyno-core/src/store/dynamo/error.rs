@@ -129,6 +129,7 @@ pub(crate) fn from_sdk<E: OperationError>(
                 wire.unknown_attempts
             ),
             source: Some(Arc::new(mapped)),
+            write: None,
         };
     }
     mapped
@@ -219,6 +220,7 @@ fn outcome_unknown<E: OperationError>(message: String, err: SdkError<E, HttpResp
     Error::OutcomeUnknown {
         message,
         source: Some(Arc::new(err) as SourceError),
+        write: None,
     }
 }
 
