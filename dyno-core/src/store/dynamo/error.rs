@@ -193,7 +193,15 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
                     message,
                     source: Some(Arc::new(err)),
                 },
-                // A reused idempotency token with other parameters is a caller mistake.
+                // A reused idempotency token with other parameters is a caller mistake; its
+                // code is kept in the message, which `Transaction::send` explains.
+                Some("IdempotentParameterMismatchException")
+                    if !message.contains("IdempotentParameterMismatch") =>
+                {
+                    Error::Validation {
+                        message: format!("IdempotentParameterMismatch: {message}"),
+                    }
+                }
                 Some("ValidationException" | "IdempotentParameterMismatchException") => {
                     Error::Validation { message }
                 }
