@@ -201,25 +201,26 @@ impl Transaction {
     }
 
     fn put_mode<E: Entity>(self, entity: &E, mode: PutMode) -> Self {
-        self.put_kept(entity, mode).0
+        self.put_kept(entity, mode, false).0
     }
 
-    /// Adds the put and returns the item it writes (`None` when it failed to build).
-    fn put_kept<E: Entity>(self, entity: &E, mode: PutMode) -> (Self, Option<Item>) {
+    /// Adds the put; with `keep`, returns the item it writes (`None` when it failed).
+    fn put_kept<E: Entity>(self, entity: &E, mode: PutMode, keep: bool) -> (Self, Option<Item>) {
         let put = Put::new(entity, mode);
         // The key of the item written: with the ids the write generated, which the entity
         // itself (still `None`) has no key for.
-        let item = put.item().ok().cloned();
-        let key = item.as_ref().map(|item| key_of(item, table_def::<E>()));
+        let item = put.item().ok();
+        let key = item.map(|item| key_of(item, table_def::<E>()));
+        let kept = item.filter(|_| keep).cloned();
         let before = self.actions.len();
         let this = self.push(Some(E::ENTITY_TYPE), put.into_transact(), key);
         let added = this.actions.len() > before;
-        (this, item.filter(|_| added))
+        (this, kept.filter(|_| added))
     }
 
     fn handle<E: Entity>(&mut self, entity: &E, mode: PutMode) -> WriteHandle<E> {
         let index = self.actions.len();
-        let (this, item) = std::mem::take(self).put_kept(entity, mode);
+        let (this, item) = std::mem::take(self).put_kept(entity, mode, true);
         *self = this;
         if let Some(item) = item {
             self.written.push((index, item));
