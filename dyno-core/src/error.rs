@@ -259,13 +259,19 @@ pub enum Error {
     },
 
     /// The request timed out or the connection failed: the write may or may not have happened.
-    #[error("outcome unknown: {message}")]
+    /// A typed put, create or replace says which item it tried to write in `write` (see
+    /// [`Error::unknown_write`]): its key and the item with the ids and stamps the write decided,
+    /// so the caller can read that key to learn whether it was written, or resend the same
+    /// builder, which repeats the same request (no second id).
+    #[error("outcome unknown: {message}{}", unknown_write_suffix(.write))]
     OutcomeUnknown {
         /// What happened.
         message: String,
         /// The transport or service error.
         #[source]
         source: Option<SourceError>,
+        /// The typed write that was attempted, when the error comes from one.
+        write: Option<Box<UnknownWrite>>,
     },
 
     /// Any other service error.
@@ -382,6 +388,32 @@ impl Error {
         matches!(self, Error::OutcomeUnknown { .. })
     }
 
+    /// The typed write behind an [`Error::OutcomeUnknown`], when the error comes from a put,
+    /// create or replace: the key it tried and the item with its generated ids and stamps.
+    ///
+    /// ```
+    /// # use dyno_core::Error;
+    /// fn tried(e: &Error) -> Option<&dyno_core::Item> {
+    ///     e.unknown_write().map(|w| w.key())
+    /// }
+    /// # assert!(tried(&Error::validation("no")).is_none());
+    /// ```
+    pub fn unknown_write(&self) -> Option<&UnknownWrite> {
+        match self {
+            Error::OutcomeUnknown { write, .. } => write.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// An [`Error::OutcomeUnknown`] without a typed write.
+    pub fn outcome_unknown(message: impl Into<String>, source: Option<SourceError>) -> Self {
+        Error::OutcomeUnknown {
+            message: message.into(),
+            source,
+            write: None,
+        }
+    }
+
     /// True when a condition expression failed: [`Error::ConditionFailed`], or
     /// [`Error::StaleKeyField`] (a value given to rebuild an index key is not the stored one).
     /// Nothing was written either way.
@@ -439,6 +471,71 @@ impl Error {
             Error::OutcomeUnknown { .. } => "OutcomeUnknown",
             Error::Service { .. } => "Service",
         }
+    }
+}
+
+/// The write behind an [`Error::OutcomeUnknown`] of a typed put, create or replace: what it
+/// tried to write, decided when its builder was built (generated ids, `created_at` and
+/// `updated_at` stamps, the incremented version). Read [`UnknownWrite::key`] strongly
+/// consistently to learn whether it was applied, or resend the same builder (its `send` takes
+/// `&self`): the resend writes this same item, never a second one under a new id.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct UnknownWrite {
+    /// The entity type written.
+    pub entity: &'static str,
+    /// The table written to.
+    pub table: String,
+    /// The primary key the write tried (with its generated ids).
+    pub key: Item,
+    /// The whole item the write sent.
+    pub item: Item,
+}
+
+impl UnknownWrite {
+    /// The write behind an unknown outcome.
+    pub fn new(entity: &'static str, table: impl Into<String>, key: Item, item: Item) -> Self {
+        UnknownWrite {
+            entity,
+            table: table.into(),
+            key,
+            item,
+        }
+    }
+
+    /// The primary key the write tried.
+    pub fn key(&self) -> &Item {
+        &self.key
+    }
+
+    /// The entity the write tried to store, decoded from the item it sent: the generated ids
+    /// and stamps it carries are the ones stored if the write was applied.
+    pub fn entity<E: crate::entity::Entity>(&self) -> Result<E> {
+        if self.entity != E::ENTITY_TYPE {
+            return Err(Error::validation(format!(
+                "the unknown write was of {}, not of {}",
+                self.entity,
+                E::ENTITY_TYPE
+            )));
+        }
+        E::from_item(&self.item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
+    }
+}
+
+fn unknown_write_suffix(write: &Option<Box<UnknownWrite>>) -> String {
+    match write {
+        Some(w) => format!(
+            " (the write of {} at key {}: read that key to learn whether it was written, or resend the same builder, which writes the same item)",
+            w.entity,
+            {
+                let mut parts: Vec<String> = (w.key.iter())
+                    .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))
+                    .collect();
+                parts.sort();
+                parts.join(", ")
+            }
+        ),
+        None => String::new(),
     }
 }
 
@@ -556,10 +653,7 @@ mod tests {
     #[test]
     fn a_clone_is_the_same_error_with_the_same_source() {
         let io: SourceError = Arc::new(std::io::Error::other("socket said no"));
-        let original = Error::OutcomeUnknown {
-            message: "PutItem timed out".into(),
-            source: Some(io.clone()),
-        };
+        let original = Error::outcome_unknown("PutItem timed out", Some(io.clone()));
         let batch = Error::BatchIncomplete {
             unprocessed_writes: Vec::new(),
             unprocessed_keys: Vec::new(),

@@ -30,7 +30,7 @@ pub mod value;
 struct ReadmeDoctests;
 
 pub use crate::entity::Entity;
-pub use crate::error::{Error, Result};
+pub use crate::error::{Error, Result, UnknownWrite};
 pub use crate::key::KeyPart;
 pub use crate::store::{DynamoStore, MemoryStore, Store};
 pub use crate::table::{Table, TableDef};

@@ -160,6 +160,7 @@ pub fn outcome_unknown() -> Error {
     Error::OutcomeUnknown {
         message: "injected by FaultStore: request timed out".into(),
         source: None,
+        write: None,
     }
 }
 

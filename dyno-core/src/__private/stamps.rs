@@ -28,6 +28,8 @@ impl<T> Default for Stamp<T> {
 pub trait StampNow<T> {
     /// The current time as `T`, or `None` when the type has no notion of it.
     fn now(&self) -> Option<T>;
+    /// `clock` (the one reading of a write) as `T`.
+    fn at(&self, clock: std::time::SystemTime) -> Option<T>;
     /// True when `value` is unset (`None`).
     fn is_unset(&self, value: &T) -> bool;
 }
@@ -35,6 +37,9 @@ pub trait StampNow<T> {
 impl<T: Timestamp> StampNow<T> for Stamp<T> {
     fn now(&self) -> Option<T> {
         Some(T::now())
+    }
+    fn at(&self, clock: std::time::SystemTime) -> Option<T> {
+        Some(T::at(clock))
     }
     fn is_unset(&self, value: &T) -> bool {
         value.is_unset()
@@ -45,6 +50,10 @@ impl<T: Timestamp> StampNow<T> for Stamp<T> {
 pub trait StampNowFallback<T> {
     /// Always `None`.
     fn now(&self) -> Option<T> {
+        None
+    }
+    /// Always `None`.
+    fn at(&self, _clock: std::time::SystemTime) -> Option<T> {
         None
     }
     /// Always false.

@@ -68,6 +68,25 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// The TTL attribute (epoch seconds), when the entity has one.
     const TTL_ATTRIBUTE: Option<&'static str> = None;
 
+    /// The `#[dyno(created_at)]` field: `(field name, attribute name)`. A put or replace of an
+    /// existing item keeps the stored value when the entity's is unset (see
+    /// [`crate::ops::Put`]). Generated.
+    #[doc(hidden)]
+    const CREATED_AT: Option<(&'static str, &'static str)> = None;
+
+    /// Every attribute [`Entity::to_item`] can write besides the primary key and the
+    /// entity-type attribute: fields, index keys, TTL. A put that goes through UpdateItem removes
+    /// those the item leaves out (`None` fields, sparse index keys). Generated.
+    #[doc(hidden)]
+    const ATTRIBUTES: &'static [&'static str] = &[];
+
+    /// True when the `#[dyno(created_at)]` field is unset (`None`), so a write stamps it.
+    /// Generated.
+    #[doc(hidden)]
+    fn created_at_unset(&self) -> bool {
+        false
+    }
+
     /// The primary key of this value: the table's partition (and sort) key attributes only.
     fn key(&self) -> Result<Item>;
 

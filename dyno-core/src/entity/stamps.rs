@@ -16,6 +16,14 @@ use crate::value::EpochTime;
 pub trait Timestamp: Sized {
     /// The current time.
     fn now() -> Self;
+    /// `time` as this type. A write reads the clock once and stamps every field from that one
+    /// reading, so a new item's `created_at` equals its `updated_at` (when both have the same
+    /// type or precision). The default ignores `time` and calls [`Timestamp::now`]: implement
+    /// it for your own types so that they agree too.
+    fn at(time: std::time::SystemTime) -> Self {
+        let _ = time;
+        Self::now()
+    }
     /// True when the value was never set (`None`), so a write fills in "now".
     fn is_unset(&self) -> bool {
         false
@@ -26,10 +34,17 @@ impl Timestamp for std::time::SystemTime {
     fn now() -> Self {
         std::time::SystemTime::now()
     }
+    fn at(time: std::time::SystemTime) -> Self {
+        time
+    }
 }
 
 fn epoch_now() -> i64 {
-    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+    epoch_at(std::time::SystemTime::now())
+}
+
+fn epoch_at(time: std::time::SystemTime) -> i64 {
+    match time.duration_since(std::time::UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
     }
@@ -39,11 +54,17 @@ impl Timestamp for u64 {
     fn now() -> Self {
         u64::try_from(epoch_now()).unwrap_or(0)
     }
+    fn at(time: std::time::SystemTime) -> Self {
+        u64::try_from(epoch_at(time)).unwrap_or(0)
+    }
 }
 
 impl Timestamp for i64 {
     fn now() -> Self {
         epoch_now()
+    }
+    fn at(time: std::time::SystemTime) -> Self {
+        epoch_at(time)
     }
 }
 
@@ -52,6 +73,9 @@ impl Timestamp for time::OffsetDateTime {
     fn now() -> Self {
         time::OffsetDateTime::now_utc()
     }
+    fn at(time: std::time::SystemTime) -> Self {
+        time::OffsetDateTime::from(time)
+    }
 }
 
 #[cfg(feature = "chrono")]
@@ -59,11 +83,17 @@ impl Timestamp for chrono::DateTime<chrono::Utc> {
     fn now() -> Self {
         chrono::Utc::now()
     }
+    fn at(time: std::time::SystemTime) -> Self {
+        chrono::DateTime::<chrono::Utc>::from(time)
+    }
 }
 
 impl<T: Timestamp> Timestamp for Option<T> {
     fn now() -> Self {
         Some(T::now())
+    }
+    fn at(time: std::time::SystemTime) -> Self {
+        Some(T::at(time))
     }
     fn is_unset(&self) -> bool {
         self.is_none()

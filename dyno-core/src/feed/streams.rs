@@ -773,6 +773,7 @@ where
         None => Error::OutcomeUnknown {
             message: format!("{operation} got no answer from the service"),
             source: Some(Arc::new(e)),
+            write: None,
         },
     }
 }

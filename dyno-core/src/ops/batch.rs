@@ -377,6 +377,11 @@ impl BatchWriter {
     /// entity's included (entities sharing a key shape). Use a put or a [`super::Transaction`]
     /// where that matters.
     ///
+    /// Nor can a batch write update an item in place: where a put or replace keeps the stored
+    /// `created_at` of an entity whose field is unset (see [`super::Put`]), a batch put writes
+    /// the item whole, stamped with the time of the write (equal to its `updated_at`). Give
+    /// the field its stored value, or use a put, to keep it.
+    ///
     /// An entity with a version field (`#[dyno(version)]`) is refused with
     /// [`Error::Validation`], before anything is sent: the batch could not check the version, so
     /// a stale copy would silently overwrite a newer one. Write it with a put or in a
@@ -405,7 +410,7 @@ impl BatchWriter {
     }
 
     fn put_unchecked<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
-        let (item, _) = Put::new(entity, PutMode::Upsert).parts()?;
+        let (item, _) = Put::new(entity, PutMode::Upsert).into_parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         self.add(
             WriteRequest::Put {

@@ -17,8 +17,8 @@ use crate::store::{Store, TransactWriteRequest};
 /// outcome is unknown (timeouts, lost responses, 5xx) or it is throttled, so that it applies
 /// exactly once when it succeeds, and at most once otherwise.
 ///
-/// The token is the transaction's own ([`Transaction::token`]) or a fresh random one. DynamoDB
-/// remembers tokens for ten minutes: the retry policy must end well within that (the default,
+/// The token is the transaction's own: the random one it was built with, or the one
+/// [`Transaction::token`] gave. DynamoDB remembers tokens for ten minutes: the retry policy must end well within that (the default,
 /// [`RetryPolicy::default`], retries for about 15 s).
 ///
 /// ```
@@ -60,8 +60,7 @@ impl fmt::Debug for IdempotentWrite {
 }
 
 impl IdempotentWrite {
-    /// Prepares `transaction` (checked as [`Transaction::send`] would), with its token or a
-    /// fresh one.
+    /// Prepares `transaction` (checked as [`Transaction::send`] would), with its token.
     pub fn new(transaction: Transaction) -> Result<Self> {
         let mut request = transaction.into_request()?;
         request

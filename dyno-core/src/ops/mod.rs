@@ -47,12 +47,14 @@ pub use self::get::Get;
 pub use self::idempotent::IdempotentWrite;
 pub use self::lenient::{Decoded, Undecodable};
 pub use self::path::PathUpdate;
-pub use self::put::{Put, PutMode};
+pub use self::put::{Put, PutMode, PutWriteRequest};
 #[doc(hidden)]
 pub use self::query::ReadByCollectionQuery;
 pub use self::query::{sort_template, CollectionMember, CollectionOn, PageOf, Query};
 pub use self::scan::Scan;
-pub use self::transact::{TransactGet, TransactGetHandle, TransactGetResults, Transaction};
+pub use self::transact::{
+    TransactGet, TransactGetHandle, TransactGetResults, TransactWritten, Transaction, WriteHandle,
+};
 pub use self::update::{IndexKeyNeed, UpdateBuilder};
 pub use crate::ttl::is_expired;
 

@@ -1,17 +1,21 @@
 //! Typed PutItem: upsert, create and replace, with optimistic locking.
 
+use std::collections::HashSet;
 use std::fmt;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use tracing::Instrument;
 
 use super::support::{
-    check_key_size, decode, item_absent, item_exists, key_of, number, owned_by, table_def,
-    table_name, version_is, write_result,
+    check_key_size, condition_failure, decode, item_absent, item_exists, key_of, number, owned_by,
+    table_def, table_name, version_is,
 };
 use crate::entity::Entity;
-use crate::error::Result;
-use crate::expr::{Cond, Condition};
-use crate::store::{PutRequest, ReturnValues, Store, TransactWriteItem};
+use crate::error::{Error, Result, UnknownWrite};
+use crate::expr::{Cond, Condition, Path, SetValue, Update, UpdateOperand};
+use crate::store::{GetRequest, PutRequest, ReturnValues, Store, TransactWriteItem, UpdateRequest};
 use crate::value::{check_item_size, Item};
 
 /// What a put requires of the existing item.
@@ -26,6 +30,32 @@ pub enum PutMode {
 }
 
 /// Writes one whole `E`; built by [`super::EntityExt::put`], `create` and `replace`.
+///
+/// # Decided once, resent the same
+///
+/// The item is made when the builder is built: ids of `#[dyno(generated)]` fields left `None`,
+/// the `created_at`/`updated_at` stamps (from one clock reading, so a new item's `created_at`
+/// equals its `updated_at`) and the incremented version. [`Put::send`] takes `&self`, so after
+/// an [`Error::OutcomeUnknown`] (a timeout: the write may have been applied) sending the same
+/// builder again writes the same item under the same key, never a second item under a new id;
+/// and the error carries what was tried ([`Error::unknown_write`]: the key and the item), so the
+/// caller can read that key instead.
+///
+/// # Stamps
+///
+/// A put or replace of an item that may exist, with its `#[dyno(created_at)]` field unset
+/// (`None`), keeps the stored creation time: it is sent as one UpdateItem that sets every
+/// attribute of the entity, `created_at = if_not_exists(created_at, :now)`, and removes the
+/// entity's attributes the item leaves out (`None` fields, sparse index keys), with the same
+/// conditions as the put (ownership, version). Attributes the entity does not know (written by
+/// other clients) are kept by that form, where a PutItem drops them. A `created_at` the code
+/// sets is written as given; a create, and an upsert of a versioned entity at version 0 (which
+/// requires that the item does not exist), are a plain PutItem. When an index key is made from
+/// `created_at` (with other fields), one request cannot rebuild it from the stored time: the
+/// write then requires that the stored item has no `created_at`, and an existing stamped item
+/// fails with [`Error::Validation`] naming the fix (set the field, or use an update), nothing
+/// written. A [`super::BatchWriter`] put has no UpdateItem: it stamps an unset `created_at` with
+/// the time of the write, replacing the stored one.
 ///
 /// # Versioning
 ///
@@ -49,11 +79,36 @@ pub enum PutMode {
 /// [`crate::Error::ConditionFailed`] on any existing item.
 #[must_use = "a put does nothing until it is sent"]
 pub struct Put<'a, E: Entity> {
-    entity: &'a E,
+    /// The item as written, decided when the builder was built, or the error met making it.
+    item: std::result::Result<Arc<Item>, Arc<Error>>,
+    /// The entity's version before the write (0 when unversioned or never stored).
+    version: u64,
+    /// True when the write keeps a stored `created_at` (sent as UpdateItem).
+    keep_created: bool,
     mode: PutMode,
     condition: Option<Condition>,
     /// The first condition that failed to build: sending fails with it.
-    condition_error: Option<std::sync::Arc<crate::Error>>,
+    condition_error: Option<Arc<Error>>,
+    /// Set when a send of this builder ended in an unknown outcome: a later send whose
+    /// condition fails on exactly the item this builder writes was applied by that send.
+    /// Shared by clones of the builder.
+    unknown: Arc<AtomicBool>,
+    _e: PhantomData<fn() -> &'a E>,
+}
+
+impl<E: Entity> Clone for Put<'_, E> {
+    fn clone(&self) -> Self {
+        Put {
+            item: self.item.clone(),
+            version: self.version,
+            keep_created: self.keep_created,
+            mode: self.mode,
+            condition: self.condition.clone(),
+            condition_error: self.condition_error.clone(),
+            unknown: self.unknown.clone(),
+            _e: PhantomData,
+        }
+    }
 }
 
 impl<E: Entity> fmt::Debug for Put<'_, E> {
@@ -61,20 +116,63 @@ impl<E: Entity> fmt::Debug for Put<'_, E> {
         f.debug_struct("Put")
             .field("entity", &E::ENTITY_TYPE)
             .field("mode", &self.mode)
+            .field("keeps_created_at", &self.keep_created)
             .field("condition", &self.condition)
             .finish()
     }
 }
 
+/// The request a [`Put`] sends: a PutItem, or an UpdateItem when it keeps a stored
+/// `created_at` (see [`Put`]'s "Stamps").
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum PutWriteRequest {
+    /// A PutItem.
+    Put(PutRequest),
+    /// An UpdateItem that writes the whole entity and keeps the stored `created_at`.
+    Update(UpdateRequest),
+}
+
 impl<'a, E: Entity> Put<'a, E> {
-    /// A put of `entity` in `mode`.
+    /// A put of `entity` in `mode`. The item is made now: its generated ids, stamps and version
+    /// are fixed for every send of this builder.
     pub fn new(entity: &'a E, mode: PutMode) -> Self {
+        let version = entity.version().unwrap_or(0);
+        let item = Self::make_item(entity, version)
+            .map(Arc::new)
+            .map_err(Arc::new);
+        let maybe_existing = match mode {
+            PutMode::Create => false,
+            PutMode::Upsert => E::VERSION_ATTRIBUTE.is_none() || version > 0,
+            PutMode::Replace => true,
+        };
         Put {
-            entity,
+            item,
+            version,
+            keep_created: maybe_existing && E::CREATED_AT.is_some() && entity.created_at_unset(),
             mode,
             condition: None,
             condition_error: None,
+            unknown: Arc::new(AtomicBool::new(false)),
+            _e: PhantomData,
         }
+    }
+
+    fn make_item(entity: &E, v: u64) -> Result<Item> {
+        let mut item = entity.to_item().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        if let Some(attr) = E::VERSION_ATTRIBUTE {
+            let next = v.checked_add(1).ok_or_else(|| Error::OutOfRange {
+                entity: Some(E::ENTITY_TYPE),
+                field: attr.to_owned(),
+                message: format!(
+                    "version {v} is the largest a u64 holds, so a write cannot increment it"
+                ),
+            })?;
+            item.insert(attr.to_owned(), number(next));
+        }
+        check_key_size::<E>(&item)?;
+        check_item_size(&item, Some(E::ENTITY_TYPE))?;
+        Ok(item)
     }
 
     /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
@@ -84,38 +182,39 @@ impl<'a, E: Entity> Put<'a, E> {
         match c.into_condition() {
             Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
             Err(e) => {
-                self.condition_error
-                    .get_or_insert_with(|| std::sync::Arc::new(e));
+                self.condition_error.get_or_insert_with(|| Arc::new(e));
             }
         }
         self
     }
 
-    /// The item and condition this put writes; the size check included.
-    pub(crate) fn parts(&self) -> Result<(Item, Option<Condition>)> {
+    /// The item this put writes, as decided when it was built (ids, stamps, version).
+    pub fn item(&self) -> Result<&Item> {
         if let Some(e) = &self.condition_error {
-            return Err(crate::Error::clone(e).for_entity(E::ENTITY_TYPE));
+            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
         }
-        let mut item = self
-            .entity
-            .to_item()
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        let mut cond = match self.mode {
-            PutMode::Upsert => Some(owned_by::<E>()),
-            PutMode::Create => Some(item_absent::<E>()),
-            PutMode::Replace => Some(item_exists::<E>().and(owned_by::<E>())),
-        };
+        self.item.as_deref().map_err(|e| Error::clone(e))
+    }
+
+    /// The entity as this put writes it (decoded from [`Self::item`]).
+    pub fn entity(&self) -> Result<E> {
+        decode::<E>(self.item()?).map_err(|e| {
+            Error::validation(format!(
+                "put of {}: the item to write does not decode back ({e}); nothing was written",
+                E::ENTITY_TYPE
+            ))
+        })
+    }
+
+    /// The condition this put sends.
+    fn conditions(&self) -> Option<Condition> {
+        let mut cond = Some(match self.mode {
+            PutMode::Upsert => owned_by::<E>(),
+            PutMode::Create => item_absent::<E>(),
+            PutMode::Replace => item_exists::<E>().and(owned_by::<E>()),
+        });
         if let Some(attr) = E::VERSION_ATTRIBUTE {
-            let v = self.entity.version().unwrap_or(0);
-            let next = v.checked_add(1).ok_or_else(|| crate::Error::OutOfRange {
-                entity: Some(E::ENTITY_TYPE),
-                field: attr.to_owned(),
-                message: format!(
-                    "version {v} is the largest a u64 holds, so a write cannot increment it"
-                ),
-            })?;
-            item.insert(attr.to_owned(), number(next));
-            let check = match (self.mode, v) {
+            let check = match (self.mode, self.version) {
                 (PutMode::Create, _) => None,
                 (PutMode::Upsert, 0) => Some(item_absent::<E>()),
                 (PutMode::Upsert, v) => Some(version_is(attr, v)),
@@ -125,17 +224,111 @@ impl<'a, E: Entity> Put<'a, E> {
                 cond = Some(Condition::and_opt(cond, check));
             }
         }
+        if let (true, Some((_, created))) = (self.keep_created, E::CREATED_AT) {
+            for (attr, only) in created_keys::<E>() {
+                // A key made of the stamp alone is kept with it (`if_not_exists`), which is
+                // right when the stored key was made from the stored stamp; one made with
+                // other fields cannot be rebuilt in one request.
+                let c = if only {
+                    Condition::not_exists(created).or(Condition::exists(attr.as_str()))
+                } else {
+                    Condition::not_exists(created)
+                };
+                cond = Some(Condition::and_opt(cond, c));
+            }
+        }
         if let Some(c) = &self.condition {
             cond = Some(Condition::and_opt(cond, c.clone()));
         }
-        check_key_size::<E>(&item)?;
-        check_item_size(&item, Some(E::ENTITY_TYPE))?;
-        Ok((item, cond))
+        cond
     }
 
-    /// The request this put sends.
+    /// True when this put keeps a stored `created_at` and an index key is made from it with
+    /// other fields.
+    fn created_in_index_key(&self) -> bool {
+        self.keep_created && created_keys::<E>().iter().any(|(_, only)| !only)
+    }
+
+    /// The item and condition of the PutItem form (the size checks included), moved out.
+    pub(crate) fn into_parts(self) -> Result<(Item, Option<Condition>)> {
+        if let Some(e) = &self.condition_error {
+            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
+        }
+        let cond = self.conditions();
+        let item = self.item.map_err(|e| Error::clone(&e))?;
+        Ok((Arc::unwrap_or_clone(item), cond))
+    }
+
+    /// The UpdateItem that writes `item` whole and keeps a stored `created_at`.
+    fn keeping_update(item: &Item) -> Result<(Item, Update)> {
+        let def = table_def::<E>();
+        let key = key_of(item, def)?;
+        let created = E::CREATED_AT.map(|(_, a)| a);
+        let kept: Vec<String> = (created_keys::<E>().into_iter())
+            .filter_map(|(attr, only)| only.then_some(attr))
+            .collect();
+        let mut update = Update::default();
+        let mut names: Vec<&String> = item
+            .keys()
+            .filter(|n| !key.contains_key(n.as_str()))
+            .collect();
+        names.sort();
+        for name in names {
+            let value = item[name].clone();
+            let set = if Some(name.as_str()) == created || kept.contains(name) {
+                SetValue::Operand(UpdateOperand::IfNotExists(
+                    Path::attr(name.as_str()),
+                    Box::new(UpdateOperand::Value(value)),
+                ))
+            } else {
+                SetValue::value(value)
+            };
+            update.set.push((Path::attr(name.as_str()), set));
+        }
+        let mut removed = HashSet::new();
+        for attr in E::ATTRIBUTES {
+            if !item.contains_key(*attr) && !key.contains_key(*attr) && removed.insert(*attr) {
+                update.remove.push(Path::attr(*attr));
+            }
+        }
+        Ok((key, update))
+    }
+
+    /// The request this put sends: a PutItem, or an UpdateItem when it keeps a stored
+    /// `created_at` (see "Stamps" above).
+    pub fn write_request(&self) -> Result<PutWriteRequest> {
+        let item = self.item()?;
+        let condition = self.conditions();
+        if self.keep_created {
+            let (key, update) = Self::keeping_update(item)?;
+            return Ok(PutWriteRequest::Update(UpdateRequest {
+                table: table_name::<E>(),
+                key,
+                update,
+                condition,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: self.created_in_index_key(),
+            }));
+        }
+        Ok(PutWriteRequest::Put(PutRequest {
+            table: table_name::<E>(),
+            item: Item::clone(item),
+            condition,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+    }
+
+    /// The PutItem this put sends. A put that keeps a stored `created_at` is an UpdateItem
+    /// instead: [`Error::Validation`] here, use [`Self::write_request`].
     pub fn into_request(self) -> Result<PutRequest> {
-        let (item, condition) = self.parts()?;
+        if self.keep_created {
+            return Err(Error::validation(format!(
+                "put of {}: it keeps the stored created_at, so it is an UpdateItem: use write_request()",
+                E::ENTITY_TYPE
+            )));
+        }
+        let (item, condition) = self.into_parts()?;
         Ok(PutRequest {
             table: table_name::<E>(),
             item,
@@ -147,26 +340,43 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// The same write as an action of a [`super::Transaction`].
     pub fn into_transact(self) -> Result<TransactWriteItem> {
-        let (item, condition) = self.parts()?;
-        Ok(TransactWriteItem::Put {
-            table: table_name::<E>(),
-            item,
-            condition,
-            return_old_on_condition_failure: false,
+        Ok(match self.write_request()? {
+            PutWriteRequest::Put(r) => TransactWriteItem::Put {
+                table: r.table,
+                item: r.item,
+                condition: r.condition,
+                return_old_on_condition_failure: false,
+            },
+            PutWriteRequest::Update(r) => TransactWriteItem::Update {
+                table: r.table,
+                key: r.key,
+                update: r.update,
+                condition: r.condition,
+                return_old_on_condition_failure: false,
+            },
         })
     }
 
     /// Writes the item. An item over 400 KB is refused with [`crate::Error::ItemTooLarge`] before
-    /// any request is made.
-    pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<()> {
-        self.write(store, false).await.map(drop)
+    /// any request is made. Sending the same builder again repeats the same write (same ids,
+    /// stamps and version): the way to retry after [`Error::OutcomeUnknown`]. A resend whose
+    /// condition fails on exactly the item this builder writes (an earlier send of it was
+    /// applied, its response lost) succeeds. The future borrows the store only.
+    pub fn send<'s, S: Store + ?Sized>(
+        &self,
+        store: &'s S,
+    ) -> impl Future<Output = Result<()>> + Send + use<'s, S, E> {
+        let prepared = self.prepare();
+        async move { prepared?.write(store).await }
     }
 
     /// Writes the item as [`Self::send`] does and returns the entity as written, with the
     /// values the write decided: ids of `#[dyno(generated)]` fields left `None`, the
-    /// `created_at`/`updated_at` stamps, the incremented version. They are decided once, for
-    /// the attributes and every key made from them, so the returned entity's
-    /// [`key`](Entity::key) is the stored item's key; no second read is needed.
+    /// `created_at`/`updated_at` stamps, the incremented version. They are decided once, when
+    /// the builder is built, for the attributes and every key made from them, so the returned
+    /// entity's [`key`](Entity::key) is the stored item's key; no second read is needed. (A put
+    /// that keeps a stored `created_at` returns the entity with the time it would have stamped;
+    /// read the item for the stored one.)
     ///
     /// ```
     /// # use dyno_core::prelude::*;
@@ -193,34 +403,175 @@ impl<'a, E: Entity> Put<'a, E> {
     /// # Ok(())
     /// # }
     /// ```
-    pub async fn send_returning<S: Store + ?Sized>(self, store: &S) -> Result<E> {
-        self.write(store, true).await?.ok_or_else(|| {
-            crate::Error::validation(format!(
-                "put of {}: the written entity was not kept",
-                E::ENTITY_TYPE
-            ))
-        })
-    }
-
-    /// Sends the put; with `returning`, the entity decoded from the item sent (decoded before
-    /// sending, so the item is not copied; handed back only once written).
-    async fn write<S: Store + ?Sized>(self, store: &S, returning: bool) -> Result<Option<E>> {
-        let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
-        let create = self.mode == PutMode::Create;
-        let request = self.into_request()?;
-        let key = key_of(&request.item, table_def::<E>())?;
-        let written = (returning.then(|| decode::<E>(&request.item)).transpose()).map_err(|e| {
-            crate::Error::validation(format!(
-                "put of {}: the item to write does not decode back ({e}); nothing was written",
-                E::ENTITY_TYPE
-            ))
-        })?;
-        match store.put_item(request).instrument(span).await {
-            // A create fails on any existing item: the key is taken, whoever holds it.
-            Err(e) if create => Err(e.for_entity(E::ENTITY_TYPE)),
-            result => write_result::<E, S, _>(store, &key, result)
-                .await
-                .map(|_| written),
+    pub fn send_returning<'s, S: Store + ?Sized>(
+        &self,
+        store: &'s S,
+    ) -> impl Future<Output = Result<E>> + Send + use<'s, S, E> {
+        // Decoded before sending: a write whose item does not decode back is not sent.
+        let prepared = self.entity().and_then(|e| Ok((e, self.prepare()?)));
+        async move {
+            let (written, prepared) = prepared?;
+            prepared.write(store).await?;
+            Ok(written)
         }
     }
+
+    /// What one send needs, owned.
+    fn prepare(&self) -> Result<Prepared<E>> {
+        let request = self.write_request()?;
+        let item = match &self.item {
+            Ok(item) => item.clone(),
+            Err(e) => return Err(Error::clone(e)),
+        };
+        let key = key_of(&item, table_def::<E>())?;
+        Ok(Prepared {
+            request: Some(request),
+            item,
+            key,
+            unknown: self.unknown.clone(),
+            create: self.mode == PutMode::Create,
+            mode: self.mode,
+            kept: E::CREATED_AT.filter(|_| self.keep_created).map(|(_, a)| a),
+            stamped_index: self.created_in_index_key(),
+            _e: PhantomData,
+        })
+    }
+}
+
+/// One send of a [`Put`], owned so that its future borrows only the store.
+struct Prepared<E> {
+    /// Taken by the send.
+    request: Option<PutWriteRequest>,
+    item: Arc<Item>,
+    key: Item,
+    unknown: Arc<AtomicBool>,
+    create: bool,
+    mode: PutMode,
+    /// The `created_at` attribute the write keeps, when it does.
+    kept: Option<&'static str>,
+    stamped_index: bool,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<E: Entity> Prepared<E> {
+    /// True when `stored` is exactly the item this write sends (its stamps and generated ids
+    /// included; a kept `created_at` aside): an earlier send of it was applied.
+    fn is_own(&self, stored: &Item) -> bool {
+        let kept = self.kept;
+        let same = |(name, value): (&String, &crate::AttributeValue)| {
+            Some(name.as_str()) == kept || stored.get(name) == Some(value)
+        };
+        self.item.iter().all(same)
+            && (stored.keys())
+                .all(|name| self.item.contains_key(name) || Some(name.as_str()) == kept)
+    }
+
+    async fn write<S: Store + ?Sized>(mut self, store: &S) -> Result<()> {
+        let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
+        let resent = self.unknown.load(Ordering::Relaxed);
+        let Some(mut request) = self.request.take() else {
+            return Ok(());
+        };
+        if resent {
+            match &mut request {
+                PutWriteRequest::Put(r) => r.return_old_on_condition_failure = true,
+                PutWriteRequest::Update(r) => r.return_old_on_condition_failure = true,
+            }
+        }
+        let result = match request {
+            PutWriteRequest::Put(r) => store.put_item(r).instrument(span).await.map(drop),
+            PutWriteRequest::Update(r) => store.update_item(r).instrument(span).await.map(drop),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(Error::OutcomeUnknown {
+                message, source, ..
+            }) => {
+                self.unknown.store(true, Ordering::Relaxed);
+                Err(Error::OutcomeUnknown {
+                    message,
+                    source,
+                    write: Some(Box::new(UnknownWrite::new(
+                        E::ENTITY_TYPE,
+                        table_name::<E>(),
+                        self.key.clone(),
+                        Item::clone(&self.item),
+                    ))),
+                })
+            }
+            // A resend after an unknown outcome whose condition fails on the very item this
+            // builder writes: the earlier send was applied, and this one changed nothing.
+            Err(Error::ConditionFailed { item: old, entity }) if resent => {
+                let stored = match old {
+                    Some(old) => Some(old),
+                    None => {
+                        let request =
+                            GetRequest::borrowed(&table_def::<E>().name, &self.key).consistent();
+                        (store.get_item(request).await.ok())
+                            .and_then(|o| o.item)
+                            .map(|i| Item::clone(&i))
+                    }
+                };
+                match stored {
+                    Some(stored) if self.is_own(&stored) => Ok(()),
+                    item => Err(self
+                        .failed(store, Error::ConditionFailed { entity, item })
+                        .await),
+                }
+            }
+            Err(e) => Err(self.failed(store, e).await),
+        }
+    }
+
+    /// The error of a failed write.
+    async fn failed<S: Store + ?Sized>(&self, store: &S, e: Error) -> Error {
+        // A create fails on any existing item: the key is taken, whoever holds it.
+        if self.create {
+            return e.for_entity(E::ENTITY_TYPE);
+        }
+        let stamped_index = self.stamped_index;
+        condition_failure::<E, S>(store, &self.key, e, |old| {
+            let (field, attr) = E::CREATED_AT?;
+            (stamped_index && old?.contains_key(attr)).then(|| {
+                Error::validation(format!(
+                    "put of {entity}: the stored item has a `{field}` (created_at) and an index key of {entity} is made from it \
+                     with other fields, which one request cannot rebuild from the stored time; nothing was written. Set \
+                     `{field}` to the stored value (from a get) to replace the item, or change it with an update",
+                    entity = E::ENTITY_TYPE
+                ))
+            })
+        })
+        .await
+    }
+}
+
+/// The index key attributes of `E` made from its `created_at` field, each with `true` when the
+/// stamp is its template's only field.
+fn created_keys<E: Entity>() -> Vec<(String, bool)> {
+    let Some((field, _)) = E::CREATED_AT else {
+        return Vec::new();
+    };
+    let def = table_def::<E>();
+    let mut out = Vec::new();
+    for ix in E::INDEXES {
+        let Some(d) = (def.global_indexes.iter())
+            .chain(&def.local_indexes)
+            .find(|d| d.name == ix.index)
+        else {
+            continue;
+        };
+        let keys = [
+            (Some(ix.pk), Some(&d.partition_key)),
+            (ix.sk, d.sort_key.as_ref()),
+        ];
+        for (template, attr) in keys {
+            let (Some(t), Some(attr)) = (template, attr) else {
+                continue;
+            };
+            if t.fields().any(|f| f == field) && !def.key_names().any(|k| k == attr.name) {
+                out.push((attr.name.clone(), t.fields().all(|f| f == field)));
+            }
+        }
+    }
+    out
 }

@@ -29,8 +29,23 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 /// version check on an unversioned entity, two actions on one item) and [`Transaction::send`]
 /// returns it without sending anything. A cancelled transaction is
 /// [`Error::TransactionCanceled`] with one reason per action, in order.
+///
+/// # Resending
+///
+/// Everything the request holds is decided when an action is added: generated ids, stamps,
+/// versions, and the client request token (a random one unless [`Self::token`] gives one).
+/// [`Self::send`] takes `&self`: after an [`Error::OutcomeUnknown`] (a timeout, a lost
+/// response), sending the same `Transaction` again within ten minutes repeats the same request
+/// with the same token, and DynamoDB applies it once (moto ignores tokens). A transaction
+/// *rebuilt* from the same entities is a different request (new ids and stamps): with the same
+/// token it is refused as an idempotency mismatch, explained in the error.
+///
+/// # What was written
+///
+/// [`Self::create_returning`], [`Self::put_returning`] and [`Self::replace_returning`] add a
+/// write and return a typed handle; [`Self::send_returning`]'s result gives back each entity
+/// as written (generated ids, stamps, version), like [`super::Put::send_returning`].
 #[must_use = "a transaction does nothing until it is sent"]
-#[derive(Default)]
 pub struct Transaction {
     actions: Vec<TransactWriteItem>,
     entities: Vec<Option<&'static str>>,
@@ -39,6 +54,70 @@ pub struct Transaction {
     error: Option<Error>,
     /// The range conditions of typed arithmetic in update actions, to explain a cancellation.
     bounds: Vec<ActionBounds>,
+    /// The items written by actions added with a handle: `(action, item)`.
+    written: Vec<(usize, Item)>,
+    /// Tells this transaction's handles from another's.
+    id: u64,
+}
+
+impl Default for Transaction {
+    fn default() -> Self {
+        Transaction {
+            actions: Vec::new(),
+            entities: Vec::new(),
+            items: HashSet::new(),
+            token: Some(format!("{:032x}", fastrand::u128(..))),
+            error: None,
+            bounds: Vec::new(),
+            written: Vec::new(),
+            id: fastrand::u64(..),
+        }
+    }
+}
+
+/// Where an entity written by a [`Transaction`] is in its results
+/// ([`TransactWritten::get`]).
+#[derive(Debug)]
+pub struct WriteHandle<E> {
+    index: usize,
+    id: u64,
+    _e: PhantomData<fn() -> E>,
+}
+
+impl<E> Clone for WriteHandle<E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<E> Copy for WriteHandle<E> {}
+
+/// The result of [`Transaction::send_returning`]: the entities written, by handle, and the
+/// transaction's output.
+#[derive(Debug)]
+pub struct TransactWritten {
+    /// The store's output (consumed capacity).
+    pub output: TransactWriteOutput,
+    written: Vec<(usize, Item)>,
+    id: u64,
+}
+
+impl TransactWritten {
+    /// The entity `handle` wrote, as written: with the ids, stamps and version the transaction
+    /// decided (a put that kept a stored `created_at` gives the time it would have stamped).
+    pub fn get<E: Entity>(&self, handle: &WriteHandle<E>) -> Result<E> {
+        if handle.id != self.id {
+            return Err(Error::validation(
+                "transaction: the handle belongs to another Transaction",
+            ));
+        }
+        let (_, item) = self
+            .written
+            .iter()
+            .find(|(i, _)| *i == handle.index)
+            .ok_or_else(|| Error::validation("transaction: no write behind this handle"))?;
+        decode::<E>(item)
+    }
 }
 
 /// The range conditions one update action carries (see [`super::bounds`]).
@@ -122,14 +201,74 @@ impl Transaction {
     }
 
     fn put_mode<E: Entity>(self, entity: &E, mode: PutMode) -> Self {
-        let action = Put::new(entity, mode).into_transact();
+        self.put_kept(entity, mode, false).0
+    }
+
+    /// Adds the put; with `keep`, returns the item it writes (`None` when it failed).
+    fn put_kept<E: Entity>(self, entity: &E, mode: PutMode, keep: bool) -> (Self, Option<Item>) {
+        let put = Put::new(entity, mode);
         // The key of the item written: with the ids the write generated, which the entity
         // itself (still `None`) has no key for.
-        let key = match &action {
-            Ok(TransactWriteItem::Put { item, .. }) => Some(key_of(item, table_def::<E>())),
-            _ => None,
-        };
-        self.push(Some(E::ENTITY_TYPE), action, key)
+        let item = put.item().ok();
+        let key = item.map(|item| key_of(item, table_def::<E>()));
+        let kept = item.filter(|_| keep).cloned();
+        let before = self.actions.len();
+        let this = self.push(Some(E::ENTITY_TYPE), put.into_transact(), key);
+        let added = this.actions.len() > before;
+        (this, kept.filter(|_| added))
+    }
+
+    fn handle<E: Entity>(&mut self, entity: &E, mode: PutMode) -> WriteHandle<E> {
+        let index = self.actions.len();
+        let (this, item) = std::mem::take(self).put_kept(entity, mode, true);
+        *self = this;
+        if let Some(item) = item {
+            self.written.push((index, item));
+        }
+        WriteHandle {
+            index,
+            id: self.id,
+            _e: PhantomData,
+        }
+    }
+
+    /// Adds a create of `entity` (as [`Self::create`]) and returns the handle to read it back
+    /// as written from [`Self::send_returning`]'s result: with its generated ids, stamps and
+    /// version.
+    ///
+    /// ```
+    /// # use dyno_core::{Entity, Table, MemoryStore, Store};
+    /// # use dyno_core::ops::{EntityExt, Transaction};
+    /// # #[derive(Table)]
+    /// # #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+    /// # struct Shop;
+    /// #[derive(Debug, Clone, PartialEq, Entity)]
+    /// #[dyno(table = Shop, pk = "NOTE#{n}", sk = "NOTE")]
+    /// struct Note { n: u32, text: String, #[dyno(version)] version: u64 }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> dyno_core::Result<()> {
+    /// # let store = MemoryStore::new();
+    /// # store.create_table(Shop::definition()).await?;
+    /// let mut tx = Transaction::new();
+    /// let note = tx.create_returning(&Note { n: 1, text: "hi".into(), version: 0 });
+    /// let written = tx.send_returning(&store).await?;
+    /// assert_eq!(written.get(&note)?.version, 1);
+    /// # Ok(()) }
+    /// ```
+    pub fn create_returning<E: Entity>(&mut self, entity: &E) -> WriteHandle<E> {
+        self.handle(entity, PutMode::Create)
+    }
+
+    /// Adds a put of `entity` (as [`Self::put`]) and returns its handle (see
+    /// [`Self::create_returning`]).
+    pub fn put_returning<E: Entity>(&mut self, entity: &E) -> WriteHandle<E> {
+        self.handle(entity, PutMode::Upsert)
+    }
+
+    /// Adds a replace of `entity` (as [`Self::replace`]) and returns its handle (see
+    /// [`Self::create_returning`]).
+    pub fn replace_returning<E: Entity>(&mut self, entity: &E) -> WriteHandle<E> {
+        self.handle(entity, PutMode::Replace)
     }
 
     /// Writes `entity` whether or not it exists (version-checked when versioned, like
@@ -210,11 +349,20 @@ impl Transaction {
         self.push(None, Ok(action), None)
     }
 
-    /// Idempotency token (1 to 36 characters): a retry with the same token within 10 minutes is
-    /// not applied twice, so a transaction whose outcome is unknown can be resent safely.
+    /// Idempotency token (1 to 36 characters), replacing the random one every transaction
+    /// starts with: a resend with the same token within 10 minutes is not applied twice, so a
+    /// transaction whose outcome is unknown can be resent safely, as long as the request is the
+    /// same: resend the same `Transaction` value ([`Self::send`] takes `&self`). A transaction
+    /// rebuilt from scratch generates new ids and stamps, and DynamoDB refuses it with the same
+    /// token (an idempotency mismatch, whose error says so).
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
         self
+    }
+
+    /// The client request token every send of this transaction carries.
+    pub fn client_token(&self) -> Option<&str> {
+        self.token.as_deref()
     }
 
     /// The number of actions.
@@ -229,8 +377,26 @@ impl Transaction {
 
     /// The request this transaction sends, after the checks made before sending.
     pub fn into_request(self) -> Result<TransactWriteRequest> {
-        if let Some(e) = self.error {
-            return Err(e);
+        self.validate()?;
+        Ok(TransactWriteRequest {
+            actions: self.actions,
+            client_request_token: self.token,
+        })
+    }
+
+    /// The request, copied: what every send of this transaction repeats.
+    pub fn request(&self) -> Result<TransactWriteRequest> {
+        self.validate()?;
+        Ok(TransactWriteRequest {
+            actions: self.actions.clone(),
+            client_request_token: self.token.clone(),
+        })
+    }
+
+    /// The checks made before sending.
+    fn validate(&self) -> Result<()> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
         }
         if self.actions.is_empty() {
             return Err(Error::validation(
@@ -266,10 +432,7 @@ impl Transaction {
                 "transaction: items total {bytes} bytes, over DynamoDB's limit of {MAX_TRANSACTION_BYTES}"
             )));
         }
-        Ok(TransactWriteRequest {
-            actions: self.actions,
-            client_request_token: self.token,
-        })
+        Ok(())
     }
 
     /// Runs the transaction. Its output carries the capacity it consumed per table, when the
@@ -296,12 +459,12 @@ impl Transaction {
     /// assert_eq!(capacity[0].capacity.units, 2.0); // one 1 KB write, transactional
     /// # Ok::<(), dyno_core::Error>(()) }).unwrap();
     /// ```
-    pub async fn send<S: Store + ?Sized>(mut self, store: &S) -> Result<TransactWriteOutput> {
+    pub async fn send<S: Store + ?Sized>(&self, store: &S) -> Result<TransactWriteOutput> {
         let entities: Vec<&str> = self.entities.iter().map(|e| e.unwrap_or("raw")).collect();
         let span = tracing::debug_span!("dyno.transact_write", actions = self.actions.len(), entities = ?entities);
-        let bounds = std::mem::take(&mut self.bounds);
-        let names = std::mem::take(&mut self.entities);
-        let request = self.into_request()?;
+        let bounds = &self.bounds;
+        let names = &self.entities;
+        let request = self.request()?;
         // Each update action's nested paths, to explain a missing parent as a single update does.
         let nested: Vec<(usize, Vec<String>)> = (request.actions.iter().enumerate())
             .filter_map(|(i, a)| match a {
@@ -312,10 +475,10 @@ impl Transaction {
             .collect();
         match store.transact_write(request).instrument(span).await {
             Err(Error::TransactionCanceled { reasons }) => {
-                if let Some(e) = missing_parent_in(&names, &nested, &reasons) {
+                if let Some(e) = missing_parent_in(names, &nested, &reasons) {
                     return Err(e);
                 }
-                Err(out_of_range(store, &bounds, &reasons)
+                Err(out_of_range(store, bounds, &reasons)
                     .await
                     .unwrap_or(Error::TransactionCanceled { reasons }))
             }
@@ -328,15 +491,46 @@ impl Transaction {
             {
                 let what = nested
                     .iter()
-                    .map(|(i, _)| action_name(&names, *i))
+                    .map(|(i, _)| action_name(names, *i))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let paths: Vec<String> = nested.into_iter().flat_map(|(_, p)| p).collect();
                 Err(missing_parent(&what, message, &paths))
             }
+            Err(Error::Validation { message }) if is_token_mismatch(&message) => {
+                Err(Error::validation(format!(
+                    "{message} -- this transaction's client request token {token:?} was sent within the last 10 minutes \
+                     with a different request, so this one was refused and nothing of it was written (the earlier \
+                     one may have been applied). A transaction rebuilt from scratch has new generated ids, stamps and \
+                     expiry conditions: to retry after an unknown outcome, resend the same Transaction value \
+                     (send takes &self), which repeats the request exactly; for a different transaction, use a new token",
+                    token = self.token.as_deref().unwrap_or("")
+                )))
+            }
             other => other,
         }
     }
+
+    /// Sends the transaction as [`Self::send`] does and returns what it wrote: read each
+    /// entity added with [`Self::create_returning`], [`Self::put_returning`] or
+    /// [`Self::replace_returning`] back by its handle.
+    pub async fn send_returning<S: Store + ?Sized>(&self, store: &S) -> Result<TransactWritten> {
+        let output = self.send(store).await?;
+        Ok(TransactWritten {
+            output,
+            written: self.written.clone(),
+            id: self.id,
+        })
+    }
+}
+
+/// True for DynamoDB's refusal of a client request token reused with another request
+/// (`IdempotentParameterMismatchException`, which servers word in their own ways).
+fn is_token_mismatch(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("idempotentparametermismatch")
+        || (m.contains("idempotent") && m.contains("mismatch"))
+        || (m.contains("token") && m.contains("different request"))
 }
 
 /// "transaction action 1 (update of Issue)", for messages.

@@ -362,6 +362,7 @@ impl<'a> Gen<'a> {
             }
         }
 
+        let created_defs = self.created_defs();
         let key_fns = self.key_fn_defs();
         let key_fn = self.key_fn();
         let to_item = self.encode_fn();
@@ -403,6 +404,7 @@ impl<'a> Gen<'a> {
                 const MAPPED_INDEXES: &'static [&'static str] = &[#(#mapped_names),*];
                 const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = #version_attr;
                 const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = #ttl_attr;
+                #created_defs
                 #key_fn
                 #to_item
                 #from_item
@@ -441,6 +443,49 @@ impl<'a> Gen<'a> {
             #mapped_defs
             #update_def
             #body
+        }
+    }
+
+    /// `CREATED_AT`, `ATTRIBUTES` and `created_at_unset`: what a put that keeps the stored
+    /// creation time needs (see `dyno_core::ops::Put`).
+    fn created_defs(&self) -> TokenStream {
+        let p = &self.p;
+        let mut attrs = Vec::new();
+        let mut created = TokenStream::new();
+        for f in &self.m.fields {
+            if !f.is_stored() {
+                continue;
+            }
+            if f.ttl.get() {
+                attrs.push(quote!(__TTL_NAME));
+            } else {
+                let a = &f.attr_name;
+                attrs.push(quote!(#a));
+            }
+            if f.created_at.get() {
+                let (name, a, fid, ty) = (f.name(), &f.attr_name, f.ident, f.ty);
+                created = quote! {
+                    const CREATED_AT: ::core::option::Option<(&'static str, &'static str)> =
+                        ::core::option::Option::Some((#name, #a));
+                    fn created_at_unset(&self) -> bool {
+                        (&#p::Stamp::<#ty>::new()).is_unset(&self.#fid)
+                    }
+                };
+            }
+        }
+        for ix in &self.indexes {
+            if ix.own_pk {
+                let n = &ix.pk_name;
+                attrs.push(quote!(#n));
+            }
+            if ix.sk.is_some() {
+                let n = &ix.sk_name;
+                attrs.push(quote!(#n));
+            }
+        }
+        quote! {
+            const ATTRIBUTES: &'static [&'static str] = &[#(#attrs),*];
+            #created
         }
     }
 

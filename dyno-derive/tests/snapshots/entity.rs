@@ -84,6 +84,7 @@ const _ : () = {
         const MAPPED_INDEXES : & 'static [& 'static str] = & [] ;
         const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
         const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
+        const ATTRIBUTES : & 'static [& 'static str] = & ["user_id" , "order_id" , "status" , "order_date" , "total" , "note" , "version" , __TTL_NAME , __I0_PK_NAME , __I0_SK_NAME] ;
         fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
             let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
             __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_pk (__k , & self . user_id)) ?)) ;

@@ -12,4 +12,5 @@ mod nested_updates;
 mod ops_crud;
 mod ops_query;
 mod partition_limits;
+mod stamps_and_returns;
 mod upserts;

@@ -5,6 +5,7 @@
 
 mod reliability;
 mod reliability_arith;
+mod reliability_idempotent;
 mod reliability_inputs;
 mod reliability_keys;
 mod reliability_lenient;

@@ -129,6 +129,7 @@ pub(crate) fn from_sdk<E: OperationError>(
                 wire.unknown_attempts
             ),
             source: Some(Arc::new(mapped)),
+            write: None,
         };
     }
     mapped
@@ -203,7 +204,15 @@ fn map<E: OperationError>(op: &'static str, err: SdkError<E, HttpResponse>, sent
                     message,
                     source: Some(Arc::new(err)),
                 },
-                // A reused idempotency token with other parameters is a caller mistake.
+                // A reused idempotency token with other parameters is a caller mistake; its
+                // code is kept in the message, which `Transaction::send` explains.
+                Some("IdempotentParameterMismatchException")
+                    if !message.contains("IdempotentParameterMismatch") =>
+                {
+                    Error::Validation {
+                        message: format!("IdempotentParameterMismatch: {message}"),
+                    }
+                }
                 Some("ValidationException" | "IdempotentParameterMismatchException") => {
                     Error::Validation { message }
                 }
@@ -230,6 +239,7 @@ fn outcome_unknown<E: OperationError>(message: String, err: SdkError<E, HttpResp
     Error::OutcomeUnknown {
         message,
         source: Some(Arc::new(err) as SourceError),
+        write: None,
     }
 }
 

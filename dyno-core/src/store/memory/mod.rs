@@ -99,7 +99,7 @@ pub struct MemoryStore {
     tables: RwLock<Catalog>,
     clock: Clock,
     /// Idempotency tokens of successful transactions: token to (time, request).
-    tokens: Mutex<HashMap<String, txn::Remembered>>,
+    tokens: Mutex<txn::Tokens>,
     /// How long the streams of tables created from now on keep their records.
     stream_retention: StreamRetention,
     /// Partition limits, when enforced ([`MemoryStore::with_partition_limits`]).

@@ -2,7 +2,7 @@
 //! locking every table involved (in name order), all or nothing, with a cancellation reason per
 //! action in request order, and idempotency tokens honoured for 10 minutes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, PoisonError};
 
 use super::batch::position;
@@ -284,8 +284,8 @@ pub(super) fn transact_write(
                 token.len()
             )));
         }
-        tokens.retain(|_, earlier| now - earlier.at < TOKEN_WINDOW);
-        if let Some(earlier) = tokens.get(token) {
+        tokens.expire(now);
+        if let Some(earlier) = (tokens.by_token.get(token)).filter(|e| now - e.at < TOKEN_WINDOW) {
             return if earlier.request == request {
                 Ok(TransactWriteOutput {
                     consumed_capacity: Some(replayed_capacity(&earlier.sizes)),
@@ -477,7 +477,7 @@ pub(super) fn transact_write(
     }
     drop(guards);
     if let (Some(tokens), Some(token)) = (tokens.as_mut(), &request.client_request_token) {
-        tokens.insert(
+        tokens.remember(
             token.clone(),
             Remembered {
                 at: now,
@@ -489,6 +489,46 @@ pub(super) fn transact_write(
     Ok(TransactWriteOutput {
         consumed_capacity: Some(capacity),
     })
+}
+
+/// The tokens of successful transactions, remembered for [`TOKEN_WINDOW`]; expired ones are
+/// dropped oldest first, so a transaction costs what it expires, not a scan of every token
+/// (every typed `Transaction` carries one).
+#[derive(Default)]
+pub(super) struct Tokens {
+    by_token: HashMap<String, Remembered>,
+    /// `(time, token)` in the order remembered.
+    order: VecDeque<(f64, String)>,
+}
+
+impl Tokens {
+    /// Drops the tokens remembered `TOKEN_WINDOW` or longer before `now`.
+    fn expire(&mut self, now: f64) {
+        while let Some((at, _)) = self.order.front() {
+            if now - at < TOKEN_WINDOW {
+                break;
+            }
+            let Some((at, token)) = self.order.pop_front() else {
+                break;
+            };
+            // A token remembered again later keeps its newer entry.
+            if self.by_token.get(&token).is_some_and(|r| r.at <= at) {
+                self.by_token.remove(&token);
+            }
+        }
+        // A clock set back leaves older entries behind newer ones: the window still holds.
+        if self.order.len() > self.by_token.len() * 2 + 64 {
+            self.by_token.retain(|_, r| now - r.at < TOKEN_WINDOW);
+            let by_token = &self.by_token;
+            self.order
+                .retain(|(at, t)| by_token.get(t).is_some_and(|r| r.at == *at));
+        }
+    }
+
+    fn remember(&mut self, token: String, remembered: Remembered) {
+        self.order.push_back((remembered.at, token.clone()));
+        self.by_token.insert(token, remembered);
+    }
 }
 
 /// A transaction that succeeded with an idempotency token, remembered for [`TOKEN_WINDOW`].

@@ -10,9 +10,9 @@ use syn::Ident;
 use super::Gen;
 
 impl Gen<'_> {
-    /// `to_item`. Timestamps are decided first, once per write: `__r_<field>` is the value the
-    /// item holds (now, for `updated_at` and an unset `created_at`), and both the attribute and
-    /// every key segment made from the field use it.
+    /// `to_item`. Timestamps are decided first, once per write, from one clock reading:
+    /// `__r_<field>` is the value the item holds (now, for `updated_at` and an unset
+    /// `created_at`), and both the attribute and every key segment made from the field use it.
     pub(super) fn encode_fn(&self) -> TokenStream {
         let p = &self.p;
         let table = &self.table;
@@ -31,9 +31,9 @@ impl Gen<'_> {
                 let decide = if f.generated.get() {
                     quote!((&#p::Generate::<#ty>::new()).decide(&self.#fid))
                 } else if f.created_at.get() {
-                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).now() } else { ::core::option::Option::None })
+                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).at(__clock) } else { ::core::option::Option::None })
                 } else {
-                    quote!((&__stamp).now())
+                    quote!((&__stamp).at(__clock))
                 };
                 let decide = if f.generated.get() {
                     decide
@@ -56,6 +56,18 @@ impl Gen<'_> {
             } else {
                 quote!(#p::put_attr(&mut __item, __ENTITY, #a, #value)?;)
             });
+        }
+        // One clock reading per write: `created_at` and `updated_at` of a new item are equal.
+        if self
+            .m
+            .fields
+            .iter()
+            .any(|f| f.is_stored() && (f.created_at.get() || f.updated_at.get()))
+        {
+            stamps = quote! {
+                let __clock = ::std::time::SystemTime::now();
+                #stamps
+            };
         }
         let primary = self.insert_primary_with(|f| self.primary_value(f, self.self_ref(f)));
         let mut indexes = TokenStream::new();
