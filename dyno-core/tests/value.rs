@@ -304,13 +304,22 @@ fn maps_are_m() {
         HashMap::<String, String>::new(),
         AttributeValue::M(HashMap::new()),
     );
-    // A None value in a map leaves the key out; an absent key reads back as None.
+    // A None value in a map is kept as NULL and reads back as None: an entry never vanishes.
     let sparse: BTreeMap<String, Option<i32>> =
         [("a".to_owned(), Some(1)), ("b".to_owned(), None)].into();
     let attr = to_value(&sparse).unwrap();
-    assert_eq!(attr, AttributeValue::M([("a".to_owned(), n("1"))].into()));
+    assert_eq!(
+        attr,
+        AttributeValue::M(
+            [
+                ("a".to_owned(), n("1")),
+                ("b".to_owned(), AttributeValue::Null(true))
+            ]
+            .into()
+        )
+    );
     let back = BTreeMap::<String, Option<i32>>::from_attribute(&attr).unwrap();
-    assert_eq!(back, BTreeMap::from([("a".to_owned(), Some(1))]));
+    assert_eq!(back, sparse);
 }
 
 #[test]

@@ -583,6 +583,9 @@ enum Op {
     TxCreate,
     TxPut,
     TxReplace,
+    TxCreateReturning,
+    TxPutReturning,
+    TxReplaceReturning,
     TxUpdate,
     TxUpsert,
     TxDelete,
@@ -594,7 +597,7 @@ enum Op {
 }
 
 impl Op {
-    const ALL: [Op; 24] = [
+    const ALL: [Op; 27] = [
         Op::Get,
         Op::BatchGet,
         Op::TransactGet,
@@ -611,6 +614,9 @@ impl Op {
         Op::TxCreate,
         Op::TxPut,
         Op::TxReplace,
+        Op::TxCreateReturning,
+        Op::TxPutReturning,
+        Op::TxReplaceReturning,
         Op::TxUpdate,
         Op::TxUpsert,
         Op::TxDelete,
@@ -628,6 +634,9 @@ impl Op {
                 | Op::TxCreate
                 | Op::TxPut
                 | Op::TxReplace
+                | Op::TxCreateReturning
+                | Op::TxPutReturning
+                | Op::TxReplaceReturning
                 | Op::TxUpdate
                 | Op::TxUpsert
                 | Op::TxDelete
@@ -677,6 +686,9 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         "Transaction::create" => Op::TxCreate,
         "Transaction::put" => Op::TxPut,
         "Transaction::replace" => Op::TxReplace,
+        "Transaction::create_returning" | "Transaction::send_returning" => Op::TxCreateReturning,
+        "Transaction::put_returning" => Op::TxPutReturning,
+        "Transaction::replace_returning" => Op::TxReplaceReturning,
         "Transaction::update" | "Transaction::send" => Op::TxUpdate,
         "Transaction::delete" => Op::TxDelete,
         "Transaction::delete_with" => Op::TxDeleteWith,
@@ -699,12 +711,17 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         | "BatchWriter::retry"
         | "BatchWriter::deadline"
         | "Transaction::token" => return Err("a setting"),
+        "Put::item" | "Put::entity" | "Transaction::client_token" => {
+            return Err("an accessor of what the write will send")
+        }
         "Get::request"
         | "Put::into_request"
         | "Put::into_transact"
         | "Delete::into_request"
         | "Delete::into_transact"
         | "Transaction::into_request"
+        | "Transaction::request"
+        | "Put::write_request"
         | "UpdateDsl::into_builder"
         | "UpdateDsl::into_update"
         | "UpdateDsl::map_update"
@@ -897,6 +914,19 @@ async fn run_op(store: &dyn Store, op: Op) -> Outcome {
         Op::TxCreate => wrote(tx(Transaction::new().create(&ann())).await),
         Op::TxPut => wrote(tx(Transaction::new().put(&ann())).await),
         Op::TxReplace => wrote(tx(Transaction::new().replace(&ann())).await),
+        Op::TxCreateReturning | Op::TxPutReturning | Op::TxReplaceReturning => {
+            let mut t = Transaction::new();
+            let handle = match op {
+                Op::TxCreateReturning => t.create_returning(&ann()),
+                Op::TxPutReturning => t.put_returning(&ann()),
+                _ => t.replace_returning(&ann()),
+            };
+            wrote(
+                t.send_returning(store)
+                    .await
+                    .and_then(|written| written.get(&handle).map(|_| ())),
+            )
+        }
         Op::TxUpdate => {
             wrote(tx(Transaction::new().update(Organization::update(key()).set_plan("pro"))).await)
         }
