@@ -1,5 +1,5 @@
 //! A multi-tenant project tracker on one DynamoDB table: the second walkthrough, after
-//! `ecommerce`, showing the modelling features of the derive (issue #12) in an application
+//! `ecommerce`, showing the modelling features of the derive in an application
 //! where several entities share each tenant's partition and the indexes.
 //!
 //! ```sh

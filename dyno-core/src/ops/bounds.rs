@@ -1,4 +1,4 @@
-//! Typed arithmetic stays inside the field's type (#14): `add_stock(5)` on a `u32` at
+//! Typed arithmetic stays inside the field's type: `add_stock(5)` on a `u32` at
 //! `u32::MAX - 1`, `subtract_stock(1)` on an unsigned field at 0, a version increment at
 //! `u64::MAX`. Each typed `ADD`/subtract carries a condition, in the same request, that keeps the
 //! result in the field's range; when the write fails, the item as it was tells whether that

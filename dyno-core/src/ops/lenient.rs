@@ -1,4 +1,4 @@
-//! Lenient reads (#14): a query or scan that returns the items that decode and reports each one
+//! Lenient reads: a query or scan that returns the items that decode and reports each one
 //! that does not, with its key and the error, instead of failing as a whole. The strict form
 //! stays the default; `.lenient()` on a query ([`super::QueryDsl::lenient`], [`super::Query::lenient`])
 //! or a scan ([`super::Scan::lenient`]) decodes into [`Decoded<T>`], a `Result<T, Undecodable>`

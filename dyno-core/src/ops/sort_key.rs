@@ -593,7 +593,7 @@ mod tests {
         );
     }
 
-    /// The failing case of issue #3: `"a!x"` is above `"a"` as a part, below it in the key.
+    /// The failing case users met: `"a!x"` is above `"a"` as a part, below it in the key.
     #[test]
     fn inner_parts_with_characters_below_the_delimiter_are_exact() {
         let keys = ["P#a!x#1", "P#a#1", "P#a #2", "P#b#1", "P#\"#1", "Q#a!x#1"];
@@ -724,7 +724,7 @@ mod tests {
         .unwrap()
     }
 
-    /// The failing case of issue #24: `C#{id}` and `C#R#{id}` lost the comments after `C#R$`.
+    /// The failing case users met: `C#{id}` and `C#R#{id}` lost the comments after `C#R$`.
     #[test]
     fn nested_prefixes_read_every_member() {
         let comment = template("C#", false);

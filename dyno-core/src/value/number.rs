@@ -1,6 +1,6 @@
 //! DynamoDB's number type: exact decimals of up to 38 significant digits whose leading digit sits
 //! between 10^-130 and 10^125. Items keep numbers as text; this is the one home of the rules
-//! behind them (#15): parsing, the checks, the canonical form, exact comparison and `+`/`-`/`ADD`,
+//! behind them: parsing, the checks, the canonical form, exact comparison and `+`/`-`/`ADD`,
 //! and the order-preserving bytes the engine keys by. No floating point anywhere: `0.1 + 0.2`
 //! is `0.3`.
 

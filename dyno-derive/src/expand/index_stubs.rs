@@ -1,4 +1,4 @@
-//! "`Issue` has no key in GSI1; its indexes: GSI4" (#10 item 6): a method for each index of the
+//! "`Issue` has no key in GSI1; its indexes: GSI4": a method for each index of the
 //! table in which an entity has no key, under a bound that cannot hold and whose
 //! `on_unimplemented` message says so.
 //!

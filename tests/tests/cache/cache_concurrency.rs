@@ -373,7 +373,7 @@ async fn waiters_of_a_cancelled_load_load_again() {
 
 /// Two writes to one key, the second begun while the first was in flight and applied before
 /// it: the second completing first must not install its image, or a read that has seen the
-/// first write's state is followed by reads of the older one (the race issue #13 item 0 found).
+/// first write's state is followed by reads of the older one (a race found before).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_write_begun_while_another_was_in_flight_does_not_install_its_image() {
     use dyno_core::MemoryStore;

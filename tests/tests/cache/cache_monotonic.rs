@@ -1,4 +1,4 @@
-//! Monotonic reads through one `CachedStore` (issue #13, item 0): a read never returns an older
+//! Monotonic reads through one `CachedStore`: a read never returns an older
 //! state of an item than a read or write that completed before it began.
 //!
 //! Writers increment the stock of a few hot products (typed updates, untyped updates asking for

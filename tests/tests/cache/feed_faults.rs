@@ -742,7 +742,7 @@ async fn run_scenario(b: &FeedBackend, scenario: &Scenario) -> Outcome {
     }
 }
 
-/// Deliver 4 of issue 25: every fault, on every server with streams; each scenario reports the
+/// Every fault, on every server with streams; each scenario reports the
 /// records lost (0 unless a gap was reported), the gaps, and the stale reads after apply (0).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_feed_loses_no_record_and_serves_no_stale_read_under_faults() {

@@ -1,4 +1,4 @@
-//! Figures (issue 25, deliver 5): how long after a write is acknowledged through one instance
+//! Figures: how long after a write is acknowledged through one instance
 //! another instance, whose follower reads DynamoDB Streams with the default poll interval
 //! (250 ms), can still return the older value, per kind of read (get, batch get, table query,
 //! GSI query); and what the lag budget does to that window when the feed stalls.

@@ -1,4 +1,4 @@
-//! Collections, by construction (#24 item 1): a generated test that every collection query
+//! Collections, by construction: a generated test that every collection query
 //! returns exactly the union of its members' own queries, in sort order, respecting
 //! `descending`, `limit`, page sizes, cursors, `.only::<E>()` and filters.
 //!

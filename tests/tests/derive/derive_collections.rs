@@ -1,4 +1,4 @@
-//! Collections on any index, with sort-key conditions (#12 item 1), in The DynamoDB Book's
+//! Collections on any index, with sort-key conditions, in The DynamoDB Book's
 //! GitHub model, on every backend: repos, issues and stars share the repo's partition of the
 //! table; pull requests join their repo in GSI1 and forks in GSI2 (each with a partition of its
 //! own in the table); issues sort by status in the local index LSI1.
@@ -363,7 +363,7 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
 }
 
 /// A topic's comments at `C#{id}` and their replies at `C#R#{id}`: the replies' prefix extends
-/// the comments' (#24 item 1).
+/// the comments'.
 #[derive(Debug, Clone, PartialEq, Entity)]
 #[dyno(table = GitHub, pk = "TOPIC#{topic}", sk = "C#{id}")]
 pub struct TopicComment {

@@ -1,4 +1,4 @@
-//! Defaults and write-time values (issue #12 item 4), on every backend, in a project tracker
+//! Defaults and write-time values, on every backend, in a project tracker
 //! whose issues and members share a partition (`PROJECT#{project}`) and GSI1: attributes
 //! missing on read filled by `#[dyno(default)]` / `#[dyno(default = path)]`, `created_at` /
 //! `updated_at` stamps written as `None` in struct literals and used in index keys (a query by

@@ -516,7 +516,7 @@ fn collections_pick_the_entity_of_each_item() {
     assert!(err.contains("Product"), "{err}");
     let (_, kc) = key_condition(UserItem::query("u1").check());
     assert_eq!(kc.partition_value, s("USER#u1"));
-    // The members' range (ORDER#... and PROFILE), not the whole partition (#12 item 1).
+    // The members' range (ORDER#... and PROFILE), not the whole partition.
     assert_eq!(
         kc.sort,
         Some((

@@ -1,6 +1,6 @@
 //! Entities that share key shapes and indexes, as in a GitHub-style single table: `User` and
 //! `Organization` both live at `ACCOUNT#{name}` (one namespace of names), `Repo` shares GSI1 with
-//! both. Regression tests for issue #10's four silent bugs:
+//! both. Regression tests for four silent bugs users met:
 //!
 //! 1. an `updated_at` field in an index key: the key must carry the stamped time;
 //! 2. a `created_at: Option<_>` left `None` (stamped) in an index key: the item is in the index;
@@ -559,7 +559,7 @@ async fn racing_entities_on_one_key_never_mix() {
     .await;
 }
 
-/// Every typed operation that names an entity (#24 item 2), run as `Organization` on the key
+/// Every typed operation that names an entity, run as `Organization` on the key
 /// `ACCOUNT#ann`, where a `User` lives: reads skip the user (absent), writes refuse it and
 /// change nothing, in a transaction the whole transaction is cancelled. The operations are an
 /// exhaustive enum run by one `match`; [`api_surface`] reads the typed API's entry points from

@@ -1,4 +1,4 @@
-//! Multi-attribute keys on a global secondary index (#12 item 3), through the untyped API, on
+//! Multi-attribute keys on a global secondary index, through the untyped API, on
 //! every backend: up to four partition attributes and four sort attributes, each with its own
 //! type. dynoxide (which implements them) is the reference; a server that lacks them is recorded
 //! as a deviation and skipped, with the reason printed.
@@ -1284,7 +1284,7 @@ async fn update_table_adds_a_multi_attribute_index() {
     }
 }
 
-/// The typed API (#12 item 3): `#[derive(Table)]` declares the multi-attribute index with typed
+/// The typed API: `#[derive(Table)]` declares the multi-attribute index with typed
 /// attribute lists, entities map fields onto it, and the generated queries take every partition
 /// field and sort conditions left to right. Issues and tasks share `ByStatus` (a task stores its
 /// optional state under `status`: sparse) and, as every entity here, the tenant's partition of
@@ -1349,7 +1349,7 @@ mod typed_api {
     }
 
     /// Issues and tasks in one partition of `ByStatus`: a collection on a multi-attribute
-    /// index (#12: DynamoDB indexes every item whose key attributes are present with their
+    /// index (DynamoDB indexes every item whose key attributes are present with their
     /// types, whatever its entity, so one query returns both).
     #[derive(Debug, Clone, PartialEq, dyno_core::Collection)]
     #[dyno(index = ByStatus)]

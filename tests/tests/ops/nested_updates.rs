@@ -1,4 +1,4 @@
-//! Typed nested updates and conditions (issue #12 item 2) on every backend: map entries
+//! Typed nested updates and conditions on every backend: map entries
 //! (`reaction_counts.heart += 1`), list elements, sets, and `#[derive(Document)]` fields, in
 //! updates, conditions of updates, puts and deletes, and query and scan filters; missing parents
 //! fail as DynamoDB fails them; many tasks incrementing one entry lose nothing.

@@ -1,5 +1,5 @@
-//! Stamps as users mean them (issue #26 item 2) and transactions that hand back what they
-//! wrote (issue #24 item 6), on MemoryStore and every server (transactions: not on dynalite).
+//! Stamps as users mean them and transactions that hand back what they
+//! wrote, on MemoryStore and every server (transactions: not on dynalite).
 //!
 //! - a new item's `created_at` equals its `updated_at` (one clock reading per write), through
 //!   create, put, a transaction and a batch put;

@@ -1,4 +1,4 @@
-//! Issue #14's reliability tests: bounded waits, faults over the wire, bad inputs, arithmetic
+//! The reliability tests: bounded waits, faults over the wire, bad inputs, arithmetic
 //! bounds, key agreement, lenient reads, soaks. One test binary; each module was its own binary
 //! before (test names keep the module as their prefix, e.g. `reliability_inputs::`, as
 //! docs/bad-inputs.md names them).

@@ -1,4 +1,4 @@
-//! Regression tests of issue #14's hangs and misleading errors: every wait is bounded, every
+//! Regression tests of hangs and misleading errors: every wait is bounded, every
 //! failure says what happened.
 //!
 //! Each test is bounded with `tokio::time::timeout`, so a regression fails instead of hanging.

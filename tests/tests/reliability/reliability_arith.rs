@@ -1,4 +1,4 @@
-//! Typed arithmetic stays inside the field's type (issue #14 item 3): `add_<field>` and
+//! Typed arithmetic stays inside the field's type: `add_<field>` and
 //! `subtract_<field>` on every integer type carry a condition that keeps the result in range, in
 //! plain updates, upserts and transactions, on every backend. Before, the write committed and
 //! the item could no longer be decoded. The model shares a partition, a key shape and GSI1
@@ -176,7 +176,7 @@ macro_rules! edge {
     }};
 }
 
-/// Regression (issue #14 item 3): `add_c_u32(5)` at `u32::MAX - 1` used to commit 4294967299,
+/// Regression: `add_c_u32(5)` at `u32::MAX - 1` used to commit 4294967299,
 /// after which the item could not be read. Every integer type, both directions, every backend.
 #[tokio::test]
 async fn typed_add_and_subtract_stay_inside_every_integer_type() {

@@ -1,4 +1,4 @@
-//! Writes resent after a lost response (issue #26 item 1): a create of an entity with a
+//! Writes resent after a lost response: a create of an entity with a
 //! generated id and stamps, and a transaction that creates a comment and counts it on its
 //! issue, each lose their response after the write applied, and are resent as a user resends
 //! them: the same builder, the same `Transaction` value. Exactly one comment is stored, and the

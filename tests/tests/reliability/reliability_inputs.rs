@@ -1,4 +1,4 @@
-//! The bad-input table (issue #14 item 7): each row of `docs/bad-inputs.md` is a test here (or, for
+//! The bad-input table: each row of `docs/bad-inputs.md` is a test here (or, for
 //! faults over the wire, in the file the table names). Each test gives one bad input or fault the
 //! way a new user would, and asserts what the user gets: the error variant, what its message
 //! names, and whether anything was written.
@@ -533,7 +533,7 @@ async fn fresh(backend: &Backend, prefix: &str) -> Arc<dyn Store> {
     store
 }
 
-/// Regression (issue #14 item 3): a batch put of a stale copy (v1 over v2) used to succeed,
+/// Regression: a batch put of a stale copy (v1 over v2) used to succeed,
 /// losing the newer change and leaving two contents with version 2.
 #[tokio::test]
 async fn row56_batch_put_of_a_versioned_entity_is_refused_unless_the_code_opts_out() {
@@ -855,7 +855,7 @@ async fn row42_invalid_table_names_are_refused() {
     }
 }
 
-/// Regression (issue #14 item 3): a put of an entity whose version is `u64::MAX` overflowed
+/// Regression: a put of an entity whose version is `u64::MAX` overflowed
 /// `version + 1` (a panic in debug builds, version 0 in release).
 #[tokio::test]
 async fn row60_put_of_a_version_at_u64_max_is_out_of_range_and_writes_nothing() {

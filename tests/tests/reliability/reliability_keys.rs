@@ -1,4 +1,4 @@
-//! Keys that interoperate (issue #14 item 4): items written by other clients in the conventional
+//! Keys that interoperate: items written by other clients in the conventional
 //! key format (`USER#123`, `STATUS#shipped`) are found, decoded and rewritten in place by typed
 //! operations, on every backend. The model shares its partitions and GSI1 between entities.
 
@@ -197,7 +197,7 @@ async fn an_item_with_aliased_enum_values_is_read_and_rewritten_in_place() {
     }
 }
 
-/// Regression (issue #14 item 4): integer ids in partition keys were zero-padded
+/// Regression: integer ids in partition keys were zero-padded
 /// (`USER#00000000000000000123`), so `User::get(User::key(123))` missed the `USER#123` item other
 /// clients write, `scan()` decoded it, and a typed rewrite created a second item.
 #[tokio::test]
@@ -348,7 +348,7 @@ fn an_unknown_spelling_is_a_key_error() {
     assert!(matches!(err, Error::Key { .. }), "{err:?}");
 }
 
-/// Regression (issue #14 item 3): an item whose key field attribute disagrees with its key
+/// Regression: an item whose key field attribute disagrees with its key
 /// (`PK = USER#2`, `user_id = 3`, as a buggy or hostile writer leaves it) used to decode with
 /// `user_id = 3`, so that a put of what was read wrote to `USER#3`. Now reading it is an error
 /// naming the field and both values, on every backend; attributes that agree with their key in
@@ -514,7 +514,7 @@ fn mismatch_field(err: &Error, stored: &str, canonical: &str) -> Option<&'static
     }
 }
 
-/// Regression (issue #14 item 4): an item whose primary key is another spelling of the key its
+/// Regression: an item whose primary key is another spelling of the key its
 /// fields are written to (a padded integer where the plain one is written, a plain one where
 /// the padded one is, a `KeyPart` alias, an escape written otherwise) used to decode, and a put
 /// of what was read wrote a second item at the canonical key, the original left behind. Now

@@ -1,4 +1,4 @@
-//! Lenient queries and scans (issue #14 item 4): one item that does not decode (a lowercase
+//! Lenient queries and scans: one item that does not decode (a lowercase
 //! `STATUS#shipped` written by another client, a number stored as a string) fails a strict
 //! read; `.lenient()` returns the items that decode and reports each one that does not, with its
 //! key and the error, through `all`, pages with cursors and `stream`, on every backend. The

@@ -1,4 +1,4 @@
-//! Soak and concurrency (issue #14 item 6): a bounded mixed workload through `CachedStore` over
+//! Soak and concurrency: a bounded mixed workload through `CachedStore` over
 //! MemoryStore and over dynoxide (when configured), and 16 tasks x 50 optimistic increments on
 //! every backend.
 //!

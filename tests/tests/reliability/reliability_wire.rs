@@ -1,4 +1,4 @@
-//! Faults over the wire (issue #14 item 5): `DynamoStore` talks to dynalite, moto and dynoxide
+//! Faults over the wire: `DynamoStore` talks to dynalite, moto and dynoxide
 //! through [`FaultProxy`], which loses requests and responses, stalls, answers 500/503/throttling
 //! and truncates responses. For every write operation and every fault:
 //! - success is never reported for a write that was not applied;

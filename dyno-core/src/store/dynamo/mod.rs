@@ -352,8 +352,8 @@ impl Target {
 /// The SDK's future is boxed first, once: it is several kilobytes (the orchestrator's states),
 /// and every future that holds it by value (the transmission tracking, the span, the `Store`
 /// method's) would copy all of it each time it is created or moved, which cost a typed put more
-/// client instructions than the SDK's request signing (`BENCHMARKS.md`, "Overhead of the typed
-/// API"). `send` makes it straight into its box: made by the caller and handed in, it was built
+/// client instructions than the SDK's request signing (the `overhead`
+/// benchmark). `send` makes it straight into its box: made by the caller and handed in, it was built
 /// in a stack temporary of the caller's poll (several kilobytes of frame on every poll) and then
 /// copied into the box.
 fn call<'a, O, E, F>(

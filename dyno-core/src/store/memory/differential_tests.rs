@@ -644,7 +644,7 @@ fn writes_report_their_capacity_with_index_writes() {
     );
 }
 
-/// One projection check for every read (#15): besides the empty projection and overlapping
+/// One projection check for every read: besides the empty projection and overlapping
 /// paths, paths that conflict (`a.b` beside `a[1]`) and paths deeper than 32 levels are refused,
 /// as in every other expression (the check eval.rs had and read.rs lacked).
 #[test]

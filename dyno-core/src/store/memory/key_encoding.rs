@@ -97,7 +97,7 @@ mod tests {
         }
     }
 
-    /// The one difference between the engine's two number grammars (#15): the key encoder read an
+    /// The one difference between the engine's two number grammars: the key encoder read an
     /// exponent as an `i64` and called `1e99999999999999999999` no number at all; the evaluator
     /// (now `value::Number`, used by both) reads it and reports an overflow, as DynamoDB does for
     /// any number whose magnitude is out of range.

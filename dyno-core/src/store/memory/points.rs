@@ -2,8 +2,8 @@
 //! current item of a write). Each slot is one 64-byte cache line, aligned: the full key's bytes
 //! (inline when short) and a copy of the item's [`Entry`], so that a read that finds its key has
 //! its entry in the line it compared, and a lookup in a table far larger than the CPU's caches
-//! misses on the hash table's control bytes, that one line and the item's `Arc` (the profile
-//! benchmark's cache simulation, BENCHMARKS.md; a slot of two `KeyBytes` and an entry was 72
+//! misses on the hash table's control bytes, that one line and the item's `Arc` (the `profile`
+//! benchmark's cache simulation; a slot of two `KeyBytes` and an entry was 72
 //! bytes, straddling two lines in five slots of eight).
 
 use std::hash::{BuildHasher, Hasher};
