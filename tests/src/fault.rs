@@ -767,6 +767,9 @@ impl<S: Store> Store for FaultStore<S> {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         self.inner.update_table(r).await
     }
+    fn cursor_key(&self) -> &dyno_core::ops::CursorKey {
+        self.inner.cursor_key()
+    }
 }
 
 #[cfg(test)]

@@ -419,6 +419,11 @@ impl<S: Store> Store for CachedStore<S> {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         self.update_table_through(r).await
     }
+    /// The inner store's: a page read through the cache continues with a cursor the inner
+    /// store (or another instance sharing its key) accepts, and the other way round.
+    fn cursor_key(&self) -> &dyno_core::ops::CursorKey {
+        self.inner.cursor_key()
+    }
 }
 
 #[async_trait]
@@ -467,6 +472,9 @@ impl<S: Store> Store for WithTtl<'_, S> {
     }
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         self.store.update_table_through(r).await
+    }
+    fn cursor_key(&self) -> &dyno_core::ops::CursorKey {
+        self.store.inner.cursor_key()
     }
 }
 

@@ -96,7 +96,7 @@ pub trait KeyPart: Sized {
 
     /// The other names of this key's map entry that [`KeyPart::decode_map_key`] reads as the same
     /// key, as another writer may have stored them: an integer's fixed-width form
-    /// (`0000000007` beside `7`). A typed write of the entry makes sure none of them is stored
+    /// (`0000000007` beside `7`), an enum's declared aliases. A typed write of the entry makes sure none of them is stored
     /// beside it (see [`Field::entry`](crate::expr::Field::entry)), so a map never holds one key
     /// twice. Empty for types with one spelling.
     fn other_map_key_spellings(&self) -> Vec<String> {

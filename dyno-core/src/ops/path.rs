@@ -91,15 +91,23 @@ impl<U: UpdateDsl, T, D: Depth> PathUpdate<U, T, D> {
 
     /// `REMOVE path`: a map entry, a list element (the later elements move down one place) or an
     /// `Option` field of a document. A required document field cannot be removed (it does not
-    /// compile): the item would no longer decode.
+    /// compile): the item would no longer decode. A map entry is removed under every name its
+    /// key may be stored under ([`Field::entry`]), so one stored by an earlier writer in another
+    /// spelling does not survive its removal.
     pub fn remove(self) -> U
     where
         Field<U::Entity, T, D>: Removable<U::Entity>,
     {
         let path = self.path.removable_path();
+        let others = self.path.other_spellings().to_vec();
         self.update.map_update(|mut u| {
             match path {
-                Ok(p) => u.remove_path(p),
+                Ok(p) => {
+                    u.remove_path(p);
+                    for other in others {
+                        u.remove_path(other);
+                    }
+                }
                 Err(e) => u.record(Err(e)),
             }
             u

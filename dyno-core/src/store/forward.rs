@@ -206,6 +206,11 @@ pub trait Forward: Send + Sync + Debug {
         self.around(Call::UpdateTable, self.inner().update_table(r))
             .await
     }
+    /// [`Store::cursor_key`]: the inner store's, unless the wrapper seals its cursors with its
+    /// own (an instance's view of a shared store, say).
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.inner().cursor_key()
+    }
 }
 
 #[async_trait]
@@ -256,6 +261,6 @@ impl<F: Forward> Store for F {
         Forward::update_table(self, r).await
     }
     fn cursor_key(&self) -> &crate::ops::CursorKey {
-        self.inner().cursor_key()
+        Forward::cursor_key(self)
     }
 }

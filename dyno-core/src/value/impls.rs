@@ -702,7 +702,7 @@ mod tests {
         assert!(err.contains("[\"x\"]") && err.contains("map key"), "{err}");
     }
 
-    /// Issue 26: `None` values and empty sets inside a map were dropped without an error, and an
+    /// `None` values and empty sets inside a map were dropped without an error, and an
     /// empty map key was written for DynamoDB to refuse.
     #[test]
     fn map_values_are_kept_or_refused_never_dropped() {
@@ -737,7 +737,7 @@ mod tests {
         assert!(matches!(err, Error::Encode { .. }));
     }
 
-    /// Issue 26: a `BTreeMap<u32, _>` holding `7` and `0000000007` (an earlier writer's padded
+    /// A `BTreeMap<u32, _>` holding `7` and `0000000007` (an earlier writer's padded
     /// spelling) read one of them, which one varying with the map's order.
     #[test]
     fn a_map_holding_two_spellings_of_one_key_is_an_error_naming_both() {

@@ -38,6 +38,16 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 .map(|(v, n, _)| (*v, n.as_str()))
                 .chain(aliases.iter().map(|(i, a, _)| (variants[*i].0, a.as_str())))
                 .collect();
+            // Each variant's aliases: the other names a map entry of it may be stored under.
+            let variant_aliases: Vec<Vec<&str>> = (0..variants.len())
+                .map(|i| {
+                    aliases
+                        .iter()
+                        .filter(|(v, _, _)| *v == i)
+                        .map(|(_, a, _)| a.as_str())
+                        .collect()
+                })
+                .collect();
             let read_idents: Vec<_> = spellings.iter().map(|(v, _)| *v).collect();
             let read_names: Vec<_> = spellings.iter().map(|(_, n)| *n).collect();
             let fold = case_insensitive.then(|| {
@@ -131,6 +141,13 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                             ::core::option::Option::None,
                             ::std::format!("expected {}, found {:?}", #expected, segment),
                         ))
+                    }
+                    // The declared aliases: a map entry stored under one is the same entry.
+                    fn other_map_key_spellings(&self) -> ::std::vec::Vec<::std::string::String> {
+                        let aliases: &[&str] = match self {
+                            #(#ident::#idents => &[#(#variant_aliases),*],)*
+                        };
+                        aliases.iter().map(|a| ::std::string::String::from(*a)).collect()
                     }
                 }
                 #parse

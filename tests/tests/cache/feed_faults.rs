@@ -103,7 +103,7 @@ fn count(records: &[ChangeRecord], pk: &str) -> usize {
     values(records).get(pk).map_or(0, Vec::len)
 }
 
-/// Issue 25, failure 1: with DescribeStream throttled, the records GetRecords delivered in a
+/// With DescribeStream throttled, the records GetRecords delivered in a
 /// round whose shard refresh failed were dropped (positions already advanced), with no gap.
 /// The periodic refresh comes 5 s after the feed opened: this test runs past it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -154,7 +154,7 @@ async fn a_throttled_describe_stream_loses_no_record() {
     futures::future::join_all(runs).await;
 }
 
-/// Issue 25, failure 3: a poll cancelled during the shard refresh lost the round's records.
+/// A poll cancelled during the shard refresh lost the round's records.
 /// Here every DescribeStream takes 300 ms and polls are cancelled after 0 to 250 ms: from the
 /// periodic refresh on (5 s after the feed opened) every round that reaches the refresh is
 /// cancelled in it, and others in a `GetRecords` or a sleep.
@@ -313,7 +313,7 @@ async fn until(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// Issue 25, failure 2: one `GetRecords` that never answered hung the follower, and the other
+/// One `GetRecords` that never answered hung the follower, and the other
 /// instance served its stale entry for the length of the test. Now the call times out (and is
 /// retried with a backoff), and past the lag budget the cache reads the table from the backend.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -432,7 +432,7 @@ async fn name_by_get(cache: &Cache, table: &str, id: &str) -> Option<String> {
     got.item.and_then(|i| text(&i, "name"))
 }
 
-/// Issue 25, failure 4: the fill after an applied record read a replica that had not caught up,
+/// The fill after an applied record read a replica that had not caught up,
 /// and re-cached the pre-write image for the TTL. Gets, batch gets, table queries and GSI
 /// queries through the reader, once its follower applied the change and the replica caught up,
 /// must all return the new state.

@@ -951,10 +951,10 @@ async fn row55_create_over_an_expired_item_treats_it_as_absent() {
     assert!(err.is_condition_failed(), "{err:?}");
 }
 
-/// Issue 26 (problems 4 to 9): one spelling per map key, values that never vanish inside maps,
+/// One spelling per map key, values that never vanish inside maps,
 /// multi-attribute key parts checked before sending, cursors that cannot be forged, durations
 /// that cannot panic or mean two things, and messages that name the fix. Rows 74 to 79.
-mod issue26 {
+mod newer_inputs {
     use std::collections::{BTreeMap, BTreeSet, HashMap};
 
     use base64::Engine as _;
@@ -982,8 +982,17 @@ mod issue26 {
         pub counts: BTreeMap<u32, u64>,
         pub notes: HashMap<String, Option<String>>,
         pub labels: HashMap<String, BTreeSet<String>>,
+        pub lanes: BTreeMap<Lane, u64>,
         #[dyno(serde)]
         pub deep: serde_json::Value,
+    }
+
+    /// A board's lane: a map key with an alias another client wrote (`todo`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, dyno_core::KeyPart)]
+    pub enum Lane {
+        #[dyno(alias = "todo")]
+        Todo,
+        Done,
     }
 
     /// A ticket in the multi-attribute index `ByState` (partition `tenant` + `state`, sort
@@ -1005,6 +1014,7 @@ mod issue26 {
             counts: BTreeMap::new(),
             notes: HashMap::new(),
             labels: HashMap::new(),
+            lanes: BTreeMap::new(),
             deep: serde_json::Value::Null,
         }
     }
@@ -1094,6 +1104,45 @@ mod issue26 {
                 .send(store)
                 .await
                 .unwrap();
+
+            // A removal removes the entry under whichever name it is stored.
+            Board::update(Board::key("b1"))
+                .at(Board::COUNTS.entry(7u32))
+                .remove()
+                .send(store)
+                .await
+                .unwrap();
+            let read = get().await.unwrap().unwrap();
+            assert_eq!(read.counts, BTreeMap::from([(8, 2)]), "{who}: 7 removed");
+
+            // An enum key stored under a declared alias (`todo` for `Lane::Todo`): read as the
+            // variant, a write under the name refused naming both, a removal removes it.
+            let mut item = board("b1").to_item().unwrap();
+            item.insert(
+                "lanes".into(),
+                AttributeValue::M([("todo".to_owned(), AttributeValue::N("3".into()))].into()),
+            );
+            raw_put(store, "Boards", item).await;
+            let read = get().await.unwrap().unwrap();
+            assert_eq!(read.lanes, BTreeMap::from([(Lane::Todo, 3)]), "{who}");
+            let err = Board::update(Board::key("b1"))
+                .at(Board::LANES.entry(Lane::Todo))
+                .add(1u64)
+                .send(store)
+                .await
+                .unwrap_err();
+            let text = err.to_string();
+            for says in ["lanes.Todo", "lanes.todo", "nothing was written"] {
+                assert!(text.contains(says), "{who}: {says} in {text}");
+            }
+            Board::update(Board::key("b1"))
+                .at(Board::LANES.entry(Lane::Todo))
+                .remove()
+                .send(store)
+                .await
+                .unwrap();
+            let read = get().await.unwrap().unwrap();
+            assert!(read.lanes.is_empty(), "{who}: {:?}", read.lanes);
 
             raw_put(store, "Boards", stored(&[("0000000007", "1"), ("7", "5")])).await;
             for _ in 0..3 {
@@ -1356,87 +1405,10 @@ mod issue26 {
     struct KeyedView(std::sync::Arc<MemoryStore>, CursorKey);
 
     #[async_trait::async_trait]
-    impl Store for KeyedView {
-        async fn get_item(
-            &self,
-            r: GetRequest<'_>,
-        ) -> dyno_core::Result<dyno_core::store::GetOutput> {
-            self.0.get_item(r).await
-        }
-        async fn put_item(
-            &self,
-            r: PutRequest,
-        ) -> dyno_core::Result<dyno_core::store::WriteOutput> {
-            self.0.put_item(r).await
-        }
-        async fn update_item(
-            &self,
-            r: dyno_core::store::UpdateRequest,
-        ) -> dyno_core::Result<dyno_core::store::WriteOutput> {
-            self.0.update_item(r).await
-        }
-        async fn delete_item(
-            &self,
-            r: dyno_core::store::DeleteRequest,
-        ) -> dyno_core::Result<dyno_core::store::WriteOutput> {
-            self.0.delete_item(r).await
-        }
-        async fn query(
-            &self,
-            r: dyno_core::store::QueryRequest,
-        ) -> dyno_core::Result<dyno_core::store::Page> {
-            self.0.query(r).await
-        }
-        async fn scan(
-            &self,
-            r: dyno_core::store::ScanRequest,
-        ) -> dyno_core::Result<dyno_core::store::Page> {
-            self.0.scan(r).await
-        }
-        async fn batch_get(
-            &self,
-            r: dyno_core::store::BatchGetRequest,
-        ) -> dyno_core::Result<dyno_core::store::BatchGetOutput> {
-            self.0.batch_get(r).await
-        }
-        async fn batch_write(
-            &self,
-            r: dyno_core::store::BatchWriteRequest,
-        ) -> dyno_core::Result<dyno_core::store::BatchWriteOutput> {
-            self.0.batch_write(r).await
-        }
-        async fn transact_get(
-            &self,
-            r: dyno_core::store::TransactGetRequest,
-        ) -> dyno_core::Result<dyno_core::store::TransactGetOutput> {
-            self.0.transact_get(r).await
-        }
-        async fn transact_write(
-            &self,
-            r: dyno_core::store::TransactWriteRequest,
-        ) -> dyno_core::Result<dyno_core::store::TransactWriteOutput> {
-            self.0.transact_write(r).await
-        }
-        async fn create_table(&self, d: &dyno_core::TableDef) -> dyno_core::Result<()> {
-            self.0.create_table(d).await
-        }
-        async fn delete_table(&self, n: &str) -> dyno_core::Result<()> {
-            self.0.delete_table(n).await
-        }
-        async fn describe_table(
-            &self,
-            n: &str,
-        ) -> dyno_core::Result<dyno_core::store::TableDescription> {
-            self.0.describe_table(n).await
-        }
-        async fn update_ttl(&self, t: &str, a: &str, e: bool) -> dyno_core::Result<()> {
-            self.0.update_ttl(t, a, e).await
-        }
-        async fn update_table(
-            &self,
-            r: dyno_core::store::UpdateTableRequest,
-        ) -> dyno_core::Result<dyno_core::store::TableDescription> {
-            self.0.update_table(r).await
+    impl dyno_core::store::forward::Forward for KeyedView {
+        type Inner = MemoryStore;
+        fn inner(&self) -> &MemoryStore {
+            &self.0
         }
         fn cursor_key(&self) -> &CursorKey {
             &self.1
