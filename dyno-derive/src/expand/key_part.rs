@@ -48,6 +48,18 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                         .collect()
                 })
                 .collect();
+            // The declared aliases: a map entry stored under one is the same entry (without
+            // aliases, the trait's default: a name has one spelling).
+            let alias_spellings = (!aliases.is_empty()).then(|| {
+                quote! {
+                    fn other_map_key_spellings(&self) -> ::std::vec::Vec<::std::string::String> {
+                        let aliases: &[&str] = match self {
+                            #(#ident::#idents => &[#(#variant_aliases),*],)*
+                        };
+                        aliases.iter().map(|a| ::std::string::String::from(*a)).collect()
+                    }
+                }
+            });
             let read_idents: Vec<_> = spellings.iter().map(|(v, _)| *v).collect();
             let read_names: Vec<_> = spellings.iter().map(|(_, n)| *n).collect();
             let fold = case_insensitive.then(|| {
@@ -142,13 +154,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                             ::std::format!("expected {}, found {:?}", #expected, segment),
                         ))
                     }
-                    // The declared aliases: a map entry stored under one is the same entry.
-                    fn other_map_key_spellings(&self) -> ::std::vec::Vec<::std::string::String> {
-                        let aliases: &[&str] = match self {
-                            #(#ident::#idents => &[#(#variant_aliases),*],)*
-                        };
-                        aliases.iter().map(|a| ::std::string::String::from(*a)).collect()
-                    }
+                    #alias_spellings
                 }
                 #parse
                 #attribute_impls

@@ -961,7 +961,7 @@ mod newer_inputs {
     use dyno_cache::{CachedStore, ManualClock};
     use dyno_core::ops::{BatchWriter, CursorKey};
     use dyno_core::prelude::*;
-    use dyno_core::store::{GetRequest, PutRequest, ReturnValues, Store, TableNames};
+    use dyno_core::store::{PutRequest, ReturnValues, Store, TableNames};
     use dyno_core::{AttributeValue, DynamoStore, Entity, Error, Item, MemoryStore, Table};
     use dyno_tests::backend::{
         backends, fresh_table, raw_put, unique_table_name, Backend, BackendKind,
