@@ -367,16 +367,16 @@ impl<'a, E: Entity> Put<'a, E> {
         store: &'s S,
     ) -> impl Future<Output = Result<()>> + Send + use<'s, S, E> {
         let prepared = self.prepare();
-        async move { prepared?.write(store).await }
+        async move { prepared?.write(store).await.map(drop) }
     }
 
     /// Writes the item as [`Self::send`] does and returns the entity as written, with the
     /// values the write decided: ids of `#[dyno(generated)]` fields left `None`, the
     /// `created_at`/`updated_at` stamps, the incremented version. They are decided once, when
     /// the builder is built, for the attributes and every key made from them, so the returned
-    /// entity's [`key`](Entity::key) is the stored item's key; no second read is needed. (A put
-    /// that keeps a stored `created_at` returns the entity with the time it would have stamped;
-    /// read the item for the stored one.)
+    /// entity's [`key`](Entity::key) is the stored item's key; no second read is needed. A put
+    /// that keeps a stored `created_at` (an UpdateItem) asks for the item as written
+    /// (`ReturnValues::AllNew`) and returns it, so its `created_at` is the stored one.
     ///
     /// ```
     /// # use dyno_core::prelude::*;
@@ -410,9 +410,13 @@ impl<'a, E: Entity> Put<'a, E> {
         // Decoded before sending: a write whose item does not decode back is not sent.
         let prepared = self.entity().and_then(|e| Ok((e, self.prepare()?)));
         async move {
-            let (written, prepared) = prepared?;
-            prepared.write(store).await?;
-            Ok(written)
+            let (written, mut prepared) = prepared?;
+            prepared.returning = true;
+            match prepared.write(store).await? {
+                // The item as stored: the kept `created_at` is not the one the builder decided.
+                Some(stored) => E::from_item(&stored),
+                None => Ok(written),
+            }
         }
     }
 
@@ -433,6 +437,7 @@ impl<'a, E: Entity> Put<'a, E> {
             mode: self.mode,
             kept: E::CREATED_AT.filter(|_| self.keep_created).map(|(_, a)| a),
             stamped_index: self.created_in_index_key(),
+            returning: false,
             _e: PhantomData,
         })
     }
@@ -450,6 +455,8 @@ struct Prepared<E> {
     /// The `created_at` attribute the write keeps, when it does.
     kept: Option<&'static str>,
     stamped_index: bool,
+    /// `send_returning`: an UpdateItem that keeps `created_at` asks for the item as written.
+    returning: bool,
     _e: PhantomData<fn() -> E>,
 }
 
@@ -466,12 +473,18 @@ impl<E: Entity> Prepared<E> {
                 .all(|name| self.item.contains_key(name) || Some(name.as_str()) == kept)
     }
 
-    async fn write<S: Store + ?Sized>(mut self, store: &S) -> Result<()> {
+    /// Sends the write. Returns the item as stored when the write kept a stored `created_at`
+    /// and [`Self::returning`] asked for it (`None` otherwise).
+    async fn write<S: Store + ?Sized>(mut self, store: &S) -> Result<Option<Item>> {
         let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
         let resent = self.unknown.load(Ordering::Relaxed);
         let Some(mut request) = self.request.take() else {
-            return Ok(());
+            return Ok(None);
         };
+        if let (true, PutWriteRequest::Update(r)) = (self.returning, &mut request) {
+            r.return_values = ReturnValues::AllNew;
+        }
+        let kept = self.kept.is_some() && self.returning;
         if resent {
             match &mut request {
                 PutWriteRequest::Put(r) => r.return_old_on_condition_failure = true,
@@ -479,11 +492,12 @@ impl<E: Entity> Prepared<E> {
             }
         }
         let result = match request {
-            PutWriteRequest::Put(r) => store.put_item(r).instrument(span).await.map(drop),
-            PutWriteRequest::Update(r) => store.update_item(r).instrument(span).await.map(drop),
+            PutWriteRequest::Put(r) => store.put_item(r).instrument(span).await.map(|_| None),
+            PutWriteRequest::Update(r) => (store.update_item(r).instrument(span).await)
+                .map(|out| out.attributes.filter(|_| kept)),
         };
         match result {
-            Ok(()) => Ok(()),
+            Ok(stored) => Ok(stored),
             Err(Error::OutcomeUnknown {
                 message, source, ..
             }) => {
@@ -513,7 +527,7 @@ impl<E: Entity> Prepared<E> {
                     }
                 };
                 match stored {
-                    Some(stored) if self.is_own(&stored) => Ok(()),
+                    Some(stored) if self.is_own(&stored) => Ok(kept.then_some(stored)),
                     item => Err(self
                         .failed(store, Error::ConditionFailed { entity, item })
                         .await),
