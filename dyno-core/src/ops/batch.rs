@@ -3,8 +3,11 @@
 //! one. It never silently drops an item: what could not be written or read after the bounded
 //! attempts is returned to the caller.
 //!
-//! - [`BatchWriter`]: typed puts and deletes (and raw [`WriteRequest`]s), 25 per `BatchWriteItem`
-//!   and at most 16 MB per request.
+//! - [`BatchWriter`]: typed puts and deletes (and raw [`WriteRequest`]s). Typed writes keep off
+//!   other entities' items: each is sent as its own conditional PutItem or DeleteItem carrying
+//!   the entity check, 25 at once per chunk (see [`BatchWriter`]'s "Ownership");
+//!   [`BatchWriter::without_entity_check`] and raw writes go 25 per `BatchWriteItem`, at most
+//!   16 MB per request.
 //! - [`BatchGet`]: typed keys, 100 per `BatchGetItem`; returns decoded entities in the order of the
 //!   keys, missing ones simply absent, expired ones and other entities' items hidden.
 //!
@@ -40,11 +43,15 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{decode, key_of, readable, table_def, table_name};
+use super::support::{decode, key_of, owned_by_type, readable, table_def, table_name};
 use super::{Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
-use crate::store::{BatchGetRequest, BatchWriteRequest, Store, TableKey, WriteRequest};
+use crate::store::{
+    BatchGetRequest, BatchWriteRequest, DeleteRequest, GetRequest, PutRequest, ReturnValues, Store,
+    TableKey, WriteRequest,
+};
+use crate::table::Table;
 use crate::table::TableDef;
 use crate::value::{check_item_size, item_size, Item, SharedItem};
 
@@ -250,10 +257,33 @@ fn request_bytes(write: &WriteRequest) -> usize {
     item_size(item) * 4 / 3 + 32 * item.len() + write.table().len() + 64
 }
 
-/// Writes any number of items in batches. Puts and deletes are unconditional (DynamoDB's batch
-/// writes take no condition), so a batch cannot check an optimistic-locking version:
-/// [`BatchWriter::put`] refuses entities with a version field, and
-/// [`BatchWriter::put_ignoring_version`] writes them without the check, in so many words.
+/// Writes any number of items in batches, accounting for every one.
+///
+/// # Ownership
+///
+/// A typed put or delete of `E` never overwrites or removes another entity's item (entities
+/// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
+/// [`super::EntityExt::put`] or [`super::EntityExt::delete`] does not. DynamoDB's
+/// `BatchWriteItem` takes no condition, so typed writes are not sent in it: each is its own
+/// PutItem or DeleteItem carrying the entity check (the item's entity-type attribute is `E`'s,
+/// or absent), in the same request, so nothing can slip in between a check and the write. A
+/// chunk of 25 is sent at once, so the batch takes about as long as 25 writes per
+/// `BatchWriteItem` would, and the same write capacity (DynamoDB charges a batch write as the
+/// single writes it holds); it makes one request per item instead of one per 25 (more request
+/// overhead on the client). A write that finds another entity's item at its key changes
+/// nothing and is returned in [`BatchWriteReport::unprocessed`] with [`Error::WrongEntity`]
+/// among the errors (from [`Self::send`]: that error, when it is the only outcome, else
+/// [`Error::BatchIncomplete`] listing the write); resending it cannot succeed. The other writes
+/// are applied.
+///
+/// Where no other entity's item can be at the keys (a bulk load into keys only `E` uses, a
+/// restore), [`Self::without_entity_check`] sends typed writes 25 per `BatchWriteItem`, without
+/// the check, in so many words. Raw writes ([`Self::write`]) name no entity and are always sent
+/// in `BatchWriteItem`.
+///
+/// A batch cannot check an optimistic-locking version: [`BatchWriter::put`] refuses entities
+/// with a version field, and [`BatchWriter::put_ignoring_version`] writes them without the
+/// version check, in so many words.
 ///
 /// ```no_run
 /// # async fn f<E: dyno_core::Entity>(store: &dyno_core::MemoryStore, items: &[E]) -> dyno_core::Result<()> {
@@ -265,11 +295,100 @@ fn request_bytes(write: &WriteRequest) -> usize {
 /// ```
 #[must_use = "a batch does nothing until it is sent"]
 pub struct BatchWriter {
-    writes: Vec<WriteRequest>,
+    writes: Vec<Write>,
     seen: HashSet<Vec<u8>>,
     concurrency: usize,
     retry: RetryPolicy,
     deadline: Option<Duration>,
+    /// Typed writes carry their entity check (see "Ownership"); false after
+    /// [`BatchWriter::without_entity_check`].
+    entity_check: bool,
+}
+
+/// One write of a batch, with the entity that owns the item when it is a typed write.
+#[derive(Debug, Clone)]
+struct Write {
+    request: WriteRequest,
+    /// The item's primary key.
+    key: Item,
+    owner: Option<Owner>,
+}
+
+/// The entity a typed write is for, and its table's entity-type attribute.
+#[derive(Debug, Clone, Copy)]
+struct Owner {
+    entity: &'static str,
+    attribute: &'static str,
+}
+
+impl Owner {
+    fn of<E: Entity>() -> Self {
+        Owner {
+            entity: E::ENTITY_TYPE,
+            attribute: <E::Table as Table>::ENTITY_ATTRIBUTE,
+        }
+    }
+}
+
+/// A chunk of writes: sent in one `BatchWriteItem`, or as single writes with their entity check.
+enum WriteChunk {
+    Batch(Vec<WriteRequest>),
+    Checked(Vec<Write>),
+}
+
+/// Sends one typed write as a single PutItem or DeleteItem conditioned on the item being its
+/// entity's (or absent). A failed condition is [`Error::WrongEntity`] naming the type found.
+async fn send_checked<S: Store + ?Sized>(store: &S, write: &Write, owner: Owner) -> Result<()> {
+    let condition = Some(owned_by_type(owner.attribute, owner.entity));
+    let result = match &write.request {
+        WriteRequest::Put { table, item } => store
+            .put_item(PutRequest {
+                table: table.clone(),
+                item: item.clone(),
+                condition,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: true,
+            })
+            .await
+            .map(drop),
+        WriteRequest::Delete { table, key } => store
+            .delete_item(DeleteRequest {
+                table: table.clone(),
+                key: key.clone(),
+                condition,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: true,
+            })
+            .await
+            .map(drop),
+    };
+    let err = match result {
+        Err(e @ Error::ConditionFailed { .. }) => e,
+        other => return other,
+    };
+    let Error::ConditionFailed { item: old, .. } = &err else {
+        return Err(err);
+    };
+    // The item as it was: from the error, or else a consistent read, which only names the
+    // cause (the write changed nothing either way).
+    let read;
+    let old = match old {
+        Some(old) => Some(old),
+        None => {
+            let request = GetRequest::borrowed(write.request.table(), &write.key).consistent();
+            read = store.get_item(request).await.ok().and_then(|out| out.item);
+            read.as_deref()
+        }
+    };
+    match old.and_then(|o| o.get(owner.attribute)) {
+        Some(crate::value::AttributeValue::S(found)) if found != owner.entity => {
+            Err(Error::WrongEntity {
+                entity: owner.entity,
+                found: found.clone(),
+            })
+        }
+        _ => Err(err.for_entity(owner.entity)),
+    }
 }
 
 impl fmt::Debug for BatchWriter {
@@ -279,6 +398,7 @@ impl fmt::Debug for BatchWriter {
             .field("concurrency", &self.concurrency)
             .field("retry", &self.retry)
             .field("deadline", &self.deadline)
+            .field("entity_check", &self.entity_check)
             .finish()
     }
 }
@@ -291,6 +411,7 @@ impl Default for BatchWriter {
             concurrency: 4,
             retry: RetryPolicy::default(),
             deadline: None,
+            entity_check: true,
         }
     }
 }
@@ -300,13 +421,16 @@ impl Default for BatchWriter {
 pub struct BatchWriteReport {
     /// Writes applied.
     pub written: usize,
-    /// Writes not applied: their retries ran out, or their chunk failed (see `errors`).
+    /// Writes not applied: their retries ran out, their chunk failed, or (a typed write with
+    /// the entity check) the item at the key is another entity's, an [`Error::WrongEntity`] in
+    /// `errors`, which resending cannot change (see [`BatchWriter`]'s "Ownership").
     pub unprocessed: Vec<WriteRequest>,
     /// Errors that left writes unprocessed: one that stopped a chunk without retrying (a
     /// validation error, a missing table...), the last error of a chunk whose retries ran out,
     /// the error that stopped the batch when the backend kept failing.
     pub errors: Vec<Error>,
-    /// `BatchWriteItem` requests made.
+    /// Requests made: `BatchWriteItem`s, and the single conditional writes of typed puts and
+    /// deletes (see [`BatchWriter`]'s "Ownership").
     pub requests: usize,
     /// The most attempts any chunk made.
     pub attempts: u32,
@@ -325,9 +449,20 @@ impl BatchWriter {
         Self::default()
     }
 
-    /// At most `n` requests in flight (at least 1).
+    /// At most `n` chunks in flight (at least 1): a chunk is one `BatchWriteItem` of up to 25
+    /// writes, or up to 25 typed writes sent at once as single conditional requests (see
+    /// "Ownership").
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = n.max(1);
+        self
+    }
+
+    /// Sends typed puts and deletes 25 per `BatchWriteItem`, without the entity check (see
+    /// "Ownership"): a put overwrites and a delete removes whatever item is at its key,
+    /// another entity's included. For bulk loads and restores into keys no other entity uses,
+    /// where one request per 25 items matters.
+    pub fn without_entity_check(mut self) -> Self {
+        self.entity_check = false;
         self
     }
 
@@ -358,24 +493,34 @@ impl BatchWriter {
         self.writes.is_empty()
     }
 
-    fn add(&mut self, write: WriteRequest, key: &Item, what: &str) -> Result<&mut Self> {
-        if !self.seen.insert(identity(write.table(), key)) {
+    fn add(
+        &mut self,
+        write: WriteRequest,
+        key: Item,
+        owner: Option<Owner>,
+        what: &str,
+    ) -> Result<&mut Self> {
+        if !self.seen.insert(identity(write.table(), &key)) {
             return Err(Error::validation(format!(
                 "batch write: two writes on one item of table {} ({what}, key {}); a batch may write each item once",
                 write.table(),
-                describe_key(key)
+                describe_key(&key)
             )));
         }
-        self.writes.push(write);
+        self.writes.push(Write {
+            request: write,
+            key,
+            owner,
+        });
         Ok(self)
     }
 
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
     ///
-    /// DynamoDB cannot condition batch writes: unlike [`super::EntityExt::put`], a batch put
-    /// does not check the item's owner, and overwrites whatever item is at the key, another
-    /// entity's included (entities sharing a key shape). Use a put or a [`super::Transaction`]
-    /// where that matters.
+    /// Like [`super::EntityExt::put`], it never overwrites another entity's item: it is sent as
+    /// a PutItem with the entity check (see "Ownership" above), and a write that finds another
+    /// entity's item is returned with [`Error::WrongEntity`], changing nothing; unless the batch
+    /// is [`Self::without_entity_check`].
     ///
     /// Nor can a batch write update an item in place: where a put or replace keeps the stored
     /// `created_at` of an entity whose field is unset (see [`super::Put`]), a batch put writes
@@ -417,7 +562,8 @@ impl BatchWriter {
                 table: table_name::<E>(),
                 item,
             },
-            &key,
+            key,
+            Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
         )
     }
@@ -447,11 +593,11 @@ impl BatchWriter {
 
     /// Adds a delete of the item at `key`.
     ///
-    /// DynamoDB cannot condition batch writes: a batch delete removes whatever item is at the key,
-    /// whichever entity it belongs to (entities sharing a key shape, such as users and
-    /// organizations at `ACCOUNT#{name}`), where [`super::EntityExt::delete`] would fail with
-    /// [`crate::Error::WrongEntity`] and change nothing. Delete one by one, or in a
-    /// [`super::Transaction`], when the key may hold another entity's item.
+    /// Like [`super::EntityExt::delete`], it never removes another entity's item (entities
+    /// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it is sent as
+    /// a DeleteItem with the entity check (see "Ownership" above), and a write that finds
+    /// another entity's item is returned with [`Error::WrongEntity`], changing nothing; unless
+    /// the batch is [`Self::without_entity_check`]. A missing item is not an error.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
         let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
@@ -460,7 +606,8 @@ impl BatchWriter {
                 table: table_name::<E>(),
                 key,
             },
-            &k,
+            k,
+            Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
         )
     }
@@ -474,7 +621,7 @@ impl BatchWriter {
             }
             WriteRequest::Delete { key, .. } => key_of(key, table)?,
         };
-        self.add(write, &key, "raw write")
+        self.add(write, key, None, "raw write")
     }
 
     /// Splits the writes into requests: at most 25 writes and 16 MB each.
@@ -504,15 +651,45 @@ impl BatchWriter {
         let span = tracing::debug_span!("dyno.batch_write", writes = self.writes.len());
         let budget = Budget::new(self.retry, self.deadline);
         let budget = &budget;
-        let chunks = Self::chunks(self.writes);
-        let outcomes: Vec<ChunkOutcome<WriteRequest>> = futures::stream::iter(chunks)
-            .map(|chunk| {
-                run_chunk(chunk, budget, |pending| async move {
-                    let out = store
-                        .batch_write(BatchWriteRequest { writes: pending })
-                        .await?;
-                    Ok((Vec::new(), out.unprocessed))
-                })
+        let entity_check = self.entity_check;
+        let (checked, batched): (Vec<Write>, Vec<Write>) =
+            (self.writes.into_iter()).partition(|w| entity_check && w.owner.is_some());
+        let mut chunks: Vec<WriteChunk> =
+            Self::chunks(batched.into_iter().map(|w| w.request).collect())
+                .into_iter()
+                .map(WriteChunk::Batch)
+                .collect();
+        let mut checked = checked.into_iter().peekable();
+        while checked.peek().is_some() {
+            chunks.push(WriteChunk::Checked(
+                checked.by_ref().take(MAX_BATCH_WRITES).collect(),
+            ));
+        }
+        // Single conditional writes sent, counted apart: one chunk attempt sends several.
+        let singles = std::sync::atomic::AtomicUsize::new(0);
+        let singles = &singles;
+        let outcomes: Vec<(bool, ChunkOutcome<WriteRequest>)> = futures::stream::iter(chunks)
+            .map(|chunk| async move {
+                match chunk {
+                    WriteChunk::Batch(chunk) => {
+                        let out = run_chunk(chunk, budget, |pending| async move {
+                            let out = store
+                                .batch_write(BatchWriteRequest { writes: pending })
+                                .await?;
+                            Ok(Answer::new(Vec::new(), out.unprocessed))
+                        })
+                        .await;
+                        (false, out)
+                    }
+                    WriteChunk::Checked(chunk) => {
+                        let out = run_chunk(chunk, budget, |pending| async move {
+                            singles.fetch_add(pending.len(), std::sync::atomic::Ordering::Relaxed);
+                            send_checked_chunk(store, budget, pending).await
+                        })
+                        .await;
+                        (true, out.map(|w| w.request))
+                    }
+                }
             })
             .buffer_unordered(self.concurrency)
             .collect()
@@ -522,14 +699,18 @@ impl BatchWriter {
             written: 0,
             unprocessed: Vec::new(),
             errors: Vec::new(),
-            requests: 0,
+            requests: singles.load(std::sync::atomic::Ordering::Relaxed),
             attempts: 0,
         };
-        for o in outcomes {
+        for (single, o) in outcomes {
             report.written += o.done;
             report.unprocessed.extend(o.pending);
+            report.unprocessed.extend(o.refused);
             report.errors.extend(o.error);
-            report.requests += o.attempts as usize;
+            report.errors.extend(o.refusals);
+            if !single {
+                report.requests += o.attempts as usize;
+            }
             report.attempts = report.attempts.max(o.attempts);
         }
         if !report.is_complete() {
@@ -593,6 +774,84 @@ struct ChunkOutcome<T> {
     pending: Vec<T>,
     error: Option<Error>,
     attempts: u32,
+    /// Items refused for good (a typed write that found another entity's item), not retried.
+    refused: Vec<T>,
+    /// Why each refused item was refused.
+    refusals: Vec<Error>,
+}
+
+impl<T> ChunkOutcome<T> {
+    fn map<U>(self, f: impl Fn(T) -> U) -> ChunkOutcome<U> {
+        ChunkOutcome {
+            done: self.done,
+            found: self.found,
+            pending: self.pending.into_iter().map(&f).collect(),
+            error: self.error,
+            attempts: self.attempts,
+            refused: self.refused.into_iter().map(&f).collect(),
+            refusals: self.refusals,
+        }
+    }
+}
+
+/// The answer to one request of a chunk: items read, items to send again, items refused for
+/// good with why.
+struct Answer<T> {
+    found: Vec<(String, SharedItem)>,
+    unprocessed: Vec<T>,
+    refused: Vec<(T, Error)>,
+}
+
+impl<T> Answer<T> {
+    fn new(found: Vec<(String, SharedItem)>, unprocessed: Vec<T>) -> Self {
+        Answer {
+            found,
+            unprocessed,
+            refused: Vec::new(),
+        }
+    }
+}
+
+/// Sends a chunk of typed writes at once, each as a single conditional write. Writes that fail
+/// with a retryable error are sent again (the whole answer is that error when every write did,
+/// so the budget counts a failed request); any other failure refuses its write for good (an
+/// error that stops the batch stops it).
+async fn send_checked_chunk<S: Store + ?Sized>(
+    store: &S,
+    budget: &Budget,
+    pending: Vec<Write>,
+) -> Result<Answer<Write>> {
+    let sent = futures::future::join_all(pending.into_iter().map(|w| async move {
+        let result = match w.owner {
+            Some(owner) => send_checked(store, &w, owner).await,
+            None => Ok(()),
+        };
+        (w, result)
+    }))
+    .await;
+    let mut answer = Answer::new(Vec::new(), Vec::new());
+    let mut settled = false;
+    let mut retry = None;
+    for (w, result) in sent {
+        match result {
+            Ok(()) => settled = true,
+            Err(e) if retryable(&e) => {
+                retry.get_or_insert(e);
+                answer.unprocessed.push(w);
+            }
+            Err(e) => {
+                settled = true;
+                if stops_the_batch(&e) {
+                    budget.stop();
+                }
+                answer.refused.push((w, e));
+            }
+        }
+    }
+    match retry {
+        Some(e) if !settled => Err(e),
+        _ => Ok(answer),
+    }
 }
 
 /// Runs one chunk: sends it, then resends what comes back unprocessed (or the whole chunk after a
@@ -603,7 +862,7 @@ async fn run_chunk<T, F, Fut>(chunk: Vec<T>, budget: &Budget, send: F) -> ChunkO
 where
     T: Clone,
     F: Fn(Vec<T>) -> Fut,
-    Fut: std::future::Future<Output = Result<(Vec<(String, SharedItem)>, Vec<T>)>>,
+    Fut: std::future::Future<Output = Result<Answer<T>>>,
 {
     let mut out = ChunkOutcome {
         done: 0,
@@ -611,6 +870,8 @@ where
         pending: chunk,
         error: None,
         attempts: 0,
+        refused: Vec::new(),
+        refusals: Vec::new(),
     };
     let policy = budget.policy;
     let max = policy.max_attempts.max(1);
@@ -642,12 +903,16 @@ where
             return out;
         };
         match result {
-            Ok((found, unprocessed)) => {
+            Ok(answer) => {
                 budget.succeeded();
                 last_error = None;
-                out.found.extend(found);
-                out.done += sent.saturating_sub(unprocessed.len());
-                out.pending = unprocessed;
+                out.found.extend(answer.found);
+                out.done += sent.saturating_sub(answer.unprocessed.len() + answer.refused.len());
+                for (item, why) in answer.refused {
+                    out.refused.push(item);
+                    out.refusals.push(why);
+                }
+                out.pending = answer.unprocessed;
                 if out.pending.is_empty() {
                     return out;
                 }
@@ -817,7 +1082,7 @@ impl<E: Entity> BatchGet<E> {
                             consistent_read: consistent,
                         })
                         .await?;
-                    Ok((out.items, out.unprocessed_keys))
+                    Ok(Answer::new(out.items, out.unprocessed_keys))
                 })
             })
             .buffer_unordered(self.concurrency)

@@ -16,8 +16,8 @@ use crate::store::{DeleteRequest, ReturnValues, Store, TransactWriteItem};
 /// A delete never removes another entity's item (entities sharing a key shape): it is conditioned
 /// on the item's entity-type attribute being `E`'s or absent, in the same request, and fails with
 /// [`Error::WrongEntity`] otherwise, changing nothing (in a [`super::Transaction`], the same
-/// condition cancels the transaction). Batch deletes cannot be conditioned: see
-/// [`super::BatchWriter::delete`].
+/// condition cancels the transaction). A [`super::BatchWriter::delete`] carries the same
+/// condition.
 #[must_use = "a delete does nothing until it is sent"]
 pub struct Delete<E: Entity> {
     key: Key<E>,

@@ -81,11 +81,15 @@ pub(crate) fn readable<E: Entity>(item: &Item) -> bool {
 /// (its entity-type attribute is `E`'s type) or has no entity-type attribute (absent items,
 /// items written by other clients). Part of the write's own condition, so it is atomic.
 pub(crate) fn owned_by<E: Entity>() -> Condition {
-    let attribute = <E::Table as Table>::ENTITY_ATTRIBUTE;
+    owned_by_type(<E::Table as Table>::ENTITY_ATTRIBUTE, E::ENTITY_TYPE)
+}
+
+/// [`owned_by`] for the entity type `entity` whose table's entity-type attribute is `attribute`.
+pub(crate) fn owned_by_type(attribute: &str, entity: &str) -> Condition {
     Condition::not_exists(attribute).or(Condition::Compare(
         Operand::Path(Path::attr(attribute)),
         Comparator::Eq,
-        Operand::Value(AttributeValue::S(E::ENTITY_TYPE.to_owned())),
+        Operand::Value(AttributeValue::S(entity.to_owned())),
     ))
 }
 

@@ -645,11 +645,10 @@ impl Op {
         )
     }
 
-    /// DynamoDB's batch writes take no condition: a batch put or delete overwrites or removes
-    /// whatever is at the key (documented on `BatchWriter::put` and `BatchWriter::delete`).
-    /// Run by the ignored `batch_writes_of_another_entitys_item` until the batch engine checks
-    /// ownership.
-    fn unconditional(self) -> bool {
+    /// The typed writes of a `BatchWriter`: DynamoDB's `BatchWriteItem` takes no condition, so
+    /// they are sent as single conditional writes (see `BatchWriter`'s "Ownership"). Run
+    /// apart by `batch_writes_of_another_entitys_item`, which also checks a batch of several.
+    fn batched(self) -> bool {
         matches!(
             self,
             Op::BatchPut | Op::BatchPutIgnoringVersion | Op::BatchDelete
@@ -711,6 +710,9 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         | "BatchWriter::retry"
         | "BatchWriter::deadline"
         | "Transaction::token" => return Err("a setting"),
+        "BatchWriter::without_entity_check" => {
+            return Err("an opt-out said in the code: typed batch writes without the entity check")
+        }
         "Put::item" | "Put::entity" | "Transaction::client_token" => {
             return Err("an accessor of what the write will send")
         }
@@ -1007,19 +1009,82 @@ async fn every_op_keeps_off_the_users_item(ops: &[Op]) {
 
 #[tokio::test]
 async fn every_typed_operation_skips_or_refuses_another_entitys_item() {
-    let ops: Vec<Op> = Op::ALL
-        .into_iter()
-        .filter(|op| !op.unconditional())
-        .collect();
+    let ops: Vec<Op> = Op::ALL.into_iter().filter(|op| !op.batched()).collect();
     every_op_keeps_off_the_users_item(&ops).await;
 }
 
 #[tokio::test]
-#[ignore = "DynamoDB's batch writes take no condition: BatchWriter::put and ::delete overwrite or remove another entity's item (documented); open: the batch engine does not check ownership yet"]
 async fn batch_writes_of_another_entitys_item() {
-    let ops: Vec<Op> = Op::ALL
-        .into_iter()
-        .filter(|op| op.unconditional())
-        .collect();
+    let ops: Vec<Op> = Op::ALL.into_iter().filter(|op| op.batched()).collect();
     every_op_keeps_off_the_users_item(&ops).await;
+
+    // In a batch of several, the write at the user's key is refused and returned; the others
+    // are applied.
+    on_every_backend(|store, _, name| async move {
+        user("ann").create().send(&*store).await.unwrap();
+        org("old").create().send(&*store).await.unwrap();
+        let before = raw(&*store, &User::key("ann")).await.unwrap();
+        let mut batch = BatchWriter::new();
+        batch
+            .put_all(&[org("acme"), org("ann"), org("globex")])
+            .unwrap();
+        batch.delete(Organization::key("old")).unwrap();
+        let err = batch.send(&*store).await.unwrap_err();
+        let Error::BatchIncomplete {
+            unprocessed_writes,
+            causes,
+            ..
+        } = &err
+        else {
+            panic!("{name}: {err:?}");
+        };
+        assert_eq!(unprocessed_writes.len(), 1, "{name}: {err}");
+        let refused = match &unprocessed_writes[0] {
+            dyno_core::store::WriteRequest::Put { item, .. } => s(item, "PK").to_owned(),
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(refused, "ACCOUNT#ann", "{name}");
+        assert!(
+            matches!(
+                &causes[..],
+                [Error::WrongEntity { entity: "Organization", found }] if found == "User"
+            ),
+            "{name}: {causes:?}"
+        );
+        assert_eq!(
+            raw(&*store, &User::key("ann")).await.as_ref(),
+            Some(&before),
+            "{name}: the user is untouched"
+        );
+        for (key, present) in [("acme", true), ("globex", true), ("old", false)] {
+            assert_eq!(
+                raw(&*store, &Organization::key(key)).await.is_some(),
+                present,
+                "{name}: {key}"
+            );
+        }
+
+        // `run` reports the same; deletes of a user's key and of a missing item.
+        let mut batch = BatchWriter::new();
+        batch.delete(Organization::key("ann")).unwrap();
+        batch.delete(Organization::key("nobody")).unwrap();
+        batch.delete(Organization::key("acme")).unwrap();
+        let report = batch.run(&*store).await;
+        assert_eq!(report.written, 2, "{name}: {report:?}");
+        assert_eq!(report.unprocessed.len(), 1, "{name}: {report:?}");
+        assert!(report.errors.iter().all(Error::is_wrong_entity), "{name}");
+        assert_eq!(
+            raw(&*store, &User::key("ann")).await.as_ref(),
+            Some(&before)
+        );
+        assert!(raw(&*store, &Organization::key("acme")).await.is_none());
+
+        // Said in the code: without the entity check, the batch overwrites the user's item.
+        let mut batch = BatchWriter::new().without_entity_check();
+        batch.put(&org("ann")).unwrap();
+        batch.send(&*store).await.unwrap();
+        let now = raw(&*store, &User::key("ann")).await.unwrap();
+        assert_eq!(s(&now, "_type"), "Organization", "{name}");
+    })
+    .await;
 }

@@ -83,7 +83,10 @@ async fn writes_and_reads_1000_items_through_unprocessed_items_and_throttling() 
     store.fail_next(Op::BatchWrite, 1, service_error);
     let products: Vec<Product> = (0..1000).map(product).collect();
 
-    let mut batch = BatchWriter::new().retry(fast(20)).concurrency(4);
+    let mut batch = BatchWriter::new()
+        .without_entity_check()
+        .retry(fast(20))
+        .concurrency(4);
     batch.put_all(&products).unwrap();
     assert_eq!(batch.len(), 1000);
     let report = batch.send(&store).await.unwrap();
@@ -130,7 +133,7 @@ async fn writes_and_reads_1000_items_through_unprocessed_items_and_throttling() 
     );
 
     // Deletes (and puts mixed in) go through the same engine.
-    let mut batch = BatchWriter::new().retry(fast(20));
+    let mut batch = BatchWriter::new().without_entity_check().retry(fast(20));
     for key in keys((0..1000).filter(|i| i % 2 == 0)) {
         batch.delete(key).unwrap();
     }
@@ -157,7 +160,7 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     store.throttle_next(Op::BatchWrite, 2);
     let all: BTreeSet<usize> = (0..1000).collect();
 
-    let mut batch = BatchWriter::new().retry(fast(3));
+    let mut batch = BatchWriter::new().without_entity_check().retry(fast(3));
     batch
         .put_all(&(0..1000).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -194,7 +197,7 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     );
 
     // run() reports instead of failing: written + unprocessed = everything given.
-    let mut batch = BatchWriter::new().retry(fast(3));
+    let mut batch = BatchWriter::new().without_entity_check().retry(fast(3));
     batch
         .put_all(&(0..1000).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -204,7 +207,7 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
 
     // Reads: keys still unread after the attempts are returned; run() keeps the items read.
     store.clear_unprocessed();
-    let mut fill = BatchWriter::new();
+    let mut fill = BatchWriter::new().without_entity_check();
     fill.put_all(&(0..1000).map(product).collect::<Vec<_>>())
         .unwrap();
     fill.send(&store).await.unwrap();
@@ -256,7 +259,10 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
 async fn persistent_throttling_exhausts_attempts_and_returns_everything() {
     let store = faulty().await;
     store.fail_always(Op::BatchWrite, dyno_tests::fault::throttled);
-    let mut batch = BatchWriter::new().retry(fast(3)).concurrency(2);
+    let mut batch = BatchWriter::new()
+        .without_entity_check()
+        .retry(fast(3))
+        .concurrency(2);
     batch
         .put_all(&(0..60).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -291,7 +297,10 @@ async fn non_retryable_errors_stop_their_chunk_and_are_reported() {
     store.fail_next(Op::BatchWrite, 1, || {
         Error::validation("injected: item invalid")
     });
-    let mut batch = BatchWriter::new().retry(fast(5)).concurrency(1);
+    let mut batch = BatchWriter::new()
+        .without_entity_check()
+        .retry(fast(5))
+        .concurrency(1);
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -320,7 +329,10 @@ async fn non_retryable_errors_stop_their_chunk_and_are_reported() {
     store.fail_next(Op::BatchWrite, 1, || {
         Error::validation("injected: item invalid")
     });
-    let mut batch = BatchWriter::new().retry(fast(5)).concurrency(1);
+    let mut batch = BatchWriter::new()
+        .without_entity_check()
+        .retry(fast(5))
+        .concurrency(1);
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -334,7 +346,7 @@ async fn non_retryable_errors_stop_their_chunk_and_are_reported() {
     store.fail_always(Op::BatchWrite, || Error::ResourceNotFound {
         message: "injected: no table".into(),
     });
-    let mut batch = BatchWriter::new();
+    let mut batch = BatchWriter::new().without_entity_check();
     batch
         .put_all(&(0..60).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -386,7 +398,7 @@ async fn requests_in_flight_are_bounded_by_the_concurrency() {
         max: AtomicUsize::new(0),
     };
     store.create_table(&ecommerce_table(TABLE)).await.unwrap();
-    let mut batch = BatchWriter::new().concurrency(3);
+    let mut batch = BatchWriter::new().without_entity_check().concurrency(3);
     batch
         .put_all(&(0..250).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -407,7 +419,7 @@ async fn requests_in_flight_are_bounded_by_the_concurrency() {
 #[tokio::test]
 async fn duplicate_keys_are_refused_before_sending() {
     let store = faulty().await;
-    let mut batch = BatchWriter::new();
+    let mut batch = BatchWriter::new().without_entity_check();
     batch.put(&product(1)).unwrap();
     let err = batch
         .put(&Product {
@@ -444,6 +456,7 @@ async fn a_stalled_backend_returns_every_item_at_the_batch_deadline() {
     // Held pauses: every request the batch could make (12 chunks x 3 attempts) stalls.
     let stalls: Vec<_> = (0..40).map(|_| store.pause_next(Op::BatchWrite)).collect();
     let mut batch = BatchWriter::new()
+        .without_entity_check()
         .retry(fast(3))
         .concurrency(4)
         .deadline(Duration::from_millis(300));
@@ -490,6 +503,7 @@ async fn a_slow_backend_is_cut_at_the_deadline_with_every_item_accounted_for() {
     let store = faulty().await;
     store.set_latency(Op::BatchWrite, Some(Duration::from_millis(100)));
     let mut batch = BatchWriter::new()
+        .without_entity_check()
         .retry(fast(3))
         .concurrency(2)
         .deadline(Duration::from_millis(450));

@@ -135,7 +135,7 @@ async fn configured_timeouts_bound_a_call_on_a_silent_endpoint() {
 async fn batch_on_a_dead_server_returns_every_item_with_the_cause_within_its_budget() {
     let store = DynamoStore::local(&dead_endpoint().await).await;
     let policy = RetryPolicy::default();
-    let mut batch = BatchWriter::new().retry(policy);
+    let mut batch = BatchWriter::new().without_entity_check().retry(policy);
     batch
         .put_all(&(0..2000).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -168,7 +168,7 @@ async fn batch_on_a_dead_server_returns_every_item_with_the_cause_within_its_bud
     assert!(took < Duration::from_secs(40), "{took:?}");
 
     // send(): BatchIncomplete with every item and the cause (not the bare transport error).
-    let mut batch = BatchWriter::new().retry(policy);
+    let mut batch = BatchWriter::new().without_entity_check().retry(policy);
     batch
         .put_all(&(0..2000).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -212,7 +212,7 @@ async fn missing_credentials_are_not_an_unknown_outcome_and_are_not_retried() {
     assert!(err.is_configuration(), "{err:?}");
     assert!(err.to_string().contains("GetItem was not sent"), "{err}");
 
-    let mut batch = BatchWriter::new();
+    let mut batch = BatchWriter::new().without_entity_check();
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
@@ -230,7 +230,7 @@ async fn missing_credentials_are_not_an_unknown_outcome_and_are_not_retried() {
         report.errors
     );
     // send() returns the configuration error itself: nothing was written, nothing can be.
-    let mut batch = BatchWriter::new();
+    let mut batch = BatchWriter::new().without_entity_check();
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
