@@ -243,6 +243,19 @@ impl<'a, E: Entity> Put<'a, E> {
         cond
     }
 
+    /// The attributes this put keeps when the item exists (sent as UpdateItem, they are set
+    /// with `if_not_exists`): `created_at` and the index keys made of it alone. Empty when it
+    /// keeps nothing.
+    pub(crate) fn kept_attributes(&self) -> Vec<String> {
+        let Some((_, created)) = E::CREATED_AT.filter(|_| self.keep_created) else {
+            return Vec::new();
+        };
+        let keys = created_keys::<E>().into_iter();
+        std::iter::once(created.to_owned())
+            .chain(keys.filter_map(|(attr, only)| only.then_some(attr)))
+            .collect()
+    }
+
     /// True when this put keeps a stored `created_at` and an index key is made from it with
     /// other fields.
     fn created_in_index_key(&self) -> bool {

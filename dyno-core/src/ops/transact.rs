@@ -12,8 +12,9 @@ use super::update::{is_missing_parent, missing_parent, nested_paths};
 use super::{Delete, Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
+use crate::expr::Path;
 use crate::store::{
-    Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
+    GetRequest, Store, TransactGetItem, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
     TransactWriteRequest,
 };
 use crate::value::{item_size, Item, SharedItem};
@@ -44,7 +45,8 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 ///
 /// [`Self::create_returning`], [`Self::put_returning`] and [`Self::replace_returning`] add a
 /// write and return a typed handle; [`Self::send_returning`]'s result gives back each entity
-/// as written (generated ids, stamps, version), like [`super::Put::send_returning`].
+/// as stored (generated ids, stamps, version), like [`super::Put::send_returning`]: a put that
+/// kept the stored `created_at` of an existing item gives that time, read back after the commit.
 #[must_use = "a transaction does nothing until it is sent"]
 pub struct Transaction {
     actions: Vec<TransactWriteItem>,
@@ -54,8 +56,8 @@ pub struct Transaction {
     error: Option<Error>,
     /// The range conditions of typed arithmetic in update actions, to explain a cancellation.
     bounds: Vec<ActionBounds>,
-    /// The items written by actions added with a handle: `(action, item)`.
-    written: Vec<(usize, Item)>,
+    /// The items written by actions added with a handle.
+    written: Vec<Written>,
     /// Tells this transaction's handles from another's.
     id: u64,
 }
@@ -92,19 +94,77 @@ impl<E> Clone for WriteHandle<E> {
 
 impl<E> Copy for WriteHandle<E> {}
 
+/// An entity written by an action added with a handle.
+#[derive(Debug, Clone)]
+struct Written {
+    action: usize,
+    entity: &'static str,
+    /// The item as the action writes it.
+    item: Item,
+    /// The attributes a put or replace keeps when the item exists (an UpdateItem with
+    /// `if_not_exists`: `created_at` and the index keys made of it alone): their stored values
+    /// are read back after the commit.
+    kept: Vec<String>,
+    table: String,
+    key: Item,
+}
+
+impl Written {
+    /// The item as stored: [`Self::item`], with the values the kept attributes have in the
+    /// store (one strongly consistent read of those attributes). A stamp is never rewritten
+    /// once stored, so the read gives the value the transaction kept or stamped.
+    async fn stored<S: Store + ?Sized>(&self, store: &S) -> Result<Item> {
+        let Some(attr) = self.kept.first() else {
+            return Ok(self.item.clone());
+        };
+        let request = GetRequest {
+            projection: Some(self.kept.iter().map(|a| Path::attr(a.as_str())).collect()),
+            ..GetRequest::borrowed(&self.table, &self.key).consistent()
+        };
+        let read = store.get_item(request).await;
+        let stored = match &read {
+            Ok(out) => out.item.as_ref().filter(|i| i.contains_key(attr.as_str())),
+            Err(_) => None,
+        };
+        match stored {
+            Some(stored) => {
+                let mut item = self.item.clone();
+                for a in &self.kept {
+                    match stored.get(a) {
+                        Some(v) => item.insert(a.clone(), v.clone()),
+                        None => item.remove(a),
+                    };
+                }
+                Ok(item)
+            }
+            None => Err(Error::validation(format!(
+                "the transaction was written, but the {entity} it kept the stored `{attr}` of could not                  be read back to learn that time ({why}); the handle gives no creation time it cannot vouch                  for: read the item by its key",
+                entity = self.entity,
+                why = match read {
+                    Ok(_) => "the item or its stamp is no longer stored".to_owned(),
+                    Err(e) => format!("the read failed: {e}"),
+                }
+            ))),
+        }
+    }
+}
+
 /// The result of [`Transaction::send_returning`]: the entities written, by handle, and the
 /// transaction's output.
 #[derive(Debug)]
 pub struct TransactWritten {
     /// The store's output (consumed capacity).
     pub output: TransactWriteOutput,
-    written: Vec<(usize, Item)>,
+    written: Vec<(usize, Result<Item>)>,
     id: u64,
 }
 
 impl TransactWritten {
-    /// The entity `handle` wrote, as written: with the ids, stamps and version the transaction
-    /// decided (a put that kept a stored `created_at` gives the time it would have stamped).
+    /// The entity `handle` wrote, as stored: with the ids, stamps and version the transaction
+    /// decided, and, for a put or replace that kept the stored `created_at` of an existing
+    /// item, that stored time (read back after the commit, see
+    /// [`Transaction::send_returning`]). An error when that read failed: the transaction was
+    /// written all the same.
     pub fn get<E: Entity>(&self, handle: &WriteHandle<E>) -> Result<E> {
         if handle.id != self.id {
             return Err(Error::validation(
@@ -116,7 +176,10 @@ impl TransactWritten {
             .iter()
             .find(|(i, _)| *i == handle.index)
             .ok_or_else(|| Error::validation("transaction: no write behind this handle"))?;
-        decode::<E>(item)
+        match item {
+            Ok(item) => decode::<E>(item),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 
@@ -204,26 +267,36 @@ impl Transaction {
         self.put_kept(entity, mode, false).0
     }
 
-    /// Adds the put; with `keep`, returns the item it writes (`None` when it failed).
-    fn put_kept<E: Entity>(self, entity: &E, mode: PutMode, keep: bool) -> (Self, Option<Item>) {
+    /// Adds the put; with `keep`, returns what it writes (`None` when it failed).
+    fn put_kept<E: Entity>(self, entity: &E, mode: PutMode, keep: bool) -> (Self, Option<Written>) {
         let put = Put::new(entity, mode);
         // The key of the item written: with the ids the write generated, which the entity
         // itself (still `None`) has no key for.
         let item = put.item().ok();
         let key = item.map(|item| key_of(item, table_def::<E>()));
-        let kept = item.filter(|_| keep).cloned();
+        let written = match (keep, item, &key) {
+            (true, Some(item), Some(Ok(key))) => Some(Written {
+                action: self.actions.len(),
+                entity: E::ENTITY_TYPE,
+                item: item.clone(),
+                kept: put.kept_attributes(),
+                table: table_name::<E>(),
+                key: key.clone(),
+            }),
+            _ => None,
+        };
         let before = self.actions.len();
         let this = self.push(Some(E::ENTITY_TYPE), put.into_transact(), key);
         let added = this.actions.len() > before;
-        (this, kept.filter(|_| added))
+        (this, written.filter(|_| added))
     }
 
     fn handle<E: Entity>(&mut self, entity: &E, mode: PutMode) -> WriteHandle<E> {
         let index = self.actions.len();
-        let (this, item) = std::mem::take(self).put_kept(entity, mode, true);
+        let (this, written) = std::mem::take(self).put_kept(entity, mode, true);
         *self = this;
-        if let Some(item) = item {
-            self.written.push((index, item));
+        if let Some(written) = written {
+            self.written.push(written);
         }
         WriteHandle {
             index,
@@ -514,11 +587,22 @@ impl Transaction {
     /// Sends the transaction as [`Self::send`] does and returns what it wrote: read each
     /// entity added with [`Self::create_returning`], [`Self::put_returning`] or
     /// [`Self::replace_returning`] back by its handle.
+    ///
+    /// A put or replace whose `created_at` is unset keeps the stored creation time of an
+    /// existing item (an UpdateItem with `if_not_exists`, see [`super::Put`]), and a
+    /// transaction returns no item: after the commit, one strongly consistent read of that
+    /// attribute alone learns the time stored (1 read unit for an item up to 4 KB, per such
+    /// handle), so the handle never gives the time the write would have stamped in its place.
+    /// Creates, and puts that set `created_at` or have none, need no read.
     pub async fn send_returning<S: Store + ?Sized>(&self, store: &S) -> Result<TransactWritten> {
         let output = self.send(store).await?;
+        let written = futures::future::join_all(
+            (self.written.iter()).map(|w| async move { (w.action, w.stored(store).await) }),
+        )
+        .await;
         Ok(TransactWritten {
             output,
-            written: self.written.clone(),
+            written,
             id: self.id,
         })
     }

@@ -468,3 +468,64 @@ async fn a_transaction_hands_back_the_comment_it_created_and_counted() {
         assert!(out.get(&foreign).is_err(), "{who}");
     }
 }
+
+#[tokio::test]
+async fn a_transaction_hands_back_the_stored_creation_time_it_kept() {
+    let old = OffsetDateTime::from_unix_timestamp(1_600_000_000).unwrap();
+    for backend in backends().await {
+        if !supports_transactions(backend.kind) {
+            continue;
+        }
+        let who = backend.name;
+        let inner = fresh(&backend, "tx-kept").await;
+        let counted = FaultStore::new(inner.clone());
+        let store = &counted;
+        // Stored long ago: a note, and a versioned issue.
+        Note {
+            created: Some(old),
+            ..note(8, "old text", Some("t"))
+        }
+        .put()
+        .send(store)
+        .await
+        .unwrap();
+        let iss = Issue {
+            created: Some(old),
+            ..issue(5, "old title")
+        }
+        .create()
+        .send_returning(store)
+        .await
+        .unwrap();
+
+        // Replaced with content built from scratch (`created: None`): the stored time is kept.
+        let mut tx = Transaction::new();
+        let n = tx.put_returning(&note(8, "new text", None));
+        let i = tx.replace_returning(&Issue {
+            version: iss.version,
+            ..issue(5, "new title")
+        });
+        let fresh_note = tx.put_returning(&note(9, "brand new", None));
+        let calls = counted.counts();
+        let out = tx.send_returning(store).await.unwrap();
+        let after = counted.counts().since(&calls);
+
+        let note_back = out.get(&n).unwrap();
+        assert_eq!(note_back.created, Some(old), "{who}: the stored time");
+        assert_eq!(note_back, get_note(store, 8).await, "{who}");
+        let issue_back = out.get(&i).unwrap();
+        assert_eq!(issue_back.created, Some(old), "{who}: the stored time");
+        assert_eq!(issue_back, get_issue(store, 5).await, "{who}");
+        // A new item is stamped by the write: the read gives that stamp, which equals its
+        // updated_at (one clock reading).
+        let new = out.get(&fresh_note).unwrap();
+        assert_eq!(new, get_note(store, 9).await, "{who}");
+        assert_eq!(new.created, new.updated, "{who}");
+        assert_eq!(after.get(Op::TransactWrite), 1, "{who}");
+        assert_eq!(
+            after.get(Op::GetItem),
+            3,
+            "{who}: one read of the stamp per handle that kept it"
+        );
+    }
+}
