@@ -51,6 +51,9 @@ const MAX_TRANSACTION_BYTES: usize = 4 * 1024 * 1024;
 pub struct Transaction {
     actions: Vec<TransactWriteItem>,
     entities: Vec<Option<&'static str>>,
+    /// The bytes each action counts toward DynamoDB's 4 MB per transaction: the item a put
+    /// writes (in its PutItem or UpdateItem form), the key of other actions.
+    sizes: Vec<usize>,
     items: HashSet<Vec<u8>>,
     token: Option<String>,
     error: Option<Error>,
@@ -67,6 +70,7 @@ impl Default for Transaction {
         Transaction {
             actions: Vec::new(),
             entities: Vec::new(),
+            sizes: Vec::new(),
             items: HashSet::new(),
             token: Some(format!("{:032x}", fastrand::u128(..))),
             error: None,
@@ -258,6 +262,12 @@ impl Transaction {
                 )));
             return self;
         }
+        self.sizes.push(match &action {
+            TransactWriteItem::Put { item, .. } => item_size(item),
+            TransactWriteItem::Update { key, .. }
+            | TransactWriteItem::Delete { key, .. }
+            | TransactWriteItem::ConditionCheck { key, .. } => item_size(key),
+        });
         self.actions.push(action);
         self.entities.push(entity);
         self
@@ -273,6 +283,7 @@ impl Transaction {
         // The key of the item written: with the ids the write generated, which the entity
         // itself (still `None`) has no key for.
         let item = put.item().ok();
+        let size = item.map(item_size);
         let key = item.map(|item| key_of(item, table_def::<E>()));
         let written = match (keep, item, &key) {
             (true, Some(item), Some(Ok(key))) => Some(Written {
@@ -286,8 +297,13 @@ impl Transaction {
             _ => None,
         };
         let before = self.actions.len();
-        let this = self.push(Some(E::ENTITY_TYPE), put.into_transact(), key);
+        let mut this = self.push(Some(E::ENTITY_TYPE), put.into_transact(), key);
         let added = this.actions.len() > before;
+        // A put sent as an UpdateItem (it keeps a stored `created_at`) writes its whole item:
+        // it counts as such, not as its key.
+        if let (true, Some(size)) = (added, size) {
+            this.sizes[before] = size;
+        }
         (this, written.filter(|_| added))
     }
 
@@ -490,19 +506,19 @@ impl Transaction {
                 )));
             }
         }
-        let bytes: usize = self
-            .actions
-            .iter()
-            .map(|a| match a {
-                TransactWriteItem::Put { item, .. } => item_size(item),
-                TransactWriteItem::Update { key, .. }
-                | TransactWriteItem::Delete { key, .. }
-                | TransactWriteItem::ConditionCheck { key, .. } => item_size(key),
-            })
-            .sum();
+        let bytes: usize = self.sizes.iter().sum();
         if bytes > MAX_TRANSACTION_BYTES {
+            let mut largest: Vec<usize> = (0..self.sizes.len()).collect();
+            largest.sort_by_key(|&i| std::cmp::Reverse(self.sizes[i]));
+            let named: Vec<String> = (largest.iter().take(3))
+                .map(|&i| {
+                    let entity = self.entities[i].unwrap_or("raw action");
+                    format!("action {i} ({entity}, {} bytes)", self.sizes[i])
+                })
+                .collect();
             return Err(Error::validation(format!(
-                "transaction: items total {bytes} bytes, over DynamoDB's limit of {MAX_TRANSACTION_BYTES}"
+                "transaction: items total {bytes} bytes, over DynamoDB's limit of {MAX_TRANSACTION_BYTES};                  the largest: {}; nothing was sent. Split the writes over several transactions",
+                named.join(", ")
             )));
         }
         Ok(())

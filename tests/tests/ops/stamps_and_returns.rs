@@ -529,3 +529,47 @@ async fn a_transaction_hands_back_the_stored_creation_time_it_kept() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_oversized_transaction_of_puts_that_keep_the_stamp_is_refused_before_sending() {
+    for backend in backends().await {
+        if !supports_transactions(backend.kind) {
+            continue;
+        }
+        let who = backend.name;
+        let inner = fresh(&backend, "tx-size").await;
+        let counted = FaultStore::new(inner.clone());
+        let store = &counted;
+        // 11 notes of 390 KB, each under the 400 KB item limit, together over the 4 MB of a
+        // transaction. Left `created: None`, each put keeps a stored creation time: sent as an
+        // UpdateItem, which writes the whole item all the same.
+        let text = "x".repeat(390_000);
+        let mut tx = Transaction::new();
+        for n in 0..11 {
+            tx = tx.put(&note(100 + n, &text, None));
+        }
+        let calls = counted.counts();
+        let err = tx.send(store).await.unwrap_err();
+        assert_eq!(
+            counted.counts().since(&calls).total(),
+            0,
+            "{who}: nothing sent"
+        );
+        let message = err.to_string();
+        assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
+        assert!(
+            message.contains("over DynamoDB's limit of 4194304")
+                && message.contains("(Note, 390")
+                && message.contains("nothing was sent"),
+            "{who}: {message}"
+        );
+        assert!(
+            Note::get(Note::key("dyno", 100u32))
+                .send(store)
+                .await
+                .unwrap()
+                .is_none(),
+            "{who}"
+        );
+    }
+}
