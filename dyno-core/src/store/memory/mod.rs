@@ -2,12 +2,11 @@
 //! examples and local development (see [`MemoryStore`]).
 //!
 //! Layout: `keys` (schemas, order-preserving key bytes), `data` (one table's maps, changed
-//! together), `read` (query and scan), `batch`, `txn`, and `eval` (conditions, updates,
-//! projections, number normalization).
+//! together), `read` (query and scan), `batch`, `txn`; what an expression means on an item (conditions,
+//! updates, projections, number normalization) is [`crate::expr::eval`].
 
 mod batch;
 mod data;
-pub(crate) mod eval;
 mod key_bytes;
 mod key_encoding;
 mod points;
@@ -34,6 +33,7 @@ use self::data::{IndexKeys, TableData};
 use self::key_bytes::KeyBytes;
 use self::schema::{IndexSchema, KeyValues, Schema};
 use crate::error::{Error, Result};
+use crate::expr::eval;
 use crate::expr::Condition;
 use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
 use crate::store::capacity::{read_units, write_units};

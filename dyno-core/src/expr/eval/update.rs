@@ -22,7 +22,7 @@ const EXPRESSION: &str = "UpdateExpression";
 
 /// What an applied update reports for ReturnValues UPDATED_OLD/UPDATED_NEW.
 #[derive(Debug, Default)]
-pub(crate) struct Applied {
+pub struct Applied {
     /// The top-level attribute names the update touched.
     pub(crate) touched: Vec<String>,
     /// The written paths (SET, ADD, DELETE) that are not where the update named them in the new
