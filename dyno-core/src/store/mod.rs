@@ -17,7 +17,7 @@ use async_trait::async_trait;
 
 pub use self::capacity::{read_units, write_units, Capacity, TableCapacity};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
-pub use self::memory::MemoryStore;
+pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
 pub use self::rename::TableNames;
 use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Path, Update};
