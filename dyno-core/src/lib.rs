@@ -32,7 +32,10 @@ struct ReadmeDoctests;
 pub use crate::entity::Entity;
 pub use crate::error::{Error, Result, UnknownWrite};
 pub use crate::key::KeyPart;
-pub use crate::store::{DynamoStore, MemoryStore, Store};
+#[cfg(feature = "memory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
+pub use crate::store::MemoryStore;
+pub use crate::store::{DynamoStore, Store};
 pub use crate::table::{Table, TableDef};
 pub use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
 

@@ -10,6 +10,8 @@
 pub use crate::error::{Error, Result};
 pub use crate::expr::Cond;
 pub use crate::ops::{EntityExt, Key, QueryDsl, UpdateDsl};
-pub use crate::store::{MemoryStore, Store};
+#[cfg(feature = "memory")]
+pub use crate::store::MemoryStore;
+pub use crate::store::Store;
 /// The traits, and with feature `derive` the derives of the same names.
 pub use crate::{Entity, KeyPart, Table};

@@ -471,12 +471,7 @@ pub(super) fn is_top_level(p: &Path) -> bool {
 pub(super) fn project(item: SharedItem, projection: Option<&[Path]>) -> SharedItem {
     match projection {
         None => item,
-        Some(paths) => Arc::new(
-            item.iter()
-                .filter(|(name, _)| paths.iter().any(|p| p.top() == Some(name.as_str())))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
+        Some(paths) => Arc::new(dyno_core::expr::eval::project(&item, paths)),
     }
 }
 

@@ -2,9 +2,10 @@
 //! projections.
 //!
 //! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders
-//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree. No user value or attribute name is
+//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree ([`eval`]: what an expression means on an item). No user value or attribute name is
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
+pub mod eval;
 pub mod path;
 mod render;
 pub mod typed;

@@ -4,7 +4,7 @@
 //! A table created with a stream specification ([`TableDef::stream`](crate::TableDef::stream))
 //! records its changes. Two implementations of [`ChangeFeed`] read them:
 //!
-//! - [`MemoryFeed`], MemoryStore's own stream ([`MemoryStore::change_feed`](crate::MemoryStore::change_feed)):
+//! - [`MemoryFeed`](crate::store::MemoryFeed), MemoryStore's own stream ([`MemoryStore::change_feed`](crate::MemoryStore::change_feed)):
 //!   one shard per table, records for puts, updates, deletes, batch writes, transactions and TTL
 //!   deletions, bounded by a retention window and a record cap;
 //! - `StreamsFeed` (feature `streams`), DynamoDB Streams through `aws-sdk-dynamodbstreams`: every shard in lineage
@@ -37,7 +37,6 @@
 //! # Ok::<(), dyno_core::Error>(()) }).unwrap();
 //! ```
 
-mod memory;
 #[cfg(feature = "streams")]
 mod streams;
 
@@ -48,8 +47,6 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 
-pub(crate) use self::memory::{ChangeCause, StreamLog};
-pub use self::memory::{MemoryFeed, StreamRetention};
 #[cfg(feature = "streams")]
 #[cfg_attr(docsrs, doc(cfg(feature = "streams")))]
 pub use self::streams::StreamsFeed;

@@ -327,10 +327,7 @@ impl Bounds {
     /// absent) does not hold, else [`Error::OutOfRange`] for the first bound it breaks, unless the caller's own condition is false on it too.
     pub(crate) fn violation(&self, entity: &'static str, old: Option<&Item>) -> Option<Error> {
         if let Some(c) = &self.condition
-            && matches!(
-                crate::store::memory::eval::eval_condition(c, old),
-                Ok(false)
-            )
+            && matches!(crate::expr::eval::eval_condition(c, old), Ok(false))
         {
             return None;
         }

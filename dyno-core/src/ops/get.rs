@@ -78,7 +78,7 @@ impl<E: Entity> Get<E> {
     }
 }
 
-#[cfg(all(test, feature = "derive"))]
+#[cfg(all(test, feature = "derive", feature = "memory"))]
 mod tests {
     use std::borrow::Cow;
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,6 +6,7 @@
 mod capacity;
 mod dynamo;
 pub mod forward;
+#[cfg(feature = "memory")]
 pub(crate) mod memory;
 mod rename;
 
@@ -17,7 +18,9 @@ use async_trait::async_trait;
 
 pub use self::capacity::{read_units, write_units, Capacity, TableCapacity};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
-pub use self::memory::MemoryStore;
+#[cfg(feature = "memory")]
+#[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
+pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
 pub use self::rename::TableNames;
 use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Path, Update};

@@ -201,7 +201,7 @@ impl<S: Store> Store for TableNames<S> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "memory"))]
 mod tests {
     use super::*;
     use crate::store::MemoryStore;

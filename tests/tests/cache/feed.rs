@@ -16,12 +16,11 @@ use std::time::{Duration, SystemTime};
 use crate::feed_util::*;
 use dyno_core::expr::{Condition, Path, SetValue, Update};
 use dyno_core::feed::{
-    ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, Gap, StartingPosition, StreamRetention,
-    StreamView,
+    ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, Gap, StartingPosition, StreamView,
 };
 use dyno_core::store::{
-    BatchWriteRequest, DeleteRequest, ReturnValues, TransactWriteItem, TransactWriteRequest,
-    UpdateRequest, WriteRequest,
+    BatchWriteRequest, DeleteRequest, ReturnValues, StreamRetention, TransactWriteItem,
+    TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{supports_transactions, unique_table_name, BackendKind};

@@ -5,13 +5,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::eval::{self, Layer};
 use super::key_bytes::KeyBytes;
 use super::{
     prepare_put_staged, read_lock, read_units, write_capacity, write_lock, MemoryStore, Prepared,
     Stage,
 };
 use crate::error::{Error, Result};
+use crate::expr::eval::{self, Layer};
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, TableKey, WriteRequest,
 };

@@ -23,9 +23,9 @@ use std::sync::Arc;
 use super::key_bytes::KeyBytes;
 use super::points::Points;
 use super::schema::{IndexPos, IndexSchema, Schema};
+use super::{ChangeCause, StreamLog};
 use super::{Prepared, Side};
 use crate::error::Result;
-use crate::feed::{ChangeCause, StreamLog};
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
 
 /// A stored item (or index entry) with what reads need without looking inside it.

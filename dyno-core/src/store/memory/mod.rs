@@ -2,17 +2,17 @@
 //! examples and local development (see [`MemoryStore`]).
 //!
 //! Layout: `keys` (schemas, order-preserving key bytes), `data` (one table's maps, changed
-//! together), `read` (query and scan), `batch`, `txn`, and `eval` (conditions, updates,
-//! projections, number normalization).
+//! together), `read` (query and scan), `batch`, `txn`; what an expression means on an item (conditions,
+//! updates, projections, number normalization) is [`crate::expr::eval`].
 
 mod batch;
 mod data;
-pub(crate) mod eval;
 mod key_bytes;
 mod key_encoding;
 mod points;
 mod read;
 mod schema;
+mod stream;
 mod throttle;
 mod txn;
 mod update_table;
@@ -33,9 +33,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use self::data::{IndexKeys, TableData};
 use self::key_bytes::KeyBytes;
 use self::schema::{IndexSchema, KeyValues, Schema};
+pub(crate) use self::stream::{ChangeCause, StreamLog};
+pub use self::stream::{MemoryFeed, StreamRetention};
 use crate::error::{Error, Result};
+use crate::expr::eval;
 use crate::expr::Condition;
-use crate::feed::{MemoryFeed, StartingPosition, StreamLog, StreamRetention};
+use crate::feed::StartingPosition;
 use crate::store::capacity::{read_units, write_units};
 use crate::store::Capacity;
 // The engine's tests (`use super::*`) call it through `Store`.

@@ -8,11 +8,11 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use super::data::{Entry, TableData};
-use super::eval;
 use super::key_bytes::KeyBytes;
 use super::key_encoding;
 use super::schema::{self, IndexPos, IndexSchema, Schema};
 use crate::error::{Error, Result};
+use crate::expr::eval;
 use crate::expr::{Condition, KeyCondition, Operand, Path, SortCondition};
 use crate::store::{Page, QueryRequest, ScanRequest};
 use crate::table::KeyAttribute;

@@ -6,10 +6,10 @@ use std::collections::HashSet;
 use std::fmt;
 
 use super::data::IndexKeys;
-use super::eval;
 use super::key_bytes::KeyBytes;
 use super::key_encoding::{self, encode_number, encode_value};
 use crate::error::{Error, Result};
+use crate::expr::eval;
 use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
 use crate::value::{attribute_size, type_name, AttributeValue, Item};
 

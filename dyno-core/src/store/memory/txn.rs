@@ -6,13 +6,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, PoisonError};
 
 use super::batch::position;
-use super::eval::Layer;
 use super::key_bytes::KeyBytes;
 use super::{
-    check_condition, eval, prepare_put, read, read_lock, read_units, updated_item, write_capacity,
+    check_condition, prepare_put, read, read_lock, read_units, updated_item, write_capacity,
     write_lock, MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
+use crate::expr::eval::{self, Layer};
 use crate::store::{
     Capacity, TableCapacity, TransactGetOutput, TransactGetRequest, TransactWriteItem,
     TransactWriteOutput, TransactWriteRequest,

@@ -22,20 +22,20 @@ const EXPRESSION: &str = "UpdateExpression";
 
 /// What an applied update reports for ReturnValues UPDATED_OLD/UPDATED_NEW.
 #[derive(Debug, Default)]
-pub(crate) struct Applied {
+pub struct Applied {
     /// The top-level attribute names the update touched.
-    pub(crate) touched: Vec<String>,
+    pub touched: Vec<String>,
     /// The written paths (SET, ADD, DELETE) that are not where the update named them in the new
     /// item: a list element SET past the end lands at the end, a lower element's REMOVE shifts a
     /// written one down, a DELETE that empties its set removes it (`None`). Empty for most
     /// updates (no list index written), so the common case allocates nothing.
-    pub(crate) moved: Vec<(Path, Option<Path>)>,
+    pub moved: Vec<(Path, Option<Path>)>,
 }
 
 impl Applied {
     /// The paths UPDATED_NEW returns: every path the update wrote (SET, ADD, DELETE; a REMOVE
     /// leaves nothing to return), where it landed in the new item.
-    pub(crate) fn new_paths(&self, update: &Update) -> Vec<Path> {
+    pub fn new_paths(&self, update: &Update) -> Vec<Path> {
         update
             .set
             .iter()

@@ -10,11 +10,11 @@ use std::time::{Duration, SystemTime};
 use async_trait::async_trait;
 use tokio::sync::Notify;
 
-use super::{
+use crate::error::{Error, Result};
+use crate::feed::{
     ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, FeedBatch, Gap, SequenceNumber,
     StartingPosition, StreamView, UserIdentity,
 };
-use crate::error::{Error, Result};
 use crate::table::TableDef;
 use crate::value::{Item, SharedItem};
 
