@@ -2,7 +2,7 @@
 //! projections.
 //!
 //! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders
-//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree. No user value or attribute name is
+//! ; `MemoryStore` evaluates the same tree. No user value or attribute name is
 //! ever spliced into expression text, and there is no expression parser anywhere.
 
 pub mod path;
@@ -10,6 +10,7 @@ mod render;
 pub mod typed;
 
 pub(crate) use self::render::value_placeholder;
+#[doc(hidden)]
 pub use self::render::{
     render_condition, render_key_condition, render_projection, render_update, Placeholders,
 };
