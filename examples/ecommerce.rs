@@ -998,12 +998,11 @@ async fn scan_all(store: &dyn Store, index: Option<&str>) -> Outcome<Vec<Item>> 
     let mut start = None;
     loop {
         let page = store
-            .scan(ScanRequest {
-                table: table_def().name.clone(),
-                index: index.map(str::to_owned),
-                exclusive_start_key: start,
-                ..ScanRequest::default()
-            })
+            .scan(
+                ScanRequest::new(table_def().name.clone())
+                    .with_index(index)
+                    .with_exclusive_start_key(start),
+            )
             .await?;
         items.extend(page.items.iter().map(|i| (**i).clone()));
         match page.last_evaluated_key {

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use backend::Backend;
 use check::{check, BoxError};
 use dyno_core::prelude::*;
-use dyno_core::store::{PutRequest, ReturnValues};
+use dyno_core::store::PutRequest;
 use dyno_core::{Error, TableDef};
 use futures::TryStreamExt;
 use model::{
@@ -583,15 +583,7 @@ async fn defaults(store: &dyn Store) -> Result<(), BoxError> {
     let mut item = old.to_item()?;
     item.remove("color");
     item.remove("archived");
-    store
-        .put_item(PutRequest {
-            table: TRACKER.into(),
-            item,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
-        .await?;
+    store.put_item(PutRequest::new(TRACKER, item)).await?;
     let read = Project::get(Project::key(ACME, "legacy"))
         .send(store)
         .await?

@@ -3,6 +3,8 @@
 //! Cursors and query fingerprints (in [`ops`](crate::ops)) and dyno-cache's keys are written
 //! with it; [`Reader`] reads back what a [`Writer`] into a `Vec<u8>` wrote.
 //!
+//! Not public API: the encoding is shared with dyno-cache and may change in any release.
+//!
 //! ```
 //! use dyno_core::canon::{Reader, Writer};
 //! use dyno_core::{AttributeValue, Item};

@@ -3,6 +3,8 @@
 //! fingerprints, the compile-time ids of index names). `std`'s hashers are randomly seeded or
 //! unspecified, so they cannot be used for values that are stored or sent.
 //!
+//! Not public API: shared with dyno-cache and generated code; it may change in any release.
+//!
 //! ```
 //! use dyno_core::hash::{fnv1a, Fnv1a};
 //!

@@ -7,6 +7,7 @@ extern crate self as dyno_core;
 
 #[doc(hidden)]
 pub mod __private;
+#[doc(hidden)]
 pub mod canon;
 pub mod entity;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod expr;
 pub mod feed;
 #[cfg(any(doc, doctest))]
 pub mod guide;
+#[doc(hidden)]
 pub mod hash;
 pub mod hot;
 pub mod key;

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use dyno_cache::CachedStore;
 use dyno_core::ops::EntityExt;
-use dyno_core::store::{DeleteRequest, GetRequest, ReturnValues};
+use dyno_core::store::{DeleteRequest, GetRequest};
 use dyno_core::{AttributeValue, DynamoStore, Error, Item, MemoryStore, Store, Table};
 use dyno_tests::ecommerce::{self, ECommerce, Order};
 use tokio::runtime::Runtime;
@@ -54,13 +54,7 @@ async fn seed<S: Store + ?Sized>(store: &S, order: &Order) {
         Ok(()) | Err(Error::ResourceInUse { .. }) => {}
         Err(e) => panic!("create table: {e}"),
     }
-    let leftover = DeleteRequest {
-        table: table(),
-        key: key_of(order).into_item(),
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    };
+    let leftover = DeleteRequest::new(table(), key_of(order).into_item());
     store
         .delete_item(leftover)
         .await

@@ -161,13 +161,7 @@ pub async fn fresh_table(
 /// The PutItem request another client would send: `item` into `table`, unconditionally, nothing
 /// returned.
 pub fn put(table: &str, item: dyno_core::Item) -> dyno_core::store::PutRequest {
-    dyno_core::store::PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: dyno_core::store::ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    dyno_core::store::PutRequest::new(table.to_owned(), item)
 }
 
 /// Writes `item` to `table` as another client would: [`put`], sent.

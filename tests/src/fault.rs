@@ -655,6 +655,7 @@ impl<S: Store> Store for FaultStore<S> {
         let BatchGetRequest {
             keys,
             consistent_read,
+            ..
         } = request;
         let (keys, mut unprocessed) = {
             let mut s = self.state();
@@ -681,10 +682,7 @@ impl<S: Store> Store for FaultStore<S> {
         } else {
             match self
                 .inner
-                .batch_get(BatchGetRequest {
-                    keys: to_send,
-                    consistent_read,
-                })
+                .batch_get(BatchGetRequest::new(to_send).with_consistent_read(consistent_read))
                 .await
             {
                 Ok(mut out) => {
@@ -712,11 +710,7 @@ impl<S: Store> Store for FaultStore<S> {
                 consumed_capacity: None,
             })
         } else {
-            match self
-                .inner
-                .batch_write(BatchWriteRequest { writes: send })
-                .await
-            {
+            match self.inner.batch_write(BatchWriteRequest::new(send)).await {
                 Ok(mut out) => {
                     held.append(&mut out.unprocessed);
                     out.unprocessed = held;
@@ -870,20 +864,11 @@ mod tests {
     }
 
     fn get(i: u32, consistent: bool) -> GetRequest<'static> {
-        GetRequest {
-            consistent_read: consistent,
-            ..GetRequest::new("T", key(i))
-        }
+        GetRequest::new("T", key(i)).with_consistent_read(consistent)
     }
 
     fn put_req() -> PutRequest {
-        PutRequest {
-            table: "T".into(),
-            item: key(1),
-            condition: None,
-            return_values: Default::default(),
-            return_old_on_condition_failure: false,
-        }
+        PutRequest::new("T", key(1)).with_return_values(Default::default())
     }
 
     #[tokio::test]
@@ -943,9 +928,7 @@ mod tests {
         let s = FaultStore::new(Echo::default());
         s.unprocessed_writes(Pick::EveryNth(3), Some(1));
         let out = s
-            .batch_write(BatchWriteRequest {
-                writes: (1..=7).map(put).collect(),
-            })
+            .batch_write(BatchWriteRequest::new((1..=7).map(put).collect()))
             .await
             .unwrap();
         assert_eq!(out.unprocessed, vec![put(3), put(6)]);
@@ -955,9 +938,7 @@ mod tests {
         );
         // The rule was for one call only.
         let out = s
-            .batch_write(BatchWriteRequest {
-                writes: vec![put(8), put(9), put(10)],
-            })
+            .batch_write(BatchWriteRequest::new(vec![put(8), put(9), put(10)]))
             .await
             .unwrap();
         assert!(out.unprocessed.is_empty());
@@ -968,26 +949,20 @@ mod tests {
         let s = FaultStore::new(Echo::default());
         s.unprocessed_writes(Pick::All, None);
         let out = s
-            .batch_write(BatchWriteRequest {
-                writes: vec![put(1), put(2)],
-            })
+            .batch_write(BatchWriteRequest::new(vec![put(1), put(2)]))
             .await
             .unwrap();
         assert_eq!(out.unprocessed.len(), 2);
         assert!(s.inner().written.lock().unwrap().is_empty());
         s.unprocessed_writes(Pick::First(1), None);
         let out = s
-            .batch_write(BatchWriteRequest {
-                writes: vec![put(1), put(2), put(3)],
-            })
+            .batch_write(BatchWriteRequest::new(vec![put(1), put(2), put(3)]))
             .await
             .unwrap();
         assert_eq!(out.unprocessed, vec![put(1)]);
         s.unprocessed_writes(Pick::Last(2), None);
         let out = s
-            .batch_write(BatchWriteRequest {
-                writes: vec![put(1), put(2), put(3)],
-            })
+            .batch_write(BatchWriteRequest::new(vec![put(1), put(2), put(3)]))
             .await
             .unwrap();
         assert_eq!(out.unprocessed, vec![put(2), put(3)]);
@@ -1010,13 +985,7 @@ mod tests {
                     key: key(i),
                 })
                 .collect();
-            let out = s
-                .batch_get(BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                })
-                .await
-                .unwrap();
+            let out = s.batch_get(BatchGetRequest::new(keys)).await.unwrap();
             assert_eq!(out.items.len() + out.unprocessed_keys.len(), 100);
             out.unprocessed_keys
         };
@@ -1056,13 +1025,7 @@ mod tests {
                 key: key(3),
             },
         ];
-        let out = s
-            .batch_get(BatchGetRequest {
-                keys,
-                consistent_read: false,
-            })
-            .await
-            .unwrap();
+        let out = s.batch_get(BatchGetRequest::new(keys)).await.unwrap();
         assert_eq!(
             out.items.len(),
             1,

@@ -522,13 +522,7 @@ mod test_support {
     }
 
     pub(super) fn put(item: Item) -> PutRequest {
-        PutRequest {
-            table: T.into(),
-            item,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        }
+        PutRequest::new(T, item)
     }
 
     /// The cache's entry for `pk` now, servable or not.

@@ -35,10 +35,7 @@ impl<S: Store> CachedStore<S> {
                 // A replica may not have a change this instance saw: a page of the table that
                 // disagrees with what it saw is read again, consistently (the cheapest answer
                 // when the replica is current: one eventually consistent read).
-                let strong = QueryRequest {
-                    consistent_read: true,
-                    ..request.clone()
-                };
+                let strong = request.clone().with_consistent_read(true);
                 let (t, parts) = (table.clone(), check.clone());
                 Box::pin(async move {
                     let page = self.inner.query(request).await?;

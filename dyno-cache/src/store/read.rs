@@ -215,6 +215,7 @@ impl<S: Store> CachedStore<S> {
         let BatchGetRequest {
             keys,
             consistent_read,
+            ..
         } = request;
         let mut hits: Vec<(String, SharedItem)> = Vec::new();
         // Keys to read, each with its cache key, counter and version when it can be cached.
@@ -271,10 +272,7 @@ impl<S: Store> CachedStore<S> {
         let keys = to_read.iter().map(|(k, _)| k.clone()).collect();
         let mut out = self
             .inner
-            .batch_get(BatchGetRequest {
-                keys,
-                consistent_read,
-            })
+            .batch_get(BatchGetRequest::new(keys).with_consistent_read(consistent_read))
             .await?;
         for (k, cache) in to_read {
             let Some(fill) = cache else {

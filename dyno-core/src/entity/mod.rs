@@ -18,8 +18,8 @@ pub struct IndexTemplate {
     pub pk: Template,
     /// Sort key template.
     pub sk: Option<Template>,
-    /// Shard count when the partition key carries a `#<n>` shard suffix (see
-    /// [`crate::ops::shard`]), else 0.
+    /// Shard count when the partition key carries a `#<n>` shard suffix (`n` below
+    /// `shards`), else 0.
     pub shards: u32,
 }
 

@@ -9,6 +9,7 @@ use crate::value::{describe, AttributeValue, Item, ToAttribute};
 
 /// Where a key field can be read back from: a key attribute and its template.
 #[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
 pub struct KeySource {
     /// The key attribute (`PK`, `GSI1SK`).
     pub attribute: &'static str,
@@ -59,6 +60,7 @@ fn strip_shard(key: &str, shards: u32) -> &str {
 /// assert_eq!(id, Some(42));
 /// # Ok::<(), dyno_core::Error>(())
 /// ```
+#[doc(hidden)]
 pub fn recover_field<T: KeyPart>(
     item: &Item,
     entity: &'static str,
@@ -116,6 +118,7 @@ pub fn recover_field<T: KeyPart>(
 /// assert!(err.to_string().contains("attacker2") && err.to_string().contains("victim2"));
 /// # Ok::<(), dyno_core::Error>(())
 /// ```
+#[doc(hidden)]
 pub fn agree<T: ToAttribute>(
     stored: T,
     from_key: Option<T>,
@@ -176,6 +179,7 @@ pub fn agree<T: ToAttribute>(
 /// assert!(matches!(err, Error::KeyMismatch { field: Some("user_id"), .. }), "{err}");
 /// # Ok::<(), dyno_core::Error>(())
 /// ```
+#[doc(hidden)]
 pub fn check_key(
     item: &Item,
     entity: &'static str,

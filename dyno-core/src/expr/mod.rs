@@ -1,9 +1,10 @@
 //! Expressions as a typed tree: paths, operands, conditions, key conditions, update actions and
 //! projections.
 //!
-//! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders
-//! (see [`render_condition`] and its siblings); `MemoryStore` evaluates the same tree ([`eval`]: what an expression means on an item). No user value or attribute name is
-//! ever spliced into expression text, and there is no expression parser anywhere.
+//! `DynamoStore` renders the tree into DynamoDB's expression strings with `#n`/`:v` placeholders;
+//! `MemoryStore` evaluates the same tree ([`eval`]: what an expression means on an item). No user
+//! value or attribute name is ever spliced into expression text, and there is no expression
+//! parser anywhere.
 
 pub mod eval;
 pub mod path;
@@ -11,6 +12,7 @@ mod render;
 pub mod typed;
 
 pub(crate) use self::render::value_placeholder;
+#[doc(hidden)]
 pub use self::render::{
     render_condition, render_key_condition, render_projection, render_update, Placeholders,
 };

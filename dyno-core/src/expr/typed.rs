@@ -79,6 +79,7 @@ impl FieldValue<Option<String>> for &str {
 
 /// Encodes a field value as an attribute; `None` when it has no attribute form (an `Option`
 /// that is `None`, an empty set).
+#[doc(hidden)]
 pub fn encode_value<T: ToAttribute, V: FieldValue<T>>(value: V) -> Result<Option<AttributeValue>> {
     value.with_value(|v| v.to_attribute())
 }

@@ -27,8 +27,7 @@
 //! store.create_table(&def).await?;
 //! let mut feed = store.change_feed("Shop", StartingPosition::TrimHorizon)?;
 //! let item = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
-//! store.put_item(PutRequest { table: "Shop".into(), item: item.clone(), condition: None,
-//!     return_values: Default::default(), return_old_on_condition_failure: false }).await?;
+//! store.put_item(PutRequest::new("Shop", item.clone())).await?;
 //! let batch = feed.poll(Duration::from_secs(1)).await?;
 //! assert_eq!(batch.records[0].kind, ChangeKind::Insert);
 //! assert_eq!(batch.records[0].new_image.as_deref(), Some(&item));
@@ -273,6 +272,7 @@ pub enum Gap {
 
 /// What one [`ChangeFeed::poll`] returns.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct FeedBatch {
     /// Gaps met before these records: changes were lost there.
     pub gaps: Vec<Gap>,
@@ -281,6 +281,17 @@ pub struct FeedBatch {
     /// True when the reader knows of more records waiting (a read returned a full page): a
     /// consumer that measures how far behind it is should not count itself caught up.
     pub more: bool,
+}
+
+impl FeedBatch {
+    /// A batch of `records`, after `gaps`; `more` when the reader knows more records wait.
+    pub fn new(gaps: Vec<Gap>, records: Vec<ChangeRecord>, more: bool) -> Self {
+        FeedBatch {
+            gaps,
+            records,
+            more,
+        }
+    }
 }
 
 /// A reader of one table's changes.

@@ -31,6 +31,7 @@ mod path;
 mod put;
 mod query;
 mod scan;
+#[doc(hidden)]
 pub mod shard;
 pub mod sort_key;
 mod support;
@@ -50,12 +51,16 @@ pub use self::path::PathUpdate;
 pub use self::put::{Put, PutMode, PutWriteRequest};
 #[doc(hidden)]
 pub use self::query::ReadByCollectionQuery;
-pub use self::query::{sort_template, CollectionMember, CollectionOn, PageOf, Query};
+#[doc(hidden)]
+pub use self::query::{sort_template, CollectionMember, CollectionOn};
+pub use self::query::{PageOf, Query};
 pub use self::scan::Scan;
 pub use self::transact::{
     TransactGet, TransactGetHandle, TransactGetResults, TransactWritten, Transaction, WriteHandle,
 };
-pub use self::update::{IndexKeyNeed, UpdateBuilder};
+#[doc(hidden)]
+pub use self::update::IndexKeyNeed;
+pub use self::update::UpdateBuilder;
 pub use crate::ttl::is_expired;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.

@@ -122,6 +122,7 @@ impl<T: FromItem> Query<T> {
     /// `sort_key`, the index's sort key attribute (`None`: no order across shards).
     ///
     /// An empty `keys` gives a query that returns nothing.
+    #[doc(hidden)]
     pub fn sharded(
         table: impl Into<String>,
         index: Option<&str>,
@@ -253,6 +254,7 @@ impl<T: FromItem> Query<T> {
     /// the range of sort keys the members' templates `members` can write (see
     /// [`sort_key::members_range`]), not the whole partition when they share literal prefixes.
     /// `T` (the collection) decodes each member and skips the rest.
+    #[doc(hidden)]
     pub fn collection<E: Entity>(
         index: Option<&str>,
         partition: Result<String>,
@@ -358,6 +360,7 @@ impl<T: FromItem> Query<T> {
     /// .sk_attribute("priority", Ok(SortCondition::Le(AttributeValue::N("2".into()))));
     /// assert_eq!(q.request().key_condition.sort_parts().count(), 1);
     /// ```
+    #[doc(hidden)]
     pub fn of_attributes<E: Entity>(
         index: &str,
         partition: Vec<(&str, Result<AttributeValue>)>,
@@ -528,7 +531,7 @@ impl<T: FromItem> Query<T> {
     }
 
     /// Writes the sort-key condition into every request: the one given (for a range, a key
-    /// condition covering it: see [`PartRange`]), else the fixed prefix (`begins_with`, or `=`
+    /// condition covering it: see `PartRange` in [`sort_key`](super::sort_key)), else the fixed prefix (`begins_with`, or `=`
     /// for a constant sort key), else none.
     fn apply_sort(&mut self) {
         let (Some(state), Some(name)) = (&self.sort, &self.sort_key) else {
@@ -578,7 +581,7 @@ impl<T: FromItem> Query<T> {
 
     /// The next part compared with `segment`; `last` is true when the part ends the key (no
     /// literal text after it). Exact even where a key condition alone cannot be: see
-    /// [`PartRange`].
+    /// [`sort_key`](super::sort_key).
     pub fn sk_compare(mut self, segment: Result<String>, last: bool, op: SkOp) -> Self {
         if let Some(s) = self.segment(segment)
             && let Some(state) = self.sort_state()

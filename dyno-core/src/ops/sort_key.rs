@@ -3,8 +3,8 @@
 //! `.day().begins_with(..)`, all from [`SortKeyPart`]) build, and what a hand-written entity's
 //! query uses through [`Query::sk_compare`](super::Query::sk_compare) and friends.
 //!
-//! A derived query builder carries its progress in its `State` parameter: [`Sk<N>`](Sk) when the
-//! first `N` parts of a composite sort key are fixed by `eq`, [`SkDone`] once the condition is
+//! A derived query builder carries its progress in its `State` parameter: `Sk<N>` when the
+//! first `N` parts of a composite sort key are fixed by `eq`, `SkDone` once the condition is
 //! complete. Each part's accessor (`.day()`) exists in the state where the part comes next, so
 //! parts are given in order and nothing follows a range; a call out of order is a compile error
 //! saying which part to fix first.
@@ -16,7 +16,7 @@
 //! `begins_with` and `=` on a part are exact key conditions. A range on a part is not always one:
 //! on an inner part, a segment with a character below `#` (`' '`, `'!'`...) sorts differently
 //! inside the key than alone (`"a!x" > "a"`, but `"a!x#1" < "a#1"`). So a range is a
-//! [`PartRange`]: a key condition that holds for every matching key (bounded by the prefix, so it
+//! `PartRange`: a key condition that holds for every matching key (bounded by the prefix, so it
 //! never leaks into other entities or other values of the fixed parts), plus an exact check of
 //! the segment that the typed query applies to each item it reads. The check only drops items
 //! the key condition could not exclude; results stay in sort-key order.
@@ -36,17 +36,19 @@ use crate::value::{AttributeValue, ToAttribute};
 
 /// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct Sk<const N: usize>(PhantomData<()>);
 
 /// Query builder state: the sort-key condition is complete.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct SkDone(PhantomData<()>);
 
 /// The conditions on one part of a typed query's sort key, typed by the part's field `T`:
 /// `order_date().between(a, b)`. What the derive's accessor returns (`OrderQuery::order_date`),
 /// for the builder `Q`: `eq` fixes the part and moves the builder to state `Next` (the next
-/// part's [`Sk`], or [`SkDone`] for the last part); a range or `begins_with` completes the
-/// condition ([`SkDone`]).
+/// part's `Sk`, or `SkDone` for the last part); a range or `begins_with` completes the
+/// condition (`SkDone`).
 ///
 /// ```
 /// use dyno_core::prelude::*;
@@ -92,6 +94,7 @@ pub struct SortKeyPart<Q: QueryDsl, T, Next> {
     label = "the sort-key condition already covers this part",
     note = "a query has one sort-key condition: `eq` on leading parts, then at most one of `eq`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with` on the next"
 )]
+#[doc(hidden)]
 pub trait NoSortCondition {}
 
 impl NoSortCondition for Sk<0> {}
@@ -110,6 +113,7 @@ impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
     /// The part of `query`'s sort key written by `encode` (the field's key segment; with `true`,
     /// of a partial value for `begins_with`), followed in the template by the literal
     /// `following`; `is_final` when no part follows it.
+    #[doc(hidden)]
     pub fn new(
         query: Query<Q::Out>,
         encode: fn(&T, bool) -> Result<String>,
@@ -188,8 +192,8 @@ impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
 /// `sk = ["priority:N", "created"]`), typed by the entity's field `T` mapped onto it: what the
 /// derive's accessor returns (`.priority()` on `Issue::by_status(..)`). The attribute keeps its
 /// own type (a number compares numerically). `eq` fixes the attribute and moves the builder to
-/// state `Next` (the next attribute's [`Sk`], or [`SkDone`] after the last); a range or
-/// `begins_with` completes the condition ([`SkDone`]), as DynamoDB requires: equality on the
+/// state `Next` (the next attribute's `Sk`, or `SkDone` after the last); a range or
+/// `begins_with` completes the condition (`SkDone`), as DynamoDB requires: equality on the
 /// leading attributes, at most one range, on the last one given.
 #[must_use = "a sort attribute does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
 pub struct AttributePart<Q: QueryDsl, T, Next> {
@@ -220,6 +224,7 @@ impl BeginsWith for crate::value::Bytes {}
 impl BeginsWith for aws_sdk_dynamodb::primitives::Blob {}
 
 /// The attribute of a key value: every key attribute has one.
+#[doc(hidden)]
 pub fn key_attribute<T: ToAttribute>(
     value: impl FieldValue<T>,
     attribute: &str,
@@ -235,6 +240,7 @@ pub fn key_attribute<T: ToAttribute>(
 
 impl<Q: QueryDsl, T: ToAttribute, Next> AttributePart<Q, T, Next> {
     /// Sort attribute `attribute` of `query`'s index key.
+    #[doc(hidden)]
     pub fn new(query: Query<Q::Out>, attribute: &'static str) -> Self {
         AttributePart {
             query,
@@ -324,6 +330,7 @@ fn s(v: String) -> AttributeValue {
 }
 
 /// The smallest string above every string that starts with `prefix`; `None` if there is none.
+#[doc(hidden)]
 pub fn successor(prefix: &str) -> Option<String> {
     let mut chars: Vec<char> = prefix.chars().collect();
     while let Some(c) = chars.pop() {
@@ -341,6 +348,7 @@ pub fn successor(prefix: &str) -> Option<String> {
 /// A range on one part of a sort key: the keys `prefix + segment + rest` whose `segment` lies
 /// between the bounds (`(encoded value, inclusive)`; `None`: unbounded).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[doc(hidden)]
 pub struct PartRange {
     /// Literal text and fixed parts before the part.
     pub prefix: String,
@@ -463,6 +471,7 @@ impl PartRange {
 /// range runs from the smallest prefix to the largest successor. (The largest successor is not
 /// the successor of the largest prefix: with nested prefixes, `C#` and `C#R#`, a comment at
 /// `C#S1` is above `C#R$` but below `C$`.)
+#[doc(hidden)]
 pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
     let mut prefixes = Vec::with_capacity(members.len());
     for t in members {
@@ -492,6 +501,7 @@ pub fn members_range(members: &[Option<Template>]) -> Option<SortCondition> {
 }
 
 /// `begins_with(sk, prefix + partial)`.
+#[doc(hidden)]
 pub fn begins_with(prefix: &str, partial: &str) -> SortCondition {
     SortCondition::BeginsWith(s(format!("{prefix}{partial}")))
 }

@@ -179,6 +179,7 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// True after [`Self::keep_updated_at`].
+    #[doc(hidden)]
     pub fn keeps_updated_at(&self) -> bool {
         self.keep_updated_at
     }
@@ -189,6 +190,7 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// Keeps the first error: sending fails with it.
+    #[doc(hidden)]
     pub fn record(&mut self, r: Result<()>) {
         if let Err(e) = r {
             self.error
@@ -243,6 +245,7 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// `SET name = value` on a top-level attribute, from an encoding result: `REMOVE name` when
     /// the value has no attribute form (`None`), the error recorded when encoding failed.
+    #[doc(hidden)]
     pub fn set_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.set_path_value(Path::attr(name), value);
     }
@@ -250,6 +253,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// `SET path = value`, from an encoding result: without an attribute form (`None`),
     /// `REMOVE path`, or in a list, where an element cannot be absent, `NULL` (as the codec
     /// writes `None` inside a list); the error recorded when encoding failed.
+    #[doc(hidden)]
     pub fn set_path_value(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
         match self.value(&path, value) {
             Some(Some(v)) => self.push(path, Action::Set(SetValue::value(v))),
@@ -266,6 +270,7 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// [`Self::set_value`], or with `if_absent` [`Self::set_if_absent_value`] (a created-at stamp
     /// and the index keys made from it are written only where the item has none).
+    #[doc(hidden)]
     pub fn set_value_as(
         &mut self,
         name: &str,
@@ -282,6 +287,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Writes index key attributes (`keys`) computed from the values this update sets, and
     /// removes those in `removes` (the keys of a sparse index whose field is now `None`); with
     /// `if_absent`, the keys are written only where the item has none, and nothing is removed.
+    #[doc(hidden)]
     pub fn set_index_keys(&mut self, keys: crate::value::Item, removes: &[&str], if_absent: bool) {
         for (name, value) in keys {
             self.set_value_as(&name, Ok(Some(value)), if_absent);
@@ -339,6 +345,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// assert!(format!("{:?}", request.condition).contains("username"));
     /// # Ok::<(), dyno_core::Error>(())
     /// ```
+    #[doc(hidden)]
     pub fn given_value(
         &mut self,
         field: &'static str,
@@ -402,22 +409,26 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// `REMOVE name` on a top-level attribute.
+    #[doc(hidden)]
     pub fn remove_attr(&mut self, name: &str) {
         self.push(Path::attr(name), Action::Remove);
     }
 
     /// `REMOVE path`: an attribute, a map entry, a document's field, or a list element (the
     /// elements after it move down one place).
+    #[doc(hidden)]
     pub fn remove_path(&mut self, path: Path) {
         self.push(path, Action::Remove);
     }
 
     /// `SET name = if_not_exists(name, :value)` (nothing for a value without attribute form).
+    #[doc(hidden)]
     pub fn set_if_absent_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.set_if_absent_path(Path::attr(name), value);
     }
 
     /// `SET path = if_not_exists(path, :value)` (nothing for a value without attribute form).
+    #[doc(hidden)]
     pub fn set_if_absent_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.value(&path, value) {
             let set = SetValue::Operand(UpdateOperand::IfNotExists(
@@ -429,11 +440,13 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// `ADD name :value` (numbers and sets).
+    #[doc(hidden)]
     pub fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.add_path(Path::attr(name), value);
     }
 
     /// `ADD path :value` (numbers and sets), on an attribute or a path inside one.
+    #[doc(hidden)]
     pub fn add_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.value(&path, value) {
             self.push(path, Action::Add(v));
@@ -444,6 +457,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// that keeps the result inside `T` (an absent value counts as 0): otherwise the update
     /// fails with [`Error::OutOfRange`] naming the field, the stored value and the delta, and
     /// writes nothing. The typed `add_<field>` setters call it.
+    #[doc(hidden)]
     pub fn add_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
         self.add_number_at::<T>(Path::attr(name), delta);
     }
@@ -457,16 +471,19 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// [`Self::add_number`] on a path inside an attribute (a map entry, a document's field): the
     /// result is kept inside `T` the same way.
+    #[doc(hidden)]
     pub fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
         self.arithmetic::<T>(path, Op::Add, encode_value::<T, _>(delta));
     }
 
     /// `SET name = if_not_exists(name, 0) - :delta`, kept inside `T` as [`Self::add_number`].
+    #[doc(hidden)]
     pub fn subtract_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
         self.subtract_number_at::<T>(Path::attr(name), delta);
     }
 
     /// [`Self::subtract_number`] on a path inside an attribute.
+    #[doc(hidden)]
     pub fn subtract_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
         self.arithmetic::<T>(path, Op::Subtract, encode_value::<T, _>(delta));
     }
@@ -494,11 +511,13 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// `SET name = if_not_exists(name, 0) - :value`.
+    #[doc(hidden)]
     pub fn subtract_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.subtract_path(Path::attr(name), value);
     }
 
     /// `SET path = if_not_exists(path, 0) - :value`.
+    #[doc(hidden)]
     pub fn subtract_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.value(&path, value) {
             let current =
@@ -511,12 +530,14 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// `SET name = list_append(if_not_exists(name, []), :value)`.
+    #[doc(hidden)]
     pub fn append_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.append_path(Path::attr(name), value, false);
     }
 
     /// `SET path = list_append(if_not_exists(path, []), :items)`, or with `prepend`
     /// `list_append(:items, if_not_exists(path, []))`: the list is created when absent.
+    #[doc(hidden)]
     pub fn append_path(
         &mut self,
         path: Path,
@@ -539,11 +560,13 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// `DELETE name :value` (set elements).
+    #[doc(hidden)]
     pub fn delete_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
         self.delete_path(Path::attr(name), value);
     }
 
     /// `DELETE path :value` (set elements), on an attribute or a path inside one.
+    #[doc(hidden)]
     pub fn delete_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
         if let Some(Some(v)) = self.value(&path, value) {
             self.push(path, Action::Delete(v));
@@ -559,6 +582,7 @@ impl<E: Entity> UpdateBuilder<E> {
     }
 
     /// [`Self::condition`] in place.
+    #[doc(hidden)]
     pub fn add_condition(&mut self, c: Cond<E>) {
         match c.into_condition() {
             Ok(c) => self.condition = Some(Condition::and_opt(self.condition.take(), c)),
@@ -590,6 +614,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// that sets none of an attribute listed here fails with [`Error::Validation`] naming the
     /// attributes and the fields to set, before anything is sent (whether or not the item
     /// exists): such an item would silently never appear in that index.
+    #[doc(hidden)]
     pub fn require_index_keys(mut self, needs: &'static [IndexKeyNeed]) -> Self {
         self.needs = needs;
         self
@@ -601,12 +626,14 @@ impl<E: Entity> UpdateBuilder<E> {
     /// here fails with [`Error::Validation`] naming the fields, before anything is sent
     /// (whether or not the item exists): an item it created would not be readable. The derive's
     /// typed `upsert` lists them.
+    #[doc(hidden)]
     pub fn require_fields(mut self, fields: &[(&'static str, &'static str)]) -> Self {
         self.required = fields.to_vec();
         self
     }
 
     /// True when [`Self::upsert`] was called.
+    #[doc(hidden)]
     pub fn is_upsert(&self) -> bool {
         self.upsert
     }

@@ -413,6 +413,7 @@ macro_rules! set {
 }
 
 /// `HashSet`'s hasher bound; `BTreeSet` has no hasher, so it gets its own impls below.
+#[doc(hidden)]
 pub trait BuildHasherBound: BuildHasher + Default {}
 impl<H: BuildHasher + Default> BuildHasherBound for H {}
 
@@ -585,6 +586,7 @@ impl<K: KeyPart + Ord, V: FromAttribute> FromAttribute for BTreeMap<K, V> {
 /// One field of a document stored as a map (`#[derive(Document)]`): its value, or `None` to
 /// leave it out; an error names the field as an element of the map (`["city"] ...`), so the
 /// entity's field comes first in the message.
+#[doc(hidden)]
 pub fn put_member<T: ToAttribute + ?Sized>(map: &mut Item, name: &str, value: &T) -> Result<()> {
     if let Some(v) = value
         .to_attribute()
@@ -597,6 +599,7 @@ pub fn put_member<T: ToAttribute + ?Sized>(map: &mut Item, name: &str, value: &T
 
 /// Reads one field of a document stored as a map (absent: `T`'s missing value), an error naming
 /// the field as [`put_member`]'s does.
+#[doc(hidden)]
 pub fn get_member<T: FromAttribute>(map: &Item, name: &str) -> Result<T> {
     match map.get(name) {
         Some(v) => T::from_attribute(v),
@@ -606,6 +609,7 @@ pub fn get_member<T: FromAttribute>(map: &Item, name: &str) -> Result<T> {
 }
 
 /// The map a document is stored as, or the decode error naming `document`.
+#[doc(hidden)]
 pub fn document_map<'a>(value: &'a AttributeValue, document: &str) -> Result<&'a Item> {
     match value {
         AttributeValue::M(m) => Ok(m),

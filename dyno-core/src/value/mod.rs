@@ -98,6 +98,7 @@ pub fn to_value<T: ToAttribute + ?Sized>(value: &T) -> Result<AttributeValue> {
 }
 
 /// Decodes attribute `name` of `item` into `T`, with the entity and attribute named on error.
+#[doc(hidden)]
 pub fn get_attr<T: FromAttribute>(item: &Item, entity: &'static str, name: &str) -> Result<T> {
     match item.get(name) {
         Some(v) => T::from_attribute(v),
@@ -107,6 +108,7 @@ pub fn get_attr<T: FromAttribute>(item: &Item, entity: &'static str, name: &str)
 }
 
 /// Encodes `value` into attribute `name` of `item` (leaving it out when it has no attribute form).
+#[doc(hidden)]
 pub fn put_attr<T: ToAttribute + ?Sized>(
     item: &mut Item,
     entity: &'static str,
@@ -121,6 +123,7 @@ pub fn put_attr<T: ToAttribute + ?Sized>(
 
 /// The short name of an attribute value's type (`S`, `N`, `B`, `BOOL`, `NULL`, `L`, `M`, `SS`,
 /// `NS`, `BS`), for error messages.
+#[doc(hidden)]
 pub fn type_name(value: &AttributeValue) -> &'static str {
     match value {
         AttributeValue::S(_) => "S",
@@ -139,6 +142,7 @@ pub fn type_name(value: &AttributeValue) -> &'static str {
 
 /// A short description of what was found, for decode errors: the type and, for scalars, a
 /// truncated value.
+#[doc(hidden)]
 pub fn describe(value: &AttributeValue) -> String {
     fn cut(s: &str) -> String {
         let mut out: String = s.chars().take(40).collect();

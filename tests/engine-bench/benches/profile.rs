@@ -199,10 +199,7 @@ fn main() {
             now(store.put_item(put(TABLE, order(user, 0)))).expect("seed");
         }
         let requests: Vec<ScanRequest> = (0..n)
-            .map(|_| ScanRequest {
-                table: TABLE.to_owned(),
-                ..ScanRequest::default()
-            })
+            .map(|_| ScanRequest::new(TABLE.to_owned()))
             .collect();
         let started = Instant::now();
         measured_scans(&store, requests);

@@ -127,11 +127,8 @@ fn bench_store(c: &mut Criterion, rt: &tokio::runtime::Runtime, name: &str, stor
     });
     group.bench_function(format!("{name}/scan_filtered"), |b| {
         b.to_async(rt).iter_batched(
-            || ScanRequest {
-                table: scan_table.clone(),
-                filter: Some(Condition::eq("status", s("SHIPPED"))),
-                ..ScanRequest::default()
-            },
+            || ScanRequest::new(scan_table.clone())
+                .with_filter(Some(Condition::eq("status", s("SHIPPED")))),
             |req| async {
                 let page = store.scan(req).await.unwrap();
                 assert_eq!((page.count, page.scanned_count), (100, SCAN_ITEMS as usize));

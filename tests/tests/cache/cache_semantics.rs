@@ -137,7 +137,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
             item: item("U#1", &format!("K{i}"), &[("v", "new")]),
         })
         .collect();
-    let out = c.batch_write(BatchWriteRequest { writes }).await.unwrap();
+    let out = c.batch_write(BatchWriteRequest::new(writes)).await.unwrap();
     assert_eq!(out.unprocessed.len(), 3);
     for i in [0, 2, 4] {
         let got = read(&c, key("U#1", &format!("K{i}"))).await.unwrap();
@@ -171,7 +171,7 @@ async fn batch_write_deletes_leave_tombstones() {
         table: TABLE.into(),
         key: key("U#1", "A"),
     }];
-    c.batch_write(BatchWriteRequest { writes }).await.unwrap();
+    c.batch_write(BatchWriteRequest::new(writes)).await.unwrap();
     assert!(read(&c, key("U#1", "A")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
 }
@@ -204,12 +204,9 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
             return_old_on_condition_failure: false,
         },
     ];
-    c.transact_write(TransactWriteRequest {
-        actions,
-        client_request_token: None,
-    })
-    .await
-    .unwrap();
+    c.transact_write(TransactWriteRequest::new(actions))
+        .await
+        .unwrap();
     let a = read(&c, key("U#1", "A")).await.unwrap();
     assert_eq!(attr(&a, "v").as_deref(), Some("new"));
     assert!(read(&c, key("U#1", "B")).await.is_none());
@@ -236,10 +233,7 @@ async fn batch_get_uses_the_item_cache_and_fills_misses_and_tombstones() {
         })
         .to_vec();
     let out = c
-        .batch_get(BatchGetRequest {
-            keys: keys.clone(),
-            consistent_read: false,
-        })
+        .batch_get(BatchGetRequest::new(keys.clone()))
         .await
         .unwrap();
     assert_eq!(out.items.len(), 2);
@@ -251,13 +245,7 @@ async fn batch_get_uses_the_item_cache_and_fills_misses_and_tombstones() {
         "A from the cache, B and C loaded"
     );
     // Now all three are cached: B as an item, C as a tombstone.
-    let out = c
-        .batch_get(BatchGetRequest {
-            keys,
-            consistent_read: false,
-        })
-        .await
-        .unwrap();
+    let out = c.batch_get(BatchGetRequest::new(keys)).await.unwrap();
     assert_eq!(out.items.len(), 2);
     assert_eq!(c.inner().calls(Op::BatchGet), 1);
     assert!(read(&c, key("U#1", "C")).await.is_none());
@@ -277,13 +265,7 @@ async fn batch_get_does_not_cache_unprocessed_keys() {
         table: TABLE.into(),
         key: key("U#1", "A"),
     }];
-    let out = c
-        .batch_get(BatchGetRequest {
-            keys,
-            consistent_read: false,
-        })
-        .await
-        .unwrap();
+    let out = c.batch_get(BatchGetRequest::new(keys)).await.unwrap();
     assert_eq!(out.unprocessed_keys.len(), 1);
     // Not cached as missing: the next get reads the backend and finds it.
     assert!(read(&c, key("U#1", "A")).await.is_some());
@@ -423,10 +405,7 @@ async fn a_gsi_move_with_no_known_old_image_invalidates_the_whole_index() {
 async fn scan_pages_are_invalidated_by_any_write_to_the_table() {
     let (c, _) = cached().await;
     write(&c, item("U#1", "A", &[])).await;
-    let scan = ScanRequest {
-        table: TABLE.into(),
-        ..ScanRequest::default()
-    };
+    let scan = ScanRequest::new(TABLE);
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.scan(scan.clone()).await.unwrap().items.len(), 1);
     assert_eq!(c.inner().calls(Op::Scan), 1);
@@ -571,10 +550,7 @@ async fn a_cancelled_transaction_invalidates_its_keys() {
         },
     ];
     let err = c
-        .transact_write(TransactWriteRequest {
-            actions,
-            client_request_token: None,
-        })
+        .transact_write(TransactWriteRequest::new(actions))
         .await
         .unwrap_err();
     assert!(
@@ -639,18 +615,10 @@ async fn transactional_reads_go_to_the_backend_and_refresh_the_cache() {
         .await
         .unwrap();
     let gets = vec![
-        TransactGetItem {
-            table: TABLE.into(),
-            key: key("U#1", "A"),
-            projection: None,
-        },
-        TransactGetItem {
-            table: TABLE.into(),
-            key: key("U#1", "missing"),
-            projection: None,
-        },
+        TransactGetItem::new(TABLE, key("U#1", "A")),
+        TransactGetItem::new(TABLE, key("U#1", "missing")),
     ];
-    let out = c.transact_get(TransactGetRequest { gets }).await.unwrap();
+    let out = c.transact_get(TransactGetRequest::new(gets)).await.unwrap();
     assert_eq!(
         attr(out.items[0].as_ref().unwrap(), "v").as_deref(),
         Some("2")

@@ -19,8 +19,8 @@ use dyno_core::feed::{
     ChangeFeed, ChangeKind, ChangeRecord, Checkpoint, Gap, StartingPosition, StreamView,
 };
 use dyno_core::store::{
-    BatchWriteRequest, DeleteRequest, ReturnValues, StreamRetention, TransactWriteItem,
-    TransactWriteRequest, UpdateRequest, WriteRequest,
+    BatchWriteRequest, DeleteRequest, StreamRetention, TransactWriteItem, TransactWriteRequest,
+    UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, Entity, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{supports_transactions, unique_table_name, BackendKind};
@@ -39,30 +39,21 @@ fn product(id: &str, stock: u32) -> Item {
 }
 
 fn del(table: &str, key: Item) -> DeleteRequest {
-    DeleteRequest {
-        table: table.into(),
-        key,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    DeleteRequest::new(table, key)
 }
 
 fn set_stock(table: &str, key: Item, stock: u32) -> UpdateRequest {
-    UpdateRequest {
-        table: table.into(),
+    UpdateRequest::new(
+        table,
         key,
-        update: Update {
+        Update {
             set: vec![(
                 Path::attr("stock"),
                 SetValue::value(AttributeValue::N(stock.to_string())),
             )],
             ..Update::default()
         },
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    )
 }
 
 fn s(record: &ChangeRecord, attr: &str) -> Option<String> {
@@ -132,18 +123,16 @@ async fn every_write_path_is_recorded_in_commit_order() {
             .delete_item(del(&t, key_of(&product("nothing", 0))))
             .await
             .unwrap();
-        let batch = BatchWriteRequest {
-            writes: vec![
-                WriteRequest::Put {
-                    table: t.clone(),
-                    item: product("P2", 1),
-                },
-                WriteRequest::Delete {
-                    table: t.clone(),
-                    key: key_of(&order("1", "A", OrderStatus::Pending)),
-                },
-            ],
-        };
+        let batch = BatchWriteRequest::new(vec![
+            WriteRequest::Put {
+                table: t.clone(),
+                item: product("P2", 1),
+            },
+            WriteRequest::Delete {
+                table: t.clone(),
+                key: key_of(&order("1", "A", OrderStatus::Pending)),
+            },
+        ]);
         assert!(store
             .batch_write(batch)
             .await
@@ -166,23 +155,20 @@ async fn every_write_path_is_recorded_in_commit_order() {
             (Remove, "USER#1", "ORDER#A"),
         ];
         if supports_transactions(b.kind) {
-            let tx = TransactWriteRequest {
-                actions: vec![
-                    TransactWriteItem::Put {
-                        table: t.clone(),
-                        item: order("2", "B", OrderStatus::Shipped),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    },
-                    TransactWriteItem::Delete {
-                        table: t.clone(),
-                        key: key_of(&product("P2", 0)),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    },
-                ],
-                client_request_token: None,
-            };
+            let tx = TransactWriteRequest::new(vec![
+                TransactWriteItem::Put {
+                    table: t.clone(),
+                    item: order("2", "B", OrderStatus::Shipped),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                },
+                TransactWriteItem::Delete {
+                    table: t.clone(),
+                    key: key_of(&product("P2", 0)),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                },
+            ]);
             // A cancelled transaction records none of its writes.
             let mut cancelled = tx.clone();
             cancelled.actions.push(TransactWriteItem::ConditionCheck {
@@ -553,26 +539,16 @@ async fn memory_records_follow_commit_order_under_concurrency() {
                     add: vec![(Path::attr("stock"), AttributeValue::N("1".into()))],
                     ..Update::default()
                 };
-                let request = UpdateRequest {
-                    table: "hot".into(),
-                    key: key.clone(),
-                    update,
-                    condition: None,
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                };
+                let request = UpdateRequest::new("hot", key.clone(), update);
                 if i % 10 == 0 {
                     // Through a transaction now and then.
-                    let tx = TransactWriteRequest {
-                        actions: vec![TransactWriteItem::Update {
-                            table: "hot".into(),
-                            key: request.key,
-                            update: request.update,
-                            condition: None,
-                            return_old_on_condition_failure: false,
-                        }],
-                        client_request_token: None,
-                    };
+                    let tx = TransactWriteRequest::new(vec![TransactWriteItem::Update {
+                        table: "hot".into(),
+                        key: request.key,
+                        update: request.update,
+                        condition: None,
+                        return_old_on_condition_failure: false,
+                    }]);
                     store.transact_write(tx).await.unwrap();
                 } else {
                     store.update_item(request).await.unwrap();

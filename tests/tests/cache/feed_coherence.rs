@@ -131,10 +131,10 @@ async fn a_follower_makes_one_instances_writes_visible_in_the_other() {
         // An update of the item, and of an order that moves between GSI1 partitions.
         a.put_item(put(&t, user("1", "Bea"))).await.unwrap();
         let shipped = order("1", "A", OrderStatus::Shipped);
-        let ship = UpdateRequest {
-            table: t.clone(),
-            key: key_of(&order("1", "A", OrderStatus::Pending)),
-            update: Update {
+        let ship = UpdateRequest::new(
+            t.clone(),
+            key_of(&order("1", "A", OrderStatus::Pending)),
+            Update {
                 set: vec![
                     (
                         Path::attr("status"),
@@ -147,10 +147,7 @@ async fn a_follower_makes_one_instances_writes_visible_in_the_other() {
                 ],
                 ..Update::default()
             },
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        };
+        );
         a.update_item(ship).await.unwrap();
         applied(&mut rx, "USER#1", "ORDER#A").await;
         assert_eq!(
@@ -181,23 +178,20 @@ async fn a_follower_makes_one_instances_writes_visible_in_the_other() {
 
         // A transaction (a deletion and an insert) through the writer.
         if supports_transactions(b.kind) {
-            let tx = TransactWriteRequest {
-                actions: vec![
-                    TransactWriteItem::Delete {
-                        table: t.clone(),
-                        key: key_of(&user("1", "")),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    },
-                    TransactWriteItem::Put {
-                        table: t.clone(),
-                        item: order("1", "B", OrderStatus::Shipped),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    },
-                ],
-                client_request_token: None,
-            };
+            let tx = TransactWriteRequest::new(vec![
+                TransactWriteItem::Delete {
+                    table: t.clone(),
+                    key: key_of(&user("1", "")),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                },
+                TransactWriteItem::Put {
+                    table: t.clone(),
+                    item: order("1", "B", OrderStatus::Shipped),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                },
+            ]);
             a.transact_write(tx).await.unwrap();
             applied(&mut rx, "USER#1", "PROFILE").await;
             applied(&mut rx, "USER#1", "ORDER#B").await;
@@ -302,11 +296,11 @@ async fn a_gap_or_a_lost_stream_invalidates_the_table_and_a_transient_error_does
     until(|| follower.metrics().errors == 1).await;
     assert_eq!(name_in(&cache, "gap", "1").await.as_deref(), Some("Ann"));
     // A gap: the followed table's entries go, the other table's stay.
-    tx.send(Ok(FeedBatch {
-        gaps: vec![Gap::Trimmed { shard: "s".into() }],
-        records: vec![],
-        more: false,
-    }))
+    tx.send(Ok(FeedBatch::new(
+        vec![Gap::Trimmed { shard: "s".into() }],
+        vec![],
+        false,
+    )))
     .unwrap();
     until(|| follower.metrics().gaps == 1).await;
     assert_eq!(name_in(&cache, "gap", "1").await.as_deref(), Some("Bea"));
@@ -425,17 +419,15 @@ async fn soak_counts_stale_reads_and_measures_the_staleness_window() {
                 while Instant::now() < deadline {
                     let k = &keys[i % KEYS];
                     i += 1;
-                    let request = UpdateRequest {
-                        table: t.clone(),
-                        key: product_key(k),
-                        update: Update {
+                    let request = UpdateRequest::new(
+                        t.clone(),
+                        product_key(k),
+                        Update {
                             add: vec![(Path::attr("stock"), AttributeValue::N("1".into()))],
                             ..Update::default()
                         },
-                        condition: None,
-                        return_values: ReturnValues::UpdatedNew,
-                        return_old_on_condition_failure: false,
-                    };
+                    )
+                    .with_return_values(ReturnValues::UpdatedNew);
                     let out = a.update_item(request).await.unwrap();
                     let v = stock(out.attributes.as_ref().unwrap());
                     acked

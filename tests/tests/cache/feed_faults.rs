@@ -50,17 +50,15 @@ fn stock(item: &Item) -> u64 {
 }
 
 fn add_stock(table: &str, id: &str) -> UpdateRequest {
-    UpdateRequest {
-        table: table.into(),
-        key: product_key(id),
-        update: Update {
+    UpdateRequest::new(
+        table,
+        product_key(id),
+        Update {
             add: vec![(Path::attr("stock"), AttributeValue::N("1".into()))],
             ..Update::default()
         },
-        condition: None,
-        return_values: ReturnValues::UpdatedNew,
-        return_old_on_condition_failure: false,
-    }
+    )
+    .with_return_values(ReturnValues::UpdatedNew)
 }
 
 /// Tight limits, so that a stalled call fails (and is retried) within the test.
@@ -412,13 +410,10 @@ async fn partition_of(cache: &Cache, table: &str, user_id: &str) -> Vec<String> 
 
 async fn name_by_batch(cache: &Cache, table: &str, id: &str) -> Option<String> {
     let out = cache
-        .batch_get(BatchGetRequest {
-            keys: vec![TableKey {
-                table: table.into(),
-                key: key_of(&user(id, "")),
-            }],
-            consistent_read: false,
-        })
+        .batch_get(BatchGetRequest::new(vec![TableKey {
+            table: table.into(),
+            key: key_of(&user(id, "")),
+        }]))
         .await
         .unwrap();
     out.items.first().and_then(|(_, i)| text(i, "name"))

@@ -123,15 +123,14 @@ async fn read(cache: &Cache, table: &str, kind: Kind, i: usize) -> Vec<Item> {
             .into_iter()
             .collect(),
         Kind::BatchGet => cache
-            .batch_get(BatchGetRequest {
-                keys: (0..KEYS)
+            .batch_get(BatchGetRequest::new(
+                (0..KEYS)
                     .map(|i| TableKey {
                         table: table.into(),
                         key: key(i),
                     })
                     .collect(),
-                consistent_read: false,
-            })
+            ))
             .await
             .unwrap()
             .items
@@ -175,17 +174,15 @@ async fn run(
         tokio::spawn(async move {
             let mut i = 0;
             while !stop.load(Ordering::SeqCst) {
-                let request = UpdateRequest {
-                    table: t.clone(),
-                    key: Product::key(&id(i % KEYS)).unwrap().into_item(),
-                    update: Update {
+                let request = UpdateRequest::new(
+                    t.clone(),
+                    Product::key(&id(i % KEYS)).unwrap().into_item(),
+                    Update {
                         add: vec![(Path::attr("stock"), AttributeValue::N("1".into()))],
                         ..Update::default()
                     },
-                    condition: None,
-                    return_values: ReturnValues::AllNew,
-                    return_old_on_condition_failure: false,
-                };
+                )
+                .with_return_values(ReturnValues::AllNew);
                 let out = writer.update_item(request).await.unwrap();
                 let item = out.attributes.unwrap();
                 history

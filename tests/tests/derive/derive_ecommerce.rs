@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, TransactGet, Transaction};
 use dyno_core::ops::{QueryDsl, UpdateDsl};
-use dyno_core::store::{PutRequest, ReturnValues, TableNames};
+use dyno_core::store::{PutRequest, TableNames};
 use dyno_core::{Entity, Error, MemoryStore, Store};
 use dyno_tests::ecommerce::*;
 use dyno_tests::fault::FaultStore;
@@ -494,13 +494,7 @@ async fn items_written_by_other_clients_are_read() {
             ]),
         ] {
             store
-                .put_item(PutRequest {
-                    table: "ECommerce".into(),
-                    item,
-                    condition: None,
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                })
+                .put_item(PutRequest::new("ECommerce", item))
                 .await
                 .unwrap();
         }

@@ -105,10 +105,7 @@ fn org(name: &str) -> Organization {
 /// The raw stored item at `key`.
 async fn raw<E: Entity>(store: &dyn Store, key: &dyno_core::ops::Key<E>) -> Option<Item> {
     store
-        .get_item(GetRequest {
-            consistent_read: true,
-            ..GetRequest::borrowed("GitHub", key.as_item())
-        })
+        .get_item(GetRequest::borrowed("GitHub", key.as_item()).consistent())
         .await
         .unwrap()
         .item
@@ -461,13 +458,7 @@ async fn items_without_an_entity_type_keep_working() {
         let mut item = org("hooli").to_item().unwrap();
         item.remove("_type");
         store
-            .put_item(dyno_core::store::PutRequest {
-                table: "GitHub".into(),
-                item,
-                condition: None,
-                return_values: dyno_core::store::ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
+            .put_item(dyno_core::store::PutRequest::new("GitHub", item))
             .await
             .unwrap();
         let got = Organization::get(Organization::key("hooli"))

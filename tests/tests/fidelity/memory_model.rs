@@ -224,13 +224,7 @@ fn run_model(ops: &[Op]) {
                         row.gs = Some(*gs);
                     }
                 }
-                let req = PutRequest {
-                    table: TABLE.into(),
-                    item,
-                    condition: None,
-                    return_values: ReturnValues::AllOld,
-                    return_old_on_condition_failure: false,
-                };
+                let req = PutRequest::new(TABLE, item).with_return_values(ReturnValues::AllOld);
                 let out = block_on(store.put_item(req)).expect("put");
                 let old = model.insert((pk.clone(), *sk), row);
                 assert_eq!(
@@ -242,13 +236,9 @@ fn run_model(ops: &[Op]) {
             Op::PutIfAbsent { pk, sk, v } => {
                 let mut item = key(pk, *sk, 0);
                 item.insert("v".into(), n(v));
-                let req = PutRequest {
-                    table: TABLE.into(),
-                    item,
-                    condition: Some(Condition::not_exists("PK")),
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: true,
-                };
+                let req = PutRequest::new(TABLE, item)
+                    .with_condition(Some(Condition::not_exists("PK")))
+                    .with_return_old_on_condition_failure(true);
                 let out = block_on(store.put_item(req));
                 match model.get(&(pk.clone(), *sk)) {
                     Some(existing) => match out {
@@ -300,14 +290,8 @@ fn run_model(ops: &[Op]) {
                         ..Update::default()
                     },
                 };
-                let req = UpdateRequest {
-                    table: TABLE.into(),
-                    key: key(pk, *sk, 3),
-                    update,
-                    condition: None,
-                    return_values: ReturnValues::AllNew,
-                    return_old_on_condition_failure: false,
-                };
+                let req = UpdateRequest::new(TABLE, key(pk, *sk, 3), update)
+                    .with_return_values(ReturnValues::AllNew);
                 let out = block_on(store.update_item(req)).expect("update");
                 let row = model.entry((pk.clone(), *sk)).or_insert(Row {
                     pk: pk.clone(),
@@ -332,13 +316,8 @@ fn run_model(ops: &[Op]) {
                 );
             }
             Op::Delete { pk, sk } => {
-                let req = DeleteRequest {
-                    table: TABLE.into(),
-                    key: key(pk, *sk, 2),
-                    condition: None,
-                    return_values: ReturnValues::AllOld,
-                    return_old_on_condition_failure: false,
-                };
+                let req = DeleteRequest::new(TABLE, key(pk, *sk, 2))
+                    .with_return_values(ReturnValues::AllOld);
                 let out = block_on(store.delete_item(req)).expect("delete");
                 let old = model.remove(&(pk.clone(), *sk));
                 assert_eq!(
@@ -389,10 +368,7 @@ fn run_model(ops: &[Op]) {
         }
     }
     // The whole table and the whole index agree with the model.
-    let mut scan = ScanRequest {
-        table: TABLE.into(),
-        ..ScanRequest::default()
-    };
+    let mut scan = ScanRequest::new(TABLE);
     let page = block_on(store.scan(scan.clone())).unwrap();
     let got: BTreeSet<Row> = page.items.iter().map(|i| Row::from_item(i)).collect();
     assert_eq!(
@@ -500,13 +476,7 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
     store.create_table(&conc_table()).await.unwrap();
     for side in ["L", "R"] {
         store
-            .put_item(PutRequest {
-                table: CONC.into(),
-                item: whole("pair", side, 0),
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
+            .put_item(PutRequest::new(CONC, whole("pair", side, 0)))
             .await
             .unwrap();
     }
@@ -525,26 +495,21 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                 match rng.u8(0..7) {
                     0 | 1 => {
                         store
-                            .put_item(PutRequest {
-                                table: CONC.into(),
-                                item: whole(&pk, &sk, token),
-                                condition: None,
-                                return_values: ReturnValues::AllOld,
-                                return_old_on_condition_failure: false,
-                            })
+                            .put_item(
+                                PutRequest::new(CONC, whole(&pk, &sk, token))
+                                    .with_return_values(ReturnValues::AllOld),
+                            )
                             .await
                             .unwrap();
                     }
                     2 => {
                         let out = store
-                            .update_item(UpdateRequest {
-                                table: CONC.into(),
-                                key: ckey(&pk, &sk),
-                                update: token_update(token),
-                                condition: Some(Condition::exists("PK")),
-                                return_values: ReturnValues::AllNew,
-                                return_old_on_condition_failure: true,
-                            })
+                            .update_item(
+                                UpdateRequest::new(CONC, ckey(&pk, &sk), token_update(token))
+                                    .with_condition(Some(Condition::exists("PK")))
+                                    .with_return_values(ReturnValues::AllNew)
+                                    .with_return_old_on_condition_failure(true),
+                            )
                             .await;
                         match out {
                             Ok(o) => assert_whole(&o.attributes.expect("ALL_NEW")),
@@ -554,13 +519,7 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                     }
                     3 => {
                         store
-                            .delete_item(DeleteRequest {
-                                table: CONC.into(),
-                                key: ckey(&pk, &sk),
-                                condition: None,
-                                return_values: ReturnValues::None,
-                                return_old_on_condition_failure: false,
-                            })
+                            .delete_item(DeleteRequest::new(CONC, ckey(&pk, &sk)))
                             .await
                             .unwrap();
                     }
@@ -577,24 +536,17 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                             })
                             .collect();
                         store
-                            .transact_write(TransactWriteRequest {
-                                actions,
-                                client_request_token: None,
-                            })
+                            .transact_write(TransactWriteRequest::new(actions))
                             .await
                             .unwrap();
                     }
                     5 => {
                         let gets = ["L", "R"]
                             .iter()
-                            .map(|side| TransactGetItem {
-                                table: CONC.into(),
-                                key: ckey("pair", side),
-                                projection: None,
-                            })
+                            .map(|side| TransactGetItem::new(CONC, ckey("pair", side)))
                             .collect();
                         let out = store
-                            .transact_get(TransactGetRequest { gets })
+                            .transact_get(TransactGetRequest::new(gets))
                             .await
                             .unwrap();
                         let l = out.items[0].as_ref().expect("pair L");
@@ -641,11 +593,7 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
         let index = index.map(str::to_owned);
         async move {
             let page = store
-                .scan(ScanRequest {
-                    table: CONC.into(),
-                    index,
-                    ..ScanRequest::default()
-                })
+                .scan(ScanRequest::new(CONC).with_index(index.as_deref()))
                 .await
                 .unwrap();
             assert!(page.last_evaluated_key.is_none());
@@ -739,26 +687,21 @@ async fn index_churn(round: u64) {
                                 (own_pk.as_str(), mine.as_str())
                             };
                             store
-                                .put_item(PutRequest {
-                                    table: CONC.into(),
-                                    item: whole(pk, sk, token),
-                                    condition: None,
-                                    return_values: ReturnValues::None,
-                                    return_old_on_condition_failure: false,
-                                })
+                                .put_item(PutRequest::new(CONC, whole(pk, sk, token)))
                                 .await
                                 .unwrap();
                         }
                         1 => {
                             let out = store
-                                .update_item(UpdateRequest {
-                                    table: CONC.into(),
-                                    key: ckey(&own_pk, &mine),
-                                    update: token_update(token),
-                                    condition: Some(Condition::exists("PK")),
-                                    return_values: ReturnValues::AllNew,
-                                    return_old_on_condition_failure: false,
-                                })
+                                .update_item(
+                                    UpdateRequest::new(
+                                        CONC,
+                                        ckey(&own_pk, &mine),
+                                        token_update(token),
+                                    )
+                                    .with_condition(Some(Condition::exists("PK")))
+                                    .with_return_values(ReturnValues::AllNew),
+                                )
                                 .await;
                             match out {
                                 Ok(o) => {
@@ -779,13 +722,7 @@ async fn index_churn(round: u64) {
                                 (own_pk.as_str(), mine.as_str())
                             };
                             store
-                                .delete_item(DeleteRequest {
-                                    table: CONC.into(),
-                                    key: ckey(pk, sk),
-                                    condition: None,
-                                    return_values: ReturnValues::None,
-                                    return_old_on_condition_failure: false,
-                                })
+                                .delete_item(DeleteRequest::new(CONC, ckey(pk, sk)))
                                 .await
                                 .unwrap();
                         }
@@ -802,7 +739,7 @@ async fn index_churn(round: u64) {
                                 },
                             ];
                             let out = store
-                                .batch_write(BatchWriteRequest { writes })
+                                .batch_write(BatchWriteRequest::new(writes))
                                 .await
                                 .unwrap();
                             assert!(out.unprocessed.is_empty());
@@ -816,10 +753,10 @@ async fn index_churn(round: u64) {
                                 return_old_on_condition_failure: false,
                             };
                             store
-                                .transact_write(TransactWriteRequest {
-                                    actions: vec![put(&own_pk, &mine), put("hot", &hot)],
-                                    client_request_token: None,
-                                })
+                                .transact_write(TransactWriteRequest::new(vec![
+                                    put(&own_pk, &mine),
+                                    put("hot", &hot),
+                                ]))
                                 .await
                                 .unwrap();
                         }
@@ -913,11 +850,7 @@ async fn index_churn(round: u64) {
     }
     // Quiet: every index holds exactly the items with its keys.
     let scan = |index: Option<&str>| {
-        let request = ScanRequest {
-            table: CONC.into(),
-            index: index.map(str::to_owned),
-            ..ScanRequest::default()
-        };
+        let request = ScanRequest::new(CONC).with_index(index);
         let store = Arc::clone(&store);
         async move {
             let page = store.scan(request).await.unwrap();

@@ -27,13 +27,7 @@ fn order(user: &str, id: &str, status: &str) -> Item {
 }
 
 fn put(item: Item) -> PutRequest {
-    PutRequest {
-        table: "Shop".into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new("Shop", item)
 }
 
 fn by_status(status: &str) -> QueryRequest {

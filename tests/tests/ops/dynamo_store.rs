@@ -162,13 +162,8 @@ async fn get_put_update_delete_with_conditions_and_return_values() {
         );
 
         // Update: SET, ADD, REMOVE with each ReturnValues.
-        let update = |rv: ReturnValues, u: Update| UpdateRequest {
-            table: t.clone(),
-            key: key("u1", "profile"),
-            update: u,
-            condition: None,
-            return_values: rv,
-            return_old_on_condition_failure: false,
+        let update = |rv: ReturnValues, u: Update| {
+            UpdateRequest::new(t.clone(), key("u1", "profile"), u).with_return_values(rv)
         };
         let set_city = Update {
             set: vec![(Path::attr("city"), SetValue::value(s("Oslo")))],
@@ -259,12 +254,11 @@ async fn get_put_update_delete_with_conditions_and_return_values() {
         );
 
         // Delete: a failing condition, then ALL_OLD.
-        let delete = |condition: Option<Condition>| DeleteRequest {
-            table: t.clone(),
-            key: key("u1", "profile"),
-            condition,
-            return_values: ReturnValues::AllOld,
-            return_old_on_condition_failure: true,
+        let delete = |condition: Option<Condition>| {
+            DeleteRequest::new(t.clone(), key("u1", "profile"))
+                .with_condition(condition)
+                .with_return_values(ReturnValues::AllOld)
+                .with_return_old_on_condition_failure(true)
         };
         match b
             .store
@@ -505,13 +499,10 @@ async fn scan_with_segments_covers_every_item_once() {
         }
         let mut seen = Vec::new();
         for segment in 0..3 {
-            let mut req = ScanRequest {
-                table: t.clone(),
-                segment: Some((segment, 3)),
-                limit: Some(5),
-                consistent_read: true,
-                ..ScanRequest::default()
-            };
+            let mut req = ScanRequest::new(t.clone())
+                .with_segment(Some((segment, 3)))
+                .with_limit(Some(5))
+                .with_consistent_read(true);
             loop {
                 let page = b.store.scan(req.clone()).await.unwrap();
                 seen.extend(
@@ -529,12 +520,9 @@ async fn scan_with_segments_covers_every_item_once() {
         assert_eq!(seen.len(), 24, "{}: every item exactly once", b.name);
         assert_eq!(distinct.len(), 24, "{}", b.name);
 
-        let filtered = ScanRequest {
-            table: t.clone(),
-            filter: Some(Condition::eq("GSI1PK", s("STATUS#shipped"))),
-            count_only: true,
-            ..ScanRequest::default()
-        };
+        let filtered = ScanRequest::new(t.clone())
+            .with_filter(Some(Condition::eq("GSI1PK", s("STATUS#shipped"))))
+            .with_count_only(true);
         let page = b.store.scan(filtered).await.unwrap();
         assert_eq!((page.count, page.scanned_count), (12, 24), "{}", b.name);
         drop_table(&b, &t).await;
@@ -554,7 +542,7 @@ async fn batch_get_and_write() {
             .collect();
         let out = b
             .store
-            .batch_write(BatchWriteRequest { writes })
+            .batch_write(BatchWriteRequest::new(writes))
             .await
             .unwrap();
         assert!(out.unprocessed.is_empty(), "{who}: {:?}", out.unprocessed);
@@ -567,10 +555,7 @@ async fn batch_get_and_write() {
             .collect();
         let out = b
             .store
-            .batch_get(BatchGetRequest {
-                keys,
-                consistent_read: true,
-            })
+            .batch_get(BatchGetRequest::new(keys).with_consistent_read(true))
             .await
             .unwrap();
         assert!(out.unprocessed_keys.is_empty(), "{who}");
@@ -598,7 +583,7 @@ async fn batch_get_and_write() {
         ];
         assert!(b
             .store
-            .batch_write(BatchWriteRequest { writes })
+            .batch_write(BatchWriteRequest::new(writes))
             .await
             .unwrap()
             .unprocessed
@@ -623,7 +608,7 @@ async fn batch_get_and_write() {
                 key: key("USER#u3", "ORDER#001"),
             },
         ];
-        let result = b.store.batch_write(BatchWriteRequest { writes: dup }).await;
+        let result = b.store.batch_write(BatchWriteRequest::new(dup)).await;
         match b.kind {
             // moto accepts duplicate keys in a batch and applies both writes in order.
             BackendKind::Moto => assert!(result.is_ok(), "{who}: {result:?}"),
@@ -654,7 +639,7 @@ async fn batch_get_and_write() {
                 item: order("u4", i),
             })
             .collect();
-        let result = b.store.batch_write(BatchWriteRequest { writes }).await;
+        let result = b.store.batch_write(BatchWriteRequest::new(writes)).await;
         match b.kind {
             // moto does not enforce the 25-write limit.
             BackendKind::Moto => assert!(result.is_ok(), "{who}: {result:?}"),
@@ -695,8 +680,8 @@ async fn transactions_where_supported() {
             .await
             .unwrap();
 
-        let transfer = |amount: i64| TransactWriteRequest {
-            actions: vec![
+        let transfer = |amount: i64| {
+            TransactWriteRequest::new(vec![
                 TransactWriteItem::Update {
                     table: t.clone(),
                     key: key("acct#1", "balance"),
@@ -727,28 +712,13 @@ async fn transactions_where_supported() {
                     condition: Condition::eq("open", AttributeValue::Bool(true)),
                     return_old_on_condition_failure: false,
                 },
-            ],
-            client_request_token: None,
+            ])
         };
-        let reads = TransactGetRequest {
-            gets: vec![
-                TransactGetItem {
-                    table: t.clone(),
-                    key: key("acct#1", "balance"),
-                    projection: None,
-                },
-                TransactGetItem {
-                    table: t.clone(),
-                    key: key("acct#2", "credit#30"),
-                    projection: None,
-                },
-                TransactGetItem {
-                    table: t.clone(),
-                    key: key("acct#9", "missing"),
-                    projection: None,
-                },
-            ],
-        };
+        let reads = TransactGetRequest::new(vec![
+            TransactGetItem::new(t.clone(), key("acct#1", "balance")),
+            TransactGetItem::new(t.clone(), key("acct#2", "credit#30")),
+            TransactGetItem::new(t.clone(), key("acct#9", "missing")),
+        ]);
 
         // Empty transactions are refused (before sending: moto would answer HTTP 500).
         let err = b
@@ -948,17 +918,14 @@ async fn typed_errors_for_validation_and_missing_tables() {
         let err = b.store.query(q).await.unwrap_err();
         assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
         // An update that sets a key attribute.
-        let u = UpdateRequest {
-            table: t.clone(),
-            key: key("a", "1"),
-            update: Update {
+        let u = UpdateRequest::new(
+            t.clone(),
+            key("a", "1"),
+            Update {
                 set: vec![(Path::attr("SK"), SetValue::value(s("2")))],
                 ..Update::default()
             },
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        };
+        );
         let err = b.store.update_item(u).await.unwrap_err();
         assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
         // ADD on a string.
@@ -969,17 +936,14 @@ async fn typed_errors_for_validation_and_missing_tables() {
             ))
             .await
             .unwrap();
-        let u = UpdateRequest {
-            table: t.clone(),
-            key: key("a", "1"),
-            update: Update {
+        let u = UpdateRequest::new(
+            t.clone(),
+            key("a", "1"),
+            Update {
                 add: vec![(Path::attr("name"), n(1))],
                 ..Update::default()
             },
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        };
+        );
         let err = b.store.update_item(u).await.unwrap_err();
         assert!(matches!(err, Error::Validation { .. }), "{who}: {err:?}");
 
@@ -1073,7 +1037,7 @@ async fn assert_refused_before_sending(store: &dyn Store, table: &str, who: &str
     ];
     too_large(
         store
-            .batch_write(BatchWriteRequest { writes })
+            .batch_write(BatchWriteRequest::new(writes))
             .await
             .map(drop),
         "batch write",
@@ -1086,10 +1050,7 @@ async fn assert_refused_before_sending(store: &dyn Store, table: &str, who: &str
     }];
     too_large(
         store
-            .transact_write(TransactWriteRequest {
-                actions,
-                client_request_token: None,
-            })
+            .transact_write(TransactWriteRequest::new(actions))
             .await
             .map(drop),
         "transaction",

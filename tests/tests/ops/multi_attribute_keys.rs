@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::expr::{KeyCondition, Path, SetValue, SortCondition, Update};
-use dyno_core::store::{GetRequest, QueryRequest, ReturnValues, ScanRequest, UpdateRequest};
+use dyno_core::store::{GetRequest, QueryRequest, ScanRequest, UpdateRequest};
 use dyno_core::table::{IndexDef, KeyAttribute, ScalarType, TableDef};
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store};
 use dyno_tests::backend::{backends, put, unique_table_name, Backend, BackendKind};
@@ -347,12 +347,9 @@ async fn items_are_indexed_by_every_attribute_and_ordered_part_by_part() {
 
         // A scan of the index sees every indexed item once, and nothing else.
         let mut scanned = Vec::new();
-        let mut scan = ScanRequest {
-            table: t.clone(),
-            index: Some(BY_STATUS.to_owned()),
-            limit: Some(3),
-            ..ScanRequest::default()
-        };
+        let mut scan = ScanRequest::new(t.clone())
+            .with_index(Some(BY_STATUS))
+            .with_limit(Some(3));
         for _ in 0..50 {
             let page = store.scan(scan.clone()).await.expect("scan");
             scanned.extend(sks(&page
@@ -755,13 +752,7 @@ async fn writes_check_each_key_attribute_and_keep_the_index_current() {
                 Ok(_) if backend.kind.is_server() => {
                     println!("deviation: {who} accepts {what} of a multi-attribute index key");
                     store
-                        .delete_item(dyno_core::store::DeleteRequest {
-                            table: t.clone(),
-                            key: key.clone(),
-                            condition: None,
-                            return_values: ReturnValues::None,
-                            return_old_on_condition_failure: false,
-                        })
+                        .delete_item(dyno_core::store::DeleteRequest::new(t.clone(), key.clone()))
                         .await
                         .expect("delete");
                 }
@@ -775,14 +766,7 @@ async fn writes_check_each_key_attribute_and_keep_the_index_current() {
             .put_item(put(&t, work()[0].item()))
             .await
             .expect("put");
-        let update = |u: Update| UpdateRequest {
-            table: t.clone(),
-            key: key.clone(),
-            update: u,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        };
+        let update = |u: Update| UpdateRequest::new(t.clone(), key.clone(), u);
         let in_partition = |status: &'static str| {
             let store = Arc::clone(store);
             let t = t.clone();
@@ -1057,17 +1041,14 @@ async fn the_query_cache_invalidates_multi_attribute_partitions() {
             ("SK".to_owned(), first["SK"].clone()),
         ]);
         store
-            .update_item(UpdateRequest {
-                table: t.to_owned(),
-                key: pk_sk,
-                update: Update {
+            .update_item(UpdateRequest::new(
+                t.to_owned(),
+                pk_sk,
+                Update {
                     set: vec![(Path::attr("status"), SetValue::value(s("archived")))],
                     ..Update::default()
                 },
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
+            ))
             .await
             .expect("update");
         let after = store.query(query(t, key())).await.expect("query");

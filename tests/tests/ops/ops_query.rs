@@ -127,13 +127,7 @@ async fn fixture() -> Counting {
         ("_type".to_owned(), AttributeValue::S("Review".into())),
     ]);
     store
-        .put_item(PutRequest {
-            table: TABLE.into(),
-            item: review,
-            condition: None,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
+        .put_item(PutRequest::new(TABLE, review))
         .await
         .unwrap();
     Counting {
@@ -563,16 +557,7 @@ async fn sharded_queries_merge_shards_in_sort_key_order() {
             "GSI1PK".into(),
             AttributeValue::S(format!("STATUS#SHIPPED#{}", (i * 7) % 3)),
         );
-        store
-            .put_item(PutRequest {
-                table: TABLE.into(),
-                item,
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
-            .await
-            .unwrap();
+        store.put_item(PutRequest::new(TABLE, item)).await.unwrap();
     }
     let keys = || {
         (0..3)

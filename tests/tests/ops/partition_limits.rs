@@ -285,28 +285,24 @@ async fn a_raw_batch_returns_what_a_spent_partition_refused_and_fails_when_it_re
     let key_item = |i: usize| Product::key(&format!("p{i:04}")).unwrap().into_item();
     // Three reads: p0000's partition is spent (by writes: they share it), the others are not.
     let out = store
-        .batch_get(BatchGetRequest {
-            keys: (0..3)
+        .batch_get(BatchGetRequest::new(
+            (0..3)
                 .map(|i| TableKey {
                     table: TABLE.into(),
                     key: key_item(i),
                 })
                 .collect(),
-            consistent_read: false,
-        })
+        ))
         .await
         .unwrap();
     assert_eq!(out.unprocessed_keys.len(), 1);
     assert_eq!(out.unprocessed_keys[0].key, key_item(0));
     // Only the spent partition: the request itself is throttled.
     let err = store
-        .batch_get(BatchGetRequest {
-            keys: vec![TableKey {
-                table: TABLE.into(),
-                key: key_item(0),
-            }],
-            consistent_read: false,
-        })
+        .batch_get(BatchGetRequest::new(vec![TableKey {
+            table: TABLE.into(),
+            key: key_item(0),
+        }]))
         .await
         .unwrap_err();
     assert!(err.is_throttled(), "{err:?}");
@@ -317,17 +313,13 @@ async fn a_raw_batch_returns_what_a_spent_partition_refused_and_fails_when_it_re
         item: product(i, category).to_item().unwrap(),
     };
     let out = store
-        .batch_write(BatchWriteRequest {
-            writes: vec![put(0, "c"), put(5, "d")],
-        })
+        .batch_write(BatchWriteRequest::new(vec![put(0, "c"), put(5, "d")]))
         .await
         .unwrap();
     assert_eq!(out.unprocessed, [put(0, "c")]);
     assert_eq!(stored(&store).await, BTreeSet::from([0, 5]));
     let err = store
-        .batch_write(BatchWriteRequest {
-            writes: vec![put(0, "c")],
-        })
+        .batch_write(BatchWriteRequest::new(vec![put(0, "c")]))
         .await
         .unwrap_err();
     assert!(err.is_throttled(), "{err:?}");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use dyno_core::ops::{BatchWriter, RetryPolicy};
-use dyno_core::store::{GetRequest, PutRequest, QueryRequest, ReturnValues, Timeouts};
+use dyno_core::store::{GetRequest, PutRequest, QueryRequest, Timeouts};
 use dyno_core::{AttributeValue, DynamoStore, Error, Item, Store};
 use dyno_tests::backend::{backends, unique_table_name};
 use dyno_tests::model::Product;
@@ -273,13 +273,7 @@ async fn a_missing_table_is_named() {
                 .await
                 .map(drop),
             b.store
-                .put_item(PutRequest {
-                    table: table.clone(),
-                    item: key("a"),
-                    condition: None,
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                })
+                .put_item(PutRequest::new(table.clone(), key("a")))
                 .await
                 .map(drop),
             b.store

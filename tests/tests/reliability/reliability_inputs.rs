@@ -9,8 +9,8 @@ use std::time::Duration;
 use dyno_core::expr::{Condition, KeyCondition, Path};
 use dyno_core::ops::{BatchGet, BatchWriter, Cursor, EntityExt, Transaction};
 use dyno_core::store::{
-    BatchWriteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, TableNames,
-    TransactWriteRequest, WriteRequest,
+    BatchWriteRequest, GetRequest, PutRequest, QueryRequest, TableNames, TransactWriteRequest,
+    WriteRequest,
 };
 use dyno_core::value::{get_attr, item_size, to_value, MAX_ITEM_SIZE};
 use dyno_core::{AttributeValue, Error, Item, MemoryStore, Store, TableDef};
@@ -35,13 +35,7 @@ fn s(v: &str) -> AttributeValue {
 }
 
 fn raw_put(item: Item) -> PutRequest {
-    PutRequest {
-        table: TABLE.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new(TABLE.to_owned(), item)
 }
 
 fn raw_key(pk: &str, sk: &str) -> Item {
@@ -485,15 +479,12 @@ async fn row25_empty_transaction_and_empty_batch_are_validation_errors() {
         Err(Error::Validation { .. })
     ));
     let err = store
-        .transact_write(TransactWriteRequest {
-            actions: Vec::new(),
-            client_request_token: None,
-        })
+        .transact_write(TransactWriteRequest::new(Vec::new()))
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
     let err = store
-        .batch_write(BatchWriteRequest { writes: Vec::new() })
+        .batch_write(BatchWriteRequest::new(Vec::new()))
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Validation { .. }), "{err:?}");
@@ -961,7 +952,7 @@ mod newer_inputs {
     use dyno_cache::{CachedStore, ManualClock};
     use dyno_core::ops::{BatchWriter, CursorKey};
     use dyno_core::prelude::*;
-    use dyno_core::store::{PutRequest, ReturnValues, Store, TableNames};
+    use dyno_core::store::{PutRequest, Store, TableNames};
     use dyno_core::{AttributeValue, DynamoStore, Entity, Error, Item, MemoryStore, Table};
     use dyno_tests::backend::{
         backends, fresh_table, raw_put, unique_table_name, Backend, BackendKind,
@@ -1243,13 +1234,7 @@ mod newer_inputs {
                 AttributeValue::M(Item::from([(String::new(), AttributeValue::S("x".into()))])),
             );
             let err = store
-                .put_item(PutRequest {
-                    table: "Boards".into(),
-                    item: raw,
-                    condition: None,
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                })
+                .put_item(PutRequest::new("Boards", raw))
                 .await
                 .unwrap_err();
             assert!(
@@ -1436,13 +1421,7 @@ mod newer_inputs {
         board("d1").put().send(&cached).await.unwrap();
         cached
             .with_ttl(max)
-            .put_item(PutRequest {
-                table: "Boards".into(),
-                item: board("d2").to_item().unwrap(),
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
+            .put_item(PutRequest::new("Boards", board("d2").to_item().unwrap()))
             .await
             .unwrap();
         for id in ["d1", "d2", "d3"] {

@@ -106,17 +106,8 @@ fn n(v: &str) -> AttributeValue {
 
 async fn raw_count(store: &dyn Store) -> usize {
     let mut count = 0;
-    let mut request = dyno_core::store::ScanRequest {
-        table: "Interop".to_owned(),
-        index: None,
-        filter: None,
-        projection: None,
-        limit: None,
-        exclusive_start_key: None,
-        consistent_read: true,
-        segment: None,
-        count_only: false,
-    };
+    let mut request =
+        dyno_core::store::ScanRequest::new("Interop".to_owned()).with_consistent_read(true);
     loop {
         let page = store.scan(request.clone()).await.unwrap();
         count += page.items.len();

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use dyno_cache::CachedStore;
 use dyno_core::expr::{Condition, Path, SetValue, Update, UpdateOperand};
-use dyno_core::store::{GetRequest, ReturnValues, UpdateRequest};
+use dyno_core::store::{GetRequest, UpdateRequest};
 use dyno_core::{AttributeValue, DynamoStore, Error, Item, MemoryStore, Store, TableDef};
 use dyno_tests::backend::{
     atomic_conditional_writes, backends, put, unique_table_name, BackendKind, DYNOXIDE_ENDPOINT_VAR,
@@ -64,10 +64,10 @@ fn optimistic(table: &str, pk: &str, version: u64, writer: &str, token: u64) -> 
         )
     };
     let fresh = Condition::not_exists(writer).or(Condition::eq(writer, n(token)).negate());
-    UpdateRequest {
-        table: table.to_owned(),
-        key: key(pk),
-        update: Update {
+    UpdateRequest::new(
+        table.to_owned(),
+        key(pk),
+        Update {
             set: vec![
                 (Path::attr("n"), plus_one("n")),
                 (Path::attr("ver"), plus_one("ver")),
@@ -78,25 +78,20 @@ fn optimistic(table: &str, pk: &str, version: u64, writer: &str, token: u64) -> 
             ],
             ..Update::default()
         },
-        condition: Some(Condition::eq("ver", n(version)).and(fresh)),
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    )
+    .with_condition(Some(Condition::eq("ver", n(version)).and(fresh)))
 }
 
 /// `ADD n 1`, unconditional.
 fn atomic_add(table: &str, pk: &str) -> UpdateRequest {
-    UpdateRequest {
-        table: table.to_owned(),
-        key: key(pk),
-        update: Update {
+    UpdateRequest::new(
+        table.to_owned(),
+        key(pk),
+        Update {
             add: vec![(Path::attr("n"), n(1))],
             ..Update::default()
         },
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    )
 }
 
 /// One optimistic increment: read (strongly consistent), write if unchanged; on a conflict,

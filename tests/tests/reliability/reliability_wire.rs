@@ -19,7 +19,7 @@ use dyno_cache::CachedStore;
 use dyno_core::expr::{Condition, Path, SetValue, Update};
 use dyno_core::ops::{BatchWriter, IdempotentWrite, RetryPolicy, Transaction};
 use dyno_core::store::{
-    BatchWriteRequest, DeleteRequest, GetRequest, ReturnValues, ScanRequest, TransactWriteItem,
+    BatchWriteRequest, DeleteRequest, GetRequest, ScanRequest, TransactWriteItem,
     TransactWriteRequest, UpdateRequest, WriteRequest,
 };
 use dyno_core::{AttributeValue, DynamoStore, Item, Store, TableDef};
@@ -121,20 +121,17 @@ async fn read(direct: &DynamoStore, table: &str, pk: &str) -> Option<Item> {
 }
 
 fn set_v(table: &str, pk: &str, v: i64) -> UpdateRequest {
-    UpdateRequest {
-        table: table.to_owned(),
-        key: key(pk),
-        update: Update {
+    UpdateRequest::new(
+        table.to_owned(),
+        key(pk),
+        Update {
             set: vec![(
                 Path::attr("v"),
                 SetValue::value(AttributeValue::N(v.to_string())),
             )],
             ..Update::default()
         },
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    )
 }
 
 fn add_n() -> Update {
@@ -182,35 +179,24 @@ async fn write_once(
         "DeleteItem" => {
             direct.put_item(put(t, item)).await.unwrap();
             store
-                .delete_item(DeleteRequest {
-                    table: t.to_owned(),
-                    key: key(pk),
-                    condition: None,
-                    return_values: ReturnValues::None,
-                    return_old_on_condition_failure: false,
-                })
+                .delete_item(DeleteRequest::new(t.to_owned(), key(pk)))
                 .await
                 .map(drop)
         }
         "BatchWriteItem" => store
-            .batch_write(BatchWriteRequest {
-                writes: vec![WriteRequest::Put {
-                    table: t.to_owned(),
-                    item,
-                }],
-            })
+            .batch_write(BatchWriteRequest::new(vec![WriteRequest::Put {
+                table: t.to_owned(),
+                item,
+            }]))
             .await
             .map(|out| assert!(out.unprocessed.is_empty())),
         "TransactWriteItems" => store
-            .transact_write(TransactWriteRequest {
-                actions: vec![TransactWriteItem::Put {
-                    table: t.to_owned(),
-                    item,
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                }],
-                client_request_token: None,
-            })
+            .transact_write(TransactWriteRequest::new(vec![TransactWriteItem::Put {
+                table: t.to_owned(),
+                item,
+                condition: None,
+                return_old_on_condition_failure: false,
+            }]))
             .await
             .map(drop),
         other => unreachable!("{other}"),
@@ -355,13 +341,7 @@ async fn an_unknown_outcome_invalidates_the_cache() {
                     .map(drop),
                 "UpdateItem" => cached.update_item(set_v(&t, &pk, 1)).await.map(drop),
                 _ => cached
-                    .delete_item(DeleteRequest {
-                        table: t.clone(),
-                        key: key(&pk),
-                        condition: None,
-                        return_values: ReturnValues::None,
-                        return_old_on_condition_failure: false,
-                    })
+                    .delete_item(DeleteRequest::new(t.clone(), key(&pk)))
                     .await
                     .map(drop),
             }
@@ -484,17 +464,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
 
 async fn scan_keys(direct: &DynamoStore, t: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut request = ScanRequest {
-        table: t.to_owned(),
-        index: None,
-        filter: None,
-        projection: None,
-        limit: None,
-        exclusive_start_key: None,
-        consistent_read: true,
-        segment: None,
-        count_only: false,
-    };
+    let mut request = ScanRequest::new(t.to_owned()).with_consistent_read(true);
     loop {
         let page = direct.scan(request.clone()).await.unwrap();
         for item in &page.items {
@@ -536,10 +506,10 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
         proxy.inject(Some("TransactWriteItems"), Fault::DropAfterForward, 1);
         timeout(
             Duration::from_secs(90),
-            sdk_retries.transact_write(TransactWriteRequest {
-                actions: vec![increment("sdk")],
-                client_request_token: Some("wire-token-sdk".into()),
-            }),
+            sdk_retries.transact_write(
+                TransactWriteRequest::new(vec![increment("sdk")])
+                    .with_client_request_token(Some("wire-token-sdk".into())),
+            ),
         )
         .await
         .unwrap()
@@ -577,14 +547,7 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
         // counts twice: why the idempotent path exists.
         proxy.inject(Some("UpdateItem"), Fault::DropAfterForward, 1);
         sdk_retries
-            .update_item(UpdateRequest {
-                table: t.clone(),
-                key: key("plain"),
-                update: add_n(),
-                condition: None,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            })
+            .update_item(UpdateRequest::new(t.clone(), key("plain"), add_n()))
             .await
             .unwrap();
         let n = number(read(&direct, &t, "plain").await.as_ref(), "n");

@@ -92,8 +92,7 @@ type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 ///     ("PK".to_owned(), AttributeValue::S("USER#1".into())),
 ///     ("SK".to_owned(), AttributeValue::S("PROFILE".into())),
 /// ]);
-/// store.put_item(PutRequest { table: "Shop".into(), item: item.clone(), condition: None,
-///     return_values: Default::default(), return_old_on_condition_failure: false }).await?;
+/// store.put_item(PutRequest::new("Shop", item.clone())).await?;
 /// let got = store.get_item(GetRequest::borrowed("Shop", &item)).await?;
 /// assert_eq!(got.item.as_deref(), Some(&item));
 /// # Ok::<(), dyno_core::Error>(()) }).unwrap();

@@ -193,8 +193,7 @@ impl MemoryStore {
     /// store.create_table(&TableDef::new("Counters", "PK", None)).await?;
     /// let put = |pk: &str| {
     ///     let item = Item::from([("PK".to_owned(), AttributeValue::S(pk.into()))]);
-    ///     store.put_item(PutRequest { table: "Counters".into(), item, condition: None,
-    ///         return_values: Default::default(), return_old_on_condition_failure: false })
+    ///     store.put_item(PutRequest::new("Counters", item))
     /// };
     /// for _ in 0..10 {
     ///     put("HOT").await?;

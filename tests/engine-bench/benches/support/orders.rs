@@ -1,6 +1,6 @@
 //! The order items and puts the store, scale and profile benchmarks share.
 
-use dyno_core::store::{PutRequest, ReturnValues};
+use dyno_core::store::PutRequest;
 use dyno_core::{AttributeValue, Item};
 
 pub fn s(v: &str) -> AttributeValue {
@@ -24,11 +24,5 @@ pub fn order(user: u32, order: u32) -> Item {
 }
 
 pub fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.to_owned(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new(table.to_owned(), item)
 }

@@ -8,8 +8,7 @@ use std::time::Duration;
 use dyno_cache::{CachedStore, CachedStoreBuilder, ManualClock};
 use dyno_core::expr::{Condition, KeyCondition, Path, SetValue, Update};
 use dyno_core::store::{
-    DeleteRequest, GetRequest, PutRequest, QueryRequest, ReturnValues, Store, UpdateRequest,
-    WriteOutput,
+    DeleteRequest, GetRequest, PutRequest, QueryRequest, Store, UpdateRequest, WriteOutput,
 };
 use dyno_core::table::IndexDef;
 use dyno_core::value::SharedItem;
@@ -85,20 +84,11 @@ pub fn consistent_get(k: Item) -> GetRequest<'static> {
 }
 
 pub fn put(item: Item) -> PutRequest {
-    PutRequest {
-        table: TABLE.into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new(TABLE, item)
 }
 
 pub fn put_if_absent(item: Item) -> PutRequest {
-    PutRequest {
-        condition: Some(Condition::not_exists("PK")),
-        ..put(item)
-    }
+    put(item).with_condition(Some(Condition::not_exists("PK")))
 }
 
 /// `SET name = value, ...`
@@ -110,24 +100,11 @@ pub fn set(k: Item, pairs: &[(&str, &str)]) -> UpdateRequest {
             .collect(),
         ..Update::default()
     };
-    UpdateRequest {
-        table: TABLE.into(),
-        key: k,
-        update,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    UpdateRequest::new(TABLE, k, update)
 }
 
 pub fn delete(k: Item) -> DeleteRequest {
-    DeleteRequest {
-        table: TABLE.into(),
-        key: k,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    DeleteRequest::new(TABLE, k)
 }
 
 /// All items of a table partition.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dyno_core::feed::{ChangeFeed, ChangeRecord, Gap, StartingPosition, StreamsFeed};
-use dyno_core::store::{PutRequest, ReturnValues};
+use dyno_core::store::PutRequest;
 use dyno_core::{DynamoStore, Entity, Item, MemoryStore, Store};
 use dyno_tests::backend::{
     supports_streams, BackendKind, DYNOXIDE_ENDPOINT_VAR, MOTO_ENDPOINT_VAR,
@@ -142,11 +142,5 @@ pub fn key_of(item: &Item) -> Item {
 
 /// An unconditional put.
 pub fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new(table, item)
 }

@@ -108,21 +108,15 @@ fn full_batches(c: &mut Ctx) -> BoxFuture<'_, ()> {
             let writes = (0..25)
                 .map(|i| put_w("main", "p", &format!("{:03}", chunk * 25 + i)))
                 .collect();
-            let o = c.batch_write("25 puts", BatchWriteRequest { writes }).await;
+            let o = c
+                .batch_write("25 puts", BatchWriteRequest::new(writes))
+                .await;
             c.eq(o, Out::Unprocessed(0), "25 puts");
         }
         let keys = (0..100)
             .map(|i| key_of("main", "p", &format!("{i:03}")))
             .collect();
-        let o = c
-            .batch_get(
-                "100 keys",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
-            .await;
+        let o = c.batch_get("100 keys", BatchGetRequest::new(keys)).await;
         c.eq(o.items().len(), 100, "100 items");
         let keys = vec![
             key_of("main", "p", "000"),
@@ -132,10 +126,7 @@ fn full_batches(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_get(
                 "missing keys are left out",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: true,
-                },
+                BatchGetRequest::new(keys).with_consistent_read(true),
             )
             .await;
         c.eq(
@@ -156,7 +147,7 @@ fn full_batches(c: &mut Ctx) -> BoxFuture<'_, ()> {
             })
             .collect();
         let o = c
-            .batch_write("25 deletes", BatchWriteRequest { writes })
+            .batch_write("25 deletes", BatchWriteRequest::new(writes))
             .await;
         c.eq(o, Out::Unprocessed(0), "25 deletes");
         let o = c
@@ -172,35 +163,19 @@ fn batch_limits(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .map(|i| put_w("main", "p", &format!("{i}")))
             .collect();
         let o = c
-            .batch_write("26 writes", BatchWriteRequest { writes })
+            .batch_write("26 writes", BatchWriteRequest::new(writes))
             .await;
         c.invalid(&o, "26 writes");
         let o = c
-            .batch_write("no writes", BatchWriteRequest { writes: vec![] })
+            .batch_write("no writes", BatchWriteRequest::new(vec![]))
             .await;
         c.invalid(&o, "0 writes");
         let keys = (0..101)
             .map(|i| key_of("main", "p", &format!("{i}")))
             .collect();
-        let o = c
-            .batch_get(
-                "101 keys",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
-            .await;
+        let o = c.batch_get("101 keys", BatchGetRequest::new(keys)).await;
         c.invalid(&o, "101 keys");
-        let o = c
-            .batch_get(
-                "no keys",
-                BatchGetRequest {
-                    keys: vec![],
-                    consistent_read: false,
-                },
-            )
-            .await;
+        let o = c.batch_get("no keys", BatchGetRequest::new(vec![])).await;
         c.invalid(&o, "0 keys");
         let o = c.scan("nothing written", scan("main")).await;
         c.eq(o.counts(), (0, 0), "rejected batches write nothing");
@@ -212,9 +187,7 @@ fn batch_duplicates(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "two puts on one key",
-                BatchWriteRequest {
-                    writes: vec![put_w("main", "p", "1"), put_w("main", "p", "1")],
-                },
+                BatchWriteRequest::new(vec![put_w("main", "p", "1"), put_w("main", "p", "1")]),
             )
             .await;
         c.invalid(&o, "duplicate puts");
@@ -228,27 +201,19 @@ fn batch_duplicates(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "a put and a delete on one key",
-                BatchWriteRequest { writes },
+                BatchWriteRequest::new(writes),
             )
             .await;
         c.invalid(&o, "put and delete on one key");
         let keys = vec![key_of("main", "p", "1"), key_of("main", "p", "1")];
         let o = c
-            .batch_get(
-                "one key twice",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
+            .batch_get("one key twice", BatchGetRequest::new(keys))
             .await;
         c.invalid(&o, "duplicate keys");
         let o = c
             .batch_write(
                 "same sort key, other partitions",
-                BatchWriteRequest {
-                    writes: vec![put_w("main", "p", "1"), put_w("main", "q", "1")],
-                },
+                BatchWriteRequest::new(vec![put_w("main", "p", "1"), put_w("main", "q", "1")]),
             )
             .await;
         c.eq(o, Out::Unprocessed(0), "distinct keys");
@@ -266,7 +231,7 @@ fn batch_atomic_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
             put_w("main", "p", "3"),
         ];
         let o = c
-            .batch_write("a put without its sort key", BatchWriteRequest { writes })
+            .batch_write("a put without its sort key", BatchWriteRequest::new(writes))
             .await;
         c.invalid(&o, "missing key");
         let writes = vec![
@@ -277,7 +242,7 @@ fn batch_atomic_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
             },
         ];
         let o = c
-            .batch_write("an item over 400 KB", BatchWriteRequest { writes })
+            .batch_write("an item over 400 KB", BatchWriteRequest::new(writes))
             .await;
         c.fails(&o, Failure::TooLarge, "item too large");
         let o = c.scan("nothing written", scan("main")).await;
@@ -290,13 +255,7 @@ fn batch_atomic_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
             },
         ];
         let o = c
-            .batch_get(
-                "a key without its sort key",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
+            .batch_get("a key without its sort key", BatchGetRequest::new(keys))
             .await;
         c.invalid(&o, "invalid key in batch get");
     })
@@ -314,7 +273,7 @@ fn batch_delete_extra_attribute(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "a delete with an extra attribute",
-                BatchWriteRequest { writes },
+                BatchWriteRequest::new(writes),
             )
             .await;
         c.invalid(&o, "extra key attribute");
@@ -337,7 +296,7 @@ fn batch_tables(c: &mut Ctx) -> BoxFuture<'_, ()> {
             },
         ];
         let o = c
-            .batch_write("writes to two tables", BatchWriteRequest { writes })
+            .batch_write("writes to two tables", BatchWriteRequest::new(writes))
             .await;
         c.eq(o, Out::Unprocessed(0), "two tables");
         let keys = vec![
@@ -352,33 +311,19 @@ fn batch_tables(c: &mut Ctx) -> BoxFuture<'_, ()> {
             },
         ];
         let o = c
-            .batch_get(
-                "reads from two tables",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
+            .batch_get("reads from two tables", BatchGetRequest::new(keys))
             .await;
         c.eq(o.items().len(), 3, "three items");
         let o = c
             .batch_write(
                 "a write to a missing table",
-                BatchWriteRequest {
-                    writes: vec![put_w("no-such-table", "p", "1")],
-                },
+                BatchWriteRequest::new(vec![put_w("no-such-table", "p", "1")]),
             )
             .await;
         c.fails(&o, Failure::NotFound, "missing table");
         let keys = vec![key_of("main", "p", "1"), key_of("no-such-table", "p", "1")];
         let o = c
-            .batch_get(
-                "a read from a missing table",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
+            .batch_get("a read from a missing table", BatchGetRequest::new(keys))
             .await;
         c.fails(&o, Failure::NotFound, "missing table");
     })
@@ -402,15 +347,7 @@ fn sixteen_megabytes(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 .map(|i| key_of("main", "bg", &format!("{i:02}")))
                 .collect()
         };
-        let get = |label| {
-            (
-                label,
-                BatchGetRequest {
-                    keys: keys(),
-                    consistent_read: false,
-                },
-            )
-        };
+        let get = |label| (label, BatchGetRequest::new(keys()));
         c.put("the last item, to exactly 16 MB", "main", item(41, 7_838))
             .await;
         let (label, request) = get("exactly 16 MB");
@@ -451,7 +388,7 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
             })
             .collect();
         let o = c
-            .batch_write("three puts", BatchWriteRequest { writes: puts })
+            .batch_write("three puts", BatchWriteRequest::new(puts))
             .await;
         c.eq(o, Out::Unprocessed(0), "written");
         // 1 + 1 (GSI1 entry), 1, 5 (5,0xx bytes).
@@ -467,10 +404,7 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_get(
                 "two items and a missing one, eventually consistent",
-                BatchGetRequest {
-                    keys: keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")]),
-                    consistent_read: false,
-                },
+                BatchGetRequest::new(keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")])),
             )
             .await;
         c.check(o.is_ok(), format!("read: {o}"));
@@ -479,26 +413,20 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_get(
                 "the same, strongly consistent",
-                BatchGetRequest {
-                    keys: keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")]),
-                    consistent_read: true,
-                },
+                BatchGetRequest::new(keys(&[("u1", "a"), ("u2", "c"), ("u9", "z")]))
+                    .with_consistent_read(true),
             )
             .await;
         c.check(o.is_ok(), format!("read: {o}"));
         c.eq(c.units(), Some(4.0), "read units, strongly consistent");
         let gets = [("u1", "a"), ("u2", "c"), ("u9", "z")]
             .iter()
-            .map(|(p, s)| TransactGetItem {
-                table: "main".into(),
-                key: key(p, s),
-                projection: None,
-            })
+            .map(|(p, s)| TransactGetItem::new("main", key(p, s)))
             .collect();
         let o = c
             .transact_get(
                 "a transactional read of the three",
-                TransactGetRequest { gets },
+                TransactGetRequest::new(gets),
             )
             .await;
         c.check(o.is_ok(), format!("read: {o}"));
@@ -514,7 +442,7 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "delete an indexed item and a missing one",
-                BatchWriteRequest { writes: deletes },
+                BatchWriteRequest::new(deletes),
             )
             .await;
         c.eq(o, Out::Unprocessed(0), "deleted");

@@ -163,22 +163,13 @@ fn missing_table(c: &mut Ctx) -> BoxFuture<'_, ()> {
             table: NONE.into(),
             key: k.clone(),
         }];
-        outs.push(
-            c.batch_get(
-                "batch get",
-                BatchGetRequest {
-                    keys,
-                    consistent_read: false,
-                },
-            )
-            .await,
-        );
+        outs.push(c.batch_get("batch get", BatchGetRequest::new(keys)).await);
         let writes = vec![WriteRequest::Put {
             table: NONE.into(),
             item: k.clone(),
         }];
         outs.push(
-            c.batch_write("batch write", BatchWriteRequest { writes })
+            c.batch_write("batch write", BatchWriteRequest::new(writes))
                 .await,
         );
         outs.push(c.describe("describe", NONE).await);
@@ -190,13 +181,9 @@ fn missing_table(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 format!("request {} on a missing table", i + 1),
             );
         }
-        let gets = vec![TransactGetItem {
-            table: NONE.into(),
-            key: k.clone(),
-            projection: None,
-        }];
+        let gets = vec![TransactGetItem::new(NONE, k.clone())];
         let o = c
-            .transact_get("transact get", TransactGetRequest { gets })
+            .transact_get("transact get", TransactGetRequest::new(gets))
             .await;
         c.fails(&o, Failure::NotFound, "transact get on a missing table");
         let actions = vec![TransactWriteItem::Put {
@@ -206,13 +193,7 @@ fn missing_table(c: &mut Ctx) -> BoxFuture<'_, ()> {
             return_old_on_condition_failure: false,
         }];
         let o = c
-            .transact_write(
-                "transact write",
-                TransactWriteRequest {
-                    actions,
-                    client_request_token: None,
-                },
-            )
+            .transact_write("transact write", TransactWriteRequest::new(actions))
             .await;
         c.fails(&o, Failure::NotFound, "transact write on a missing table");
         let o = c.update_ttl("update TTL", NONE, "exp", true).await;
@@ -294,25 +275,20 @@ fn key_sizes_everywhere(c: &mut Ctx) -> BoxFuture<'_, ()> {
                     .await,
                 c.batch_write(
                     &format!("batch put {pl}/{sl}"),
-                    BatchWriteRequest {
-                        writes: vec![WriteRequest::Put {
-                            table: "main".into(),
-                            item: k.clone(),
-                        }],
-                    },
+                    BatchWriteRequest::new(vec![WriteRequest::Put {
+                        table: "main".into(),
+                        item: k.clone(),
+                    }]),
                 )
                 .await,
                 c.transact_write(
                     &format!("transactional put {pl}/{sl}"),
-                    TransactWriteRequest {
-                        actions: vec![TransactWriteItem::Put {
-                            table: "main".into(),
-                            item: k.clone(),
-                            condition: None,
-                            return_old_on_condition_failure: false,
-                        }],
-                        client_request_token: None,
-                    },
+                    TransactWriteRequest::new(vec![TransactWriteItem::Put {
+                        table: "main".into(),
+                        item: k.clone(),
+                        condition: None,
+                        return_old_on_condition_failure: false,
+                    }]),
                 )
                 .await,
             ];
@@ -555,10 +531,7 @@ fn old_on_failure_everywhere(c: &mut Ctx) -> BoxFuture<'_, ()> {
             let o = c
                 .transact_write(
                     &format!("transactional action {i}, old item on failure"),
-                    TransactWriteRequest {
-                        actions: vec![action],
-                        client_request_token: None,
-                    },
+                    TransactWriteRequest::new(vec![action]),
                 )
                 .await;
             c.fails(
@@ -1027,16 +1000,13 @@ fn values_named_by_placeholder(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let ok = mine(c, "An number set  may not be empty for key :v1");
         c.check(ok, format!("the empty set named :v1: {:?}", c.message()));
 
-        let overflow = TransactWriteRequest {
-            actions: vec![TransactWriteItem::Update {
-                table: "main".into(),
-                key: key("p", "1"),
-                update: set(&[("a", s("x")), ("n", n("1E+126"))]),
-                condition: None,
-                return_old_on_condition_failure: false,
-            }],
-            client_request_token: None,
-        };
+        let overflow = TransactWriteRequest::new(vec![TransactWriteItem::Update {
+            table: "main".into(),
+            key: key("p", "1"),
+            update: set(&[("a", s("x")), ("n", n("1E+126"))]),
+            condition: None,
+            return_old_on_condition_failure: false,
+        }]);
         let o = c
             .transact_write("a transaction setting 1E+126", overflow)
             .await;

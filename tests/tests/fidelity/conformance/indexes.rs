@@ -118,13 +118,7 @@ fn gsi_basics(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .await;
         c.values(&o, "GSI1SK", &["c", "b"], "descending index order");
         let o = c
-            .scan(
-                "scan GSI1",
-                ScanRequest {
-                    index: Some("GSI1".into()),
-                    ..scan("main")
-                },
-            )
+            .scan("scan GSI1", scan("main").with_index(Some("GSI1")))
             .await;
         c.eq(o.counts(), (4, 4), "only items with both index keys");
         let mut q = query("main", Some("LSI1"), "PK", s("u1"));
@@ -312,11 +306,7 @@ fn index_pagination(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .collect();
         keys.dedup();
         c.eq(keys.len(), 5, "all five items across pages, none twice");
-        let r = ScanRequest {
-            index: Some("GSI1".into()),
-            limit: Some(2),
-            ..scan("main")
-        };
+        let r = scan("main").with_index(Some("GSI1")).with_limit(Some(2));
         let o = c.scan_all("scan the index in pages", r).await;
         c.eq(o.items().len(), 5, "index scan pages");
     })

@@ -394,7 +394,7 @@ fn number_keys(c: &mut Ctx) -> BoxFuture<'_, ()> {
             })
             .collect();
         let o = c
-            .batch_write("write numeric sort keys", BatchWriteRequest { writes })
+            .batch_write("write numeric sort keys", BatchWriteRequest::new(writes))
             .await;
         c.eq(o, Out::Unprocessed(0), "batch write");
         let o = c
@@ -574,43 +574,35 @@ fn empty_names(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "a batch put of an item with an empty map key",
-                BatchWriteRequest {
-                    writes: vec![WriteRequest::Put {
-                        table: "main".into(),
-                        item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
-                    }],
-                },
+                BatchWriteRequest::new(vec![WriteRequest::Put {
+                    table: "main".into(),
+                    item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                }]),
             )
             .await;
         c.invalid(&o, "batch put with an empty key");
         let o = c
             .transact_write(
                 "a transaction putting an item with an empty map key",
-                TransactWriteRequest {
-                    actions: vec![TransactWriteItem::Put {
-                        table: "main".into(),
-                        item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }],
-                    client_request_token: None,
-                },
+                TransactWriteRequest::new(vec![TransactWriteItem::Put {
+                    table: "main".into(),
+                    item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                }]),
             )
             .await;
         c.invalid(&o, "transaction put with an empty key");
         let o = c
             .transact_write(
                 "a transaction update whose value has an empty map key",
-                TransactWriteRequest {
-                    actions: vec![TransactWriteItem::Update {
-                        table: "main".into(),
-                        key: key("p", "e"),
-                        update: set(empty_key()),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }],
-                    client_request_token: None,
-                },
+                TransactWriteRequest::new(vec![TransactWriteItem::Update {
+                    table: "main".into(),
+                    key: key("p", "e"),
+                    update: set(empty_key()),
+                    condition: None,
+                    return_old_on_condition_failure: false,
+                }]),
             )
             .await;
         c.invalid(&o, "transaction value with an empty key");

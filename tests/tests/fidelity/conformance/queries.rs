@@ -81,7 +81,7 @@ async fn fill(c: &mut Ctx, pk: &str, sks: &[&str]) {
             })
             .collect();
         let o = c
-            .batch_write("fill a partition", BatchWriteRequest { writes })
+            .batch_write("fill a partition", BatchWriteRequest::new(writes))
             .await;
         c.eq(o, Out::Unprocessed(0), "fill");
     }
@@ -344,7 +344,7 @@ fn filters(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 item: item! {"PK" => s("p"), "SK" => s(format!("{i}")), "kind" => s(if i % 2 == 0 { "even" } else { "odd" })},
             })
             .collect();
-        c.batch_write("fill", BatchWriteRequest { writes }).await;
+        c.batch_write("fill", BatchWriteRequest::new(writes)).await;
         let mut q = query("main", None, "PK", s("p"));
         q.filter = Some(Condition::eq("kind", s("even")));
         let o = c.query("filter", q.clone()).await;
@@ -434,7 +434,7 @@ fn scan_segments(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 item: item! {"PK" => s(format!("user{i}")), "email" => s(format!("u{}@x", i % 7)), "name" => s(format!("n{i}")), "age" => n(i)},
             })
             .collect();
-        c.batch_write("fill", BatchWriteRequest { writes }).await;
+        c.batch_write("fill", BatchWriteRequest::new(writes)).await;
         let all = c.scan("scan everything", scan("hash")).await;
         c.eq(all.counts(), (20, 20), "all items");
         let mut union = Vec::new();
@@ -466,13 +466,7 @@ fn scan_segments(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c.scan("TotalSegments 0", r).await;
         c.invalid(&o, "0 segments");
         let o = c
-            .scan(
-                "scan a GSI",
-                ScanRequest {
-                    index: Some("ByEmail".into()),
-                    ..scan("hash")
-                },
-            )
+            .scan("scan a GSI", scan("hash").with_index(Some("ByEmail")))
             .await;
         c.eq(o.counts(), (20, 20), "every item is in the GSI");
         c.check(
@@ -536,10 +530,7 @@ fn bad_start_keys(c: &mut Ctx) -> BoxFuture<'_, ()> {
         r.exclusive_start_key = Some(item! {"PK" => s("a")});
         let o = c.scan("incomplete ExclusiveStartKey", r).await;
         c.invalid(&o, "incomplete start key");
-        let mut r = ScanRequest {
-            index: Some("GSI1".into()),
-            ..scan("main")
-        };
+        let mut r = scan("main").with_index(Some("GSI1"));
         r.exclusive_start_key = Some(key("a", "1"));
         let o = c.scan("index scan with a table key as start key", r).await;
         c.invalid(&o, "an index start key needs the index keys");

@@ -824,10 +824,7 @@ impl Ctx {
         table: &str,
         index_changes: Vec<IndexChange>,
     ) -> Out {
-        let request = UpdateTableRequest {
-            table: self.t(table),
-            index_changes,
-        };
+        let request = UpdateTableRequest::new(self.t(table), index_changes);
         let res = self.store().update_table(request).await;
         let out = match res {
             Ok(d) => {
@@ -970,36 +967,17 @@ pub fn key(pk: &str, sk: &str) -> Item {
 
 /// PutItem with defaults.
 pub fn put(table: &str, item: Item) -> PutRequest {
-    PutRequest {
-        table: table.into(),
-        item,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    PutRequest::new(table, item)
 }
 
 /// UpdateItem with defaults.
 pub fn update(table: &str, key: Item, update: Update) -> UpdateRequest {
-    UpdateRequest {
-        table: table.into(),
-        key,
-        update,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    UpdateRequest::new(table, key, update)
 }
 
 /// DeleteItem with defaults.
 pub fn delete(table: &str, key: Item) -> DeleteRequest {
-    DeleteRequest {
-        table: table.into(),
-        key,
-        condition: None,
-        return_values: ReturnValues::None,
-        return_old_on_condition_failure: false,
-    }
+    DeleteRequest::new(table, key)
 }
 
 /// A query on a partition.
@@ -1009,10 +987,7 @@ pub fn query(table: &str, index: Option<&str>, pk_name: &str, pk: AttributeValue
 
 /// A scan with defaults.
 pub fn scan(table: &str) -> ScanRequest {
-    ScanRequest {
-        table: table.into(),
-        ..ScanRequest::default()
-    }
+    ScanRequest::new(table)
 }
 
 /// `SET path = value` actions.

@@ -123,10 +123,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 fn tx(actions: Vec<TransactWriteItem>) -> TransactWriteRequest {
-    TransactWriteRequest {
-        actions,
-        client_request_token: None,
-    }
+    TransactWriteRequest::new(actions)
 }
 
 fn tput(table: &str, item: Item, condition: Option<Condition>) -> TransactWriteItem {
@@ -364,13 +361,13 @@ fn transact_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         );
 
         let token = token(c, 9);
-        let retried = || TransactWriteRequest {
-            actions: vec![tput(
+        let retried = || {
+            TransactWriteRequest::new(vec![tput(
                 "main",
                 item! {"PK" => s("once"), "SK" => s("1"), "blob" => s(big(1500))},
                 None,
-            )],
-            client_request_token: Some(token.clone()),
+            )])
+            .with_client_request_token(Some(token.clone()))
         };
         let o = c.transact_write("with a token", retried()).await;
         c.eq(o, Out::Done, "committed");
@@ -564,10 +561,8 @@ fn token(c: &Ctx, n: u32) -> String {
 
 fn idempotency(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
-        let request = TransactWriteRequest {
-            actions: vec![tupdate(key("p", "c"), counter_add(1), None)],
-            client_request_token: Some(token(c, 1)),
-        };
+        let request = TransactWriteRequest::new(vec![tupdate(key("p", "c"), counter_add(1), None)])
+            .with_client_request_token(Some(token(c, 1)));
         let o = c.transact_write("with a token", request.clone()).await;
         c.eq(o, Out::Done, "first");
         let o = c
@@ -607,13 +602,10 @@ fn transact_get_projection(c: &mut Ctx) -> BoxFuture<'_, ()> {
             item! {"PK" => s("p"), "SK" => s("a"), "x" => n(1), "y" => n(2)},
         )
         .await;
-        let gets = vec![TransactGetItem {
-            table: "main".into(),
-            key: key("p", "a"),
-            projection: Some(vec![Path::attr("y")]),
-        }];
+        let gets = vec![TransactGetItem::new("main", key("p", "a"))
+            .with_projection(Some(vec![Path::attr("y")]))];
         let o = c
-            .transact_get("a projected read", TransactGetRequest { gets })
+            .transact_get("a projected read", TransactGetRequest::new(gets))
             .await;
         c.eq(o, Out::Items(vec![Some(item! {"y" => n(2)})]), "projected");
     })
@@ -629,24 +621,12 @@ fn transact_get(c: &mut Ctx) -> BoxFuture<'_, ()> {
         .await;
         c.put("h", "hash", item! {"PK" => s("h")}).await;
         let gets = vec![
-            TransactGetItem {
-                table: "main".into(),
-                key: key("p", "a"),
-                projection: None,
-            },
-            TransactGetItem {
-                table: "main".into(),
-                key: key("p", "missing"),
-                projection: None,
-            },
-            TransactGetItem {
-                table: "hash".into(),
-                key: item! {"PK" => s("h")},
-                projection: None,
-            },
+            TransactGetItem::new("main", key("p", "a")),
+            TransactGetItem::new("main", key("p", "missing")),
+            TransactGetItem::new("hash", item! {"PK" => s("h")}),
         ];
         let o = c
-            .transact_get("three reads", TransactGetRequest { gets })
+            .transact_get("three reads", TransactGetRequest::new(gets))
             .await;
         c.eq(
             o,
@@ -657,17 +637,13 @@ fn transact_get(c: &mut Ctx) -> BoxFuture<'_, ()> {
             ]),
             "reads in order",
         );
-        let gets = vec![TransactGetItem {
-            table: "main".into(),
-            key: item! {"PK" => s("p")},
-            projection: None,
-        }];
+        let gets = vec![TransactGetItem::new("main", item! {"PK" => s("p")})];
         let o = c
-            .transact_get("a key without its sort key", TransactGetRequest { gets })
+            .transact_get("a key without its sort key", TransactGetRequest::new(gets))
             .await;
         c.fails(&o, canceled(&["ValidationError"]), "invalid key");
         let o = c
-            .transact_get("no reads", TransactGetRequest { gets: vec![] })
+            .transact_get("no reads", TransactGetRequest::new(vec![]))
             .await;
         c.invalid(&o, "0 reads");
     })

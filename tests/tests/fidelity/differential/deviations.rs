@@ -342,20 +342,20 @@ fn expression_value_order_explains(op: &Op, ours: &str, theirs: &str) -> bool {
     let answers: Vec<String> = expression_values(op)
         .into_iter()
         .map(|v| {
-            fresh_answer(&Op::Put(dyno_core::store::PutRequest {
-                table: "main".into(),
-                item: Item::from([
-                    ("PK".to_owned(), AttributeValue::S("P0".into())),
-                    ("SK".to_owned(), AttributeValue::S("a".into())),
-                ]),
-                condition: Some(Condition::Compare(
+            fresh_answer(&Op::Put(
+                dyno_core::store::PutRequest::new(
+                    "main",
+                    Item::from([
+                        ("PK".to_owned(), AttributeValue::S("P0".into())),
+                        ("SK".to_owned(), AttributeValue::S("a".into())),
+                    ]),
+                )
+                .with_condition(Some(Condition::Compare(
                     Operand::Path(dyno_core::expr::Path::attr("x")),
                     Comparator::Eq,
                     Operand::Value(v),
-                )),
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: false,
-            }))
+                ))),
+            ))
         })
         .collect();
     let answers: Vec<String> = answers.iter().map(|a| unkeyed(a)).collect();
@@ -455,7 +455,7 @@ fn one_table_answer(op: &Op, table: &str) -> String {
                     .cloned()
                     .collect();
                 store
-                    .batch_write(BatchWriteRequest { writes })
+                    .batch_write(BatchWriteRequest::new(writes))
                     .await
                     .map(drop)
             }
@@ -467,7 +467,7 @@ fn one_table_answer(op: &Op, table: &str) -> String {
                     .cloned()
                     .collect();
                 store
-                    .batch_get(BatchGetRequest { keys, ..r.clone() })
+                    .batch_get(BatchGetRequest::new(keys).with_consistent_read(r.consistent_read))
                     .await
                     .map(drop)
             }
@@ -906,10 +906,9 @@ fn transaction_operands_explain(
         // Whether the action's condition has a part `test` accepts.
         let action_condition = |test: fn(&Condition) -> bool| {
             r.actions.get(i).is_some_and(|a| {
-                conditions(&Op::TransactWrite(TransactWriteRequest {
-                    actions: vec![a.clone()],
-                    client_request_token: None,
-                }))
+                conditions(&Op::TransactWrite(TransactWriteRequest::new(vec![
+                    a.clone()
+                ])))
                 .iter()
                 .any(|c| test(c))
             })

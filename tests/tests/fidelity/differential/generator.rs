@@ -490,17 +490,14 @@ impl Gen {
 
     fn put(&mut self) -> PutRequest {
         let table = self.table();
-        PutRequest {
-            table: table.into(),
-            item: self.item(table),
-            condition: self.write_condition(table),
-            return_values: if self.rng.bool() {
+        PutRequest::new(table, self.item(table))
+            .with_condition(self.write_condition(table))
+            .with_return_values(if self.rng.bool() {
                 ReturnValues::AllOld
             } else {
                 ReturnValues::None
-            },
-            return_old_on_condition_failure: self.rng.bool(),
-        }
+            })
+            .with_return_old_on_condition_failure(self.rng.bool())
     }
 
     fn update_operand(&mut self, table: &str, depth: u32) -> UpdateOperand {
@@ -585,35 +582,28 @@ impl Gen {
 
     fn update(&mut self) -> UpdateRequest {
         let table = self.table();
-        UpdateRequest {
-            table: table.into(),
-            key: self.key(table),
-            update: self.update_expr(table),
-            condition: self.write_condition(table),
-            return_values: *self.pick(&[
+        UpdateRequest::new(table, self.key(table), self.update_expr(table))
+            .with_condition(self.write_condition(table))
+            .with_return_values(*self.pick(&[
                 ReturnValues::None,
                 ReturnValues::AllOld,
                 ReturnValues::UpdatedOld,
                 ReturnValues::AllNew,
                 ReturnValues::UpdatedNew,
-            ]),
-            return_old_on_condition_failure: self.rng.bool(),
-        }
+            ]))
+            .with_return_old_on_condition_failure(self.rng.bool())
     }
 
     fn delete(&mut self) -> DeleteRequest {
         let table = self.table();
-        DeleteRequest {
-            table: table.into(),
-            key: self.key(table),
-            condition: self.write_condition(table),
-            return_values: if self.rng.bool() {
+        DeleteRequest::new(table, self.key(table))
+            .with_condition(self.write_condition(table))
+            .with_return_values(if self.rng.bool() {
                 ReturnValues::AllOld
             } else {
                 ReturnValues::None
-            },
-            return_old_on_condition_failure: self.rng.bool(),
-        }
+            })
+            .with_return_old_on_condition_failure(self.rng.bool())
     }
 
     fn projection(&mut self, table: &str) -> Option<Vec<Path>> {
@@ -711,29 +701,26 @@ impl Gen {
             ("num", 0) => Some("ByScore".to_owned()),
             _ => None,
         };
-        ScanRequest {
-            table: table.into(),
-            index,
-            filter: if self.chance(40) {
+        ScanRequest::new(table)
+            .with_index(index.as_deref())
+            .with_filter(if self.chance(40) {
                 Some(self.condition(table, 1))
             } else {
                 None
-            },
-            projection: self.projection(table),
-            limit: if self.chance(50) {
+            })
+            .with_projection(self.projection(table))
+            .with_limit(if self.chance(50) {
                 Some(self.rng.u32(1..7))
             } else {
                 None
-            },
-            exclusive_start_key: None,
-            consistent_read: self.chance(20),
-            segment: if self.chance(40) {
+            })
+            .with_consistent_read(self.chance(20))
+            .with_segment(if self.chance(40) {
                 Some((0, self.rng.u32(1..5)))
             } else {
                 None
-            },
-            count_only: self.chance(10),
-        }
+            })
+            .with_count_only(self.chance(10))
     }
 
     fn table_keys(&mut self, max: usize) -> Vec<TableKey> {
@@ -750,10 +737,7 @@ impl Gen {
     }
 
     fn batch_get(&mut self) -> BatchGetRequest {
-        BatchGetRequest {
-            keys: self.table_keys(6),
-            consistent_read: self.rng.bool(),
-        }
+        BatchGetRequest::new(self.table_keys(6)).with_consistent_read(self.rng.bool())
     }
 
     fn batch_write(&mut self) -> BatchWriteRequest {
@@ -774,7 +758,7 @@ impl Gen {
                 }
             })
             .collect();
-        BatchWriteRequest { writes }
+        BatchWriteRequest::new(writes)
     }
 
     fn transact_get(&mut self) -> TransactGetRequest {
@@ -783,14 +767,10 @@ impl Gen {
             .into_iter()
             .map(|TableKey { table, key }| {
                 let projection = self.projection(&table);
-                TransactGetItem {
-                    table,
-                    key,
-                    projection,
-                }
+                TransactGetItem::new(table, key).with_projection(projection)
             })
             .collect();
-        TransactGetRequest { gets }
+        TransactGetRequest::new(gets)
     }
 
     fn transact_write(&mut self) -> TransactWriteRequest {
@@ -828,10 +808,7 @@ impl Gen {
                 }
             })
             .collect();
-        TransactWriteRequest {
-            actions,
-            client_request_token: None,
-        }
+        TransactWriteRequest::new(actions)
     }
 }
 

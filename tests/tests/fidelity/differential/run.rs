@@ -363,10 +363,7 @@ async fn scan_all(store: &dyn Store, request: &ScanRequest) -> Response {
     let mut all = Vec::new();
     let mut capacity: Option<Vec<TableCapacity>> = None;
     for segment in segments {
-        let mut request = ScanRequest {
-            segment,
-            ..request.clone()
-        };
+        let mut request = request.clone().with_segment(segment);
         for _ in 0..MAX_SCAN_PAGES {
             match store.scan(request.clone()).await {
                 Ok(p) => {
