@@ -159,7 +159,22 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 
     // Indexes: unique names, keys given, method names free.
     let mut seen: BTreeMap<String, ()> = BTreeMap::new();
-    let mut methods: BTreeSet<String> = BTreeSet::new();
+    // The method each name generates, with where it comes from. A named index's own name stays
+    // taken (`Order::gsi1()` is the compile error pointing at its query name).
+    let mut methods: BTreeMap<String, String> = BTreeMap::new();
+    for index in input.indexes.iter().filter(|i| i.query.is_some()) {
+        let physical = case::snake(&index.name);
+        if index.method() != physical {
+            methods.insert(
+                physical,
+                format!(
+                    "index `{}` (its query is named `{}`)",
+                    index.name,
+                    index.method()
+                ),
+            );
+        }
+    }
     for index in &input.indexes {
         if seen.insert(index.name.clone(), ()).is_some() {
             cx.error_spanned_by(
@@ -170,26 +185,54 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                 ),
             );
         }
-        let method = case::snake(&index.name);
+        let method = index.method();
+        // Where the name comes from, for messages naming both sides of a clash.
+        let origin = match &index.query {
+            Some(q) => format!("the query name `{}` of index `{}`", q.value(), index.name),
+            None => format!("index `{}`", index.name),
+        };
+        let at: &dyn ToTokens = match &index.query {
+            Some(q) => q,
+            None => &index.name_tokens,
+        };
         if method.is_empty()
             || !method.starts_with(|c: char| c.is_ascii_alphabetic())
             || syn::parse_str::<syn::Ident>(&method).is_err()
         {
+            match &index.query {
+                Some(q) => cx.error_spanned_by(
+                    q,
+                    format!(
+                        "query name `{}` is not a method name: write a Rust identifier starting with a letter, such as `query = \"by_status\"`",
+                        q.value()
+                    ),
+                ),
+                None => cx.error_spanned_by(
+                    &index.name_tokens,
+                    format!(
+                        "index `{}` has no usable method name: it must start with a letter (or name its query: `query = \"by_status\"`)",
+                        index.name
+                    ),
+                ),
+            }
+        } else if RESERVED_METHODS.contains(&method.as_str()) {
             cx.error_spanned_by(
-                &index.name_tokens,
+                at,
                 format!(
-                    "index `{}` has no usable method name: it must start with a letter",
-                    index.name
+                    "{origin} would generate `{}::{method}()`, which every entity has already: name the query, `query = \"...\"`, with another name",
+                    input.ident
                 ),
             );
-        } else if RESERVED_METHODS.contains(&method.as_str()) || !methods.insert(method.clone()) {
+        } else if let Some(first) = methods.get(&method) {
             cx.error_spanned_by(
-                &index.name_tokens,
+                at,
                 format!(
-                    "index `{}` would generate `{}::{method}()`, which is taken",
-                    index.name, input.ident
+                    "{origin} would generate `{}::{method}()`, which {first} generates already: give one of them another `query = \"...\"` name",
+                    input.ident
                 ),
             );
+        } else {
+            methods.insert(method.clone(), origin);
         }
         if let Some(mapped) = &index.fields {
             mapped_key(cx, input, index, mapped);
@@ -306,6 +349,29 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
 }
 
 /// Checks a table declaration.
+/// Methods a collection type has besides its query (`FromItem`'s): a query named like one would
+/// clash.
+const COLLECTION_METHODS: &[&str] = &["accepts", "from_item", "ttl_attribute"];
+
+/// A collection's query name: a method name, free on the collection type.
+pub(crate) fn collection(cx: &Ctxt, input: &crate::ast::CollectionInput<'_>) {
+    let Some(q) = &input.query else { return };
+    let name = q.value();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic())
+        || syn::parse_str::<syn::Ident>(&name).is_err()
+    {
+        cx.error_spanned_by(
+            q,
+            format!("query name `{name}` is not a method name: write a Rust identifier starting with a letter, such as `query = \"profile\"`"),
+        );
+    } else if COLLECTION_METHODS.contains(&name.as_str()) {
+        cx.error_spanned_by(
+            q,
+            format!("the query name `{name}` of collection `{}` clashes with `{}::{name}()`, which every collection has (`FromItem`): give the query another name", input.ident, input.ident),
+        );
+    }
+}
+
 pub(crate) fn table(cx: &Ctxt, input: &TableInput<'_>) {
     attribute_types(cx, input);
     let mut names = BTreeSet::new();

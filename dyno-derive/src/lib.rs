@@ -119,7 +119,17 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// #[dyno(index(GSI2, pk = "DAY#{day}", sk = "{ts}", shards = 8))]   // sharded hot partition
 /// #[dyno(index(LSI1, sk = "TOTAL#{total}"))]                       // local index: sk only
 /// #[dyno(index(ByStatus, pk = [tenant, status], sk = [priority, created]))] // multi-attribute
+/// #[dyno(index(GSI3, pk = "CUSTOMER#{customer}", sk = "{day}", query = "by_customer"))] // named
 /// ```
+///
+/// `query = "by_status"` on an index mapping names the access pattern it serves: the query
+/// constructor is `Order::by_status(..)`, the same typed builder the index's own name gives
+/// (`Order::gsi1(..)` without a name). Once named, the index's own name is no method:
+/// `Order::gsi1(..)` is the compile error "`Order`'s query on GSI1 is named `by_status`", so
+/// each access pattern has one name in code and in the model (`dyno_core::model`). A name that
+/// clashes with another generated one (another index's query, a method every entity has such
+/// as `get` or `update`, the method of an index of the table the entity is not in) is a compile
+/// error naming both.
 ///
 /// Key templates are literal text with `{field}` placeholders; a placeholder is followed by the
 /// end or by text starting with `#`. Key fields need `KeyPart`. An `Option` field in an index
@@ -370,6 +380,10 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// - On a struct of `Option<Entity>` / `Vec<Entity>` fields
 ///   (`struct UserWithOrders { user: Option<User>, orders: Vec<Order> }`):
 ///   `UserWithOrders::query(user_id).get(&store)` reads the partition and groups it.
+///
+/// `#[dyno(query = "orders_of_user")]` names the access pattern: the constructor is
+/// `UserItem::orders_of_user(..)` in place of `UserItem::query(..)` (a name every collection has
+/// as a method, `from_item` or `accepts`, is a compile error).
 ///
 /// `#[dyno(index = GSI1)]` reads a global or local index instead of the table. The arguments
 /// of `query` are the partition key fields of the first entity there (a tuple when there are

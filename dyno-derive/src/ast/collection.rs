@@ -2,7 +2,9 @@
 
 use syn::{Data, DeriveInput, Fields, Ident, Type};
 
-use crate::attr::{for_each_dyno_attr, key_name, path_value, unknown_key_continue, Attr};
+use crate::attr::{
+    for_each_dyno_attr, key_name, nonempty_string, path_value, unknown_key_continue, Attr,
+};
 use crate::ctxt::Ctxt;
 
 use super::no_generics;
@@ -15,6 +17,9 @@ pub(crate) struct CollectionInput<'a> {
     /// `index = GSI1`: the index the collection reads (a global or local index every member
     /// has a key in); the table when absent.
     pub index: Option<syn::LitStr>,
+    /// `query = "profile"`: the access pattern's name, the query constructor's name in place of
+    /// `query` (`UserItem::profile(..)`).
+    pub query: Option<syn::LitStr>,
     pub shape: CollectionShape<'a>,
 }
 
@@ -34,13 +39,22 @@ pub(crate) struct GroupField<'a> {
 }
 
 impl<'a> CollectionInput<'a> {
+    /// The query constructor's name: `query = "..."`, else `query`.
+    pub(crate) fn method(&self) -> String {
+        self.query
+            .as_ref()
+            .map_or_else(|| "query".to_owned(), syn::LitStr::value)
+    }
+
     pub(crate) fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         no_generics(cx, input, "Collection");
         let mut partition = Attr::none("partition");
         let mut index = Attr::none("index");
+        let mut query = Attr::none("query");
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
                 "partition" => partition.set(cx, &meta.path, path_value(&meta)?),
+                "query" => query.set(cx, &meta.path, nonempty_string(&meta)?),
                 "index" => {
                     let value = meta.value()?;
                     let name = if value.peek(syn::LitStr) {
@@ -56,7 +70,7 @@ impl<'a> CollectionInput<'a> {
                         cx,
                         &meta,
                         "#[dyno(...)] on a collection",
-                        &["partition", "index"],
+                        &["partition", "index", "query"],
                     )
                 }
             }
@@ -125,6 +139,7 @@ impl<'a> CollectionInput<'a> {
             vis: &input.vis,
             partition: partition.get(),
             index: index.get(),
+            query: query.get(),
             shape,
         })
     }

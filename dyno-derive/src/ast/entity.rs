@@ -36,9 +36,19 @@ pub(crate) struct EntityIndex {
     /// `pk = [tenant, status]`, `sk = [priority]`: fields mapped, in order, onto the attributes
     /// of an index key declared as lists (a multi-attribute key); `pk` and `sk` are then `None`.
     pub fields: Option<MappedKey>,
+    /// `query = "by_status"`: the access pattern's name, the query constructor's name in place
+    /// of the index's (`Order::by_status(..)` instead of `Order::gsi1(..)`).
+    pub query: Option<LitStr>,
 }
 
 impl EntityIndex {
+    /// The query constructor's name: `query = "..."`, else the index name in snake case.
+    pub(crate) fn method(&self) -> String {
+        self.query
+            .as_ref()
+            .map_or_else(|| crate::case::snake(&self.name), LitStr::value)
+    }
+
     /// The span of the index name as written.
     pub(crate) fn span(&self) -> Span {
         self.name_tokens
@@ -97,7 +107,7 @@ impl EntityField<'_> {
 }
 
 const ENTITY_KEYS: &[&str] = &["table", "pk", "sk", "entity_type", "index(...)"];
-const ENTITY_INDEX_KEYS: &[&str] = &["<index name>", "name", "pk", "sk", "shards"];
+const ENTITY_INDEX_KEYS: &[&str] = &["<index name>", "name", "pk", "sk", "shards", "query"];
 const FIELD_KEYS: &[&str] = &[
     "rename",
     "skip",
@@ -131,6 +141,7 @@ impl<'a> EntityInput<'a> {
                     let mut ipk = Attr::none("pk");
                     let mut isk = Attr::none("sk");
                     let mut shards = Attr::none("shards");
+                    let mut query = Attr::none("query");
                     let mut mapped: Option<MappedKey> = None;
                     meta.parse_nested_meta(|m| {
                         let key = key_name(&m);
@@ -151,6 +162,7 @@ impl<'a> EntityInput<'a> {
                                 }
                                 *slot = list.into_iter().collect();
                             }
+                            "query" => query.set(cx, &m.path, nonempty_string(&m)?),
                             "pk" => ipk.set(cx, &m.path, string_value(&m)?),
                             "sk" => isk.set(cx, &m.path, string_value(&m)?),
                             "shards" => {
@@ -183,6 +195,7 @@ impl<'a> EntityInput<'a> {
                         sk,
                         shards: shards.get(),
                         fields: mapped,
+                        query: query.get(),
                     });
                 }
                 _ => {

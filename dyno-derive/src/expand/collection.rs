@@ -19,6 +19,7 @@ use crate::ctxt::Ctxt;
 
 pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let model = CollectionInput::from_ast(cx, input)?;
+    crate::check::collection(cx, &model);
     if cx.has_errors() {
         return None;
     }
@@ -156,9 +157,10 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         .iter()
         .map(|(_, t)| quote!(#p::sort_template::<#t>(#index).flatten()));
     let ctor_doc = format!("Queries one partition of {place} (the arguments are the partition key fields of `{partition_name}` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have. On a multi-attribute index, whose members map fields onto its attributes, start from a member's typed query instead: `{partition_name}::<index>(..).collection::<{ident}>()`.");
+    let method = format_ident!("{}", model.method());
     let ctor = quote! {
         #[doc = #ctor_doc]
-        pub fn query<A>(partition: A) -> #query_ty
+        pub fn #method<A>(partition: A) -> #query_ty
         where
             #partition: #p::PartitionKeyOf<A, #index_id>,
         {
@@ -174,7 +176,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let (query_def, run) = match &model.shape {
         CollectionShape::Enum(_) => {
             let doc = format!(
-                "A query returning every `{ident}` in one partition; built by [`{ident}::query`]."
+                "A query returning every `{ident}` in one partition; built by [`{ident}::{method}`]."
             );
             let def = quote! {
                 #[doc = #doc]
@@ -183,7 +185,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             (def, TokenStream::new())
         }
         CollectionShape::Struct(fields) => {
-            let doc = format!("A query reading one partition into a `{ident}`; built by [`{ident}::query`], run by `.get(&store)`.");
+            let doc = format!("A query reading one partition into a `{ident}`; built by [`{ident}::{method}`], run by `.get(&store)`.");
             let def = quote! {
                 #[doc = #doc]
                 #[must_use = "a query does nothing until it is run with `.get(&store)`"]

@@ -122,7 +122,7 @@ impl<'a> Gen<'a> {
                 let span = decl.span();
                 let const_ident = Ident::new(&case::index_const(name), span);
                 let table_index = respan(quote!(#table::#const_ident), span);
-                let method = format_ident!("{}", case::snake(name));
+                let method = format_ident!("{}", decl.method());
                 // Spanned on the index name, like every use of the index trait: an index the table
                 // does not declare is one error, there.
                 let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);

@@ -17,11 +17,12 @@ use syn::{Ident, LitStr, Token};
 
 use crate::case;
 
-/// `[table index names] Entity [entity index names]`
+/// `[table index names] Entity [entity index names]`, each of the entity's `"GSI1"` or, for an
+/// index whose query is named, `"GSI1" = "by_status"`.
 struct Input {
     table: Vec<LitStr>,
     entity: Ident,
-    own: Vec<LitStr>,
+    own: Vec<(LitStr, Option<LitStr>)>,
 }
 
 fn list(input: ParseStream<'_>) -> syn::Result<Vec<LitStr>> {
@@ -33,12 +34,33 @@ fn list(input: ParseStream<'_>) -> syn::Result<Vec<LitStr>> {
         .collect())
 }
 
+fn named_list(input: ParseStream<'_>) -> syn::Result<Vec<(LitStr, Option<LitStr>)>> {
+    let content;
+    syn::bracketed!(content in input);
+    Ok(content
+        .parse_terminated(
+            |p| {
+                let name = p.parse::<LitStr>()?;
+                let query = if p.peek(Token![=]) {
+                    p.parse::<Token![=]>()?;
+                    Some(p.parse::<LitStr>()?)
+                } else {
+                    None
+                };
+                Ok((name, query))
+            },
+            Token![,],
+        )?
+        .into_iter()
+        .collect())
+}
+
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         Ok(Input {
             table: list(input)?,
             entity: input.parse()?,
-            own: list(input)?,
+            own: named_list(input)?,
         })
     }
 }
@@ -49,7 +71,11 @@ pub(crate) fn index_stubs(input: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    let own: Vec<String> = own.iter().map(LitStr::value).collect();
+    let queries: Vec<(String, &LitStr)> = own
+        .iter()
+        .filter_map(|(n, q)| q.as_ref().map(|q| (n.value(), q)))
+        .collect();
+    let own: Vec<String> = own.iter().map(|(n, _)| n.value()).collect();
     let own_methods: Vec<String> = own.iter().map(|n| case::snake(n)).collect();
     let listed = if own.is_empty() {
         "none".to_owned()
@@ -60,6 +86,17 @@ pub(crate) fn index_stubs(input: TokenStream) -> TokenStream {
     for index in &table {
         let name = index.value();
         let method = case::snake(&name);
+        // A query named like the method of an index the entity is not in.
+        if let Some((of, q)) = queries
+            .iter()
+            .find(|(of, q)| q.value() == method && !own.contains(&name) && *of != name)
+        {
+            let message = format!(
+                "the query name `{method}` of `{entity}`'s index `{of}` clashes with `{entity}::{method}()`, the method of the table's index `{name}`: give the query another name"
+            );
+            out.extend(quote::quote_spanned!(q.span()=> ::core::compile_error!(#message);));
+            continue;
+        }
         // An index the entity is in, or whose method would clash with a generated one.
         if own_methods.contains(&method)
             || ["key", "try_key", "query", "update", "partition"].contains(&method.as_str())
@@ -84,6 +121,38 @@ pub(crate) fn index_stubs(input: TokenStream) -> TokenStream {
                     pub fn #method<'a, A>(_: A) -> <#entity as __NoKeyIn<'a>>::Never
                     where
                         #entity: __NoKeyIn<'a>,
+                    {
+                        ::core::unreachable!()
+                    }
+                }
+            };
+        });
+    }
+    for (index, query) in &queries {
+        let method = case::snake(index);
+        let query = query.value();
+        if method == query || syn::parse_str::<Ident>(&method).is_err() {
+            continue;
+        }
+        let method = format_ident!("{}", method, span = entity.span());
+        let message = format!(
+            "`{entity}`'s query on {index} is named `{query}`: call `{entity}::{query}(..)`"
+        );
+        let label = format!("the query on `{index}` is `{entity}::{query}`");
+        let note = "an index mapping with `query = \"...\"` names its access pattern; the index's own name is not a method then";
+        out.extend(quote! {
+            const _: () = {
+                #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+                pub trait __NamedQuery<'a> {
+                    type Never;
+                }
+                #[automatically_derived]
+                impl #entity {
+                    #[doc(hidden)]
+                    #[allow(clippy::extra_unused_type_parameters, clippy::extra_unused_lifetimes)]
+                    pub fn #method<'a, A>(_: A) -> <#entity as __NamedQuery<'a>>::Never
+                    where
+                        #entity: __NamedQuery<'a>,
                     {
                         ::core::unreachable!()
                     }

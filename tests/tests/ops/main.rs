@@ -8,6 +8,7 @@ mod dynamo_store;
 mod forge;
 mod key_groups;
 mod multi_attribute_keys;
+mod named_queries;
 mod nested_updates;
 mod ops_crud;
 mod ops_query;

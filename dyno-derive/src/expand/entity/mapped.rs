@@ -32,7 +32,14 @@ impl Gen<'_> {
     pub(super) fn index_callback(&self) -> TokenStream {
         let table = &self.table;
         let ident = self.ident;
-        let names = self.m.indexes.iter().map(|i| &i.name);
+        // `"GSI1"`, or `"GSI1" = "by_status"` for an index whose query is named.
+        let names = self.m.indexes.iter().map(|i| {
+            let name = &i.name;
+            match &i.query {
+                Some(q) => quote!(#name = #q),
+                None => quote!(#name),
+            }
+        });
         quote!(#table!(#ident [#(#names),*]);)
     }
 
@@ -118,7 +125,7 @@ impl Gen<'_> {
                 format!(", [{}]", list_text(&mapped.sort))
             }
         );
-        let doc = format!("A typed query on index `{name}` (`{key_text}`) returning `{ident}`s; built by [`{ident}::{}`].", case::snake(name));
+        let doc = format!("A typed query on index `{name}` (`{key_text}`) returning `{ident}`s; built by [`{ident}::{}`].", decl.method());
         let def = quote! {
             #[doc = #doc]
             #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #p::Global, Out>;
@@ -138,7 +145,7 @@ impl Gen<'_> {
             let arg_ty = self.key_arg_ty(f);
             quote!((#attr, #p::key_attribute::<#arg_ty>(#id, #attr)))
         });
-        let method = format_ident!("{}", case::snake(name), span = span);
+        let method = format_ident!("{}", decl.method(), span = span);
         let ctor_doc = format!("Queries index `{name}` of `{ident}` (`{key_text}`): the partition fields are the arguments; conditions on the sort fields, left to right, are methods of the result.");
         out.extend(quote! {
             #[automatically_derived]
