@@ -243,3 +243,130 @@ impl fmt::Display for CostReport {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::{Operation, PatternReport};
+
+    fn pattern(name: &str, operation: Operation, calls: u64, units: f64) -> PatternReport {
+        PatternReport {
+            name: name.to_owned(),
+            table: "Shop".to_owned(),
+            entities: vec!["Order".to_owned()],
+            unattributed: false,
+            operation,
+            index: None,
+            query: None,
+            calls,
+            failed: 1,
+            unreported: 0,
+            read_units: if operation.is_read() { units } else { 0.0 },
+            write_units: if operation.is_read() { 0.0 } else { units },
+            max_read_units: 0.0,
+            max_write_units: 0.0,
+            table_units: units,
+            global_indexes: Vec::new(),
+            local_indexes: Vec::new(),
+            items_read: 0,
+            items_returned: 0,
+        }
+    }
+
+    fn report() -> Report {
+        Report {
+            // 4 measured gets of 0.5 RU (one more failed), 2 measured puts of 2 WU.
+            patterns: vec![
+                pattern("Order get", Operation::Get, 5, 2.0),
+                pattern("Order put", Operation::Put, 3, 4.0),
+                pattern("Order delete", Operation::Delete, 2, 1.0),
+            ],
+            partitions: Vec::new(),
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn the_monthly_cost_is_the_rate_times_the_mean_units_at_the_stated_prices() {
+        let rates = Rates::new()
+            .rate("Order get", 100.0)
+            .rate("Order put", 10.0);
+        let cost = report().cost(&rates, &Prices::default()).unwrap();
+        let get = &cost.rows[0];
+        // 100 gets/s x 0.5 RU = 50 RU/s; 50 x 2,628,000 s / 1e6 x $0.125 = $16.425;
+        // provisioned: 50 RCU x 730 h x $0.00013 = $4.745.
+        assert_eq!(get.pattern, "Order get");
+        assert!(close(get.read_units_per_second, 50.0));
+        assert!(close(get.write_units_per_second, 0.0));
+        assert!(
+            close(get.on_demand_monthly, 16.425),
+            "{}",
+            get.on_demand_monthly
+        );
+        assert!(
+            close(get.provisioned_monthly, 4.745),
+            "{}",
+            get.provisioned_monthly
+        );
+        let put = &cost.rows[1];
+        // 10 puts/s x 2 WU = 20 WU/s; 20 x 2.628 x $0.625 = $32.85; 20 x 730 x $0.00065 = $9.49.
+        assert!(close(put.write_units_per_second, 20.0));
+        assert!(
+            close(put.on_demand_monthly, 32.85),
+            "{}",
+            put.on_demand_monthly
+        );
+        assert!(
+            close(put.provisioned_monthly, 9.49),
+            "{}",
+            put.provisioned_monthly
+        );
+        assert!(close(cost.on_demand_monthly(), 49.275));
+        assert!(close(cost.provisioned_monthly(), 14.235));
+        assert_eq!(cost.unrated, ["Order delete"]);
+
+        // At auto scaling's 70% target, a third more capacity is provisioned than used.
+        let scaled = Prices {
+            provisioned_utilization: 0.7,
+            ..Prices::default()
+        };
+        let cost = report().cost(&rates, &scaled).unwrap();
+        assert!(close(cost.rows[1].provisioned_monthly, 9.49 / 0.7));
+        assert!(close(cost.rows[1].on_demand_monthly, 32.85));
+        let shown = cost.to_string();
+        assert!(
+            shown.contains("Order put") && shown.contains("not priced"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_rate_the_report_cannot_price_is_an_error_naming_it() {
+        let r = report();
+        let p = Prices::default();
+        let err = r
+            .cost(&Rates::new().rate("Order gets", 1.0), &p)
+            .unwrap_err();
+        assert!(err.to_string().contains("Order gets") && err.to_string().contains("Order get,"));
+        let twice = Rates::new().rate("Order get", 1.0).rate("Order get", 2.0);
+        assert!(r.cost(&twice, &p).is_err());
+        assert!(r.cost(&Rates::new().rate("Order get", -1.0), &p).is_err());
+        assert!(r
+            .cost(&Rates::new().rate("Order get", f64::NAN), &p)
+            .is_err());
+        let zero = Prices {
+            provisioned_utilization: 0.0,
+            ..p
+        };
+        assert!(r.cost(&Rates::new(), &zero).is_err());
+        let mut unmeasured = report();
+        unmeasured.patterns[0].failed = 5;
+        let err = unmeasured
+            .cost(&Rates::new().rate("Order get", 1.0), &p)
+            .unwrap_err();
+        assert!(err.to_string().contains("none of its 5 calls"), "{err}");
+    }
+}

@@ -74,8 +74,7 @@ impl PatternReport {
         self.global_indexes
             .iter()
             .chain(&self.local_indexes)
-            .map(|(_, u)| u)
-            .sum()
+            .fold(0.0, |sum, (_, u)| sum + u)
     }
 
     /// Index write amplification of a write pattern: the index write units per table write
@@ -111,7 +110,8 @@ pub struct PartitionReport {
     pub index: Option<String>,
     /// The partition key value (a multi-attribute key's values joined with `, `).
     pub key: String,
-    /// Items or queries of calls that addressed it.
+    /// Requests that addressed it by its key: an item's partition, a query's (a batch or a
+    /// transaction counts once per item). Index partitions a write reached count none.
     pub touches: u64,
     /// Read units charged to it.
     pub read_units: f64,
@@ -353,19 +353,28 @@ impl fmt::Display for Report {
         let hottest = self.hottest(10);
         if !hottest.is_empty() {
             writeln!(f, "\nhottest partitions (units charged):")?;
-            for p in hottest {
-                let space = p
-                    .index
-                    .as_ref()
-                    .map_or_else(|| p.table.clone(), |i| format!("{}.{i}", p.table));
-                writeln!(
+            let named: Vec<String> = hottest
+                .iter()
+                .map(|p| match &p.index {
+                    Some(i) => format!("{}.{i} {}", p.table, p.key),
+                    None => format!("{} {}", p.table, p.key),
+                })
+                .collect();
+            let width = named.iter().map(String::len).max().unwrap_or(0);
+            for (p, name) in hottest.iter().zip(&named) {
+                write!(
                     f,
-                    "  {space} {:<30} {:>8} RU {:>8} WU  ({} touches)",
-                    p.key,
+                    "  {name:<width$} {:>8} RU {:>8} WU",
                     units(p.read_units),
                     units(p.write_units),
-                    p.touches
                 )?;
+                if p.touches > 0 {
+                    write!(f, "  ({} requests)", p.touches)?;
+                }
+                writeln!(f)?;
+            }
+            if self.partitions.len() > hottest.len() {
+                writeln!(f, "  ({} more)", self.partitions.len() - hottest.len())?;
             }
         }
         Ok(())
