@@ -9,6 +9,7 @@ extern crate self as dyno_core;
 pub mod __private;
 #[doc(hidden)]
 pub mod canon;
+pub mod cost;
 pub mod entity;
 pub mod error;
 pub mod expr;

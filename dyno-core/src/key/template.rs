@@ -121,9 +121,26 @@ impl Template {
         rest.is_empty().then_some(out)
     }
 
-    /// True when `key` has this template's shape.
+    /// True when `key` has this template's shape. Allocates nothing (the metering wrapper,
+    /// [`crate::cost::Metered`], matches every request's key with it).
     pub fn matches(&self, key: &str) -> bool {
-        self.split(key).is_some()
+        let mut rest = key;
+        for seg in self.segments {
+            match seg {
+                Segment::Literal(l) => match rest.strip_prefix(l) {
+                    Some(r) => rest = r,
+                    None => return false,
+                },
+                Segment::Field(_) => {
+                    let end = rest.find(DELIMITER).unwrap_or(rest.len());
+                    if end == 0 {
+                        return false;
+                    }
+                    rest = &rest[end..];
+                }
+            }
+        }
+        rest.is_empty()
     }
 
     /// Checks the template's shape: every field followed by the end or by a literal that starts

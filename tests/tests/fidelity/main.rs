@@ -6,5 +6,6 @@
 mod conformance;
 mod differential;
 mod memory_model;
+mod metering;
 mod transaction_capacity;
 mod update_table;

@@ -1,0 +1,626 @@
+//! Capacity and cost per access pattern, measured: [`Metered`], a store wrapper that attributes
+//! every call's consumed capacity to its access pattern and to its partition while real
+//! application code runs, and a [`Report`] with the monthly cost at stated request rates.
+//!
+//! # What is measured
+//!
+//! Every call goes to the wrapped store ([`MemoryStore`](crate::MemoryStore),
+//! [`DynamoStore`](crate::DynamoStore), a cache...), and the wrapper adds up the consumed
+//! capacity the answer carries: DynamoStore asks DynamoDB for it on every request
+//! (`ReturnConsumedCapacity = INDEXES`), and MemoryStore computes it with DynamoDB's rules
+//! (compared with dynoxide's, per index, by the fidelity tests). The figures are DynamoDB's own,
+//! summed: the total, the table's share and each index's, read units for reads and write units
+//! for writes (transactional calls in rows of their own, at their doubled rates).
+//!
+//! # Access patterns
+//!
+//! A raw request names a table, an index and keys, not an entity. The wrapper recognises the
+//! entities registered with [`Metered::entity`] by their key templates: an item or key by its
+//! primary key (or its entity-type attribute), a query by its partition value matched against
+//! each entity's partition template in the index queried, narrowed by the sort-key condition to
+//! the entities whose sort-key prefix it can select. A pattern is a row per table, set of
+//! entities, [`Operation`] and index: `Order get`, `Order query GSI1`, `Order+User query` (a
+//! collection), `Order+Product transact write`. What matches no registered entity lands in the
+//! table's `(unattributed)` row, and a scan in the table's own row. An index query can carry the
+//! name of the access pattern it serves instead of the index's (see [`Metered::query_names`]).
+//!
+//! # Partitions
+//!
+//! Each call's units are also charged to the partitions it addressed: a get, put, update or
+//! delete to the item's partition key value, a query to the partition it reads (of the table or
+//! of the index), a write's index units to the index partition the item goes to when the
+//! request says it (a put's item, an update that sets the index key), else to the index's
+//! `(not in the request)` row. A batch or a transaction reports one figure per table, which is
+//! shared evenly among its items. [`Report::hottest`] lists the partitions by units.
+//!
+//! # Cost
+//!
+//! [`Report::cost`] prices each pattern at the request rate the caller states for it, on demand
+//! and provisioned, with [`Prices`] (defaults: AWS's published us-east-1 prices, see there).
+//!
+//! # What it does not see
+//!
+//! A call that fails (a condition that does not hold, a throttled request) is counted in
+//! `failed`, without units: DynamoDB charges a failed conditional write, but the error does not
+//! carry its capacity. A store that reports no capacity (a cache hit costs nothing, and says
+//! so by reporting none) is counted in `unreported`.
+//!
+//! # Example
+//!
+//! ```
+//! use dyno_core::cost::{Metered, Prices, Rates};
+//! use dyno_core::prelude::*;
+//! use dyno_core::{Entity, Table};
+//!
+//! #[derive(Table)]
+//! #[dyno(name = "Shop", pk = "PK", sk = "SK")]
+//! #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+//! pub struct Shop;
+//!
+//! #[derive(Debug, Clone, PartialEq, Entity)]
+//! #[dyno(table = Shop, pk = "PRODUCT#{id}", sk = "PRODUCT")]
+//! #[dyno(index(GSI1, pk = "CATEGORY#{category}", sk = "{id}"))]
+//! pub struct Product { pub id: String, pub category: String }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> dyno_core::Result<()> {
+//! let store = Metered::new(MemoryStore::new()).entity::<Product>();
+//! store.create_table(Shop::definition()).await?;
+//! for id in ["p1", "p2"] {
+//!     Product { id: id.into(), category: "books".into() }.put().send(&store).await?;
+//! }
+//! let books = Product::gsi1("books").all(&store).await?;
+//! assert_eq!(books.len(), 2);
+//!
+//! let report = store.report();
+//! let puts = report.pattern("Product put").expect("measured");
+//! assert_eq!((puts.calls, puts.mean_write_units()), (2, 2.0)); // table + GSI1
+//! assert_eq!(puts.write_amplification(), Some(1.0));
+//! let query = report.pattern("Product query GSI1").expect("measured");
+//! assert_eq!((query.items_read, query.items_returned), (2, 2));
+//!
+//! let cost = report.cost(
+//!     &Rates::new().rate("Product put", 10.0).rate("Product query GSI1", 100.0),
+//!     &Prices::default(),
+//! )?;
+//! println!("{report}\n{cost}");
+//! # Ok(())
+//! # }
+//! ```
+
+mod model;
+mod price;
+mod report;
+mod tally;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+
+use self::model::Model;
+pub use self::price::HOURS_PER_MONTH;
+pub use self::price::{CostReport, CostRow, Prices, Rates};
+pub use self::report::{PartitionReport, PatternReport, Report, Totals};
+use self::tally::{Measured, Plan, Tally, Touch, Touches};
+use crate::entity::Entity;
+use crate::error::Result;
+use crate::store::{
+    BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
+    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
+    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
+};
+use crate::table::TableDef;
+use crate::value::Item;
+
+/// The kind of call an access pattern is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Operation {
+    /// GetItem.
+    Get,
+    /// PutItem.
+    Put,
+    /// UpdateItem.
+    Update,
+    /// DeleteItem.
+    Delete,
+    /// Query.
+    Query,
+    /// Scan.
+    Scan,
+    /// BatchGetItem.
+    BatchGet,
+    /// BatchWriteItem.
+    BatchWrite,
+    /// TransactGetItems.
+    TransactGet,
+    /// TransactWriteItems.
+    TransactWrite,
+}
+
+impl Operation {
+    /// The name the report uses (`get`, `batch write`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Get => "get",
+            Operation::Put => "put",
+            Operation::Update => "update",
+            Operation::Delete => "delete",
+            Operation::Query => "query",
+            Operation::Scan => "scan",
+            Operation::BatchGet => "batch get",
+            Operation::BatchWrite => "batch write",
+            Operation::TransactGet => "transact get",
+            Operation::TransactWrite => "transact write",
+        }
+    }
+
+    /// Reads items (its units are read units).
+    pub fn is_read(self) -> bool {
+        matches!(
+            self,
+            Operation::Get
+                | Operation::Query
+                | Operation::Scan
+                | Operation::BatchGet
+                | Operation::TransactGet
+        )
+    }
+
+    /// A transaction (its units are twice a standard call's).
+    pub fn is_transactional(self) -> bool {
+        matches!(self, Operation::TransactGet | Operation::TransactWrite)
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Names an index query's access pattern: `(entity type, index)` to the pattern's name, or
+/// `None` to show the index's name.
+type QueryNames = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
+
+/// A [`Store`] that attributes every call's consumed capacity to its access pattern and its
+/// partition. See the [module](self).
+pub struct Metered<S> {
+    inner: S,
+    model: Model,
+    query_names: Option<QueryNames>,
+    tally: Mutex<Tally>,
+}
+
+impl<S: fmt::Debug> fmt::Debug for Metered<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Metered")
+            .field("inner", &self.inner)
+            .field(
+                "entities",
+                &self
+                    .model
+                    .entities
+                    .iter()
+                    .map(|e| e.name)
+                    .collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> Metered<S> {
+    /// Meters `inner`. Register the application's entities with [`Metered::entity`]: what
+    /// matches none of them is reported as unattributed.
+    pub fn new(inner: S) -> Self {
+        Metered {
+            inner,
+            model: Model::default(),
+            query_names: None,
+            tally: Mutex::new(Tally::default()),
+        }
+    }
+
+    /// Recognises `E`'s items, keys and queries by its key templates and index mappings.
+    ///
+    /// # Panics
+    ///
+    /// When more than 127 entities are registered.
+    #[must_use]
+    pub fn entity<E: Entity>(mut self) -> Self {
+        self.model.add::<E>();
+        self
+    }
+
+    /// Names index queries by the access pattern they serve: `names(entity type, index)` gives
+    /// the name shown instead of the index's (`Order query by_status` for `Order query GSI1`),
+    /// or `None` to keep the index's. Applied when the report is made.
+    #[must_use]
+    pub fn query_names(
+        mut self,
+        names: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.query_names = Some(Arc::new(names));
+        self
+    }
+
+    /// The wrapped store.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// What was measured so far.
+    pub fn report(&self) -> Report {
+        let tally = self.tally.lock().unwrap_or_else(PoisonError::into_inner);
+        Report::new(&tally, &self.model, self.query_names.as_deref())
+    }
+
+    /// Forgets what was measured (after a warm-up, say).
+    pub fn reset(&self) {
+        *self.tally.lock().unwrap_or_else(PoisonError::into_inner) = Tally::default();
+    }
+
+    fn record(&self, plan: &Plan<'_>, measured: Measured<'_>, items: (u64, u64)) {
+        self.tally
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .record(plan, measured, items);
+    }
+
+    /// The table's name as the model holds it (borrowed for as long as the wrapper lives), or
+    /// a copy of an unregistered one.
+    fn table_name<'s>(&'s self, name: &str) -> (Option<usize>, Cow<'s, str>) {
+        match self.model.table(name) {
+            Some(i) => (Some(i), Cow::Borrowed(self.model.tables[i].name.as_str())),
+            None => (None, Cow::Owned(name.to_owned())),
+        }
+    }
+
+    /// A touch of the item or key `item` in `table`: its partition, and for a whole item (a
+    /// put) the index partitions it is written to.
+    fn item_touch<'s>(
+        &'s self,
+        table: Option<usize>,
+        name: Cow<'s, str>,
+        item: &Item,
+        whole: bool,
+    ) -> Touch<'s> {
+        let partition = match table {
+            Some(t) => model::attr(item, &self.model.tables[t].pk)
+                .map(|v| Cow::Owned(model::key_text(v).into_owned())),
+            None => None,
+        };
+        let mut index_partitions = Vec::new();
+        if let (true, Some(t)) = (whole, table) {
+            for index in &self.model.tables[t].indexes {
+                if let Some(p) = model::index_partition(item, index) {
+                    index_partitions.push((Cow::Borrowed(index.name.as_str()), p));
+                }
+            }
+        }
+        Touch {
+            table: name,
+            space: None,
+            partition: partition.unwrap_or(Cow::Borrowed(tally::UNKNOWN_PARTITION)),
+            index_partitions,
+        }
+    }
+
+    fn update_touch<'s>(
+        &'s self,
+        table: Option<usize>,
+        name: Cow<'s, str>,
+        key: &Item,
+        update: &crate::expr::Update,
+    ) -> Touch<'s> {
+        let mut touch = self.item_touch(table, name, key, false);
+        if let Some(t) = table {
+            for index in &self.model.tables[t].indexes {
+                if let Some(p) = model::updated_partition(update, index) {
+                    touch
+                        .index_partitions
+                        .push((Cow::Borrowed(index.name.as_str()), p));
+                }
+            }
+        }
+        touch
+    }
+
+    fn single_write<'s>(
+        &'s self,
+        table: &str,
+        key: &Item,
+        whole: bool,
+        op: Operation,
+        update: Option<&crate::expr::Update>,
+    ) -> Plan<'s> {
+        let (t, name) = self.table_name(table);
+        let entities = self.model.classify_item(t, key, whole);
+        let touch = match update {
+            Some(u) => self.update_touch(t, name.clone(), key, u),
+            None => self.item_touch(t, name.clone(), key, whole),
+        };
+        Plan {
+            table: name,
+            entities,
+            op,
+            index: None,
+            touches: Touches::One(touch),
+        }
+    }
+
+    /// The plan of a call over several items, perhaps in several tables: its pattern's table is
+    /// the first item's.
+    fn many<'s, 'i>(
+        &'s self,
+        op: Operation,
+        items: impl Iterator<Item = (&'i str, &'i Item, bool, Option<&'i crate::expr::Update>)>,
+    ) -> Plan<'s> {
+        let mut entities = 0u128;
+        let mut touches = Vec::new();
+        let mut first: Option<Cow<'s, str>> = None;
+        for (table, item, whole, update) in items {
+            let (t, name) = self.table_name(table);
+            entities |= self.model.classify_item(t, item, whole);
+            first.get_or_insert_with(|| name.clone());
+            touches.push(match update {
+                Some(u) => self.update_touch(t, name, item, u),
+                None => self.item_touch(t, name, item, whole),
+            });
+        }
+        Plan {
+            table: first.unwrap_or(Cow::Borrowed("")),
+            entities,
+            op,
+            index: None,
+            touches: Touches::Many(touches),
+        }
+    }
+
+    fn index_name<'s>(&'s self, table: Option<usize>, index: Option<&str>) -> Option<Cow<'s, str>> {
+        let index = index?;
+        let known = table.and_then(|t| {
+            self.model.tables[t]
+                .indexes
+                .iter()
+                .find(|i| i.name == index)
+                .map(|i| i.name.as_str())
+        });
+        Some(known.map_or_else(|| Cow::Owned(index.to_owned()), Cow::Borrowed))
+    }
+}
+
+fn measured<'o>(result: &'o Result<impl Capacitied>) -> Measured<'o> {
+    match result {
+        Err(_) => Measured::Failed,
+        Ok(out) => out.measured(),
+    }
+}
+
+/// An output that carries consumed capacity.
+trait Capacitied {
+    fn measured(&self) -> Measured<'_>;
+}
+
+macro_rules! capacitied {
+    (one: $($t:ty),*) => {$(
+        impl Capacitied for $t {
+            fn measured(&self) -> Measured<'_> {
+                self.consumed_capacity.as_ref().map_or(Measured::Unreported, Measured::One)
+            }
+        }
+    )*};
+    (tables: $($t:ty),*) => {$(
+        impl Capacitied for $t {
+            fn measured(&self) -> Measured<'_> {
+                self.consumed_capacity.as_deref().map_or(Measured::Unreported, Measured::Tables)
+            }
+        }
+    )*};
+}
+capacitied!(one: GetOutput, WriteOutput, Page);
+capacitied!(tables: BatchGetOutput, BatchWriteOutput, TransactGetOutput, TransactWriteOutput);
+
+#[async_trait]
+impl<S: Store> Store for Metered<S> {
+    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+        let GetRequest {
+            table,
+            key,
+            consistent_read,
+            projection,
+        } = r;
+        // The inner store gets the request borrowed from here, so that the plan can borrow the
+        // key's partition value without copying it.
+        let (t, name) = self.table_name(&table);
+        let entities = self.model.classify_item(t, &key, false);
+        let partition = t
+            .and_then(|t| model::attr(&key, &self.model.tables[t].pk))
+            .map_or(Cow::Borrowed(tally::UNKNOWN_PARTITION), model::key_text);
+        let out = self
+            .inner
+            .get_item(GetRequest {
+                table: Cow::Borrowed(&table),
+                key: Cow::Borrowed(&key),
+                consistent_read,
+                projection,
+            })
+            .await;
+        let plan = Plan {
+            table: name.clone(),
+            entities,
+            op: Operation::Get,
+            index: None,
+            touches: Touches::One(Touch {
+                table: name,
+                space: None,
+                partition,
+                index_partitions: Vec::new(),
+            }),
+        };
+        let found = out.as_ref().map_or(0, |o| u64::from(o.item.is_some()));
+        self.record(&plan, measured(&out), (1, found));
+        out
+    }
+
+    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+        let plan = self.single_write(&r.table, &r.item, true, Operation::Put, None);
+        let out = self.inner.put_item(r).await;
+        self.record(&plan, measured(&out), (0, 0));
+        out
+    }
+
+    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+        let plan = self.single_write(&r.table, &r.key, false, Operation::Update, Some(&r.update));
+        let out = self.inner.update_item(r).await;
+        self.record(&plan, measured(&out), (0, 0));
+        out
+    }
+
+    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+        let plan = self.single_write(&r.table, &r.key, false, Operation::Delete, None);
+        let out = self.inner.delete_item(r).await;
+        self.record(&plan, measured(&out), (0, 0));
+        out
+    }
+
+    async fn query(&self, r: QueryRequest) -> Result<Page> {
+        let (t, name) = self.table_name(&r.table);
+        let entities = self
+            .model
+            .classify_query(t, r.index.as_deref(), &r.key_condition);
+        let index = self.index_name(t, r.index.as_deref());
+        let touch = Touch {
+            table: name.clone(),
+            space: index.clone(),
+            partition: Cow::Owned(model::query_partition(&r.key_condition).into_owned()),
+            index_partitions: Vec::new(),
+        };
+        let plan = Plan {
+            table: name,
+            entities,
+            op: Operation::Query,
+            index,
+            touches: Touches::One(touch),
+        };
+        let out = self.inner.query(r).await;
+        let items = out
+            .as_ref()
+            .map_or((0, 0), |p| (p.scanned_count as u64, p.count as u64));
+        self.record(&plan, measured(&out), items);
+        out
+    }
+
+    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+        let (t, name) = self.table_name(&r.table);
+        let index = self.index_name(t, r.index.as_deref());
+        let touch = Touch {
+            table: name.clone(),
+            space: index.clone(),
+            partition: Cow::Borrowed("(scan: every partition)"),
+            index_partitions: Vec::new(),
+        };
+        let plan = Plan {
+            table: name,
+            entities: 0,
+            op: Operation::Scan,
+            index,
+            touches: Touches::One(touch),
+        };
+        let out = self.inner.scan(r).await;
+        let items = out
+            .as_ref()
+            .map_or((0, 0), |p| (p.scanned_count as u64, p.count as u64));
+        self.record(&plan, measured(&out), items);
+        out
+    }
+
+    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+        let plan = self.many(
+            Operation::BatchGet,
+            r.keys
+                .iter()
+                .map(|k| (k.table.as_str(), &k.key, false, None)),
+        );
+        let asked = r.keys.len() as u64;
+        let out = self.inner.batch_get(r).await;
+        let items = out.as_ref().map_or((0, 0), |o| {
+            (
+                asked - o.unprocessed_keys.len() as u64,
+                o.items.len() as u64,
+            )
+        });
+        self.record(&plan, measured(&out), items);
+        out
+    }
+
+    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+        let plan = self.many(
+            Operation::BatchWrite,
+            r.writes.iter().map(|w| match w {
+                WriteRequest::Put { table, item } => (table.as_str(), item, true, None),
+                WriteRequest::Delete { table, key } => (table.as_str(), key, false, None),
+            }),
+        );
+        let out = self.inner.batch_write(r).await;
+        self.record(&plan, measured(&out), (0, 0));
+        out
+    }
+
+    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+        let plan = self.many(
+            Operation::TransactGet,
+            r.gets
+                .iter()
+                .map(|g| (g.table.as_str(), &g.key, false, None)),
+        );
+        let asked = r.gets.len() as u64;
+        let out = self.inner.transact_get(r).await;
+        let items = out.as_ref().map_or((0, 0), |o| {
+            (asked, o.items.iter().filter(|i| i.is_some()).count() as u64)
+        });
+        self.record(&plan, measured(&out), items);
+        out
+    }
+
+    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+        let plan = self.many(
+            Operation::TransactWrite,
+            r.actions.iter().map(|a| match a {
+                TransactWriteItem::Put { table, item, .. } => (table.as_str(), item, true, None),
+                TransactWriteItem::Update {
+                    table, key, update, ..
+                } => (table.as_str(), key, false, Some(update)),
+                TransactWriteItem::Delete { table, key, .. }
+                | TransactWriteItem::ConditionCheck { table, key, .. } => {
+                    (table.as_str(), key, false, None)
+                }
+            }),
+        );
+        let out = self.inner.transact_write(r).await;
+        self.record(&plan, measured(&out), (0, 0));
+        out
+    }
+
+    async fn create_table(&self, d: &TableDef) -> Result<()> {
+        self.inner.create_table(d).await
+    }
+    async fn delete_table(&self, n: &str) -> Result<()> {
+        self.inner.delete_table(n).await
+    }
+    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        self.inner.describe_table(n).await
+    }
+    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        self.inner.update_ttl(t, a, e).await
+    }
+    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        self.inner.update_table(r).await
+    }
+    fn cursor_key(&self) -> &crate::ops::CursorKey {
+        self.inner.cursor_key()
+    }
+}
