@@ -231,19 +231,13 @@ async fn workload(store: &Metered<Arc<dyn Store>>) {
         .unwrap();
     assert_eq!(read.len(), 2);
     let mixed = store
-        .batch_get(BatchGetRequest {
-            keys: vec![
-                TableKey {
-                    table: table.into(),
-                    key: key("USER#u1", "PROFILE"),
-                },
-                TableKey {
-                    table: table.into(),
-                    key: key("PRODUCT#p3", "PRODUCT"),
-                },
-            ],
-            consistent_read: true,
-        })
+        .batch_get(
+            BatchGetRequest::new(vec![
+                TableKey::new(table, key("USER#u1", "PROFILE")),
+                TableKey::new(table, key("PRODUCT#p3", "PRODUCT")),
+            ])
+            .with_consistent_read(true),
+        )
         .await
         .unwrap();
     assert_eq!(mixed.items.len(), 2);
@@ -281,11 +275,7 @@ async fn workload(store: &Metered<Arc<dyn Store>>) {
 
     // A scan, and items no registered entity owns.
     let all = store
-        .scan(ScanRequest {
-            table: table.into(),
-            filter: Some(Condition::exists("GSI1PK")),
-            ..ScanRequest::default()
-        })
+        .scan(ScanRequest::new(table).with_filter(Condition::exists("GSI1PK")))
         .await
         .unwrap();
     assert!(all.count < all.scanned_count);
