@@ -12,70 +12,91 @@ use crate::case;
 use crate::ctxt::Ctxt;
 use crate::template::Template;
 
-/// Methods every entity has (generated, and `EntityExt`'s): an index whose snake-case name is
-/// one of these would clash.
-const RESERVED_METHODS: &[&str] = &[
-    "key",
-    "try_key",
-    "query",
-    "update",
-    "partition",
-    "from_item",
-    "get",
-    "put",
-    "create",
-    "replace",
-    "delete",
-    "scan",
-    "upsert",
+/// Where a generated method goes, and so which methods it must not hide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum On {
+    /// The entity type: index methods (`Order::gsi1()`).
+    Entity,
+    /// Every query builder: sort-key part accessors (`.order_date()`).
+    Query,
+    /// Every typed update builder: setters (`.set_status(..)`).
+    Update,
+}
+
+/// Every method a generated method could hide, in one list: on the entity, the derive's own
+/// (`key`, `try_key`, `query`, `update`, `partition`, `from_item`, `upsert`) and those of
+/// `dyno_core::Entity` and `dyno_core::ops::EntityExt`; on query builders, `QueryDsl`'s and
+/// the derive's `project`; on update builders, `UpdateDsl`'s and the derive's
+/// `keep_updated_at`. `tests::reserved_names_cover_dyno_cores_builders` reads dyno-core's
+/// sources and fails when one of those traits gains a method this list lacks.
+pub(crate) const RESERVED: &[(On, &str)] = &[
+    // The entity.
+    (On::Entity, "key"),
+    (On::Entity, "try_key"),
+    (On::Entity, "query"),
+    (On::Entity, "update"),
+    (On::Entity, "partition"),
+    (On::Entity, "from_item"),
+    (On::Entity, "to_item"),
+    (On::Entity, "is_entity"),
+    (On::Entity, "version"),
+    (On::Entity, "set_version"),
+    (On::Entity, "created_at_unset"),
+    (On::Entity, "get"),
+    (On::Entity, "put"),
+    (On::Entity, "create"),
+    (On::Entity, "replace"),
+    (On::Entity, "delete"),
+    (On::Entity, "scan"),
+    (On::Entity, "upsert"),
+    // Query builders.
+    (On::Query, "filter"),
+    (On::Query, "only"),
+    (On::Query, "filter_member"),
+    (On::Query, "collection"),
+    (On::Query, "limit"),
+    (On::Query, "page_size"),
+    (On::Query, "descending"),
+    (On::Query, "consistent"),
+    (On::Query, "lenient"),
+    (On::Query, "into_query"),
+    (On::Query, "all"),
+    (On::Query, "stream"),
+    (On::Query, "page"),
+    (On::Query, "first"),
+    (On::Query, "count"),
+    (On::Query, "map_query"),
+    (On::Query, "as_query"),
+    (On::Query, "into_inner"),
+    (On::Query, "from_query"),
+    (On::Query, "project"),
+    // Update builders.
+    (On::Update, "map_update"),
+    (On::Update, "into_update"),
+    (On::Update, "prepare_upsert"),
+    (On::Update, "condition"),
+    (On::Update, "if_version"),
+    (On::Update, "upsert"),
+    (On::Update, "into_builder"),
+    (On::Update, "at"),
+    (On::Update, "send"),
+    (On::Update, "keep_updated_at"),
 ];
 
-/// Methods of every query builder (`QueryDsl`'s and `project`): a sort-key part's accessor
-/// named like one would hide it. Keep in step with `dyno_core::ops::QueryDsl`.
-pub(crate) const QUERY_METHODS: &[&str] = &[
-    "filter",
-    "limit",
-    "page_size",
-    "descending",
-    "consistent",
-    "lenient",
-    "into_query",
-    "all",
-    "stream",
-    "page",
-    "first",
-    "count",
-    "map_query",
-    "as_query",
-    "into_inner",
-    "from_query",
-    "project",
-];
-
-/// Methods of every typed update builder (`UpdateDsl`'s and `keep_updated_at`): a generated
-/// setter named like one would hide it. Keep in step with `dyno_core::ops::UpdateDsl`.
-pub(crate) const UPDATE_METHODS: &[&str] = &[
-    "map_update",
-    "into_update",
-    "prepare_upsert",
-    "condition",
-    "if_version",
-    "upsert",
-    "into_builder",
-    "at",
-    "send",
-    "keep_updated_at",
-];
+/// True when a generated method named `name` on `on` would hide one in [`RESERVED`].
+pub(crate) fn reserved(on: On, name: &str) -> bool {
+    RESERVED.iter().any(|&(o, n)| o == on && n == name)
+}
 
 /// The methods a typed update builder gets (`names`, in generation order, with the field each
-/// is for): one that another method or a builder method (`UPDATE_METHODS`) already takes is
+/// is for): one that another method or a builder method ([`RESERVED`]) already takes is
 /// an error spanned on the field, naming both. Setters are named after fields (`set_x`,
 /// `set_if_absent_x`, `add_to_x`, `set_x_given`, `set_x_and_y`), so two fields can ask for one
 /// name (`if_absent_x` beside `x`).
 pub(crate) fn update_methods(cx: &Ctxt, entity: &syn::Ident, names: &[(String, &syn::Ident)]) {
     let mut seen: BTreeMap<&str, &syn::Ident> = BTreeMap::new();
     for (name, field) in names {
-        if UPDATE_METHODS.contains(&name.as_str()) {
+        if reserved(On::Update, name) {
             cx.error_spanned_by(
                 field,
                 format!("field `{field}` would generate `{entity}Update::{name}`, which hides the update method `{name}()`: rename the Rust field and keep the attribute with `#[dyno(rename = \"...\")]`"),
@@ -100,7 +121,7 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
         .iter()
         .chain(input.indexes.iter().filter_map(|i| i.sk.as_ref()))
     {
-        for name in t.fields().filter(|f| QUERY_METHODS.contains(f)) {
+        for name in t.fields().filter(|f| reserved(On::Query, f)) {
             cx.error_spanned_by(
                 &t.lit,
                 format!("sort-key field `{name}` would hide the query method `{name}()` (its conditions are `.{name}().eq(..)`, ...): rename the Rust field and keep the attribute with `#[dyno(rename = \"{name}\")]`"),
@@ -215,7 +236,7 @@ pub(crate) fn entity(cx: &Ctxt, input: &EntityInput<'_>) {
                     ),
                 ),
             }
-        } else if RESERVED_METHODS.contains(&method.as_str()) {
+        } else if reserved(On::Entity, &method) {
             cx.error_spanned_by(
                 at,
                 format!(
@@ -513,7 +534,7 @@ fn mapped_key(cx: &Ctxt, input: &EntityInput<'_>, index: &EntityIndex, mapped: &
         if let Some(what) = what {
             cx.error_spanned_by(ident, format!("field `{field_name}` is {what} and cannot be a key attribute of index `{name}`"));
         }
-        if sort && QUERY_METHODS.contains(&field_name.as_str()) {
+        if sort && reserved(On::Query, &field_name) {
             cx.error_spanned_by(ident, format!("sort field `{field_name}` would hide the query method `{field_name}()`: rename the Rust field and keep the attribute with `#[dyno(rename = \"{field_name}\")]`"));
         }
     }
@@ -615,5 +636,76 @@ pub(crate) fn key_part(cx: &Ctxt, input: &KeyPartInput<'_>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{reserved, On};
+
+    /// The methods declared in the block of `source` that starts with the line `header`
+    /// (rustfmt's layout: items at four spaces, the block closed by `}` alone).
+    fn methods_of(source: &str, header: &str) -> Vec<String> {
+        let start = source
+            .lines()
+            .position(|l| l.starts_with(header))
+            .unwrap_or_else(|| panic!("no `{header}` in dyno-core: update this test"));
+        let mut out = Vec::new();
+        for line in source.lines().skip(start + 1).take_while(|l| *l != "}") {
+            let Some(rest) = line.strip_prefix("    ") else {
+                continue;
+            };
+            let rest = rest.strip_prefix("pub ").unwrap_or(rest);
+            let rest = rest.strip_prefix("async ").unwrap_or(rest);
+            if let Some(name) = rest.strip_prefix("fn ") {
+                out.push(
+                    name.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect(),
+                );
+            }
+        }
+        assert!(!out.is_empty(), "`{header}`: no method read");
+        out
+    }
+
+    /// A trait of dyno-core that gains a method fails this test until the method is in
+    /// [`super::RESERVED`], so that no field or index can ever generate a method hiding it.
+    #[test]
+    fn reserved_names_cover_dyno_cores_builders() {
+        let core = concat!(env!("CARGO_MANIFEST_DIR"), "/../dyno-core/src/");
+        let read = |file: &str| {
+            std::fs::read_to_string(format!("{core}{file}"))
+                .unwrap_or_else(|e| panic!("{core}{file}: {e}"))
+        };
+        let dsl = read("ops/dsl.rs");
+        let traits = [
+            (On::Query, methods_of(&dsl, "pub trait QueryDsl")),
+            (On::Update, methods_of(&dsl, "pub trait UpdateDsl")),
+            (
+                On::Entity,
+                methods_of(&read("ops/ext.rs"), "pub trait EntityExt"),
+            ),
+            (
+                On::Entity,
+                methods_of(&read("entity/mod.rs"), "pub trait Entity:"),
+            ),
+        ];
+        let mut missing = Vec::new();
+        for (on, names) in &traits {
+            for name in names {
+                if !reserved(*on, name) {
+                    missing.push(format!("({on:?}, {name:?})"));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "methods of dyno-core's builders missing from check::RESERVED (a field or index \
+             could generate a method hiding them): {}",
+            missing.join(", ")
+        );
+        // The list is read as the generated code uses it.
+        assert!(reserved(On::Query, "lenient") && !reserved(On::Update, "lenient"));
     }
 }

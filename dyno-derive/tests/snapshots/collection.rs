@@ -1,157 +1,243 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
-#[doc (hidden)]
-#[allow (non_camel_case_types , missing_debug_implementations)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, missing_debug_implementations)]
 pub enum __DynoUserWithOrdersItem {
-    F0 (User) ,
-    F1 (Order)
+    F0(User),
+    F1(Order),
 }
-#[doc = "A query reading one partition into a `UserWithOrders`; built by [`UserWithOrders::query`], run by `.get(&store)`."]
+///A query reading one partition into a `UserWithOrders`; built by [`UserWithOrders::query`], run by `.get(&store)`.
 #[must_use = "a query does nothing until it is run with `.get(&store)`"]
 pub struct UserWithOrdersQuery {
-    query : :: dyno_core :: __private :: Query < __DynoUserWithOrdersItem > ,
+    query: ::dyno_core::__private::Query<__DynoUserWithOrdersItem>,
 }
-#[doc (hidden)]
-#[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
-const _ : () = {
-    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < User > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`User` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None) , "`Order` has no key in the table, which this collection reads: give it one, or leave it out of the collection") ;
-    const _ : fn () = :: dyno_core :: __private :: assert_same_table :: < User ,
-    Order > ;
-    const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , Order > (:: core :: option :: Option :: None) , "`Order` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (! (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None)) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None) == :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`Order` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both") ;
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_attributes, unused_qualifications, clippy::all)]
+const _: () = {
+    const _: () = ::dyno_core::__private::const_assert(
+        ::dyno_core::__private::in_index::<User>(::core::option::Option::None)
+            || ::dyno_core::__private::in_mapped_index::<
+                User,
+            >(::core::option::Option::None),
+        "`User` has no key in the table, which this collection reads: give it one, or leave it out of the collection",
+    );
+    const _: () = ::dyno_core::__private::const_assert(
+        ::dyno_core::__private::in_index::<Order>(::core::option::Option::None)
+            || ::dyno_core::__private::in_mapped_index::<
+                Order,
+            >(::core::option::Option::None),
+        "`Order` has no key in the table, which this collection reads: give it one, or leave it out of the collection",
+    );
+    const _: fn() = ::dyno_core::__private::assert_same_table::<User, Order>;
+    const _: () = ::dyno_core::__private::const_assert(
+        !::dyno_core::__private::in_index::<Order>(::core::option::Option::None)
+            || ::dyno_core::__private::same_partition::<
+                User,
+                Order,
+            >(::core::option::Option::None),
+        "`Order` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both",
+    );
+    const _: () = ::dyno_core::__private::const_assert(
+        !(::dyno_core::__private::in_index::<Order>(::core::option::Option::None)
+            || ::dyno_core::__private::in_mapped_index::<
+                Order,
+            >(::core::option::Option::None))
+            || ::dyno_core::__private::in_mapped_index::<
+                Order,
+            >(::core::option::Option::None)
+                == ::dyno_core::__private::in_mapped_index::<
+                    User,
+                >(::core::option::Option::None),
+        "`Order` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both",
+    );
     #[automatically_derived]
-    impl :: dyno_core :: __private :: FromItem for __DynoUserWithOrdersItem {
-        fn accepts (item : & :: dyno_core :: __private :: Item) -> bool {
-            < User as :: dyno_core :: __private :: FromItem > :: accepts (item) || < Order as :: dyno_core :: __private :: FromItem > :: accepts (item)
+    impl ::dyno_core::__private::FromItem for __DynoUserWithOrdersItem {
+        fn accepts(item: &::dyno_core::__private::Item) -> bool {
+            <User as ::dyno_core::__private::FromItem>::accepts(item)
+                || <Order as ::dyno_core::__private::FromItem>::accepts(item)
         }
-        fn ttl_attribute () -> :: core :: option :: Option < & 'static str > {
-            < User as :: dyno_core :: __private :: FromItem > :: ttl_attribute ()
+        fn ttl_attribute() -> ::core::option::Option<&'static str> {
+            <User as ::dyno_core::__private::FromItem>::ttl_attribute()
         }
-        fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
-            if < User as :: dyno_core :: __private :: FromItem > :: accepts (item) {
-                return < User as :: dyno_core :: __private :: FromItem > :: from_item (item) . map (__DynoUserWithOrdersItem :: F0) ;
+        fn from_item(
+            item: &::dyno_core::__private::Item,
+        ) -> ::dyno_core::__private::Result<Self> {
+            if <User as ::dyno_core::__private::FromItem>::accepts(item) {
+                return <User as ::dyno_core::__private::FromItem>::from_item(item)
+                    .map(__DynoUserWithOrdersItem::F0);
             }
-            if < Order as :: dyno_core :: __private :: FromItem > :: accepts (item) {
-                return < Order as :: dyno_core :: __private :: FromItem > :: from_item (item) . map (__DynoUserWithOrdersItem :: F1) ;
+            if <Order as ::dyno_core::__private::FromItem>::accepts(item) {
+                return <Order as ::dyno_core::__private::FromItem>::from_item(item)
+                    .map(__DynoUserWithOrdersItem::F1);
             }
-            :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: decode ("an item of one of User, Order" , :: dyno_core :: __private :: describe_item_type :: < User > (item)))
+            ::core::result::Result::Err(
+                ::dyno_core::__private::Error::decode(
+                    "an item of one of User, Order",
+                    ::dyno_core::__private::describe_item_type::<User>(item),
+                ),
+            )
         }
     }
     #[automatically_derived]
-    impl :: dyno_core :: __private :: FilterBy < User > for __DynoUserWithOrdersItem {}
-    impl :: dyno_core :: __private :: CollectionMember < User > for __DynoUserWithOrdersItem {}
+    impl ::dyno_core::__private::FilterBy<User> for __DynoUserWithOrdersItem {}
+    impl ::dyno_core::__private::CollectionMember<User> for __DynoUserWithOrdersItem {}
     #[automatically_derived]
-    impl :: dyno_core :: __private :: FilterBy < Order > for __DynoUserWithOrdersItem {}
-    impl :: dyno_core :: __private :: CollectionMember < Order > for __DynoUserWithOrdersItem {}
+    impl ::dyno_core::__private::FilterBy<Order> for __DynoUserWithOrdersItem {}
+    impl ::dyno_core::__private::CollectionMember<Order> for __DynoUserWithOrdersItem {}
     #[automatically_derived]
     impl UserWithOrders {
-        #[doc = "Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have. On a multi-attribute index, whose members map fields onto its attributes, start from a member's typed query instead: `User::<index>(..).collection::<UserWithOrders>()`."]
-        pub fn query < A > (partition : A) -> UserWithOrdersQuery where User : :: dyno_core :: __private :: PartitionKeyOf < A ,
-        0 > ,
+        ///Queries one partition of the table (the arguments are the partition key fields of `User` there, a tuple when there are several) and returns every member in it, reading only the range of sort keys the members' templates can have. On a multi-attribute index, whose members map fields onto its attributes, start from a member's typed query instead: `User::<index>(..).collection::<UserWithOrders>()`.
+        pub fn query<A>(partition: A) -> UserWithOrdersQuery
+        where
+            User: ::dyno_core::__private::PartitionKeyOf<A, 0>,
         {
-            let query = :: dyno_core :: __private :: Query :: collection :: < User > (:: core :: option :: Option :: None , < User as :: dyno_core :: __private :: PartitionKeyOf < A , 0 >> :: partition_key (partition) , & [:: dyno_core :: __private :: sort_template :: < User > (:: core :: option :: Option :: None) . flatten () , :: dyno_core :: __private :: sort_template :: < Order > (:: core :: option :: Option :: None) . flatten ()] ,) ;
-            UserWithOrdersQuery {
-                query
-            }
+            let query = ::dyno_core::__private::Query::collection::<
+                User,
+            >(
+                ::core::option::Option::None,
+                <User as ::dyno_core::__private::PartitionKeyOf<
+                    A,
+                    0,
+                >>::partition_key(partition),
+                &[
+                    ::dyno_core::__private::sort_template::<
+                        User,
+                    >(::core::option::Option::None)
+                        .flatten(),
+                    ::dyno_core::__private::sort_template::<
+                        Order,
+                    >(::core::option::Option::None)
+                        .flatten(),
+                ],
+            );
+            UserWithOrdersQuery { query }
         }
     }
     #[automatically_derived]
-    impl :: core :: fmt :: Debug for UserWithOrdersQuery {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("UserWithOrdersQuery") . field ("query" , & self . query) . finish ()
+    impl ::core::fmt::Debug for UserWithOrdersQuery {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.debug_struct("UserWithOrdersQuery").field("query", &self.query).finish()
         }
     }
     #[automatically_derived]
     impl UserWithOrdersQuery {
-        #[doc = r" Keeps only items matching `condition`, built from one entity's fields. It"]
-        #[doc = r" applies to every item read, whatever its entity: a condition on one"]
-        #[doc = r" member's field removes the items of members without that attribute"]
-        #[doc = r" (`filter_member` filters one member and leaves the others alone)."]
-        pub fn filter < E > (self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where __DynoUserWithOrdersItem : :: dyno_core :: __private :: FilterBy < E > ,
+        /// Keeps only items matching `condition`, built from one entity's fields. It
+        /// applies to every item read, whatever its entity: a condition on one
+        /// member's field removes the items of members without that attribute
+        /// (`filter_member` filters one member and leaves the others alone).
+        pub fn filter<E>(self, condition: ::dyno_core::__private::Cond<E>) -> Self
+        where
+            __DynoUserWithOrdersItem: ::dyno_core::__private::FilterBy<E>,
         {
             UserWithOrdersQuery {
-                query : self . query . filter (condition)
+                query: self.query.filter(condition),
             }
         }
-        #[doc = r" Keeps only the items of member `E` matching `condition`, and every item of"]
-        #[doc = r#" the other members (sent as "not `E`, or the condition")."#]
-        pub fn filter_member < E > (self , condition : :: dyno_core :: __private :: Cond < E >) -> Self where E : :: dyno_core :: __private :: Entity ,
-        __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
+        /// Keeps only the items of member `E` matching `condition`, and every item of
+        /// the other members (sent as "not `E`, or the condition").
+        pub fn filter_member<E>(self, condition: ::dyno_core::__private::Cond<E>) -> Self
+        where
+            E: ::dyno_core::__private::Entity,
+            __DynoUserWithOrdersItem: ::dyno_core::__private::CollectionMember<E>,
         {
             UserWithOrdersQuery {
-                query : self . query . filter_member (condition)
+                query: self.query.filter_member(condition),
             }
         }
-        #[doc = r" Strongly consistent read."]
-        pub fn consistent (self) -> Self {
+        /// Strongly consistent read.
+        pub fn consistent(self) -> Self {
             UserWithOrdersQuery {
-                query : self . query . consistent ()
+                query: self.query.consistent(),
             }
         }
-        #[doc = r" Asks the store for at most `n` items per page."]
-        pub fn page_size (self , n : u32) -> Self {
+        /// Asks the store for at most `n` items per page.
+        pub fn page_size(self, n: u32) -> Self {
             UserWithOrdersQuery {
-                query : self . query . page_size (n)
+                query: self.query.page_size(n),
             }
         }
-        #[doc = r" Returns items in descending sort-key order."]
-        pub fn descending (self) -> Self {
+        /// Returns items in descending sort-key order.
+        pub fn descending(self) -> Self {
             UserWithOrdersQuery {
-                query : self . query . descending ()
+                query: self.query.descending(),
             }
         }
-        #[doc = r" Reads at most `n` items in total."]
-        pub fn limit (self , n : usize) -> Self {
+        /// Reads at most `n` items in total.
+        pub fn limit(self, n: usize) -> Self {
             UserWithOrdersQuery {
-                query : self . query . limit (n)
+                query: self.query.limit(n),
             }
         }
-        #[doc = r" Reads only the items of member `E` (a sub-collection): by `E`'s sort-key"]
-        #[doc = r" prefix where it has one, and always by entity type in the store, so that"]
-        #[doc = r" `limit` and pages count `E`'s items only."]
-        pub fn only < E > (self) -> Self where E : :: dyno_core :: __private :: Entity ,
-        __DynoUserWithOrdersItem : :: dyno_core :: __private :: CollectionMember < E > ,
+        /// Reads only the items of member `E` (a sub-collection): by `E`'s sort-key
+        /// prefix where it has one, and always by entity type in the store, so that
+        /// `limit` and pages count `E`'s items only.
+        pub fn only<E>(self) -> Self
+        where
+            E: ::dyno_core::__private::Entity,
+            __DynoUserWithOrdersItem: ::dyno_core::__private::CollectionMember<E>,
         {
             UserWithOrdersQuery {
-                query : self . query . only :: < E > ()
+                query: self.query.only::<E>(),
             }
         }
-        #[doc = r" The untyped query this reads, or the first error met building it."]
-        pub fn into_query (self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Query < __DynoUserWithOrdersItem >> {
-            self . query . check ()
+        /// The untyped query this reads, or the first error met building it.
+        pub fn into_query(
+            self,
+        ) -> ::dyno_core::__private::Result<
+            ::dyno_core::__private::Query<__DynoUserWithOrdersItem>,
+        > {
+            self.query.check()
         }
-        fn group (items : :: std :: vec :: Vec < __DynoUserWithOrdersItem >) -> :: dyno_core :: __private :: Result < UserWithOrders > {
+        fn group(
+            items: ::std::vec::Vec<__DynoUserWithOrdersItem>,
+        ) -> ::dyno_core::__private::Result<UserWithOrders> {
             let mut out = UserWithOrders {
-                user : :: core :: option :: Option :: None ,
-                orders : :: std :: vec :: Vec :: new ()
+                user: ::core::option::Option::None,
+                orders: ::std::vec::Vec::new(),
             };
             for item in items {
                 match item {
-                    __DynoUserWithOrdersItem :: F0 (x) => {
-                        if out . user . is_some () {
-                            return :: core :: result :: Result :: Err (:: dyno_core :: __private :: Error :: validation ("the partition holds several `User` items but `UserWithOrders.user` is an `Option`: make it a `Vec`")) ;
+                    __DynoUserWithOrdersItem::F0(x) => {
+                        if out.user.is_some() {
+                            return ::core::result::Result::Err(
+                                ::dyno_core::__private::Error::validation(
+                                    "the partition holds several `User` items but `UserWithOrders.user` is an `Option`: make it a `Vec`",
+                                ),
+                            );
                         }
-                        out . user = :: core :: option :: Option :: Some (x) ;
+                        out.user = ::core::option::Option::Some(x);
                     }
-                    __DynoUserWithOrdersItem :: F1 (x) => out . orders . push (x) ,
+                    __DynoUserWithOrdersItem::F1(x) => out.orders.push(x),
                 }
             }
-            :: core :: result :: Result :: Ok (out)
+            ::core::result::Result::Ok(out)
         }
-        #[doc = r" Reads the partition's members (all pages) and groups them."]
-        pub async fn get < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & St) -> :: dyno_core :: __private :: Result < UserWithOrders > {
-            Self :: group (self . query . all (store) . await ?)
+        /// Reads the partition's members (all pages) and groups them.
+        pub async fn get<St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+            self,
+            store: &St,
+        ) -> ::dyno_core::__private::Result<UserWithOrders> {
+            Self::group(self.query.all(store).await?)
         }
-        #[doc = r" One page, starting at `cursor` (`None`: the first page), grouped, and the cursor"]
-        #[doc = r" of the next page (`None` after the last); the cursor resumes this query only."]
-        pub async fn page < St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (& self , store : & St , cursor : :: core :: option :: Option < & :: dyno_core :: __private :: Cursor >) -> :: dyno_core :: __private :: Result < (UserWithOrders , :: core :: option :: Option < :: dyno_core :: __private :: Cursor >) > {
-            let page = self . query . page (store , cursor) . await ? ;
-            :: core :: result :: Result :: Ok ((Self :: group (page . items) ? , page . cursor))
+        /// One page, starting at `cursor` (`None`: the first page), grouped, and the cursor
+        /// of the next page (`None` after the last); the cursor resumes this query only.
+        pub async fn page<St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+            &self,
+            store: &St,
+            cursor: ::core::option::Option<&::dyno_core::__private::Cursor>,
+        ) -> ::dyno_core::__private::Result<
+            (UserWithOrders, ::core::option::Option<::dyno_core::__private::Cursor>),
+        > {
+            let page = self.query.page(store, cursor).await?;
+            ::core::result::Result::Ok((Self::group(page.items)?, page.cursor))
         }
-        #[doc = r" The pages as a stream, each grouped, read as it is polled."]
-        pub fn stream < 's ,
-        St : :: dyno_core :: __private :: Store + ? :: core :: marker :: Sized > (self , store : & 's St) -> impl :: dyno_core :: __private :: Stream < Item = :: dyno_core :: __private :: Result < UserWithOrders >> + :: core :: marker :: Send + 's {
-            :: dyno_core :: __private :: stream_map (self . query . pages (store) , Self :: group)
+        /// The pages as a stream, each grouped, read as it is polled.
+        pub fn stream<'s, St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+            self,
+            store: &'s St,
+        ) -> impl ::dyno_core::__private::Stream<
+            Item = ::dyno_core::__private::Result<UserWithOrders>,
+        > + ::core::marker::Send + 's {
+            ::dyno_core::__private::stream_map(self.query.pages(store), Self::group)
         }
     }
 };

@@ -1,494 +1,1046 @@
 // Expansion snapshot: DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive
-#[doc = "A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
+///A typed query on the table (`USER#{user_id}`, `ORDER#{order_id}`) returning `Order`s; built by [`Order::query`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`.
 #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-pub struct OrderQuery < const IX : usize = 0 ,
-State = :: dyno_core :: __private :: Sk < 0 > ,
-Kind = :: dyno_core :: __private :: Local ,
-Out : :: dyno_core :: __private :: FromItem = Order > {
-    query : :: dyno_core :: __private :: Query < Out > ,
-    _marker : :: core :: marker :: PhantomData < fn () -> (State , Kind) > ,
+pub struct OrderQuery<
+    const IX: usize = 0,
+    State = ::dyno_core::__private::Sk<0>,
+    Kind = ::dyno_core::__private::Local,
+    Out: ::dyno_core::__private::FromItem = Order,
+> {
+    query: ::dyno_core::__private::Query<Out>,
+    _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
 }
-#[doc = "A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`."]
-pub type OrderGsi1Query < State = :: dyno_core :: __private :: Sk < 0 > ,
-Out = Order > = OrderQuery < 1usize ,
-State ,
-:: dyno_core :: __private :: Global ,
-Out > ;
-#[doc = "A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`."]
+///A typed query on index `GSI1` (`STATUS#{status}`, `{order_date}`) returning `Order`s; built by [`Order::gsi1`]. Run it with `.all(&store)`, `.stream(&store)` or `.page(&store, cursor)`.
+pub type OrderGsi1Query<State = ::dyno_core::__private::Sk<0>, Out = Order> = OrderQuery<
+    1usize,
+    State,
+    ::dyno_core::__private::Global,
+    Out,
+>;
+///A typed update of one `Order`, built by [`Order::update`]; run it with `.send(&store)`.
 #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
 pub struct OrderUpdate {
-    update : :: dyno_core :: __private :: UpdateBuilder < Order > ,
+    update: ::dyno_core::__private::UpdateBuilder<Order>,
 }
-#[doc (hidden)]
-#[allow (non_upper_case_globals , unused_attributes , unused_qualifications , clippy :: all)]
-const _ : () = {
-    #[allow (unused_imports)]
-    use :: dyno_core :: __private :: autoref :: * ;
-    const __ENTITY : & str = "Order" ;
-    const __PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("USER#") , :: dyno_core :: __private :: Segment :: Field ("user_id")]) ;
-    const __SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("ORDER#") , :: dyno_core :: __private :: Segment :: Field ("order_id")]) ;
-    const __PK_NAME : & str = < ECommerce as :: dyno_core :: __private :: TableKeys > :: PK ;
-    const __SK_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK) ;
-    const __TTL_NAME : & str = :: dyno_core :: __private :: or_empty (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL) ;
-    const __I0 : :: dyno_core :: __private :: TableIndex = ECommerce :: GSI1 ;
-    const __I0_PK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Literal ("STATUS#") , :: dyno_core :: __private :: Segment :: Field ("status")]) ;
-    const __I0_NAME : & str = __I0 . name ;
-    const __I0_PK_NAME : & str = __I0 . partition_key ;
-    const __I0_SK_NAME : & str = __I0 . sort_key_or_empty () ;
-    const __I0_SK_T : :: dyno_core :: __private :: Template = :: dyno_core :: __private :: Template :: new (& [:: dyno_core :: __private :: Segment :: Field ("order_date")]) ;
-    const __KEY_SOURCES : & [:: dyno_core :: __private :: KeySource] = & [:: dyno_core :: __private :: KeySource :: new (__PK_NAME , __PK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__SK_NAME , __SK_T , 0) , :: dyno_core :: __private :: KeySource :: new (__I0_PK_NAME , __I0_PK_T , 0u32) , :: dyno_core :: __private :: KeySource :: new (__I0_SK_NAME , __I0_SK_T , 0)] ;
-    const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: SK . is_some () == true , "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . sort_key . is_some () == true , "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`") ;
-    const _ : () = :: dyno_core :: __private :: const_assert (__I0 . local == ! true , "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`") ;
-    const _ : () = :: dyno_core :: __private :: assert_key_part :: < Date > () ;
-    const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
-    const _ : () = :: dyno_core :: __private :: assert_key_part :: < OrderStatus > () ;
-    const _ : () = :: dyno_core :: __private :: assert_key_part :: < String > () ;
-    const _ : () = :: dyno_core :: __private :: assert_version :: < u64 > () ;
-    const _ : () = :: dyno_core :: __private :: assert_ttl :: < Option < OffsetDateTime > > () ;
-    const _ : () = :: dyno_core :: __private :: const_assert (< ECommerce as :: dyno_core :: __private :: TableKeys > :: TTL . is_some () , "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`") ;
+#[doc(hidden)]
+#[allow(non_upper_case_globals, unused_attributes, unused_qualifications, clippy::all)]
+const _: () = {
+    #[allow(unused_imports)]
+    use ::dyno_core::__private::autoref::*;
+    const __ENTITY: &str = "Order";
+    const __PK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
+        &[
+            ::dyno_core::__private::Segment::Literal("USER#"),
+            ::dyno_core::__private::Segment::Field("user_id"),
+        ],
+    );
+    const __SK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
+        &[
+            ::dyno_core::__private::Segment::Literal("ORDER#"),
+            ::dyno_core::__private::Segment::Field("order_id"),
+        ],
+    );
+    const __PK_NAME: &str = <ECommerce as ::dyno_core::__private::TableKeys>::PK;
+    const __SK_NAME: &str = ::dyno_core::__private::or_empty(
+        <ECommerce as ::dyno_core::__private::TableKeys>::SK,
+    );
+    const __TTL_NAME: &str = ::dyno_core::__private::or_empty(
+        <ECommerce as ::dyno_core::__private::TableKeys>::TTL,
+    );
+    const __I0: ::dyno_core::__private::TableIndex = ECommerce::GSI1;
+    const __I0_PK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
+        &[
+            ::dyno_core::__private::Segment::Literal("STATUS#"),
+            ::dyno_core::__private::Segment::Field("status"),
+        ],
+    );
+    const __I0_NAME: &str = __I0.name;
+    const __I0_PK_NAME: &str = __I0.partition_key;
+    const __I0_SK_NAME: &str = __I0.sort_key_or_empty();
+    const __I0_SK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
+        &[::dyno_core::__private::Segment::Field("order_date")],
+    );
+    const __KEY_SOURCES: &[::dyno_core::__private::KeySource] = &[
+        ::dyno_core::__private::KeySource::new(__PK_NAME, __PK_T, 0),
+        ::dyno_core::__private::KeySource::new(__SK_NAME, __SK_T, 0),
+        ::dyno_core::__private::KeySource::new(__I0_PK_NAME, __I0_PK_T, 0u32),
+        ::dyno_core::__private::KeySource::new(__I0_SK_NAME, __I0_SK_T, 0),
+    ];
+    const _: () = ::dyno_core::__private::const_assert(
+        <ECommerce as ::dyno_core::__private::TableKeys>::SK.is_some() == true,
+        "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`",
+    );
+    const _: () = ::dyno_core::__private::const_assert(
+        __I0.sort_key.is_some() == true,
+        "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`",
+    );
+    const _: () = ::dyno_core::__private::const_assert(
+        __I0.local == !true,
+        "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`",
+    );
+    const _: () = ::dyno_core::__private::assert_key_part::<Date>();
+    const _: () = ::dyno_core::__private::assert_key_part::<String>();
+    const _: () = ::dyno_core::__private::assert_key_part::<OrderStatus>();
+    const _: () = ::dyno_core::__private::assert_key_part::<String>();
+    const _: () = ::dyno_core::__private::assert_version::<u64>();
+    const _: () = ::dyno_core::__private::assert_ttl::<Option<OffsetDateTime>>();
+    const _: () = ::dyno_core::__private::const_assert(
+        <ECommerce as ::dyno_core::__private::TableKeys>::TTL.is_some(),
+        "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`",
+    );
     #[inline]
-    fn __key_pk (__k : & mut :: std :: string :: String , user_id : & String) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: reserve_key (__k , 5usize + (& :: dyno_core :: __private :: Part (user_id)) . len_hint ()) ;
-        __k . push_str ("USER#") ;
-        (& :: dyno_core :: __private :: Part (user_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __PK_T , __ENTITY , "user_id") ? ;
-        :: core :: result :: Result :: Ok (())
+    fn __key_pk(
+        __k: &mut ::std::string::String,
+        user_id: &String,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::reserve_key(
+            __k,
+            5usize + (&::dyno_core::__private::Part(user_id)).len_hint(),
+        );
+        __k.push_str("USER#");
+        (&::dyno_core::__private::Part(user_id))
+            .write_part(
+                __k,
+                ::dyno_core::__private::KeyFormat::Plain,
+                &__PK_T,
+                __ENTITY,
+                "user_id",
+            )?;
+        ::core::result::Result::Ok(())
     }
     #[inline]
-    fn __key_sk (__k : & mut :: std :: string :: String , order_id : & String) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: reserve_key (__k , 6usize + (& :: dyno_core :: __private :: Part (order_id)) . len_hint ()) ;
-        __k . push_str ("ORDER#") ;
-        (& :: dyno_core :: __private :: Part (order_id)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __SK_T , __ENTITY , "order_id") ? ;
-        :: core :: result :: Result :: Ok (())
+    fn __key_sk(
+        __k: &mut ::std::string::String,
+        order_id: &String,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::reserve_key(
+            __k,
+            6usize + (&::dyno_core::__private::Part(order_id)).len_hint(),
+        );
+        __k.push_str("ORDER#");
+        (&::dyno_core::__private::Part(order_id))
+            .write_part(
+                __k,
+                ::dyno_core::__private::KeyFormat::Ordered,
+                &__SK_T,
+                __ENTITY,
+                "order_id",
+            )?;
+        ::core::result::Result::Ok(())
     }
     #[inline]
-    fn __key_i0_pk (__k : & mut :: std :: string :: String , status : & OrderStatus) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: reserve_key (__k , 7usize + (& :: dyno_core :: __private :: Part (status)) . len_hint ()) ;
-        __k . push_str ("STATUS#") ;
-        (& :: dyno_core :: __private :: Part (status)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Plain , & __I0_PK_T , __ENTITY , "status") ? ;
-        :: core :: result :: Result :: Ok (())
+    fn __key_i0_pk(
+        __k: &mut ::std::string::String,
+        status: &OrderStatus,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::reserve_key(
+            __k,
+            7usize + (&::dyno_core::__private::Part(status)).len_hint(),
+        );
+        __k.push_str("STATUS#");
+        (&::dyno_core::__private::Part(status))
+            .write_part(
+                __k,
+                ::dyno_core::__private::KeyFormat::Plain,
+                &__I0_PK_T,
+                __ENTITY,
+                "status",
+            )?;
+        ::core::result::Result::Ok(())
     }
     #[inline]
-    fn __key_i0_sk (__k : & mut :: std :: string :: String , order_date : & Date) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: reserve_key (__k , 0usize + (& :: dyno_core :: __private :: Part (order_date)) . len_hint ()) ;
-        (& :: dyno_core :: __private :: Part (order_date)) . write_part (__k , :: dyno_core :: __private :: KeyFormat :: Ordered , & __I0_SK_T , __ENTITY , "order_date") ? ;
-        :: core :: result :: Result :: Ok (())
+    fn __key_i0_sk(
+        __k: &mut ::std::string::String,
+        order_date: &Date,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::reserve_key(
+            __k,
+            0usize + (&::dyno_core::__private::Part(order_date)).len_hint(),
+        );
+        (&::dyno_core::__private::Part(order_date))
+            .write_part(
+                __k,
+                ::dyno_core::__private::KeyFormat::Ordered,
+                &__I0_SK_T,
+                __ENTITY,
+                "order_date",
+            )?;
+        ::core::result::Result::Ok(())
     }
     #[automatically_derived]
-    impl :: dyno_core :: __private :: Entity for Order {
-        type Table = ECommerce ;
-        const ENTITY_TYPE : & 'static str = __ENTITY ;
-        const PK : :: dyno_core :: __private :: Template = __PK_T ;
-        const SK : :: core :: option :: Option < :: dyno_core :: __private :: Template > = :: core :: option :: Option :: Some (__SK_T) ;
-        const INDEXES : & 'static [:: dyno_core :: __private :: IndexTemplate] = & [:: dyno_core :: __private :: IndexTemplate :: new (__I0_NAME , __I0_PK_T , :: core :: option :: Option :: Some (__I0_SK_T) , 0u32)] ;
-        const MAPPED_INDEXES : & 'static [& 'static str] = & [] ;
-        const VERSION_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some ("version") ;
-        const TTL_ATTRIBUTE : :: core :: option :: Option < & 'static str > = :: core :: option :: Option :: Some (__TTL_NAME) ;
-        const ATTRIBUTES : & 'static [& 'static str] = & ["user_id" , "order_id" , "status" , "order_date" , "total" , "note" , "version" , __TTL_NAME , __I0_PK_NAME , __I0_SK_NAME] ;
-        fn key (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
-            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (2) ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_pk (__k , & self . user_id)) ?)) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_sk (__k , & self . order_id)) ?)) ;
-            :: core :: result :: Result :: Ok (__item)
+    impl ::dyno_core::__private::Entity for Order {
+        type Table = ECommerce;
+        const ENTITY_TYPE: &'static str = __ENTITY;
+        const PK: ::dyno_core::__private::Template = __PK_T;
+        const SK: ::core::option::Option<::dyno_core::__private::Template> = ::core::option::Option::Some(
+            __SK_T,
+        );
+        const INDEXES: &'static [::dyno_core::__private::IndexTemplate] = &[
+            ::dyno_core::__private::IndexTemplate::new(
+                __I0_NAME,
+                __I0_PK_T,
+                ::core::option::Option::Some(__I0_SK_T),
+                0u32,
+            ),
+        ];
+        const MAPPED_INDEXES: &'static [&'static str] = &[];
+        const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+            "version",
+        );
+        const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+            __TTL_NAME,
+        );
+        const ATTRIBUTES: &'static [&'static str] = &[
+            "user_id",
+            "order_id",
+            "status",
+            "order_date",
+            "total",
+            "note",
+            "version",
+            __TTL_NAME,
+            __I0_PK_NAME,
+            __I0_SK_NAME,
+        ];
+        fn key(&self) -> ::dyno_core::__private::Result<::dyno_core::__private::Item> {
+            let mut __item = ::dyno_core::__private::Item::with_capacity(2);
+            __item
+                .insert(
+                    ::std::string::String::from(__PK_NAME),
+                    ::dyno_core::__private::AttributeValue::S(
+                        ::dyno_core::__private::new_key(|__k| __key_pk(
+                            __k,
+                            &self.user_id,
+                        ))?,
+                    ),
+                );
+            __item
+                .insert(
+                    ::std::string::String::from(__SK_NAME),
+                    ::dyno_core::__private::AttributeValue::S(
+                        ::dyno_core::__private::new_key(|__k| __key_sk(
+                            __k,
+                            &self.order_id,
+                        ))?,
+                    ),
+                );
+            ::core::result::Result::Ok(__item)
         }
-        fn to_item (& self) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Item > {
-            let mut __item = :: dyno_core :: __private :: Item :: with_capacity (13usize) ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "user_id" , & self . user_id) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_id" , & self . order_id) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "status" , & self . status) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "order_date" , & self . order_date) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "total" , & self . total) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "note" , & self . note) ? ;
-            :: dyno_core :: __private :: put_attr (& mut __item , __ENTITY , "version" , & self . version) ? ;
-            (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . put (& mut __item , __ENTITY , __TTL_NAME , & self . expires_at) ? ;
-            __item . insert (:: std :: string :: String :: from (__PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_pk (__k , & self . user_id)) ?)) ;
-            __item . insert (:: std :: string :: String :: from (__SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_sk (__k , & self . order_id)) ?)) ;
+        fn to_item(
+            &self,
+        ) -> ::dyno_core::__private::Result<::dyno_core::__private::Item> {
+            let mut __item = ::dyno_core::__private::Item::with_capacity(13usize);
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "user_id",
+                &self.user_id,
+            )?;
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "order_id",
+                &self.order_id,
+            )?;
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "status",
+                &self.status,
+            )?;
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "order_date",
+                &self.order_date,
+            )?;
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "total",
+                &self.total,
+            )?;
+            ::dyno_core::__private::put_attr(&mut __item, __ENTITY, "note", &self.note)?;
+            ::dyno_core::__private::put_attr(
+                &mut __item,
+                __ENTITY,
+                "version",
+                &self.version,
+            )?;
+            (&::dyno_core::__private::Ttl::<Option<OffsetDateTime>>::new())
+                .put(&mut __item, __ENTITY, __TTL_NAME, &self.expires_at)?;
+            __item
+                .insert(
+                    ::std::string::String::from(__PK_NAME),
+                    ::dyno_core::__private::AttributeValue::S(
+                        ::dyno_core::__private::new_key(|__k| __key_pk(
+                            __k,
+                            &self.user_id,
+                        ))?,
+                    ),
+                );
+            __item
+                .insert(
+                    ::std::string::String::from(__SK_NAME),
+                    ::dyno_core::__private::AttributeValue::S(
+                        ::dyno_core::__private::new_key(|__k| __key_sk(
+                            __k,
+                            &self.order_id,
+                        ))?,
+                    ),
+                );
             {
-                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_pk (__k , & self . status)) ?)) ;
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_sk (__k , & self . order_date)) ?)) ;
+                __item
+                    .insert(
+                        ::std::string::String::from(__I0_PK_NAME),
+                        ::dyno_core::__private::AttributeValue::S(
+                            ::dyno_core::__private::new_key(|__k| __key_i0_pk(
+                                __k,
+                                &self.status,
+                            ))?,
+                        ),
+                    );
+                __item
+                    .insert(
+                        ::std::string::String::from(__I0_SK_NAME),
+                        ::dyno_core::__private::AttributeValue::S(
+                            ::dyno_core::__private::new_key(|__k| __key_i0_sk(
+                                __k,
+                                &self.order_date,
+                            ))?,
+                        ),
+                    );
             }
-            __item . insert (:: std :: string :: String :: from (< ECommerce as :: dyno_core :: __private :: Table > :: ENTITY_ATTRIBUTE) , :: dyno_core :: __private :: AttributeValue :: S (:: std :: string :: String :: from (__ENTITY)) ,) ;
-            :: core :: result :: Result :: Ok (__item)
+            __item
+                .insert(
+                    ::std::string::String::from(
+                        <ECommerce as ::dyno_core::__private::Table>::ENTITY_ATTRIBUTE,
+                    ),
+                    ::dyno_core::__private::AttributeValue::S(
+                        ::std::string::String::from(__ENTITY),
+                    ),
+                );
+            ::core::result::Result::Ok(__item)
         }
-        fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
-            let mut __v_user_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_order_id : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_status : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_order_date : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_total : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_note : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_version : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __v_expires_at : :: core :: option :: Option < & :: dyno_core :: __private :: AttributeValue > = :: core :: option :: Option :: None ;
-            let mut __keys = :: dyno_core :: __private :: StoredKeys :: new ([__PK_NAME , __SK_NAME , __I0_PK_NAME , __I0_SK_NAME]) ;
-            for (__name , __value) in item {
-                if __name . as_str () == __TTL_NAME {
-                    __v_expires_at = :: core :: option :: Option :: Some (__value) ;
+        fn from_item(
+            item: &::dyno_core::__private::Item,
+        ) -> ::dyno_core::__private::Result<Self> {
+            let mut __v_user_id: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_order_id: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_status: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_order_date: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_total: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_note: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_version: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __v_expires_at: ::core::option::Option<
+                &::dyno_core::__private::AttributeValue,
+            > = ::core::option::Option::None;
+            let mut __keys = ::dyno_core::__private::StoredKeys::new([
+                __PK_NAME,
+                __SK_NAME,
+                __I0_PK_NAME,
+                __I0_SK_NAME,
+            ]);
+            for (__name, __value) in item {
+                if __name.as_str() == __TTL_NAME {
+                    __v_expires_at = ::core::option::Option::Some(__value);
                 }
-                match __name . as_str () {
+                match __name.as_str() {
                     "user_id" => {
-                        __v_user_id = :: core :: option :: Option :: Some (__value) ;
+                        __v_user_id = ::core::option::Option::Some(__value);
                     }
                     "order_id" => {
-                        __v_order_id = :: core :: option :: Option :: Some (__value) ;
+                        __v_order_id = ::core::option::Option::Some(__value);
                     }
                     "status" => {
-                        __v_status = :: core :: option :: Option :: Some (__value) ;
+                        __v_status = ::core::option::Option::Some(__value);
                     }
                     "order_date" => {
-                        __v_order_date = :: core :: option :: Option :: Some (__value) ;
+                        __v_order_date = ::core::option::Option::Some(__value);
                     }
                     "total" => {
-                        __v_total = :: core :: option :: Option :: Some (__value) ;
+                        __v_total = ::core::option::Option::Some(__value);
                     }
                     "note" => {
-                        __v_note = :: core :: option :: Option :: Some (__value) ;
+                        __v_note = ::core::option::Option::Some(__value);
                     }
                     "version" => {
-                        __v_version = :: core :: option :: Option :: Some (__value) ;
+                        __v_version = ::core::option::Option::Some(__value);
                     }
-                    _ => __keys . offer (__name , __value) ,
+                    _ => __keys.offer(__name, __value),
                 }
             }
-            :: dyno_core :: __private :: at_stored_key (item , & __keys , Order {
-                user_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_user_id , __ENTITY , "user_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "user_id" , __KEY_SOURCES)) ? ,
-                order_id : :: dyno_core :: __private :: key_field_attr_in :: < String > (__v_order_id , __ENTITY , "order_id" , || (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (item , __ENTITY , "order_id" , __KEY_SOURCES)) ? ,
-                status : :: dyno_core :: __private :: key_field_attr_in :: < OrderStatus > (__v_status , __ENTITY , "status" , || (& :: dyno_core :: __private :: Recover :: < OrderStatus > :: new ()) . recover (item , __ENTITY , "status" , __KEY_SOURCES)) ? ,
-                order_date : :: dyno_core :: __private :: key_field_attr_in :: < Date > (__v_order_date , __ENTITY , "order_date" , || (& :: dyno_core :: __private :: Recover :: < Date > :: new ()) . recover (item , __ENTITY , "order_date" , __KEY_SOURCES)) ? ,
-                total : :: dyno_core :: __private :: attr_in :: < Decimal > (__v_total , __ENTITY , "total") ? ,
-                note : :: dyno_core :: __private :: attr_in :: < Option < String > > (__v_note , __ENTITY , "note") ? ,
-                version : :: dyno_core :: __private :: attr_or_default_in :: < u64 > (__v_version , __ENTITY , "version") ? ,
-                expires_at : (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . get_in (__v_expires_at , __ENTITY , __TTL_NAME) ? ,
-            }, | __e , __k | __key_pk (__k , & __e . user_id) , | __e , __k | __key_sk (__k , & __e . order_id) , & [| __e , __k | __key_i0_pk (__k , & __e . status) , | __e , __k | __key_i0_sk (__k , & __e . order_date)])
+            ::dyno_core::__private::at_stored_key(
+                item,
+                &__keys,
+                Order {
+                    user_id: ::dyno_core::__private::key_field_attr_in::<
+                        String,
+                    >(
+                        __v_user_id,
+                        __ENTITY,
+                        "user_id",
+                        || {
+                            (&::dyno_core::__private::Recover::<String>::new())
+                                .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
+                        },
+                    )?,
+                    order_id: ::dyno_core::__private::key_field_attr_in::<
+                        String,
+                    >(
+                        __v_order_id,
+                        __ENTITY,
+                        "order_id",
+                        || {
+                            (&::dyno_core::__private::Recover::<String>::new())
+                                .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
+                        },
+                    )?,
+                    status: ::dyno_core::__private::key_field_attr_in::<
+                        OrderStatus,
+                    >(
+                        __v_status,
+                        __ENTITY,
+                        "status",
+                        || {
+                            (&::dyno_core::__private::Recover::<OrderStatus>::new())
+                                .recover(item, __ENTITY, "status", __KEY_SOURCES)
+                        },
+                    )?,
+                    order_date: ::dyno_core::__private::key_field_attr_in::<
+                        Date,
+                    >(
+                        __v_order_date,
+                        __ENTITY,
+                        "order_date",
+                        || {
+                            (&::dyno_core::__private::Recover::<Date>::new())
+                                .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
+                        },
+                    )?,
+                    total: ::dyno_core::__private::attr_in::<
+                        Decimal,
+                    >(__v_total, __ENTITY, "total")?,
+                    note: ::dyno_core::__private::attr_in::<
+                        Option<String>,
+                    >(__v_note, __ENTITY, "note")?,
+                    version: ::dyno_core::__private::attr_or_default_in::<
+                        u64,
+                    >(__v_version, __ENTITY, "version")?,
+                    expires_at: (&::dyno_core::__private::Ttl::<
+                        Option<OffsetDateTime>,
+                    >::new())
+                        .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
+                },
+                |__e, __k| __key_pk(__k, &__e.user_id),
+                |__e, __k| __key_sk(__k, &__e.order_id),
+                &[
+                    |__e, __k| __key_i0_pk(__k, &__e.status),
+                    |__e, __k| __key_i0_sk(__k, &__e.order_date),
+                ],
+            )
         }
-        fn version (& self) -> :: core :: option :: Option < u64 > {
-            :: core :: option :: Option :: Some ((& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . get (& self . version))
+        fn version(&self) -> ::core::option::Option<u64> {
+            ::core::option::Option::Some(
+                (&::dyno_core::__private::Ver::<u64>::new()).get(&self.version),
+            )
         }
-        fn set_version (& mut self , version : u64) {
-            (& :: dyno_core :: __private :: Ver :: < u64 > :: new ()) . set (& mut self . version , version)
-        }
-    }
-    #[automatically_derived]
-    impl :: dyno_core :: __private :: EntityMeta for Order {
-        const KEY_SOURCES : & 'static [:: dyno_core :: __private :: KeySource] = __KEY_SOURCES ;
-    }
-    #[automatically_derived]
-    impl :: dyno_core :: __private :: ProjectionOf < Order > for Order {}
-    :: dyno_core :: __private :: partition_key_of ! (Order , 0 , [A0 : :: dyno_core :: __private :: FieldValue < String >] , A0 , user_id , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk)) ;
-    :: dyno_core :: __private :: partition_key_of ! (Order , 1672353327546953593 , [A0 : :: dyno_core :: __private :: FieldValue < OrderStatus >] , A0 , status , :: dyno_core :: __private :: key_from :: < OrderStatus , _ > (status , __key_i0_pk)) ;
-    #[automatically_derived]
-    impl Order {
-        #[doc = "Field `user_id` (attribute `user_id`), for typed conditions and filters."]
-        pub const USER_ID : :: dyno_core :: __private :: Field < Order ,
-        String > = :: dyno_core :: __private :: Field :: new ("user_id") ;
-        #[doc = "Field `order_id` (attribute `order_id`), for typed conditions and filters."]
-        pub const ORDER_ID : :: dyno_core :: __private :: Field < Order ,
-        String > = :: dyno_core :: __private :: Field :: new ("order_id") ;
-        #[doc = "Field `status` (attribute `status`), for typed conditions and filters."]
-        pub const STATUS : :: dyno_core :: __private :: Field < Order ,
-        OrderStatus > = :: dyno_core :: __private :: Field :: new ("status") ;
-        #[doc = "Field `order_date` (attribute `order_date`), for typed conditions and filters."]
-        pub const ORDER_DATE : :: dyno_core :: __private :: Field < Order ,
-        Date > = :: dyno_core :: __private :: Field :: new ("order_date") ;
-        #[doc = "Field `total` (attribute `total`), for typed conditions and filters."]
-        pub const TOTAL : :: dyno_core :: __private :: Field < Order ,
-        Decimal > = :: dyno_core :: __private :: Field :: new ("total") ;
-        #[doc = "Field `note` (attribute `note`), for typed conditions and filters."]
-        pub const NOTE : :: dyno_core :: __private :: Field < Order ,
-        Option < String > > = :: dyno_core :: __private :: Field :: new ("note") ;
-        #[doc = "Field `version` (attribute `version`), for typed conditions and filters."]
-        pub const VERSION : :: dyno_core :: __private :: Field < Order ,
-        u64 > = :: dyno_core :: __private :: Field :: new ("version") ;
-        #[doc = "The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`)."]
-        #[doc = r" An invalid value (an empty string) fails every request using it; see [`Self::try_key`]."]
-        pub fn key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Key < Order > {
-            :: dyno_core :: __private :: key_or_invalid (Self :: try_key (user_id , order_id))
-        }
-        #[doc = r" The primary key, or the error encoding its fields."]
-        pub fn try_key (user_id : impl :: dyno_core :: __private :: FieldValue < String > , order_id : impl :: dyno_core :: __private :: FieldValue < String >) -> :: dyno_core :: __private :: Result < :: dyno_core :: __private :: Key < Order >> {
-            :: dyno_core :: __private :: primary_key (__PK_NAME , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk) , __SK_NAME , :: core :: option :: Option :: Some (:: dyno_core :: __private :: key_from :: < String , _ > (order_id , __key_sk)))
-        }
-        #[doc = r" Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`)."]
-        pub fn from_item (item : & :: dyno_core :: __private :: Item) -> :: dyno_core :: __private :: Result < Self > {
-            < Self as :: dyno_core :: __private :: Entity > :: from_item (item)
-        }
-    }
-    fn __seg_order_id (v : & String , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_id"))
-    }
-    fn __seg_order_date (v : & Date , prefix : bool) -> :: dyno_core :: __private :: Result < :: std :: string :: String > {
-        (& :: dyno_core :: __private :: Part (v)) . encode_segment (:: dyno_core :: __private :: KeyFormat :: Ordered , prefix) . map_err (| e | :: dyno_core :: __private :: key_error (e , __ENTITY , "order_date"))
-    }
-    #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 0usize ,
-    State ,
-    Kind ,
-    Out > {
-        #[doc = "Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
-        pub fn order_id (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
-        String ,
-        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
-            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_id , "" , true)
+        fn set_version(&mut self, version: u64) {
+            (&::dyno_core::__private::Ver::<u64>::new()).set(&mut self.version, version)
         }
     }
     #[automatically_derived]
-    impl < State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> OrderQuery < 1usize ,
-    State ,
-    Kind ,
-    Out > {
-        #[doc = "Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`."]
-        pub fn order_date (self) -> :: dyno_core :: __private :: SortKeyPart < Self ,
-        Date ,
-        :: dyno_core :: __private :: SkDone > where State : :: dyno_core :: __private :: NoSortCondition {
-            :: dyno_core :: __private :: SortKeyPart :: new (self . query , __seg_order_date , "" , true)
-        }
+    impl ::dyno_core::__private::EntityMeta for Order {
+        const KEY_SOURCES: &'static [::dyno_core::__private::KeySource] = __KEY_SOURCES;
     }
+    #[automatically_derived]
+    impl ::dyno_core::__private::ProjectionOf<Order> for Order {}
+    ::dyno_core::__private::partition_key_of!(
+        Order, 0, [A0 : ::dyno_core::__private::FieldValue < String >], A0, user_id,
+        ::dyno_core::__private::key_from:: < String, _ > (user_id, __key_pk)
+    );
+    ::dyno_core::__private::partition_key_of!(
+        Order, 1672353327546953593, [A0 : ::dyno_core::__private::FieldValue <
+        OrderStatus >], A0, status, ::dyno_core::__private::key_from:: < OrderStatus, _ >
+        (status, __key_i0_pk)
+    );
     #[automatically_derived]
     impl Order {
-        #[doc = "Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
-        pub fn query (user_id : impl :: dyno_core :: __private :: FieldValue < String >) -> OrderQuery {
-            < OrderQuery as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: None , :: dyno_core :: __private :: key_from :: < String , _ > (user_id , __key_pk)))
+        ///Field `user_id` (attribute `user_id`), for typed conditions and filters.
+        pub const USER_ID: ::dyno_core::__private::Field<Order, String> = ::dyno_core::__private::Field::new(
+            "user_id",
+        );
+        ///Field `order_id` (attribute `order_id`), for typed conditions and filters.
+        pub const ORDER_ID: ::dyno_core::__private::Field<Order, String> = ::dyno_core::__private::Field::new(
+            "order_id",
+        );
+        ///Field `status` (attribute `status`), for typed conditions and filters.
+        pub const STATUS: ::dyno_core::__private::Field<Order, OrderStatus> = ::dyno_core::__private::Field::new(
+            "status",
+        );
+        ///Field `order_date` (attribute `order_date`), for typed conditions and filters.
+        pub const ORDER_DATE: ::dyno_core::__private::Field<Order, Date> = ::dyno_core::__private::Field::new(
+            "order_date",
+        );
+        ///Field `total` (attribute `total`), for typed conditions and filters.
+        pub const TOTAL: ::dyno_core::__private::Field<Order, Decimal> = ::dyno_core::__private::Field::new(
+            "total",
+        );
+        ///Field `note` (attribute `note`), for typed conditions and filters.
+        pub const NOTE: ::dyno_core::__private::Field<Order, Option<String>> = ::dyno_core::__private::Field::new(
+            "note",
+        );
+        ///Field `version` (attribute `version`), for typed conditions and filters.
+        pub const VERSION: ::dyno_core::__private::Field<Order, u64> = ::dyno_core::__private::Field::new(
+            "version",
+        );
+        ///The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`).
+        /// An invalid value (an empty string) fails every request using it; see [`Self::try_key`].
+        pub fn key(
+            user_id: impl ::dyno_core::__private::FieldValue<String>,
+            order_id: impl ::dyno_core::__private::FieldValue<String>,
+        ) -> ::dyno_core::__private::Key<Order> {
+            ::dyno_core::__private::key_or_invalid(Self::try_key(user_id, order_id))
         }
-        #[doc = "Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result."]
-        pub fn gsi1 (status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> OrderGsi1Query {
-            < OrderGsi1Query as :: dyno_core :: __private :: QueryDsl > :: from_query (:: dyno_core :: __private :: Query :: of :: < Order > (:: core :: option :: Option :: Some (__I0_NAME) , :: dyno_core :: __private :: key_from :: < OrderStatus , _ > (status , __key_i0_pk)))
+        /// The primary key, or the error encoding its fields.
+        pub fn try_key(
+            user_id: impl ::dyno_core::__private::FieldValue<String>,
+            order_id: impl ::dyno_core::__private::FieldValue<String>,
+        ) -> ::dyno_core::__private::Result<::dyno_core::__private::Key<Order>> {
+            ::dyno_core::__private::primary_key(
+                __PK_NAME,
+                ::dyno_core::__private::key_from::<String, _>(user_id, __key_pk),
+                __SK_NAME,
+                ::core::option::Option::Some(
+                    ::dyno_core::__private::key_from::<String, _>(order_id, __key_sk),
+                ),
+            )
+        }
+        /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
+        pub fn from_item(
+            item: &::dyno_core::__private::Item,
+        ) -> ::dyno_core::__private::Result<Self> {
+            <Self as ::dyno_core::__private::Entity>::from_item(item)
+        }
+    }
+    fn __seg_order_id(
+        v: &String,
+        prefix: bool,
+    ) -> ::dyno_core::__private::Result<::std::string::String> {
+        (&::dyno_core::__private::Part(v))
+            .encode_segment(::dyno_core::__private::KeyFormat::Ordered, prefix)
+            .map_err(|e| ::dyno_core::__private::key_error(e, __ENTITY, "order_id"))
+    }
+    fn __seg_order_date(
+        v: &Date,
+        prefix: bool,
+    ) -> ::dyno_core::__private::Result<::std::string::String> {
+        (&::dyno_core::__private::Part(v))
+            .encode_segment(::dyno_core::__private::KeyFormat::Ordered, prefix)
+            .map_err(|e| ::dyno_core::__private::key_error(e, __ENTITY, "order_date"))
+    }
+    #[automatically_derived]
+    impl<
+        State,
+        Kind,
+        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
+    > OrderQuery<0usize, State, Kind, Out> {
+        ///Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.
+        pub fn order_id(
+            self,
+        ) -> ::dyno_core::__private::SortKeyPart<
+            Self,
+            String,
+            ::dyno_core::__private::SkDone,
+        >
+        where
+            State: ::dyno_core::__private::NoSortCondition,
+        {
+            ::dyno_core::__private::SortKeyPart::new(
+                self.query,
+                __seg_order_id,
+                "",
+                true,
+            )
         }
     }
     #[automatically_derived]
-    impl < const IX : usize ,
-    State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: FilterBy < Order >> :: dyno_core :: __private :: QueryDsl for OrderQuery < IX ,
-    State ,
-    Kind ,
-    Out > {
-        type Entity = Order ;
-        type Out = Out ;
-        type Kind = Kind ;
-        type In < S2 > = OrderQuery < IX ,
-        S2 ,
-        Kind ,
-        Out > ;
-        fn from_query (query : :: dyno_core :: __private :: Query < Out >) -> Self {
+    impl<
+        State,
+        Kind,
+        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
+    > OrderQuery<1usize, State, Kind, Out> {
+        ///Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.
+        pub fn order_date(
+            self,
+        ) -> ::dyno_core::__private::SortKeyPart<
+            Self,
+            Date,
+            ::dyno_core::__private::SkDone,
+        >
+        where
+            State: ::dyno_core::__private::NoSortCondition,
+        {
+            ::dyno_core::__private::SortKeyPart::new(
+                self.query,
+                __seg_order_date,
+                "",
+                true,
+            )
+        }
+    }
+    #[automatically_derived]
+    impl Order {
+        ///Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
+        pub fn query(
+            user_id: impl ::dyno_core::__private::FieldValue<String>,
+        ) -> OrderQuery {
+            <OrderQuery as ::dyno_core::__private::QueryDsl>::from_query(
+                ::dyno_core::__private::Query::of::<
+                    Order,
+                >(
+                    ::core::option::Option::None,
+                    ::dyno_core::__private::key_from::<String, _>(user_id, __key_pk),
+                ),
+            )
+        }
+        ///Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
+        pub fn gsi1(
+            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
+        ) -> OrderGsi1Query {
+            <OrderGsi1Query as ::dyno_core::__private::QueryDsl>::from_query(
+                ::dyno_core::__private::Query::of::<
+                    Order,
+                >(
+                    ::core::option::Option::Some(__I0_NAME),
+                    ::dyno_core::__private::key_from::<
+                        OrderStatus,
+                        _,
+                    >(status, __key_i0_pk),
+                ),
+            )
+        }
+    }
+    #[automatically_derived]
+    impl<
+        const IX: usize,
+        State,
+        Kind,
+        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
+    > ::dyno_core::__private::QueryDsl for OrderQuery<IX, State, Kind, Out> {
+        type Entity = Order;
+        type Out = Out;
+        type Kind = Kind;
+        type In<S2> = OrderQuery<IX, S2, Kind, Out>;
+        fn from_query(query: ::dyno_core::__private::Query<Out>) -> Self {
             OrderQuery {
-                query ,
-                _marker : :: core :: marker :: PhantomData
+                query,
+                _marker: ::core::marker::PhantomData,
             }
         }
-        fn as_query (& self) -> & :: dyno_core :: __private :: Query < Out > {
-            & self . query
+        fn as_query(&self) -> &::dyno_core::__private::Query<Out> {
+            &self.query
         }
-        fn into_inner (self) -> :: dyno_core :: __private :: Query < Out > {
-            self . query
+        fn into_inner(self) -> ::dyno_core::__private::Query<Out> {
+            self.query
         }
     }
     #[automatically_derived]
-    impl < const IX : usize ,
-    State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem > OrderQuery < IX ,
-    State ,
-    Kind ,
-    Out > {
-        #[doc = r" Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s."]
-        pub fn project < P2 : :: dyno_core :: __private :: FromItem + :: dyno_core :: __private :: ProjectionOf < Order >> (self) -> OrderQuery < IX ,
-        State ,
-        Kind ,
-        P2 > {
+    impl<
+        const IX: usize,
+        State,
+        Kind,
+        Out: ::dyno_core::__private::FromItem,
+    > OrderQuery<IX, State, Kind, Out> {
+        /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s.
+        pub fn project<
+            P2: ::dyno_core::__private::FromItem
+                + ::dyno_core::__private::ProjectionOf<Order>,
+        >(self) -> OrderQuery<IX, State, Kind, P2> {
             OrderQuery {
-                query : self . query . project () ,
-                _marker : :: core :: marker :: PhantomData
+                query: self.query.project(),
+                _marker: ::core::marker::PhantomData,
             }
         }
     }
     #[automatically_derived]
-    impl < const IX : usize ,
-    State ,
-    Kind ,
-    Out : :: dyno_core :: __private :: FromItem > :: core :: fmt :: Debug for OrderQuery < IX ,
-    State ,
-    Kind ,
-    Out > {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderQuery") . field ("index" , & IX) . field ("query" , & self . query) . finish ()
+    impl<
+        const IX: usize,
+        State,
+        Kind,
+        Out: ::dyno_core::__private::FromItem,
+    > ::core::fmt::Debug for OrderQuery<IX, State, Kind, Out> {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.debug_struct("OrderQuery")
+                .field("index", &IX)
+                .field("query", &self.query)
+                .finish()
         }
     }
     #[automatically_derived]
     impl Order {
-        #[doc = r" Starts a typed update of the item with primary key `key`."]
-        pub fn update (key : :: dyno_core :: __private :: Key < Order >) -> OrderUpdate {
+        /// Starts a typed update of the item with primary key `key`.
+        pub fn update(key: ::dyno_core::__private::Key<Order>) -> OrderUpdate {
             OrderUpdate {
-                update : :: dyno_core :: __private :: UpdateBuilder :: new (key)
+                update: ::dyno_core::__private::UpdateBuilder::new(key),
             }
         }
-        #[doc = "Starts an upsert of the `Order` at `key` that creates a readable item: the arguments are every field a created item needs (`status`, `order_date`, `total`), written where absent (`if_not_exists`), with the index keys made of them; an existing item keeps its own values and keys. Add the update's other actions with its setters, and send it."]
-        pub fn upsert (key : :: dyno_core :: __private :: Key < Order > , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus > , order_date : impl :: dyno_core :: __private :: FieldValue < Date > , total : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> OrderUpdate {
-            #[allow (unused_mut)]
-            let mut __update = :: dyno_core :: __private :: UpdateDsl :: upsert (Order :: update (key)) ;
-            __update . update . set_if_absent_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (total)) ;
-            let r = __dyno_key_status (& mut __update , [:: dyno_core :: __private :: KeyField :: IfAbsent] , status) ;
-            __update . update . record (r) ;
-            let r = __dyno_key_order_date (& mut __update , [:: dyno_core :: __private :: KeyField :: IfAbsent] , order_date) ;
-            __update . update . record (r) ;
+        ///Starts an upsert of the `Order` at `key` that creates a readable item: the arguments are every field a created item needs (`status`, `order_date`, `total`), written where absent (`if_not_exists`), with the index keys made of them; an existing item keeps its own values and keys. Add the update's other actions with its setters, and send it.
+        pub fn upsert(
+            key: ::dyno_core::__private::Key<Order>,
+            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
+            order_date: impl ::dyno_core::__private::FieldValue<Date>,
+            total: impl ::dyno_core::__private::FieldValue<Decimal>,
+        ) -> OrderUpdate {
+            #[allow(unused_mut)]
+            let mut __update = ::dyno_core::__private::UpdateDsl::upsert(
+                Order::update(key),
+            );
+            __update
+                .update
+                .set_if_absent_value(
+                    "total",
+                    ::dyno_core::__private::encode_value::<Decimal, _>(total),
+                );
+            let r = __dyno_key_status(
+                &mut __update,
+                [::dyno_core::__private::KeyField::IfAbsent],
+                status,
+            );
+            __update.update.record(r);
+            let r = __dyno_key_order_date(
+                &mut __update,
+                [::dyno_core::__private::KeyField::IfAbsent],
+                order_date,
+            );
+            __update.update.record(r);
             __update
         }
     }
     #[automatically_derived]
-    impl :: core :: fmt :: Debug for OrderUpdate {
-        fn fmt (& self , f : & mut :: core :: fmt :: Formatter < '_ >) -> :: core :: fmt :: Result {
-            f . debug_struct ("OrderUpdate") . field ("update" , & self . update) . finish ()
+    impl ::core::fmt::Debug for OrderUpdate {
+        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.debug_struct("OrderUpdate").field("update", &self.update).finish()
         }
     }
-    fn __dyno_key_status (__update : & mut OrderUpdate , __modes : [:: dyno_core :: __private :: KeyField ;
-    1usize] , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: FieldValue :: < OrderStatus > :: with_value (status , | status : & OrderStatus | -> :: dyno_core :: __private :: Result < () > {
-            const __REBUILDS : & [& str] = & [__I0_PK_NAME] ;
-            :: dyno_core :: __private :: rebuild_key_field (& mut __update . update , __modes [0usize] , "status" , "status" , :: dyno_core :: __private :: ToAttribute :: to_attribute (status) , __REBUILDS) ;
-            let mut __item = :: dyno_core :: __private :: Item :: new () ;
-            #[allow (unused_mut)]
-            let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
-            {
-                __item . insert (:: std :: string :: String :: from (__I0_PK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_pk (__k , status)) ?)) ;
-            }
-            let __if_absent = __modes . iter () . all (| m | * m == :: dyno_core :: __private :: KeyField :: IfAbsent) ;
-            __update . update . set_index_keys (__item , & __removes , __if_absent) ;
-            :: core :: result :: Result :: Ok (())
-        }
-)
+    fn __dyno_key_status(
+        __update: &mut OrderUpdate,
+        __modes: [::dyno_core::__private::KeyField; 1usize],
+        status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::FieldValue::<
+            OrderStatus,
+        >::with_value(
+            status,
+            |status: &OrderStatus| -> ::dyno_core::__private::Result<()> {
+                const __REBUILDS: &[&str] = &[__I0_PK_NAME];
+                ::dyno_core::__private::rebuild_key_field(
+                    &mut __update.update,
+                    __modes[0usize],
+                    "status",
+                    "status",
+                    ::dyno_core::__private::ToAttribute::to_attribute(status),
+                    __REBUILDS,
+                );
+                let mut __item = ::dyno_core::__private::Item::new();
+                #[allow(unused_mut)]
+                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+                {
+                    __item
+                        .insert(
+                            ::std::string::String::from(__I0_PK_NAME),
+                            ::dyno_core::__private::AttributeValue::S(
+                                ::dyno_core::__private::new_key(|__k| __key_i0_pk(
+                                    __k,
+                                    status,
+                                ))?,
+                            ),
+                        );
+                }
+                let __if_absent = __modes
+                    .iter()
+                    .all(|m| *m == ::dyno_core::__private::KeyField::IfAbsent);
+                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                ::core::result::Result::Ok(())
+            },
+        )
     }
-    fn __dyno_key_order_date (__update : & mut OrderUpdate , __modes : [:: dyno_core :: __private :: KeyField ;
-    1usize] , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> :: dyno_core :: __private :: Result < () > {
-        :: dyno_core :: __private :: FieldValue :: < Date > :: with_value (order_date , | order_date : & Date | -> :: dyno_core :: __private :: Result < () > {
-            const __REBUILDS : & [& str] = & [__I0_SK_NAME] ;
-            :: dyno_core :: __private :: rebuild_key_field (& mut __update . update , __modes [0usize] , "order_date" , "order_date" , :: dyno_core :: __private :: ToAttribute :: to_attribute (order_date) , __REBUILDS) ;
-            let mut __item = :: dyno_core :: __private :: Item :: new () ;
-            #[allow (unused_mut)]
-            let mut __removes : :: std :: vec :: Vec < & 'static str > = :: std :: vec :: Vec :: new () ;
-            {
-                __item . insert (:: std :: string :: String :: from (__I0_SK_NAME) , :: dyno_core :: __private :: AttributeValue :: S (:: dyno_core :: __private :: new_key (| __k | __key_i0_sk (__k , order_date)) ?)) ;
-            }
-            let __if_absent = __modes . iter () . all (| m | * m == :: dyno_core :: __private :: KeyField :: IfAbsent) ;
-            __update . update . set_index_keys (__item , & __removes , __if_absent) ;
-            :: core :: result :: Result :: Ok (())
-        }
-)
+    fn __dyno_key_order_date(
+        __update: &mut OrderUpdate,
+        __modes: [::dyno_core::__private::KeyField; 1usize],
+        order_date: impl ::dyno_core::__private::FieldValue<Date>,
+    ) -> ::dyno_core::__private::Result<()> {
+        ::dyno_core::__private::FieldValue::<
+            Date,
+        >::with_value(
+            order_date,
+            |order_date: &Date| -> ::dyno_core::__private::Result<()> {
+                const __REBUILDS: &[&str] = &[__I0_SK_NAME];
+                ::dyno_core::__private::rebuild_key_field(
+                    &mut __update.update,
+                    __modes[0usize],
+                    "order_date",
+                    "order_date",
+                    ::dyno_core::__private::ToAttribute::to_attribute(order_date),
+                    __REBUILDS,
+                );
+                let mut __item = ::dyno_core::__private::Item::new();
+                #[allow(unused_mut)]
+                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+                {
+                    __item
+                        .insert(
+                            ::std::string::String::from(__I0_SK_NAME),
+                            ::dyno_core::__private::AttributeValue::S(
+                                ::dyno_core::__private::new_key(|__k| __key_i0_sk(
+                                    __k,
+                                    order_date,
+                                ))?,
+                            ),
+                        );
+                }
+                let __if_absent = __modes
+                    .iter()
+                    .all(|m| *m == ::dyno_core::__private::KeyField::IfAbsent);
+                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                ::core::result::Result::Ok(())
+            },
+        )
     }
-    #[doc = r" Not implemented by any type: see the method using it."]
-    #[diagnostic :: on_unimplemented (message = "`user_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `user_id`")]
+    /// Not implemented by any type: see the method using it.
+    #[diagnostic::on_unimplemented(
+        message = "`user_id` is part of the primary key of `Order`; delete and re-create the item",
+        label = "a primary-key field cannot be updated",
+        note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `user_id`"
+    )]
     pub trait __OrderUpdateUserId {}
     #[automatically_derived]
     impl OrderUpdate {
-        #[doc (hidden)]
-        pub fn set_user_id < V : __OrderUpdateUserId > (self , _value : V) -> Self {
+        #[doc(hidden)]
+        pub fn set_user_id<V: __OrderUpdateUserId>(self, _value: V) -> Self {
             self
         }
     }
-    #[doc = r" Not implemented by any type: see the method using it."]
-    #[diagnostic :: on_unimplemented (message = "`order_id` is part of the primary key of `Order`; delete and re-create the item" , label = "a primary-key field cannot be updated" , note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `order_id`")]
+    /// Not implemented by any type: see the method using it.
+    #[diagnostic::on_unimplemented(
+        message = "`order_id` is part of the primary key of `Order`; delete and re-create the item",
+        label = "a primary-key field cannot be updated",
+        note = "a key never changes: delete the item (`Order::delete(key)`) and create it with the new `order_id`"
+    )]
     pub trait __OrderUpdateOrderId {}
     #[automatically_derived]
     impl OrderUpdate {
-        #[doc (hidden)]
-        pub fn set_order_id < V : __OrderUpdateOrderId > (self , _value : V) -> Self {
+        #[doc(hidden)]
+        pub fn set_order_id<V: __OrderUpdateOrderId>(self, _value: V) -> Self {
             self
         }
     }
     #[automatically_derived]
     impl OrderUpdate {
-        #[doc = "Sets `status` and rewrites the keys of index GSI1 in the same request."]
-        pub fn set_status (mut self , status : impl :: dyno_core :: __private :: FieldValue < OrderStatus >) -> Self {
-            let r = __dyno_key_status (& mut self , [:: dyno_core :: __private :: KeyField :: Write] , status) ;
-            self . update . record (r) ;
+        ///Sets `status` and rewrites the keys of index GSI1 in the same request.
+        pub fn set_status(
+            mut self,
+            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
+        ) -> Self {
+            let r = __dyno_key_status(
+                &mut self,
+                [::dyno_core::__private::KeyField::Write],
+                status,
+            );
+            self.update.record(r);
             self
         }
-        #[doc = "Sets `order_date` and rewrites the keys of index GSI1 in the same request."]
-        pub fn set_order_date (mut self , order_date : impl :: dyno_core :: __private :: FieldValue < Date >) -> Self {
-            let r = __dyno_key_order_date (& mut self , [:: dyno_core :: __private :: KeyField :: Write] , order_date) ;
-            self . update . record (r) ;
+        ///Sets `order_date` and rewrites the keys of index GSI1 in the same request.
+        pub fn set_order_date(
+            mut self,
+            order_date: impl ::dyno_core::__private::FieldValue<Date>,
+        ) -> Self {
+            let r = __dyno_key_order_date(
+                &mut self,
+                [::dyno_core::__private::KeyField::Write],
+                order_date,
+            );
+            self.update.record(r);
             self
         }
-        #[doc = "Sets `total`."]
-        pub fn set_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . set_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (value)) ;
+        ///Sets `total`.
+        pub fn set_total(
+            mut self,
+            value: impl ::dyno_core::__private::FieldValue<Decimal>,
+        ) -> Self {
+            self.update
+                .set_value(
+                    "total",
+                    ::dyno_core::__private::encode_value::<Decimal, _>(value),
+                );
             self
         }
-        #[doc = "Sets `total` unless the item has it already (`if_not_exists`)."]
-        pub fn set_if_absent_total (mut self , value : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . set_if_absent_value ("total" , :: dyno_core :: __private :: encode_value :: < Decimal , _ > (value)) ;
+        ///Sets `total` unless the item has it already (`if_not_exists`).
+        pub fn set_if_absent_total(
+            mut self,
+            value: impl ::dyno_core::__private::FieldValue<Decimal>,
+        ) -> Self {
+            self.update
+                .set_if_absent_value(
+                    "total",
+                    ::dyno_core::__private::encode_value::<Decimal, _>(value),
+                );
             self
         }
-        #[doc = "Adds `n` to `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing."]
-        pub fn add_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . add_number :: < Decimal > ("total" , n) ;
+        ///Adds `n` to `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.
+        pub fn add_total(
+            mut self,
+            n: impl ::dyno_core::__private::FieldValue<Decimal>,
+        ) -> Self {
+            self.update.add_number::<Decimal>("total", n);
             self
         }
-        #[doc = "Subtracts `n` from `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing."]
-        pub fn subtract_total (mut self , n : impl :: dyno_core :: __private :: FieldValue < Decimal >) -> Self {
-            self . update . subtract_number :: < Decimal > ("total" , n) ;
+        ///Subtracts `n` from `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.
+        pub fn subtract_total(
+            mut self,
+            n: impl ::dyno_core::__private::FieldValue<Decimal>,
+        ) -> Self {
+            self.update.subtract_number::<Decimal>("total", n);
             self
         }
-        #[doc = "Sets `note` (`None` removes it)."]
-        pub fn set_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
-            self . update . set_value ("note" , :: dyno_core :: __private :: encode_value :: < Option < String > , _ > (value)) ;
+        ///Sets `note` (`None` removes it).
+        pub fn set_note(
+            mut self,
+            value: impl ::dyno_core::__private::FieldValue<Option<String>>,
+        ) -> Self {
+            self.update
+                .set_value(
+                    "note",
+                    ::dyno_core::__private::encode_value::<Option<String>, _>(value),
+                );
             self
         }
-        #[doc = "Removes `note` (sets it to `None`)."]
-        pub fn remove_note (mut self) -> Self {
-            self . update . remove_attr ("note") ;
+        ///Removes `note` (sets it to `None`).
+        pub fn remove_note(mut self) -> Self {
+            self.update.remove_attr("note");
             self
         }
-        #[doc = "Sets `note` unless the item has it already (`if_not_exists`)."]
-        pub fn set_if_absent_note (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < String > >) -> Self {
-            self . update . set_if_absent_value ("note" , :: dyno_core :: __private :: encode_value :: < Option < String > , _ > (value)) ;
+        ///Sets `note` unless the item has it already (`if_not_exists`).
+        pub fn set_if_absent_note(
+            mut self,
+            value: impl ::dyno_core::__private::FieldValue<Option<String>>,
+        ) -> Self {
+            self.update
+                .set_if_absent_value(
+                    "note",
+                    ::dyno_core::__private::encode_value::<Option<String>, _>(value),
+                );
             self
         }
-        #[doc = "Sets `expires_at` (`None` removes it)."]
-        pub fn set_expires_at (mut self , value : impl :: dyno_core :: __private :: FieldValue < Option < OffsetDateTime > >) -> Self {
-            self . update . set_value (__TTL_NAME , :: dyno_core :: __private :: FieldValue :: < Option < OffsetDateTime > > :: with_value (value , | v | (& :: dyno_core :: __private :: Ttl :: < Option < OffsetDateTime > > :: new ()) . value (v))) ;
+        ///Sets `expires_at` (`None` removes it).
+        pub fn set_expires_at(
+            mut self,
+            value: impl ::dyno_core::__private::FieldValue<Option<OffsetDateTime>>,
+        ) -> Self {
+            self.update
+                .set_value(
+                    __TTL_NAME,
+                    ::dyno_core::__private::FieldValue::<
+                        Option<OffsetDateTime>,
+                    >::with_value(
+                        value,
+                        |v| {
+                            (&::dyno_core::__private::Ttl::<
+                                Option<OffsetDateTime>,
+                            >::new())
+                                .value(v)
+                        },
+                    ),
+                );
             self
         }
-        #[doc = "Removes `expires_at` (sets it to `None`)."]
-        pub fn remove_expires_at (mut self) -> Self {
-            self . update . remove_attr (__TTL_NAME) ;
+        ///Removes `expires_at` (sets it to `None`).
+        pub fn remove_expires_at(mut self) -> Self {
+            self.update.remove_attr(__TTL_NAME);
             self
         }
     }
     #[automatically_derived]
-    impl :: dyno_core :: __private :: Versioned for Order {}
+    impl ::dyno_core::__private::Versioned for Order {}
     #[automatically_derived]
-    impl :: dyno_core :: __private :: UpdateDsl for OrderUpdate {
-        type Entity = Order ;
-        fn map_update (self , f : impl :: core :: ops :: FnOnce (:: dyno_core :: __private :: UpdateBuilder < Order >) -> :: dyno_core :: __private :: UpdateBuilder < Order >) -> Self {
+    impl ::dyno_core::__private::UpdateDsl for OrderUpdate {
+        type Entity = Order;
+        fn map_update(
+            self,
+            f: impl ::core::ops::FnOnce(
+                ::dyno_core::__private::UpdateBuilder<Order>,
+            ) -> ::dyno_core::__private::UpdateBuilder<Order>,
+        ) -> Self {
             OrderUpdate {
-                update : f (self . update)
+                update: f(self.update),
             }
         }
-        fn into_update (self) -> :: dyno_core :: __private :: UpdateBuilder < Order > {
-            self . update
+        fn into_update(self) -> ::dyno_core::__private::UpdateBuilder<Order> {
+            self.update
         }
-        fn prepare_upsert (mut self) -> Self {
-            const __NEEDS : & [:: dyno_core :: __private :: IndexKeyNeed] = & [:: dyno_core :: __private :: IndexKeyNeed :: new (__I0_PK_NAME , __I0_NAME , "partition" , "STATUS#{status}" , & ["status"]) , :: dyno_core :: __private :: IndexKeyNeed :: new (__I0_SK_NAME , __I0_NAME , "sort" , "{order_date}" , & ["order_date"])] ;
-            self . update = self . update . require_index_keys (__NEEDS) ;
-            let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "user_id" , __KEY_SOURCES) ;
-            self . update . set_if_absent_value ("user_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
-            let value = (& :: dyno_core :: __private :: Recover :: < String > :: new ()) . recover (self . update . key () , __ENTITY , "order_id" , __KEY_SOURCES) ;
-            self . update . set_if_absent_value ("order_id" , :: dyno_core :: __private :: recovered_attr (value)) ;
-            let mut __required : :: std :: vec :: Vec < (& 'static str , & 'static str) > = :: std :: vec :: Vec :: new () ;
-            if ! < OrderStatus as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
-                __required . push (("status" , "status")) ;
+        fn prepare_upsert(mut self) -> Self {
+            const __NEEDS: &[::dyno_core::__private::IndexKeyNeed] = &[
+                ::dyno_core::__private::IndexKeyNeed::new(
+                    __I0_PK_NAME,
+                    __I0_NAME,
+                    "partition",
+                    "STATUS#{status}",
+                    &["status"],
+                ),
+                ::dyno_core::__private::IndexKeyNeed::new(
+                    __I0_SK_NAME,
+                    __I0_NAME,
+                    "sort",
+                    "{order_date}",
+                    &["order_date"],
+                ),
+            ];
+            self.update = self.update.require_index_keys(__NEEDS);
+            let value = (&::dyno_core::__private::Recover::<String>::new())
+                .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES);
+            self.update
+                .set_if_absent_value(
+                    "user_id",
+                    ::dyno_core::__private::recovered_attr(value),
+                );
+            let value = (&::dyno_core::__private::Recover::<String>::new())
+                .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES);
+            self.update
+                .set_if_absent_value(
+                    "order_id",
+                    ::dyno_core::__private::recovered_attr(value),
+                );
+            let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
+            if !<OrderStatus as ::dyno_core::__private::FromAttribute>::from_missing()
+                .is_ok()
+            {
+                __required.push(("status", "status"));
             }
-            if ! < Date as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
-                __required . push (("order_date" , "order_date")) ;
+            if !<Date as ::dyno_core::__private::FromAttribute>::from_missing().is_ok() {
+                __required.push(("order_date", "order_date"));
             }
-            if ! < Decimal as :: dyno_core :: __private :: FromAttribute > :: from_missing () . is_ok () {
-                __required . push (("total" , "total")) ;
+            if !<Decimal as ::dyno_core::__private::FromAttribute>::from_missing()
+                .is_ok()
+            {
+                __required.push(("total", "total"));
             }
-            self . update = self . update . require_fields (& __required) ;
+            self.update = self.update.require_fields(&__required);
             self
         }
     }
-    ECommerce ! (Order ["GSI1"]) ;
+    ECommerce!(Order["GSI1"]);
 };
