@@ -20,6 +20,12 @@ const _ : () = {
     const _ : () = :: dyno_core :: __private :: const_assert (! :: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: same_partition :: < User , Order > (:: core :: option :: Option :: None) , "`Order` does not share `User`'s partition in the table: their partition key templates differ, so one query cannot read both") ;
     const _ : () = :: dyno_core :: __private :: const_assert (! (:: dyno_core :: __private :: in_index :: < Order > (:: core :: option :: Option :: None) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None)) || :: dyno_core :: __private :: in_mapped_index :: < Order > (:: core :: option :: Option :: None) == :: dyno_core :: __private :: in_mapped_index :: < User > (:: core :: option :: Option :: None) , "`Order` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both") ;
     #[automatically_derived]
+    impl :: dyno_core :: __private :: DescribeCollection for UserWithOrders {
+        fn describe () -> :: dyno_core :: __private :: CollectionModel {
+            :: dyno_core :: __private :: collection_model ("UserWithOrders" , "query" , :: core :: option :: Option :: None , < User as :: dyno_core :: __private :: Entity > :: ENTITY_TYPE , & [< User as :: dyno_core :: __private :: Entity > :: ENTITY_TYPE , < Order as :: dyno_core :: __private :: Entity > :: ENTITY_TYPE])
+        }
+    }
+    #[automatically_derived]
     impl :: dyno_core :: __private :: FromItem for __DynoUserWithOrdersItem {
         fn accepts (item : & :: dyno_core :: __private :: Item) -> bool {
             < User as :: dyno_core :: __private :: FromItem > :: accepts (item) || < Order as :: dyno_core :: __private :: FromItem > :: accepts (item)
