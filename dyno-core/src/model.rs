@@ -196,7 +196,8 @@ pub struct CollectionModel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct AccessPattern {
-    /// `Entity::query` or `Collection::query`, as called (`Order::by_status`).
+    /// The query as called: `Entity::query` or `Collection::query` (`Order::by_status`); a
+    /// collection on a multi-attribute index, `Task::by_status(..).collection::<Work>()`.
     pub name: String,
     /// The index read; the table when `None`.
     pub index: Option<String>,
@@ -491,8 +492,17 @@ impl Model {
                 // The partition entity is not in the model: the condition is not known here.
                 (_, None) => (format!("the partition key of {}", c.partition), None),
             };
+            // On a multi-attribute index a collection is read from its partition entity's
+            // typed query (`Task::by_status(..).collection::<Work>()`).
+            let from_member = match (&c.index, partition) {
+                (Some(index), Some(p)) => p
+                    .index(index)
+                    .filter(|i| matches!(i.keys, IndexKeys::Attributes { .. }))
+                    .map(|i| format!("{}::{}(..).collection::<{}>()", p.name, i.query, c.name)),
+                _ => None,
+            };
             out.push(AccessPattern {
-                name: format!("{}::{}", c.name, c.query),
+                name: from_member.unwrap_or_else(|| format!("{}::{}", c.name, c.query)),
                 index: c.index.clone(),
                 key_condition,
                 sort_key,
