@@ -163,7 +163,9 @@ fn the_model_describes_every_entity_from_its_declaration() {
 
 #[test]
 fn access_patterns_name_index_condition_and_entities() {
-    let rows: Vec<(String, Option<String>, String, Option<String>, Vec<String>)> = model()
+    /// Name, index, key condition, sort key, entities returned.
+    type Row = (String, Option<String>, String, Option<String>, Vec<String>);
+    let rows: Vec<Row> = model()
         .access_patterns()
         .into_iter()
         .map(|p| (p.name, p.index, p.key_condition, p.sort_key, p.returns))
