@@ -48,6 +48,8 @@ mod backend;
 mod logging;
 #[path = "ecommerce/model.rs"]
 mod model;
+#[path = "support/report.rs"]
+mod report;
 
 use backend::Backend;
 
@@ -101,7 +103,15 @@ async fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "dyno walkthrough on {}", backend.describe());
 
-    let result = run(backend.store.clone(), &mut out).await;
+    let mut result = run(backend.store.clone(), &mut out).await;
+    // `--report` (or `--report=<dir>`): the model's design document, the hot-partition check and
+    // a NoSQL Workbench file, from the table as the run left it.
+    if let (Ok(()), Some(dir)) = (&result, report::requested(std::env::args().skip(1))) {
+        let model = ECommerce::model();
+        if let Err(e) = report::report(&mut out, &model, &*backend.store, &workload(), &dir).await {
+            result = Err(e);
+        }
+    }
     // On a server, the run's table goes away with it, whether or not the run got to the end,
     // unless the user asked to keep it (DYNO_KEEP_TABLES=1 or --keep-tables).
     let table = &table_def().name;
@@ -127,6 +137,36 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The load the report's hot-partition check replays: the rates this shop expects, per access
+/// pattern (named as in the design document), with the keys each one hits. Every new order is
+/// `PENDING`, so its GSI1 write lands in one partition, `STATUS#PENDING`.
+fn workload() -> dyno_core::hot::Workload {
+    use dyno_core::hot::{Keys, Pattern, Workload};
+    Workload::new(60.0)
+        .pattern(
+            Pattern::writes(
+                "Order (create): GSI1",
+                1_500.0,
+                Keys::single("STATUS#PENDING"),
+            )
+            .item_bytes(300),
+        )
+        .pattern(
+            Pattern::reads("Order::query", 800.0, Keys::uniform("USER#", 50_000))
+                .eventually_consistent(),
+        )
+        .pattern(Pattern::reads(
+            "Order::gsi1",
+            50.0,
+            Keys::uniform("STATUS#", 3),
+        ))
+        .pattern(Pattern::reads(
+            "Product::gsi1",
+            2_500.0,
+            Keys::zipf("CATEGORY#", 40, 1.2),
+        ))
 }
 
 /// An error and its sources, on one line.

@@ -24,6 +24,8 @@ mod backend;
 mod check;
 #[path = "project_tracker/model.rs"]
 mod model;
+#[path = "support/report.rs"]
+mod report;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
@@ -53,7 +55,23 @@ struct Skipped(Vec<String>);
 async fn main() -> ExitCode {
     let backend = Backend::from_env().await;
     println!("dyno project tracker on {}", backend.describe());
-    let result = run(&*backend.store).await;
+    let mut result = run(&*backend.store).await;
+    // `--report` (or `--report=<dir>`): the model's design document, the hot-partition check and
+    // a NoSQL Workbench file, from the table as the run left it.
+    if let (Ok(_), Some(dir)) = (&result, report::requested(std::env::args().skip(1))) {
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = report::report(
+            &mut out,
+            &Tracker::model(),
+            &*backend.store,
+            &workload(),
+            &dir,
+        )
+        .await
+        {
+            result = Err(e);
+        }
+    }
     backend.delete_tables_or_warn(&[TRACKER]).await;
     match result {
         Ok(skipped) => {
@@ -67,6 +85,32 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The load the report's hot-partition check replays, per access pattern (named as in the
+/// design document): tenants of very different sizes (a Zipf distribution), so the largest
+/// tenant's open tasks are one hot `ByStatus` partition.
+fn workload() -> dyno_core::hot::Workload {
+    use dyno_core::hot::{Keys, Pattern, Workload};
+    Workload::new(60.0)
+        .pattern(Pattern::reads(
+            "Task::by_status",
+            4_000.0,
+            Keys::zipf("acme#OPEN#", 200, 1.3),
+        ))
+        .pattern(Pattern::writes(
+            "Task (update): ByStatus",
+            600.0,
+            Keys::zipf("acme#OPEN#", 200, 1.3),
+        ))
+        .pattern(
+            Pattern::reads(
+                "ProjectBoard::query",
+                900.0,
+                Keys::uniform("PROJECT#", 5_000),
+            )
+            .eventually_consistent(),
+        )
 }
 
 fn section(title: &str) {
@@ -636,6 +680,68 @@ mod tests {
         if full {
             assert!(skipped.0.is_empty(), "{var}: {skipped:?}");
         }
+    }
+
+    #[tokio::test]
+    async fn the_report_charts_the_model_and_writes_a_workbench_file() {
+        let store = MemoryStore::new();
+        run(&store).await.unwrap();
+        let dir = std::env::temp_dir().join(format!("dyno-report-{}", std::process::id()));
+        let mut out = Vec::new();
+        let path = report::report(&mut out, &Tracker::model(), &store, &workload(), &dir)
+            .await
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            "# Table `Tracker`",
+            "| `Task::by_status` | ByStatus | tenant = {tenant} AND status = {status} | priority: {priority}, due: {due} | Task |",
+            "| `ProjectBoard::query` | GSI1 | GSI1PK = PROJECT#{tenant}#{slug} |  | Project, Task, Comment |",
+            "| `Task::by_status(..).collection::<Work>()` | ByStatus | tenant = {tenant} AND status = {status} |  | Task, Bug |",
+            "## Capacity and cost per access pattern",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+        }
+        assert!(text.contains("Task::by_status"), "{text}");
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let facets = file["DataModel"][0]["TableFacets"].as_array().unwrap();
+        assert_eq!(facets.len(), 6);
+        let sizes: Vec<(&str, usize)> = facets
+            .iter()
+            .map(|f| {
+                (
+                    f["FacetName"].as_str().unwrap(),
+                    f["TableData"].as_array().unwrap().len(),
+                )
+            })
+            .collect();
+        // Up to three samples of each entity as the run left the table (its bug was deleted).
+        assert_eq!(
+            sizes,
+            [
+                ("Tenant", 1),
+                ("Member", 2),
+                ("Project", 2),
+                ("Task", 3),
+                ("Bug", 0),
+                ("Comment", 2)
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_report_is_asked_by_a_flag() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(report::requested(args(&[])), None);
+        assert_eq!(
+            report::requested(args(&["--report"])),
+            Some(report::default_dir())
+        );
+        assert_eq!(
+            report::requested(args(&["--report=/tmp/x"])),
+            Some(std::path::PathBuf::from("/tmp/x"))
+        );
     }
 
     #[tokio::test]

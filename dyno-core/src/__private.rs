@@ -19,6 +19,9 @@ pub use crate::expr::path::Document;
 pub use crate::expr::typed::{encode_value, Cond, Field, FieldValue};
 pub use crate::expr::{Condition, KeyCondition, Path, SetValue, SortCondition, UpdateOperand};
 pub use crate::key::{KeyFormat, KeyPart, Segment, Template, DELIMITER};
+pub use crate::model::{
+    collection_model, CollectionModel, DescribeCollection, EntityParts, FieldRole, Model,
+};
 pub use crate::ops::{FromItem, Key};
 pub use crate::table::{
     IndexDef, KeyAttribute, Projection, ScalarType, Table, TableDef, TableIndex,

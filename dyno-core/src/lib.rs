@@ -20,6 +20,7 @@ pub mod guide;
 pub mod hash;
 pub mod hot;
 pub mod key;
+pub mod model;
 pub mod ops;
 pub mod prelude;
 pub mod store;

@@ -97,6 +97,11 @@ use proc_macro::TokenStream;
 ///   each `"name"` (a string), `"name:N"` (a number) or `"name:B"` (binary): a multi-attribute
 ///   key, whose attributes are ordinary attributes of the items (entities map fields onto them:
 ///   see `Entity`). An attribute has one type across the table's keys (checked).
+/// - `#[dyno(entities(Order, Product), collections(UserItem))]` lists the table's model: the
+///   derive then generates `ECommerce::model()`, a `dyno_core::model::Model` describing the
+///   table, each entity (key templates, index keys, fields, stamps, TTL, version, query names)
+///   and each collection, from which the design document, the NoSQL Workbench file and the
+///   CreateTable body come. An entity of another table in the list is a compile error.
 /// - The derive also declares a macro named like the table (hidden, with the type's visibility,
 ///   exported under a hidden unique name so that other crates reach it beside the type):
 ///   entities' expansions call it to learn the table's indexes, so that `Issue::gsi1(..)` on an

@@ -18,6 +18,7 @@ use time::{Date, OffsetDateTime};
 #[derive(Debug, Table)]
 #[dyno(name = "ECommerce", pk = "PK", sk = "SK", ttl = "ttl")]
 #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
+#[dyno(entities(User, Order, Product), collections(UserItem, UserWithOrders))]
 pub struct ECommerce;
 
 /// A customer's profile.

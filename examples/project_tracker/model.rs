@@ -28,6 +28,8 @@ use ulid::Ulid;
 #[dyno(name = "Tracker", pk = "PK", sk = "SK")]
 #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
 #[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["priority:N", "due"]))]
+#[dyno(entities(Tenant, Member, Project, Task, Bug, Comment))]
+#[dyno(collections(Work, ProjectBoard, TenantItem))]
 pub struct Tracker;
 
 /// A tenant (a customer organisation).

@@ -80,6 +80,12 @@ pub trait Entity: Sized + Send + Sync + 'static {
     #[doc(hidden)]
     const ATTRIBUTES: &'static [&'static str] = &[];
 
+    /// What the model as data needs beyond the constants above: fields, their roles, query
+    /// names (see [`crate::model::EntityModel::of`]). Generated; a hand-written entity leaves it
+    /// empty and its model lists no fields.
+    #[doc(hidden)]
+    const MODEL: crate::model::EntityParts = crate::model::EntityParts::NONE;
+
     /// True when the `#[dyno(created_at)]` field is unset (`None`), so a write stamps it.
     /// Generated.
     #[doc(hidden)]

@@ -18,7 +18,9 @@
 //! 7. [`transactions`]: transactions and the batch engine;
 //! 8. [`testing`]: testing with `MemoryStore`;
 //! 9. [`caching`]: `dyno-cache`, one process and several;
-//! 10. [`production`]: timeouts, retries, capacity and telemetry.
+//! 10. [`production`]: timeouts, retries, capacity and telemetry;
+//! 11. [`model_report`]: the model as a design document and a NoSQL Workbench file, named
+//!     access patterns, and hot partitions found before production.
 //!
 //! Coming from elsewhere: [`from_sql`] (a relational schema onto one table) and
 //! [`from_electrodb`] (ElectroDB, DynamoDB-Toolbox or the raw SDK, concept by concept).
@@ -52,6 +54,9 @@ pub mod caching {}
 
 #[doc = include_str!("production.md")]
 pub mod production {}
+
+#[doc = include_str!("model_report.md")]
+pub mod model_report {}
 
 #[doc = include_str!("from_sql.md")]
 pub mod from_sql {}

@@ -19,6 +19,10 @@ pub(crate) struct TableInput<'a> {
     pub ttl: Option<LitStr>,
     pub entity_attribute: Option<LitStr>,
     pub indexes: Vec<TableIndexDecl>,
+    /// `entities(Order, Product)`: the entities of the model (`Table::model()`).
+    pub entities: Option<Vec<syn::Path>>,
+    /// `collections(UserItem)`: the collections of the model.
+    pub collections: Vec<syn::Path>,
 }
 
 /// One index of a table.
@@ -95,7 +99,16 @@ fn key_value(cx: &Ctxt, m: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<KeyVa
     Ok(KeyValue::List(bracket.span.join(), out))
 }
 
-const TABLE_KEYS: &[&str] = &["name", "pk", "sk", "ttl", "entity_attribute", "index(...)"];
+const TABLE_KEYS: &[&str] = &[
+    "name",
+    "pk",
+    "sk",
+    "ttl",
+    "entity_attribute",
+    "index(...)",
+    "entities(...)",
+    "collections(...)",
+];
 const TABLE_INDEX_KEYS: &[&str] = &["name", "pk", "sk", "local", "keys_only", "include(...)"];
 
 impl<'a> TableInput<'a> {
@@ -107,8 +120,23 @@ impl<'a> TableInput<'a> {
         let mut ttl = Attr::none("ttl");
         let mut entity_attribute = Attr::none("entity_attribute");
         let mut indexes = Vec::new();
+        let mut entities = Attr::none("entities");
+        let mut collections = Attr::none("collections");
         for_each_dyno_attr(cx, &input.attrs, |meta| {
             match key_name(&meta).as_str() {
+                key @ ("entities" | "collections") => {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let list: Vec<syn::Path> = content
+                        .parse_terminated(syn::Path::parse_mod_style, syn::Token![,])?
+                        .into_iter()
+                        .collect();
+                    if key == "entities" {
+                        entities.set(cx, &meta.path, list);
+                    } else {
+                        collections.set(cx, &meta.path, list);
+                    }
+                }
                 "name" => name.set(cx, &meta.path, nonempty_string(&meta)?),
                 "pk" => pk.set(cx, &meta.path, nonempty_string(&meta)?),
                 "sk" => sk.set(cx, &meta.path, nonempty_string(&meta)?),
@@ -213,6 +241,8 @@ impl<'a> TableInput<'a> {
             ttl: ttl.get(),
             entity_attribute: entity_attribute.get(),
             indexes,
+            entities: entities.get(),
+            collections: collections.get().unwrap_or_default(),
         })
     }
 }

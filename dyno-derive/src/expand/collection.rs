@@ -313,8 +313,26 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         }
     };
 
+    let type_name = ident.to_string();
+    let query_name = model.method();
+    let index_name = match &model.index {
+        Some(name) => quote!(::core::option::Option::Some(#name)),
+        None => quote!(::core::option::Option::None),
+    };
+    let member_types = variants
+        .iter()
+        .map(|(_, t)| quote!(<#t as #p::Entity>::ENTITY_TYPE));
+    let describe = quote! {
+        #[automatically_derived]
+        impl #p::DescribeCollection for #ident {
+            fn describe() -> #p::CollectionModel {
+                #p::collection_model(#type_name, #query_name, #index_name, <#partition as #p::Entity>::ENTITY_TYPE, &[#(#member_types),*])
+            }
+        }
+    };
     let body = dummy_const(quote! {
         #checks
+        #describe
         #from_item
         #[automatically_derived]
         impl #ident {

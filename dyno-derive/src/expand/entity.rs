@@ -12,6 +12,7 @@ use syn::{DeriveInput, Ident, Type};
 mod codec;
 mod keys;
 mod mapped;
+mod model;
 
 use super::{dummy_const, private, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
@@ -374,6 +375,7 @@ impl<'a> Gen<'a> {
         let (update_def, update_impl) = update::expand(cx, self, groups);
         let (mapped_defs, mapped_impls) = self.mapped_indexes();
         let index_callback = self.index_callback();
+        let model_parts = self.model_parts();
         let mapped_names = (self.m.indexes.iter())
             .filter(|i| i.fields.is_some())
             .map(|i| &i.name);
@@ -405,6 +407,7 @@ impl<'a> Gen<'a> {
                 const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = #version_attr;
                 const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = #ttl_attr;
                 #created_defs
+                #model_parts
                 #key_fn
                 #to_item
                 #from_item

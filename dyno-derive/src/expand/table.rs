@@ -111,6 +111,28 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         .entity_attribute
         .as_ref()
         .map(|a| quote!(const ENTITY_ATTRIBUTE: &'static str = #a;));
+    // `Table::model()`, when the table lists its entities.
+    if let Some(entities) = &table.entities {
+        let collections = &table.collections;
+        let doc = format!(
+            "The model of table `{}` as data (`dyno_core::model::Model`): its definition, its entities ({}) and collections, with their keys, indexes, fields and access patterns. For its design document, NoSQL Workbench file and CreateTable body.",
+            table.name.value(),
+            entities
+                .iter()
+                .map(|e| quote::ToTokens::to_token_stream(e).to_string().replace(' ', ""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        index_consts.extend(quote! {
+            #[doc = #doc]
+            pub fn model() -> #p::Model {
+                #p::Model::builder::<Self>()
+                    #(.entity::<#entities>())*
+                    #(.collection::<#collections>())*
+                    .build()
+            }
+        });
+    }
     let consts = if index_consts.is_empty() {
         TokenStream::new()
     } else {

@@ -50,6 +50,21 @@ const _: () = {
         "`Order` and `User` key the table differently (one maps fields onto its attributes, the other writes templates), so one query cannot read both",
     );
     #[automatically_derived]
+    impl ::dyno_core::__private::DescribeCollection for UserWithOrders {
+        fn describe() -> ::dyno_core::__private::CollectionModel {
+            ::dyno_core::__private::collection_model(
+                "UserWithOrders",
+                "query",
+                ::core::option::Option::None,
+                <User as ::dyno_core::__private::Entity>::ENTITY_TYPE,
+                &[
+                    <User as ::dyno_core::__private::Entity>::ENTITY_TYPE,
+                    <Order as ::dyno_core::__private::Entity>::ENTITY_TYPE,
+                ],
+            )
+        }
+    }
+    #[automatically_derived]
     impl ::dyno_core::__private::FromItem for __DynoUserWithOrdersItem {
         fn accepts(item: &::dyno_core::__private::Item) -> bool {
             <User as ::dyno_core::__private::FromItem>::accepts(item)

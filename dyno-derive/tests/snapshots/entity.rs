@@ -202,6 +202,68 @@ const _: () = {
             __I0_PK_NAME,
             __I0_SK_NAME,
         ];
+        const MODEL: ::dyno_core::__private::EntityParts = ::dyno_core::__private::EntityParts {
+            fields: &[
+                (
+                    "user_id",
+                    "user_id",
+                    "String",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    true,
+                ),
+                (
+                    "order_id",
+                    "order_id",
+                    "String",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    true,
+                ),
+                (
+                    "status",
+                    "status",
+                    "OrderStatus",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    true,
+                ),
+                (
+                    "order_date",
+                    "order_date",
+                    "Date",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    true,
+                ),
+                (
+                    "total",
+                    "total",
+                    "Decimal",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    false,
+                ),
+                (
+                    "note",
+                    "note",
+                    "Option<String>",
+                    ::dyno_core::__private::FieldRole::Plain,
+                    false,
+                ),
+                (
+                    "version",
+                    "version",
+                    "u64",
+                    ::dyno_core::__private::FieldRole::Version,
+                    false,
+                ),
+                (
+                    "expires_at",
+                    __TTL_NAME,
+                    "Option<OffsetDateTime>",
+                    ::dyno_core::__private::FieldRole::Ttl,
+                    false,
+                ),
+            ],
+            queries: &[("GSI1", "gsi1", false)],
+            mapped: &[],
+        };
         fn key(&self) -> ::dyno_core::__private::Result<::dyno_core::__private::Item> {
             let mut __item = ::dyno_core::__private::Item::with_capacity(2);
             __item

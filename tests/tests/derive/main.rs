@@ -10,3 +10,4 @@ mod derive_features;
 mod derive_hygiene;
 mod derive_items;
 mod derive_ownership;
+mod model;
