@@ -8,7 +8,7 @@ mod dynamo;
 pub mod forward;
 #[cfg(feature = "memory")]
 pub(crate) mod memory;
-mod rename;
+mod table_names;
 
 use std::borrow::Cow;
 use std::fmt::Debug;
@@ -21,7 +21,7 @@ pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
-pub use self::rename::TableNames;
+pub use self::table_names::TableNames;
 use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::table::{IndexDef, TableDef};

@@ -1,4 +1,4 @@
-//! `ToAttribute`/`FromAttribute` for std types (the feature-gated ones are in `features.rs`).
+//! `ToAttribute`/`FromAttribute` for std types (the feature-gated ones are in `third_party.rs`).
 //!
 //! Collections (lists, maps, sets) read an absent attribute as empty: DynamoDB cannot store an
 //! empty set at all, and items written before a collection field existed still decode.

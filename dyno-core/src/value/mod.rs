@@ -22,10 +22,10 @@
 //! | `rust_decimal::Decimal`                | `N`, exact and normalized                      |
 
 mod epoch;
-pub(crate) mod features;
 mod impls;
 pub(crate) mod number;
 mod size;
+pub(crate) mod third_party;
 
 use std::collections::HashMap;
 use std::sync::Arc;

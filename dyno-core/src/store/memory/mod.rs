@@ -1,17 +1,23 @@
 //! `MemoryStore`: an embedded engine with DynamoDB's semantics, the default store for tests,
 //! examples and local development (see [`MemoryStore`]).
 //!
-//! Layout: `keys` (schemas, order-preserving key bytes), `data` (one table's maps, changed
-//! together), `read` (query and scan), `batch`, `txn`; what an expression means on an item (conditions,
-//! updates, projections, number normalization) is [`crate::expr::eval`].
+//! Layout: `schema` (key schemas and indexes), `key_encoding` and `key_bytes` (order-preserving
+//! key bytes), `data` (one table's maps, changed together), `points` (point lookups), `plan`
+//! (Query and Scan validated into a plan) and `read` (a plan's page read under the lock),
+//! `batch`, `txn`, `update_table`, `stream` (the change log and `MemoryFeed`), `store` (`Store`
+//! for `MemoryStore`) and `throttle` (partition limits). What an expression means on an item
+//! (conditions, updates, projections, number normalization) is [`crate::expr::eval`], shared
+//! with the rest of the crate.
 
 mod batch;
 mod data;
 mod key_bytes;
 mod key_encoding;
+mod plan;
 mod points;
 mod read;
 mod schema;
+mod store;
 mod stream;
 mod throttle;
 mod txn;
@@ -639,7 +645,7 @@ impl throttle::Engine for MemoryStore {
     async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
-        read::validate_projection(request.projection.as_deref())?;
+        plan::validate_projection(request.projection.as_deref())?;
         let (item, size) = read_lock(&table.data)
             .live(&pk, &sk, || self.now())
             .map_or((None, 0), |e| (Some(Arc::clone(&e.item)), e.size));
@@ -791,9 +797,9 @@ impl throttle::Engine for MemoryStore {
             key_values,
             eval::Clause::Filter,
         )?;
-        read::validate_select(request.count_only, request.projection.as_deref())?;
+        plan::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
-        let plan = read::plan_query(&table.schema, &request)?;
+        let plan = plan::plan_query(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
@@ -806,9 +812,9 @@ impl throttle::Engine for MemoryStore {
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
         check_expressions(None, request.filter.as_ref(), 0, eval::Clause::Filter)?;
-        read::validate_select(request.count_only, request.projection.as_deref())?;
+        plan::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
-        let plan = read::plan_scan(&table.schema, &request)?;
+        let plan = plan::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;
