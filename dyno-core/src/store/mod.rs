@@ -710,16 +710,20 @@ impl<S: Store + ?Sized> forward::Forward for Box<S> {
 }
 
 /// DynamoDB's ValidationException for a request list with nothing in it: `requestItems` of a batch,
-/// `transactItems` of a transaction. MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn empty_list_error(member: &str) -> Error {
+/// `transactItems` of a transaction. MemoryStore answers it; DynamoStore before sending. Hidden:
+/// shared by the stores, not part of the semver promise.
+#[doc(hidden)]
+pub fn empty_list_error(member: &str) -> Error {
     Error::validation(format!(
         "1 validation error detected: Value at '{member}' failed to satisfy constraint: Member must have length greater than or equal to 1"
     ))
 }
 
 /// DynamoDB's ValidationException for a parallel scan's `Segment` and `TotalSegments`, if they
-/// are invalid. MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn segment_error(segment: u32, total: u32) -> Option<Error> {
+/// are invalid. MemoryStore answers it; DynamoStore before sending. Hidden: shared by the stores,
+/// not part of the semver promise.
+#[doc(hidden)]
+pub fn segment_error(segment: u32, total: u32) -> Option<Error> {
     if total == 0 || total > 1_000_000 {
         return Some(Error::validation(format!(
             "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
@@ -733,8 +737,10 @@ pub(crate) fn segment_error(segment: u32, total: u32) -> Option<Error> {
 }
 
 /// DynamoDB's ValidationException for a query's or scan's `Limit`, if it is out of range (1 to
-/// `i32::MAX`). MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn limit_error(limit: u32) -> Option<Error> {
+/// `i32::MAX`). MemoryStore answers it; DynamoStore before sending. Hidden: shared by the stores,
+/// not part of the semver promise.
+#[doc(hidden)]
+pub fn limit_error(limit: u32) -> Option<Error> {
     if limit == 0 {
         return Some(Error::validation(
             "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",

@@ -45,8 +45,8 @@ use crate::error::{Error, Result};
 use crate::expr::eval;
 use crate::expr::Condition;
 use crate::feed::StartingPosition;
-use crate::store::capacity::{read_units, write_units};
 use crate::store::Capacity;
+use crate::store::{read_units, write_units};
 // The engine's tests (`use super::*`) call it through `Store`.
 #[cfg(test)]
 use crate::store::Store;
