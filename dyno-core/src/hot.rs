@@ -64,7 +64,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::store::{read_units, write_units};
+use crate::capacity::{read_units, write_units};
 
 /// The throughput one partition delivers per second (DynamoDB's documented defaults with
 /// [`PartitionLimits::dynamodb`]: 3,000 read units and 1,000 write units, or a combination).

@@ -8,6 +8,7 @@ extern crate self as dyno_core;
 #[doc(hidden)]
 pub mod __private;
 pub mod canon;
+mod capacity;
 pub mod entity;
 pub mod error;
 pub mod expr;

@@ -662,15 +662,10 @@ const KNOWN_BACK_EDGES: &[(&str, &str)] = &[
     ("error", "entity"),
     ("error", "store"),
     ("error", "value"),
-    // The codec implements `KeyPart`-backed conversions and names `ScalarType`.
+    // The codec converts maps whose keys are `KeyPart`s.
     ("value", "key"),
-    ("value", "table"),
-    // `TableDef::stream` takes the feed's `StreamView`.
-    ("table", "feed"),
     // `Store::cursor_key` hands out the ops layer's `CursorKey`.
     ("store", "ops"),
-    // The simulation charges units by the stores' `read_units`/`write_units`.
-    ("hot", "store"),
     // `StreamsFeed` takes DynamoStore's `Timeouts`.
     ("feed", "store"),
 ];

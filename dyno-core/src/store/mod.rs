@@ -3,7 +3,6 @@
 //!
 //! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
 
-mod capacity;
 mod dynamo;
 pub mod forward;
 #[cfg(feature = "memory")]
@@ -16,12 +15,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-pub use self::capacity::{read_units, write_units, Capacity, TableCapacity};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
 pub use self::table_names::TableNames;
+pub use crate::capacity::{read_units, write_units, Capacity, TableCapacity};
 use crate::error::{Error, Result};
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::table::{IndexDef, TableDef};

@@ -9,10 +9,10 @@ use std::hash::{BuildHasher, Hash};
 use aws_sdk_dynamodb::primitives::Blob;
 
 use super::number::MAX_DIGITS;
+use super::ScalarType;
 use super::{describe, AttributeValue, Decimal, FromAttribute, Item, ToAttribute};
 use crate::error::{Error, Result};
 use crate::key::KeyPart;
-use crate::table::ScalarType;
 
 fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
     Err(Error::decode(expected, describe(found)))
