@@ -22,6 +22,7 @@ pub mod ops;
 pub mod prelude;
 pub mod store;
 pub mod table;
+mod timeouts;
 pub mod ttl;
 pub mod value;
 

@@ -664,10 +664,6 @@ const KNOWN_BACK_EDGES: &[(&str, &str)] = &[
     ("error", "value"),
     // The codec converts maps whose keys are `KeyPart`s.
     ("value", "key"),
-    // `Store::cursor_key` hands out the ops layer's `CursorKey`.
-    ("store", "ops"),
-    // `StreamsFeed` takes DynamoStore's `Timeouts`.
-    ("feed", "store"),
 ];
 
 #[test]

@@ -3,6 +3,7 @@
 //!
 //! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
 
+mod cursor_key;
 mod dynamo;
 pub mod forward;
 #[cfg(feature = "memory")]
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+pub use self::cursor_key::{CursorKey, CURSOR_KEY_ENV};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
@@ -638,11 +640,11 @@ pub trait Store: Send + Sync + Debug {
     async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
 
     /// The key this store's pagination cursors are sealed with (see
-    /// [`CursorKey`](crate::ops::CursorKey)): by default the process's
-    /// ([`CursorKey::process_default`](crate::ops::CursorKey::process_default)). A wrapper
+    /// [`CursorKey`](crate::store::CursorKey)): by default the process's
+    /// ([`CursorKey::process_default`](crate::store::CursorKey::process_default)). A wrapper
     /// forwards its inner store's ([`forward::Forward`] does).
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
-        crate::ops::CursorKey::process_default()
+    fn cursor_key(&self) -> &crate::store::CursorKey {
+        crate::store::CursorKey::process_default()
     }
 }
 
@@ -696,7 +698,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         (**self).update_table(r).await
     }
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         (**self).cursor_key()
     }
 }

@@ -114,7 +114,7 @@ pub struct MemoryStore {
     /// Partition limits, when enforced ([`MemoryStore::with_partition_limits`]).
     throttle: Option<throttle::Throttle>,
     /// The key its pagination cursors are sealed with; `None`: the process's default.
-    cursor_key: Option<crate::ops::CursorKey>,
+    cursor_key: Option<crate::store::CursorKey>,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -178,10 +178,10 @@ impl MemoryStore {
     }
 
     /// Seals this store's pagination cursors with `key` instead of the process's default (see
-    /// [`CursorKey`](crate::ops::CursorKey)): stores of several processes given one key accept
+    /// [`CursorKey`](crate::store::CursorKey)): stores of several processes given one key accept
     /// each other's cursors.
     #[must_use]
-    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+    pub fn with_cursor_key(mut self, key: crate::store::CursorKey) -> Self {
         self.cursor_key = Some(key);
         self
     }

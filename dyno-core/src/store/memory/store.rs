@@ -18,10 +18,10 @@ use crate::value::item_size;
 
 #[async_trait]
 impl Store for MemoryStore {
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         self.cursor_key
             .as_ref()
-            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
+            .unwrap_or_else(|| crate::store::CursorKey::process_default())
     }
 
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
