@@ -249,15 +249,15 @@ impl Crate {
                 &tokens[i],
                 i.checked_sub(1).and_then(|k| tokens.get(k)),
                 tokens.get(i + 1),
-            ) {
-                if dot.as_char() == '.' && g.delimiter() == Delimiter::Parenthesis {
-                    self.calls.push((
-                        module.clone(),
-                        file.to_owned(),
-                        id.span().start().line,
-                        id.to_string(),
-                    ));
-                }
+            ) && dot.as_char() == '.'
+                && g.delimiter() == Delimiter::Parenthesis
+            {
+                self.calls.push((
+                    module.clone(),
+                    file.to_owned(),
+                    id.span().start().line,
+                    id.to_string(),
+                ));
             }
             let Some((mut root, mut j)) = start else {
                 i += 1;
@@ -320,12 +320,12 @@ impl Crate {
                     private = Some(format!("`{}::{seg}` is not `pub`", module.join("::")));
                 }
                 // An associated item of a type: `Type::name`.
-                if let Some(name) = path.get(i + 1) {
-                    if let Some(defs) = self.assoc.get(&(seg.clone(), name.clone())) {
-                        if defs.iter().all(|(_, v)| *v == Vis::Restricted) && private.is_none() {
-                            private = Some(format!("`{seg}::{name}` is not `pub`"));
-                        }
-                    }
+                if let Some(name) = path.get(i + 1)
+                    && let Some(defs) = self.assoc.get(&(seg.clone(), name.clone()))
+                    && defs.iter().all(|(_, v)| *v == Vis::Restricted)
+                    && private.is_none()
+                {
+                    private = Some(format!("`{seg}::{name}` is not `pub`"));
                 }
                 return Some(Resolved { module, private });
             }
@@ -479,10 +479,10 @@ fn use_tree(
             }
         }
         UseTree::Name(n) if n.ident == "self" => {
-            if let Some(prefix) = prefix {
-                if let Some(last) = prefix.last() {
-                    out.push((Some(last.clone()), prefix.to_vec()));
-                }
+            if let Some(prefix) = prefix
+                && let Some(last) = prefix.last()
+            {
+                out.push((Some(last.clone()), prefix.to_vec()));
             }
         }
         UseTree::Name(n) => {
@@ -624,10 +624,10 @@ fn find_cycle(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Option<Vec<
     }
     let mut state = HashMap::new();
     for node in edges.keys() {
-        if !state.contains_key(node) {
-            if let Some(c) = visit(node, edges, &mut state, &mut Vec::new()) {
-                return Some(c);
-            }
+        if !state.contains_key(node)
+            && let Some(c) = visit(node, edges, &mut state, &mut Vec::new())
+        {
+            return Some(c);
         }
     }
     None
@@ -639,7 +639,7 @@ fn the_engine_uses_only_the_public_api_of_the_rest_of_the_crate() {
     assert!(
         krate
             .modules
-            .contains_key(&ENGINE.map(String::from).to_vec()),
+            .contains_key(ENGINE.map(String::from).as_slice()),
         "the engine (src/store/memory) was not found: {:?}",
         krate.modules.keys().collect::<Vec<_>>()
     );
