@@ -64,7 +64,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::store::{read_units, write_units};
+use crate::capacity::{read_units, write_units};
 
 /// The throughput one partition delivers per second (DynamoDB's documented defaults with
 /// [`PartitionLimits::dynamodb`]: 3,000 read units and 1,000 write units, or a combination).
@@ -115,7 +115,7 @@ impl PartitionLimits {
 
     /// The share of one partition-second that `read` read units and `write` write units use
     /// ("3,000 RCU or 1,000 WCU per second, or a combination of both").
-    pub(crate) fn cost(&self, read: f64, write: f64) -> f64 {
+    pub fn cost(&self, read: f64, write: f64) -> f64 {
         read / self.read_units_per_second + write / self.write_units_per_second
     }
 }
@@ -129,7 +129,7 @@ impl Default for PartitionLimits {
 /// A token bucket in virtual seconds: `level` tokens now, refilled at `rate` per second up to
 /// `capacity`. The one rule both the simulation and `MemoryStore`'s throttle apply.
 #[derive(Debug, Clone)]
-pub(crate) struct Bucket {
+pub struct Bucket {
     level: f64,
     capacity: f64,
     rate: f64,
@@ -138,7 +138,7 @@ pub(crate) struct Bucket {
 
 impl Bucket {
     /// A full bucket at time `now`.
-    pub(crate) fn full(capacity: f64, rate: f64, now: f64) -> Self {
+    pub fn full(capacity: f64, rate: f64, now: f64) -> Self {
         Bucket {
             level: capacity,
             capacity,
@@ -149,7 +149,7 @@ impl Bucket {
 
     /// A partition's bucket: one partition-second, refilled by one per second (no burst: burst
     /// capacity never lifts a partition over its limits).
-    pub(crate) fn partition(now: f64) -> Self {
+    pub fn partition(now: f64) -> Self {
         Bucket::full(1.0, 1.0, now)
     }
 
@@ -161,7 +161,7 @@ impl Bucket {
     }
 
     /// Whether `cost` tokens are there at `now` (refilling first).
-    pub(crate) fn has(&mut self, now: f64, cost: f64) -> bool {
+    pub fn has(&mut self, now: f64, cost: f64) -> bool {
         self.refill(now);
         // A request bigger than the whole bucket could never pass; it needs the bucket full.
         self.level >= cost.min(self.capacity) - 1e-9
@@ -169,7 +169,7 @@ impl Bucket {
 
     /// Takes `cost` tokens (the level may go below zero: a debt later refills repay; a
     /// negative cost gives tokens back, up to the capacity).
-    pub(crate) fn take(&mut self, now: f64, cost: f64) {
+    pub fn take(&mut self, now: f64, cost: f64) {
         self.refill(now);
         self.level = (self.level - cost).min(self.capacity);
     }

@@ -9,6 +9,7 @@ extern crate self as dyno_core;
 pub mod __private;
 #[doc(hidden)]
 pub mod canon;
+mod capacity;
 pub mod cost;
 pub mod entity;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod ops;
 pub mod prelude;
 pub mod store;
 pub mod table;
+mod timeouts;
 pub mod ttl;
 pub mod value;
 

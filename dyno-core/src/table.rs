@@ -2,8 +2,7 @@
 //! and exporting its definition.
 
 use crate::error::{Error, Result};
-use crate::feed::StreamView;
-use crate::value::AttributeValue;
+pub use crate::value::ScalarType;
 
 /// `a == b`, in constant contexts.
 pub(crate) const fn const_str_eq(a: &str, b: &str) -> bool {
@@ -21,35 +20,38 @@ pub(crate) const fn const_str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// The scalar types a key attribute can have.
+/// What a stream record carries of the item (`StreamViewType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScalarType {
-    /// String.
-    S,
-    /// Number.
-    N,
-    /// Binary.
-    B,
+pub enum StreamView {
+    /// The key attributes only.
+    KeysOnly,
+    /// The item as it is after the change.
+    NewImage,
+    /// The item as it was before the change.
+    OldImage,
+    /// Both.
+    NewAndOldImages,
 }
 
-impl ScalarType {
-    /// The name DynamoDB uses.
-    pub fn name(self) -> &'static str {
+impl StreamView {
+    /// DynamoDB's name for it (`NEW_AND_OLD_IMAGES`...).
+    pub fn as_str(self) -> &'static str {
         match self {
-            ScalarType::S => "S",
-            ScalarType::N => "N",
-            ScalarType::B => "B",
+            StreamView::KeysOnly => "KEYS_ONLY",
+            StreamView::NewImage => "NEW_IMAGE",
+            StreamView::OldImage => "OLD_IMAGE",
+            StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
         }
     }
 
-    /// True when `value` has this type.
-    pub fn matches(self, value: &AttributeValue) -> bool {
-        matches!(
-            (self, value),
-            (ScalarType::S, AttributeValue::S(_))
-                | (ScalarType::N, AttributeValue::N(_))
-                | (ScalarType::B, AttributeValue::B(_))
-        )
+    /// True when records carry the new image.
+    pub fn has_new(self) -> bool {
+        matches!(self, StreamView::NewImage | StreamView::NewAndOldImages)
+    }
+
+    /// True when records carry the old image.
+    pub fn has_old(self) -> bool {
+        matches!(self, StreamView::OldImage | StreamView::NewAndOldImages)
     }
 }
 

@@ -50,42 +50,8 @@ use async_trait::async_trait;
 #[cfg_attr(docsrs, doc(cfg(feature = "streams")))]
 pub use self::streams::StreamsFeed;
 use crate::error::Result;
+pub use crate::table::StreamView;
 use crate::value::{Item, SharedItem};
-
-/// What a stream record carries of the item (`StreamViewType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StreamView {
-    /// The key attributes only.
-    KeysOnly,
-    /// The item as it is after the change.
-    NewImage,
-    /// The item as it was before the change.
-    OldImage,
-    /// Both.
-    NewAndOldImages,
-}
-
-impl StreamView {
-    /// DynamoDB's name for it (`NEW_AND_OLD_IMAGES`...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StreamView::KeysOnly => "KEYS_ONLY",
-            StreamView::NewImage => "NEW_IMAGE",
-            StreamView::OldImage => "OLD_IMAGE",
-            StreamView::NewAndOldImages => "NEW_AND_OLD_IMAGES",
-        }
-    }
-
-    /// True when records carry the new image.
-    pub fn has_new(self) -> bool {
-        matches!(self, StreamView::NewImage | StreamView::NewAndOldImages)
-    }
-
-    /// True when records carry the old image.
-    pub fn has_old(self) -> bool {
-        matches!(self, StreamView::OldImage | StreamView::NewAndOldImages)
-    }
-}
 
 /// What a change did to its item (`eventName`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -31,7 +31,7 @@ use super::{
     StartingPosition, UserIdentity,
 };
 use crate::error::{Error, Result};
-use crate::store::Timeouts;
+use crate::timeouts::Timeouts;
 use crate::value::{AttributeValue, Item};
 
 /// How often the shard list is described again while no shard closes (new shards appear when

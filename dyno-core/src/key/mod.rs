@@ -14,14 +14,14 @@
 //!   `USER#123`, the form other clients and the tutorial write. Decoding reads both forms;
 //! - decimals likewise: an order-preserving form in sort keys, plain text in partition keys;
 //! - uuids, timestamps, dates and decimals (behind features) have fixed, order-preserving forms;
-//!   see the `features` impls on [`KeyPart`];
+//!   see the `third_party` impls on [`KeyPart`];
 //! - decoding is exact for everything dyno writes, and conventional keys written by other clients
 //!   (`USER#123`) parse too;
 //! - no case folding.
 
-mod features;
 mod impls;
 mod template;
+mod third_party;
 
 pub use self::template::{Segment, Template};
 use crate::error::{Error, Result};

@@ -208,7 +208,7 @@ pub trait Forward: Send + Sync + Debug {
     }
     /// [`Store::cursor_key`]: the inner store's, unless the wrapper seals its cursors with its
     /// own (an instance's view of a shared store, say).
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         self.inner().cursor_key()
     }
 }
@@ -260,7 +260,7 @@ impl<F: Forward> Store for F {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         Forward::update_table(self, r).await
     }
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         Forward::cursor_key(self)
     }
 }

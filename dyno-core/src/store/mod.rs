@@ -4,13 +4,13 @@
 //! Implementations: [`DynamoStore`] (aws-sdk-dynamodb) and [`MemoryStore`] (the embedded engine).
 
 mod admin;
-mod capacity;
+mod cursor_key;
 mod dynamo;
 pub mod forward;
 #[cfg(feature = "memory")]
 pub(crate) mod memory;
-mod rename;
 mod request;
+mod table_names;
 
 use std::fmt::Debug;
 
@@ -19,18 +19,19 @@ use async_trait::async_trait;
 pub use self::admin::{
     wait_for_indexes, IndexChange, IndexStatus, TableDescription, UpdateTableRequest,
 };
-pub use self::capacity::{read_units, write_units, Capacity, TableCapacity};
+pub use self::cursor_key::{CursorKey, CURSOR_KEY_ENV};
 pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
-pub use self::rename::TableNames;
 pub use self::request::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,
     TransactGetItem, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
     TransactWriteRequest, UpdateRequest, WriteOutput, WriteRequest,
 };
+pub use self::table_names::TableNames;
+pub use crate::capacity::{read_units, write_units, Capacity, TableCapacity};
 use crate::error::{Error, Result};
 use crate::table::TableDef;
 
@@ -72,11 +73,11 @@ pub trait Store: Send + Sync + Debug {
     async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
 
     /// The key this store's pagination cursors are sealed with (see
-    /// [`CursorKey`](crate::ops::CursorKey)): by default the process's
-    /// ([`CursorKey::process_default`](crate::ops::CursorKey::process_default)). A wrapper
+    /// [`CursorKey`](crate::store::CursorKey)): by default the process's
+    /// ([`CursorKey::process_default`](crate::store::CursorKey::process_default)). A wrapper
     /// forwards its inner store's ([`forward::Forward`] does).
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
-        crate::ops::CursorKey::process_default()
+    fn cursor_key(&self) -> &crate::store::CursorKey {
+        crate::store::CursorKey::process_default()
     }
 }
 
@@ -130,7 +131,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
         (**self).update_table(r).await
     }
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         (**self).cursor_key()
     }
 }
@@ -144,7 +145,8 @@ impl<S: Store + ?Sized> forward::Forward for Box<S> {
 
 /// DynamoDB's ValidationException for a request list with nothing in it: `requestItems` of a batch,
 /// `transactItems` of a transaction. MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn empty_list_error(member: &str) -> Error {
+#[doc(hidden)]
+pub fn empty_list_error(member: &str) -> Error {
     Error::validation(format!(
         "1 validation error detected: Value at '{member}' failed to satisfy constraint: Member must have length greater than or equal to 1"
     ))
@@ -152,7 +154,8 @@ pub(crate) fn empty_list_error(member: &str) -> Error {
 
 /// DynamoDB's ValidationException for a parallel scan's `Segment` and `TotalSegments`, if they
 /// are invalid. MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn segment_error(segment: u32, total: u32) -> Option<Error> {
+#[doc(hidden)]
+pub fn segment_error(segment: u32, total: u32) -> Option<Error> {
     if total == 0 || total > 1_000_000 {
         return Some(Error::validation(format!(
             "1 validation error detected: Value '{total}' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000"
@@ -167,7 +170,8 @@ pub(crate) fn segment_error(segment: u32, total: u32) -> Option<Error> {
 
 /// DynamoDB's ValidationException for a query's or scan's `Limit`, if it is out of range (1 to
 /// `i32::MAX`). MemoryStore answers it; DynamoStore before sending.
-pub(crate) fn limit_error(limit: u32) -> Option<Error> {
+#[doc(hidden)]
+pub fn limit_error(limit: u32) -> Option<Error> {
     if limit == 0 {
         return Some(Error::validation(
             "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1",

@@ -1,4 +1,4 @@
-//! `ToAttribute`/`FromAttribute` for std types (the feature-gated ones are in `features.rs`).
+//! `ToAttribute`/`FromAttribute` for std types (the feature-gated ones are in `third_party.rs`).
 //!
 //! Collections (lists, maps, sets) read an absent attribute as empty: DynamoDB cannot store an
 //! empty set at all, and items written before a collection field existed still decode.
@@ -9,10 +9,10 @@ use std::hash::{BuildHasher, Hash};
 use aws_sdk_dynamodb::primitives::Blob;
 
 use super::number::MAX_DIGITS;
+use super::ScalarType;
 use super::{describe, AttributeValue, Decimal, FromAttribute, Item, ToAttribute};
 use crate::error::{Error, Result};
 use crate::key::KeyPart;
-use crate::table::ScalarType;
 
 fn mismatch<T>(expected: &str, found: &AttributeValue) -> Result<T> {
     Err(Error::decode(expected, describe(found)))

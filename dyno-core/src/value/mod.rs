@@ -22,10 +22,10 @@
 //! | `rust_decimal::Decimal`                | `N`, exact and normalized                      |
 
 mod epoch;
-pub(crate) mod features;
 mod impls;
 pub(crate) mod number;
 mod size;
+pub(crate) mod third_party;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,7 +40,6 @@ pub use self::number::{Decimal, Number, NumberError};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 pub(crate) use self::size::{check_item_size, check_nesting};
 use crate::error::{Error, Result};
-use crate::table::ScalarType;
 
 /// One DynamoDB item: attribute name to value.
 pub type Item = HashMap<String, AttributeValue>;
@@ -156,5 +155,37 @@ pub fn describe(value: &AttributeValue) -> String {
         AttributeValue::N(n) => format!("N {}", cut(n)),
         AttributeValue::Bool(b) => format!("BOOL {b}"),
         other => type_name(other).to_owned(),
+    }
+}
+
+/// The scalar types a key attribute can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ScalarType {
+    /// String.
+    S,
+    /// Number.
+    N,
+    /// Binary.
+    B,
+}
+
+impl ScalarType {
+    /// The name DynamoDB uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::S => "S",
+            ScalarType::N => "N",
+            ScalarType::B => "B",
+        }
+    }
+
+    /// True when `value` has this type.
+    pub fn matches(self, value: &AttributeValue) -> bool {
+        matches!(
+            (self, value),
+            (ScalarType::S, AttributeValue::S(_))
+                | (ScalarType::N, AttributeValue::N(_))
+                | (ScalarType::B, AttributeValue::B(_))
+        )
     }
 }

@@ -24,7 +24,7 @@ pub fn check_literal_reads(update: Option<&Update>, condition: Option<&Condition
 /// Checks the literal values of an update and a condition (their ExpressionAttributeValues) as
 /// DynamoDB does before it reads the expressions. A value DynamoDB names by its placeholder is
 /// named by the one DynamoStore gives it (`:v0`, `:v1`... in rendering order: the update's
-/// values, then the condition's, as [`literals`] walks them), the first in the placeholders' text
+/// values, then the condition's, as `literals` walks them), the first in the placeholders' text
 /// order, as dynoxide checks them.
 ///
 /// On the older layer (transactions) every invalid value is named so: "ExpressionAttributeValues
@@ -34,7 +34,7 @@ pub fn check_literal_reads(update: Option<&Update>, condition: Option<&Condition
 /// it cannot read or store, a NULL that is not true), in DynamoDB's bare words; then a value too
 /// deep, an empty set (named by its placeholder) or a set with a repeated member, at the top of a
 /// value. What lies deeper (a repeated member in a set inside a list) is left to the checks of
-/// the expression that holds it ([`check_update`], [`check_condition`]).
+/// the expression that holds it ([`check_update`](super::check_update), [`check_condition`](super::check_condition)).
 pub fn check_values(
     update: Option<&Update>,
     condition: Option<&Condition>,
@@ -158,7 +158,7 @@ fn value_error(key: &str, invalid: Invalid, layer: Layer) -> Result<()> {
     }
 }
 
-/// The first of an item's attributes that reading the request refuses (see [`read_problem`]), as
+/// The first of an item's attributes that reading the request refuses (see `read_problem`), as
 /// its error on `layer`.
 pub fn read_error(item: &Item, layer: Layer) -> Option<Error> {
     item.iter()

@@ -28,14 +28,13 @@ use crate::expr::{
     render_condition, render_key_condition, render_projection, render_update, Condition, Path,
     Placeholders,
 };
-use crate::feed::StreamView;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, Capacity, DeleteRequest,
     GetRequest, IndexChange, IndexStatus, Page, PutRequest, QueryRequest, ReturnValues,
     ScanRequest, TableCapacity, TableKey, TransactGetRequest, TransactWriteItem,
     TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteRequest,
 };
-use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, TableDef};
+use crate::table::{IndexDef, KeyAttribute, Projection, ScalarType, StreamView, TableDef};
 use crate::value::{check_item_size, Item};
 
 /// `ReturnValues`, left out when it is `NONE`: DynamoDB's default, so the request says the same

@@ -75,7 +75,7 @@ const TABLE_WAIT: Duration = Duration::from_secs(120);
 pub struct DynamoStore {
     client: aws_sdk_dynamodb::Client,
     /// The key its pagination cursors are sealed with; `None`: the process's default.
-    cursor_key: Option<crate::ops::CursorKey>,
+    cursor_key: Option<crate::store::CursorKey>,
 }
 
 impl DynamoStore {
@@ -99,10 +99,10 @@ impl DynamoStore {
     }
 
     /// Seals this store's pagination cursors with `key` instead of the process's default (see
-    /// [`CursorKey`](crate::ops::CursorKey)): give every instance of a service the same key, so
+    /// [`CursorKey`](crate::store::CursorKey)): give every instance of a service the same key, so
     /// that a cursor minted by one is accepted by another.
     #[must_use]
-    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+    pub fn with_cursor_key(mut self, key: crate::store::CursorKey) -> Self {
         self.cursor_key = Some(key);
         self
     }
@@ -448,10 +448,10 @@ async fn traced<T>(
 
 #[async_trait]
 impl Store for DynamoStore {
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         self.cursor_key
             .as_ref()
-            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
+            .unwrap_or_else(|| crate::store::CursorKey::process_default())
     }
 
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {

@@ -1,17 +1,23 @@
 //! `MemoryStore`: an embedded engine with DynamoDB's semantics, the default store for tests,
 //! examples and local development (see [`MemoryStore`]).
 //!
-//! Layout: `keys` (schemas, order-preserving key bytes), `data` (one table's maps, changed
-//! together), `read` (query and scan), `batch`, `txn`; what an expression means on an item (conditions,
-//! updates, projections, number normalization) is [`crate::expr::eval`].
+//! Layout: `schema` (key schemas and indexes), `key_encoding` and `key_bytes` (order-preserving
+//! key bytes), `data` (one table's maps, changed together), `points` (point lookups), `plan`
+//! (Query and Scan validated into a plan) and `read` (a plan's page read under the lock),
+//! `batch`, `txn`, `update_table`, `stream` (the change log and `MemoryFeed`), `store` (`Store`
+//! for `MemoryStore`) and `throttle` (partition limits). What an expression means on an item
+//! (conditions, updates, projections, number normalization) is [`crate::expr::eval`], shared
+//! with the rest of the crate.
 
 mod batch;
 mod data;
 mod key_bytes;
 mod key_encoding;
+mod plan;
 mod points;
 mod read;
 mod schema;
+mod store;
 mod stream;
 mod throttle;
 mod txn;
@@ -39,8 +45,8 @@ use crate::error::{Error, Result};
 use crate::expr::eval;
 use crate::expr::Condition;
 use crate::feed::StartingPosition;
-use crate::store::capacity::{read_units, write_units};
 use crate::store::Capacity;
+use crate::store::{read_units, write_units};
 // The engine's tests (`use super::*`) call it through `Store`.
 #[cfg(test)]
 use crate::store::Store;
@@ -107,7 +113,7 @@ pub struct MemoryStore {
     /// Partition limits, when enforced ([`MemoryStore::with_partition_limits`]).
     throttle: Option<throttle::Throttle>,
     /// The key its pagination cursors are sealed with; `None`: the process's default.
-    cursor_key: Option<crate::ops::CursorKey>,
+    cursor_key: Option<crate::store::CursorKey>,
 }
 
 /// Table name to table. Every request looks its table up here, so names are hashed with FNV-1a
@@ -171,10 +177,10 @@ impl MemoryStore {
     }
 
     /// Seals this store's pagination cursors with `key` instead of the process's default (see
-    /// [`CursorKey`](crate::ops::CursorKey)): stores of several processes given one key accept
+    /// [`CursorKey`](crate::store::CursorKey)): stores of several processes given one key accept
     /// each other's cursors.
     #[must_use]
-    pub fn with_cursor_key(mut self, key: crate::ops::CursorKey) -> Self {
+    pub fn with_cursor_key(mut self, key: crate::store::CursorKey) -> Self {
         self.cursor_key = Some(key);
         self
     }
@@ -638,7 +644,7 @@ impl throttle::Engine for MemoryStore {
     async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
-        read::validate_projection(request.projection.as_deref())?;
+        plan::validate_projection(request.projection.as_deref())?;
         let (item, size) = read_lock(&table.data)
             .live(&pk, &sk, || self.now())
             .map_or((None, 0), |e| (Some(Arc::clone(&e.item)), e.size));
@@ -790,9 +796,9 @@ impl throttle::Engine for MemoryStore {
             key_values,
             eval::Clause::Filter,
         )?;
-        read::validate_select(request.count_only, request.projection.as_deref())?;
+        plan::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
-        let plan = read::plan_query(&table.schema, &request)?;
+        let plan = plan::plan_query(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_query(&table.schema, &data, &plan, &request, now)?;
@@ -805,9 +811,9 @@ impl throttle::Engine for MemoryStore {
 
     async fn scan(&self, request: ScanRequest) -> Result<Page> {
         check_expressions(None, request.filter.as_ref(), 0, eval::Clause::Filter)?;
-        read::validate_select(request.count_only, request.projection.as_deref())?;
+        plan::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
-        let plan = read::plan_scan(&table.schema, &request)?;
+        let plan = plan::plan_scan(&table.schema, &request)?;
         let now = self.now();
         let data = read_lock(&table.data);
         let mut page = read::run_scan(&table.schema, &data, &plan, &request, now)?;

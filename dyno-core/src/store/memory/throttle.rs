@@ -6,14 +6,12 @@
 //! (`ProvisionedThroughputExceededException`), unprocessed items or keys in a batch (or the
 //! error when none could be processed), a cancelled transaction with `ThrottlingError` reasons.
 //!
-//! The engine's own methods are the crate-private [`Engine`] trait (implemented in `mod.rs`);
-//! `Store` for `MemoryStore` is here, and without limits it calls the engine directly.
+//! The engine's own methods are the [`Engine`] trait (implemented in `mod.rs`); `Store` for
+//! `MemoryStore` (`store.rs`) calls them through the throttle here, or directly without limits.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
-
-use async_trait::async_trait;
 
 use super::{read_lock, MemoryStore};
 use crate::error::{CancellationReason, Error, Result};
@@ -21,9 +19,8 @@ use crate::hot::{Bucket, PartitionLimits};
 use crate::store::{
     read_units, write_units, BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest,
     Capacity, DeleteRequest, GetOutput, GetRequest, Page, PutRequest, QueryRequest, ScanRequest,
-    Store, TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteItem,
-    TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
-    WriteRequest,
+    TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteOutput,
+    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use crate::table::TableDef;
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
@@ -68,20 +65,20 @@ pub(super) struct Throttle {
 
 /// One partition a request touches, with the units it is expected to take there.
 #[derive(Debug, Clone)]
-struct Part {
+pub(super) struct Part {
     /// The bucket's id: table, index and key value.
-    id: String,
+    pub(super) id: String,
     /// How an error names it.
-    name: String,
+    pub(super) name: String,
     /// The index, `None` for the table.
-    index: Option<String>,
+    pub(super) index: Option<String>,
     /// Units charged at entry (settled against the consumed capacity after single-item calls).
-    units: f64,
-    read: bool,
+    pub(super) units: f64,
+    pub(super) read: bool,
 }
 
 impl Throttle {
-    fn cost(&self, part: &Part, units: f64) -> f64 {
+    pub(super) fn cost(&self, part: &Part, units: f64) -> f64 {
         if part.read {
             self.limits.cost(units, 0.0)
         } else {
@@ -91,7 +88,11 @@ impl Throttle {
 
     /// Charges `parts` when every one of them has the capacity; otherwise charges nothing and
     /// names the first that has not.
-    fn admit<'p>(&self, now: f64, parts: &'p [Part]) -> std::result::Result<(), &'p Part> {
+    pub(super) fn admit<'p>(
+        &self,
+        now: f64,
+        parts: &'p [Part],
+    ) -> std::result::Result<(), &'p Part> {
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         for part in parts {
             let bucket = buckets
@@ -110,7 +111,7 @@ impl Throttle {
     }
 
     /// Charges what a single-item call consumed beyond (or short of) what `admit` took.
-    fn settle(&self, now: f64, parts: &[Part], consumed: Option<&Capacity>) {
+    pub(super) fn settle(&self, now: f64, parts: &[Part], consumed: Option<&Capacity>) {
         let Some(consumed) = consumed else { return };
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
         for part in parts {
@@ -129,7 +130,7 @@ impl Throttle {
         }
     }
 
-    fn error(&self, part: &Part) -> Error {
+    pub(super) fn error(&self, part: &Part) -> Error {
         let limits = self.limits;
         Error::Throttled {
             message: format!(
@@ -147,7 +148,7 @@ impl Throttle {
 }
 
 /// A key value as an error names it.
-fn show(value: &AttributeValue) -> String {
+pub(super) fn show(value: &AttributeValue) -> String {
     match value {
         AttributeValue::S(s) => format!("{s:?}"),
         AttributeValue::N(n) => n.clone(),
@@ -214,7 +215,7 @@ impl MemoryStore {
 
     /// The stored item at `key`, when there is one (to find the index partitions a write
     /// leaves).
-    fn stored(&self, table: &str, key: &Item) -> Option<SharedItem> {
+    pub(super) fn stored(&self, table: &str, key: &Item) -> Option<SharedItem> {
         let state = self.table(table).ok()?;
         let (pk, sk) = state.schema.key(key).ok()?;
         let data = read_lock(&state.data);
@@ -222,12 +223,12 @@ impl MemoryStore {
     }
 
     /// The definition of `table`, when it exists (a missing table is the engine's error).
-    fn definition(&self, table: &str) -> Option<TableDef> {
+    pub(super) fn definition(&self, table: &str) -> Option<TableDef> {
         self.table(table).ok().map(|t| t.schema.def.clone())
     }
 
     /// The partitions a read of `key` in `table` touches.
-    fn read_parts(&self, table: &str, key: &Item, consistent: bool) -> Vec<Part> {
+    pub(super) fn read_parts(&self, table: &str, key: &Item, consistent: bool) -> Vec<Part> {
         let mut parts = Vec::new();
         if let Some(def) = self.definition(table) {
             base_part(&def, key, read_units(0, consistent), true, &mut parts);
@@ -237,7 +238,13 @@ impl MemoryStore {
 
     /// The partitions a write of `item` (or of the item stored at `key`) touches: the table's
     /// and those of the indexes the item is in, each charged `units` at entry.
-    fn write_parts(&self, table: &str, key: &Item, item: Option<&Item>, units: f64) -> Vec<Part> {
+    pub(super) fn write_parts(
+        &self,
+        table: &str,
+        key: &Item,
+        item: Option<&Item>,
+        units: f64,
+    ) -> Vec<Part> {
         let mut parts = Vec::new();
         let Some(def) = self.definition(table) else {
             return parts;
@@ -253,7 +260,7 @@ impl MemoryStore {
         parts
     }
 
-    fn write_parts_of(&self, write: &WriteRequest, factor: f64) -> Vec<Part> {
+    pub(super) fn write_parts_of(&self, write: &WriteRequest, factor: f64) -> Vec<Part> {
         match write {
             WriteRequest::Put { table, item } => self.write_parts(
                 table,
@@ -267,7 +274,7 @@ impl MemoryStore {
 }
 
 /// The table's partition of `key`, charged `units`.
-fn base_part(def: &TableDef, key: &Item, units: f64, read: bool, out: &mut Vec<Part>) {
+pub(super) fn base_part(def: &TableDef, key: &Item, units: f64, read: bool, out: &mut Vec<Part>) {
     if let Some(value) = key.get(&def.partition_key.name) {
         out.push(Part {
             id: format!("{}\u{0}\u{0}{value:?}", def.name),
@@ -286,7 +293,7 @@ fn base_part(def: &TableDef, key: &Item, units: f64, read: bool, out: &mut Vec<P
 
 /// The partitions of the global secondary indexes `item` is in, charged one write unit each at
 /// entry.
-fn index_parts(def: &TableDef, item: &Item, out: &mut Vec<Part>) {
+pub(super) fn index_parts(def: &TableDef, item: &Item, out: &mut Vec<Part>) {
     for index in &def.global_indexes {
         let values: Option<Vec<&AttributeValue>> = std::iter::once(&index.partition_key)
             .chain(&index.extra_partition_keys)
@@ -310,265 +317,9 @@ fn index_parts(def: &TableDef, item: &Item, out: &mut Vec<Part>) {
     }
 }
 
-#[async_trait]
-impl Store for MemoryStore {
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
-        self.cursor_key
-            .as_ref()
-            .unwrap_or_else(|| crate::ops::CursorKey::process_default())
-    }
-
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::get_item(self, r).await;
-        };
-        let now = self.now();
-        let parts = self.read_parts(&r.table, &r.key, r.consistent_read);
-        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::get_item(self, r).await?;
-        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
-        Ok(out)
-    }
-
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::put_item(self, r).await;
-        };
-        let now = self.now();
-        let units = write_units(item_size(&r.item));
-        let parts = self.write_parts(&r.table, &r.item, Some(&r.item), units);
-        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::put_item(self, r).await?;
-        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
-        Ok(out)
-    }
-
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::update_item(self, r).await;
-        };
-        let now = self.now();
-        let parts = self.write_parts(&r.table, &r.key, None, 1.0);
-        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let (table, key) = (r.table.clone(), r.key.clone());
-        let out = Engine::update_item(self, r).await?;
-        let Some(consumed) = out.consumed_capacity.as_ref() else {
-            return Ok(out);
-        };
-        // The index partitions the item moved into are known now: a move is a delete from the
-        // old partition and a put into the new one, each half of the index's units.
-        let moved: Vec<Part> = self
-            .write_parts(&table, &key, None, 0.0)
-            .into_iter()
-            .filter(|p| p.index.is_some() && !parts.iter().any(|q| q.id == p.id))
-            .map(|p| Part { units: 0.0, ..p })
-            .collect();
-        let mut shares = consumed.clone();
-        for (name, units) in &mut shares.global_indexes {
-            let moved_here = moved
-                .iter()
-                .any(|p| p.index.as_deref() == Some(name.as_str()));
-            let left = parts
-                .iter()
-                .any(|p| p.index.as_deref() == Some(name.as_str()));
-            if moved_here && left {
-                *units /= 2.0;
-            }
-        }
-        throttle.settle(now, &parts, Some(&shares));
-        throttle.settle(now, &moved, Some(&shares));
-        Ok(out)
-    }
-
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::delete_item(self, r).await;
-        };
-        let now = self.now();
-        let parts = self.write_parts(&r.table, &r.key, None, 1.0);
-        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::delete_item(self, r).await?;
-        throttle.settle(now, &parts, out.consumed_capacity.as_ref());
-        Ok(out)
-    }
-
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::query(self, r).await;
-        };
-        let now = self.now();
-        let mut values = vec![&r.key_condition.partition_value];
-        values.extend(r.key_condition.extra_partition.iter().map(|(_, v)| v));
-        let shown: Vec<String> = values.iter().map(|v| show(v)).collect();
-        let parts = [Part {
-            id: match &r.index {
-                // The table's partition: the same id its item reads and writes use.
-                None => format!("{}\u{0}\u{0}{:?}", r.table, values[0]),
-                Some(index) => format!("{}\u{0}{index}\u{0}{values:?}", r.table),
-            },
-            name: format!(
-                "the partition of {}{} {} = {}",
-                r.table,
-                r.index
-                    .as_deref()
-                    .map_or(String::new(), |i| format!(" index {i}")),
-                r.key_condition.partition_name,
-                shown.join(", ")
-            ),
-            index: None,
-            units: read_units(0, r.consistent_read),
-            read: true,
-        }];
-        throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let page = Engine::query(self, r).await?;
-        // A query's units are its table's or its index's share, whichever it read.
-        let units = page
-            .consumed_capacity
-            .as_ref()
-            .map(|c| Capacity::table(c.units));
-        throttle.settle(now, &parts, units.as_ref());
-        Ok(page)
-    }
-
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        Engine::scan(self, r).await
-    }
-
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::batch_get(self, r).await;
-        };
-        // Requests the engine refuses whole keep its error.
-        if r.keys.is_empty() || r.keys.len() > 100 {
-            return Engine::batch_get(self, r).await;
-        }
-        let now = self.now();
-        let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
-        for key in r.keys {
-            let parts = self.read_parts(&key.table, &key.key, r.consistent_read);
-            match throttle.admit(now, &parts) {
-                Ok(()) => admitted.push(key),
-                Err(p) => {
-                    first.get_or_insert_with(|| throttle.error(p));
-                    unprocessed.push(key);
-                }
-            }
-        }
-        if admitted.is_empty() {
-            return Err(first.unwrap_or_else(|| Error::validation("no keys")));
-        }
-        let mut out = Engine::batch_get(
-            self,
-            BatchGetRequest {
-                keys: admitted,
-                consistent_read: r.consistent_read,
-            },
-        )
-        .await?;
-        out.unprocessed_keys.extend(unprocessed);
-        Ok(out)
-    }
-
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::batch_write(self, r).await;
-        };
-        if r.writes.is_empty() || r.writes.len() > 25 {
-            return Engine::batch_write(self, r).await;
-        }
-        let now = self.now();
-        let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
-        for write in r.writes {
-            let parts = self.write_parts_of(&write, 1.0);
-            match throttle.admit(now, &parts) {
-                Ok(()) => admitted.push(write),
-                Err(p) => {
-                    first.get_or_insert_with(|| throttle.error(p));
-                    unprocessed.push(write);
-                }
-            }
-        }
-        if admitted.is_empty() {
-            return Err(first.unwrap_or_else(|| Error::validation("no writes")));
-        }
-        let mut out = Engine::batch_write(self, BatchWriteRequest { writes: admitted }).await?;
-        out.unprocessed.extend(unprocessed);
-        Ok(out)
-    }
-
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::transact_get(self, r).await;
-        };
-        let now = self.now();
-        let parts: Vec<Vec<Part>> = r
-            .gets
-            .iter()
-            .map(|g| {
-                let mut parts = self.read_parts(&g.table, &g.key, true);
-                parts.iter_mut().for_each(|p| p.units *= 2.0);
-                parts
-            })
-            .collect();
-        admit_all(throttle, now, &parts)?;
-        Engine::transact_get(self, r).await
-    }
-
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        let Some(throttle) = &self.throttle else {
-            return Engine::transact_write(self, r).await;
-        };
-        let now = self.now();
-        let parts: Vec<Vec<Part>> = r
-            .actions
-            .iter()
-            .map(|action| match action {
-                TransactWriteItem::Put { table, item, .. } => self.write_parts_of(
-                    &WriteRequest::Put {
-                        table: table.clone(),
-                        item: item.clone(),
-                    },
-                    2.0,
-                ),
-                TransactWriteItem::Update { table, key, .. }
-                | TransactWriteItem::Delete { table, key, .. } => {
-                    self.write_parts(table, key, None, 2.0)
-                }
-                TransactWriteItem::ConditionCheck { table, key, .. } => {
-                    let mut parts = self.read_parts(table, key, true);
-                    parts.iter_mut().for_each(|p| p.units *= 2.0);
-                    parts
-                }
-            })
-            .collect();
-        admit_all(throttle, now, &parts)?;
-        Engine::transact_write(self, r).await
-    }
-
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        Engine::create_table(self, d).await
-    }
-
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        Engine::delete_table(self, n).await
-    }
-
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        Engine::describe_table(self, n).await
-    }
-
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        Engine::update_ttl(self, t, a, e).await
-    }
-
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        Engine::update_table(self, r).await
-    }
-}
-
 /// A transaction's admission: all its actions' partitions, or none of them and the transaction
 /// cancelled with `ThrottlingError` at each action on a spent partition.
-fn admit_all(throttle: &Throttle, now: f64, actions: &[Vec<Part>]) -> Result<()> {
+pub(super) fn admit_all(throttle: &Throttle, now: f64, actions: &[Vec<Part>]) -> Result<()> {
     let all: Vec<Part> = actions.iter().flatten().cloned().collect();
     if throttle.admit(now, &all).is_ok() {
         return Ok(());
@@ -616,7 +367,7 @@ fn admit_all(throttle: &Throttle, now: f64, actions: &[Vec<Part>]) -> Result<()>
     Err(Error::TransactionCanceled { reasons })
 }
 
-fn throttled_reason(throttle: &Throttle, part: &Part) -> CancellationReason {
+pub(super) fn throttled_reason(throttle: &Throttle, part: &Part) -> CancellationReason {
     CancellationReason {
         code: Some("ThrottlingError".into()),
         message: Some(throttle.error(part).to_string()),

@@ -8,7 +8,7 @@ use std::sync::{Arc, PoisonError};
 use super::batch::position;
 use super::key_bytes::KeyBytes;
 use super::{
-    check_condition, prepare_put, read, read_lock, read_units, updated_item, write_capacity,
+    check_condition, plan, prepare_put, read_lock, read_units, updated_item, write_capacity,
     write_lock, MemoryStore, Prepared,
 };
 use crate::error::{CancellationReason, Error, Result};
@@ -98,7 +98,7 @@ pub(super) fn transact_get(
     let mut twice = false;
     for g in &request.gets {
         let t = position(&tables, &g.table);
-        read::validate_projection(g.projection.as_deref())?;
+        plan::validate_projection(g.projection.as_deref())?;
         match tables[t].1.schema.key(&g.key) {
             Ok((pk, sk)) => {
                 twice |= located.contains(&(t, pk.clone(), sk.clone()));

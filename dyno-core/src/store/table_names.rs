@@ -196,7 +196,7 @@ impl<S: Store> Store for TableNames<S> {
         self.unrename(&mut d.definition.name);
         Ok(d)
     }
-    fn cursor_key(&self) -> &crate::ops::CursorKey {
+    fn cursor_key(&self) -> &crate::store::CursorKey {
         self.inner.cursor_key()
     }
 }

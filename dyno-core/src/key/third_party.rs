@@ -122,7 +122,7 @@ mod time_impls {
     use time::{Date, OffsetDateTime};
 
     use super::*;
-    use crate::value::features::{
+    use crate::value::third_party::{
         parse_time_date, parse_time_datetime, write_time_date, write_time_datetime,
     };
 
@@ -153,7 +153,7 @@ mod chrono_impls {
     use chrono::{DateTime, NaiveDate, Utc};
 
     use super::*;
-    use crate::value::features::{
+    use crate::value::third_party::{
         parse_chrono_date, parse_chrono_datetime, write_chrono_date, write_chrono_datetime,
     };
 
