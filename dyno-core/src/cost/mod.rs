@@ -184,7 +184,8 @@ impl fmt::Display for Operation {
 
 /// Names an index query's access pattern: `(entity type, index)` to the pattern's name, or
 /// `None` to show the index's name.
-type QueryNames = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
+type QueryNamesFn = dyn Fn(&str, &str) -> Option<String> + Send + Sync;
+type QueryNames = Arc<QueryNamesFn>;
 
 /// A [`Store`] that attributes every call's consumed capacity to its access pattern and its
 /// partition. See the [module](self).

@@ -166,7 +166,7 @@ impl Report {
     pub(super) fn new(
         tally: &Tally,
         model: &Model,
-        query_names: Option<&(dyn Fn(&str, &str) -> Option<String> + Send + Sync)>,
+        query_names: Option<&super::QueryNamesFn>,
     ) -> Self {
         let mut patterns: Vec<PatternReport> = tally
             .patterns
