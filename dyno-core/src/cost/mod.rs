@@ -42,8 +42,11 @@
 //!
 //! A call that fails (a condition that does not hold, a throttled request) is counted in
 //! `failed`, without units: DynamoDB charges a failed conditional write, but the error does not
-//! carry its capacity. A store that reports no capacity (a cache hit costs nothing, and says
-//! so by reporting none) is counted in `unreported`.
+//! carry its capacity. A store that reports no capacity is counted in `unreported`, and the
+//! means per call leave those calls out: over a cache (`Metered::new(CachedStore::new(..))`)
+//! the hits are `unreported`. To count what reaches DynamoDB through a cache, meter under it
+//! and keep a handle for the report: `let m = Arc::new(Metered::new(store));
+//! CachedStore::new(m.clone())` (`Arc<Metered<_>>` is a store too).
 //!
 //! # Example
 //!
