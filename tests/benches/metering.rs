@@ -165,7 +165,11 @@ fn benches(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let order = ecommerce::full_order();
+    // Version 0: never stored, so the versioned put creates it.
+    let order = Order {
+        version: 0,
+        ..ecommerce::full_order()
+    };
     let plain = MemoryStore::new();
     let key = rt.block_on(seed(&plain, &order));
     let meter = metered(MemoryStore::new());
