@@ -181,10 +181,35 @@ fn benches(c: &mut Criterion) {
         .unwrap()
         .expect("seeded");
 
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
+    // The filter: the arguments that are neither options nor the values of criterion's
+    // options that take one.
+    let mut filter: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a.starts_with('-') {
+            let valued = [
+                "--warm-up-time",
+                "--measurement-time",
+                "--sample-size",
+                "--save-baseline",
+                "--baseline",
+                "--load-baseline",
+                "--noise-threshold",
+                "--confidence-level",
+                "--significance-level",
+                "--nresamples",
+                "--profile-time",
+                "--output-format",
+                "--color",
+                "--plotting-backend",
+            ];
+            if valued.contains(&a.as_str()) {
+                args.next();
+            }
+        } else {
+            filter.push(a);
+        }
+    }
     if filter.is_empty() || filter.iter().any(|f| f.contains("paired")) {
         paired(&rt, &plain, &meter, &key, &stored);
     }
