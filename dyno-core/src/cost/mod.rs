@@ -42,8 +42,11 @@
 //!
 //! A call that fails (a condition that does not hold, a throttled request) is counted in
 //! `failed`, without units: DynamoDB charges a failed conditional write, but the error does not
-//! carry its capacity. A store that reports no capacity (a cache hit costs nothing, and says
-//! so by reporting none) is counted in `unreported`.
+//! carry its capacity. A store that reports no capacity is counted in `unreported`, and the
+//! means per call leave those calls out: over a cache (`Metered::new(CachedStore::new(..))`)
+//! the hits are `unreported`. To count what reaches DynamoDB through a cache, meter under it
+//! and keep a handle for the report: `let m = Arc::new(Metered::new(store));
+//! CachedStore::new(m.clone())` (`Arc<Metered<_>>` is a store too).
 //!
 //! # Example
 //!
@@ -184,7 +187,8 @@ impl fmt::Display for Operation {
 
 /// Names an index query's access pattern: `(entity type, index)` to the pattern's name, or
 /// `None` to show the index's name.
-type QueryNames = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
+type QueryNamesFn = dyn Fn(&str, &str) -> Option<String> + Send + Sync;
+type QueryNames = Arc<QueryNamesFn>;
 
 /// A [`Store`] that attributes every call's consumed capacity to its access pattern and its
 /// partition. See the [module](self).

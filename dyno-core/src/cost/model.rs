@@ -146,14 +146,12 @@ impl Model {
             return UNATTRIBUTED;
         };
         let shape = &self.tables[table];
-        if whole {
-            if let Some(AttributeValue::S(ty)) = attr(item, shape.entity_attribute) {
-                return self
-                    .entities
-                    .iter()
-                    .position(|e| e.table == table && e.name == ty)
-                    .map_or(UNATTRIBUTED, bit);
-            }
+        if let (true, Some(AttributeValue::S(ty))) = (whole, attr(item, shape.entity_attribute)) {
+            return self
+                .entities
+                .iter()
+                .position(|e| e.table == table && e.name == ty)
+                .map_or(UNATTRIBUTED, bit);
         }
         let pk = attr_s(item, &shape.pk);
         let sk = shape.sk.as_deref().map(|n| attr_s(item, n));
@@ -225,10 +223,10 @@ impl Model {
             if !pk_t.matches(pk) {
                 continue;
             }
-            if let (Some(cond), Some(sk_t)) = (sort, sk_t) {
-                if !can_select(sk_t.prefix(), cond) {
-                    continue;
-                }
+            if let (Some(cond), Some(sk_t)) = (sort, sk_t)
+                && !can_select(sk_t.prefix(), cond)
+            {
+                continue;
             }
             set |= bit(i);
         }

@@ -166,7 +166,7 @@ impl Report {
     pub(super) fn new(
         tally: &Tally,
         model: &Model,
-        query_names: Option<&(dyn Fn(&str, &str) -> Option<String> + Send + Sync)>,
+        query_names: Option<&super::QueryNamesFn>,
     ) -> Self {
         let mut patterns: Vec<PatternReport> = tally
             .patterns
@@ -241,15 +241,19 @@ impl Report {
             .spaces
             .iter()
             .zip(&tally.partitions)
-            .flat_map(|(&(table, index), map)| {
-                map.iter().map(move |(key, p)| PartitionReport {
-                    table: tally.name(table).to_owned(),
-                    index: (index != 0).then(|| tally.name(index).to_owned()),
-                    key: key.to_string(),
-                    touches: p.touches,
-                    read_units: p.read,
-                    write_units: p.write,
-                })
+            .flat_map(|(&(table, index), space)| {
+                space
+                    .keys
+                    .iter()
+                    .map(move |(key, &i)| (key, &space.tallies[i]))
+                    .map(move |(key, p)| PartitionReport {
+                        table: tally.name(table).to_owned(),
+                        index: (index != 0).then(|| tally.name(index).to_owned()),
+                        key: key.to_string(),
+                        touches: p.touches,
+                        read_units: p.read,
+                        write_units: p.write,
+                    })
             })
             .collect();
         partitions.sort_by(|a, b| {

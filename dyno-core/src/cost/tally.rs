@@ -145,6 +145,13 @@ pub(super) enum Measured<'o> {
 /// Where a table's or index's units go when the request does not name the partition.
 pub(super) const UNKNOWN_PARTITION: &str = "(not in the request)";
 
+/// The partitions of one space: each key's position in `tallies`.
+#[derive(Debug, Default)]
+pub(super) struct Partitions {
+    pub keys: FxMap<Box<str>, usize>,
+    pub tallies: Vec<PartitionTally>,
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     /// Interned table and index names; a name's id is its position + 1.
@@ -152,7 +159,7 @@ pub(super) struct Tally {
     pub patterns: FxMap<PatternKey, PatternTally>,
     /// `(table id, index id or 0)` of each partition space, in the order of `partitions`.
     pub spaces: Vec<(u32, u32)>,
-    pub partitions: Vec<FxMap<Box<str>, PartitionTally>>,
+    pub partitions: Vec<Partitions>,
 }
 
 impl Tally {
@@ -176,32 +183,34 @@ impl Tally {
             Some(i) => i,
             None => {
                 self.spaces.push(key);
-                self.partitions.push(FxMap::default());
+                self.partitions.push(Partitions::default());
                 self.spaces.len() - 1
             }
         }
     }
 
-    fn charge(&mut self, table: &str, index: Option<&str>, key: &str, units: f64, read: bool) {
+    /// The tally of partition `key` of `table` (or of its index `index`).
+    fn partition(&mut self, table: &str, index: Option<&str>, key: &str) -> &mut PartitionTally {
         let space = self.space(table, index);
-        let map = &mut self.partitions[space];
-        let entry = match map.get_mut(key) {
-            Some(e) => e,
-            None => map.entry(key.into()).or_default(),
+        let p = &mut self.partitions[space];
+        // Looked up by `&str`, so that a known partition costs no allocation.
+        let i = match p.keys.get(key) {
+            Some(&i) => i,
+            None => {
+                p.tallies.push(PartitionTally::default());
+                p.keys.insert(key.into(), p.tallies.len() - 1);
+                p.tallies.len() - 1
+            }
         };
+        &mut p.tallies[i]
+    }
+
+    fn charge(&mut self, table: &str, index: Option<&str>, key: &str, units: f64, read: bool) {
+        let entry = self.partition(table, index, key);
         if read {
             entry.read += units;
         } else {
             entry.write += units;
-        }
-    }
-
-    fn touch(&mut self, table: &str, index: Option<&str>, key: &str) {
-        let space = self.space(table, index);
-        let map = &mut self.partitions[space];
-        match map.get_mut(key) {
-            Some(e) => e.touches += 1,
-            None => map.entry(key.into()).or_default().touches += 1,
         }
     }
 
@@ -214,13 +223,13 @@ impl Tally {
             index: plan.index.as_deref().map_or(0, |i| self.intern(i)),
         };
         let read = plan.op.is_read();
-        let touches = plan.touches.as_slice();
-        for t in touches {
-            self.touch(&t.table, t.space.as_deref(), &t.partition);
-        }
         let one;
         let tables: &[(&str, &Capacity)] = match measured {
             Measured::Failed | Measured::Unreported => {
+                for t in plan.touches.as_slice() {
+                    self.partition(&t.table, t.space.as_deref(), &t.partition)
+                        .touches += 1;
+                }
                 let p = self.patterns.entry(key).or_default();
                 p.calls += 1;
                 if matches!(measured, Measured::Failed) {
@@ -295,26 +304,34 @@ impl Tally {
     /// [`UNKNOWN_PARTITION`] of the index.
     fn charge_partitions(&mut self, plan: &Plan<'_>, tables: &[(&str, &Capacity)], read: bool) {
         let touches = plan.touches.as_slice();
+        for t in touches {
+            if !tables.iter().any(|(name, _)| *name == t.table) {
+                self.partition(&t.table, t.space.as_deref(), &t.partition)
+                    .touches += 1;
+            }
+        }
         for (table, c) in tables {
-            let mine: Vec<&Touch<'_>> = touches.iter().filter(|t| t.table == *table).collect();
-            if c.table > 0.0 {
-                if mine.is_empty() {
-                    self.charge(table, None, UNKNOWN_PARTITION, c.table, read);
+            let n = touches.iter().filter(|t| t.table == *table).count();
+            if n == 0 && c.table > 0.0 {
+                self.charge(table, None, UNKNOWN_PARTITION, c.table, read);
+            }
+            let share = c.table / n.max(1) as f64;
+            for t in touches.iter().filter(|t| t.table == *table) {
+                let entry = self.partition(table, t.space.as_deref(), &t.partition);
+                entry.touches += 1;
+                if read {
+                    entry.read += share;
                 } else {
-                    let share = c.table / mine.len() as f64;
-                    for t in &mine {
-                        self.charge(table, t.space.as_deref(), &t.partition, share, read);
-                    }
+                    entry.write += share;
                 }
             }
+            let mine = || touches.iter().filter(|t| t.table == *table);
             for (name, units) in c.global_indexes.iter().chain(&c.local_indexes) {
-                let queried: Vec<&str> = mine
-                    .iter()
+                let queried: Vec<&str> = mine()
                     .filter(|t| t.space.as_deref() == Some(name.as_str()))
                     .map(|t| &*t.partition)
                     .collect();
-                let written: Vec<&str> = mine
-                    .iter()
+                let written: Vec<&str> = mine()
                     .flat_map(|t| &t.index_partitions)
                     .filter(|(i, _)| i == name)
                     .map(|(_, p)| p.as_str())

@@ -479,3 +479,28 @@ async fn a_store_with_nothing_registered_reports_everything_unattributed() {
     store.reset();
     assert!(store.report().patterns.is_empty());
 }
+
+#[tokio::test]
+async fn a_failed_call_is_counted_without_units() {
+    for backend in backends().await {
+        if !matches!(backend.kind, BackendKind::Memory | BackendKind::Dynoxide) {
+            continue;
+        }
+        let (store, sums) = stack(&backend).await;
+        user("u1", "Ann").create().send(&store).await.unwrap();
+        let again = user("u1", "Ann").create().send(&store).await;
+        assert!(again.unwrap_err().is_condition_failed());
+        let report = store.report();
+        let puts = report.pattern("User put").expect("row");
+        assert_eq!(
+            (puts.calls, puts.failed, puts.unreported),
+            (2, 1, 0),
+            "{}",
+            backend.name
+        );
+        assert_eq!(puts.measured_calls(), 1);
+        // The failed put reported nothing, so only the first one's unit is counted.
+        assert_eq!((puts.write_units, puts.mean_write_units()), (1.0, 1.0));
+        assert_eq!(sums.lock().unwrap().write, 1.0, "{}", backend.name);
+    }
+}
