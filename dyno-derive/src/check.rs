@@ -43,6 +43,7 @@ pub(crate) const QUERY_METHODS: &[&str] = &[
     "all",
     "stream",
     "page",
+    "pages",
     "first",
     "count",
     "map_query",
@@ -56,6 +57,7 @@ pub(crate) const QUERY_METHODS: &[&str] = &[
 /// setter named like one would hide it. Keep in step with `dyno_core::ops::UpdateDsl`.
 pub(crate) const UPDATE_METHODS: &[&str] = &[
     "map_update",
+    "into_inner",
     "into_update",
     "prepare_upsert",
     "condition",

@@ -751,7 +751,7 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
                 n,
             ));
         }
-        let part = UserOrders::query(user_id).get(store).await?;
+        let part = UserOrders::query(user_id).all(store).await?;
         let mut dynamo: Vec<OrderRow> = Vec::new();
         let mut totals_match_lines = true;
         for o in &part.orders {

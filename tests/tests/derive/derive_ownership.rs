@@ -397,7 +397,7 @@ async fn writes_never_touch_another_entitys_item() {
                 .update(
                     Organization::update(Organization::key("ann"))
                         .set_plan("pro")
-                        .into_builder()
+                        .into_update()
                         .unwrap(),
                 )
                 .send(&*store)
@@ -714,6 +714,7 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         | "Transaction::request"
         | "Put::write_request"
         | "UpdateDsl::into_builder"
+        | "UpdateDsl::into_inner"
         | "UpdateDsl::into_update"
         | "UpdateDsl::map_update"
         | "UpdateDsl::prepare_upsert" => {
