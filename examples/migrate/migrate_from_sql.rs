@@ -350,7 +350,7 @@ async fn write_chunk(
     stats: &mut Copied,
 ) -> Result<(), BoxError> {
     let chunks = batch.len().div_ceil(MAX_BATCH_WRITES);
-    let report = batch.concurrency(CONCURRENCY).run(store).await;
+    let report = batch.concurrency(CONCURRENCY).send_report(store).await;
     stats.rows += rows;
     stats.written += report.written;
     stats.requests += report.requests;

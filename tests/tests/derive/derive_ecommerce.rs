@@ -746,7 +746,7 @@ async fn every_request_from_an_invalid_key_fails_with_its_encoding_error_before_
     assert_key_error(
         "batch get",
         BatchGet::new([Order::key("u1", "2024-001"), key.clone()])
-            .run(&store)
+            .send_report(&store)
             .await,
     );
     assert_key_error(

@@ -663,7 +663,11 @@ enum Outcome {
 fn classify(method: &str) -> Result<Op, &'static str> {
     Ok(match method {
         "EntityExt::get" | "Get::send" => Op::Get,
-        "BatchGet::new" | "BatchGet::key" | "BatchGet::send" | "BatchGet::run" => Op::BatchGet,
+        "BatchGet::new"
+        | "BatchGet::key"
+        | "BatchGet::send"
+        | "BatchGet::send_report"
+        | "BatchGet::run" => Op::BatchGet,
         "TransactGet::get" | "TransactGet::send" => Op::TransactGet,
         "EntityExt::scan" => Op::Scan,
         "EntityExt::create" | "Put::send" => Op::Create,
@@ -684,9 +688,11 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         "Transaction::delete" => Op::TxDelete,
         "Transaction::delete_with" => Op::TxDeleteWith,
         "Transaction::check" => Op::TxCheck,
-        "BatchWriter::put" | "BatchWriter::put_all" | "BatchWriter::send" | "BatchWriter::run" => {
-            Op::BatchPut
-        }
+        "BatchWriter::put"
+        | "BatchWriter::put_all"
+        | "BatchWriter::send"
+        | "BatchWriter::send_report"
+        | "BatchWriter::run" => Op::BatchPut,
         "BatchWriter::put_ignoring_version" | "BatchWriter::put_all_ignoring_version" => {
             Op::BatchPutIgnoringVersion
         }
