@@ -127,7 +127,7 @@ impl<S: Store> Repository<S> {
             .subtract_stock(order.qty)
             .condition(Product::STOCK.ge(order.qty));
         let placed = Transaction::new()
-            .update(decrement.into_builder()?)
+            .update(decrement.into_update()?)
             .create(order)
             .send(&self.store)
             .await;

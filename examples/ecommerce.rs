@@ -434,9 +434,9 @@ async fn access_patterns(store: &dyn Store, out: &mut impl Write) -> Outcome {
 
     writeln!(
         out,
-        "\nProfile and orders in one query: UserWithOrders::query(\"u1\").get()"
+        "\nProfile and orders in one query: UserWithOrders::query(\"u1\").all()"
     )?;
-    let both = UserWithOrders::query("u1").get(store).await?;
+    let both = UserWithOrders::query("u1").all(store).await?;
     writeln!(
         out,
         "  -> user {:?}, {} orders: {}",
@@ -695,7 +695,7 @@ fn place_order(order: &Order, product_id: &str, quantity: u32) -> Outcome<Transa
     let take = Product::update(Product::key(product_id))
         .subtract_stock(quantity)
         .condition(Product::STOCK.ge(quantity))
-        .into_builder()?;
+        .into_update()?;
     Ok(Transaction::new().create(order).update(take))
 }
 
@@ -809,7 +809,7 @@ async fn safe_keys(store: &dyn Store, out: &mut impl Write) -> Outcome {
         "  read back: user_id {:?} (decoded exactly), name {}",
         back.user_id, back.name
     )?;
-    let theirs = UserWithOrders::query(sneaky_id).get(store).await?;
+    let theirs = UserWithOrders::query(sneaky_id).all(store).await?;
     writeln!(
         out,
         "  UserWithOrders::query({sneaky_id:?}): user {:?}, {} orders",
@@ -817,7 +817,7 @@ async fn safe_keys(store: &dyn Store, out: &mut impl Write) -> Outcome {
         theirs.orders.len()
     )?;
     check(theirs.orders.is_empty(), "the sneaky id reaches no order")?;
-    let ann = UserWithOrders::query("u1").get(store).await?;
+    let ann = UserWithOrders::query("u1").all(store).await?;
     writeln!(
         out,
         "  UserWithOrders::query(\"u1\"): user {:?}, {} orders, untouched",

@@ -442,7 +442,7 @@ async fn buy(store: &dyn Store, mode: Mode, buyer_id: &str, qty: u32) -> Result<
             let (mut retries, mut unknown) = (0, false);
             loop {
                 let result = Transaction::new()
-                    .update(decrement().into_builder()?)
+                    .update(decrement().into_update()?)
                     .create(&order)
                     .token(token.as_str())
                     .send(store)

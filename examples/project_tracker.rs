@@ -335,7 +335,7 @@ async fn writes(store: &dyn Store) -> Result<Vec<Task>, BoxError> {
 }
 
 async fn collections(store: &dyn Store, tasks: &[Task]) -> Result<(), BoxError> {
-    let board = ProjectBoard::query((ACME, "web")).get(store).await?;
+    let board = ProjectBoard::query((ACME, "web")).all(store).await?;
     println!(
         "board: project {:?}, {} tasks, {} comments",
         board.project.as_ref().map(|p| p.name.as_str()),
@@ -359,7 +359,7 @@ async fn collections(store: &dyn Store, tasks: &[Task]) -> Result<(), BoxError> 
         .only::<Task>()
         .descending()
         .limit(2)
-        .get(store)
+        .all(store)
         .await?;
     let titles: Vec<&str> = newest.tasks.iter().map(|t| t.title.as_str()).collect();
     println!("the two newest tasks: {titles:?}");
@@ -389,7 +389,7 @@ async fn collections(store: &dyn Store, tasks: &[Task]) -> Result<(), BoxError> 
     )?;
     let streamed: Vec<ProjectBoard> = ProjectBoard::query((ACME, "web"))
         .page_size(4)
-        .stream(store)
+        .pages(store)
         .try_collect()
         .await?;
     let streamed_tasks: usize = streamed.iter().map(|b| b.tasks.len()).sum();

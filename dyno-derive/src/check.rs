@@ -63,6 +63,7 @@ pub(crate) const RESERVED: &[(On, &str)] = &[
     (On::Query, "all"),
     (On::Query, "stream"),
     (On::Query, "page"),
+    (On::Query, "pages"),
     (On::Query, "first"),
     (On::Query, "count"),
     (On::Query, "map_query"),
@@ -73,6 +74,7 @@ pub(crate) const RESERVED: &[(On, &str)] = &[
     // Update builders.
     (On::Update, "map_update"),
     (On::Update, "into_update"),
+    (On::Update, "into_inner"),
     (On::Update, "prepare_upsert"),
     (On::Update, "condition"),
     (On::Update, "if_version"),

@@ -56,7 +56,7 @@
 //!     .set_status(OrderStatus::Pending) // also rewrites GSI1PK
 //!     .add_total(5u64)
 //!     .condition(Order::STATUS.eq(OrderStatus::Shipped))
-//!     .into_builder()?;
+//!     .into_update()?;
 //! assert_eq!(update.update_expr().set.len(), 2);
 //! # Ok::<(), dyno_core::Error>(())
 //! ```
@@ -249,7 +249,7 @@ pub fn derive_table(input: TokenStream) -> TokenStream {
 /// index keys its primary key determines; refuses before sending, naming them, an upsert that
 /// would create an item lacking a required field (not `Option`, not `#[dyno(default)]`) or
 /// missing from a non-sparse index; `Order::upsert(key, status, ..)` takes every such field as
-/// an argument, written where absent), `into_builder()` (the untyped `UpdateBuilder`; a
+/// an argument, written where absent), `into_update()` (the untyped `UpdateBuilder`; a
 /// `Transaction` also takes the typed builder itself), `send(&store)`.
 ///
 /// **Inside maps, lists and documents** (typed paths, `dyno_core::expr::path`): a field handle
@@ -367,7 +367,7 @@ pub fn derive_projection(input: TokenStream) -> TokenStream {
 ///     .at(Repo::OWNER.field(Owner::TWITTER_HANDLE)).set("alexdebrie")
 ///     .at(Repo::TOPICS).append(["dynamodb", "rust"])
 ///     .condition(Repo::OWNER.field(Owner::LOGIN).eq("alex"))
-///     .into_builder()?;
+///     .into_update()?;
 /// let paths: Vec<String> = update.update_expr().paths().map(|p| p.to_string()).collect();
 /// assert_eq!(paths, ["owner.twitter", "topics", "reaction_counts.heart"]);
 /// # Ok::<(), dyno_core::Error>(())
@@ -384,7 +384,8 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 ///   as its own variant.
 /// - On a struct of `Option<Entity>` / `Vec<Entity>` fields
 ///   (`struct UserWithOrders { user: Option<User>, orders: Vec<Order> }`):
-///   `UserWithOrders::query(user_id).get(&store)` reads the partition and groups it.
+///   `UserWithOrders::query(user_id).all(&store)` reads the partition and groups it
+///   (`page` and `pages` group each page).
 ///
 /// `#[dyno(query = "orders_of_user")]` names the access pattern: the constructor is
 /// `UserItem::orders_of_user(..)` in place of `UserItem::query(..)` (a name every collection has

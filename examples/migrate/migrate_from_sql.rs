@@ -350,7 +350,7 @@ async fn write_chunk(
     stats: &mut Copied,
 ) -> Result<(), BoxError> {
     let chunks = batch.len().div_ceil(MAX_BATCH_WRITES);
-    let report = batch.concurrency(CONCURRENCY).run(store).await;
+    let report = batch.concurrency(CONCURRENCY).send_report(store).await;
     stats.rows += rows;
     stats.written += report.written;
     stats.requests += report.requests;
@@ -751,7 +751,7 @@ async fn verify(conn: &Connection, store: &dyn Store) -> Result<Checks, BoxError
                 n,
             ));
         }
-        let part = UserOrders::query(user_id).get(store).await?;
+        let part = UserOrders::query(user_id).all(store).await?;
         let mut dynamo: Vec<OrderRow> = Vec::new();
         let mut totals_match_lines = true;
         for o in &part.orders {

@@ -96,5 +96,5 @@ fn strict_lints_hold() {
                 .into_iter()
                 .collect::<std::collections::BTreeSet<_>>(),
         );
-    assert!(u.into_builder().is_ok());
+    assert!(u.into_update().is_ok());
 }

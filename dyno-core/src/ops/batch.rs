@@ -646,8 +646,17 @@ impl BatchWriter {
         out
     }
 
-    /// Writes everything it can and reports what it could not; never fails as a whole.
+    /// The old name of [`send_report`](Self::send_report).
+    #[deprecated(
+        note = "renamed `send_report`: `send` and `send_report` are the batch's two sends"
+    )]
     pub async fn run<S: Store + ?Sized>(self, store: &S) -> BatchWriteReport {
+        self.send_report(store).await
+    }
+
+    /// Writes everything it can and reports what it could not; never fails as a whole
+    /// ([`send`](Self::send) fails unless everything was written).
+    pub async fn send_report<S: Store + ?Sized>(self, store: &S) -> BatchWriteReport {
         let span = tracing::debug_span!("dyno.batch_write", writes = self.writes.len());
         let budget = Budget::new(self.retry, self.deadline);
         let budget = &budget;
@@ -729,7 +738,7 @@ impl BatchWriter {
     /// error), that error is returned instead.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<BatchWriteReport> {
         let total = self.writes.len();
-        let report = self.run(store).await;
+        let report = self.send_report(store).await;
         if report.is_complete() {
             return Ok(report);
         }
@@ -1043,9 +1052,17 @@ impl<E: Entity> BatchGet<E> {
         self
     }
 
+    /// The old name of [`send_report`](Self::send_report).
+    #[deprecated(
+        note = "renamed `send_report`: `send` and `send_report` are the batch's two sends"
+    )]
+    pub async fn run<S: Store + ?Sized>(self, store: &S) -> Result<BatchGetReport<E>> {
+        self.send_report(store).await
+    }
+
     /// Reads everything it can and reports the keys it could not read. Fails only before
     /// sending (duplicate keys) or when a found item does not decode.
-    pub async fn run<S: Store + ?Sized>(self, store: &S) -> Result<BatchGetReport<E>> {
+    pub async fn send_report<S: Store + ?Sized>(self, store: &S) -> Result<BatchGetReport<E>> {
         let table = table_name::<E>();
         let def = table_def::<E>();
         let mut position: HashMap<Vec<u8>, usize> = HashMap::with_capacity(self.keys.len());
@@ -1125,10 +1142,10 @@ impl<E: Entity> BatchGet<E> {
 
     /// Reads every key: the entities found, in the order of the keys. Keys that could not be read
     /// after the retries fail the call with [`Error::BatchIncomplete`] listing them (use
-    /// [`BatchGet::run`] to keep the items that were read).
+    /// [`BatchGet::send_report`] to keep the items that were read).
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Vec<E>> {
         let total = self.keys.len();
-        let report = self.run(store).await?;
+        let report = self.send_report(store).await?;
         if report.unprocessed.is_empty() && report.errors.is_empty() {
             return Ok(report.items);
         }

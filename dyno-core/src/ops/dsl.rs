@@ -206,6 +206,15 @@ pub trait QueryDsl: Sized {
         self.as_query().page(store, cursor)
     }
 
+    /// The pages as a stream, one `Vec` of items per [`page`](QueryDsl::page), fetched as it is
+    /// polled; it ends after the last page or the first error.
+    fn pages<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Vec<Self::Out>>> + Send + 's {
+        self.into_inner().pages(store)
+    }
+
     /// The first matching item.
     fn first<S: Store + ?Sized>(
         self,
@@ -232,8 +241,9 @@ pub trait UpdateDsl: Sized {
         f: impl FnOnce(UpdateBuilder<Self::Entity>) -> UpdateBuilder<Self::Entity>,
     ) -> Self;
 
-    /// The update being built, with any error it holds (see [`UpdateDsl::into_builder`]).
-    fn into_update(self) -> UpdateBuilder<Self::Entity>;
+    /// The update being built, with any error it holds (see [`UpdateDsl::into_update`]), as
+    /// [`QueryDsl::into_inner`] is for a query.
+    fn into_inner(self) -> UpdateBuilder<Self::Entity>;
 
     /// What an upsert of this entity writes besides the update's own actions: the derive writes
     /// the key fields and the index keys the primary key determines, and lists the index keys
@@ -265,9 +275,15 @@ pub trait UpdateDsl: Sized {
     }
 
     /// The untyped update builder (for a [`super::Transaction`]), or the first error met
-    /// building it.
+    /// building it, as [`QueryDsl::into_query`] is for a query.
+    fn into_update(self) -> Result<UpdateBuilder<Self::Entity>> {
+        self.into_inner().check()
+    }
+
+    /// The old name of [`into_update`](UpdateDsl::into_update).
+    #[deprecated(note = "renamed `into_update`, as `into_query` on a query")]
     fn into_builder(self) -> Result<UpdateBuilder<Self::Entity>> {
-        self.into_update().check()
+        self.into_update()
     }
 
     /// An action on a path, typed by what the path holds: a map entry
@@ -287,7 +303,7 @@ pub trait UpdateDsl: Sized {
         self,
         store: &S,
     ) -> impl Future<Output = Result<Self::Entity>> + Send {
-        self.into_update().send(store)
+        self.into_inner().send(store)
     }
 }
 
@@ -298,7 +314,7 @@ impl<E: Entity> UpdateDsl for UpdateBuilder<E> {
         f(self)
     }
 
-    fn into_update(self) -> UpdateBuilder<E> {
+    fn into_inner(self) -> UpdateBuilder<E> {
         self
     }
 }

@@ -36,7 +36,7 @@ use crate::store::{Store, TransactWriteRequest};
 /// # let store = MemoryStore::new();
 /// # store.create_table(Shop::definition()).await?;
 /// # PageViews { page: "home".into(), views: 0 }.put().send(&store).await?;
-/// let increment = PageViews::update(PageViews::key("home")).add_views(1u64).into_builder()?;
+/// let increment = PageViews::update(PageViews::key("home")).add_views(1u64).into_update()?;
 /// let write = IdempotentWrite::new(Transaction::new().update(increment))?;
 /// write.send(&store).await?; // applied once, even if a response was lost and it was resent
 /// # assert_eq!(PageViews::get(PageViews::key("home")).send(&store).await?.unwrap().views, 1);

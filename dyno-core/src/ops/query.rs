@@ -42,7 +42,7 @@ use crate::value::AttributeValue;
 /// express exactly: the query reads a key range covering it and checks each item's part, so, as
 /// with a DynamoDB filter, a page (and a request's `Limit`) can hold fewer results than items
 /// read.
-#[must_use = "a query does nothing until it is run with all, stream, page, first or count"]
+#[must_use = "a query does nothing until it is run with all, first, count, stream, page or pages"]
 pub struct Query<T: FromItem> {
     /// One request per shard (one for an unsharded query).
     requests: Vec<QueryRequest>,

@@ -21,7 +21,7 @@ const MAX_SEGMENTS: u32 = 1_000_000;
 
 /// A scan of a table or index, decoding the items `T` accepts and skipping the others (other
 /// entities of the table, expired items).
-#[must_use = "a scan does nothing until it is run with all, stream, page or count"]
+#[must_use = "a scan does nothing until it is run with all, first, count, stream, page or pages"]
 pub struct Scan<T: FromItem> {
     base: ScanRequest,
     segments: u32,
@@ -241,6 +241,38 @@ impl<T: FromItem> Scan<T> {
                 .next
                 .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
         })
+    }
+
+    /// The pages as a stream, one `Vec` per [`Scan::page`] (one request per segment), read as it
+    /// is polled; it ends after the last page or the first error.
+    pub fn pages<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Vec<T>>> + Send + 's
+    where
+        T: 's,
+    {
+        // (scan, the next page's cursor, done)
+        futures::stream::unfold(
+            (self, None::<Cursor>, false),
+            move |(scan, cursor, done)| async move {
+                if done {
+                    return None;
+                }
+                match scan.page(store, cursor.as_ref()).await {
+                    Ok(page) => {
+                        let last = page.cursor.is_none();
+                        Some((Ok(page.items), (scan, page.cursor, last)))
+                    }
+                    Err(e) => Some((Err(e), (scan, None, true))),
+                }
+            },
+        )
+    }
+
+    /// The first result, if any (in a parallel scan, the first of any segment).
+    pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
+        Ok(self.limit(1).all(store).await?.into_iter().next())
     }
 
     /// The number of results [`Scan::all`] would return (capped at the limit): `T`'s items

@@ -382,7 +382,7 @@ impl Transaction {
     /// fails [`Self::send`].
     pub fn update<U: super::UpdateDsl>(mut self, update: U) -> Self {
         let entity = <U::Entity as Entity>::ENTITY_TYPE;
-        let (action, bounds) = match update.into_update().transact_and_bounds() {
+        let (action, bounds) = match update.into_inner().transact_and_bounds() {
             Ok((action, bounds)) => (Ok(action), bounds),
             Err(e) => (Err(e), Default::default()),
         };

@@ -2,7 +2,7 @@
 //!
 //! - on an enum (`enum UserItem { User(User), Order(Order) }`): `FromItem` picks the variant by
 //!   each entity's `is_entity`, and `UserItem::query(user_id)` queries the partition;
-//! - on a struct of `Option<E>` / `Vec<E>` fields: `UserWithOrders::query(user_id).get(&store)`
+//! - on a struct of `Option<E>` / `Vec<E>` fields: `UserWithOrders::query(user_id).all(&store)`
 //!   reads the partition and groups the items by entity.
 //!
 //! The partition arguments are those of the first entity's partition key (or the one named by
@@ -185,10 +185,10 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             (def, TokenStream::new())
         }
         CollectionShape::Struct(fields) => {
-            let doc = format!("A query reading one partition into a `{ident}`; built by [`{ident}::{method}`], run by `.get(&store)`.");
+            let doc = format!("A query reading one partition into a `{ident}`; built by [`{ident}::{method}`], run by `.all(&store)` (or `.page`, `.pages`).");
             let def = quote! {
                 #[doc = #doc]
-                #[must_use = "a query does nothing until it is run with `.get(&store)`"]
+                #[must_use = "a query does nothing until it is run with `.all(&store)`, `.page` or `.pages`"]
                 #vis struct #query_ty {
                     query: #p::Query<#item_ty>,
                 }
@@ -292,8 +292,15 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     }
 
                     /// Reads the partition's members (all pages) and groups them.
-                    pub async fn get<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
+                    pub async fn all<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
                         Self::group(self.query.all(store).await?)
+                    }
+
+                    /// Reads the partition's members (all pages) and groups them: the old name
+                    /// of [`all`](Self::all).
+                    #[deprecated(note = "renamed `all`, as on every read builder")]
+                    pub async fn get<St: #p::Store + ?::core::marker::Sized>(self, store: &St) -> #p::Result<#ident> {
+                        self.all(store).await
                     }
 
                     /// One page, starting at `cursor` (`None`: the first page), grouped, and the cursor
@@ -304,8 +311,15 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                     }
 
                     /// The pages as a stream, each grouped, read as it is polled.
-                    pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<#ident>> + ::core::marker::Send + 's {
+                    pub fn pages<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<#ident>> + ::core::marker::Send + 's {
                         #p::stream_map(self.query.pages(store), Self::group)
+                    }
+
+                    /// The pages as a stream, each grouped: the old name of
+                    /// [`pages`](Self::pages) (`stream` yields items on every other read builder).
+                    #[deprecated(note = "renamed `pages`: `stream` yields items on every other read builder")]
+                    pub fn stream<'s, St: #p::Store + ?::core::marker::Sized>(self, store: &'s St) -> impl #p::Stream<Item = #p::Result<#ident>> + ::core::marker::Send + 's {
+                        self.pages(store)
                     }
                 }
             };

@@ -512,7 +512,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 #ty { update: f(self.update) }
             }
 
-            fn into_update(self) -> #p::UpdateBuilder<#ident> {
+            fn into_inner(self) -> #p::UpdateBuilder<#ident> {
                 #into_update
             }
 

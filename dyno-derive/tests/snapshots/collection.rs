@@ -5,8 +5,8 @@ pub enum __DynoUserWithOrdersItem {
     F0(User),
     F1(Order),
 }
-///A query reading one partition into a `UserWithOrders`; built by [`UserWithOrders::query`], run by `.get(&store)`.
-#[must_use = "a query does nothing until it is run with `.get(&store)`"]
+///A query reading one partition into a `UserWithOrders`; built by [`UserWithOrders::query`], run by `.all(&store)` (or `.page`, `.pages`).
+#[must_use = "a query does nothing until it is run with `.all(&store)`, `.page` or `.pages`"]
 pub struct UserWithOrdersQuery {
     query: ::dyno_core::__private::Query<__DynoUserWithOrdersItem>,
 }
@@ -227,11 +227,20 @@ const _: () = {
             ::core::result::Result::Ok(out)
         }
         /// Reads the partition's members (all pages) and groups them.
-        pub async fn get<St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+        pub async fn all<St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
             self,
             store: &St,
         ) -> ::dyno_core::__private::Result<UserWithOrders> {
             Self::group(self.query.all(store).await?)
+        }
+        /// Reads the partition's members (all pages) and groups them: the old name
+        /// of [`all`](Self::all).
+        #[deprecated(note = "renamed `all`, as on every read builder")]
+        pub async fn get<St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+            self,
+            store: &St,
+        ) -> ::dyno_core::__private::Result<UserWithOrders> {
+            self.all(store).await
         }
         /// One page, starting at `cursor` (`None`: the first page), grouped, and the cursor
         /// of the next page (`None` after the last); the cursor resumes this query only.
@@ -246,13 +255,26 @@ const _: () = {
             ::core::result::Result::Ok((Self::group(page.items)?, page.cursor))
         }
         /// The pages as a stream, each grouped, read as it is polled.
-        pub fn stream<'s, St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+        pub fn pages<'s, St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
             self,
             store: &'s St,
         ) -> impl ::dyno_core::__private::Stream<
             Item = ::dyno_core::__private::Result<UserWithOrders>,
         > + ::core::marker::Send + 's {
             ::dyno_core::__private::stream_map(self.query.pages(store), Self::group)
+        }
+        /// The pages as a stream, each grouped: the old name of
+        /// [`pages`](Self::pages) (`stream` yields items on every other read builder).
+        #[deprecated(
+            note = "renamed `pages`: `stream` yields items on every other read builder"
+        )]
+        pub fn stream<'s, St: ::dyno_core::__private::Store + ?::core::marker::Sized>(
+            self,
+            store: &'s St,
+        ) -> impl ::dyno_core::__private::Stream<
+            Item = ::dyno_core::__private::Result<UserWithOrders>,
+        > + ::core::marker::Send + 's {
+            self.pages(store)
         }
     }
 };

@@ -1051,7 +1051,7 @@ const _: () = {
                 update: f(self.update),
             }
         }
-        fn into_update(self) -> ::dyno_core::__private::UpdateBuilder<Order> {
+        fn into_inner(self) -> ::dyno_core::__private::UpdateBuilder<Order> {
             self.update
         }
         fn prepare_upsert(mut self) -> Self {

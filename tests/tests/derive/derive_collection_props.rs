@@ -357,7 +357,7 @@ macro_rules! struct_rows {
     ($q:expr, $store:expr, $read:expr, [$($f:ident: $m:ident),+]) => {{
         let q = $q;
         let groups = match $read {
-            Read::All => vec![q.get($store).await.unwrap()],
+            Read::All => vec![q.all($store).await.unwrap()],
             Read::Pages => {
                 let (mut out, mut cursor) = (Vec::new(), None);
                 loop {
@@ -369,7 +369,7 @@ macro_rules! struct_rows {
                     }
                 }
             }
-            Read::Stream => q.stream($store).try_collect::<Vec<_>>().await.unwrap(),
+            Read::Stream => q.pages($store).try_collect::<Vec<_>>().await.unwrap(),
         };
         let mut rows: Vec<Row> = Vec::new();
         for g in groups {

@@ -299,7 +299,7 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
 
         // GSI1: the repo and its pull requests.
         let pulls = RepoAndPulls::query(("octo", "cat"))
-            .get(store)
+            .all(store)
             .await
             .unwrap();
         assert_eq!(pulls.repo, Some(repo()), "{who}");
@@ -308,7 +308,7 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
             .only::<PullRequest>()
             .descending()
             .limit(1)
-            .get(store)
+            .all(store)
             .await
             .unwrap();
         assert_eq!((newest.repo, newest.pulls), (None, vec![pull(3)]), "{who}");
@@ -323,7 +323,7 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
         assert_eq!(second.pulls, vec![pull(2), pull(3)], "{who}");
         let pages: Vec<RepoAndPulls> = RepoAndPulls::query(("octo", "cat"))
             .page_size(2)
-            .stream(store)
+            .pages(store)
             .try_collect()
             .await
             .unwrap();
@@ -332,13 +332,13 @@ async fn collections_read_their_members_on_any_index_on_every_backend() {
 
         // GSI2: the repo and its forks; the other repo's partition is apart.
         let forks = RepoAndForks::query(("octo", "cat"))
-            .get(store)
+            .all(store)
             .await
             .unwrap();
         assert_eq!(forks.repo, Some(repo()), "{who}");
         assert_eq!(forks.forks, vec![fork("ann"), fork("bob")], "{who}");
         let dog = RepoAndForks::query(("octo", "dog"))
-            .get(store)
+            .all(store)
             .await
             .unwrap();
         assert_eq!(

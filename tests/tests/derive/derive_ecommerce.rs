@@ -277,6 +277,75 @@ async fn a_users_orders() {
     .await;
 }
 
+/// Every read builder answers the same names with the same meaning: `all`, `first`, `count` and
+/// `stream` are items, `page` and `pages` are pages; a typed query, a scan and a struct
+/// collection agree with each other on what they read.
+#[tokio::test]
+async fn every_read_builder_speaks_one_vocabulary() {
+    use futures::TryStreamExt;
+    on_every_backend(|store, _| async move {
+        seed_orders(&*store).await;
+        let store = &*store;
+
+        // A typed query: items and pages of u1's four orders, two per page.
+        let query = || Order::query("u1").page_size(2);
+        let all = query().all(store).await.unwrap();
+        assert_eq!(all.len(), 4);
+        assert_eq!(query().first(store).await.unwrap().as_ref(), all.first());
+        assert_eq!(query().count(store).await.unwrap(), 4);
+        let streamed: Vec<Order> = query().stream(store).try_collect().await.unwrap();
+        assert_eq!(streamed, all);
+        let pages: Vec<Vec<Order>> = query().pages(store).try_collect().await.unwrap();
+        assert!(pages.len() >= 2, "two per page: {} pages", pages.len());
+        assert_eq!(pages.concat(), all);
+        let first_page = query().page(store, None).await.unwrap();
+        assert_eq!(first_page.items, pages[0]);
+
+        // A scan: the same names, products only (the scan decodes one entity).
+        let mut products = Product::scan().all(store).await.unwrap();
+        products.sort_by(|a, b| a.product_id.cmp(&b.product_id));
+        assert_eq!(products.len(), 4);
+        let first = Product::scan()
+            .first(store)
+            .await
+            .unwrap()
+            .expect("a product");
+        assert!(products.contains(&first));
+        assert_eq!(Product::scan().count(store).await.unwrap(), 4);
+        let mut streamed: Vec<Product> = Product::scan().stream(store).try_collect().await.unwrap();
+        streamed.sort_by(|a, b| a.product_id.cmp(&b.product_id));
+        assert_eq!(streamed, products);
+        let pages: Vec<Vec<Product>> = Product::scan()
+            .page_size(1)
+            .pages(store)
+            .try_collect()
+            .await
+            .unwrap();
+        let mut paged = pages.concat();
+        paged.sort_by(|a, b| a.product_id.cmp(&b.product_id));
+        assert_eq!(
+            paged,
+            products,
+            "every product once, over {} pages",
+            pages.len()
+        );
+
+        // A struct collection: `all` groups everything; `pages` groups each page.
+        let grouped = UserWithOrders::query("u1").all(store).await.unwrap();
+        assert_eq!(grouped.orders.len(), 4);
+        let groups: Vec<UserWithOrders> = UserWithOrders::query("u1")
+            .page_size(2)
+            .pages(store)
+            .try_collect()
+            .await
+            .unwrap();
+        assert!(groups.len() >= 2);
+        let orders: Vec<Order> = groups.into_iter().flat_map(|g| g.orders).collect();
+        assert_eq!(orders, grouped.orders);
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn profile_and_orders_in_one_query() {
     on_every_backend(|store, _| async move {
@@ -294,7 +363,7 @@ async fn profile_and_orders_in_one_query() {
                 .count(),
             4
         );
-        let grouped = UserWithOrders::query("u1").get(&*store).await.unwrap();
+        let grouped = UserWithOrders::query("u1").all(&*store).await.unwrap();
         assert_eq!(grouped.user.map(|u| u.name).as_deref(), Some("Ann"));
         assert_eq!(
             ids(&grouped.orders),
@@ -306,7 +375,7 @@ async fn profile_and_orders_in_one_query() {
             .await
             .unwrap();
         assert_eq!(shipped_only.len(), 2);
-        let empty = UserWithOrders::query("nobody").get(&*store).await.unwrap();
+        let empty = UserWithOrders::query("nobody").all(&*store).await.unwrap();
         assert_eq!(
             empty,
             UserWithOrders {
@@ -425,7 +494,7 @@ async fn place_an_order_in_a_transaction_that_decrements_stock() {
             let decrement = Product::update(Product::key(product_id))
                 .subtract_stock(1u32)
                 .condition(Product::STOCK.ge(1u32))
-                .into_builder()
+                .into_update()
                 .unwrap();
             Transaction::new().create(&o).update(decrement)
         };
@@ -498,7 +567,7 @@ async fn items_written_by_other_clients_are_read() {
                 .await
                 .unwrap();
         }
-        let grouped = UserWithOrders::query("123").get(&*store).await.unwrap();
+        let grouped = UserWithOrders::query("123").all(&*store).await.unwrap();
         assert_eq!(grouped.user.map(|u| u.user_id).as_deref(), Some("123"));
         assert_eq!(grouped.orders.len(), 1);
         assert_eq!(
@@ -677,7 +746,7 @@ async fn every_request_from_an_invalid_key_fails_with_its_encoding_error_before_
     assert_key_error(
         "batch get",
         BatchGet::new([Order::key("u1", "2024-001"), key.clone()])
-            .run(&store)
+            .send_report(&store)
             .await,
     );
     assert_key_error(
@@ -693,7 +762,7 @@ async fn every_request_from_an_invalid_key_fails_with_its_encoding_error_before_
     );
     assert_key_error(
         "typed update builder",
-        Order::update(key.clone()).set_note("n").into_builder(),
+        Order::update(key.clone()).set_note("n").into_update(),
     );
     assert_key_error(
         "transaction update",

@@ -480,7 +480,7 @@ async fn updates_touch_timestamps_and_versions() {
 fn every_update_sets_updated_at_and_keeps_created_at() {
     let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
         .set_description("x")
-        .into_builder()
+        .into_update()
         .unwrap();
     let set: HashMap<String, SetValue> = b
         .update_expr()
@@ -499,7 +499,7 @@ fn every_update_sets_updated_at_and_keeps_created_at() {
     assert_eq!(set["desc"], SetValue::value(s("x")));
     let b = Tx::update(Tx::key("a1", "2024-05-01", 1u32))
         .set_expires_at(None)
-        .into_builder()
+        .into_update()
         .unwrap();
     assert!(b.update_expr().remove.contains(&Path::attr("expires")));
 }
@@ -671,7 +671,7 @@ async fn tables_without_sort_key_and_composite_partitions() {
         Team::query("acme", 7u16).all(&store).await.unwrap(),
         vec![t.clone()]
     );
-    let group = TeamGroup::query(("acme", 7u16)).get(&store).await.unwrap();
+    let group = TeamGroup::query(("acme", 7u16)).all(&store).await.unwrap();
     assert_eq!(group.team, Some(t.clone()));
     let renamed = Team::update(Team::key("acme", 7u16))
         .set_name("platform")

@@ -143,7 +143,7 @@ async fn derived_code_ignores_shadowing_names() {
     assert_eq!(summaries.len(), 1);
     let items = ThingItem::query("t1").all(&store).await.unwrap();
     assert_eq!(items.len(), 1);
-    let grouped = ThingWithNotes::query("t1").get(&store).await.unwrap();
+    let grouped = ThingWithNotes::query("t1").all(&store).await.unwrap();
     assert_eq!(grouped.things.len(), 1);
 
     let note = Note {

@@ -379,7 +379,7 @@ fn sets(u: &dyno_core::expr::Update) -> HashMap<String, SetValue> {
 fn setting_an_index_key_field_rewrites_the_index_key() {
     let b = Order::update(Order::key("u1", "o1"))
         .set_status(OrderStatus::Delivered)
-        .into_builder()
+        .into_update()
         .unwrap();
     let set = sets(&b.update_expr());
     assert_eq!(set["status"], SetValue::value(s("DELIVERED")));
@@ -387,7 +387,7 @@ fn setting_an_index_key_field_rewrites_the_index_key() {
     assert!(!set.contains_key("GSI1SK"), "the date did not change");
     let b = Order::update(Order::key("u1", "o1"))
         .set_order_date(date!(2024 - 02 - 02))
-        .into_builder()
+        .into_update()
         .unwrap();
     assert_eq!(
         sets(&b.update_expr())["GSI1SK"],
@@ -403,7 +403,7 @@ fn update_actions_follow_the_field_types() {
         .add_total(Decimal::new(5, 0))
         .condition(Order::STATUS.eq(OrderStatus::Pending))
         .if_version(3)
-        .into_builder()
+        .into_update()
         .unwrap();
     let u = b.update_expr();
     assert_eq!(u.remove, vec![Path::attr("note")]);
@@ -421,7 +421,7 @@ fn update_actions_follow_the_field_types() {
     let b = Product::update(Product::key("p1"))
         .subtract_stock(2u32)
         .set_if_absent_name("x")
-        .into_builder()
+        .into_update()
         .unwrap();
     let set = sets(&b.update_expr());
     assert_eq!(
@@ -442,14 +442,14 @@ fn update_actions_follow_the_field_types() {
     let b = Order::update(Order::key("u1", "o1"))
         .set_note("a")
         .set_note("b")
-        .into_builder()
+        .into_update()
         .unwrap();
     assert_eq!(b.update_expr().set.len(), 1);
     assert_eq!(sets(&b.update_expr())["note"], SetValue::value(s("b")));
     // `None` removes.
     let b = Order::update(Order::key("u1", "o1"))
         .set_note(None)
-        .into_builder()
+        .into_update()
         .unwrap();
     assert_eq!(b.update_expr().remove, vec![Path::attr("note")]);
 }
@@ -459,7 +459,7 @@ fn update_errors_surface_when_sent() {
     let err = Order::update(Order::key("u1", "o1"))
         .set_total(Decimal::MAX)
         .condition(Order::NOTE.gt(None))
-        .into_builder()
+        .into_update()
         .unwrap_err();
     assert!(err.to_string().contains("note"), "{err}");
 }
@@ -581,5 +581,5 @@ fn streams_and_futures_are_send() {
             .send(&store),
     );
     send(UserItem::query("u1").stream(&store));
-    send(UserWithOrders::query("u1").get(&store));
+    send(UserWithOrders::query("u1").all(&store));
 }

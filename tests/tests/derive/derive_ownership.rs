@@ -397,7 +397,7 @@ async fn writes_never_touch_another_entitys_item() {
                 .update(
                     Organization::update(Organization::key("ann"))
                         .set_plan("pro")
-                        .into_builder()
+                        .into_update()
                         .unwrap(),
                 )
                 .send(&*store)
@@ -662,7 +662,11 @@ enum Outcome {
 fn classify(method: &str) -> Result<Op, &'static str> {
     Ok(match method {
         "EntityExt::get" | "Get::send" => Op::Get,
-        "BatchGet::new" | "BatchGet::key" | "BatchGet::send" | "BatchGet::run" => Op::BatchGet,
+        "BatchGet::new"
+        | "BatchGet::key"
+        | "BatchGet::send"
+        | "BatchGet::send_report"
+        | "BatchGet::run" => Op::BatchGet,
         "TransactGet::get" | "TransactGet::send" => Op::TransactGet,
         "EntityExt::scan" => Op::Scan,
         "EntityExt::create" | "Put::send" => Op::Create,
@@ -683,9 +687,11 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         "Transaction::delete" => Op::TxDelete,
         "Transaction::delete_with" => Op::TxDeleteWith,
         "Transaction::check" => Op::TxCheck,
-        "BatchWriter::put" | "BatchWriter::put_all" | "BatchWriter::send" | "BatchWriter::run" => {
-            Op::BatchPut
-        }
+        "BatchWriter::put"
+        | "BatchWriter::put_all"
+        | "BatchWriter::send"
+        | "BatchWriter::send_report"
+        | "BatchWriter::run" => Op::BatchPut,
         "BatchWriter::put_ignoring_version" | "BatchWriter::put_all_ignoring_version" => {
             Op::BatchPutIgnoringVersion
         }
@@ -716,6 +722,7 @@ fn classify(method: &str) -> Result<Op, &'static str> {
         | "Transaction::request"
         | "Put::write_request"
         | "UpdateDsl::into_builder"
+        | "UpdateDsl::into_inner"
         | "UpdateDsl::into_update"
         | "UpdateDsl::map_update"
         | "UpdateDsl::prepare_upsert" => {

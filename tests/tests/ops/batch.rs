@@ -201,7 +201,7 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     batch
         .put_all(&(0..1000).map(product).collect::<Vec<_>>())
         .unwrap();
-    let report = batch.run(&store).await;
+    let report = batch.send_report(&store).await;
     assert_eq!(report.written + report.unprocessed.len(), 1000);
     assert!(!report.unprocessed.is_empty());
 
@@ -238,7 +238,7 @@ async fn items_left_when_attempts_run_out_are_returned_never_dropped() {
     assert!(!unread.is_empty() && unread.len() < 1000);
     let report = BatchGet::new(keys(0..1000))
         .retry(fast(3))
-        .run(&store)
+        .send_report(&store)
         .await
         .unwrap();
     let read: BTreeSet<usize> = report
@@ -304,7 +304,7 @@ async fn non_retryable_errors_stop_their_chunk_and_are_reported() {
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
-    let report = batch.run(&store).await;
+    let report = batch.send_report(&store).await;
     assert_eq!(report.errors.len(), 1);
     assert!(matches!(report.errors[0], Error::Validation { .. }));
     let left: BTreeSet<usize> = report
@@ -511,7 +511,7 @@ async fn a_slow_backend_is_cut_at_the_deadline_with_every_item_accounted_for() {
         .put_all(&(0..1000).map(product).collect::<Vec<_>>())
         .unwrap();
     let started = std::time::Instant::now();
-    let report = tokio::time::timeout(Duration::from_secs(10), batch.run(&store))
+    let report = tokio::time::timeout(Duration::from_secs(10), batch.send_report(&store))
         .await
         .unwrap();
     assert!(
@@ -546,7 +546,7 @@ async fn a_slow_backend_is_cut_at_the_deadline_with_every_item_accounted_for() {
     let get = BatchGet::new(keys(0..50))
         .retry(fast(3))
         .deadline(Duration::from_millis(200));
-    let report = tokio::time::timeout(Duration::from_secs(10), get.run(&store))
+    let report = tokio::time::timeout(Duration::from_secs(10), get.send_report(&store))
         .await
         .unwrap()
         .unwrap();

@@ -95,7 +95,7 @@ fn no_update_writes_a_stamp_other_than_where_absent() {
             .upsert(),
     ];
     for update in builders {
-        let request = update.into_builder().unwrap().into_request().unwrap();
+        let request = update.into_update().unwrap().into_request().unwrap();
         let stamp = request
             .update
             .set
@@ -118,7 +118,7 @@ fn changing_one_field_of_a_key_writes_only_that_field() {
     let created = OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap();
     let request = PullRequest::update(key(1))
         .set_status_given(PrStatus::Closed, "ann", created)
-        .into_builder()
+        .into_update()
         .unwrap()
         .into_request()
         .unwrap();
@@ -282,7 +282,7 @@ fn a_given_value_that_contradicts_the_update_is_refused_before_sending() {
     let err = PullRequest::update(key(1))
         .set_status_given(PrStatus::Closed, "ann", created)
         .set_username_given("bob", PrStatus::Open, created)
-        .into_builder()
+        .into_update()
         .unwrap_err();
     assert!(
         err.to_string().contains("`status` is set to")
@@ -293,7 +293,7 @@ fn a_given_value_that_contradicts_the_update_is_refused_before_sending() {
     let ok = PullRequest::update(key(1))
         .set_status_given(PrStatus::Closed, "ann", created)
         .set_username_given("bob", PrStatus::Closed, created)
-        .into_builder()
+        .into_update()
         .unwrap()
         .into_request()
         .unwrap();

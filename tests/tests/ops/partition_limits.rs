@@ -246,7 +246,7 @@ async fn the_batch_engine_out_of_attempts_hands_back_every_unwritten_item() {
         })
         .concurrency(2);
     batch.put_all(&two_hot_categories()).unwrap();
-    let report = batch.run(&store).await;
+    let report = batch.send_report(&store).await;
     let left: BTreeSet<usize> = report.unprocessed.iter().map(number_of).collect();
     assert_eq!(
         left.len(),

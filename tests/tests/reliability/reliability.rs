@@ -140,7 +140,7 @@ async fn batch_on_a_dead_server_returns_every_item_with_the_cause_within_its_bud
         .put_all(&(0..2000).map(product).collect::<Vec<_>>())
         .unwrap();
     let started = Instant::now();
-    let report = timeout(Duration::from_secs(60), batch.run(&store))
+    let report = timeout(Duration::from_secs(60), batch.send_report(&store))
         .await
         .expect("a batch on a dead server did not return within 60 s");
     let took = started.elapsed();
@@ -216,7 +216,7 @@ async fn missing_credentials_are_not_an_unknown_outcome_and_are_not_retried() {
     batch
         .put_all(&(0..100).map(product).collect::<Vec<_>>())
         .unwrap();
-    let report = timeout(Duration::from_secs(20), batch.run(&store))
+    let report = timeout(Duration::from_secs(20), batch.send_report(&store))
         .await
         .expect("bounded");
     assert_eq!(report.unprocessed.len(), 100);

@@ -395,7 +395,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
                 )
                 .unwrap();
         }
-        let report = timeout(Duration::from_secs(180), batch.run(&store))
+        let report = timeout(Duration::from_secs(180), batch.send_report(&store))
             .await
             .expect("bounded");
         assert!(report.is_complete(), "{who}: {report:?}");
@@ -424,7 +424,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
                 .unwrap();
         }
         let started = Instant::now();
-        let report = timeout(Duration::from_secs(180), batch.run(&store))
+        let report = timeout(Duration::from_secs(180), batch.send_report(&store))
             .await
             .expect("bounded");
         assert!(
