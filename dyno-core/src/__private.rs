@@ -305,7 +305,7 @@ pub fn reserve_key(key: &mut String, additional: usize) {
 #[inline]
 pub fn key_from<T, V: FieldValue<T>>(
     value: V,
-    write: impl FnOnce(&mut String, &T) -> Result<()>,
+    write: fn(&mut String, &T) -> Result<()>,
 ) -> Result<String> {
     value.with_value(|v| new_key(|key| write(key, v)))
 }

@@ -238,12 +238,28 @@ pub fn key_field<T: FromAttribute + ToAttribute>(
 }
 
 /// [`key_field`] on the attribute's value, already looked up (`None`: absent).
+///
+/// A thin shell: the body is [`key_field_dyn`], compiled once per field type rather than once
+/// per field (each call site's `recover` is a closure type of its own).
 #[inline]
 pub fn key_field_in<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<T> {
+    let mut recover = Some(recover);
+    key_field_dyn(value, entity, attribute, &mut || {
+        recover.take().map_or(Ok(None), |f| f())
+    })
+}
+
+/// [`key_field_in`]'s body; `recover` is called once.
+fn key_field_dyn<T: FromAttribute + ToAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: &mut dyn FnMut() -> Result<Option<T>>,
 ) -> Result<T> {
     let recovered = recover()?;
     if let Some(v) = value {
@@ -278,11 +294,24 @@ pub fn key_field_attr_in<T: FromAttribute + ToAttribute>(
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
+    let mut recover = Some(recover);
+    key_field_attr_dyn(value, entity, attribute, &mut || {
+        recover.take().map_or(Ok(None), |f| f())
+    })
+}
+
+/// [`key_field_attr_in`]'s body, compiled once per field type.
+fn key_field_attr_dyn<T: FromAttribute + ToAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: &mut dyn FnMut() -> Result<Option<T>>,
+) -> Result<T> {
     match value {
         Some(v) if !super::rechecking() => {
             T::from_attribute(v).map_err(|e| e.at(entity, attribute))
         }
-        _ => key_field_in(value, entity, attribute, recover),
+        _ => key_field_dyn(value, entity, attribute, recover),
     }
 }
 
@@ -294,6 +323,19 @@ pub fn key_field_opt_in<T: FromAttribute + ToAttribute>(
     entity: &'static str,
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
+) -> Result<Option<T>> {
+    let mut recover = Some(recover);
+    key_field_opt_dyn(value, entity, attribute, &mut || {
+        recover.take().map_or(Ok(None), |f| f())
+    })
+}
+
+/// [`key_field_opt_in`]'s body, compiled once per field type.
+fn key_field_opt_dyn<T: FromAttribute + ToAttribute>(
+    value: Option<&AttributeValue>,
+    entity: &'static str,
+    attribute: &str,
+    recover: &mut dyn FnMut() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     let recovered = recover()?;
     match value {

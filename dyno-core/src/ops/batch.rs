@@ -43,7 +43,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{decode, key_of, owned_by_type, readable, table_def, table_name};
+use super::entity_rules::{decode, key_of, owned_by_type, readable, table_def, table_name};
 use super::{Key, Put, PutMode};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -599,7 +599,7 @@ impl BatchWriter {
     /// another entity's item is returned with [`Error::WrongEntity`], changing nothing; unless
     /// the batch is [`Self::without_entity_check`]. A missing item is not an error.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
-        let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        let key = super::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
         self.add(
             WriteRequest::Delete {
@@ -1068,7 +1068,7 @@ impl<E: Entity> BatchGet<E> {
         let mut position: HashMap<Vec<u8>, usize> = HashMap::with_capacity(self.keys.len());
         let mut keys = Vec::with_capacity(self.keys.len());
         for (i, key) in self.keys.into_iter().enumerate() {
-            let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+            let key = super::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
             if position.insert(identity(&table, &key), i).is_some() {
                 return Err(Error::validation(format!(
                     "batch get of {}: key {} is asked twice; a batch may read each item once",

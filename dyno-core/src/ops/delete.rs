@@ -4,7 +4,7 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{hidden, owned_by, table_name, ttl_attribute, version_is, write_result};
+use super::entity_rules::{hidden, owned_by, table_name, ttl_attribute, version_is, write_result};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::{Error, Result};
@@ -80,7 +80,7 @@ impl<E: Entity> Delete<E> {
             })?;
             // A version check on a missing item must fail, not pass as "no version stored".
             let check = if v == 0 {
-                version_is(attr, 0).and(super::support::item_exists::<E>())
+                version_is(attr, 0).and(super::entity_rules::item_exists::<E>())
             } else {
                 version_is(attr, v)
             };
@@ -95,7 +95,7 @@ impl<E: Entity> Delete<E> {
             return Err(e.for_entity(E::ENTITY_TYPE));
         }
         let condition = self.condition_expr();
-        let key = super::support::key_item(self.key)?;
+        let key = super::key_limits::key_item(self.key)?;
         Ok((key, condition?))
     }
 

@@ -4,11 +4,12 @@ use std::fmt;
 
 use tracing::Instrument;
 
-use super::support::{decode, readable, table_def};
+use super::entity_rules::{decode, table_def, Owner};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{GetRequest, Store};
+use crate::value::SharedItem;
 
 /// Reads one `E` by key; built by [`super::EntityExt::get`]. An item whose TTL attribute is in the
 /// past reads as absent, and so does another entity's item at the same key (entities sharing a key
@@ -48,14 +49,17 @@ impl<E: Entity> Get<E> {
     pub fn request(&self) -> Result<GetRequest<'_>> {
         Ok(GetRequest {
             consistent_read: self.consistent,
-            ..GetRequest::borrowed(&table_def::<E>().name, super::support::key_ref(&self.key)?)
+            ..GetRequest::borrowed(
+                &table_def::<E>().name,
+                super::key_limits::key_ref(&self.key)?,
+            )
         })
     }
 
     /// The request this get sends, owning the key: the store hands it to the server without
     /// copying it.
     fn into_request(self) -> Result<GetRequest<'static>> {
-        super::support::key_ref(&self.key)?;
+        super::key_limits::key_ref(&self.key)?;
         Ok(GetRequest {
             consistent_read: self.consistent,
             ..GetRequest::new(table_def::<E>().name.as_str(), self.key.into_item())
@@ -64,18 +68,28 @@ impl<E: Entity> Get<E> {
 
     /// Reads the item: `None` when absent, expired or another entity's.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<Option<E>> {
-        let span = tracing::debug_span!("dyno.get", entity = E::ENTITY_TYPE);
         let request = self.into_request()?;
-        let out = store
-            .get_item(request)
-            .instrument(span)
-            .await
-            .map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        match out.item {
-            Some(item) if readable::<E>(&item) => decode::<E>(&item).map(Some),
-            _ => Ok(None),
+        match read_one(store, Owner::of::<E>(), request).await? {
+            Some(item) => decode::<E>(&item).map(Some),
+            None => Ok(None),
         }
     }
+}
+
+/// [`Get::send`] up to decoding, compiled once per store type: the item read, unless absent,
+/// expired or another entity's.
+async fn read_one<S: Store + ?Sized>(
+    store: &S,
+    owner: Owner,
+    request: GetRequest<'static>,
+) -> Result<Option<SharedItem>> {
+    let span = tracing::debug_span!("dyno.get", entity = owner.entity());
+    let out = store
+        .get_item(request)
+        .instrument(span)
+        .await
+        .map_err(|e| e.for_entity(owner.entity()))?;
+    Ok(out.item.filter(|item| owner.readable(item)))
 }
 
 #[cfg(all(test, feature = "derive", feature = "memory"))]

@@ -22,9 +22,11 @@ mod canon;
 mod cursor;
 mod delete;
 mod dsl;
+mod entity_rules;
 mod ext;
 mod get;
 mod idempotent;
+mod key_limits;
 mod lenient;
 mod paging;
 mod path;
@@ -34,7 +36,6 @@ mod scan;
 #[doc(hidden)]
 pub mod shard;
 pub mod sort_key;
-mod support;
 mod transact;
 mod update;
 
@@ -209,9 +210,9 @@ impl<E: Entity> FromItem for E {
         <E as Entity>::from_item(item)
     }
     fn ttl_attribute() -> Option<&'static str> {
-        support::ttl_attribute::<E>()
+        entity_rules::ttl_attribute::<E>()
     }
     fn key_attributes() -> Vec<&'static str> {
-        support::table_def::<E>().key_names().collect()
+        entity_rules::table_def::<E>().key_names().collect()
     }
 }

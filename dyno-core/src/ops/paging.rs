@@ -18,8 +18,8 @@ use futures::stream::{self, Stream};
 
 use super::canon::Writer;
 use super::cursor::{LanePos, PageState};
+use super::entity_rules::page_hider;
 use super::sort_key::PartRange;
-use super::support::page_hider;
 use super::FromItem;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
@@ -64,12 +64,16 @@ impl Lanes {
     /// accepts whose TTL has not passed. It reads the items rather than asking the store for
     /// `Select = COUNT`, because a server-side count cannot tell entities apart on a shared
     /// partition or index, nor skip expired items DynamoDB has not deleted yet.
-    pub(crate) async fn count<T: FromItem, S: Store + ?Sized>(
+    ///
+    /// `accepts` is the reader's [`FromItem::accepts`]: the count is compiled once per store, not
+    /// once per type read.
+    pub(crate) async fn count<S: Store + ?Sized>(
         &self,
         store: &S,
         ttl: Option<&str>,
         range: Option<&(String, PartRange)>,
         only: &[fn(&Item) -> bool],
+        accepts: fn(&Item) -> bool,
     ) -> Result<usize> {
         let counts = futures::future::try_join_all((0..self.len()).map(|lane| async move {
             let mut total = 0usize;
@@ -84,7 +88,7 @@ impl Lanes {
                         !hidden(it)
                             && in_range(it, range)
                             && only.iter().all(|keep| keep(it))
-                            && T::accepts(it)
+                            && accepts(it)
                     })
                     .count();
                 match page.last_evaluated_key {
@@ -172,11 +176,29 @@ pub(crate) struct Round<T> {
 
 impl Plan {
     /// Reads one round: a page from every unfinished lane, merged, filtered and decoded.
+    ///
+    /// Only the decoding is compiled per type read: reading, merging, sorting and the frontier
+    /// are [`Plan::round_items`], compiled once per store type.
     pub(crate) async fn round<T: FromItem, S: Store + ?Sized>(
         &self,
         store: &S,
         state: &PageState,
     ) -> Result<Round<T>> {
+        let round = self.round_items(store, state, T::accepts).await?;
+        Ok(Round {
+            items: decode_all(&round.items)?,
+            next: round.next,
+        })
+    }
+
+    /// [`Plan::round`] up to decoding: the raw items of the round that `accepts` (the reader's
+    /// [`FromItem::accepts`]) and the filters keep, in order, at most the limit's remainder.
+    pub(crate) async fn round_items<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        state: &PageState,
+        accepts: fn(&Item) -> bool,
+    ) -> Result<Round<SharedItem>> {
         let remaining = match self.limit {
             Some(l) => l.saturating_sub(usize::try_from(state.returned).unwrap_or(usize::MAX)),
             None => usize::MAX,
@@ -255,11 +277,11 @@ impl Plan {
 
         let mut items = Vec::new();
         let hidden = page_hider(self.ttl);
-        for it in &raw {
-            if hidden(it)
-                || !in_range(it, self.range.as_ref())
-                || !self.only.iter().all(|keep| keep(it))
-                || !T::accepts(it)
+        for it in raw {
+            if hidden(&it)
+                || !in_range(&it, self.range.as_ref())
+                || !self.only.iter().all(|keep| keep(&it))
+                || !accepts(&it)
             {
                 continue;
             }
@@ -267,7 +289,7 @@ impl Plan {
                 // The limit is reached with items left over: the read is finished.
                 return Ok(Round { items, next: None });
             }
-            items.push(T::from_item(it)?);
+            items.push(it);
         }
         let finished = items.len() == remaining || lanes.iter().all(|l| *l == LanePos::Done);
         let next = (!finished).then(|| PageState {
@@ -365,6 +387,15 @@ impl Plan {
             }
         })
     }
+}
+
+/// Decodes the items of a round as `T`, in order; the first error stops.
+fn decode_all<T: FromItem>(items: &[SharedItem]) -> Result<Vec<T>> {
+    let mut out = Vec::with_capacity(items.len());
+    for it in items {
+        out.push(T::from_item(it)?);
+    }
+    Ok(out)
 }
 
 /// The `ExclusiveStartKey` that resumes a lane right after `item`: its key attributes (the names

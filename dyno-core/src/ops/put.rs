@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use tracing::Instrument;
 
-use super::support::{
-    check_key_size, condition_failure, decode, item_absent, item_exists, key_of, number, owned_by,
-    table_def, table_name, version_is,
+use super::entity_rules::{
+    condition_failure_of, decode, item_absent, item_exists, key_of, number, owned_by, table_def,
+    table_name, version_is, Owner,
 };
+use super::key_limits::check_key_size;
 use crate::entity::Entity;
 use crate::error::{Error, Result, UnknownWrite};
 use crate::expr::{Cond, Condition, Path, SetValue, Update, UpdateOperand};
@@ -434,7 +435,7 @@ impl<'a, E: Entity> Put<'a, E> {
     }
 
     /// What one send needs, owned.
-    fn prepare(&self) -> Result<Prepared<E>> {
+    fn prepare(&self) -> Result<Prepared> {
         let request = self.write_request()?;
         let item = match &self.item {
             Ok(item) => item.clone(),
@@ -451,13 +452,15 @@ impl<'a, E: Entity> Put<'a, E> {
             kept: E::CREATED_AT.filter(|_| self.keep_created).map(|(_, a)| a),
             stamped_index: self.created_in_index_key(),
             returning: false,
-            _e: PhantomData,
+            owner: Owner::of::<E>(),
+            created_at: E::CREATED_AT,
         })
     }
 }
 
-/// One send of a [`Put`], owned so that its future borrows only the store.
-struct Prepared<E> {
+/// One send of a [`Put`], owned so that its future borrows only the store. Not generic over the
+/// entity (its constants are fields): the send is compiled once per store type.
+struct Prepared {
     /// Taken by the send.
     request: Option<PutWriteRequest>,
     item: Arc<Item>,
@@ -470,10 +473,13 @@ struct Prepared<E> {
     stamped_index: bool,
     /// `send_returning`: an UpdateItem that keeps `created_at` asks for the item as written.
     returning: bool,
-    _e: PhantomData<fn() -> E>,
+    /// The entity written.
+    owner: Owner,
+    /// The entity's `created_at` field and attribute.
+    created_at: Option<(&'static str, &'static str)>,
 }
 
-impl<E: Entity> Prepared<E> {
+impl Prepared {
     /// True when `stored` is exactly the item this write sends (its stamps and generated ids
     /// included; a kept `created_at` aside): an earlier send of it was applied.
     fn is_own(&self, stored: &Item) -> bool {
@@ -489,7 +495,8 @@ impl<E: Entity> Prepared<E> {
     /// Sends the write. Returns the item as stored when the write kept a stored `created_at`
     /// and [`Self::returning`] asked for it (`None` otherwise).
     async fn write<S: Store + ?Sized>(mut self, store: &S) -> Result<Option<Item>> {
-        let span = tracing::debug_span!("dyno.put", entity = E::ENTITY_TYPE, mode = ?self.mode);
+        let span =
+            tracing::debug_span!("dyno.put", entity = self.owner.entity(), mode = ?self.mode);
         let resent = self.unknown.load(Ordering::Relaxed);
         let Some(mut request) = self.request.take() else {
             return Ok(None);
@@ -519,8 +526,8 @@ impl<E: Entity> Prepared<E> {
                     message,
                     source,
                     write: Some(Box::new(UnknownWrite::new(
-                        E::ENTITY_TYPE,
-                        table_name::<E>(),
+                        self.owner.entity(),
+                        self.owner.table().name.clone(),
                         self.key.clone(),
                         Item::clone(&self.item),
                     ))),
@@ -533,7 +540,7 @@ impl<E: Entity> Prepared<E> {
                     Some(old) => Some(old),
                     None => {
                         let request =
-                            GetRequest::borrowed(&table_def::<E>().name, &self.key).consistent();
+                            GetRequest::borrowed(&self.owner.table().name, &self.key).consistent();
                         (store.get_item(request).await.ok())
                             .and_then(|o| o.item)
                             .map(|i| Item::clone(&i))
@@ -553,18 +560,19 @@ impl<E: Entity> Prepared<E> {
     /// The error of a failed write.
     async fn failed<S: Store + ?Sized>(&self, store: &S, e: Error) -> Error {
         // A create fails on any existing item: the key is taken, whoever holds it.
+        let entity = self.owner.entity();
         if self.create {
-            return e.for_entity(E::ENTITY_TYPE);
+            return e.for_entity(entity);
         }
         let stamped_index = self.stamped_index;
-        condition_failure::<E, S>(store, &self.key, e, |old| {
-            let (field, attr) = E::CREATED_AT?;
+        let created_at = self.created_at;
+        condition_failure_of(store, self.owner, &self.key, e, &mut |old| {
+            let (field, attr) = created_at?;
             (stamped_index && old?.contains_key(attr)).then(|| {
                 Error::validation(format!(
                     "put of {entity}: the stored item has a `{field}` (created_at) and an index key of {entity} is made from it \
                      with other fields, which one request cannot rebuild from the stored time; nothing was written. Set \
                      `{field}` to the stored value (from a get) to replace the item, or change it with an update",
-                    entity = E::ENTITY_TYPE
                 ))
             })
         })

@@ -281,7 +281,7 @@ impl<T: FromItem> Scan<T> {
         let span = self.span("count");
         let n = self
             .lanes()?
-            .count::<T, S>(store, T::ttl_attribute(), None, &[])
+            .count(store, T::ttl_attribute(), None, &[], T::accepts)
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))

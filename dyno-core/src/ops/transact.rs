@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use tracing::Instrument;
 
 use super::canon::{item_bytes, Writer};
-use super::support::{decode, key_of, readable, table_def, table_name};
+use super::entity_rules::{decode, key_of, readable, table_def, table_name};
 use super::update::{is_missing_parent, missing_parent, nested_paths};
 use super::{Delete, Key, Put, PutMode};
 use crate::entity::Entity;
@@ -392,7 +392,7 @@ impl Transaction {
             let bounds = ActionBounds {
                 action: self.actions.len(),
                 entity,
-                foreign: |item| super::support::foreign_type::<U::Entity>(item).is_some(),
+                foreign: |item| super::entity_rules::foreign_type::<U::Entity>(item).is_some(),
                 table: table.clone(),
                 key: key.clone(),
                 bounds,
@@ -419,10 +419,10 @@ impl Transaction {
     /// to be `E`'s (or to have no entity-type attribute): on another entity's item at the key it
     /// fails, and the transaction is cancelled.
     pub fn check<E: Entity>(self, key: Key<E>, condition: crate::expr::Cond<E>) -> Self {
-        let action = super::support::key_item(key)
+        let action = super::key_limits::key_item(key)
             .and_then(|key| {
                 let c = condition.into_condition()?;
-                Ok((key, super::support::owned_by::<E>().and(c)))
+                Ok((key, super::entity_rules::owned_by::<E>().and(c)))
             })
             .map(|(key, condition)| TransactWriteItem::ConditionCheck {
                 table: table_name::<E>(),
@@ -738,7 +738,7 @@ impl TransactGet {
     /// Adds a read of `key`.
     /// An invalid key is recorded, and [`Self::send`] fails with its error without reading.
     pub fn get<E: Entity>(&mut self, key: Key<E>) -> TransactGetHandle<E> {
-        let key = match super::support::key_item(key) {
+        let key = match super::key_limits::key_item(key) {
             Ok(key) => key,
             Err(e) => {
                 self.error.get_or_insert(e.for_entity(E::ENTITY_TYPE));

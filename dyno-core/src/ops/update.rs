@@ -5,8 +5,8 @@ use std::fmt;
 use tracing::Instrument;
 
 use super::bounds::{Arithmetic, Bound, Bounds, Given, Op};
-use super::support::{
-    condition_failure, decode, item_exists, number, owned_by, table_name, version_is,
+use super::entity_rules::{
+    condition_failure_of, decode, number, table_name, version_is, EntityShape, Owner,
 };
 use super::Key;
 use crate::entity::Entity;
@@ -14,7 +14,6 @@ use crate::error::{Error, Result};
 use crate::expr::typed::{encode_value, FieldValue};
 use crate::expr::{self, Cond, Condition, Path, SetValue, UpdateOperand};
 use crate::store::{GetRequest, ReturnValues, Store, TransactWriteItem, UpdateRequest};
-use crate::table::Table;
 use crate::value::{attribute_size, AttributeValue, MAX_ITEM_SIZE};
 
 /// An index key attribute that an item created by an upsert must hold, and that only the
@@ -657,66 +656,13 @@ impl<E: Entity> UpdateBuilder<E> {
     /// missing from a non-sparse index: the required fields and the index key attributes it
     /// does not write are an error, listed with the fields to set.
     fn check_index_keys(&self) -> Result<()> {
-        if !self.upsert {
-            return Ok(());
-        }
-        let writes = |name: &str, add: bool| {
-            self.actions.iter().any(|(p, a)| {
-                p.top() == Some(name)
-                    && p.0.len() == 1
-                    && (matches!(a, Action::Set(_)) || (add && matches!(a, Action::Add(_))))
-            })
-        };
-        let absent: Vec<String> = self
-            .required
-            .iter()
-            .filter(|(attr, _)| !writes(attr, true))
-            .map(|(_, field)| format!("`{field}`"))
-            .collect();
-        let missing: Vec<String> = self
-            .needs
-            .iter()
-            .filter(|need| !writes(need.attribute, false))
-            .map(|need| {
-                format!(
-                    "{} (the {} key of index {}, `{}`, needs {})",
-                    need.attribute,
-                    need.role,
-                    need.index,
-                    need.template,
-                    need.fields
-                        .iter()
-                        .map(|f| format!("`{f}`"))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                )
-            })
-            .collect();
-        let mut lacks = Vec::new();
-        if !absent.is_empty() {
-            lacks.push(format!(
-                "required field(s) {} (not `Option`, not `#[dyno(default)]`), so {} could not \
-                 read it back",
-                absent.join(", "),
-                E::ENTITY_TYPE
-            ));
-        }
-        if !missing.is_empty() {
-            lacks.push(format!(
-                "index key attribute(s) {}, so it would never appear in those indexes",
-                missing.join(", ")
-            ));
-        }
-        if lacks.is_empty() {
-            return Ok(());
-        }
-        Err(Error::validation(format!(
-            "upsert of {}: an item it creates would lack {}; nothing was sent. Set those fields \
-             in this update (`set_<field>`, or `set_if_absent_<field>` to keep an existing \
-             item's), or write the whole item with put/create, or update without upsert",
+        check_upsert_writes(
             E::ENTITY_TYPE,
-            lacks.join(", and ")
-        )))
+            self.upsert,
+            &self.actions,
+            &self.required,
+            self.needs,
+        )
     }
 
     /// The request parts: actions (with version and entity type), condition (with the range
@@ -724,94 +670,32 @@ impl<E: Entity> UpdateBuilder<E> {
     fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>, Bounds)> {
         // An invalid key explains any later error (its segments read as missing), so it comes first.
         let index_keys = self.check_index_keys();
-        let mut update = self.update_expr();
+        let update = self.update_expr();
         let UpdateBuilder {
             key,
             condition,
             error,
             version,
             upsert,
-            mut bounds,
+            bounds,
             givens,
             ..
         } = self;
-        let key = super::support::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        if let Some(e) = error {
-            return Err(e);
-        }
-        index_keys?;
-        let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
-        let mut cond = Some(if upsert {
-            owned_by::<E>()
-        } else {
-            item_exists::<E>().and(owned_by::<E>())
-        });
-        match (E::VERSION_ATTRIBUTE, version) {
-            (Some(attr), v) => {
-                if !touches(&update, attr) {
-                    update.add.push((Path::attr(attr), number(1)));
-                    bounds.push(Bound::version(attr)?);
-                }
-                if let Some(v) = v {
-                    cond = Some(Condition::and_opt(cond, version_is(attr, v)));
-                }
-            }
-            (None, Some(v)) => {
-                return Err(Error::validation(format!(
-                    "update of {}: if_version({v}) needs a version attribute, and {} has none",
-                    E::ENTITY_TYPE,
-                    E::ENTITY_TYPE
-                )))
-            }
-            (None, None) => {}
-        }
-        if upsert {
-            let type_attr = <E::Table as Table>::ENTITY_ATTRIBUTE;
-            if !touches(&update, type_attr) {
-                update.set.push((
-                    Path::attr(type_attr),
-                    SetValue::Operand(UpdateOperand::IfNotExists(
-                        Path::attr(type_attr),
-                        Box::new(UpdateOperand::Value(AttributeValue::S(
-                            E::ENTITY_TYPE.to_owned(),
-                        ))),
-                    )),
-                ));
-            }
-        }
-        for bound in &bounds {
-            cond = Some(Condition::and_opt(cond, bound.condition()));
-        }
-        let given = givens
-            .iter()
-            .map(Given::condition)
-            .reduce(Condition::and)
-            .map(|c| {
-                if upsert {
-                    // A missing item has none of the values yet: the upsert writes them.
-                    let pk = &<E::Table as Table>::definition().partition_key.name;
-                    Condition::not_exists(Path::attr(pk)).or(c)
-                } else {
-                    c
-                }
-            });
-        if let Some(c) = given {
-            cond = Some(Condition::and_opt(cond, c));
-        }
-        if let Some(c) = &condition {
-            cond = Some(Condition::and_opt(cond, c.clone()));
-        }
-        check_update_size::<E>(&key, &update)?;
-        Ok((
-            key,
-            update,
-            cond,
-            Bounds {
+        let key = super::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
+        update_parts(
+            &EntityShape::of::<E>(),
+            UpdateParts {
+                key,
+                update,
+                index_keys,
+                condition,
+                error,
+                version,
+                upsert,
                 bounds,
                 givens,
-                condition,
             },
-        ))
+        )
     }
 
     /// This update, or the first error met building it (an invalid key, a value or condition
@@ -867,45 +751,11 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// Applies the update and returns the item as it is now, decoded.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
-        let span = tracing::debug_span!("dyno.update", entity = E::ENTITY_TYPE);
         let upsert = self.upsert;
         let (request, bounds) = self.request_and_bounds()?;
-        let key = request.key.clone();
-        let nested = nested_paths(&request.update);
-        let request_paths: Vec<Path> = request
-            .update
-            .paths()
-            .filter(|p| p.0.len() > 1)
-            .cloned()
-            .collect();
-        let out = match store.update_item(request).instrument(span).await {
-            Ok(out) => out,
-            Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
-                // Nothing was written: the item as it is tells which parent is absent or of
-                // another type (DynamoDB's words are the same for both).
-                let old = store
-                    .get_item(GetRequest::new(table_name::<E>(), key.clone()).consistent())
-                    .await
-                    .ok()
-                    .and_then(|o| o.item);
-                let what = format!("update of {}", E::ENTITY_TYPE);
-                return Err(match parent_problems(old.as_deref(), &request_paths) {
-                    Some(found) => wrong_parent(&what, message, &found),
-                    None => missing_parent(&what, message, &nested),
-                });
-            }
-            // Not another entity's item: absent (without upsert), a result out of its field's
-            // range, or the caller's condition.
-            Err(e) => {
-                let explain = |old: Option<&crate::value::Item>| match old {
-                    None if !upsert => Some(not_found::<E>(&key)),
-                    old => bounds.violation(E::ENTITY_TYPE, old),
-                };
-                return Err(condition_failure::<E, S>(store, &key, e, explain).await);
-            }
-        };
+        let attributes = send_update(store, Owner::of::<E>(), upsert, request, bounds).await?;
         // The write happened: an image that does not decode must not read as a failed write.
-        let decoded = match out.attributes {
+        let decoded = match attributes {
             Some(item) => decode::<E>(&item),
             None => Err(Error::decode(
                 format!("the updated {} (ReturnValues ALL_NEW)", E::ENTITY_TYPE),
@@ -917,6 +767,54 @@ impl<E: Entity> UpdateBuilder<E> {
             entity: Some(E::ENTITY_TYPE),
             error: Box::new(e),
         })
+    }
+}
+
+/// [`UpdateBuilder::send`] up to decoding, compiled once per store type: sends `request` and
+/// explains its failure; the item as it is after the update.
+async fn send_update<S: Store + ?Sized>(
+    store: &S,
+    owner: Owner,
+    upsert: bool,
+    request: UpdateRequest,
+    bounds: Bounds,
+) -> Result<Option<crate::value::Item>> {
+    let span = tracing::debug_span!("dyno.update", entity = owner.entity());
+    let key = request.key.clone();
+    let table = request.table.clone();
+    let nested = nested_paths(&request.update);
+    let request_paths: Vec<Path> = request
+        .update
+        .paths()
+        .filter(|p| p.0.len() > 1)
+        .cloned()
+        .collect();
+    match store.update_item(request).instrument(span).await {
+        Ok(out) => Ok(out.attributes),
+        Err(Error::Validation { message }) if is_missing_parent(&message, &nested) => {
+            // Nothing was written: the item as it is tells which parent is absent or of
+            // another type (DynamoDB's words are the same for both).
+            let old = store
+                .get_item(GetRequest::new(table, key.clone()).consistent())
+                .await
+                .ok()
+                .and_then(|o| o.item);
+            let what = format!("update of {}", owner.entity());
+            Err(match parent_problems(old.as_deref(), &request_paths) {
+                Some(found) => wrong_parent(&what, message, &found),
+                None => missing_parent(&what, message, &nested),
+            })
+        }
+        // Not another entity's item: absent (without upsert), a result out of its field's
+        // range, or the caller's condition.
+        Err(e) => {
+            let entity = owner.entity();
+            let mut explain = |old: Option<&crate::value::Item>| match old {
+                None if !upsert => Some(not_found(entity, &key)),
+                old => bounds.violation(entity, old),
+            };
+            Err(condition_failure_of(store, owner, &key, e, &mut explain).await)
+        }
     }
 }
 
@@ -988,9 +886,9 @@ fn wrong_parent(what: &str, message: String, found: &[String]) -> Error {
 }
 
 /// The error of an update (without upsert) whose condition failed on a missing item.
-fn not_found<E: Entity>(key: &crate::value::Item) -> Error {
+fn not_found(entity: &'static str, key: &crate::value::Item) -> Error {
     Error::NotFound {
-        entity: Some(E::ENTITY_TYPE),
+        entity: Some(entity),
         message: format!(
             "no item at key {}: an update without upsert() changes only an existing item, \
              and nothing was written",
@@ -1001,7 +899,11 @@ fn not_found<E: Entity>(key: &crate::value::Item) -> Error {
 
 /// The key plus the literal values an update writes is a lower bound of the item's size after
 /// the update: over the limit, the update cannot succeed, so it is refused before sending.
-fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update) -> Result<()> {
+fn check_update_size(
+    shape: &EntityShape,
+    key: &crate::value::Item,
+    update: &expr::Update,
+) -> Result<()> {
     fn operand_size(o: &UpdateOperand) -> usize {
         match o {
             UpdateOperand::Value(v) => attribute_size(v),
@@ -1011,22 +913,19 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
         }
     }
     // Index keys the update sets (a typed update rewrites them with the fields they are made of).
-    super::support::check_key_attributes::<E>(
-        |name| {
-            update.set.iter().find_map(|(path, value)| match value {
-                SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
-                _ => None,
-            })
-        },
-        super::support::KeysChecked::TableAndIndexes,
-    )?;
-    // The attributes of multi-attribute index keys the update sets, part by part.
-    super::support::check_mapped_index_parts::<E>(|name| {
+    let set_value = |name: &str| {
         update.set.iter().find_map(|(path, value)| match value {
             SetValue::Operand(UpdateOperand::Value(v)) if *path == Path::attr(name) => Some(v),
             _ => None,
         })
-    })?;
+    };
+    super::key_limits::check_key_attributes_of(
+        shape,
+        &set_value,
+        super::key_limits::KeysChecked::TableAndIndexes,
+    )?;
+    // The attributes of multi-attribute index keys the update sets, part by part.
+    super::key_limits::check_mapped_index_parts_of(shape, &set_value)?;
     let mut size = crate::value::item_size(key);
     for (path, value) in &update.set {
         let name = path.top().map_or(0, str::len);
@@ -1038,10 +937,187 @@ fn check_update_size<E: Entity>(key: &crate::value::Item, update: &expr::Update)
     }
     if size > MAX_ITEM_SIZE {
         return Err(Error::ItemTooLarge {
-            entity: Some(E::ENTITY_TYPE),
+            entity: Some(shape.entity),
             size,
             limit: MAX_ITEM_SIZE,
         });
     }
     Ok(())
+}
+
+/// [`UpdateBuilder`]'s check of an upsert's writes (see its `check_index_keys`), compiled once.
+fn check_upsert_writes(
+    entity: &'static str,
+    upsert: bool,
+    actions: &[(Path, Action)],
+    required: &[(&'static str, &'static str)],
+    needs: &[IndexKeyNeed],
+) -> Result<()> {
+    if !upsert {
+        return Ok(());
+    }
+    let writes = |name: &str, add: bool| {
+        actions.iter().any(|(p, a)| {
+            p.top() == Some(name)
+                && p.0.len() == 1
+                && (matches!(a, Action::Set(_)) || (add && matches!(a, Action::Add(_))))
+        })
+    };
+    let absent: Vec<String> = required
+        .iter()
+        .filter(|(attr, _)| !writes(attr, true))
+        .map(|(_, field)| format!("`{field}`"))
+        .collect();
+    let missing: Vec<String> = needs
+        .iter()
+        .filter(|need| !writes(need.attribute, false))
+        .map(|need| {
+            format!(
+                "{} (the {} key of index {}, `{}`, needs {})",
+                need.attribute,
+                need.role,
+                need.index,
+                need.template,
+                need.fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )
+        })
+        .collect();
+    let mut lacks = Vec::new();
+    if !absent.is_empty() {
+        lacks.push(format!(
+            "required field(s) {} (not `Option`, not `#[dyno(default)]`), so {} could not \
+             read it back",
+            absent.join(", "),
+            entity
+        ));
+    }
+    if !missing.is_empty() {
+        lacks.push(format!(
+            "index key attribute(s) {}, so it would never appear in those indexes",
+            missing.join(", ")
+        ));
+    }
+    if lacks.is_empty() {
+        return Ok(());
+    }
+    Err(Error::validation(format!(
+        "upsert of {}: an item it creates would lack {}; nothing was sent. Set those fields \
+         in this update (`set_<field>`, or `set_if_absent_<field>` to keep an existing \
+         item's), or write the whole item with put/create, or update without upsert",
+        entity,
+        lacks.join(", and ")
+    )))
+}
+
+/// What [`UpdateBuilder::parts`] works from: the builder's pieces, the key checked.
+struct UpdateParts {
+    key: crate::value::Item,
+    update: expr::Update,
+    /// The upsert's check of its writes (its error comes after the key's).
+    index_keys: Result<()>,
+    condition: Option<Condition>,
+    error: Option<Error>,
+    version: Option<u64>,
+    upsert: bool,
+    bounds: Vec<Bound>,
+    givens: Vec<Given>,
+}
+
+/// [`UpdateBuilder::parts`]: the request parts of an update of the entity `shape` describes,
+/// compiled once.
+#[allow(clippy::type_complexity)]
+fn update_parts(
+    shape: &EntityShape,
+    parts: UpdateParts,
+) -> Result<(crate::value::Item, expr::Update, Option<Condition>, Bounds)> {
+    let UpdateParts {
+        key,
+        mut update,
+        index_keys,
+        condition,
+        error,
+        version,
+        upsert,
+        mut bounds,
+        givens,
+    } = parts;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    index_keys?;
+    let touches = |u: &expr::Update, name: &str| u.paths().any(|p| p.top() == Some(name));
+    let mut cond = Some(if upsert {
+        shape.owned_by()
+    } else {
+        shape.item_exists().and(shape.owned_by())
+    });
+    match (shape.version, version) {
+        (Some(attr), v) => {
+            if !touches(&update, attr) {
+                update.add.push((Path::attr(attr), number(1)));
+                bounds.push(Bound::version(attr)?);
+            }
+            if let Some(v) = v {
+                cond = Some(Condition::and_opt(cond, version_is(attr, v)));
+            }
+        }
+        (None, Some(v)) => {
+            return Err(Error::validation(format!(
+                "update of {}: if_version({v}) needs a version attribute, and {} has none",
+                shape.entity, shape.entity
+            )))
+        }
+        (None, None) => {}
+    }
+    if upsert {
+        let type_attr = shape.type_attribute;
+        if !touches(&update, type_attr) {
+            update.set.push((
+                Path::attr(type_attr),
+                SetValue::Operand(UpdateOperand::IfNotExists(
+                    Path::attr(type_attr),
+                    Box::new(UpdateOperand::Value(AttributeValue::S(
+                        shape.entity.to_owned(),
+                    ))),
+                )),
+            ));
+        }
+    }
+    for bound in &bounds {
+        cond = Some(Condition::and_opt(cond, bound.condition()));
+    }
+    let given = givens
+        .iter()
+        .map(Given::condition)
+        .reduce(Condition::and)
+        .map(|c| {
+            if upsert {
+                // A missing item has none of the values yet: the upsert writes them.
+                let pk = &shape.def.partition_key.name;
+                Condition::not_exists(Path::attr(pk)).or(c)
+            } else {
+                c
+            }
+        });
+    if let Some(c) = given {
+        cond = Some(Condition::and_opt(cond, c));
+    }
+    if let Some(c) = &condition {
+        cond = Some(Condition::and_opt(cond, c.clone()));
+    }
+    check_update_size(shape, &key, &update)?;
+    Ok((
+        key,
+        update,
+        cond,
+        Bounds {
+            bounds,
+            givens,
+            condition,
+        },
+    ))
 }

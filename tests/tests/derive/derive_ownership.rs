@@ -1067,7 +1067,7 @@ async fn batch_writes_of_another_entitys_item() {
         batch.delete(Organization::key("ann")).unwrap();
         batch.delete(Organization::key("nobody")).unwrap();
         batch.delete(Organization::key("acme")).unwrap();
-        let report = batch.run(&*store).await;
+        let report = batch.send_report(&*store).await;
         assert_eq!(report.written, 2, "{name}: {report:?}");
         assert_eq!(report.unprocessed.len(), 1, "{name}: {report:?}");
         assert!(report.errors.iter().all(Error::is_wrong_entity), "{name}");

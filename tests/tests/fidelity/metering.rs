@@ -221,7 +221,7 @@ async fn workload(store: &Metered<Arc<dyn Store>>) {
     assert_eq!(pending.len(), 3);
     let books = Product::gsi1("books").all(store).await.unwrap();
     assert_eq!(books.len(), 2);
-    let both = UserWithOrders::query("u1").get(store).await.unwrap();
+    let both = UserWithOrders::query("u1").all(store).await.unwrap();
     assert_eq!(both.orders.len(), 3);
 
     // Batches: typed, and a raw one over two entities.
@@ -254,7 +254,7 @@ async fn workload(store: &Metered<Arc<dyn Store>>) {
     let take = Product::update(Product::key("p2"))
         .subtract_stock(1)
         .condition(Product::STOCK.ge(1))
-        .into_builder()
+        .into_update()
         .unwrap();
     let placed = order("u2", "o5", OrderStatus::Pending, d, Decimal::from(12));
     Transaction::new()

@@ -1,0 +1,174 @@
+//! Running a [`Query`]: all its results, a stream of them, pages with a cursor, a count.
+
+use futures::Stream;
+use tracing::Instrument;
+
+use super::super::cursor::{Cursor, PageState};
+use super::super::paging::Lanes;
+use super::super::FromItem;
+use super::{PageOf, Query};
+use crate::error::Result;
+use crate::expr::KeyCondition;
+use crate::store::{QueryRequest, Store};
+
+impl<T: FromItem> Query<T> {
+    /// The first shard's request (the only one of an unsharded query), for inspection.
+    pub fn request(&self) -> &QueryRequest {
+        // An empty sharded query keeps a placeholder so that there is always a request to show.
+        first_or_placeholder(&self.core.requests)
+    }
+
+    /// Every result (up to the limit), reading all pages.
+    pub async fn all<S: Store + ?Sized>(self, store: &S) -> Result<Vec<T>> {
+        let this = self.core.check()?;
+        if this.requests.is_empty() {
+            return Ok(Vec::new());
+        }
+        let span = this.span("all", std::any::type_name::<T>());
+        this.plan(T::ttl_attribute())
+            .all::<T, S>(store)
+            .instrument(span)
+            .await
+    }
+
+    /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
+    /// the first error.
+    pub fn stream<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<T>> + Send + 's {
+        let span = self.core.span("stream", std::any::type_name::<T>());
+        let inner = match self.core.built() {
+            Ok(()) => {
+                let mut plan = self.core.plan(T::ttl_attribute());
+                if self.core.requests.is_empty() {
+                    plan.limit = Some(0);
+                }
+                futures::future::Either::Left(plan.stream::<T, S>(store))
+            }
+            Err(e) => futures::future::Either::Right(futures::stream::once(async move { Err(e) })),
+        };
+        tracing_futures_stream(inner, span)
+    }
+
+    /// One page, starting at `cursor` (`None`: the first page). The cursor returned with the page
+    /// resumes this query only; with any other query it is [`crate::Error::InvalidCursor`].
+    ///
+    /// A page holds the items of one request per shard; it can be empty while more pages follow.
+    pub async fn page<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        cursor: Option<&Cursor>,
+    ) -> Result<PageOf<T>> {
+        self.core.built()?;
+        if self.core.requests.is_empty() {
+            return Ok(PageOf {
+                items: Vec::new(),
+                cursor: None,
+            });
+        }
+        let fingerprint = self.core.fingerprint();
+        let state = match cursor {
+            Some(c) => c
+                .state_for(fingerprint, self.core.requests.len(), store.cursor_key())?
+                .clone(),
+            None => PageState::start(self.core.requests.len()),
+        };
+        let span = self.core.span("page", std::any::type_name::<T>());
+        let round = self
+            .core
+            .plan(T::ttl_attribute())
+            .round::<T, S>(store, &state)
+            .instrument(span)
+            .await?;
+        Ok(PageOf {
+            items: round.items,
+            cursor: round
+                .next
+                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
+        })
+    }
+
+    /// The pages of [`Query::page`] as a stream, one `Vec` of results per page (possibly
+    /// empty), read lazily as it is polled; it ends after the last page or the first error.
+    pub fn pages<'s, S: Store + ?Sized>(
+        self,
+        store: &'s S,
+    ) -> impl Stream<Item = Result<Vec<T>>> + Send + 's
+    where
+        T: 's,
+    {
+        // (query, the next page's cursor, done)
+        futures::stream::unfold(
+            (self, None::<Cursor>, false),
+            move |(q, cursor, done)| async move {
+                if done {
+                    return None;
+                }
+                match q.page(store, cursor.as_ref()).await {
+                    Ok(page) => {
+                        let last = page.cursor.is_none();
+                        Some((Ok(page.items), (q, page.cursor, last)))
+                    }
+                    Err(e) => Some((Err(e), (q, None, true))),
+                }
+            },
+        )
+    }
+
+    /// The first result, if any.
+    pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
+        Ok(self.limit(1).all(store).await?.into_iter().next())
+    }
+
+    /// The number of results [`Query::all`] would return (capped at the limit): items matching
+    /// the key condition and the filter that are `T`'s and not expired. The items are read, page
+    /// after page on every shard, but not decoded; a store-side `Select = COUNT` could not tell
+    /// the entities of an overloaded index apart.
+    pub async fn count<S: Store + ?Sized>(self, store: &S) -> Result<usize> {
+        self.core.built()?;
+        if self.core.requests.is_empty() {
+            return Ok(0);
+        }
+        let span = self.core.span("count", std::any::type_name::<T>());
+        let ttl = T::ttl_attribute();
+        let n = Lanes::Query(self.core.requests)
+            .count(
+                store,
+                ttl,
+                self.core.range.as_ref(),
+                &self.core.only,
+                T::accepts,
+            )
+            .instrument(span)
+            .await?;
+        Ok(self.core.limit.map_or(n, |l| n.min(l)))
+    }
+}
+
+fn first_or_placeholder(requests: &[QueryRequest]) -> &QueryRequest {
+    use std::sync::OnceLock;
+    static EMPTY: OnceLock<QueryRequest> = OnceLock::new();
+    requests.first().unwrap_or_else(|| {
+        EMPTY.get_or_init(|| {
+            QueryRequest::new(
+                "",
+                None,
+                KeyCondition::partition("", crate::value::AttributeValue::S(String::new())),
+            )
+        })
+    })
+}
+
+/// Enters `span` each time the stream is polled.
+pub(crate) fn tracing_futures_stream<'s, T: 's>(
+    inner: impl Stream<Item = Result<T>> + Send + 's,
+    span: tracing::Span,
+) -> impl Stream<Item = Result<T>> + Send + 's {
+    use futures::StreamExt;
+    let inner = Box::pin(inner);
+    futures::stream::unfold((inner, span), |(mut inner, span)| async move {
+        let next = inner.next().instrument(span.clone()).await;
+        next.map(|item| (item, (inner, span)))
+    })
+}
