@@ -228,7 +228,9 @@ impl<S> Metered<S> {
         }
     }
 
-    /// Recognises `E`'s items, keys and queries by its key templates and index mappings.
+    /// Recognises `E`'s items, keys and queries by its key templates and index mappings. A
+    /// query on an index mapping named after its access pattern (`query = "by_status"`) is
+    /// reported under that name (`Order query by_status`).
     ///
     /// # Panics
     ///
@@ -241,7 +243,8 @@ impl<S> Metered<S> {
 
     /// Names index queries by the access pattern they serve: `names(entity type, index)` gives
     /// the name shown instead of the index's (`Order query by_status` for `Order query GSI1`),
-    /// or `None` to keep the index's. Applied when the report is made.
+    /// or `None` to keep the name the entity's mapping gives (its `query = ".."`, else the
+    /// index's). For hand-written entities, or to rename. Applied when the report is made.
     #[must_use]
     pub fn query_names(
         mut self,

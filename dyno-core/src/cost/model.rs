@@ -51,6 +51,9 @@ pub(super) struct EntityShape {
     pub indexes: Vec<(usize, Template, Option<Template>, u32)>,
     /// Multi-attribute indexes the entity maps fields onto (no templates to match).
     pub mapped: Vec<usize>,
+    /// `(index, query name)` of the index mappings named after their access pattern
+    /// (`query = "by_status"`).
+    pub named: Vec<(&'static str, &'static str)>,
 }
 
 impl EntityShape {
@@ -132,7 +135,23 @@ impl Model {
             sk: E::SK,
             indexes,
             mapped,
+            named: E::MODEL
+                .queries
+                .iter()
+                .filter(|(_, _, named)| *named)
+                .map(|&(index, query, _)| (index, query))
+                .collect(),
         });
+    }
+
+    /// The name `entity`'s mapping of `index` gives its query (`query = ".."`), if any.
+    pub(super) fn query_name(&self, entity: &str, index: &str) -> Option<&'static str> {
+        self.entities
+            .iter()
+            .filter(|e| e.name == entity)
+            .flat_map(|e| &e.named)
+            .find(|(i, _)| *i == index)
+            .map(|&(_, query)| query)
     }
 
     pub(super) fn table(&self, name: &str) -> Option<usize> {

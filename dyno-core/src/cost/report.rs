@@ -182,10 +182,10 @@ impl Report {
                     .collect();
                 let unattributed = key.entities & UNATTRIBUTED != 0;
                 let index = (key.index != 0).then(|| tally.name(key.index).to_owned());
-                let query = match (key.op, &entities[..], &index, query_names) {
-                    (Operation::Query, [entity], Some(index), Some(names)) if !unattributed => {
-                        names(entity, index)
-                    }
+                let query = match (key.op, &entities[..], &index) {
+                    (Operation::Query, [entity], Some(index)) if !unattributed => query_names
+                        .and_then(|names| names(entity, index))
+                        .or_else(|| model.query_name(entity, index).map(str::to_owned)),
                     _ => None,
                 };
                 let mut who = entities.join("+");

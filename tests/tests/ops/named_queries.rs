@@ -208,3 +208,38 @@ async fn named_queries_read_their_index_with_the_typed_builder() {
         assert_eq!((customers, orders), (1, 3), "{name}");
     }
 }
+
+/// The metering wrapper reports a named index query under the access pattern's name, with no
+/// naming hook: `Order query by_status`, `Product query by_category`; the unnamed mapping keeps
+/// the index's name and the named multi-attribute one its own.
+#[tokio::test]
+async fn the_meter_reports_named_queries_under_their_names() {
+    use dyno_core::cost::Metered;
+    let memory: Arc<dyn Store> = Arc::new(dyno_core::MemoryStore::new());
+    memory.create_table(NamedShop::definition()).await.unwrap();
+    let store = Metered::new(memory)
+        .entity::<Order>()
+        .entity::<Product>()
+        .entity::<Customer>()
+        .entity::<Ticket>();
+    Order::by_status(Status::Pending).all(&store).await.unwrap();
+    Product::by_category("books").all(&store).await.unwrap();
+    Customer::gsi1("ann@example.com").all(&store).await.unwrap();
+    Ticket::open_tickets("acme", "open")
+        .all(&store)
+        .await
+        .unwrap();
+    let report = store.report();
+    let mut names: Vec<&str> = report.patterns.iter().map(|p| p.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "Customer query GSI1",
+            "Order query by_status",
+            "Product query by_category",
+            "Ticket query open_tickets",
+        ],
+        "{report}"
+    );
+}
