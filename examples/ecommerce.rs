@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use dyno_cache::CachedStore;
+use dyno_core::cost::{Metered, Rates};
 use dyno_core::entity::IndexTemplate;
 use dyno_core::key::Template;
 use dyno_core::ops::{BatchGet, BatchWriter, EntityExt, Transaction};
@@ -103,12 +104,39 @@ async fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "dyno walkthrough on {}", backend.describe());
 
-    let mut result = run(backend.store.clone(), &mut out).await;
-    // `--report` (or `--report=<dir>`): the model's design document, the hot-partition check and
-    // a NoSQL Workbench file, from the table as the run left it.
-    if let (Ok(()), Some(dir)) = (&result, report::requested(std::env::args().skip(1))) {
+    // `--report` (or `--report=<dir>`): the run goes through the metering wrapper, then the
+    // report prints the model's design document, the capacity and cost of each access pattern,
+    // and the hot-partition check, and writes a NoSQL Workbench file, from the table as the run
+    // left it.
+    let report_dir = report::requested(std::env::args().skip(1));
+    let metered = Arc::new(
+        Metered::new(backend.store.clone())
+            .entity::<User>()
+            .entity::<Order>()
+            .entity::<Product>(),
+    );
+    let store: Arc<dyn Store> = match report_dir {
+        Some(_) => metered.clone(),
+        None => backend.store.clone(),
+    };
+    let mut result = run(store, &mut out).await;
+    if let (Ok(()), Some(dir)) = (&result, report_dir) {
         let model = ECommerce::model();
-        if let Err(e) = report::report(&mut out, &model, &*backend.store, &workload(), &dir).await {
+        let measured = metered.report();
+        let capacity = report::Capacity {
+            measured: &measured,
+            rates: &rates(),
+        };
+        if let Err(e) = report::report(
+            &mut out,
+            &model,
+            &*backend.store,
+            Some(capacity),
+            &workload(),
+            &dir,
+        )
+        .await
+        {
             result = Err(e);
         }
     }
@@ -137,6 +165,15 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The request rates the report prices the measured patterns at (calls per second, by their
+/// names in the capacity table).
+fn rates() -> Rates {
+    Rates::new()
+        .rate("Order put", 1_500.0)
+        .rate("Order query", 800.0)
+        .rate("Product query GSI1", 2_500.0)
 }
 
 /// The load the report's hot-partition check replays: the rates this shop expects, per access

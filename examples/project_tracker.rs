@@ -29,9 +29,11 @@ mod report;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use backend::Backend;
 use check::{check, BoxError};
+use dyno_core::cost::{Metered, Rates};
 use dyno_core::prelude::*;
 use dyno_core::store::PutRequest;
 use dyno_core::{Error, TableDef};
@@ -55,15 +57,28 @@ struct Skipped(Vec<String>);
 async fn main() -> ExitCode {
     let backend = Backend::from_env().await;
     println!("dyno project tracker on {}", backend.describe());
-    let mut result = run(&*backend.store).await;
-    // `--report` (or `--report=<dir>`): the model's design document, the hot-partition check and
-    // a NoSQL Workbench file, from the table as the run left it.
-    if let (Ok(_), Some(dir)) = (&result, report::requested(std::env::args().skip(1))) {
+    // `--report` (or `--report=<dir>`): the run goes through the metering wrapper, then the
+    // report prints the model's design document, the capacity and cost of each access pattern
+    // and the hot-partition check, and writes a NoSQL Workbench file, from the table as the run
+    // left it.
+    let report_dir = report::requested(std::env::args().skip(1));
+    let metered = metered(backend.store.clone());
+    let mut result = match report_dir {
+        Some(_) => run(&metered).await,
+        None => run(&*backend.store).await,
+    };
+    if let (Ok(_), Some(dir)) = (&result, report_dir) {
         let mut out = std::io::stdout().lock();
+        let measured = metered.report();
+        let capacity = report::Capacity {
+            measured: &measured,
+            rates: &rates(),
+        };
         if let Err(e) = report::report(
             &mut out,
             &Tracker::model(),
             &*backend.store,
+            Some(capacity),
             &workload(),
             &dir,
         )
@@ -85,6 +100,26 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `store` behind the metering wrapper, which knows every entity of the model.
+fn metered(store: Arc<dyn Store>) -> Metered<Arc<dyn Store>> {
+    Metered::new(store)
+        .entity::<Tenant>()
+        .entity::<Member>()
+        .entity::<Project>()
+        .entity::<Task>()
+        .entity::<Bug>()
+        .entity::<Comment>()
+}
+
+/// The request rates the report prices the measured patterns at (calls per second, by their
+/// names in the capacity table).
+fn rates() -> Rates {
+    Rates::new()
+        .rate("Task+Bug query ByStatus", 300.0)
+        .rate("Project+Task+Comment query GSI1", 100.0)
+        .rate("Task put", 50.0)
 }
 
 /// The load the report's hot-partition check replays, per access pattern (named as in the
@@ -684,13 +719,26 @@ mod tests {
 
     #[tokio::test]
     async fn the_report_charts_the_model_and_writes_a_workbench_file() {
-        let store = MemoryStore::new();
-        run(&store).await.unwrap();
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let metered = metered(store.clone());
+        run(&metered).await.unwrap();
         let dir = std::env::temp_dir().join(format!("dyno-report-{}", std::process::id()));
         let mut out = Vec::new();
-        let path = report::report(&mut out, &Tracker::model(), &store, &workload(), &dir)
-            .await
-            .unwrap();
+        let measured = metered.report();
+        let capacity = report::Capacity {
+            measured: &measured,
+            rates: &rates(),
+        };
+        let path = report::report(
+            &mut out,
+            &Tracker::model(),
+            &*store,
+            Some(capacity),
+            &workload(),
+            &dir,
+        )
+        .await
+        .unwrap();
         let text = String::from_utf8(out).unwrap();
         for line in [
             "# Table `Tracker`",
@@ -702,6 +750,13 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
         }
         assert!(text.contains("Task::by_status"), "{text}");
+        // The capacity table: the collection read on the board's index and the work queue, each
+        // measured under its members' names, and priced at its rate.
+        for pattern in ["Project+Task+Comment query GSI1", "Task+Bug query ByStatus"] {
+            let rows = text.lines().filter(|l| l.starts_with(pattern)).count();
+            assert_eq!(rows, 2, "{pattern} measured and priced in\n{text}");
+        }
+        assert!(text.lines().any(|l| l.starts_with("total ")), "{text}");
         let file: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let facets = file["DataModel"][0]["TableFacets"].as_array().unwrap();

@@ -7,6 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use dyno_core::cost::{Prices, Rates, Report};
 use dyno_core::hot::Workload;
 use dyno_core::model::Model;
 use dyno_core::Store;
@@ -35,25 +36,48 @@ pub fn default_dir() -> PathBuf {
     target.join("dyno-report")
 }
 
+/// What the run consumed, measured by the metering wrapper (`dyno_core::cost::Metered`), and
+/// the request rates to price it at.
+pub struct Capacity<'a> {
+    /// The wrapper's report of the run.
+    pub measured: &'a Report,
+    /// Calls per second of the patterns to price, by their names in the report.
+    pub rates: &'a Rates,
+}
+
 /// Prints the report of `model` to `out` and writes `<dir>/<table>.workbench.json` with up to
 /// three sample items of each entity read from `store`. Returns the file's path.
 pub async fn report(
     out: &mut dyn Write,
     model: &Model,
     store: &dyn Store,
+    capacity: Option<Capacity<'_>>,
     workload: &Workload,
     dir: &Path,
 ) -> Result<PathBuf, BoxError> {
     writeln!(out, "\n{}", model.design_document())?;
 
-    // CAPACITY AND COST PER ACCESS PATTERN: the metering wrapper's table goes here (calls, read
-    // and write units per call, items read versus returned, index write amplification, monthly
-    // cost at stated rates), measured over the run above. Not wired yet.
     writeln!(out, "## Capacity and cost per access pattern\n")?;
-    writeln!(
-        out,
-        "(measured by the metering wrapper over this run: not wired into this report yet)\n"
-    )?;
+    match capacity {
+        Some(Capacity { measured, rates }) => {
+            writeln!(
+                out,
+                "Consumed capacity of every call of the run above, measured by \
+                 `dyno_core::cost::Metered` (units per call, items read versus returned, index \
+                 write amplification):\n"
+            )?;
+            writeln!(out, "```text\n{measured}```\n")?;
+            let prices = Prices::default();
+            let cost = measured.cost(rates, &prices)?;
+            writeln!(
+                out,
+                "Monthly cost at the stated rates, on demand and provisioned (us-east-1 prices \
+                 of November 2024, `Prices::us_east_1`):\n"
+            )?;
+            writeln!(out, "```text\n{cost}```\n")?;
+        }
+        None => writeln!(out, "(not measured: the run was not metered)\n")?,
+    }
 
     writeln!(out, "## Hot partitions\n")?;
     writeln!(

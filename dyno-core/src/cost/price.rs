@@ -12,9 +12,10 @@ pub const HOURS_PER_MONTH: f64 = 730.0;
 ///
 /// The defaults ([`Prices::us_east_1`]) are AWS's published prices for US East (N. Virginia),
 /// Standard table class, from <https://aws.amazon.com/dynamodb/pricing/on-demand/> and
-/// <https://aws.amazon.com/dynamodb/pricing/provisioned/>, in effect from 1 November 2024 (when
-/// on-demand throughput prices were halved) and the figures those pages give as of December
-/// 2026: $0.625 per million write request units, $0.125 per million read request units,
+/// <https://aws.amazon.com/dynamodb/pricing/provisioned/>, as they stand since 1 November 2024
+/// (when on-demand throughput prices were halved; these figures were checked against reports
+/// of that change, not a dated copy of the pages, so compare them with the pages before
+/// relying on them): $0.625 per million write request units, $0.125 per million read request units,
 /// $0.00065 per write capacity unit-hour, $0.00013 per read capacity unit-hour. Other regions,
 /// the Standard-IA class, reserved capacity and the free tier have other prices: pass them.
 ///
