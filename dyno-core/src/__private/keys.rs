@@ -239,7 +239,7 @@ pub fn key_field<T: FromAttribute + ToAttribute>(
 
 /// [`key_field`] on the attribute's value, already looked up (`None`: absent).
 ///
-/// A thin shell: the body is [`key_field_dyn`], compiled once per field type rather than once
+/// A thin shell: the body is `key_field_dyn`, compiled once per field type rather than once
 /// per field (each call site's `recover` is a closure type of its own).
 #[inline]
 pub fn key_field_in<T: FromAttribute + ToAttribute>(

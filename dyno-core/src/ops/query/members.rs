@@ -34,7 +34,7 @@ pub trait CollectionOn<const INDEX: u64> {}
 
 /// Never implemented: what `.collection::<C>()` asks of `C` on a typed query of the table or of
 /// an index keyed by templates, where collections are read by their own constructor,
-/// `C::query(..)` (see [`super::QueryDsl`]'s hidden `collection`). A multi-attribute index's
+/// `C::query(..)` (see [`QueryDsl`](crate::ops::QueryDsl)'s hidden `collection`). A multi-attribute index's
 /// typed query has its own `collection`.
 #[diagnostic::on_unimplemented(
     message = "`.collection::<{Self}>()` reads a multi-attribute index's query; on the table or an index keyed by templates, read `{Self}` with `{Self}::query(..)`",
