@@ -785,12 +785,12 @@ fn api_surface() -> Vec<String> {
         ),
         (
             "BatchWriter",
-            include_str!("../../../dyno-core/src/ops/batch.rs"),
+            include_str!("../../../dyno-core/src/ops/batch/write.rs"),
             "impl BatchWriter {",
         ),
         (
             "BatchGet",
-            include_str!("../../../dyno-core/src/ops/batch.rs"),
+            include_str!("../../../dyno-core/src/ops/batch/get.rs"),
             "impl<E: Entity> BatchGet<E> {",
         ),
     ];
