@@ -34,7 +34,7 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 ///
 /// A typed put or delete of `E` never overwrites or removes another entity's item (entities
 /// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
-/// [`super::EntityExt::put`] or [`super::EntityExt::delete`] does not. DynamoDB's
+/// [`EntityExt::put`](crate::ops::EntityExt::put) or [`EntityExt::delete`](crate::ops::EntityExt::delete) does not. DynamoDB's
 /// `BatchWriteItem` takes no condition, so typed writes are not sent in it: each is its own
 /// PutItem or DeleteItem carrying the entity check (the item's entity-type attribute is `E`'s,
 /// or absent), in the same request, so nothing can slip in between a check and the write. A
@@ -288,20 +288,20 @@ impl BatchWriter {
 
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
     ///
-    /// Like [`super::EntityExt::put`], it never overwrites another entity's item: it is sent as
+    /// Like [`EntityExt::put`](crate::ops::EntityExt::put), it never overwrites another entity's item: it is sent as
     /// a PutItem with the entity check (see "Ownership" above), and a write that finds another
     /// entity's item is returned with [`Error::WrongEntity`], changing nothing; unless the batch
     /// is [`Self::without_entity_check`].
     ///
     /// Nor can a batch write update an item in place: where a put or replace keeps the stored
-    /// `created_at` of an entity whose field is unset (see [`super::Put`]), a batch put writes
+    /// `created_at` of an entity whose field is unset (see [`Put`](crate::ops::Put)), a batch put writes
     /// the item whole, stamped with the time of the write (equal to its `updated_at`). Give
     /// the field its stored value, or use a put, to keep it.
     ///
     /// An entity with a version field (`#[dyno(version)]`) is refused with
     /// [`Error::Validation`], before anything is sent: the batch could not check the version, so
     /// a stale copy would silently overwrite a newer one. Write it with a put or in a
-    /// [`super::Transaction`] (both check the version), or say in the code that the check is not
+    /// [`Transaction`](crate::ops::Transaction) (both check the version), or say in the code that the check is not
     /// wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         if let Some(attr) = E::VERSION_ATTRIBUTE {
@@ -364,7 +364,7 @@ impl BatchWriter {
 
     /// Adds a delete of the item at `key`.
     ///
-    /// Like [`super::EntityExt::delete`], it never removes another entity's item (entities
+    /// Like [`EntityExt::delete`](crate::ops::EntityExt::delete), it never removes another entity's item (entities
     /// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it is sent as
     /// a DeleteItem with the entity check (see "Ownership" above), and a write that finds
     /// another entity's item is returned with [`Error::WrongEntity`], changing nothing; unless
