@@ -55,6 +55,10 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
+#[doc(hidden)]
+pub use crate::entity::EntityParts;
+pub use crate::entity::FieldRole;
+
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{ScanRequest, Store};
@@ -142,24 +146,6 @@ pub enum IndexKeys {
     },
 }
 
-/// What a field is, beyond its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FieldRole {
-    /// An ordinary attribute.
-    Plain,
-    /// The optimistic-locking version.
-    Version,
-    /// The creation stamp.
-    CreatedAt,
-    /// The update stamp.
-    UpdatedAt,
-    /// The TTL field (stored as epoch seconds under the table's TTL attribute).
-    Ttl,
-    /// An id generated on the first write.
-    Generated,
-}
-
 /// One stored field.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -208,32 +194,6 @@ pub struct AccessPattern {
     pub sort_key: Option<String>,
     /// The entities it returns.
     pub returns: Vec<String>,
-}
-
-#[doc(hidden)]
-/// What `#[derive(Entity)]` adds to the trait's constants for the model (see
-/// [`Entity::MODEL`]): fields, stamps and query names. Not public API.
-#[derive(Debug, Clone, Copy)]
-pub struct EntityParts {
-    /// `(field, attribute, type, role, in a key)`.
-    pub fields: &'static [(&'static str, &'static str, &'static str, FieldRole, bool)],
-    /// `(index, query name, named)`.
-    pub queries: &'static [(&'static str, &'static str, bool)],
-    /// For each multi-attribute index, `(index, partition fields, sort fields)`.
-    pub mapped: &'static [(
-        &'static str,
-        &'static [&'static str],
-        &'static [&'static str],
-    )],
-}
-
-impl EntityParts {
-    /// What a hand-written entity has: nothing beyond the trait's constants.
-    pub const NONE: EntityParts = EntityParts {
-        fields: &[],
-        queries: &[],
-        mapped: &[],
-    };
 }
 
 #[doc(hidden)]

@@ -1,8 +1,13 @@
 //! The `Entity` trait: what `#[derive(Entity)]` implements, and what hand-written entities
 //! implement for odd cases.
 
+mod parts;
 pub mod recover;
 pub mod stamps;
+
+#[doc(hidden)]
+pub use self::parts::EntityParts;
+pub use self::parts::FieldRole;
 
 use crate::error::Result;
 use crate::key::Template;
@@ -84,7 +89,7 @@ pub trait Entity: Sized + Send + Sync + 'static {
     /// names (see [`crate::model::EntityModel::of`]). Generated; a hand-written entity leaves it
     /// empty and its model lists no fields.
     #[doc(hidden)]
-    const MODEL: crate::model::EntityParts = crate::model::EntityParts::NONE;
+    const MODEL: EntityParts = EntityParts::NONE;
 
     /// True when the `#[dyno(created_at)]` field is unset (`None`), so a write stamps it.
     /// Generated.
