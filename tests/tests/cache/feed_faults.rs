@@ -83,6 +83,22 @@ fn servers(all: Vec<FeedBackend>) -> Vec<FeedBackend> {
     all.into_iter().filter(|b| b.is_server()).collect()
 }
 
+/// A fresh streamed table on `b`, a fault proxy in front of the server, and a feed read through
+/// the proxy from `start`, polling every 20 ms.
+async fn proxied_feed(
+    b: &FeedBackend,
+    prefix: &str,
+    start: StartingPosition,
+) -> (String, FaultProxy, StreamsFeed) {
+    let t = server_table(b, prefix).await;
+    let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
+    let feed = StreamsFeed::local(proxy.endpoint(), &t, start)
+        .await
+        .unwrap()
+        .with_poll_interval(Duration::from_millis(20));
+    (t, proxy, feed)
+}
+
 /// The stock values of `PRODUCT#<id>` records, per id. moto records an `ADD` that creates
 /// its item twice (an INSERT of the key alone, then one with the attribute; DynamoDB records
 /// one): records without a stock are left out.
@@ -109,12 +125,8 @@ async fn a_throttled_describe_stream_loses_no_record() {
     let runs = servers(feed_backends().await)
         .into_iter()
         .map(|b| async move {
-            let t = server_table(&b, "feed-throttle").await;
-            let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
-            let mut feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::TrimHorizon)
-                .await
-                .unwrap()
-                .with_poll_interval(Duration::from_millis(20));
+            let (t, proxy, mut feed) =
+                proxied_feed(&b, "feed-throttle", StartingPosition::TrimHorizon).await;
             // Every DescribeStream from now on is throttled.
             proxy.inject(Some("DescribeStream"), Fault::limit_exceeded(), 1_000_000);
             let (mut got, mut gaps, mut errors) = (Vec::new(), 0, 0);
@@ -161,12 +173,8 @@ async fn polls_cancelled_at_random_points_lose_no_record() {
     let runs = servers(feed_backends().await)
         .into_iter()
         .map(|b| async move {
-            let t = server_table(&b, "feed-cancel").await;
-            let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
-            let mut feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::TrimHorizon)
-                .await
-                .unwrap()
-                .with_poll_interval(Duration::from_millis(20));
+            let (t, proxy, mut feed) =
+                proxied_feed(&b, "feed-cancel", StartingPosition::TrimHorizon).await;
             proxy.inject(
                 Some("DescribeStream"),
                 Fault::Delay(Duration::from_millis(300)),
@@ -223,12 +231,8 @@ async fn a_trim_is_a_gap_and_no_record_is_returned_twice() {
     let runs = servers(feed_backends().await)
         .into_iter()
         .map(|b| async move {
-            let t = server_table(&b, "feed-trim").await;
-            let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
-            let mut feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::TrimHorizon)
-                .await
-                .unwrap()
-                .with_poll_interval(Duration::from_millis(20));
+            let (t, proxy, mut feed) =
+                proxied_feed(&b, "feed-trim", StartingPosition::TrimHorizon).await;
             let (mut got, mut gaps) = (Vec::new(), Vec::new());
             let deadline = Instant::now() + Duration::from_secs(10);
             for n in 1..=6u64 {
@@ -319,15 +323,10 @@ async fn a_stalled_get_records_degrades_to_uncached_reads_never_stale_ones() {
     let runs = servers(feed_backends().await)
         .into_iter()
         .map(|b| async move {
-            let t = server_table(&b, "feed-stall").await;
+            let (t, proxy, feed) = proxied_feed(&b, "feed-stall", StartingPosition::Latest).await;
+            let feed = feed.with_timeouts(tight());
             let writer: Cache = Arc::new(CachedStore::new(b.store.clone()));
             let reader: Cache = Arc::new(CachedStore::new(b.second_client().await));
-            let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
-            let feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::Latest)
-                .await
-                .unwrap()
-                .with_poll_interval(Duration::from_millis(20))
-                .with_timeouts(tight());
             let applied = Arc::new(Applied::default());
             let budget = Duration::from_secs(1);
             let follower = Follower::spawn_with_options(
@@ -656,14 +655,10 @@ struct Outcome {
 /// older than a record applied before the read began.
 async fn run_scenario(b: &FeedBackend, scenario: &Scenario) -> Outcome {
     const KEYS: [&str; 2] = ["F0", "F1"];
-    let t = server_table(b, "feed-fault").await;
+    let (t, proxy, feed) = proxied_feed(b, "feed-fault", StartingPosition::Latest).await;
     let writer: Cache = Arc::new(CachedStore::new(b.store.clone()));
     let reader: Cache = Arc::new(CachedStore::new(b.second_client().await));
-    let proxy = FaultProxy::start(b.endpoint().unwrap()).await;
-    let feed = StreamsFeed::local(proxy.endpoint(), &t, StartingPosition::Latest)
-        .await
-        .unwrap()
-        .with_poll_interval(Duration::from_millis(20))
+    let feed = feed
         .with_describe_interval(Duration::from_millis(200))
         .with_timeouts(tight());
     let applied = Arc::new(Applied::default());
