@@ -539,10 +539,23 @@ pub struct BatchGetOutput {
     pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
-/// One write of a batch.
+/// One write of a batch. Build it with [`WriteRequest::put`] or [`WriteRequest::delete`]; the
+/// variants are `#[non_exhaustive]`, so a field DynamoDB adds later is not a breaking change
+/// (match them with `..`).
+///
+/// ```
+/// use dyno_core::store::WriteRequest;
+/// use dyno_core::{AttributeValue, Item};
+///
+/// let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+/// let write = WriteRequest::delete("Shop", key.clone());
+/// assert!(matches!(&write, WriteRequest::Delete { key: k, .. } if *k == key));
+/// assert_eq!(write.table(), "Shop");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum WriteRequest {
     /// Put a whole item.
+    #[non_exhaustive]
     Put {
         /// Table name.
         table: String,
@@ -550,6 +563,7 @@ pub enum WriteRequest {
         item: Item,
     },
     /// Delete by key.
+    #[non_exhaustive]
     Delete {
         /// Table name.
         table: String,
@@ -559,6 +573,22 @@ pub enum WriteRequest {
 }
 
 impl WriteRequest {
+    /// A put of `item` (keys included) into `table`.
+    pub fn put(table: impl Into<String>, item: Item) -> Self {
+        WriteRequest::Put {
+            table: table.into(),
+            item,
+        }
+    }
+
+    /// A delete of the item at `key` in `table`.
+    pub fn delete(table: impl Into<String>, key: Item) -> Self {
+        WriteRequest::Delete {
+            table: table.into(),
+            key,
+        }
+    }
+
     /// The table written.
     pub fn table(&self) -> &str {
         match self {
@@ -647,10 +677,27 @@ pub struct TransactGetOutput {
     pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
-/// One action of a write transaction.
+/// One action of a write transaction. Build it with [`put`](TransactWriteItem::put),
+/// [`update`](TransactWriteItem::update), [`delete`](TransactWriteItem::delete) or
+/// [`condition_check`](TransactWriteItem::condition_check) and the `with_*` setters; the
+/// variants are `#[non_exhaustive]`, so a field DynamoDB adds later is not a breaking change
+/// (match them with `..`).
+///
+/// ```
+/// use dyno_core::expr::{Condition, Path};
+/// use dyno_core::store::TransactWriteItem;
+/// use dyno_core::{AttributeValue, Item};
+///
+/// let item = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+/// let create = TransactWriteItem::put("Shop", item)
+///     .with_condition(Condition::not_exists(Path::attr("PK")))
+///     .with_return_old_on_condition_failure(true);
+/// assert!(matches!(&create, TransactWriteItem::Put { condition: Some(_), .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum TransactWriteItem {
     /// Put a whole item.
+    #[non_exhaustive]
     Put {
         /// Table name.
         table: String,
@@ -662,6 +709,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Update an item.
+    #[non_exhaustive]
     Update {
         /// Table name.
         table: String,
@@ -675,6 +723,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Delete an item.
+    #[non_exhaustive]
     Delete {
         /// Table name.
         table: String,
@@ -686,6 +735,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Check a condition on an item without writing it.
+    #[non_exhaustive]
     ConditionCheck {
         /// Table name.
         table: String,
@@ -699,6 +749,91 @@ pub enum TransactWriteItem {
 }
 
 impl TransactWriteItem {
+    /// A put of `item` (keys included) into `table`, unconditional.
+    pub fn put(table: impl Into<String>, item: Item) -> Self {
+        TransactWriteItem::Put {
+            table: table.into(),
+            item,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The actions `update` on the item at `key` in `table`, unconditional (an upsert).
+    pub fn update(table: impl Into<String>, key: Item, update: Update) -> Self {
+        TransactWriteItem::Update {
+            table: table.into(),
+            key,
+            update,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// A delete of the item at `key` in `table`, unconditional.
+    pub fn delete(table: impl Into<String>, key: Item) -> Self {
+        TransactWriteItem::Delete {
+            table: table.into(),
+            key,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// A check that `condition` holds on the item at `key` in `table`, writing nothing.
+    pub fn condition_check(table: impl Into<String>, key: Item, condition: Condition) -> Self {
+        TransactWriteItem::ConditionCheck {
+            table: table.into(),
+            key,
+            condition,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The condition that must hold on the existing item. On a put, update or delete `None`
+    /// removes it; a condition check always has one, so there `Some` replaces it and `None`
+    /// keeps it.
+    #[must_use]
+    pub fn with_condition(mut self, condition: impl Into<Option<Condition>>) -> Self {
+        let condition = condition.into();
+        match &mut self {
+            TransactWriteItem::Put { condition: c, .. }
+            | TransactWriteItem::Update { condition: c, .. }
+            | TransactWriteItem::Delete { condition: c, .. } => *c = condition,
+            TransactWriteItem::ConditionCheck { condition: c, .. } => {
+                if let Some(condition) = condition {
+                    *c = condition;
+                }
+            }
+        }
+        self
+    }
+
+    /// Return the existing item in the cancellation reason when the condition fails
+    /// (`ALL_OLD`).
+    #[must_use]
+    pub fn with_return_old_on_condition_failure(mut self, yes: bool) -> Self {
+        match &mut self {
+            TransactWriteItem::Put {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::Update {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::Delete {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::ConditionCheck {
+                return_old_on_condition_failure: r,
+                ..
+            } => *r = yes,
+        }
+        self
+    }
+
     /// The table the action touches.
     pub fn table(&self) -> &str {
         match self {

@@ -109,9 +109,11 @@ mod tests {
 
     #[test]
     fn chunks_respect_count_and_size_limits() {
-        let small = |i: usize| WriteRequest::Put {
-            table: "T".into(),
-            item: Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
+        let small = |i: usize| {
+            WriteRequest::put(
+                "T",
+                Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
+            )
         };
         let chunks = BatchWriter::chunks((0..60).map(small).collect());
         assert_eq!(
@@ -119,15 +121,17 @@ mod tests {
             vec![25, 25, 10]
         );
         // Larger than DynamoDB allows per item, to exercise the request-size split.
-        let big = |i: usize| WriteRequest::Put {
-            table: "T".into(),
-            item: Item::from([
-                ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
-                (
-                    "blob".to_owned(),
-                    AttributeValue::S("x".repeat(1024 * 1024)),
-                ),
-            ]),
+        let big = |i: usize| {
+            WriteRequest::put(
+                "T",
+                Item::from([
+                    ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
+                    (
+                        "blob".to_owned(),
+                        AttributeValue::S("x".repeat(1024 * 1024)),
+                    ),
+                ]),
+            )
         };
         let chunks = BatchWriter::chunks((0..50).map(big).collect());
         for c in &chunks {

@@ -329,10 +329,7 @@ impl BatchWriter {
         let (item, _) = Put::new(entity, PutMode::Upsert).into_parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         self.add(
-            WriteRequest::Put {
-                table: table_name::<E>(),
-                item,
-            },
+            WriteRequest::put(table_name::<E>(), item),
             key,
             Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
@@ -374,10 +371,7 @@ impl BatchWriter {
             crate::ops::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
         self.add(
-            WriteRequest::Delete {
-                table: table_name::<E>(),
-                key,
-            },
+            WriteRequest::delete(table_name::<E>(), key),
             k,
             Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
