@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::value::Item;
+use crate::item::{describe, Item, TableKey, WriteRequest};
 
 /// An error from a lower layer (the SDK, serde_dynamo), kept as the `source`. Shared, so that
 /// [`Error`] is `Clone`: every copy of an error keeps the same source chain.
@@ -227,9 +227,9 @@ pub enum Error {
     #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts{}", .unprocessed_writes.len(), .unprocessed_keys.len(), LastCause(.causes))]
     BatchIncomplete {
         /// Writes that were not applied.
-        unprocessed_writes: Vec<crate::store::WriteRequest>,
+        unprocessed_writes: Vec<WriteRequest>,
         /// Keys that were not read.
-        unprocessed_keys: Vec<crate::store::TableKey>,
+        unprocessed_keys: Vec<TableKey>,
         /// The most attempts any chunk made.
         attempts: u32,
         /// Why items are left, oldest first: the errors that stopped requests (the last error
@@ -507,19 +507,6 @@ impl UnknownWrite {
     pub fn key(&self) -> &Item {
         &self.key
     }
-
-    /// The entity the write tried to store, decoded from the item it sent: the generated ids
-    /// and stamps it carries are the ones stored if the write was applied.
-    pub fn entity<E: crate::entity::Entity>(&self) -> Result<E> {
-        if self.entity != E::ENTITY_TYPE {
-            return Err(Error::validation(format!(
-                "the unknown write was of {}, not of {}",
-                self.entity,
-                E::ENTITY_TYPE
-            )));
-        }
-        E::from_item(&self.item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
-    }
 }
 
 fn unknown_write_suffix(write: &Option<Box<UnknownWrite>>) -> String {
@@ -529,7 +516,7 @@ fn unknown_write_suffix(write: &Option<Box<UnknownWrite>>) -> String {
             w.entity,
             {
                 let mut parts: Vec<String> = (w.key.iter())
-                    .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))
+                    .map(|(k, v)| format!("{k}={}", describe(v)))
                     .collect();
                 parts.sort();
                 parts.join(", ")

@@ -20,6 +20,7 @@ pub mod guide;
 #[doc(hidden)]
 pub mod hash;
 pub mod hot;
+mod item;
 pub mod key;
 pub mod model;
 pub mod ops;

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use super::{Capacity, TableCapacity};
 use crate::expr::{Condition, KeyCondition, Path, Update};
+pub use crate::item::{TableKey, WriteRequest};
 use crate::value::{Item, SharedItem};
 
 /// What a write returns of the item (`ReturnValues`).
@@ -481,25 +482,6 @@ pub struct Page {
     pub consumed_capacity: Option<Capacity>,
 }
 
-/// A key in a named table (batch and transactional reads).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableKey {
-    /// Table name.
-    pub table: String,
-    /// The primary key.
-    pub key: Item,
-}
-
-impl TableKey {
-    /// The item at `key` in `table`.
-    pub fn new(table: impl Into<String>, key: Item) -> Self {
-        TableKey {
-            table: table.into(),
-            key,
-        }
-    }
-}
-
 /// BatchGetItem: up to 100 keys, no duplicates.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
@@ -537,64 +519,6 @@ pub struct BatchGetOutput {
     /// Capacity the request consumed per table, when the backend reports it: each key read
     /// as a GetItem (a missing item costs the minimum), unprocessed keys not at all.
     pub consumed_capacity: Option<Vec<TableCapacity>>,
-}
-
-/// One write of a batch. Build it with [`WriteRequest::put`] or [`WriteRequest::delete`]; the
-/// variants are `#[non_exhaustive]`, so a field DynamoDB adds later is not a breaking change
-/// (match them with `..`).
-///
-/// ```
-/// use dyno_core::store::WriteRequest;
-/// use dyno_core::{AttributeValue, Item};
-///
-/// let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
-/// let write = WriteRequest::delete("Shop", key.clone());
-/// assert!(matches!(&write, WriteRequest::Delete { key: k, .. } if *k == key));
-/// assert_eq!(write.table(), "Shop");
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub enum WriteRequest {
-    /// Put a whole item.
-    #[non_exhaustive]
-    Put {
-        /// Table name.
-        table: String,
-        /// The item.
-        item: Item,
-    },
-    /// Delete by key.
-    #[non_exhaustive]
-    Delete {
-        /// Table name.
-        table: String,
-        /// The primary key.
-        key: Item,
-    },
-}
-
-impl WriteRequest {
-    /// A put of `item` (keys included) into `table`.
-    pub fn put(table: impl Into<String>, item: Item) -> Self {
-        WriteRequest::Put {
-            table: table.into(),
-            item,
-        }
-    }
-
-    /// A delete of the item at `key` in `table`.
-    pub fn delete(table: impl Into<String>, key: Item) -> Self {
-        WriteRequest::Delete {
-            table: table.into(),
-            key,
-        }
-    }
-
-    /// The table written.
-    pub fn table(&self) -> &str {
-        match self {
-            WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => table,
-        }
-    }
 }
 
 /// BatchWriteItem: up to 25 writes, no two on one key.
