@@ -3,7 +3,7 @@
 use super::retry::*;
 use super::*;
 use crate::entity::Entity;
-use crate::error::{Error, Result};
+use crate::error::{Error, RefusedWrite, Result};
 use crate::ops::entity_rules::{key_of, owned_by_type, table_def, table_name};
 use crate::ops::{Key, Put, PutMode};
 use crate::store::{
@@ -42,9 +42,10 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 /// `BatchWriteItem` would, and the same write capacity (DynamoDB charges a batch write as the
 /// single writes it holds); it makes one request per item instead of one per 25 (more request
 /// overhead on the client). A write that finds another entity's item at its key changes
-/// nothing and is returned in [`BatchWriteReport::unprocessed`] with [`Error::WrongEntity`]
-/// among the errors (from [`Self::send`]: that error, when it is the only outcome, else
-/// [`Error::BatchIncomplete`] listing the write); resending it cannot succeed. The other writes
+/// nothing and is returned in [`BatchWriteReport::refused`], a [`RefusedWrite`] whose reason is
+/// [`Error::WrongEntity`] (from [`Self::send`]: that error, when it is the only outcome, else
+/// [`Error::BatchIncomplete`] listing it in `refused`). Resending it cannot succeed, and it is
+/// not a [`WriteRequest`]: [`Self::write`] would send it without the check. The other writes
 /// are applied.
 ///
 /// Where no other entity's item can be at the keys (a bulk load into keys only `E` uses, a
@@ -187,18 +188,25 @@ impl Default for BatchWriter {
     }
 }
 
-/// What a batch write did: every write given is either written or listed in `unprocessed`.
+/// What a batch write did: every write given is either written, listed in `unprocessed` or
+/// listed in `refused`.
 #[derive(Debug)]
 pub struct BatchWriteReport {
     /// Writes applied.
     pub written: usize,
-    /// Writes not applied: their retries ran out, their chunk failed, or (a typed write with
-    /// the entity check) the item at the key is another entity's, an [`Error::WrongEntity`] in
-    /// `errors`, which resending cannot change (see [`BatchWriter`]'s "Ownership").
+    /// Writes not applied that may be sent again: their retries ran out (throttling, unprocessed
+    /// items), their request failed or the batch stopped (the causes in `errors`).
     pub unprocessed: Vec<WriteRequest>,
+    /// Typed writes refused for good, each with its reason: the item at the key is another
+    /// entity's ([`Error::WrongEntity`]), or the single write failed in a way a retry cannot
+    /// change. They changed nothing, and resending them cannot succeed; they are not
+    /// [`WriteRequest`]s, so they cannot go back through [`BatchWriter::write`], which would
+    /// skip the entity check (see [`BatchWriter`]'s "Ownership").
+    pub refused: Vec<RefusedWrite>,
     /// Errors that left writes unprocessed: one that stopped a chunk without retrying (a
     /// validation error, a missing table...), the last error of a chunk whose retries ran out,
-    /// the error that stopped the batch when the backend kept failing.
+    /// the error that stopped the batch when the backend kept failing. A refused write's reason
+    /// is in its [`RefusedWrite::reason`].
     pub errors: Vec<Error>,
     /// Requests made: `BatchWriteItem`s, and the single conditional writes of typed puts and
     /// deletes (see [`BatchWriter`]'s "Ownership").
@@ -210,7 +218,7 @@ pub struct BatchWriteReport {
 impl BatchWriteReport {
     /// True when every write was applied.
     pub fn is_complete(&self) -> bool {
-        self.unprocessed.is_empty() && self.errors.is_empty()
+        self.unprocessed.is_empty() && self.refused.is_empty() && self.errors.is_empty()
     }
 }
 
@@ -443,7 +451,8 @@ impl BatchWriter {
         // Single conditional writes sent, counted apart: one chunk attempt sends several.
         let singles = std::sync::atomic::AtomicUsize::new(0);
         let singles = &singles;
-        let outcomes: Vec<(bool, ChunkOutcome<WriteRequest>)> = futures::stream::iter(chunks)
+        type Outcome = (bool, ChunkOutcome<WriteRequest>, Vec<RefusedWrite>);
+        let outcomes: Vec<Outcome> = futures::stream::iter(chunks)
             .map(|chunk| async move {
                 match chunk {
                     WriteChunk::Batch(chunk) => {
@@ -454,15 +463,23 @@ impl BatchWriter {
                             Ok(Answer::new(Vec::new(), out.unprocessed))
                         })
                         .await;
-                        (false, out)
+                        (false, out, Vec::new())
                     }
                     WriteChunk::Checked(chunk) => {
-                        let out = run_chunk(chunk, budget, |pending| async move {
+                        let mut out = run_chunk(chunk, budget, |pending| async move {
                             singles.fetch_add(pending.len(), std::sync::atomic::Ordering::Relaxed);
                             send_checked_chunk(store, budget, pending).await
                         })
                         .await;
-                        (true, out.map(|w| w.request))
+                        let refused = std::mem::take(&mut out.refused)
+                            .into_iter()
+                            .zip(std::mem::take(&mut out.refusals))
+                            .map(|(w, reason)| {
+                                let entity = w.owner.map_or("raw write", |o| o.entity);
+                                RefusedWrite::new(entity, w.key, w.request, reason)
+                            })
+                            .collect();
+                        (true, out.map(|w| w.request), refused)
                     }
                 }
             })
@@ -473,16 +490,16 @@ impl BatchWriter {
         let mut report = BatchWriteReport {
             written: 0,
             unprocessed: Vec::new(),
+            refused: Vec::new(),
             errors: Vec::new(),
             requests: singles.load(std::sync::atomic::Ordering::Relaxed),
             attempts: 0,
         };
-        for (single, o) in outcomes {
+        for (single, o, refused) in outcomes {
             report.written += o.done;
             report.unprocessed.extend(o.pending);
-            report.unprocessed.extend(o.refused);
+            report.refused.extend(refused);
             report.errors.extend(o.error);
-            report.errors.extend(o.refusals);
             if !single {
                 report.requests += o.attempts as usize;
             }
@@ -491,6 +508,7 @@ impl BatchWriter {
         if !report.is_complete() {
             tracing::warn!(
                 unprocessed = report.unprocessed.len(),
+                refused = report.refused.len(),
                 errors = report.errors.len(),
                 "batch write incomplete"
             );
@@ -508,16 +526,21 @@ impl BatchWriter {
         if report.is_complete() {
             return Ok(report);
         }
-        let untouched = report.written == 0 && report.unprocessed.len() == total;
-        match incomplete(untouched, report.errors) {
-            Ok(causes) => Err(Error::BatchIncomplete {
-                unprocessed_writes: report.unprocessed,
-                unprocessed_keys: Vec::new(),
-                attempts: report.attempts,
-                causes,
-            }),
-            Err(e) => Err(e),
-        }
+        let untouched =
+            report.written == 0 && report.unprocessed.len() + report.refused.len() == total;
+        // One error that nothing got past (a missing table; the one write refused) is that
+        // error; anything else lists what is left, apart from what was refused.
+        let every = (report.errors.iter().cloned())
+            .chain(report.refused.iter().map(|r| r.reason.clone()))
+            .collect();
+        incomplete(untouched, every)?;
+        Err(Error::BatchIncomplete {
+            unprocessed_writes: report.unprocessed,
+            refused: report.refused,
+            unprocessed_keys: Vec::new(),
+            attempts: report.attempts,
+            causes: incomplete(false, report.errors)?,
+        })
     }
 }
 
