@@ -22,6 +22,7 @@ const EXPRESSION: &str = "UpdateExpression";
 
 /// What an applied update reports for ReturnValues UPDATED_OLD/UPDATED_NEW.
 #[derive(Debug, Default)]
+#[doc(hidden)]
 pub struct Applied {
     /// The top-level attribute names the update touched.
     pub touched: Vec<String>,
