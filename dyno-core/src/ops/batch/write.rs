@@ -32,21 +32,21 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 ///
 /// # Ownership
 ///
-/// A typed put or delete of `E` never overwrites or removes another entity's item (entities
-/// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
-/// [`EntityExt::put`](crate::ops::EntityExt::put) or [`EntityExt::delete`](crate::ops::EntityExt::delete) does not. DynamoDB's
-/// `BatchWriteItem` takes no condition, so typed writes are not sent in it: each is its own
-/// PutItem or DeleteItem carrying the entity check (the item's entity-type attribute is `E`'s,
-/// or absent), in the same request, so nothing can slip in between a check and the write. A
-/// chunk of 25 is sent at once, so the batch takes about as long as 25 writes per
-/// `BatchWriteItem` would, and the same write capacity (DynamoDB charges a batch write as the
-/// single writes it holds); it makes one request per item instead of one per 25 (more request
-/// overhead on the client). A write that finds another entity's item at its key changes
-/// nothing and is returned in [`BatchWriteReport::refused`], a [`RefusedWrite`] whose reason is
-/// [`Error::WrongEntity`] (from [`Self::send`]: that error, when it is the only outcome, else
-/// [`Error::BatchIncomplete`] listing it in `refused`). Resending it cannot succeed, and it is
-/// not a [`WriteRequest`]: [`Self::write`] would send it without the check. The other writes
-/// are applied.
+/// A typed put or delete of `E` never overwrites or removes another entity's item (entities sharing
+/// a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
+/// [`EntityExt::put`](crate::ops::EntityExt::put) or
+/// [`EntityExt::delete`](crate::ops::EntityExt::delete) does not. DynamoDB's `BatchWriteItem` takes
+/// no condition, so typed writes are not sent in it: each is its own PutItem or DeleteItem carrying
+/// the entity check (the item's entity-type attribute is `E`'s, or absent), in the same request, so
+/// nothing can slip in between a check and the write. A chunk of 25 is sent at once, so the batch
+/// takes about as long as 25 writes per `BatchWriteItem` would, and the same write capacity
+/// (DynamoDB charges a batch write as the single writes it holds); it makes one request per item
+/// instead of one per 25 (more request overhead on the client). A write that finds another entity's
+/// item at its key changes nothing and is returned in [`BatchWriteReport::refused`], a
+/// [`RefusedWrite`] whose reason is [`Error::WrongEntity`] (from [`Self::send`]: that error, when
+/// it is the only outcome, else [`Error::BatchIncomplete`] listing it in `refused`). Resending it
+/// cannot succeed, and it is not a [`WriteRequest`]: [`Self::write`] would send it without the
+/// check. The other writes are applied.
 ///
 /// Where no other entity's item can be at the keys (a bulk load into keys only `E` uses, a
 /// restore), [`Self::without_entity_check`] sends typed writes 25 per `BatchWriteItem`, without
@@ -58,7 +58,8 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 /// version check, in so many words.
 ///
 /// ```no_run
-/// # async fn f<E: dyno_core::Entity>(store: &dyno_core::MemoryStore, items: &[E]) -> dyno_core::Result<()> {
+/// # use dyno_core::{Entity, MemoryStore, Result};
+/// # async fn f<E: Entity>(store: &MemoryStore, items: &[E]) -> Result<()> {
 /// use dyno_core::ops::BatchWriter;
 /// let mut batch = BatchWriter::new();
 /// batch.put_all(items)?;
@@ -296,21 +297,22 @@ impl BatchWriter {
 
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
     ///
-    /// Like [`EntityExt::put`](crate::ops::EntityExt::put), it never overwrites another entity's item: it is sent as
-    /// a PutItem with the entity check (see "Ownership" above), and a write that finds another
-    /// entity's item is returned with [`Error::WrongEntity`], changing nothing; unless the batch
-    /// is [`Self::without_entity_check`].
+    /// Like [`EntityExt::put`](crate::ops::EntityExt::put), it never overwrites another entity's
+    /// item: it is sent as a PutItem with the entity check (see "Ownership" above), and a write
+    /// that finds another entity's item changes nothing and is returned in
+    /// [`BatchWriteReport::refused`] with [`Error::WrongEntity`]; unless the batch is
+    /// [`Self::without_entity_check`].
     ///
     /// Nor can a batch write update an item in place: where a put or replace keeps the stored
-    /// `created_at` of an entity whose field is unset (see [`Put`](crate::ops::Put)), a batch put writes
-    /// the item whole, stamped with the time of the write (equal to its `updated_at`). Give
+    /// `created_at` of an entity whose field is unset (see [`Put`](crate::ops::Put)), a batch put
+    /// writes the item whole, stamped with the time of the write (equal to its `updated_at`). Give
     /// the field its stored value, or use a put, to keep it.
     ///
-    /// An entity with a version field (`#[dyno(version)]`) is refused with
-    /// [`Error::Validation`], before anything is sent: the batch could not check the version, so
-    /// a stale copy would silently overwrite a newer one. Write it with a put or in a
-    /// [`Transaction`](crate::ops::Transaction) (both check the version), or say in the code that the check is not
-    /// wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
+    /// An entity with a version field (`#[dyno(version)]`) is refused with [`Error::Validation`],
+    /// before anything is sent: the batch could not check the version, so a stale copy would
+    /// silently overwrite a newer one. Write it with a put or in a
+    /// [`Transaction`](crate::ops::Transaction) (both check the version), or say in the code that
+    /// the check is not wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         if let Some(attr) = E::VERSION_ATTRIBUTE {
             return Err(Error::validation(format!(
@@ -369,11 +371,12 @@ impl BatchWriter {
 
     /// Adds a delete of the item at `key`.
     ///
-    /// Like [`EntityExt::delete`](crate::ops::EntityExt::delete), it never removes another entity's item (entities
-    /// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it is sent as
-    /// a DeleteItem with the entity check (see "Ownership" above), and a write that finds
-    /// another entity's item is returned with [`Error::WrongEntity`], changing nothing; unless
-    /// the batch is [`Self::without_entity_check`]. A missing item is not an error.
+    /// Like [`EntityExt::delete`](crate::ops::EntityExt::delete), it never removes another entity's
+    /// item (entities sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it
+    /// is sent as a DeleteItem with the entity check (see "Ownership" above), and a write that
+    /// finds another entity's item changes nothing and is returned in
+    /// [`BatchWriteReport::refused`] with [`Error::WrongEntity`]; unless the batch is
+    /// [`Self::without_entity_check`]. A missing item is not an error.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
         let key =
             crate::ops::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
