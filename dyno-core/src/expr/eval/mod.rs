@@ -17,7 +17,7 @@
 //! that the engine stays behind its boundary (it uses dyno-core's public API alone); it is not
 //! documented, not covered by semver, and may change in any release.
 //!
-//! Files: `condition.rs`, `update.rs`, `projection.rs` (each evaluator and its checks),
+//! Files: `condition.rs`, `update/`, `projection.rs` (each evaluator and its checks),
 //! `values.rs` (which attribute values DynamoDB accepts), `literals.rs` (the checks of a
 //! request's expression values, in DynamoDB's order); this file holds the entry points and what
 //! they share (resolution, equality, path checks).
