@@ -807,3 +807,77 @@ pub struct TransactWriteOutput {
     /// idempotency token is charged as a transactional read of the items the first call wrote.
     pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::AttributeValue;
+
+    fn key() -> Item {
+        Item::from([("PK".to_owned(), AttributeValue::S("A".into()))])
+    }
+
+    #[test]
+    fn transaction_action_setters_reach_every_kind() {
+        let owned = Condition::exists("PK");
+        let other = Condition::not_exists("PK");
+        let actions = [
+            TransactWriteItem::put("T", key()),
+            TransactWriteItem::update("T", key(), Update::default()),
+            TransactWriteItem::delete("T", key()),
+            TransactWriteItem::condition_check("T", key(), owned.clone()),
+        ];
+        for action in actions {
+            let set = action
+                .clone()
+                .with_condition(other.clone())
+                .with_return_old_on_condition_failure(true);
+            let (condition, returns) = match &set {
+                TransactWriteItem::Put {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                }
+                | TransactWriteItem::Update {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                }
+                | TransactWriteItem::Delete {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                } => (condition.clone(), *return_old_on_condition_failure),
+                TransactWriteItem::ConditionCheck {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                } => (Some(condition.clone()), *return_old_on_condition_failure),
+            };
+            assert_eq!(condition.as_ref(), Some(&other), "{action:?}");
+            assert!(returns, "{action:?}");
+            assert_eq!(set.table(), "T");
+            // `None` removes a write's condition; a check keeps the one it must have.
+            let cleared = set.with_condition(None);
+            match cleared {
+                TransactWriteItem::ConditionCheck { condition, .. } => assert_eq!(condition, other),
+                TransactWriteItem::Put { condition, .. }
+                | TransactWriteItem::Update { condition, .. }
+                | TransactWriteItem::Delete { condition, .. } => assert_eq!(condition, None),
+            }
+        }
+    }
+
+    #[test]
+    fn batch_writes_are_built_by_their_constructors() {
+        let put = WriteRequest::put("T", key());
+        let delete = WriteRequest::delete(String::from("U"), key());
+        assert!(
+            matches!(&put, WriteRequest::Put { table, item } if table == "T" && *item == key())
+        );
+        assert!(
+            matches!(&delete, WriteRequest::Delete { table, key: k } if table == "U" && *k == key())
+        );
+        assert_eq!((put.table(), delete.table()), ("T", "U"));
+    }
+}
