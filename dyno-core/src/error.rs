@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::value::Item;
+use crate::item::{describe, Item, TableKey, WriteRequest};
 
 /// An error from a lower layer (the SDK, serde_dynamo), kept as the `source`. Shared, so that
 /// [`Error`] is `Clone`: every copy of an error keeps the same source chain.
@@ -223,13 +223,19 @@ pub enum Error {
     },
 
     /// A batch finished its bounded retries with items it could not process; they are returned,
-    /// never dropped, with what stopped them.
-    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts{}", .unprocessed_writes.len(), .unprocessed_keys.len(), LastCause(.causes))]
+    /// never dropped, with what stopped them. Writes it refused for good (a typed write that
+    /// found another entity's item) are in `refused`, apart from the writes that may be sent
+    /// again.
+    #[error("batch left {} write(s) and {} key(s) unprocessed after {attempts} attempts{}{}", .unprocessed_writes.len(), .unprocessed_keys.len(), Refusals(.refused), LastCause(.causes, .unprocessed_writes.len() + .unprocessed_keys.len()))]
     BatchIncomplete {
-        /// Writes that were not applied.
-        unprocessed_writes: Vec<crate::store::WriteRequest>,
+        /// Writes that were not applied and may be sent again: their retries ran out, or their
+        /// request failed (see `causes`).
+        unprocessed_writes: Vec<WriteRequest>,
+        /// Typed writes refused for good, each with its reason; they changed nothing. Not
+        /// write requests: see [`RefusedWrite`].
+        refused: Vec<RefusedWrite>,
         /// Keys that were not read.
-        unprocessed_keys: Vec<crate::store::TableKey>,
+        unprocessed_keys: Vec<TableKey>,
         /// The most attempts any chunk made.
         attempts: u32,
         /// Why items are left, oldest first: the errors that stopped requests (the last error
@@ -507,19 +513,6 @@ impl UnknownWrite {
     pub fn key(&self) -> &Item {
         &self.key
     }
-
-    /// The entity the write tried to store, decoded from the item it sent: the generated ids
-    /// and stamps it carries are the ones stored if the write was applied.
-    pub fn entity<E: crate::entity::Entity>(&self) -> Result<E> {
-        if self.entity != E::ENTITY_TYPE {
-            return Err(Error::validation(format!(
-                "the unknown write was of {}, not of {}",
-                self.entity,
-                E::ENTITY_TYPE
-            )));
-        }
-        E::from_item(&self.item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
-    }
 }
 
 fn unknown_write_suffix(write: &Option<Box<UnknownWrite>>) -> String {
@@ -529,13 +522,83 @@ fn unknown_write_suffix(write: &Option<Box<UnknownWrite>>) -> String {
             w.entity,
             {
                 let mut parts: Vec<String> = (w.key.iter())
-                    .map(|(k, v)| format!("{k}={}", crate::value::describe(v)))
+                    .map(|(k, v)| format!("{k}={}", describe(v)))
                     .collect();
                 parts.sort();
                 parts.join(", ")
             }
         ),
         None => String::new(),
+    }
+}
+
+/// A typed batch write refused for good: a put or delete of `entity` that changed nothing, with
+/// why (most often [`Error::WrongEntity`]: the item at its key is another entity's). Resending
+/// it as it is would fail the same way, and its request is not handed out as a
+/// [`WriteRequest`]: sent again through the raw
+/// [`BatchWriter::write`](crate::ops::BatchWriter::write) it would skip the entity check that
+/// refused it. Read what it tried ([`key`](Self::key), [`item`](Self::item)) and decide: a put
+/// of another entity, or a typed write under another key.
+///
+/// ```compile_fail
+/// # fn f(report: dyno_core::ops::BatchWriteReport, table: &dyno_core::TableDef) -> dyno_core::Result<()> {
+/// let mut batch = dyno_core::ops::BatchWriter::new();
+/// for refused in report.refused {
+///     batch.write(table, refused)?; // not a WriteRequest: the raw write would skip the check
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct RefusedWrite {
+    /// Why the write was refused.
+    pub reason: Error,
+    entity: &'static str,
+    key: Item,
+    request: WriteRequest,
+}
+
+impl RefusedWrite {
+    /// The write `request` of `entity` at `key`, refused for `reason`.
+    pub(crate) fn new(
+        entity: &'static str,
+        key: Item,
+        request: WriteRequest,
+        reason: Error,
+    ) -> Self {
+        RefusedWrite {
+            reason,
+            entity,
+            key,
+            request,
+        }
+    }
+
+    /// The entity the write was for.
+    pub fn entity(&self) -> &'static str {
+        self.entity
+    }
+
+    /// The table written.
+    pub fn table(&self) -> &str {
+        self.request.table()
+    }
+
+    /// The primary key of the item the write was for.
+    pub fn key(&self) -> &Item {
+        &self.key
+    }
+
+    /// The whole item a put tried to write; `None` for a delete.
+    pub fn item(&self) -> Option<&Item> {
+        match &self.request {
+            WriteRequest::Put { item, .. } => Some(item),
+            WriteRequest::Delete { .. } => None,
+        }
+    }
+
+    /// True when the refused write was a delete.
+    pub fn is_delete(&self) -> bool {
+        matches!(self.request, WriteRequest::Delete { .. })
     }
 }
 
@@ -611,13 +674,31 @@ impl fmt::Display for Location<'_> {
 }
 
 /// `: <the last cause>` of a batch, or nothing.
-struct LastCause<'a>(&'a [Error]);
+struct Refusals<'a>(&'a [RefusedWrite]);
+
+impl fmt::Display for Refusals<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [] => Ok(()),
+            [first, ..] => write!(
+                f,
+                " and refused {} write(s) for good, which changed nothing (the first: {})",
+                self.0.len(),
+                first.reason
+            ),
+        }
+    }
+}
+
+/// The last cause of a batch's leftovers, and how many items it left unprocessed.
+struct LastCause<'a>(&'a [Error], usize);
 
 impl fmt::Display for LastCause<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.last() {
-            Some(cause) => write!(f, "; last cause: {cause}"),
-            None => f.write_str("; the server kept returning them unprocessed"),
+        match (self.0.last(), self.1) {
+            (Some(cause), _) => write!(f, "; last cause: {cause}"),
+            (None, 0) => Ok(()),
+            (None, _) => f.write_str("; the server kept returning them unprocessed"),
         }
     }
 }
@@ -656,6 +737,7 @@ mod tests {
         let original = Error::outcome_unknown("PutItem timed out", Some(io.clone()));
         let batch = Error::BatchIncomplete {
             unprocessed_writes: Vec::new(),
+            refused: Vec::new(),
             unprocessed_keys: Vec::new(),
             attempts: 3,
             causes: vec![original.clone()],

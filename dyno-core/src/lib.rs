@@ -20,6 +20,7 @@ pub mod guide;
 #[doc(hidden)]
 pub mod hash;
 pub mod hot;
+mod item;
 pub mod key;
 pub mod model;
 pub mod ops;
@@ -36,7 +37,7 @@ pub mod value;
 struct ReadmeDoctests;
 
 pub use crate::entity::Entity;
-pub use crate::error::{Error, Result, UnknownWrite};
+pub use crate::error::{Error, RefusedWrite, Result, UnknownWrite};
 pub use crate::key::KeyPart;
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]

@@ -789,10 +789,7 @@ mod tests {
     }
 
     fn put(i: u32) -> WriteRequest {
-        WriteRequest::Put {
-            table: "T".into(),
-            item: key(i),
-        }
+        WriteRequest::put("T", key(i))
     }
 
     #[async_trait]

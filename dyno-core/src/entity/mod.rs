@@ -9,7 +9,7 @@ pub mod stamps;
 pub use self::parts::EntityParts;
 pub use self::parts::FieldRole;
 
-use crate::error::Result;
+use crate::error::{Error, Result, UnknownWrite};
 use crate::key::Template;
 use crate::table::Table;
 use crate::value::{AttributeValue, Item};
@@ -131,5 +131,21 @@ pub trait Entity: Sized + Send + Sync + 'static {
         };
         key_matches(Some(&def.partition_key.name), Some(Self::PK))
             && key_matches(def.sort_key.as_ref().map(|k| k.name.as_str()), Self::SK)
+    }
+}
+
+/// Defined here rather than beside [`UnknownWrite`], so that the error layer names no entity.
+impl UnknownWrite {
+    /// The entity the write tried to store, decoded from the item it sent: the generated ids
+    /// and stamps it carries are the ones stored if the write was applied.
+    pub fn entity<E: Entity>(&self) -> Result<E> {
+        if self.entity != E::ENTITY_TYPE {
+            return Err(Error::validation(format!(
+                "the unknown write was of {}, not of {}",
+                self.entity,
+                E::ENTITY_TYPE
+            )));
+        }
+        E::from_item(&self.item).map_err(|e| e.for_entity(E::ENTITY_TYPE))
     }
 }

@@ -9,7 +9,7 @@ use super::{
     Condition, KeyCondition, Operand, Path, PathElement, SetValue, SortCondition, Update,
     UpdateOperand,
 };
-use crate::value::third_party::push_padded;
+use crate::key::text::push_padded;
 use crate::value::AttributeValue;
 
 /// The placeholder maps shared by all expressions of one request

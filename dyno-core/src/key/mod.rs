@@ -21,6 +21,7 @@
 
 mod impls;
 mod template;
+pub(crate) mod text;
 mod third_party;
 
 pub use self::template::{Segment, Template};

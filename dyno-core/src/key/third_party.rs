@@ -122,8 +122,9 @@ mod time_impls {
     use time::{Date, OffsetDateTime};
 
     use super::*;
-    use crate::value::third_party::{
-        parse_time_date, parse_time_datetime, write_time_date, write_time_datetime,
+    use crate::key::text::time_text::{
+        parse_date as parse_time_date, parse_datetime as parse_time_datetime,
+        write_date as write_time_date, write_datetime as write_time_datetime,
     };
 
     /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999.
@@ -153,8 +154,9 @@ mod chrono_impls {
     use chrono::{DateTime, NaiveDate, Utc};
 
     use super::*;
-    use crate::value::third_party::{
-        parse_chrono_date, parse_chrono_datetime, write_chrono_date, write_chrono_datetime,
+    use crate::key::text::chrono_text::{
+        parse_date as parse_chrono_date, parse_datetime as parse_chrono_datetime,
+        write_date as write_chrono_date, write_datetime as write_chrono_datetime,
     };
 
     /// `2024-01-02T03:04:05.000000000Z`: UTC, nine fractional digits, years 0000-9999; a leap

@@ -114,12 +114,7 @@ impl<E: Entity> Delete<E> {
     /// The same delete as an action of a [`super::Transaction`].
     pub fn into_transact(self) -> Result<TransactWriteItem> {
         let (key, condition) = self.parts()?;
-        Ok(TransactWriteItem::Delete {
-            table: table_name::<E>(),
-            key,
-            condition,
-            return_old_on_condition_failure: false,
-        })
+        Ok(TransactWriteItem::delete(table_name::<E>(), key).with_condition(condition))
     }
 
     /// Deletes the item; returns it as it was (`None` when there was none, or it had expired).

@@ -62,6 +62,7 @@ pub use self::transact::{
 #[doc(hidden)]
 pub use self::update::IndexKeyNeed;
 pub use self::update::UpdateBuilder;
+pub use crate::error::RefusedWrite;
 pub use crate::ttl::is_expired;
 
 /// A typed primary key: the key attributes of one `E`. Built by the derive's `E::key(...)`.

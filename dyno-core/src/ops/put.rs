@@ -355,19 +355,12 @@ impl<'a, E: Entity> Put<'a, E> {
     /// The same write as an action of a [`super::Transaction`].
     pub fn into_transact(self) -> Result<TransactWriteItem> {
         Ok(match self.write_request()? {
-            PutWriteRequest::Put(r) => TransactWriteItem::Put {
-                table: r.table,
-                item: r.item,
-                condition: r.condition,
-                return_old_on_condition_failure: false,
-            },
-            PutWriteRequest::Update(r) => TransactWriteItem::Update {
-                table: r.table,
-                key: r.key,
-                update: r.update,
-                condition: r.condition,
-                return_old_on_condition_failure: false,
-            },
+            PutWriteRequest::Put(r) => {
+                TransactWriteItem::put(r.table, r.item).with_condition(r.condition)
+            }
+            PutWriteRequest::Update(r) => {
+                TransactWriteItem::update(r.table, r.key, r.update).with_condition(r.condition)
+            }
         })
     }
 

@@ -424,11 +424,8 @@ impl Transaction {
                 let c = condition.into_condition()?;
                 Ok((key, super::entity_rules::owned_by::<E>().and(c)))
             })
-            .map(|(key, condition)| TransactWriteItem::ConditionCheck {
-                table: table_name::<E>(),
-                key,
-                condition,
-                return_old_on_condition_failure: false,
+            .map(|(key, condition)| {
+                TransactWriteItem::condition_check(table_name::<E>(), key, condition)
             });
         self.push(Some(E::ENTITY_TYPE), action, None)
     }
@@ -537,12 +534,7 @@ impl Transaction {
     /// let store = MemoryStore::new();
     /// store.create_table(&TableDef::new("Shop", "PK", Some("SK"))).await?;
     /// let item = Item::from([("PK".to_owned(), S("USER#1".into())), ("SK".to_owned(), S("A".into()))]);
-    /// let put = TransactWriteItem::Put {
-    ///     table: "Shop".into(),
-    ///     item,
-    ///     condition: None,
-    ///     return_old_on_condition_failure: false,
-    /// };
+    /// let put = TransactWriteItem::put("Shop", item);
     /// let out = Transaction::new().action(put).send(&store).await?;
     /// let capacity = out.consumed_capacity.expect("MemoryStore reports capacity");
     /// assert_eq!(capacity[0].capacity.units, 2.0); // one 1 KB write, transactional

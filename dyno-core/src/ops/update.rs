@@ -739,13 +739,9 @@ impl<E: Entity> UpdateBuilder<E> {
     /// [`Self::into_transact`], and the range conditions the action carries.
     pub(crate) fn transact_and_bounds(self) -> Result<(TransactWriteItem, Bounds)> {
         let (key, update, condition, bounds) = self.parts()?;
-        let action = TransactWriteItem::Update {
-            table: table_name::<E>(),
-            key,
-            update,
-            condition,
-            return_old_on_condition_failure: !bounds.is_empty(),
-        };
+        let action = TransactWriteItem::update(table_name::<E>(), key, update)
+            .with_condition(condition)
+            .with_return_old_on_condition_failure(!bounds.is_empty());
         Ok((action, bounds))
     }
 

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use super::{Capacity, TableCapacity};
 use crate::expr::{Condition, KeyCondition, Path, Update};
+pub use crate::item::{TableKey, WriteRequest};
 use crate::value::{Item, SharedItem};
 
 /// What a write returns of the item (`ReturnValues`).
@@ -481,25 +482,6 @@ pub struct Page {
     pub consumed_capacity: Option<Capacity>,
 }
 
-/// A key in a named table (batch and transactional reads).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableKey {
-    /// Table name.
-    pub table: String,
-    /// The primary key.
-    pub key: Item,
-}
-
-impl TableKey {
-    /// The item at `key` in `table`.
-    pub fn new(table: impl Into<String>, key: Item) -> Self {
-        TableKey {
-            table: table.into(),
-            key,
-        }
-    }
-}
-
 /// BatchGetItem: up to 100 keys, no duplicates.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
@@ -537,34 +519,6 @@ pub struct BatchGetOutput {
     /// Capacity the request consumed per table, when the backend reports it: each key read
     /// as a GetItem (a missing item costs the minimum), unprocessed keys not at all.
     pub consumed_capacity: Option<Vec<TableCapacity>>,
-}
-
-/// One write of a batch.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WriteRequest {
-    /// Put a whole item.
-    Put {
-        /// Table name.
-        table: String,
-        /// The item.
-        item: Item,
-    },
-    /// Delete by key.
-    Delete {
-        /// Table name.
-        table: String,
-        /// The primary key.
-        key: Item,
-    },
-}
-
-impl WriteRequest {
-    /// The table written.
-    pub fn table(&self) -> &str {
-        match self {
-            WriteRequest::Put { table, .. } | WriteRequest::Delete { table, .. } => table,
-        }
-    }
 }
 
 /// BatchWriteItem: up to 25 writes, no two on one key.
@@ -647,10 +601,27 @@ pub struct TransactGetOutput {
     pub consumed_capacity: Option<Vec<TableCapacity>>,
 }
 
-/// One action of a write transaction.
+/// One action of a write transaction. Build it with [`put`](TransactWriteItem::put),
+/// [`update`](TransactWriteItem::update), [`delete`](TransactWriteItem::delete) or
+/// [`condition_check`](TransactWriteItem::condition_check) and the `with_*` setters; the
+/// variants are `#[non_exhaustive]`, so a field DynamoDB adds later is not a breaking change
+/// (match them with `..`).
+///
+/// ```
+/// use dyno_core::expr::{Condition, Path};
+/// use dyno_core::store::TransactWriteItem;
+/// use dyno_core::{AttributeValue, Item};
+///
+/// let item = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+/// let create = TransactWriteItem::put("Shop", item)
+///     .with_condition(Condition::not_exists(Path::attr("PK")))
+///     .with_return_old_on_condition_failure(true);
+/// assert!(matches!(&create, TransactWriteItem::Put { condition: Some(_), .. }));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum TransactWriteItem {
     /// Put a whole item.
+    #[non_exhaustive]
     Put {
         /// Table name.
         table: String,
@@ -662,6 +633,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Update an item.
+    #[non_exhaustive]
     Update {
         /// Table name.
         table: String,
@@ -675,6 +647,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Delete an item.
+    #[non_exhaustive]
     Delete {
         /// Table name.
         table: String,
@@ -686,6 +659,7 @@ pub enum TransactWriteItem {
         return_old_on_condition_failure: bool,
     },
     /// Check a condition on an item without writing it.
+    #[non_exhaustive]
     ConditionCheck {
         /// Table name.
         table: String,
@@ -699,6 +673,91 @@ pub enum TransactWriteItem {
 }
 
 impl TransactWriteItem {
+    /// A put of `item` (keys included) into `table`, unconditional.
+    pub fn put(table: impl Into<String>, item: Item) -> Self {
+        TransactWriteItem::Put {
+            table: table.into(),
+            item,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The actions `update` on the item at `key` in `table`, unconditional (an upsert).
+    pub fn update(table: impl Into<String>, key: Item, update: Update) -> Self {
+        TransactWriteItem::Update {
+            table: table.into(),
+            key,
+            update,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// A delete of the item at `key` in `table`, unconditional.
+    pub fn delete(table: impl Into<String>, key: Item) -> Self {
+        TransactWriteItem::Delete {
+            table: table.into(),
+            key,
+            condition: None,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// A check that `condition` holds on the item at `key` in `table`, writing nothing.
+    pub fn condition_check(table: impl Into<String>, key: Item, condition: Condition) -> Self {
+        TransactWriteItem::ConditionCheck {
+            table: table.into(),
+            key,
+            condition,
+            return_old_on_condition_failure: false,
+        }
+    }
+
+    /// The condition that must hold on the existing item. On a put, update or delete `None`
+    /// removes it; a condition check always has one, so there `Some` replaces it and `None`
+    /// keeps it.
+    #[must_use]
+    pub fn with_condition(mut self, condition: impl Into<Option<Condition>>) -> Self {
+        let condition = condition.into();
+        match &mut self {
+            TransactWriteItem::Put { condition: c, .. }
+            | TransactWriteItem::Update { condition: c, .. }
+            | TransactWriteItem::Delete { condition: c, .. } => *c = condition,
+            TransactWriteItem::ConditionCheck { condition: c, .. } => {
+                if let Some(condition) = condition {
+                    *c = condition;
+                }
+            }
+        }
+        self
+    }
+
+    /// Return the existing item in the cancellation reason when the condition fails
+    /// (`ALL_OLD`).
+    #[must_use]
+    pub fn with_return_old_on_condition_failure(mut self, yes: bool) -> Self {
+        match &mut self {
+            TransactWriteItem::Put {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::Update {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::Delete {
+                return_old_on_condition_failure: r,
+                ..
+            }
+            | TransactWriteItem::ConditionCheck {
+                return_old_on_condition_failure: r,
+                ..
+            } => *r = yes,
+        }
+        self
+    }
+
     /// The table the action touches.
     pub fn table(&self) -> &str {
         match self {
@@ -747,4 +806,78 @@ pub struct TransactWriteOutput {
     /// reports them: the factor applies to the table's share only). A retry answered from its
     /// idempotency token is charged as a transactional read of the items the first call wrote.
     pub consumed_capacity: Option<Vec<TableCapacity>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::AttributeValue;
+
+    fn key() -> Item {
+        Item::from([("PK".to_owned(), AttributeValue::S("A".into()))])
+    }
+
+    #[test]
+    fn transaction_action_setters_reach_every_kind() {
+        let owned = Condition::exists("PK");
+        let other = Condition::not_exists("PK");
+        let actions = [
+            TransactWriteItem::put("T", key()),
+            TransactWriteItem::update("T", key(), Update::default()),
+            TransactWriteItem::delete("T", key()),
+            TransactWriteItem::condition_check("T", key(), owned.clone()),
+        ];
+        for action in actions {
+            let set = action
+                .clone()
+                .with_condition(other.clone())
+                .with_return_old_on_condition_failure(true);
+            let (condition, returns) = match &set {
+                TransactWriteItem::Put {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                }
+                | TransactWriteItem::Update {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                }
+                | TransactWriteItem::Delete {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                } => (condition.clone(), *return_old_on_condition_failure),
+                TransactWriteItem::ConditionCheck {
+                    condition,
+                    return_old_on_condition_failure,
+                    ..
+                } => (Some(condition.clone()), *return_old_on_condition_failure),
+            };
+            assert_eq!(condition.as_ref(), Some(&other), "{action:?}");
+            assert!(returns, "{action:?}");
+            assert_eq!(set.table(), "T");
+            // `None` removes a write's condition; a check keeps the one it must have.
+            let cleared = set.with_condition(None);
+            match cleared {
+                TransactWriteItem::ConditionCheck { condition, .. } => assert_eq!(condition, other),
+                TransactWriteItem::Put { condition, .. }
+                | TransactWriteItem::Update { condition, .. }
+                | TransactWriteItem::Delete { condition, .. } => assert_eq!(condition, None),
+            }
+        }
+    }
+
+    #[test]
+    fn batch_writes_are_built_by_their_constructors() {
+        let put = WriteRequest::put("T", key());
+        let delete = WriteRequest::delete(String::from("U"), key());
+        assert!(
+            matches!(&put, WriteRequest::Put { table, item } if table == "T" && *item == key())
+        );
+        assert!(
+            matches!(&delete, WriteRequest::Delete { table, key: k } if table == "U" && *k == key())
+        );
+        assert_eq!((put.table(), delete.table()), ("T", "U"));
+    }
 }

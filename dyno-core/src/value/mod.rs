@@ -27,10 +27,9 @@ pub(crate) mod number;
 mod size;
 pub(crate) mod third_party;
 
-use std::collections::HashMap;
-use std::sync::Arc;
-
-pub use aws_sdk_dynamodb::types::AttributeValue;
+#[doc(hidden)]
+pub use crate::item::{describe, type_name};
+pub use crate::item::{AttributeValue, Item, SharedItem};
 
 pub use self::epoch::{from_epoch_seconds, to_epoch_seconds, EpochSeconds, EpochTime};
 pub use self::impls::{
@@ -40,12 +39,6 @@ pub use self::number::{Decimal, Number, NumberError};
 pub use self::size::{attribute_size, item_size, MAX_ITEM_SIZE};
 pub(crate) use self::size::{check_item_size, check_nesting};
 use crate::error::{Error, Result};
-
-/// One DynamoDB item: attribute name to value.
-pub type Item = HashMap<String, AttributeValue>;
-
-/// An item shared without copying, as stores and caches hand them out.
-pub type SharedItem = Arc<Item>;
 
 /// Converts a Rust value into one attribute value.
 #[diagnostic::on_unimplemented(
@@ -118,44 +111,6 @@ pub fn put_attr<T: ToAttribute + ?Sized>(
         item.insert(name.to_owned(), v);
     }
     Ok(())
-}
-
-/// The short name of an attribute value's type (`S`, `N`, `B`, `BOOL`, `NULL`, `L`, `M`, `SS`,
-/// `NS`, `BS`), for error messages.
-#[doc(hidden)]
-pub fn type_name(value: &AttributeValue) -> &'static str {
-    match value {
-        AttributeValue::S(_) => "S",
-        AttributeValue::N(_) => "N",
-        AttributeValue::B(_) => "B",
-        AttributeValue::Bool(_) => "BOOL",
-        AttributeValue::Null(_) => "NULL",
-        AttributeValue::L(_) => "L",
-        AttributeValue::M(_) => "M",
-        AttributeValue::Ss(_) => "SS",
-        AttributeValue::Ns(_) => "NS",
-        AttributeValue::Bs(_) => "BS",
-        _ => "unknown",
-    }
-}
-
-/// A short description of what was found, for decode errors: the type and, for scalars, a
-/// truncated value.
-#[doc(hidden)]
-pub fn describe(value: &AttributeValue) -> String {
-    fn cut(s: &str) -> String {
-        let mut out: String = s.chars().take(40).collect();
-        if out.len() < s.len() {
-            out.push('…');
-        }
-        out
-    }
-    match value {
-        AttributeValue::S(s) => format!("S {:?}", cut(s)),
-        AttributeValue::N(n) => format!("N {}", cut(n)),
-        AttributeValue::Bool(b) => format!("BOOL {b}"),
-        other => type_name(other).to_owned(),
-    }
 }
 
 /// The scalar types a key attribute can have.

@@ -132,10 +132,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
     // Every 2nd write comes back unprocessed (K1, K3, K5) and is not applied.
     c.inner().unprocessed_writes(Pick::EveryNth(2), Some(1));
     let writes = (0..6)
-        .map(|i| WriteRequest::Put {
-            table: TABLE.into(),
-            item: item("U#1", &format!("K{i}"), &[("v", "new")]),
-        })
+        .map(|i| WriteRequest::put(TABLE, item("U#1", &format!("K{i}"), &[("v", "new")])))
         .collect();
     let out = c.batch_write(BatchWriteRequest::new(writes)).await.unwrap();
     assert_eq!(out.unprocessed.len(), 3);
@@ -167,10 +164,7 @@ async fn batch_write_caches_processed_writes_and_invalidates_unprocessed_ones() 
 async fn batch_write_deletes_leave_tombstones() {
     let (c, _) = cached().await;
     write(&c, item("U#1", "A", &[])).await;
-    let writes = vec![WriteRequest::Delete {
-        table: TABLE.into(),
-        key: key("U#1", "A"),
-    }];
+    let writes = vec![WriteRequest::delete(TABLE, key("U#1", "A"))];
     c.batch_write(BatchWriteRequest::new(writes)).await.unwrap();
     assert!(read(&c, key("U#1", "A")).await.is_none());
     assert_eq!(c.inner().calls(Op::GetItem), 0);
@@ -184,25 +178,9 @@ async fn transaction_writes_install_puts_and_deletes_and_invalidate_updates() {
     }
     let u = set(key("U#1", "C"), &[("v", "new")]);
     let actions = vec![
-        TransactWriteItem::Put {
-            table: TABLE.into(),
-            item: item("U#1", "A", &[("v", "new")]),
-            condition: None,
-            return_old_on_condition_failure: false,
-        },
-        TransactWriteItem::Delete {
-            table: TABLE.into(),
-            key: key("U#1", "B"),
-            condition: None,
-            return_old_on_condition_failure: false,
-        },
-        TransactWriteItem::Update {
-            table: TABLE.into(),
-            key: u.key,
-            update: u.update,
-            condition: None,
-            return_old_on_condition_failure: false,
-        },
+        TransactWriteItem::put(TABLE, item("U#1", "A", &[("v", "new")])),
+        TransactWriteItem::delete(TABLE, key("U#1", "B")),
+        TransactWriteItem::update(TABLE, u.key, u.update),
     ];
     c.transact_write(TransactWriteRequest::new(actions))
         .await
@@ -536,18 +514,8 @@ async fn a_cancelled_transaction_invalidates_its_keys() {
     write(&c, item("U#1", "A", &[("v", "1")])).await;
     write(&c, item("U#1", "B", &[("v", "1")])).await;
     let actions = vec![
-        TransactWriteItem::Put {
-            table: TABLE.into(),
-            item: item("U#1", "A", &[("v", "2")]),
-            condition: None,
-            return_old_on_condition_failure: false,
-        },
-        TransactWriteItem::ConditionCheck {
-            table: TABLE.into(),
-            key: key("U#1", "B"),
-            condition: Condition::not_exists("PK"),
-            return_old_on_condition_failure: false,
-        },
+        TransactWriteItem::put(TABLE, item("U#1", "A", &[("v", "2")])),
+        TransactWriteItem::condition_check(TABLE, key("U#1", "B"), Condition::not_exists("PK")),
     ];
     let err = c
         .transact_write(TransactWriteRequest::new(actions))

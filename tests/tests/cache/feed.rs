@@ -124,14 +124,8 @@ async fn every_write_path_is_recorded_in_commit_order() {
             .await
             .unwrap();
         let batch = BatchWriteRequest::new(vec![
-            WriteRequest::Put {
-                table: t.clone(),
-                item: product("P2", 1),
-            },
-            WriteRequest::Delete {
-                table: t.clone(),
-                key: key_of(&order("1", "A", OrderStatus::Pending)),
-            },
+            WriteRequest::put(t.clone(), product("P2", 1)),
+            WriteRequest::delete(t.clone(), key_of(&order("1", "A", OrderStatus::Pending))),
         ]);
         assert!(store
             .batch_write(batch)
@@ -156,27 +150,16 @@ async fn every_write_path_is_recorded_in_commit_order() {
         ];
         if supports_transactions(b.kind) {
             let tx = TransactWriteRequest::new(vec![
-                TransactWriteItem::Put {
-                    table: t.clone(),
-                    item: order("2", "B", OrderStatus::Shipped),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                },
-                TransactWriteItem::Delete {
-                    table: t.clone(),
-                    key: key_of(&product("P2", 0)),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                },
+                TransactWriteItem::put(t.clone(), order("2", "B", OrderStatus::Shipped)),
+                TransactWriteItem::delete(t.clone(), key_of(&product("P2", 0))),
             ]);
             // A cancelled transaction records none of its writes.
             let mut cancelled = tx.clone();
-            cancelled.actions.push(TransactWriteItem::ConditionCheck {
-                table: t.clone(),
-                key: key_of(&user("1", "")),
-                condition: Condition::not_exists(Path::attr("PK")),
-                return_old_on_condition_failure: false,
-            });
+            cancelled.actions.push(TransactWriteItem::condition_check(
+                t.clone(),
+                key_of(&user("1", "")),
+                Condition::not_exists(Path::attr("PK")),
+            ));
             assert!(
                 matches!(
                     store.transact_write(cancelled).await,
@@ -542,13 +525,11 @@ async fn memory_records_follow_commit_order_under_concurrency() {
                 let request = UpdateRequest::new("hot", key.clone(), update);
                 if i % 10 == 0 {
                     // Through a transaction now and then.
-                    let tx = TransactWriteRequest::new(vec![TransactWriteItem::Update {
-                        table: "hot".into(),
-                        key: request.key,
-                        update: request.update,
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }]);
+                    let tx = TransactWriteRequest::new(vec![TransactWriteItem::update(
+                        "hot",
+                        request.key,
+                        request.update,
+                    )]);
                     store.transact_write(tx).await.unwrap();
                 } else {
                     store.update_item(request).await.unwrap();

@@ -179,18 +179,8 @@ async fn a_follower_makes_one_instances_writes_visible_in_the_other() {
         // A transaction (a deletion and an insert) through the writer.
         if supports_transactions(b.kind) {
             let tx = TransactWriteRequest::new(vec![
-                TransactWriteItem::Delete {
-                    table: t.clone(),
-                    key: key_of(&user("1", "")),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                },
-                TransactWriteItem::Put {
-                    table: t.clone(),
-                    item: order("1", "B", OrderStatus::Shipped),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                },
+                TransactWriteItem::delete(t.clone(), key_of(&user("1", ""))),
+                TransactWriteItem::put(t.clone(), order("1", "B", OrderStatus::Shipped)),
             ]);
             a.transact_write(tx).await.unwrap();
             applied(&mut rx, "USER#1", "PROFILE").await;

@@ -1030,24 +1030,37 @@ async fn batch_writes_of_another_entitys_item() {
         let err = batch.send(&*store).await.unwrap_err();
         let Error::BatchIncomplete {
             unprocessed_writes,
+            refused,
             causes,
             ..
         } = &err
         else {
             panic!("{name}: {err:?}");
         };
-        assert_eq!(unprocessed_writes.len(), 1, "{name}: {err}");
-        let refused = match &unprocessed_writes[0] {
-            dyno_core::store::WriteRequest::Put { item, .. } => s(item, "PK").to_owned(),
-            other => panic!("{name}: {other:?}"),
+        // Refused, not unprocessed: nothing is left that a resend could write.
+        assert!(unprocessed_writes.is_empty(), "{name}: {err}");
+        assert!(causes.is_empty(), "{name}: {causes:?}");
+        let [refused] = &refused[..] else {
+            panic!("{name}: {refused:?}");
         };
-        assert_eq!(refused, "ACCOUNT#ann", "{name}");
         assert!(
             matches!(
-                &causes[..],
-                [Error::WrongEntity { entity: "Organization", found }] if found == "User"
+                &refused.reason,
+                Error::WrongEntity { entity: "Organization", found } if found == "User"
             ),
-            "{name}: {causes:?}"
+            "{name}: {refused:?}"
+        );
+        assert_eq!(refused.entity(), "Organization", "{name}");
+        assert_eq!(s(refused.key(), "PK"), "ACCOUNT#ann", "{name}");
+        let tried = refused.item().expect("a put's item");
+        assert_eq!(s(tried, "PK"), "ACCOUNT#ann", "{name}");
+        assert!(!refused.is_delete(), "{name}");
+        let message = err.to_string();
+        assert!(
+            message.contains("0 write(s) and 0 key(s) unprocessed")
+                && message.contains("refused 1 write(s) for good")
+                && !message.contains("kept returning them unprocessed"),
+            "{name}: {message}"
         );
         assert_eq!(
             raw(&*store, &User::key("ann")).await.as_ref(),
@@ -1069,8 +1082,15 @@ async fn batch_writes_of_another_entitys_item() {
         batch.delete(Organization::key("acme")).unwrap();
         let report = batch.send_report(&*store).await;
         assert_eq!(report.written, 2, "{name}: {report:?}");
-        assert_eq!(report.unprocessed.len(), 1, "{name}: {report:?}");
-        assert!(report.errors.iter().all(Error::is_wrong_entity), "{name}");
+        assert!(report.unprocessed.is_empty(), "{name}: {report:?}");
+        assert!(report.errors.is_empty(), "{name}: {report:?}");
+        let [refused] = &report.refused[..] else {
+            panic!("{name}: {report:?}");
+        };
+        assert!(refused.reason.is_wrong_entity(), "{name}: {refused:?}");
+        assert!(refused.is_delete() && refused.item().is_none(), "{name}");
+        assert_eq!(s(refused.key(), "PK"), "ACCOUNT#ann", "{name}");
+        assert!(!report.is_complete(), "{name}");
         assert_eq!(
             raw(&*store, &User::key("ann")).await.as_ref(),
             Some(&before)

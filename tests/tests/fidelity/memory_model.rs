@@ -527,12 +527,13 @@ async fn concurrent_writers_never_tear_items_or_indexes() {
                         // Both halves of the pair always carry one token.
                         let actions = ["L", "R"]
                             .iter()
-                            .map(|side| TransactWriteItem::Update {
-                                table: CONC.into(),
-                                key: ckey("pair", side),
-                                update: token_update(token),
-                                condition: Some(Condition::exists("PK")),
-                                return_old_on_condition_failure: false,
+                            .map(|side| {
+                                TransactWriteItem::update(
+                                    CONC,
+                                    ckey("pair", side),
+                                    token_update(token),
+                                )
+                                .with_condition(Condition::exists("PK"))
                             })
                             .collect();
                         store
@@ -729,14 +730,8 @@ async fn index_churn(round: u64) {
                         3 => {
                             own.insert(mine.clone(), Some(token));
                             let writes = vec![
-                                WriteRequest::Put {
-                                    table: CONC.into(),
-                                    item: whole(&own_pk, &mine, token),
-                                },
-                                WriteRequest::Put {
-                                    table: CONC.into(),
-                                    item: whole("hot", &hot, token),
-                                },
+                                WriteRequest::put(CONC, whole(&own_pk, &mine, token)),
+                                WriteRequest::put(CONC, whole("hot", &hot, token)),
                             ];
                             let out = store
                                 .batch_write(BatchWriteRequest::new(writes))
@@ -746,11 +741,8 @@ async fn index_churn(round: u64) {
                         }
                         _ => {
                             own.insert(mine.clone(), Some(token));
-                            let put = |pk: &str, sk: &str| TransactWriteItem::Put {
-                                table: CONC.into(),
-                                item: whole(pk, sk, token),
-                                condition: None,
-                                return_old_on_condition_failure: false,
+                            let put = |pk: &str, sk: &str| {
+                                TransactWriteItem::put(CONC, whole(pk, sk, token))
                             };
                             store
                                 .transact_write(TransactWriteRequest::new(vec![

@@ -535,10 +535,7 @@ async fn batch_get_and_write() {
         let t = create(&b, "batch").await;
         let who = b.name;
         let writes: Vec<_> = (0..25)
-            .map(|i| WriteRequest::Put {
-                table: t.clone(),
-                item: order("u1", i),
-            })
+            .map(|i| WriteRequest::put(t.clone(), order("u1", i)))
             .collect();
         let out = b
             .store
@@ -572,14 +569,8 @@ async fn batch_get_and_write() {
 
         // Mixed puts and deletes in one batch.
         let writes = vec![
-            WriteRequest::Delete {
-                table: t.clone(),
-                key: key("USER#u1", "ORDER#000"),
-            },
-            WriteRequest::Put {
-                table: t.clone(),
-                item: order("u2", 1),
-            },
+            WriteRequest::delete(t.clone(), key("USER#u1", "ORDER#000")),
+            WriteRequest::put(t.clone(), order("u2", 1)),
         ];
         assert!(b
             .store
@@ -599,14 +590,8 @@ async fn batch_get_and_write() {
 
         // Two writes on one key in one batch: DynamoDB refuses the whole batch.
         let dup = vec![
-            WriteRequest::Put {
-                table: t.clone(),
-                item: order("u3", 1),
-            },
-            WriteRequest::Delete {
-                table: t.clone(),
-                key: key("USER#u3", "ORDER#001"),
-            },
+            WriteRequest::put(t.clone(), order("u3", 1)),
+            WriteRequest::delete(t.clone(), key("USER#u3", "ORDER#001")),
         ];
         let result = b.store.batch_write(BatchWriteRequest::new(dup)).await;
         match b.kind {
@@ -634,10 +619,7 @@ async fn batch_get_and_write() {
 
         // 26 writes is over the limit.
         let writes: Vec<_> = (0..26)
-            .map(|i| WriteRequest::Put {
-                table: t.clone(),
-                item: order("u4", i),
-            })
+            .map(|i| WriteRequest::put(t.clone(), order("u4", i)))
             .collect();
         let result = b.store.batch_write(BatchWriteRequest::new(writes)).await;
         match b.kind {
@@ -682,36 +664,34 @@ async fn transactions_where_supported() {
 
         let transfer = |amount: i64| {
             TransactWriteRequest::new(vec![
-                TransactWriteItem::Update {
-                    table: t.clone(),
-                    key: key("acct#1", "balance"),
-                    update: Update {
+                TransactWriteItem::update(
+                    t.clone(),
+                    key("acct#1", "balance"),
+                    Update {
                         add: vec![(Path::attr("amount"), n(-amount))],
                         ..Update::default()
                     },
-                    condition: Some(Condition::Compare(
-                        dyno_core::expr::Operand::Path(Path::attr("amount")),
-                        dyno_core::expr::Comparator::Ge,
-                        dyno_core::expr::Operand::Value(n(amount)),
-                    )),
-                    return_old_on_condition_failure: true,
-                },
-                TransactWriteItem::Put {
-                    table: t.clone(),
-                    item: item(&[
+                )
+                .with_condition(Condition::Compare(
+                    dyno_core::expr::Operand::Path(Path::attr("amount")),
+                    dyno_core::expr::Comparator::Ge,
+                    dyno_core::expr::Operand::Value(n(amount)),
+                ))
+                .with_return_old_on_condition_failure(true),
+                TransactWriteItem::put(
+                    t.clone(),
+                    item(&[
                         ("PK", s("acct#2")),
                         ("SK", s(&format!("credit#{amount}"))),
                         ("amount", n(amount)),
                     ]),
-                    condition: Some(Condition::not_exists("PK")),
-                    return_old_on_condition_failure: false,
-                },
-                TransactWriteItem::ConditionCheck {
-                    table: t.clone(),
-                    key: key("acct#2", "profile"),
-                    condition: Condition::eq("open", AttributeValue::Bool(true)),
-                    return_old_on_condition_failure: false,
-                },
+                )
+                .with_condition(Condition::not_exists("PK")),
+                TransactWriteItem::condition_check(
+                    t.clone(),
+                    key("acct#2", "profile"),
+                    Condition::eq("open", AttributeValue::Bool(true)),
+                ),
             ])
         };
         let reads = TransactGetRequest::new(vec![
@@ -1026,14 +1006,8 @@ async fn assert_refused_before_sending(store: &dyn Store, table: &str, who: &str
         "put",
     );
     let writes = vec![
-        WriteRequest::Delete {
-            table: table.to_owned(),
-            key: key("a", "1"),
-        },
-        WriteRequest::Put {
-            table: table.to_owned(),
-            item: oversized(),
-        },
+        WriteRequest::delete(table.to_owned(), key("a", "1")),
+        WriteRequest::put(table.to_owned(), oversized()),
     ];
     too_large(
         store
@@ -1042,12 +1016,7 @@ async fn assert_refused_before_sending(store: &dyn Store, table: &str, who: &str
             .map(drop),
         "batch write",
     );
-    let actions = vec![TransactWriteItem::Put {
-        table: table.to_owned(),
-        item: oversized(),
-        condition: None,
-        return_old_on_condition_failure: false,
-    }];
+    let actions = vec![TransactWriteItem::put(table.to_owned(), oversized())];
     too_large(
         store
             .transact_write(TransactWriteRequest::new(actions))

@@ -308,9 +308,8 @@ async fn a_raw_batch_returns_what_a_spent_partition_refused_and_fails_when_it_re
     assert!(err.is_throttled(), "{err:?}");
 
     // Writes: one on the spent partition comes back, the other is written.
-    let put = |i: usize, category: &str| WriteRequest::Put {
-        table: TABLE.into(),
-        item: product(i, category).to_item().unwrap(),
+    let put = |i: usize, category: &str| {
+        WriteRequest::put(TABLE, product(i, category).to_item().unwrap())
     };
     let out = store
         .batch_write(BatchWriteRequest::new(vec![put(0, "c"), put(5, "d")]))

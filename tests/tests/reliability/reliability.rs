@@ -318,16 +318,14 @@ async fn an_idempotent_increment_applies_once_when_responses_are_lost() {
         .await
         .unwrap();
     let store = FaultStore::new(inner);
-    let increment = TransactWriteItem::Update {
-        table: "Counters".into(),
-        key: key("views"),
-        update: Update {
+    let increment = TransactWriteItem::update(
+        "Counters",
+        key("views"),
+        Update {
             add: vec![(Path::attr("n"), AttributeValue::N("1".into()))],
             ..Update::default()
         },
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    );
     let write = IdempotentWrite::new(Transaction::new().action(increment))
         .unwrap()
         .retry(RetryPolicy {

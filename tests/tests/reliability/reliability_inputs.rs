@@ -803,10 +803,10 @@ async fn row40_batch_write_of_a_raw_item_without_its_key_is_refused_when_added()
     let err = batch
         .write(
             &ecommerce_table(TABLE),
-            WriteRequest::Put {
-                table: TABLE.to_owned(),
-                item: Item::from([("name".to_owned(), s("no key"))]),
-            },
+            WriteRequest::put(
+                TABLE.to_owned(),
+                Item::from([("name".to_owned(), s("no key"))]),
+            ),
         )
         .unwrap_err();
     assert!(

@@ -184,19 +184,17 @@ async fn write_once(
                 .map(drop)
         }
         "BatchWriteItem" => store
-            .batch_write(BatchWriteRequest::new(vec![WriteRequest::Put {
-                table: t.to_owned(),
+            .batch_write(BatchWriteRequest::new(vec![WriteRequest::put(
+                t.to_owned(),
                 item,
-            }]))
+            )]))
             .await
             .map(|out| assert!(out.unprocessed.is_empty())),
         "TransactWriteItems" => store
-            .transact_write(TransactWriteRequest::new(vec![TransactWriteItem::Put {
-                table: t.to_owned(),
+            .transact_write(TransactWriteRequest::new(vec![TransactWriteItem::put(
+                t.to_owned(),
                 item,
-                condition: None,
-                return_old_on_condition_failure: false,
-            }]))
+            )]))
             .await
             .map(drop),
         other => unreachable!("{other}"),
@@ -386,13 +384,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
         let mut batch = BatchWriter::new().retry(policy).concurrency(2);
         for pk in &all {
             batch
-                .write(
-                    &def,
-                    WriteRequest::Put {
-                        table: t.clone(),
-                        item: key(pk),
-                    },
-                )
+                .write(&def, WriteRequest::put(t.clone(), key(pk)))
                 .unwrap();
         }
         let report = timeout(Duration::from_secs(180), batch.send_report(&store))
@@ -414,13 +406,7 @@ async fn the_batch_engine_accounts_for_every_item_through_wire_faults() {
         let mut batch = BatchWriter::new().retry(policy);
         for pk in &all {
             batch
-                .write(
-                    &def,
-                    WriteRequest::Put {
-                        table: t.clone(),
-                        item: key(pk),
-                    },
-                )
+                .write(&def, WriteRequest::put(t.clone(), key(pk)))
                 .unwrap();
         }
         let started = Instant::now();
@@ -493,13 +479,7 @@ async fn transactions_resent_with_their_token_and_idempotent_increments_apply_on
         // result for 10 minutes): there every send applies, and this test records it.
         let honours_tokens = server.kind != BackendKind::Moto;
         let once_or = |sends: i64| if honours_tokens { 1 } else { sends };
-        let increment = |pk: &str| TransactWriteItem::Update {
-            table: t.clone(),
-            key: key(pk),
-            update: add_n(),
-            condition: None,
-            return_old_on_condition_failure: false,
-        };
+        let increment = |pk: &str| TransactWriteItem::update(t.clone(), key(pk), add_n());
 
         // The SDK resends a transaction after a lost response with the same token.
         let sdk_retries = through(&proxy, 3, Attempt::Patient).await;

@@ -97,6 +97,7 @@ pub(super) fn check(cond: &Condition, clause: Clause) -> Result<()> {
 
 /// Where a condition sits: its checks and their words differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Clause {
     /// The ConditionExpression of a PutItem, UpdateItem or DeleteItem, or of a transaction's
     /// action.
@@ -164,6 +165,7 @@ fn incorrect_operand(function: &str, value: &AttributeValue, clause: Clause) -> 
 
 /// `AttributeValue: {N:2}`, as DynamoDB prints operands in messages (a binary in base64:
 /// `{B:AgE=}`, as dynoxide records it).
+#[doc(hidden)]
 pub fn describe(value: &AttributeValue) -> String {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine as _;

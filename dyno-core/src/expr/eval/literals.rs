@@ -10,6 +10,7 @@ use crate::value::{AttributeValue, Item};
 /// That every literal value of an update and a condition is a valid value (numbers in range,
 /// sets not empty and without duplicates...): DynamoDB checks its ExpressionAttributeValues as
 /// it reads the request.
+#[doc(hidden)]
 pub fn check_literals(update: Option<&Update>, condition: Option<&Condition>) -> Result<()> {
     check_values(update, condition, Layer::Older)
 }
@@ -17,6 +18,7 @@ pub fn check_literals(update: Option<&Update>, condition: Option<&Condition>) ->
 /// The part of [`check_literals`] that reading the request makes (a number it cannot read or
 /// store, a NULL that is not true), in the same words: a transaction's first pass, over every
 /// action, before any action's other checks (dynoxide reads the whole request first).
+#[doc(hidden)]
 pub fn check_literal_reads(update: Option<&Update>, condition: Option<&Condition>) -> Result<()> {
     first_invalid_value(&[], 0, update, condition, Layer::Older, true)
 }
@@ -35,7 +37,7 @@ pub fn check_literal_reads(update: Option<&Update>, condition: Option<&Condition
 /// deep, an empty set (named by its placeholder) or a set with a repeated member, at the top of a
 /// value. What lies deeper (a repeated member in a set inside a list) is left to the checks of
 /// the expression that holds it ([`check_update`](super::check_update), [`check_condition`](super::check_condition)).
-pub fn check_values(
+pub(crate) fn check_values(
     update: Option<&Update>,
     condition: Option<&Condition>,
     layer: Layer,
@@ -45,6 +47,7 @@ pub fn check_values(
 
 /// [`check_values`] for values whose placeholders start at `:v{first}` (a Query's filter: its
 /// key condition's values take the first ones).
+#[doc(hidden)]
 pub fn check_values_from(
     first: usize,
     update: Option<&Update>,
@@ -92,6 +95,7 @@ fn first_invalid_value(
 /// check of the request, as dynoxide checks every ExpressionAttributeValue first. So a sort key
 /// condition's `NULL(false)`, or its number set with a repeated member, is named as such, not as
 /// an operand of the wrong type.
+#[doc(hidden)]
 pub fn check_query_values(
     key_condition: &crate::expr::KeyCondition,
     filter: Option<&Condition>,
@@ -102,6 +106,7 @@ pub fn check_query_values(
 
 /// A key condition's values in the order DynamoStore gives them placeholders (`:v0`...): each
 /// partition attribute's, then each sort condition's (BETWEEN's two bounds).
+#[doc(hidden)]
 pub fn key_condition_values(key_condition: &crate::expr::KeyCondition) -> Vec<&AttributeValue> {
     use crate::expr::SortCondition as S;
     let mut values: Vec<&AttributeValue> =
@@ -160,6 +165,7 @@ fn value_error(key: &str, invalid: Invalid, layer: Layer) -> Result<()> {
 
 /// The first of an item's attributes that reading the request refuses (see `read_problem`), as
 /// its error on `layer`.
+#[doc(hidden)]
 pub fn read_error(item: &Item, layer: Layer) -> Option<Error> {
     item.iter()
         .find_map(|(name, value)| Some(read_problem(value)?.into_error(name, layer)))
@@ -170,6 +176,7 @@ pub fn read_error(item: &Item, layer: Layer) -> Option<Error> {
 /// NULL that is not true), then in the expression values; then the item's values (an empty set,
 /// a repeated member), then the expression values' and the condition's. Called on the
 /// expressions' error path only.
+#[doc(hidden)]
 pub fn item_first(item: &Item, condition: Option<&Condition>, e: Error) -> Error {
     if let Some(read) = read_error(item, Layer::Current) {
         return read;
@@ -219,6 +226,7 @@ fn top_level_problem(value: &AttributeValue) -> Option<Invalid> {
 
 /// The size of every literal value of an update and a condition (their
 /// ExpressionAttributeValues), by DynamoDB's formula.
+#[doc(hidden)]
 pub fn literal_bytes(update: Option<&Update>, condition: Option<&Condition>) -> usize {
     let mut bytes = 0;
     let _ = literals(update, condition, &mut |v| {
@@ -290,10 +298,11 @@ fn literals(
 
 /// DynamoDB's words for an empty attribute name, wherever a request carries one (an item's
 /// attribute, a map key at any depth, a key, an expression's values).
+#[doc(hidden)]
 pub const EMPTY_NAME: &str = "Empty attribute name";
 
 /// True when `value` holds a map with an empty key, at any depth.
-pub fn value_has_empty_name(value: &AttributeValue) -> bool {
+pub(crate) fn value_has_empty_name(value: &AttributeValue) -> bool {
     match value {
         AttributeValue::M(m) => item_has_empty_name(m),
         AttributeValue::L(l) => l.iter().any(value_has_empty_name),
@@ -303,12 +312,14 @@ pub fn value_has_empty_name(value: &AttributeValue) -> bool {
 
 /// True when `item` (an item, a key, a document) names an empty attribute, at the top or inside
 /// a value.
+#[doc(hidden)]
 pub fn item_has_empty_name(item: &Item) -> bool {
     item.iter()
         .any(|(name, v)| name.is_empty() || value_has_empty_name(v))
 }
 
 /// True when a literal of `update` or `condition` holds an empty name.
+#[doc(hidden)]
 pub fn literals_have_empty_name(update: Option<&Update>, condition: Option<&Condition>) -> bool {
     let mut found = false;
     let _ = literals(update, condition, &mut |v| {
@@ -320,6 +331,7 @@ pub fn literals_have_empty_name(update: Option<&Update>, condition: Option<&Cond
 
 /// The placeholder (`:vN`, as DynamoStore renders them) of the first literal of `update` or
 /// `condition` holding an empty name, in the placeholders' text order, as DynamoDB names it.
+#[doc(hidden)]
 pub fn first_value_with_empty_name(
     update: Option<&Update>,
     condition: Option<&Condition>,
@@ -340,6 +352,7 @@ pub fn first_value_with_empty_name(
 /// PutItem's, UpdateItem's and DeleteItem's refusal of an empty attribute name in the item or
 /// key, or in the expressions' values, made as DynamoDB makes it: before anything else is read
 /// (dynoxide, from DynamoDB's answers in ten regions).
+#[doc(hidden)]
 pub fn check_empty_names(
     item: &Item,
     update: Option<&Update>,

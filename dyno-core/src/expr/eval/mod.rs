@@ -11,7 +11,13 @@
 //! are validation errors while item values of the wrong type only make a condition false, and
 //! every update action reads the item as it was before the update.
 //!
-//! Files: `condition.rs`, `update.rs`, `projection.rs` (each evaluator and its checks),
+//! User API: [`eval_condition`], [`project`], [`compare`] and [`resolve`]. The rest (marked
+//! hidden) is the engine's seam: the checks MemoryStore makes of a request, in DynamoDB's
+//! words and order, and the evaluators as it calls them under its locks. It is public only so
+//! that the engine stays behind its boundary (it uses dyno-core's public API alone); it is not
+//! documented, not covered by semver, and may change in any release.
+//!
+//! Files: `condition.rs`, `update/`, `projection.rs` (each evaluator and its checks),
 //! `values.rs` (which attribute values DynamoDB accepts), `literals.rs` (the checks of a
 //! request's expression values, in DynamoDB's order); this file holds the entry points and what
 //! they share (resolution, equality, path checks).
@@ -35,7 +41,7 @@ use crate::value::number::Number;
 use crate::value::{AttributeValue, Item};
 
 /// DynamoDB's limit on document nesting: a path or a value at most 32 levels deep.
-pub const MAX_NESTING: usize = 32;
+pub(crate) const MAX_NESTING: usize = 32;
 
 /// DynamoDB's order between two values of one scalar type: S and B bytewise, N numerically
 /// (38 digits of precision). `None` for values of different or non-scalar types.
@@ -79,6 +85,7 @@ pub fn eval_condition(cond: &Condition, item: Option<&Item>) -> Result<bool> {
 
 /// Evaluates a filter that [`check_condition`] has accepted (Query and Scan check theirs once,
 /// before reading any item).
+#[doc(hidden)]
 pub fn eval_filter(cond: &Condition, item: &Item) -> bool {
     condition::eval(cond, Some(item))
 }
@@ -86,11 +93,13 @@ pub fn eval_filter(cond: &Condition, item: &Item) -> bool {
 /// The validation half of [`eval_condition`]: DynamoDB rejects an invalid expression before it
 /// looks at the table, whether or not it gets to evaluate it (a Query or Scan whose
 /// FilterExpression meets an empty page, a write whose item is absent).
+#[doc(hidden)]
 pub fn check_condition(cond: &Condition, clause: Clause) -> Result<()> {
     condition::check(cond, clause)
 }
 
 /// That no two paths of an update overlap (`a` and `a.b`) or conflict (`a.b` and `a[1]`).
+#[doc(hidden)]
 pub fn check_update_overlap(update: &Update) -> Result<()> {
     let paths: Vec<&Path> = update.paths().collect();
     check_disjoint(paths.iter().copied(), "UpdateExpression")
@@ -98,6 +107,7 @@ pub fn check_update_overlap(update: &Update) -> Result<()> {
 
 /// The validation half of [`apply_update`] that needs no schema: paths, literal operands, no
 /// overlapping paths. DynamoDB makes these checks before it looks at the table.
+#[doc(hidden)]
 pub fn check_update(update: &Update) -> Result<()> {
     update::check(update)
 }
@@ -111,6 +121,7 @@ pub fn check_update(update: &Update) -> Result<()> {
 /// On error `item` is left unchanged. An item the update creates (`item` holds its key alone) is
 /// treated as any other: `REMOVE a.b` through a missing `a` is an invalid path there too, as
 /// dynoxide (the reference) answers.
+#[doc(hidden)]
 pub fn apply_update(update: &Update, key_names: &[&str], item: &mut Item) -> Result<Applied> {
     update::apply(update, key_names, item)
 }
@@ -124,6 +135,7 @@ pub fn project(item: &Item, paths: &[Path]) -> Item {
 /// attribute name, none is deeper than 32 levels, no two overlap (`a` and `a.b`) or conflict
 /// (`a.b` and `a[1]`). The engine's one projection check (MemoryStore's validation of a read
 /// adds the empty projection).
+#[doc(hidden)]
 pub fn check_projection(paths: &[Path]) -> Result<()> {
     for path in paths {
         check_path(path, "ProjectionExpression")?;
@@ -132,24 +144,12 @@ pub fn check_projection(paths: &[Path]) -> Result<()> {
 }
 
 /// DynamoDB's name for a value's type, as `attribute_type` and error messages use it.
-pub fn type_name(value: &AttributeValue) -> &'static str {
-    match value {
-        AttributeValue::S(_) => "S",
-        AttributeValue::N(_) => "N",
-        AttributeValue::B(_) => "B",
-        AttributeValue::Ss(_) => "SS",
-        AttributeValue::Ns(_) => "NS",
-        AttributeValue::Bs(_) => "BS",
-        AttributeValue::Bool(_) => "BOOL",
-        AttributeValue::Null(_) => "NULL",
-        AttributeValue::L(_) => "L",
-        AttributeValue::M(_) => "M",
-        _ => "unknown",
-    }
-}
+#[doc(hidden)]
+pub use crate::item::type_name;
 
 /// Deep equality as DynamoDB's `=` sees it: same type, numbers by value, sets regardless of
 /// order, lists element by element, maps key by key.
+#[doc(hidden)]
 pub fn values_equal(a: &AttributeValue, b: &AttributeValue) -> bool {
     match (a, b) {
         (AttributeValue::S(a), AttributeValue::S(b)) => a == b,
@@ -179,7 +179,7 @@ pub fn values_equal(a: &AttributeValue, b: &AttributeValue) -> bool {
 }
 
 /// Numeric equality of two number strings (text equality if either does not parse).
-pub fn numbers_equal(a: &str, b: &str) -> bool {
+pub(crate) fn numbers_equal(a: &str, b: &str) -> bool {
     match (Number::parse(a), Number::parse(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
@@ -199,7 +199,7 @@ fn number_set(set: &[String]) -> Option<HashSet<Number>> {
 
 /// Checks one document path of an expression: it starts with an attribute name and is at most
 /// 32 levels deep.
-pub fn check_path(path: &Path, expression: &str) -> Result<()> {
+pub(crate) fn check_path(path: &Path, expression: &str) -> Result<()> {
     match path.0.first() {
         Some(PathElement::Attr(_)) => {}
         _ => {
@@ -221,7 +221,7 @@ pub fn check_path(path: &Path, expression: &str) -> Result<()> {
 /// DynamoDB refuses two paths of one expression where one contains the other ("overlap": `a` and
 /// `a.b`, or the same path twice) or where one treats as a map what the other indexes as a list
 /// ("conflict": `a.b` and `a[1]`).
-pub fn check_disjoint<'a>(
+pub(crate) fn check_disjoint<'a>(
     paths: impl Iterator<Item = &'a Path> + Clone,
     expression: &str,
 ) -> Result<()> {
@@ -259,7 +259,7 @@ pub fn check_disjoint<'a>(
 }
 
 /// A path as DynamoDB prints it in messages: `[a, b, [1]]`.
-pub fn display_path(path: &Path) -> String {
+pub(crate) fn display_path(path: &Path) -> String {
     let parts: Vec<String> = path
         .0
         .iter()

@@ -13,6 +13,7 @@ use crate::value::Item;
 
 /// Validates and normalizes a number string as DynamoDB stores it (38 significant digits,
 /// magnitude between 1e-130 and 1e126, canonical form). Errors are validation errors.
+#[doc(hidden)]
 pub fn normalize_number(n: &str) -> Result<String> {
     Number::parse_checked(n)
         .map(|d| d.to_string())
@@ -23,7 +24,7 @@ pub fn normalize_number(n: &str) -> Result<String> {
 /// non-empty and without duplicates, nested values too, numbers normalized in place. Returns the
 /// item's size by DynamoDB's formula.
 #[cfg(test)]
-pub fn validate_item(item: &mut Item) -> Result<usize> {
+pub(crate) fn validate_item(item: &mut Item) -> Result<usize> {
     let mut size = 0;
     for (name, value) in item.iter_mut() {
         size += name.len() + validate_attribute(name, value, Layer::Current)?;
@@ -36,6 +37,7 @@ pub fn validate_item(item: &mut Item) -> Result<usize> {
 /// DynamoDB's responses: PutItem and UpdateItem on the current layer, BatchWriteItem and
 /// TransactWriteItems on the older one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Layer {
     /// PutItem, UpdateItem, DeleteItem, and the reads.
     Current,
@@ -47,18 +49,19 @@ pub enum Layer {
 /// those whose text is not already canonical are rewritten). Returns the value's size by
 /// DynamoDB's formula (`attribute_size` of the normalized value). Error messages say where the
 /// bad value sits (`name.key[2]`); they are only built on error.
+#[doc(hidden)]
 pub fn validate_attribute(name: &str, value: &mut AttributeValue, layer: Layer) -> Result<usize> {
     check_value(value, 1).map_err(|e| e.into_error(name, layer))
 }
 
 /// Validates one value of an expression (`root` names it in messages) and returns it with its
 /// numbers normalized.
-pub fn validate_value(value: &AttributeValue, root: &str) -> Result<AttributeValue> {
+pub(crate) fn validate_value(value: &AttributeValue, root: &str) -> Result<AttributeValue> {
     validate_value_on(value, root, Layer::Current)
 }
 
 /// [`validate_value`] in `layer`'s words.
-pub fn validate_value_on(
+pub(crate) fn validate_value_on(
     value: &AttributeValue,
     root: &str,
     layer: Layer,

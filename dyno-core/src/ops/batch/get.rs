@@ -200,6 +200,7 @@ impl<E: Entity> BatchGet<E> {
         let causes = incomplete(untouched, report.errors)?;
         Err(Error::BatchIncomplete {
             unprocessed_writes: Vec::new(),
+            refused: Vec::new(),
             unprocessed_keys: report.unprocessed,
             attempts: report.attempts,
             causes,

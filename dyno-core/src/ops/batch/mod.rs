@@ -3,16 +3,17 @@
 //! one. It never silently drops an item: what could not be written or read after the bounded
 //! attempts is returned to the caller.
 //!
-//! - [`BatchWriter`]: typed puts and deletes (and raw [`WriteRequest`](crate::store::WriteRequest)s). Typed writes keep off
-//!   other entities' items: each is sent as its own conditional PutItem or DeleteItem carrying
-//!   the entity check, 25 at once per chunk (see [`BatchWriter`]'s "Ownership");
-//!   [`BatchWriter::without_entity_check`] and raw writes go 25 per `BatchWriteItem`, at most
-//!   16 MB per request.
+//! - [`BatchWriter`]: typed puts and deletes (and raw
+//!   [`WriteRequest`](crate::store::WriteRequest)s). Typed writes keep off other entities' items:
+//!   each is sent as its own conditional PutItem or DeleteItem carrying the entity check, 25 at
+//!   once per chunk (see [`BatchWriter`]'s "Ownership"); [`BatchWriter::without_entity_check`] and
+//!   raw writes go 25 per `BatchWriteItem`, at most 16 MB per request.
 //! - [`BatchGet`]: typed keys, 100 per `BatchGetItem`; returns decoded entities in the order of the
 //!   keys, missing ones simply absent, expired ones and other entities' items hidden.
 //!
-//! Duplicate keys in one batch are refused with [`Error::Validation`](crate::Error::Validation) before anything is sent:
-//! DynamoDB rejects them within one request, and across requests their order would be undefined.
+//! Duplicate keys in one batch are refused with [`Error::Validation`](crate::Error::Validation)
+//! before anything is sent: DynamoDB rejects them within one request, and across requests their
+//! order would be undefined.
 //!
 //! Retried: unprocessed items and keys, throttling, outcome-unknown errors (batch puts and deletes
 //! are idempotent) and 5xx service errors. Any other error stops that chunk, and its items are
@@ -20,18 +21,19 @@
 //!
 //! One budget for the whole batch: the chunks share the [`RetryPolicy`]. When requests fail
 //! `max_attempts` times in a row, whichever chunks they came from, the backend is taken as
-//! unreachable and the batch stops: requests in flight finish, nothing more is sent, and every
-//! item not written is returned with the cause. A dead server thus costs about one chunk's
-//! retries ([`RetryPolicy::total_backoff`] plus the requests' own time limits), not every
-//! chunk's. A configuration error ([`Error::Configuration`](crate::Error::Configuration)) or a missing table stops the batch
-//! at once: every other request would fail the same way.
+//! unreachable and the batch stops: requests in flight finish, nothing more is sent, and every item
+//! not written is returned with the cause. A dead server thus costs about one chunk's retries
+//! ([`RetryPolicy::total_backoff`] plus the requests' own time limits), not every chunk's. A
+//! configuration error ([`Error::Configuration`](crate::Error::Configuration)) or a missing table
+//! stops the batch at once: every other request would fail the same way.
 //!
 //! A deadline in time, beside the budget in attempts: with [`BatchWriter::deadline`] (or
 //! [`BatchGet::deadline`]) the batch returns within that time whatever the backend does. When it
 //! passes, nothing more is sent, backoff waits end, and requests still in flight are abandoned:
-//! their items are returned as not processed, with [`Error::DeadlineExceeded`](crate::Error::DeadlineExceeded) as the cause (a
-//! write in flight may or may not have been applied; batch puts and deletes are idempotent, so
-//! sending them again is safe).
+//! their items are returned as not processed, with
+//! [`Error::DeadlineExceeded`](crate::Error::DeadlineExceeded) as the cause (a write in flight may
+//! or may not have been applied; batch puts and deletes are idempotent, so sending them again is
+//! safe).
 
 mod get;
 mod retry;
@@ -109,9 +111,11 @@ mod tests {
 
     #[test]
     fn chunks_respect_count_and_size_limits() {
-        let small = |i: usize| WriteRequest::Put {
-            table: "T".into(),
-            item: Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
+        let small = |i: usize| {
+            WriteRequest::put(
+                "T",
+                Item::from([("PK".to_owned(), AttributeValue::S(format!("K{i}")))]),
+            )
         };
         let chunks = BatchWriter::chunks((0..60).map(small).collect());
         assert_eq!(
@@ -119,15 +123,17 @@ mod tests {
             vec![25, 25, 10]
         );
         // Larger than DynamoDB allows per item, to exercise the request-size split.
-        let big = |i: usize| WriteRequest::Put {
-            table: "T".into(),
-            item: Item::from([
-                ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
-                (
-                    "blob".to_owned(),
-                    AttributeValue::S("x".repeat(1024 * 1024)),
-                ),
-            ]),
+        let big = |i: usize| {
+            WriteRequest::put(
+                "T",
+                Item::from([
+                    ("PK".to_owned(), AttributeValue::S(format!("K{i}"))),
+                    (
+                        "blob".to_owned(),
+                        AttributeValue::S("x".repeat(1024 * 1024)),
+                    ),
+                ]),
+            )
         };
         let chunks = BatchWriter::chunks((0..50).map(big).collect());
         for c in &chunks {

@@ -15,7 +15,11 @@ use tokio::time::Instant;
 /// use std::time::Duration;
 /// use dyno_core::ops::RetryPolicy;
 ///
-/// let policy = RetryPolicy { max_attempts: 5, base_delay: Duration::from_millis(20), max_delay: Duration::from_secs(1) };
+/// let policy = RetryPolicy {
+///     max_attempts: 5,
+///     base_delay: Duration::from_millis(20),
+///     max_delay: Duration::from_secs(1),
+/// };
 /// let third_retry = policy.delay(2); // between 40 and 80 ms
 /// assert!(third_retry >= Duration::from_millis(40) && third_retry <= Duration::from_millis(80));
 /// ```
@@ -56,7 +60,11 @@ impl RetryPolicy {
     /// use std::time::Duration;
     /// use dyno_core::ops::RetryPolicy;
     ///
-    /// let p = RetryPolicy { max_attempts: 4, base_delay: Duration::from_millis(100), max_delay: Duration::from_millis(300) };
+    /// let p = RetryPolicy {
+    ///     max_attempts: 4,
+    ///     base_delay: Duration::from_millis(100),
+    ///     max_delay: Duration::from_millis(300),
+    /// };
     /// assert_eq!(p.total_backoff(), Duration::from_millis(100 + 200 + 300));
     /// ```
     pub fn total_backoff(&self) -> Duration {

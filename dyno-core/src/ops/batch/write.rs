@@ -3,7 +3,7 @@
 use super::retry::*;
 use super::*;
 use crate::entity::Entity;
-use crate::error::{Error, Result};
+use crate::error::{Error, RefusedWrite, Result};
 use crate::ops::entity_rules::{key_of, owned_by_type, table_def, table_name};
 use crate::ops::{Key, Put, PutMode};
 use crate::store::{
@@ -32,20 +32,21 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 ///
 /// # Ownership
 ///
-/// A typed put or delete of `E` never overwrites or removes another entity's item (entities
-/// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
-/// [`EntityExt::put`](crate::ops::EntityExt::put) or [`EntityExt::delete`](crate::ops::EntityExt::delete) does not. DynamoDB's
-/// `BatchWriteItem` takes no condition, so typed writes are not sent in it: each is its own
-/// PutItem or DeleteItem carrying the entity check (the item's entity-type attribute is `E`'s,
-/// or absent), in the same request, so nothing can slip in between a check and the write. A
-/// chunk of 25 is sent at once, so the batch takes about as long as 25 writes per
-/// `BatchWriteItem` would, and the same write capacity (DynamoDB charges a batch write as the
-/// single writes it holds); it makes one request per item instead of one per 25 (more request
-/// overhead on the client). A write that finds another entity's item at its key changes
-/// nothing and is returned in [`BatchWriteReport::unprocessed`] with [`Error::WrongEntity`]
-/// among the errors (from [`Self::send`]: that error, when it is the only outcome, else
-/// [`Error::BatchIncomplete`] listing the write); resending it cannot succeed. The other writes
-/// are applied.
+/// A typed put or delete of `E` never overwrites or removes another entity's item (entities sharing
+/// a key shape, such as users and organizations at `ACCOUNT#{name}`), as a single
+/// [`EntityExt::put`](crate::ops::EntityExt::put) or
+/// [`EntityExt::delete`](crate::ops::EntityExt::delete) does not. DynamoDB's `BatchWriteItem` takes
+/// no condition, so typed writes are not sent in it: each is its own PutItem or DeleteItem carrying
+/// the entity check (the item's entity-type attribute is `E`'s, or absent), in the same request, so
+/// nothing can slip in between a check and the write. A chunk of 25 is sent at once, so the batch
+/// takes about as long as 25 writes per `BatchWriteItem` would, and the same write capacity
+/// (DynamoDB charges a batch write as the single writes it holds); it makes one request per item
+/// instead of one per 25 (more request overhead on the client). A write that finds another entity's
+/// item at its key changes nothing and is returned in [`BatchWriteReport::refused`], a
+/// [`RefusedWrite`] whose reason is [`Error::WrongEntity`] (from [`Self::send`]: that error, when
+/// it is the only outcome, else [`Error::BatchIncomplete`] listing it in `refused`). Resending it
+/// cannot succeed, and it is not a [`WriteRequest`]: [`Self::write`] would send it without the
+/// check. The other writes are applied.
 ///
 /// Where no other entity's item can be at the keys (a bulk load into keys only `E` uses, a
 /// restore), [`Self::without_entity_check`] sends typed writes 25 per `BatchWriteItem`, without
@@ -57,7 +58,8 @@ pub(super) fn request_bytes(write: &WriteRequest) -> usize {
 /// version check, in so many words.
 ///
 /// ```no_run
-/// # async fn f<E: dyno_core::Entity>(store: &dyno_core::MemoryStore, items: &[E]) -> dyno_core::Result<()> {
+/// # use dyno_core::{Entity, MemoryStore, Result};
+/// # async fn f<E: Entity>(store: &MemoryStore, items: &[E]) -> Result<()> {
 /// use dyno_core::ops::BatchWriter;
 /// let mut batch = BatchWriter::new();
 /// batch.put_all(items)?;
@@ -187,18 +189,25 @@ impl Default for BatchWriter {
     }
 }
 
-/// What a batch write did: every write given is either written or listed in `unprocessed`.
+/// What a batch write did: every write given is either written, listed in `unprocessed` or
+/// listed in `refused`.
 #[derive(Debug)]
 pub struct BatchWriteReport {
     /// Writes applied.
     pub written: usize,
-    /// Writes not applied: their retries ran out, their chunk failed, or (a typed write with
-    /// the entity check) the item at the key is another entity's, an [`Error::WrongEntity`] in
-    /// `errors`, which resending cannot change (see [`BatchWriter`]'s "Ownership").
+    /// Writes not applied that may be sent again: their retries ran out (throttling, unprocessed
+    /// items), their request failed or the batch stopped (the causes in `errors`).
     pub unprocessed: Vec<WriteRequest>,
+    /// Typed writes refused for good, each with its reason: the item at the key is another
+    /// entity's ([`Error::WrongEntity`]), or the single write failed in a way a retry cannot
+    /// change. They changed nothing, and resending them cannot succeed; they are not
+    /// [`WriteRequest`]s, so they cannot go back through [`BatchWriter::write`], which would
+    /// skip the entity check (see [`BatchWriter`]'s "Ownership").
+    pub refused: Vec<RefusedWrite>,
     /// Errors that left writes unprocessed: one that stopped a chunk without retrying (a
     /// validation error, a missing table...), the last error of a chunk whose retries ran out,
-    /// the error that stopped the batch when the backend kept failing.
+    /// the error that stopped the batch when the backend kept failing. A refused write's reason
+    /// is in its [`RefusedWrite::reason`].
     pub errors: Vec<Error>,
     /// Requests made: `BatchWriteItem`s, and the single conditional writes of typed puts and
     /// deletes (see [`BatchWriter`]'s "Ownership").
@@ -210,7 +219,7 @@ pub struct BatchWriteReport {
 impl BatchWriteReport {
     /// True when every write was applied.
     pub fn is_complete(&self) -> bool {
-        self.unprocessed.is_empty() && self.errors.is_empty()
+        self.unprocessed.is_empty() && self.refused.is_empty() && self.errors.is_empty()
     }
 }
 
@@ -288,21 +297,22 @@ impl BatchWriter {
 
     /// Adds a put of `entity` (refused when over 400 KB or already in the batch).
     ///
-    /// Like [`EntityExt::put`](crate::ops::EntityExt::put), it never overwrites another entity's item: it is sent as
-    /// a PutItem with the entity check (see "Ownership" above), and a write that finds another
-    /// entity's item is returned with [`Error::WrongEntity`], changing nothing; unless the batch
-    /// is [`Self::without_entity_check`].
+    /// Like [`EntityExt::put`](crate::ops::EntityExt::put), it never overwrites another entity's
+    /// item: it is sent as a PutItem with the entity check (see "Ownership" above), and a write
+    /// that finds another entity's item changes nothing and is returned in
+    /// [`BatchWriteReport::refused`] with [`Error::WrongEntity`]; unless the batch is
+    /// [`Self::without_entity_check`].
     ///
     /// Nor can a batch write update an item in place: where a put or replace keeps the stored
-    /// `created_at` of an entity whose field is unset (see [`Put`](crate::ops::Put)), a batch put writes
-    /// the item whole, stamped with the time of the write (equal to its `updated_at`). Give
+    /// `created_at` of an entity whose field is unset (see [`Put`](crate::ops::Put)), a batch put
+    /// writes the item whole, stamped with the time of the write (equal to its `updated_at`). Give
     /// the field its stored value, or use a put, to keep it.
     ///
-    /// An entity with a version field (`#[dyno(version)]`) is refused with
-    /// [`Error::Validation`], before anything is sent: the batch could not check the version, so
-    /// a stale copy would silently overwrite a newer one. Write it with a put or in a
-    /// [`Transaction`](crate::ops::Transaction) (both check the version), or say in the code that the check is not
-    /// wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
+    /// An entity with a version field (`#[dyno(version)]`) is refused with [`Error::Validation`],
+    /// before anything is sent: the batch could not check the version, so a stale copy would
+    /// silently overwrite a newer one. Write it with a put or in a
+    /// [`Transaction`](crate::ops::Transaction) (both check the version), or say in the code that
+    /// the check is not wanted (a bulk load, a restore) with [`Self::put_ignoring_version`].
     pub fn put<E: Entity>(&mut self, entity: &E) -> Result<&mut Self> {
         if let Some(attr) = E::VERSION_ATTRIBUTE {
             return Err(Error::validation(format!(
@@ -329,10 +339,7 @@ impl BatchWriter {
         let (item, _) = Put::new(entity, PutMode::Upsert).into_parts()?;
         let key = key_of(&item, table_def::<E>()).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         self.add(
-            WriteRequest::Put {
-                table: table_name::<E>(),
-                item,
-            },
+            WriteRequest::put(table_name::<E>(), item),
             key,
             Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
@@ -364,20 +371,18 @@ impl BatchWriter {
 
     /// Adds a delete of the item at `key`.
     ///
-    /// Like [`EntityExt::delete`](crate::ops::EntityExt::delete), it never removes another entity's item (entities
-    /// sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it is sent as
-    /// a DeleteItem with the entity check (see "Ownership" above), and a write that finds
-    /// another entity's item is returned with [`Error::WrongEntity`], changing nothing; unless
-    /// the batch is [`Self::without_entity_check`]. A missing item is not an error.
+    /// Like [`EntityExt::delete`](crate::ops::EntityExt::delete), it never removes another entity's
+    /// item (entities sharing a key shape, such as users and organizations at `ACCOUNT#{name}`): it
+    /// is sent as a DeleteItem with the entity check (see "Ownership" above), and a write that
+    /// finds another entity's item changes nothing and is returned in
+    /// [`BatchWriteReport::refused`] with [`Error::WrongEntity`]; unless the batch is
+    /// [`Self::without_entity_check`]. A missing item is not an error.
     pub fn delete<E: Entity>(&mut self, key: Key<E>) -> Result<&mut Self> {
         let key =
             crate::ops::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
         let k = key.clone();
         self.add(
-            WriteRequest::Delete {
-                table: table_name::<E>(),
-                key,
-            },
+            WriteRequest::delete(table_name::<E>(), key),
             k,
             Some(Owner::of::<E>()),
             E::ENTITY_TYPE,
@@ -449,7 +454,8 @@ impl BatchWriter {
         // Single conditional writes sent, counted apart: one chunk attempt sends several.
         let singles = std::sync::atomic::AtomicUsize::new(0);
         let singles = &singles;
-        let outcomes: Vec<(bool, ChunkOutcome<WriteRequest>)> = futures::stream::iter(chunks)
+        type Outcome = (bool, ChunkOutcome<WriteRequest>, Vec<RefusedWrite>);
+        let outcomes: Vec<Outcome> = futures::stream::iter(chunks)
             .map(|chunk| async move {
                 match chunk {
                     WriteChunk::Batch(chunk) => {
@@ -460,15 +466,23 @@ impl BatchWriter {
                             Ok(Answer::new(Vec::new(), out.unprocessed))
                         })
                         .await;
-                        (false, out)
+                        (false, out, Vec::new())
                     }
                     WriteChunk::Checked(chunk) => {
-                        let out = run_chunk(chunk, budget, |pending| async move {
+                        let mut out = run_chunk(chunk, budget, |pending| async move {
                             singles.fetch_add(pending.len(), std::sync::atomic::Ordering::Relaxed);
                             send_checked_chunk(store, budget, pending).await
                         })
                         .await;
-                        (true, out.map(|w| w.request))
+                        let refused = std::mem::take(&mut out.refused)
+                            .into_iter()
+                            .zip(std::mem::take(&mut out.refusals))
+                            .map(|(w, reason)| {
+                                let entity = w.owner.map_or("raw write", |o| o.entity);
+                                RefusedWrite::new(entity, w.key, w.request, reason)
+                            })
+                            .collect();
+                        (true, out.map(|w| w.request), refused)
                     }
                 }
             })
@@ -479,16 +493,16 @@ impl BatchWriter {
         let mut report = BatchWriteReport {
             written: 0,
             unprocessed: Vec::new(),
+            refused: Vec::new(),
             errors: Vec::new(),
             requests: singles.load(std::sync::atomic::Ordering::Relaxed),
             attempts: 0,
         };
-        for (single, o) in outcomes {
+        for (single, o, refused) in outcomes {
             report.written += o.done;
             report.unprocessed.extend(o.pending);
-            report.unprocessed.extend(o.refused);
+            report.refused.extend(refused);
             report.errors.extend(o.error);
-            report.errors.extend(o.refusals);
             if !single {
                 report.requests += o.attempts as usize;
             }
@@ -497,6 +511,7 @@ impl BatchWriter {
         if !report.is_complete() {
             tracing::warn!(
                 unprocessed = report.unprocessed.len(),
+                refused = report.refused.len(),
                 errors = report.errors.len(),
                 "batch write incomplete"
             );
@@ -514,16 +529,21 @@ impl BatchWriter {
         if report.is_complete() {
             return Ok(report);
         }
-        let untouched = report.written == 0 && report.unprocessed.len() == total;
-        match incomplete(untouched, report.errors) {
-            Ok(causes) => Err(Error::BatchIncomplete {
-                unprocessed_writes: report.unprocessed,
-                unprocessed_keys: Vec::new(),
-                attempts: report.attempts,
-                causes,
-            }),
-            Err(e) => Err(e),
-        }
+        let untouched =
+            report.written == 0 && report.unprocessed.len() + report.refused.len() == total;
+        // One error that nothing got past (a missing table; the one write refused) is that
+        // error; anything else lists what is left, apart from what was refused.
+        let every = (report.errors.iter().cloned())
+            .chain(report.refused.iter().map(|r| r.reason.clone()))
+            .collect();
+        incomplete(untouched, every)?;
+        Err(Error::BatchIncomplete {
+            unprocessed_writes: report.unprocessed,
+            refused: report.refused,
+            unprocessed_keys: Vec::new(),
+            attempts: report.attempts,
+            causes: incomplete(false, report.errors)?,
+        })
     }
 }
 

@@ -333,15 +333,9 @@ pub(crate) fn batch_write_output(
     for (table, requests) in unprocessed.unwrap_or_default() {
         for r in requests {
             if let Some(put) = r.put_request {
-                out.push(WriteRequest::Put {
-                    table: table.clone(),
-                    item: put.item,
-                });
+                out.push(WriteRequest::put(table.clone(), put.item));
             } else if let Some(delete) = r.delete_request {
-                out.push(WriteRequest::Delete {
-                    table: table.clone(),
-                    key: delete.key,
-                });
+                out.push(WriteRequest::delete(table.clone(), delete.key));
             }
         }
     }
@@ -1055,24 +1049,13 @@ mod tests {
         assert!(too_large(put(p).map(drop)));
         let b = BatchWriteRequest {
             writes: vec![
-                WriteRequest::Delete {
-                    table: "T".into(),
-                    key: key("a", "b"),
-                },
-                WriteRequest::Put {
-                    table: "T".into(),
-                    item: big_item(),
-                },
+                WriteRequest::delete("T", key("a", "b")),
+                WriteRequest::put("T", big_item()),
             ],
         };
         assert!(too_large(batch_write(b).map(drop)));
         let t = TransactWriteRequest {
-            actions: vec![TransactWriteItem::Put {
-                table: "T".into(),
-                item: big_item(),
-                condition: None,
-                return_old_on_condition_failure: false,
-            }],
+            actions: vec![TransactWriteItem::put("T", big_item())],
             client_request_token: None,
         };
         assert!(too_large(transact_write(t).map(drop)));
@@ -1110,14 +1093,8 @@ mod tests {
 
         let w = BatchWriteRequest {
             writes: vec![
-                WriteRequest::Put {
-                    table: "A".into(),
-                    item: key("1", "x"),
-                },
-                WriteRequest::Delete {
-                    table: "A".into(),
-                    key: key("2", "x"),
-                },
+                WriteRequest::put("A", key("1", "x")),
+                WriteRequest::delete("A", key("2", "x")),
             ],
         };
         let input = batch_write(w.clone()).unwrap().build().unwrap();
@@ -1158,28 +1135,18 @@ mod tests {
     fn transaction_actions_have_their_own_placeholders() {
         let t = TransactWriteRequest {
             actions: vec![
-                TransactWriteItem::ConditionCheck {
-                    table: "T".into(),
-                    key: key("a", "1"),
-                    condition: Condition::exists("PK"),
-                    return_old_on_condition_failure: true,
-                },
-                TransactWriteItem::Update {
-                    table: "T".into(),
-                    key: key("b", "1"),
-                    update: Update {
+                TransactWriteItem::condition_check("T", key("a", "1"), Condition::exists("PK"))
+                    .with_return_old_on_condition_failure(true),
+                TransactWriteItem::update(
+                    "T",
+                    key("b", "1"),
+                    Update {
                         remove: vec![Path::attr("x")],
                         ..Update::default()
                     },
-                    condition: Some(Condition::eq("v", AttributeValue::N("1".into()))),
-                    return_old_on_condition_failure: false,
-                },
-                TransactWriteItem::Delete {
-                    table: "T".into(),
-                    key: key("c", "1"),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                },
+                )
+                .with_condition(Condition::eq("v", AttributeValue::N("1".into()))),
+                TransactWriteItem::delete("T", key("c", "1")),
             ],
             client_request_token: Some("token-1".into()),
         };
@@ -1213,13 +1180,11 @@ mod tests {
         assert_eq!(delete.expression_attribute_names(), None);
 
         let empty = TransactWriteRequest {
-            actions: vec![TransactWriteItem::Update {
-                table: "T".into(),
-                key: key("b", "1"),
-                update: Update::default(),
-                condition: None,
-                return_old_on_condition_failure: false,
-            }],
+            actions: vec![TransactWriteItem::update(
+                "T",
+                key("b", "1"),
+                Update::default(),
+            )],
             client_request_token: None,
         };
         assert!(

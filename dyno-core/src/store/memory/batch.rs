@@ -166,7 +166,7 @@ pub(super) fn batch_write(
             WriteRequest::Put { table, item } => {
                 if !schema.holds_key(&item) {
                     let fault = schema.batch_key_fault(&item);
-                    let this = WriteRequest::Put { table, item };
+                    let this = WriteRequest::put(table, item);
                     return Err(earlier_fault(
                         std::iter::once(&this).chain(rest.as_slice()),
                         Stage::Key,
@@ -183,7 +183,7 @@ pub(super) fn batch_write(
             WriteRequest::Delete { table, key } => match schema.key(&key) {
                 Ok((pk, sk)) => (pk, sk, None),
                 Err(e) => {
-                    let this = WriteRequest::Delete { table, key };
+                    let this = WriteRequest::delete(table, key);
                     return Err(earlier_fault(
                         std::iter::once(&this).chain(rest.as_slice()),
                         Stage::Key,

@@ -257,10 +257,7 @@ fn single_writes_are_charged_as_batch_and_transaction_writes_measure_them() {
                 let it = random_item(&mut rng, &pk, sk);
                 let one = put(&single, it.clone());
                 let other = block_on(multi.batch_write(BatchWriteRequest {
-                    writes: vec![WriteRequest::Put {
-                        table: TABLE.into(),
-                        item: it,
-                    }],
+                    writes: vec![WriteRequest::put(TABLE, it)],
                 }))
                 .unwrap();
                 (one, only_table(other.consumed_capacity))
@@ -284,13 +281,7 @@ fn single_writes_are_charged_as_batch_and_transaction_writes_measure_them() {
                 }
                 let one = update(&single, key(&pk, sk), u.clone());
                 let other = block_on(multi.transact_write(TransactWriteRequest {
-                    actions: vec![TransactWriteItem::Update {
-                        table: TABLE.into(),
-                        key: key(&pk, sk),
-                        update: u,
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }],
+                    actions: vec![TransactWriteItem::update(TABLE, key(&pk, sk), u)],
                     client_request_token: None,
                 }))
                 .unwrap();
@@ -303,10 +294,7 @@ fn single_writes_are_charged_as_batch_and_transaction_writes_measure_them() {
             _ => {
                 let one = delete(&single, key(&pk, sk));
                 let other = block_on(multi.batch_write(BatchWriteRequest {
-                    writes: vec![WriteRequest::Delete {
-                        table: TABLE.into(),
-                        key: key(&pk, sk),
-                    }],
+                    writes: vec![WriteRequest::delete(TABLE, key(&pk, sk))],
                 }))
                 .unwrap();
                 (one, only_table(other.consumed_capacity))

@@ -161,23 +161,16 @@ fn an_invalid_filter_is_refused_on_an_empty_partition() {
 #[test]
 fn an_invalid_expression_fails_a_transaction_as_a_request() {
     let store = store();
-    let put = crate::store::TransactWriteItem::Put {
-        table: "main".into(),
-        item: key(),
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
-    let overlapping = crate::store::TransactWriteItem::Update {
-        table: "main".into(),
-        key: Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s("b"))]),
-        update: crate::expr::Update {
+    let put = crate::store::TransactWriteItem::put("main", key());
+    let overlapping = crate::store::TransactWriteItem::update(
+        "main",
+        Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s("b"))]),
+        crate::expr::Update {
             add: vec![(Path::attr("n"), n("1"))],
             remove: vec![Path::attr("n")],
             ..Default::default()
         },
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    );
     let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
         actions: vec![put, overlapping],
         client_request_token: None,
@@ -307,23 +300,13 @@ fn one_item_twice_is_refused_before_the_actions_are_validated() {
     let def = TableDef::new("main", "PK", Some("SK"))
         .global_index(crate::table::IndexDef::new("GSI1", "GPK", None));
     let store = store_with(&def);
-    let delete = crate::store::TransactWriteItem::Delete {
-        table: "main".into(),
-        key: key(),
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    let delete = crate::store::TransactWriteItem::delete("main", key());
     // An index key of the wrong type: invalid for the action, not for reading the request (a
     // value that cannot be read, such as the number `x`, is refused first: see
     // `a_value_that_cannot_be_read_fails_a_transaction_first`).
     let mut item = key();
     item.insert("GPK".into(), AttributeValue::N("1".into()));
-    let put = |item: Item| crate::store::TransactWriteItem::Put {
-        table: "main".into(),
-        item,
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    let put = |item: Item| crate::store::TransactWriteItem::put("main", item);
     let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
         actions: vec![delete, put(item)],
         client_request_token: None,
@@ -416,24 +399,11 @@ fn an_invalid_update_path_is_named_before_an_overflow() {
 #[test]
 fn a_value_that_cannot_be_read_fails_a_transaction_first() {
     let store = store();
-    let delete = crate::store::TransactWriteItem::Delete {
-        table: "main".into(),
-        key: key(),
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    let delete = crate::store::TransactWriteItem::delete("main", key());
     let mut item = key();
     item.insert("n".into(), AttributeValue::N("x".into()));
     let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
-        actions: vec![
-            delete,
-            crate::store::TransactWriteItem::Put {
-                table: "main".into(),
-                item,
-                condition: None,
-                return_old_on_condition_failure: false,
-            },
-        ],
+        actions: vec![delete, crate::store::TransactWriteItem::put("main", item)],
         client_request_token: None,
     }));
     assert!(message(result).starts_with("The parameter cannot be converted to a numeric value: x"));
@@ -494,22 +464,16 @@ fn a_key_conditions_own_checks_come_first() {
 #[test]
 fn an_invalid_literal_fails_a_transaction_as_a_request() {
     let store = store();
-    let check = crate::store::TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key: key(),
-        condition: Condition::exists("PK"),
-        return_old_on_condition_failure: false,
-    };
-    let delete_empty = crate::store::TransactWriteItem::Update {
-        table: "main".into(),
-        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
-        update: crate::expr::Update {
+    let check =
+        crate::store::TransactWriteItem::condition_check("main", key(), Condition::exists("PK"));
+    let delete_empty = crate::store::TransactWriteItem::update(
+        "main",
+        Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        crate::expr::Update {
             delete: vec![(Path::attr("ss"), AttributeValue::Ss(vec![]))],
             ..Default::default()
         },
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    );
     let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
         actions: vec![check, delete_empty],
         client_request_token: None,
@@ -522,11 +486,8 @@ fn an_invalid_literal_fails_a_transaction_as_a_request() {
 #[test]
 fn an_invalid_key_is_its_actions_cancellation_reason() {
     let store = store();
-    let check = |key: Item| crate::store::TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key,
-        condition: Condition::exists("PK"),
-        return_old_on_condition_failure: false,
+    let check = |key: Item| {
+        crate::store::TransactWriteItem::condition_check("main", key, Condition::exists("PK"))
     };
     let without_sort_key = Item::from([("PK".to_owned(), s("P0"))]);
     let result = block_on(store.transact_write(crate::store::TransactWriteRequest {
@@ -772,14 +733,13 @@ fn a_batch_names_values_before_keys_and_numbers_before_values() {
         if let Some((name, value)) = extra {
             item.insert(name.to_owned(), value);
         }
-        WriteRequest::Put {
-            table: "main".into(),
-            item,
-        }
+        WriteRequest::put("main", item)
     };
-    let delete = |pk: &str, sk: &str| WriteRequest::Delete {
-        table: "main".into(),
-        key: Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]),
+    let delete = |pk: &str, sk: &str| {
+        WriteRequest::delete(
+            "main",
+            Item::from([("PK".to_owned(), s(pk)), ("SK".to_owned(), s(sk))]),
+        )
     };
     // MemoryStore adds where the fault is (` (at ns)`, `: 1E-131`) to DynamoDB's words.
     let batch = |writes: Vec<WriteRequest>, words: &str| {
@@ -835,13 +795,7 @@ fn a_transaction_reads_everything_then_checks_action_by_action() {
     use crate::store::{TransactWriteItem, TransactWriteRequest};
     let store = store();
     let at = |sk: &str| Item::from([("PK".to_owned(), s("P0")), ("SK".to_owned(), s(sk))]);
-    let update = |sk: &str, update: Update| TransactWriteItem::Update {
-        table: "main".into(),
-        key: at(sk),
-        update,
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    let update = |sk: &str, update: Update| TransactWriteItem::update("main", at(sk), update);
     let transact = |actions: Vec<TransactWriteItem>| {
         message(block_on(store.transact_write(TransactWriteRequest {
             actions,
@@ -850,16 +804,12 @@ fn a_transaction_reads_everything_then_checks_action_by_action() {
     };
     // A repeated member (100 and 1e2) in the first action's condition, a number too large in
     // the second's update: the number is read first.
-    let repeated_in_condition = TransactWriteItem::Delete {
-        table: "main".into(),
-        key: at("a"),
-        condition: Some(Condition::Compare(
+    let repeated_in_condition =
+        TransactWriteItem::delete("main", at("a")).with_condition(Condition::Compare(
             Operand::Path(Path::attr("m")),
             Comparator::Ge,
             Operand::Value(ns(&["100", "1e2"])),
-        )),
-        return_old_on_condition_failure: false,
-    };
+        ));
     let too_large = update(
         "b",
         Update {
@@ -901,12 +851,7 @@ fn a_transaction_reads_everything_then_checks_action_by_action() {
     let mut item = at("a");
     item.insert("ss".into(), AttributeValue::Ss(Vec::new()));
     item.insert("ns".into(), ns(&["0", "100", "1e2"]));
-    let put = TransactWriteItem::Put {
-        table: "main".into(),
-        item,
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    let put = TransactWriteItem::put("main", item);
     assert!(transact(vec![put]).starts_with("Input collection contains duplicates"));
     assert_nothing_written(&store);
 }
@@ -1028,20 +973,16 @@ fn one_item_twice_is_named_before_an_empty_key_value() {
     let store = store();
     let mut empty_sort_key = key();
     empty_sort_key.insert("SK".into(), s(""));
-    let check = || TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key: key(),
-        condition: Condition::AttributeExists(Path::attr("PK")),
-        return_old_on_condition_failure: false,
+    let check = || {
+        TransactWriteItem::condition_check(
+            "main",
+            key(),
+            Condition::AttributeExists(Path::attr("PK")),
+        )
     };
     let result = block_on(store.transact_write(TransactWriteRequest {
         actions: vec![
-            TransactWriteItem::Put {
-                table: "main".into(),
-                item: empty_sort_key,
-                condition: None,
-                return_old_on_condition_failure: false,
-            },
+            TransactWriteItem::put("main", empty_sort_key),
             check(),
             check(),
         ],
@@ -1121,10 +1062,7 @@ fn a_batch_puts_empty_partition_key_is_named_before_a_mistyped_sort_key() {
     let batch = |pairs: Vec<(&str, AttributeValue)>| {
         let item: Item = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         message(block_on(store.batch_write(BatchWriteRequest {
-            writes: vec![WriteRequest::Put {
-                table: "main".into(),
-                item,
-            }],
+            writes: vec![WriteRequest::put("main", item)],
         })))
     };
     assert_eq!(
@@ -1180,22 +1118,17 @@ fn a_sum_past_both_limits_is_refused_for_its_digits() {
 fn a_mistyped_sort_key_in_a_transaction_put_is_its_reason_before_an_empty_index_key() {
     use crate::store::{TransactWriteItem, TransactWriteRequest};
     let store = store_with_index();
-    let put = |sk: AttributeValue| TransactWriteItem::Put {
-        table: "main".into(),
-        item: Item::from([
-            ("PK".to_owned(), s("P2")),
-            ("SK".to_owned(), sk),
-            ("G".to_owned(), s("")),
-        ]),
-        condition: None,
-        return_old_on_condition_failure: false,
+    let put = |sk: AttributeValue| {
+        TransactWriteItem::put(
+            "main",
+            Item::from([
+                ("PK".to_owned(), s("P2")),
+                ("SK".to_owned(), sk),
+                ("G".to_owned(), s("")),
+            ]),
+        )
     };
-    let failing_check = TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key: key(),
-        condition: Condition::exists("PK"),
-        return_old_on_condition_failure: false,
-    };
+    let failing_check = TransactWriteItem::condition_check("main", key(), Condition::exists("PK"));
     let result = block_on(store.transact_write(TransactWriteRequest {
         actions: vec![failing_check.clone(), put(AttributeValue::Bool(true))],
         client_request_token: None,
@@ -1227,25 +1160,22 @@ fn an_update_emptying_an_index_key_fails_a_transaction_as_a_request() {
     use crate::expr::{SetValue, Update, UpdateOperand};
     use crate::store::{TransactWriteItem, TransactWriteRequest};
     let store = store_with_index();
-    let failing_check = TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key: Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
-        condition: Condition::exists("PK"),
-        return_old_on_condition_failure: false,
-    };
-    let update = TransactWriteItem::Update {
-        table: "main".into(),
-        key: key(),
-        update: Update {
+    let failing_check = TransactWriteItem::condition_check(
+        "main",
+        Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s("a"))]),
+        Condition::exists("PK"),
+    );
+    let update = TransactWriteItem::update(
+        "main",
+        key(),
+        Update {
             set: vec![(
                 Path::attr("G"),
                 SetValue::Operand(UpdateOperand::Value(s(""))),
             )],
             ..Default::default()
         },
-        condition: None,
-        return_old_on_condition_failure: false,
-    };
+    );
     let result = block_on(store.transact_write(TransactWriteRequest {
         actions: vec![failing_check, update],
         client_request_token: None,
@@ -1380,11 +1310,8 @@ fn one_item_twice_is_named_before_its_own_empty_key_value() {
     use crate::store::{TransactWriteItem, TransactWriteRequest};
     let store = store();
     let empty_sort_key = Item::from([("PK".to_owned(), s("P1")), ("SK".to_owned(), s(""))]);
-    let check = || TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key: empty_sort_key.clone(),
-        condition: Condition::exists("PK"),
-        return_old_on_condition_failure: false,
+    let check = || {
+        TransactWriteItem::condition_check("main", empty_sort_key.clone(), Condition::exists("PK"))
     };
     let result = block_on(store.transact_write(TransactWriteRequest {
         actions: vec![check(), check()],

@@ -229,13 +229,9 @@ impl Store for MemoryStore {
             .actions
             .iter()
             .map(|action| match action {
-                TransactWriteItem::Put { table, item, .. } => self.write_parts_of(
-                    &WriteRequest::Put {
-                        table: table.clone(),
-                        item: item.clone(),
-                    },
-                    2.0,
-                ),
+                TransactWriteItem::Put { table, item, .. } => {
+                    self.write_parts_of(&WriteRequest::put(table.clone(), item.clone()), 2.0)
+                }
                 TransactWriteItem::Update { table, key, .. }
                 | TransactWriteItem::Delete { table, key, .. } => {
                     self.write_parts(table, key, None, 2.0)

@@ -356,16 +356,14 @@ fn idempotency_tokens_expire_after_ten_minutes() {
     let t = Timed::new();
     block_on(t.store.create_table(&table_def())).unwrap();
     let request = TransactWriteRequest {
-        actions: vec![TransactWriteItem::Update {
-            table: "Tbl".into(),
-            key: key("p", "c"),
-            update: Update {
+        actions: vec![TransactWriteItem::update(
+            "Tbl",
+            key("p", "c"),
+            Update {
                 add: vec![(Path::attr("count"), n(1))],
                 ..Update::default()
             },
-            condition: None,
-            return_old_on_condition_failure: false,
-        }],
+        )],
         client_request_token: Some("tok".into()),
     };
     let count =
@@ -424,10 +422,7 @@ fn writes_keep_indexes_consistent() {
     }
     check_invariants(&store);
     let writes = (0..25)
-        .map(|i| WriteRequest::Delete {
-            table: "Tbl".into(),
-            key: key(&format!("p{}", i % 5), &format!("{i}")),
-        })
+        .map(|i| WriteRequest::delete("Tbl", key(&format!("p{}", i % 5), &format!("{i}"))))
         .collect();
     block_on(store.batch_write(BatchWriteRequest { writes })).unwrap();
     check_invariants(&store);
@@ -628,21 +623,13 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
         }),
         ("batch write", &|sk, len| {
             block_on(store.batch_write(BatchWriteRequest {
-                writes: vec![WriteRequest::Put {
-                    table: "Tbl".into(),
-                    item: with_gpk(sk, len),
-                }],
+                writes: vec![WriteRequest::put("Tbl", with_gpk(sk, len))],
             }))
             .map(drop)
         }),
         ("transaction put", &|sk, len| {
             block_on(store.transact_write(TransactWriteRequest {
-                actions: vec![TransactWriteItem::Put {
-                    table: "Tbl".into(),
-                    item: with_gpk(sk, len),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                }],
+                actions: vec![TransactWriteItem::put("Tbl", with_gpk(sk, len))],
                 client_request_token: None,
             }))
             .map(drop)
@@ -650,13 +637,7 @@ fn index_partition_keys_are_limited_to_2048_bytes_on_every_write_path() {
         }),
         ("transaction update", &|sk, len| {
             block_on(store.transact_write(TransactWriteRequest {
-                actions: vec![TransactWriteItem::Update {
-                    table: "Tbl".into(),
-                    key: key("p", sk),
-                    update: set_gpk(len),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                }],
+                actions: vec![TransactWriteItem::update("Tbl", key("p", sk), set_gpk(len))],
                 client_request_token: None,
             }))
             .map(drop)
@@ -707,10 +688,7 @@ fn duplicate_set_members_are_worded_per_operation() {
     let put_one = |it: Item| put(&store, it).map(drop);
     let batch_one = |it: Item| {
         block_on(store.batch_write(BatchWriteRequest {
-            writes: vec![WriteRequest::Put {
-                table: "Tbl".into(),
-                item: it,
-            }],
+            writes: vec![WriteRequest::put("Tbl", it)],
         }))
         .map(drop)
     };
@@ -798,14 +776,8 @@ fn faults_are_named_in_the_reference_order_and_words() {
     );
     let got = block_on(store.batch_write(BatchWriteRequest {
         writes: vec![
-            WriteRequest::Put {
-                table: "Tbl".into(),
-                item: item(&[("PK", s("p"))]),
-            },
-            WriteRequest::Put {
-                table: "Tbl".into(),
-                item: dup,
-            },
+            WriteRequest::put("Tbl", item(&[("PK", s("p"))])),
+            WriteRequest::put("Tbl", dup),
         ],
     }));
     assert_eq!(
@@ -1000,52 +972,34 @@ fn partition_lookups_and_scan_order_agree_after_every_write_path() {
     for o in 0..3 {
         let it = order(200, o);
         model.insert(keyed(&it), it.clone());
-        writes.push(WriteRequest::Put {
-            table: "Tbl".into(),
-            item: it,
-        });
+        writes.push(WriteRequest::put("Tbl", it));
     }
     let doomed: Vec<(String, String)> = model.keys().filter(|(p, _)| p == "U#2").cloned().collect();
     for (p, sk) in doomed {
-        writes.push(WriteRequest::Delete {
-            table: "Tbl".into(),
-            key: key(&p, &sk),
-        });
+        writes.push(WriteRequest::delete("Tbl", key(&p, &sk)));
         model.remove(&(p, sk));
     }
     let out = block_on(store.batch_write(BatchWriteRequest { writes })).unwrap();
     assert!(out.unprocessed.is_empty());
     agrees_with(store, &model);
     // Transaction: a new partition, an item leaving the index, user 3's partition emptied.
-    let mut actions = vec![TransactWriteItem::Put {
-        table: "Tbl".into(),
-        item: order(300, 0),
-        condition: None,
-        return_old_on_condition_failure: false,
-    }];
+    let mut actions = vec![TransactWriteItem::put("Tbl", order(300, 0))];
     model.insert(keyed(&order(300, 0)), order(300, 0));
-    actions.push(TransactWriteItem::Update {
-        table: "Tbl".into(),
-        key: key("U#4", "O#0"),
-        update: Update {
+    actions.push(TransactWriteItem::update(
+        "Tbl",
+        key("U#4", "O#0"),
+        Update {
             remove: vec![Path::attr("GPK")],
             ..Update::default()
         },
-        condition: None,
-        return_old_on_condition_failure: false,
-    });
+    ));
     let moved = model
         .get_mut(&("U#4".to_owned(), "O#0".to_owned()))
         .unwrap();
     moved.remove("GPK");
     let doomed: Vec<(String, String)> = model.keys().filter(|(p, _)| p == "U#3").cloned().collect();
     for (p, sk) in doomed {
-        actions.push(TransactWriteItem::Delete {
-            table: "Tbl".into(),
-            key: key(&p, &sk),
-            condition: None,
-            return_old_on_condition_failure: false,
-        });
+        actions.push(TransactWriteItem::delete("Tbl", key(&p, &sk)));
         model.remove(&(p, sk));
     }
     block_on(store.transact_write(TransactWriteRequest {
@@ -1110,10 +1064,7 @@ fn partition_lookups_and_scan_order_agree_after_every_write_path() {
     let keys: Vec<(String, String)> = model.keys().cloned().collect();
     let writes: Vec<WriteRequest> = keys
         .iter()
-        .map(|(p, sk)| WriteRequest::Delete {
-            table: "Tbl".into(),
-            key: key(p, sk),
-        })
+        .map(|(p, sk)| WriteRequest::delete("Tbl", key(p, sk)))
         .collect();
     for chunk in writes.chunks(25) {
         block_on(store.batch_write(BatchWriteRequest {

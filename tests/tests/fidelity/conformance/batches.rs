@@ -89,10 +89,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 fn put_w(table: &str, pk: &str, sk: &str) -> WriteRequest {
-    WriteRequest::Put {
-        table: table.into(),
-        item: item! {"PK" => s(pk), "SK" => s(sk), "v" => s("x")},
-    }
+    WriteRequest::put(table, item! {"PK" => s(pk), "SK" => s(sk), "v" => s("x")})
 }
 
 fn key_of(table: &str, pk: &str, sk: &str) -> TableKey {
@@ -141,10 +138,7 @@ fn full_batches(c: &mut Ctx) -> BoxFuture<'_, ()> {
             "only present items",
         );
         let writes = (0..25)
-            .map(|i| WriteRequest::Delete {
-                table: "main".into(),
-                key: key("p", &format!("{i:03}")),
-            })
+            .map(|i| WriteRequest::delete("main", key("p", &format!("{i:03}"))))
             .collect();
         let o = c
             .batch_write("25 deletes", BatchWriteRequest::new(writes))
@@ -193,10 +187,7 @@ fn batch_duplicates(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.invalid(&o, "duplicate puts");
         let writes = vec![
             put_w("main", "p", "1"),
-            WriteRequest::Delete {
-                table: "main".into(),
-                key: key("p", "1"),
-            },
+            WriteRequest::delete("main", key("p", "1")),
         ];
         let o = c
             .batch_write(
@@ -224,10 +215,7 @@ fn batch_atomic_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let writes = vec![
             put_w("main", "p", "1"),
-            WriteRequest::Put {
-                table: "main".into(),
-                item: item! {"PK" => s("p")},
-            },
+            WriteRequest::put("main", item! {"PK" => s("p")}),
             put_w("main", "p", "3"),
         ];
         let o = c
@@ -236,10 +224,10 @@ fn batch_atomic_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.invalid(&o, "missing key");
         let writes = vec![
             put_w("main", "p", "1"),
-            WriteRequest::Put {
-                table: "main".into(),
-                item: item! {"PK" => s("p"), "SK" => s("2"), "v" => s(big(400 * 1024))},
-            },
+            WriteRequest::put(
+                "main",
+                item! {"PK" => s("p"), "SK" => s("2"), "v" => s(big(400 * 1024))},
+            ),
         ];
         let o = c
             .batch_write("an item over 400 KB", BatchWriteRequest::new(writes))
@@ -265,10 +253,10 @@ fn batch_delete_extra_attribute(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let writes = vec![
             put_w("main", "p", "1"),
-            WriteRequest::Delete {
-                table: "main".into(),
-                key: item! {"PK" => s("p"), "SK" => s("2"), "v" => s("x")},
-            },
+            WriteRequest::delete(
+                "main",
+                item! {"PK" => s("p"), "SK" => s("2"), "v" => s("x")},
+            ),
         ];
         let o = c
             .batch_write(
@@ -286,14 +274,11 @@ fn batch_tables(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let writes = vec![
             put_w("main", "p", "1"),
-            WriteRequest::Put {
-                table: "hash".into(),
-                item: item! {"PK" => s("h1"), "email" => s("a@x"), "name" => s("A")},
-            },
-            WriteRequest::Put {
-                table: "hash".into(),
-                item: item! {"PK" => s("h2")},
-            },
+            WriteRequest::put(
+                "hash",
+                item! {"PK" => s("h1"), "email" => s("a@x"), "name" => s("A")},
+            ),
+            WriteRequest::put("hash", item! {"PK" => s("h2")}),
         ];
         let o = c
             .batch_write("writes to two tables", BatchWriteRequest::new(writes))
@@ -382,10 +367,7 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let big = item! {"PK" => s("u2"), "SK" => s("c"), "blob" => s(big(5000))};
         let puts = [indexed, plain, big]
             .into_iter()
-            .map(|item| WriteRequest::Put {
-                table: "main".into(),
-                item,
-            })
+            .map(|item| WriteRequest::put("main", item))
             .collect();
         let o = c
             .batch_write("three puts", BatchWriteRequest::new(puts))
@@ -434,10 +416,7 @@ fn batch_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
         c.eq(c.units(), Some(8.0), "transactional read units");
         let deletes = [("u1", "a"), ("u9", "z")]
             .iter()
-            .map(|(p, s)| WriteRequest::Delete {
-                table: "main".into(),
-                key: key(p, s),
-            })
+            .map(|(p, s)| WriteRequest::delete("main", key(p, s)))
             .collect();
         let o = c
             .batch_write(

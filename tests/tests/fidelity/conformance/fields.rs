@@ -164,10 +164,7 @@ fn missing_table(c: &mut Ctx) -> BoxFuture<'_, ()> {
             key: k.clone(),
         }];
         outs.push(c.batch_get("batch get", BatchGetRequest::new(keys)).await);
-        let writes = vec![WriteRequest::Put {
-            table: NONE.into(),
-            item: k.clone(),
-        }];
+        let writes = vec![WriteRequest::put(NONE, k.clone())];
         outs.push(
             c.batch_write("batch write", BatchWriteRequest::new(writes))
                 .await,
@@ -186,12 +183,7 @@ fn missing_table(c: &mut Ctx) -> BoxFuture<'_, ()> {
             .transact_get("transact get", TransactGetRequest::new(gets))
             .await;
         c.fails(&o, Failure::NotFound, "transact get on a missing table");
-        let actions = vec![TransactWriteItem::Put {
-            table: NONE.into(),
-            item: k,
-            condition: None,
-            return_old_on_condition_failure: false,
-        }];
+        let actions = vec![TransactWriteItem::put(NONE, k)];
         let o = c
             .transact_write("transact write", TransactWriteRequest::new(actions))
             .await;
@@ -275,20 +267,12 @@ fn key_sizes_everywhere(c: &mut Ctx) -> BoxFuture<'_, ()> {
                     .await,
                 c.batch_write(
                     &format!("batch put {pl}/{sl}"),
-                    BatchWriteRequest::new(vec![WriteRequest::Put {
-                        table: "main".into(),
-                        item: k.clone(),
-                    }]),
+                    BatchWriteRequest::new(vec![WriteRequest::put("main", k.clone())]),
                 )
                 .await,
                 c.transact_write(
                     &format!("transactional put {pl}/{sl}"),
-                    TransactWriteRequest::new(vec![TransactWriteItem::Put {
-                        table: "main".into(),
-                        item: k.clone(),
-                        condition: None,
-                        return_old_on_condition_failure: false,
-                    }]),
+                    TransactWriteRequest::new(vec![TransactWriteItem::put("main", k.clone())]),
                 )
                 .await,
             ];
@@ -501,31 +485,17 @@ fn old_on_failure_everywhere(c: &mut Ctx) -> BoxFuture<'_, ()> {
         // In a transaction, the item comes back in the failed action's reason.
         let condition = cmp("v", Comparator::Eq, n(99));
         let actions: Vec<TransactWriteItem> = vec![
-            TransactWriteItem::Put {
-                table: "main".into(),
-                item: old.clone(),
-                condition: Some(condition.clone()),
-                return_old_on_condition_failure: true,
-            },
-            TransactWriteItem::Update {
-                table: "main".into(),
-                key: key("p", "c"),
-                update: set(&[("v", n(3))]),
-                condition: Some(condition.clone()),
-                return_old_on_condition_failure: true,
-            },
-            TransactWriteItem::Delete {
-                table: "main".into(),
-                key: key("p", "c"),
-                condition: Some(condition.clone()),
-                return_old_on_condition_failure: true,
-            },
-            TransactWriteItem::ConditionCheck {
-                table: "main".into(),
-                key: key("p", "c"),
-                condition: condition.clone(),
-                return_old_on_condition_failure: true,
-            },
+            TransactWriteItem::put("main", old.clone())
+                .with_condition(condition.clone())
+                .with_return_old_on_condition_failure(true),
+            TransactWriteItem::update("main", key("p", "c"), set(&[("v", n(3))]))
+                .with_condition(condition.clone())
+                .with_return_old_on_condition_failure(true),
+            TransactWriteItem::delete("main", key("p", "c"))
+                .with_condition(condition.clone())
+                .with_return_old_on_condition_failure(true),
+            TransactWriteItem::condition_check("main", key("p", "c"), condition.clone())
+                .with_return_old_on_condition_failure(true),
         ];
         for (i, action) in actions.into_iter().enumerate() {
             let o = c
@@ -1000,13 +970,11 @@ fn values_named_by_placeholder(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let ok = mine(c, "An number set  may not be empty for key :v1");
         c.check(ok, format!("the empty set named :v1: {:?}", c.message()));
 
-        let overflow = TransactWriteRequest::new(vec![TransactWriteItem::Update {
-            table: "main".into(),
-            key: key("p", "1"),
-            update: set(&[("a", s("x")), ("n", n("1E+126"))]),
-            condition: None,
-            return_old_on_condition_failure: false,
-        }]);
+        let overflow = TransactWriteRequest::new(vec![TransactWriteItem::update(
+            "main",
+            key("p", "1"),
+            set(&[("a", s("x")), ("n", n("1E+126"))]),
+        )]);
         let o = c
             .transact_write("a transaction setting 1E+126", overflow)
             .await;

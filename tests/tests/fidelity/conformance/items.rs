@@ -388,10 +388,7 @@ fn number_keys(c: &mut Ctx) -> BoxFuture<'_, ()> {
         ];
         let writes = values
             .iter()
-            .map(|v| WriteRequest::Put {
-                table: "num".into(),
-                item: item! {"PK" => s("p"), "SK" => n(v)},
-            })
+            .map(|v| WriteRequest::put("num", item! {"PK" => s("p"), "SK" => n(v)}))
             .collect();
         let o = c
             .batch_write("write numeric sort keys", BatchWriteRequest::new(writes))
@@ -574,35 +571,31 @@ fn empty_names(c: &mut Ctx) -> BoxFuture<'_, ()> {
         let o = c
             .batch_write(
                 "a batch put of an item with an empty map key",
-                BatchWriteRequest::new(vec![WriteRequest::Put {
-                    table: "main".into(),
-                    item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
-                }]),
+                BatchWriteRequest::new(vec![WriteRequest::put(
+                    "main",
+                    item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                )]),
             )
             .await;
         c.invalid(&o, "batch put with an empty key");
         let o = c
             .transact_write(
                 "a transaction putting an item with an empty map key",
-                TransactWriteRequest::new(vec![TransactWriteItem::Put {
-                    table: "main".into(),
-                    item: item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                }]),
+                TransactWriteRequest::new(vec![TransactWriteItem::put(
+                    "main",
+                    item! {"PK" => s("p"), "SK" => s("e"), "v" => empty_key()},
+                )]),
             )
             .await;
         c.invalid(&o, "transaction put with an empty key");
         let o = c
             .transact_write(
                 "a transaction update whose value has an empty map key",
-                TransactWriteRequest::new(vec![TransactWriteItem::Update {
-                    table: "main".into(),
-                    key: key("p", "e"),
-                    update: set(empty_key()),
-                    condition: None,
-                    return_old_on_condition_failure: false,
-                }]),
+                TransactWriteRequest::new(vec![TransactWriteItem::update(
+                    "main",
+                    key("p", "e"),
+                    set(empty_key()),
+                )]),
             )
             .await;
         c.invalid(&o, "transaction value with an empty key");

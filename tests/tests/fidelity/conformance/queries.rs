@@ -75,9 +75,11 @@ async fn fill(c: &mut Ctx, pk: &str, sks: &[&str]) {
     for chunk in sks.chunks(25) {
         let writes = chunk
             .iter()
-            .map(|sk| WriteRequest::Put {
-                table: "main".into(),
-                item: item! {"PK" => s(pk), "SK" => s(*sk), "n" => n(sk.len())},
+            .map(|sk| {
+                WriteRequest::put(
+                    "main",
+                    item! {"PK" => s(pk), "SK" => s(*sk), "n" => n(sk.len())},
+                )
             })
             .collect();
         let o = c
@@ -339,10 +341,7 @@ fn query_validation(c: &mut Ctx) -> BoxFuture<'_, ()> {
 fn filters(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let writes = (1..=6)
-            .map(|i| WriteRequest::Put {
-                table: "main".into(),
-                item: item! {"PK" => s("p"), "SK" => s(format!("{i}")), "kind" => s(if i % 2 == 0 { "even" } else { "odd" })},
-            })
+            .map(|i| WriteRequest::put("main", item! {"PK" => s("p"), "SK" => s(format!("{i}")), "kind" => s(if i % 2 == 0 { "even" } else { "odd" })}))
             .collect();
         c.batch_write("fill", BatchWriteRequest::new(writes)).await;
         let mut q = query("main", None, "PK", s("p"));
@@ -429,10 +428,7 @@ fn one_megabyte(c: &mut Ctx) -> BoxFuture<'_, ()> {
 fn scan_segments(c: &mut Ctx) -> BoxFuture<'_, ()> {
     Box::pin(async move {
         let writes = (0..20)
-            .map(|i| WriteRequest::Put {
-                table: "hash".into(),
-                item: item! {"PK" => s(format!("user{i}")), "email" => s(format!("u{}@x", i % 7)), "name" => s(format!("n{i}")), "age" => n(i)},
-            })
+            .map(|i| WriteRequest::put("hash", item! {"PK" => s(format!("user{i}")), "email" => s(format!("u{}@x", i % 7)), "name" => s(format!("n{i}")), "age" => n(i)}))
             .collect();
         c.batch_write("fill", BatchWriteRequest::new(writes)).await;
         let all = c.scan("scan everything", scan("hash")).await;

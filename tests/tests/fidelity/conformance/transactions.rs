@@ -127,40 +127,20 @@ fn tx(actions: Vec<TransactWriteItem>) -> TransactWriteRequest {
 }
 
 fn tput(table: &str, item: Item, condition: Option<Condition>) -> TransactWriteItem {
-    TransactWriteItem::Put {
-        table: table.into(),
-        item,
-        condition,
-        return_old_on_condition_failure: false,
-    }
+    TransactWriteItem::put(table, item).with_condition(condition)
 }
 
 fn tupdate(key: Item, update: Update, condition: Option<Condition>) -> TransactWriteItem {
-    TransactWriteItem::Update {
-        table: "main".into(),
-        key,
-        update,
-        condition,
-        return_old_on_condition_failure: false,
-    }
+    TransactWriteItem::update("main", key, update).with_condition(condition)
 }
 
 fn tcheck(key: Item, condition: Condition, return_old: bool) -> TransactWriteItem {
-    TransactWriteItem::ConditionCheck {
-        table: "main".into(),
-        key,
-        condition,
-        return_old_on_condition_failure: return_old,
-    }
+    TransactWriteItem::condition_check("main", key, condition)
+        .with_return_old_on_condition_failure(return_old)
 }
 
 fn tdelete(key: Item, condition: Option<Condition>) -> TransactWriteItem {
-    TransactWriteItem::Delete {
-        table: "main".into(),
-        key,
-        condition,
-        return_old_on_condition_failure: false,
-    }
+    TransactWriteItem::delete("main", key).with_condition(condition)
 }
 
 /// A cancellation with these reason codes (no items).
@@ -209,12 +189,8 @@ fn commit(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 item! {"PK" => s("order"), "SK" => s("1"), "amount" => n(30)},
                 Some(Condition::not_exists("PK")),
             ),
-            TransactWriteItem::Delete {
-                table: "main".into(),
-                key: key("old", "1"),
-                condition: Some(Condition::exists("PK")),
-                return_old_on_condition_failure: false,
-            },
+            TransactWriteItem::delete("main", key("old", "1"))
+                .with_condition(Condition::exists("PK")),
             tput(
                 "hash",
                 item! {"PK" => s("audit1"), "email" => s("a@x")},
@@ -280,12 +256,7 @@ fn transact_capacity(c: &mut Ctx) -> BoxFuture<'_, ()> {
                 item! {"PK" => s("big"), "SK" => s("1"), "blob" => s(big(5000))},
                 None,
             ),
-            TransactWriteItem::Delete {
-                table: "main".into(),
-                key: key("old", "1"),
-                condition: None,
-                return_old_on_condition_failure: false,
-            },
+            TransactWriteItem::delete("main", key("old", "1")),
             // The other table, and its index.
             tput("hash", item! {"PK" => s("h1"), "email" => s("a@x")}, None),
             // A check writes nothing, and is charged as a write of the item it reads.

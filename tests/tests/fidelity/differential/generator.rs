@@ -746,15 +746,9 @@ impl Gen {
             .map(|_| {
                 let table = self.table();
                 if self.chance(70) {
-                    WriteRequest::Put {
-                        table: table.into(),
-                        item: self.item(table),
-                    }
+                    WriteRequest::put(table, self.item(table))
                 } else {
-                    WriteRequest::Delete {
-                        table: table.into(),
-                        key: self.key(table),
-                    }
+                    WriteRequest::delete(table, self.key(table))
                 }
             })
             .collect();
@@ -780,31 +774,21 @@ impl Gen {
                 let table = self.table();
                 let return_old_on_condition_failure = self.rng.bool();
                 match self.rng.u32(0..4) {
-                    0 => TransactWriteItem::Put {
-                        table: table.into(),
-                        item: self.item(table),
-                        condition: self.write_condition(table),
-                        return_old_on_condition_failure,
-                    },
-                    1 => TransactWriteItem::Update {
-                        table: table.into(),
-                        key: self.key(table),
-                        update: self.update_expr(table),
-                        condition: self.write_condition(table),
-                        return_old_on_condition_failure,
-                    },
-                    2 => TransactWriteItem::Delete {
-                        table: table.into(),
-                        key: self.key(table),
-                        condition: self.write_condition(table),
-                        return_old_on_condition_failure,
-                    },
-                    _ => TransactWriteItem::ConditionCheck {
-                        table: table.into(),
-                        key: self.key(table),
-                        condition: self.condition(table, 1),
-                        return_old_on_condition_failure,
-                    },
+                    0 => TransactWriteItem::put(table, self.item(table))
+                        .with_condition(self.write_condition(table))
+                        .with_return_old_on_condition_failure(return_old_on_condition_failure),
+                    1 => TransactWriteItem::update(table, self.key(table), self.update_expr(table))
+                        .with_condition(self.write_condition(table))
+                        .with_return_old_on_condition_failure(return_old_on_condition_failure),
+                    2 => TransactWriteItem::delete(table, self.key(table))
+                        .with_condition(self.write_condition(table))
+                        .with_return_old_on_condition_failure(return_old_on_condition_failure),
+                    _ => TransactWriteItem::condition_check(
+                        table,
+                        self.key(table),
+                        self.condition(table, 1),
+                    )
+                    .with_return_old_on_condition_failure(return_old_on_condition_failure),
                 }
             })
             .collect();
