@@ -3,11 +3,57 @@
 //! build them with their constructor and `with_*` setters, so that a field DynamoDB adds later is
 //! not a breaking change.
 
+use std::any::TypeId;
 use std::borrow::Cow;
+use std::fmt;
 
 use super::{Capacity, TableCapacity};
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::value::{Item, SharedItem};
+
+/// The access pattern a typed call serves: the entity whose typed builder made the request.
+/// Set by dyno's typed gets and queries for [`cost::Metered`](crate::cost::Metered), which
+/// attributes the call to it without matching key templates; every store ignores it and it is
+/// never sent. Two requests that differ only in their tag are equal.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Tag {
+    entity: TypeId,
+    entity_type: &'static str,
+}
+
+impl Tag {
+    /// The tag of entity `E`'s own access patterns (`entity_type`: its type name).
+    pub fn entity<E: 'static>(entity_type: &'static str) -> Self {
+        Tag {
+            entity: TypeId::of::<E>(),
+            entity_type,
+        }
+    }
+
+    /// The entity's type.
+    pub fn entity_id(&self) -> TypeId {
+        self.entity
+    }
+
+    /// The entity's type name.
+    pub fn entity_type(&self) -> &'static str {
+        self.entity_type
+    }
+}
+
+impl PartialEq for Tag {
+    /// Always: a tag says who asked, not what is asked.
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for Tag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tag({})", self.entity_type)
+    }
+}
 
 /// What a write returns of the item (`ReturnValues`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -51,6 +97,9 @@ pub struct GetRequest<'a> {
     pub consistent_read: bool,
     /// Attributes to return (all when `None`).
     pub projection: Option<Vec<Path>>,
+    /// The typed access pattern that made the request (see [`Tag`]).
+    #[doc(hidden)]
+    pub tag: Option<Tag>,
 }
 
 impl<'a> GetRequest<'a> {
@@ -61,6 +110,7 @@ impl<'a> GetRequest<'a> {
             key: Cow::Owned(key),
             consistent_read: false,
             projection: None,
+            tag: None,
         }
     }
 
@@ -71,6 +121,7 @@ impl<'a> GetRequest<'a> {
             key: Cow::Borrowed(key),
             consistent_read: false,
             projection: None,
+            tag: None,
         }
     }
 
@@ -102,6 +153,7 @@ impl<'a> GetRequest<'a> {
             key: Cow::Owned(self.key.into_owned()),
             consistent_read: self.consistent_read,
             projection: self.projection,
+            tag: self.tag,
         }
     }
 }
@@ -304,6 +356,9 @@ pub struct QueryRequest {
     pub consistent_read: bool,
     /// Count only (`Select = COUNT`): no items are returned.
     pub count_only: bool,
+    /// The typed access pattern that made the request (see [`Tag`]).
+    #[doc(hidden)]
+    pub tag: Option<Tag>,
 }
 
 impl QueryRequest {
@@ -321,6 +376,7 @@ impl QueryRequest {
             exclusive_start_key: None,
             consistent_read: false,
             count_only: false,
+            tag: None,
         }
     }
 
