@@ -204,11 +204,11 @@ impl Model {
     }
 
     /// The registered entity `tag` names, when it lives in table `table`.
-    pub(super) fn tagged(&self, tag: Option<&Tag>, table: Option<usize>) -> Option<usize> {
-        let (tag, table) = (tag?, table?);
+    pub(super) fn tagged(&self, tag: Tag, table: Option<usize>) -> Option<usize> {
+        let (entity, table) = (tag.entity_id()?, table?);
         self.entities
             .iter()
-            .position(|e| e.type_id == tag.entity_id() && e.table == table)
+            .position(|e| e.type_id == entity && e.table == table)
     }
 
     /// The entity set of an item (`whole`: it may carry the entity-type attribute) or a primary
@@ -424,6 +424,29 @@ pub(super) fn query_partition(condition: &KeyCondition, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tag says which entity's code made a request, not what it asks: a tagged request
+    /// equals the same raw one.
+    #[test]
+    fn a_tag_never_makes_two_requests_differ() {
+        use crate::store::{GetRequest, QueryRequest};
+        let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+        let raw = GetRequest::borrowed("Shop", &key);
+        let tagged = GetRequest {
+            tag: Tag::entity::<u8>("Byte"),
+            ..raw.clone()
+        };
+        assert_eq!(raw, tagged);
+        assert_eq!(tagged.tag.entity_id(), Some(TypeId::of::<u8>()));
+        assert_eq!(tagged.tag.entity_type(), Some("Byte"));
+        assert_eq!(raw.tag.entity_id(), None);
+        let condition = KeyCondition::partition("PK", AttributeValue::S("USER#1".into()));
+        let raw = QueryRequest::new("Shop", None, condition);
+        let mut tagged = raw.clone();
+        tagged.tag = Tag::entity::<u8>("Byte");
+        assert_eq!(raw, tagged);
+        assert_eq!(format!("{:?}", tagged.tag), "Tag(Byte)");
+    }
 
     #[test]
     fn a_sort_condition_selects_the_templates_whose_prefix_it_can_reach() {

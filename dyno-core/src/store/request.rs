@@ -11,34 +11,29 @@ use super::{Capacity, TableCapacity};
 use crate::expr::{Condition, KeyCondition, Path, Update};
 use crate::value::{Item, SharedItem};
 
-/// The access pattern a typed call serves: the entity whose typed builder made the request.
-/// Set by dyno's typed gets and queries for [`cost::Metered`](crate::cost::Metered), which
-/// attributes the call to it without matching key templates; every store ignores it and it is
-/// never sent. Two requests that differ only in their tag are equal.
+/// The access pattern a typed call serves: the entity whose typed builder made the request, or
+/// none (the default: a raw request). Set by dyno's typed gets and queries for
+/// [`cost::Metered`](crate::cost::Metered), which attributes the call to it without matching
+/// key templates; every store ignores it and it is never sent. Two requests that differ only
+/// in their tag are equal.
 #[doc(hidden)]
-#[derive(Clone, Copy)]
-pub struct Tag {
-    entity: TypeId,
-    entity_type: &'static str,
-}
+#[derive(Clone, Copy, Default)]
+pub struct Tag(Option<(TypeId, &'static str)>);
 
 impl Tag {
     /// The tag of entity `E`'s own access patterns (`entity_type`: its type name).
     pub fn entity<E: 'static>(entity_type: &'static str) -> Self {
-        Tag {
-            entity: TypeId::of::<E>(),
-            entity_type,
-        }
+        Tag(Some((TypeId::of::<E>(), entity_type)))
     }
 
-    /// The entity's type.
-    pub fn entity_id(&self) -> TypeId {
-        self.entity
+    /// The entity's type, when the request has one.
+    pub fn entity_id(&self) -> Option<TypeId> {
+        self.0.map(|(id, _)| id)
     }
 
-    /// The entity's type name.
-    pub fn entity_type(&self) -> &'static str {
-        self.entity_type
+    /// The entity's type name, when the request has one.
+    pub fn entity_type(&self) -> Option<&'static str> {
+        self.0.map(|(_, name)| name)
     }
 }
 
@@ -51,7 +46,10 @@ impl PartialEq for Tag {
 
 impl fmt::Debug for Tag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Tag({})", self.entity_type)
+        match self.0 {
+            Some((_, name)) => write!(f, "Tag({name})"),
+            None => f.write_str("Tag(none)"),
+        }
     }
 }
 
@@ -99,7 +97,7 @@ pub struct GetRequest<'a> {
     pub projection: Option<Vec<Path>>,
     /// The typed access pattern that made the request (see [`Tag`]).
     #[doc(hidden)]
-    pub tag: Option<Tag>,
+    pub tag: Tag,
 }
 
 impl<'a> GetRequest<'a> {
@@ -110,7 +108,7 @@ impl<'a> GetRequest<'a> {
             key: Cow::Owned(key),
             consistent_read: false,
             projection: None,
-            tag: None,
+            tag: Tag::default(),
         }
     }
 
@@ -121,7 +119,7 @@ impl<'a> GetRequest<'a> {
             key: Cow::Borrowed(key),
             consistent_read: false,
             projection: None,
-            tag: None,
+            tag: Tag::default(),
         }
     }
 
@@ -358,7 +356,7 @@ pub struct QueryRequest {
     pub count_only: bool,
     /// The typed access pattern that made the request (see [`Tag`]).
     #[doc(hidden)]
-    pub tag: Option<Tag>,
+    pub tag: Tag,
 }
 
 impl QueryRequest {
@@ -376,7 +374,7 @@ impl QueryRequest {
             exclusive_start_key: None,
             consistent_read: false,
             count_only: false,
-            tag: None,
+            tag: Tag::default(),
         }
     }
 
