@@ -289,9 +289,9 @@ impl<S> Metered<S> {
     /// attributes `E`'s typed gets and queries (`Order::get`, `Task::by_status`) to `E` without
     /// matching anything: on an index that several entities share without key prefixes (a
     /// multi-attribute index), a raw query is reported under every entity mapped onto it
-    /// (`Bug+Task query ByStatus`), a typed one under its own. A query on an index mapping
-    /// named after its access pattern (`query = "by_status"`) is reported under that name
-    /// (`Order query by_status`).
+    /// (`Task+Bug query ByStatus`, in registration order), a typed one under its own. A query
+    /// on an index mapping named after its access pattern (`query = "by_status"`) is reported
+    /// under that name (`Order query by_status`).
     ///
     /// # Panics
     ///
