@@ -433,19 +433,18 @@ mod tests {
         let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
         let raw = GetRequest::borrowed("Shop", &key);
         let tagged = GetRequest {
-            tag: Tag::entity::<u8>("Byte"),
+            tag: Tag::entity::<u8>(),
             ..raw.clone()
         };
         assert_eq!(raw, tagged);
         assert_eq!(tagged.tag.entity_id(), Some(TypeId::of::<u8>()));
-        assert_eq!(tagged.tag.entity_type(), Some("Byte"));
         assert_eq!(raw.tag.entity_id(), None);
         let condition = KeyCondition::partition("PK", AttributeValue::S("USER#1".into()));
         let raw = QueryRequest::new("Shop", None, condition);
         let mut tagged = raw.clone();
-        tagged.tag = Tag::entity::<u8>("Byte");
+        tagged.tag = Tag::entity::<u8>();
         assert_eq!(raw, tagged);
-        assert_eq!(format!("{:?}", tagged.tag), "Tag(Byte)");
+        assert_eq!(format!("{:?}", tagged.tag), "Tag(typed)");
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl<E: Entity> Get<E> {
     pub fn request(&self) -> Result<GetRequest<'_>> {
         Ok(GetRequest {
             consistent_read: self.consistent,
-            tag: Tag::entity::<E>(E::ENTITY_TYPE),
+            tag: Tag::entity::<E>(),
             ..GetRequest::borrowed(
                 &table_def::<E>().name,
                 super::key_limits::key_ref(&self.key)?,
@@ -63,7 +63,7 @@ impl<E: Entity> Get<E> {
         super::key_limits::key_ref(&self.key)?;
         Ok(GetRequest {
             consistent_read: self.consistent,
-            tag: Tag::entity::<E>(E::ENTITY_TYPE),
+            tag: Tag::entity::<E>(),
             ..GetRequest::new(table_def::<E>().name.as_str(), self.key.into_item())
         })
     }

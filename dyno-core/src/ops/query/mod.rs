@@ -171,7 +171,7 @@ impl<T: FromItem> Query<T> {
     /// ```
     pub fn of<E: Entity>(index: Option<&str>, partition: Result<String>) -> Self {
         let core = QueryCore::of(&EntityShape::of::<E>(), index, partition);
-        Query::wrap(core.each(|r| r.tag = Tag::entity::<E>(E::ENTITY_TYPE)))
+        Query::wrap(core.each(|r| r.tag = Tag::entity::<E>()))
     }
 
     /// A collection's query: the partition `partition` of `E` (the entity whose partition
@@ -213,7 +213,7 @@ impl<T: FromItem> Query<T> {
         self.core.only.push(<E as FromItem>::accepts);
         let owned = super::entity_rules::owned_by::<E>();
         let core = self.core.and_filter(owned);
-        Query::from_core(core.each(|r| r.tag = Tag::entity::<E>(E::ENTITY_TYPE)))
+        Query::from_core(core.each(|r| r.tag = Tag::entity::<E>()))
     }
 
     /// Adds a filter for member `E` only: `E`'s items must match `condition`, the other
@@ -316,7 +316,7 @@ impl<T: FromItem> Query<T> {
             KeyCondition::partition("", AttributeValue::Null(true))
         });
         let mut q = Query::new(def.name.as_str(), Some(index), key);
-        q.core = q.core.each(|r| r.tag = Tag::entity::<E>(E::ENTITY_TYPE));
+        q.core = q.core.each(|r| r.tag = Tag::entity::<E>());
         q.core.error = error.map(Arc::new);
         q
     }
