@@ -117,7 +117,8 @@ fn metered(store: Arc<dyn Store>) -> Metered<Arc<dyn Store>> {
 /// names in the capacity table).
 fn rates() -> Rates {
     Rates::new()
-        .rate("Task+Bug query ByStatus", 300.0)
+        .rate("Task query ByStatus", 300.0)
+        .rate("Task+Bug query ByStatus", 20.0)
         .rate("Project+Task+Comment query GSI1", 100.0)
         .rate("Task put", 50.0)
 }
@@ -752,7 +753,11 @@ mod tests {
         assert!(text.contains("Task::by_status"), "{text}");
         // The capacity table: the collection read on the board's index and the work queue, each
         // measured under its members' names, and priced at its rate.
-        for pattern in ["Project+Task+Comment query GSI1", "Task+Bug query ByStatus"] {
+        for pattern in [
+            "Project+Task+Comment query GSI1",
+            "Task query ByStatus",
+            "Task+Bug query ByStatus",
+        ] {
             let rows = text.lines().filter(|l| l.starts_with(pattern)).count();
             assert_eq!(rows, 2, "{pattern} measured and priced in\n{text}");
         }

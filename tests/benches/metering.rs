@@ -7,11 +7,13 @@
 //!   registered: classifying the key, one lock, the pattern's and the partition's tallies.
 //! - `metering/memory_typed` / `metering/metered_typed`: `Order::get(key).send(&store)`, the
 //!   typed get (request, get, decode) a repository makes.
-//! - `metering/paired`: the untyped and typed gets of both stores interleaved round by round
-//!   ([`ROUNDS`] rounds of [`PER_ROUND`] gets of each kind, in a random order each round), the
-//!   median time per get of each kind and the overhead ratios printed: a ratio that a change of
-//!   load between criterion's cases cannot move. Not a criterion benchmark; runs when no filter
-//!   is given or the filter mentions `paired`.
+//! - `metering/paired`: the untyped and typed gets and a typed index query
+//!   (`Order::gsi1(status).all(&store)`, one order in the partition) of both stores interleaved
+//!   round by round ([`ROUNDS`] rounds of [`PER_ROUND`] gets of each kind and a quarter as many
+//!   queries, in a random order each round), the median time per call of each kind and the
+//!   overhead ratios printed: a ratio that a change of load between criterion's cases cannot
+//!   move. Not a criterion benchmark; runs when no filter is given or the filter mentions
+//!   `paired`.
 //!
 //! `scripts/bench metering` (`-- paired` for the paired figures alone)
 
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use dyno_core::cost::Metered;
-use dyno_core::ops::EntityExt;
+use dyno_core::ops::{EntityExt, QueryDsl};
 use dyno_core::store::GetRequest;
 use dyno_core::{Item, MemoryStore, Store, Table};
 use dyno_tests::ecommerce::{self, ECommerce, Order, Product, User};
@@ -78,6 +80,20 @@ fn typed<S: Store>(c: &mut Criterion, rt: &Runtime, name: &str, store: &S, order
     });
 }
 
+/// `n` typed queries of the order's status partition in GSI1, in nanoseconds per query.
+async fn run_query<S: Store>(store: &S, order: &Order, n: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        let got = Order::gsi1(black_box(order.status))
+            .all(store)
+            .await
+            .unwrap();
+        debug_assert_eq!(got.len(), 1);
+        black_box(got);
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(n)
+}
+
 /// `n` untyped gets (`typed`: typed gets), in nanoseconds per get.
 async fn run<S: Store>(store: &S, key: &Item, order: &Order, typed: bool, n: u32) -> f64 {
     let table = <ECommerce as Table>::definition().name.as_str();
@@ -107,32 +123,37 @@ fn paired(
     key: &Item,
     order: &Order,
 ) {
-    // kinds: 0 plain untyped, 1 metered untyped, 2 plain typed, 3 metered typed.
-    let mut times: [Vec<f64>; 4] = Default::default();
+    // kinds: 0 plain untyped, 1 metered untyped, 2 plain typed, 3 metered typed, 4 plain
+    // query, 5 metered query.
+    let mut times: [Vec<f64>; 6] = Default::default();
     let mut rng = fastrand::Rng::with_seed(0x3e7e);
     rt.block_on(async {
-        for kind in 0..4 {
+        for kind in 0..6 {
             let _ = one(kind, plain, meter, key, order, PER_ROUND / 4).await;
         }
         for _ in 0..ROUNDS {
-            let mut kinds = [0, 1, 2, 3];
+            let mut kinds = [0, 1, 2, 3, 4, 5];
             rng.shuffle(&mut kinds);
             for kind in kinds {
                 times[kind].push(one(kind, plain, meter, key, order, PER_ROUND).await);
             }
         }
     });
-    let [pu, mu, pt, mt] = times.map(median);
+    let [pu, mu, pt, mt, pq, mq] = times.map(median);
+    let line = |what: &str, plain: f64, metered: f64| {
+        format!(
+            "{what} MemoryStore {plain:.1} ns, Metered {metered:.1} ns: +{:.1} ns, {:.3}x ({:+.1}%)",
+            metered - plain,
+            metered / plain,
+            (metered / plain - 1.0) * 100.0
+        )
+    };
     println!(
-        "metering/paired ({ROUNDS} rounds x {PER_ROUND} gets, medians):\n  \
-         untyped get: MemoryStore {pu:.1} ns, Metered {mu:.1} ns: +{:.1} ns, {:.2}x ({:+.1}%)\n  \
-         typed get:   MemoryStore {pt:.1} ns, Metered {mt:.1} ns: +{:.1} ns, {:.2}x ({:+.1}%)",
-        mu - pu,
-        mu / pu,
-        (mu / pu - 1.0) * 100.0,
-        mt - pt,
-        mt / pt,
-        (mt / pt - 1.0) * 100.0,
+        "metering/paired ({ROUNDS} rounds x {PER_ROUND} gets and {} queries, medians):\n  {}\n  {}\n  {}",
+        PER_ROUND / 4,
+        line("untyped get: ", pu, mu),
+        line("typed get:   ", pt, mt),
+        line("typed query: ", pq, mq),
     );
     let report = meter.report();
     let gets = report
@@ -156,7 +177,9 @@ async fn one(
         0 => run(plain, key, order, false, n).await,
         1 => run(meter, key, order, false, n).await,
         2 => run(plain, key, order, true, n).await,
-        _ => run(meter, key, order, true, n).await,
+        3 => run(meter, key, order, true, n).await,
+        4 => run_query(plain, order, n / 4).await,
+        _ => run_query(meter, order, n / 4).await,
     }
 }
 

@@ -1,13 +1,17 @@
 //! What the metering wrapper knows of the application's model, and how it classifies a raw
 //! request with it: the registered entities' key templates and index mappings.
 
+use std::any::TypeId;
 use std::borrow::Cow;
 
 use crate::entity::Entity;
 use crate::expr::{KeyCondition, SetValue, SortCondition, Update, UpdateOperand};
 use crate::key::Template;
+use crate::store::Tag;
 use crate::table::{IndexDef, Table};
 use crate::value::{AttributeValue, Item};
+
+use super::tally::Name;
 
 /// The bit of an entity set that stands for "an item or key no registered entity matches".
 pub(super) const UNATTRIBUTED: u128 = 1 << 127;
@@ -17,6 +21,8 @@ pub(super) const MAX_ENTITIES: usize = 127;
 #[derive(Debug)]
 pub(super) struct TableShape {
     pub name: String,
+    /// The name's number.
+    pub id: Name,
     pub pk: String,
     pub sk: Option<String>,
     pub indexes: Vec<IndexShape>,
@@ -26,16 +32,19 @@ pub(super) struct TableShape {
 #[derive(Debug)]
 pub(super) struct IndexShape {
     pub name: String,
+    /// The name's number.
+    pub id: Name,
     /// The partition key attributes, in key order (more than one for a multi-attribute key).
     pub pk: Vec<String>,
 }
 
 impl IndexShape {
-    fn new(def: &IndexDef) -> Self {
+    fn new(def: &IndexDef, id: Name) -> Self {
         let mut pk = vec![def.partition_key.name.clone()];
         pk.extend(def.extra_partition_keys.iter().map(|k| k.name.clone()));
         IndexShape {
             name: def.name.clone(),
+            id,
             pk,
         }
     }
@@ -44,6 +53,8 @@ impl IndexShape {
 #[derive(Debug)]
 pub(super) struct EntityShape {
     pub name: &'static str,
+    /// The entity's type: what a typed request's [`Tag`](crate::store::Tag) names.
+    pub type_id: TypeId,
     pub table: usize,
     pub pk: Template,
     pub sk: Option<Template>,
@@ -78,6 +89,8 @@ fn literal_len(t: Template) -> usize {
 pub(super) struct Model {
     pub tables: Vec<TableShape>,
     pub entities: Vec<EntityShape>,
+    /// The tables' and indexes' names: name `n` is `names[n - 1]`.
+    pub names: Vec<String>,
 }
 
 /// A single-entity set.
@@ -91,16 +104,19 @@ impl Model {
         let table = match self.tables.iter().position(|t| t.name == def.name) {
             Some(i) => i,
             None => {
+                let id = self.intern(&def.name);
+                let indexes = def
+                    .global_indexes
+                    .iter()
+                    .chain(&def.local_indexes)
+                    .map(|i| IndexShape::new(i, self.intern(&i.name)))
+                    .collect();
                 self.tables.push(TableShape {
                     name: def.name.clone(),
+                    id,
                     pk: def.partition_key.name.clone(),
                     sk: def.sort_key.as_ref().map(|k| k.name.clone()),
-                    indexes: def
-                        .global_indexes
-                        .iter()
-                        .chain(&def.local_indexes)
-                        .map(IndexShape::new)
-                        .collect(),
+                    indexes,
                     entity_attribute: <E::Table as Table>::ENTITY_ATTRIBUTE,
                 });
                 self.tables.len() - 1
@@ -130,6 +146,7 @@ impl Model {
             .collect();
         self.entities.push(EntityShape {
             name: E::ENTITY_TYPE,
+            type_id: TypeId::of::<E>(),
             table,
             pk: E::PK,
             sk: E::SK,
@@ -156,6 +173,42 @@ impl Model {
 
     pub(super) fn table(&self, name: &str) -> Option<usize> {
         self.tables.iter().position(|t| t.name == name)
+    }
+
+    /// The number of a table's or index's name.
+    fn intern(&mut self, name: &str) -> Name {
+        self.name_id(name).unwrap_or_else(|| {
+            self.names.push(name.to_owned());
+            self.names.len() as Name
+        })
+    }
+
+    /// The number of a registered table's or index's name.
+    pub(super) fn name_id(&self, name: &str) -> Option<Name> {
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as Name + 1)
+    }
+
+    /// True when entity `entity` has a key in `index` (the table's, for `None`): a typed query
+    /// of it reads there.
+    pub(super) fn reads(&self, entity: usize, index: Option<&str>) -> bool {
+        let Some(index) = index else { return true };
+        let e = &self.entities[entity];
+        let indexes = &self.tables[e.table].indexes;
+        indexes
+            .iter()
+            .position(|i| i.name == index)
+            .is_some_and(|ix| e.mapped.contains(&ix) || e.indexes.iter().any(|m| m.0 == ix))
+    }
+
+    /// The registered entity `tag` names, when it lives in table `table`.
+    pub(super) fn tagged(&self, tag: Tag, table: Option<usize>) -> Option<usize> {
+        let (entity, table) = (tag.entity_id()?, table?);
+        self.entities
+            .iter()
+            .position(|e| e.type_id == entity && e.table == table)
     }
 
     /// The entity set of an item (`whole`: it may carry the entity-type attribute) or a primary
@@ -358,23 +411,41 @@ pub(super) fn updated_partition(update: &Update, index: &IndexShape) -> Option<S
     Some(out)
 }
 
-/// The partition a query reads: its partition value (all of them, for a multi-attribute key).
-pub(super) fn query_partition(condition: &KeyCondition) -> Cow<'_, str> {
-    let first = key_text(&condition.partition_value);
-    if condition.extra_partition.is_empty() {
-        return first;
-    }
-    let mut out = first.into_owned();
+/// The partition a query reads, written to `out`: its partition value (all of them, for a
+/// multi-attribute key).
+pub(super) fn query_partition(condition: &KeyCondition, out: &mut String) {
+    out.push_str(&key_text(&condition.partition_value));
     for (_, v) in &condition.extra_partition {
         out.push_str(", ");
         out.push_str(&key_text(v));
     }
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tag says which entity's code made a request, not what it asks: a tagged request
+    /// equals the same raw one.
+    #[test]
+    fn a_tag_never_makes_two_requests_differ() {
+        use crate::store::{GetRequest, QueryRequest};
+        let key = Item::from([("PK".to_owned(), AttributeValue::S("USER#1".into()))]);
+        let raw = GetRequest::borrowed("Shop", &key);
+        let tagged = GetRequest {
+            tag: Tag::entity::<u8>(),
+            ..raw.clone()
+        };
+        assert_eq!(raw, tagged);
+        assert_eq!(tagged.tag.entity_id(), Some(TypeId::of::<u8>()));
+        assert_eq!(raw.tag.entity_id(), None);
+        let condition = KeyCondition::partition("PK", AttributeValue::S("USER#1".into()));
+        let raw = QueryRequest::new("Shop", None, condition);
+        let mut tagged = raw.clone();
+        tagged.tag = Tag::entity::<u8>();
+        assert_eq!(raw, tagged);
+        assert_eq!(format!("{:?}", tagged.tag), "Tag(typed)");
+    }
 
     #[test]
     fn a_sort_condition_selects_the_templates_whose_prefix_it_can_reach() {

@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::model::{Model, UNATTRIBUTED};
 use super::tally::Tally;
+use super::Names;
 use super::Operation;
 
 /// What one access pattern consumed: the sum of the consumed capacity its calls reported.
@@ -165,6 +166,7 @@ fn add(list: &mut Vec<(String, f64)>, name: &str, units: f64) {
 impl Report {
     pub(super) fn new(
         tally: &Tally,
+        names: &Names<'_>,
         model: &Model,
         query_names: Option<&super::QueryNamesFn>,
     ) -> Self {
@@ -172,7 +174,7 @@ impl Report {
             .patterns
             .iter()
             .map(|(key, t)| {
-                let table = tally.name(key.table).to_owned();
+                let table = names.get(key.table).to_owned();
                 let entities: Vec<String> = model
                     .entities
                     .iter()
@@ -181,7 +183,7 @@ impl Report {
                     .map(|(_, e)| e.name.to_owned())
                     .collect();
                 let unattributed = key.entities & UNATTRIBUTED != 0;
-                let index = (key.index != 0).then(|| tally.name(key.index).to_owned());
+                let index = (key.index != 0).then(|| names.get(key.index).to_owned());
                 let query = match (key.op, &entities[..], &index) {
                     (Operation::Query, [entity], Some(index)) if !unattributed => query_names
                         .and_then(|names| names(entity, index))
@@ -211,7 +213,7 @@ impl Report {
                     } else {
                         &mut global_indexes
                     };
-                    add(list, tally.name(*id), *units);
+                    add(list, names.get(*id), *units);
                 }
                 PatternReport {
                     name,
@@ -240,15 +242,14 @@ impl Report {
         let mut partitions: Vec<PartitionReport> = tally
             .spaces
             .iter()
-            .zip(&tally.partitions)
-            .flat_map(|(&(table, index), space)| {
+            .flat_map(|&((table, index), ref space)| {
                 space
                     .keys
                     .iter()
                     .map(move |(key, &i)| (key, &space.tallies[i]))
                     .map(move |(key, p)| PartitionReport {
-                        table: tally.name(table).to_owned(),
-                        index: (index != 0).then(|| tally.name(index).to_owned()),
+                        table: names.get(table).to_owned(),
+                        index: (index != 0).then(|| names.get(index).to_owned()),
                         key: key.to_string(),
                         touches: p.touches,
                         read_units: p.read,

@@ -1,4 +1,7 @@
-//! The running tally: per access pattern and per partition, updated under one lock per call.
+//! The running tally: per access pattern and per partition. Each call updates one shard's, under
+//! that shard's lock (a thread keeps to one shard, so the lock is not contended while there are
+//! no more threads than shards); the report adds the shards up. Tables and indexes are numbers
+//! here ([`Name`]): what a call costs is its partition key's lookup and a few additions.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -57,14 +60,17 @@ impl Hasher for Fx {
 
 pub(super) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 
+/// A table or index name, numbered by the wrapper (see `Metered::name`); 0: none.
+pub(super) type Name = u32;
+
 /// One access pattern: a table, the entities a call touched, the operation, and the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct PatternKey {
-    pub table: u32,
+    pub table: Name,
     pub entities: u128,
     pub op: Operation,
-    /// Interned index name, 0 for the table.
-    pub index: u32,
+    /// The index read, 0 for the table.
+    pub index: Name,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -77,10 +83,35 @@ pub(super) struct PatternTally {
     pub max_read: f64,
     pub max_write: f64,
     pub table: f64,
-    /// `(interned index name, local, units)`.
-    pub indexes: Vec<(u32, bool, f64)>,
+    /// `(index, local, units)`.
+    pub indexes: Vec<(Name, bool, f64)>,
     pub items_read: u64,
     pub items_returned: u64,
+}
+
+impl PatternTally {
+    fn merge(&mut self, o: &PatternTally) {
+        self.calls += o.calls;
+        self.failed += o.failed;
+        self.unreported += o.unreported;
+        self.read += o.read;
+        self.write += o.write;
+        self.max_read = self.max_read.max(o.max_read);
+        self.max_write = self.max_write.max(o.max_write);
+        self.table += o.table;
+        for &(id, local, u) in &o.indexes {
+            add_index(&mut self.indexes, id, local, u);
+        }
+        self.items_read += o.items_read;
+        self.items_returned += o.items_returned;
+    }
+}
+
+fn add_index(list: &mut Vec<(Name, bool, f64)>, id: Name, local: bool, units: f64) {
+    match list.iter_mut().find(|(i, l, _)| *i == id && *l == local) {
+        Some(e) => e.2 += units,
+        None => list.push((id, local, units)),
+    }
 }
 
 #[derive(Debug, Default, Clone)]
@@ -95,21 +126,21 @@ pub(super) struct PartitionTally {
 /// request tells them.
 #[derive(Debug)]
 pub(super) struct Touch<'a> {
-    pub table: Cow<'a, str>,
-    /// The index whose partition `partition` is (a query of an index), else the table's.
-    pub space: Option<Cow<'a, str>>,
+    pub table: Name,
+    /// The index whose partition `partition` is (a query of an index), else 0: the table's.
+    pub space: Name,
     pub partition: Cow<'a, str>,
-    /// `(index name, partition)` the write puts the item in.
-    pub index_partitions: Vec<(Cow<'a, str>, String)>,
+    /// `(index, partition)` the write puts the item in.
+    pub index_partitions: Vec<(Name, String)>,
 }
 
 /// What a call addresses, known before it is sent.
 #[derive(Debug)]
 pub(super) struct Plan<'a> {
-    pub table: Cow<'a, str>,
+    pub table: Name,
     pub entities: u128,
     pub op: Operation,
-    pub index: Option<Cow<'a, str>>,
+    pub index: Name,
     pub touches: Touches<'a>,
 }
 
@@ -145,7 +176,8 @@ pub(super) enum Measured<'o> {
 /// Where a table's or index's units go when the request does not name the partition.
 pub(super) const UNKNOWN_PARTITION: &str = "(not in the request)";
 
-/// The partitions of one space: each key's position in `tallies`.
+/// The partitions of one space (a table, or one of its indexes): each key's position in
+/// `tallies`.
 #[derive(Debug, Default)]
 pub(super) struct Partitions {
     pub keys: FxMap<Box<str>, usize>,
@@ -154,45 +186,45 @@ pub(super) struct Partitions {
 
 #[derive(Debug, Default)]
 pub(super) struct Tally {
-    /// Interned table and index names; a name's id is its position + 1.
-    pub names: Vec<Box<str>>,
-    pub patterns: FxMap<PatternKey, PatternTally>,
-    /// `(table id, index id or 0)` of each partition space, in the order of `partitions`.
-    pub spaces: Vec<(u32, u32)>,
-    pub partitions: Vec<Partitions>,
+    /// The patterns, in the order first seen.
+    pub patterns: Vec<(PatternKey, PatternTally)>,
+    /// Each pattern's position in `patterns`.
+    positions: FxMap<PatternKey, usize>,
+    /// The position of the pattern last recorded: a thread's calls tend to repeat one pattern
+    /// (a loop, a page after page), which this finds without hashing.
+    last: usize,
+    /// `((table, index or 0), partitions)`: a few spaces, found by a scan.
+    pub spaces: Vec<((Name, Name), Partitions)>,
 }
 
 impl Tally {
-    pub(super) fn intern(&mut self, name: &str) -> u32 {
-        match self.names.iter().position(|n| &**n == name) {
-            Some(i) => i as u32 + 1,
-            None => {
-                self.names.push(name.into());
-                self.names.len() as u32
-            }
-        }
+    /// The tally of pattern `key`.
+    fn pattern(&mut self, key: PatternKey) -> &mut PatternTally {
+        let i = match self.patterns.get(self.last) {
+            Some((k, _)) if *k == key => self.last,
+            _ => match self.positions.get(&key) {
+                Some(&i) => i,
+                None => {
+                    self.patterns.push((key, PatternTally::default()));
+                    self.positions.insert(key, self.patterns.len() - 1);
+                    self.patterns.len() - 1
+                }
+            },
+        };
+        self.last = i;
+        &mut self.patterns[i].1
     }
 
-    pub(super) fn name(&self, id: u32) -> &str {
-        &self.names[id as usize - 1]
-    }
-
-    fn space(&mut self, table: &str, index: Option<&str>) -> usize {
-        let key = (self.intern(table), index.map_or(0, |i| self.intern(i)));
-        match self.spaces.iter().position(|s| *s == key) {
+    /// The tally of partition `key` of `table` (or of its index `index`, not 0).
+    fn partition(&mut self, table: Name, index: Name, key: &str) -> &mut PartitionTally {
+        let space = match self.spaces.iter().position(|(s, _)| *s == (table, index)) {
             Some(i) => i,
             None => {
-                self.spaces.push(key);
-                self.partitions.push(Partitions::default());
+                self.spaces.push(((table, index), Partitions::default()));
                 self.spaces.len() - 1
             }
-        }
-    }
-
-    /// The tally of partition `key` of `table` (or of its index `index`).
-    fn partition(&mut self, table: &str, index: Option<&str>, key: &str) -> &mut PartitionTally {
-        let space = self.space(table, index);
-        let p = &mut self.partitions[space];
+        };
+        let p = &mut self.spaces[space].1;
         // Looked up by `&str`, so that a known partition costs no allocation.
         let i = match p.keys.get(key) {
             Some(&i) => i,
@@ -205,7 +237,7 @@ impl Tally {
         &mut p.tallies[i]
     }
 
-    fn charge(&mut self, table: &str, index: Option<&str>, key: &str, units: f64, read: bool) {
+    fn charge(&mut self, table: Name, index: Name, key: &str, units: f64, read: bool) {
         let entry = self.partition(table, index, key);
         if read {
             entry.read += units;
@@ -214,67 +246,68 @@ impl Tally {
         }
     }
 
-    /// Adds one call: `items` are (read, returned).
-    pub(super) fn record(&mut self, plan: &Plan<'_>, measured: Measured<'_>, items: (u64, u64)) {
+    /// Adds one call: `items` are (read, returned); `name` numbers a table or index name the
+    /// answer carries.
+    pub(super) fn record(
+        &mut self,
+        plan: &Plan<'_>,
+        measured: Measured<'_>,
+        items: (u64, u64),
+        name: &impl Fn(&str) -> Name,
+    ) {
         let key = PatternKey {
-            table: self.intern(&plan.table),
+            table: plan.table,
             entities: plan.entities,
             op: plan.op,
-            index: plan.index.as_deref().map_or(0, |i| self.intern(i)),
+            index: plan.index,
         };
         let read = plan.op.is_read();
-        let one;
-        let tables: &[(&str, &Capacity)] = match measured {
+        match measured {
             Measured::Failed | Measured::Unreported => {
                 for t in plan.touches.as_slice() {
-                    self.partition(&t.table, t.space.as_deref(), &t.partition)
-                        .touches += 1;
+                    self.partition(t.table, t.space, &t.partition).touches += 1;
                 }
-                let p = self.patterns.entry(key).or_default();
+                let p = self.pattern(key);
                 p.calls += 1;
                 if matches!(measured, Measured::Failed) {
                     p.failed += 1;
                 } else {
                     p.unreported += 1;
                 }
-                return;
             }
             Measured::One(c) => {
-                one = [(&*plan.table, c)];
-                &one
+                self.record_tables(key, plan, &[(plan.table, c)], read, items, name)
             }
             Measured::Tables(list) => {
-                let v: Vec<(&str, &Capacity)> = list
-                    .iter()
-                    .map(|t| (t.table.as_str(), &t.capacity))
-                    .collect();
-                return self.record_tables(key, plan, &v, read, items);
+                let v: Vec<(Name, &Capacity)> =
+                    list.iter().map(|t| (name(&t.table), &t.capacity)).collect();
+                self.record_tables(key, plan, &v, read, items, name);
             }
-        };
-        self.record_tables(key, plan, tables, read, items);
+        }
     }
 
     fn record_tables(
         &mut self,
         key: PatternKey,
         plan: &Plan<'_>,
-        tables: &[(&str, &Capacity)],
+        tables: &[(Name, &Capacity)],
         read: bool,
         items: (u64, u64),
+        name: &impl Fn(&str) -> Name,
     ) {
-        let mut indexes: Vec<(u32, bool, f64)> = Vec::new();
+        let p = self.pattern(key);
+        p.calls += 1;
+        let mut units = 0.0;
         for (_, c) in tables {
-            for (name, units) in &c.global_indexes {
-                indexes.push((self.intern(name), false, *units));
+            units += c.units;
+            p.table += c.table;
+            for (index, u) in &c.global_indexes {
+                add_index(&mut p.indexes, name(index), false, *u);
             }
-            for (name, units) in &c.local_indexes {
-                indexes.push((self.intern(name), true, *units));
+            for (index, u) in &c.local_indexes {
+                add_index(&mut p.indexes, name(index), true, *u);
             }
         }
-        let units: f64 = tables.iter().map(|(_, c)| c.units).sum();
-        let table_units: f64 = tables.iter().map(|(_, c)| c.table).sum();
-        let p = self.patterns.entry(key).or_default();
-        p.calls += 1;
         if read {
             p.read += units;
             p.max_read = p.max_read.max(units);
@@ -282,42 +315,52 @@ impl Tally {
             p.write += units;
             p.max_write = p.max_write.max(units);
         }
-        p.table += table_units;
-        for (id, local, u) in indexes {
-            match p
-                .indexes
-                .iter_mut()
-                .find(|(i, l, _)| *i == id && *l == local)
-            {
-                Some(e) => e.2 += u,
-                None => p.indexes.push((id, local, u)),
-            }
-        }
         p.items_read += items.0;
         p.items_returned += items.1;
-        self.charge_partitions(plan, tables, read);
+        self.charge_partitions(plan, tables, read, name);
     }
 
     /// Shares each table's units among the partitions the call addressed in it: the table's
     /// share evenly among its touches, each index's among the touches in that index (a query
     /// of it, or a write that names the item's partition there), else to
     /// [`UNKNOWN_PARTITION`] of the index.
-    fn charge_partitions(&mut self, plan: &Plan<'_>, tables: &[(&str, &Capacity)], read: bool) {
+    fn charge_partitions(
+        &mut self,
+        plan: &Plan<'_>,
+        tables: &[(Name, &Capacity)],
+        read: bool,
+        name: &impl Fn(&str) -> Name,
+    ) {
         let touches = plan.touches.as_slice();
+        // One item or partition of one table, no index: all of it there (a get, a query of
+        // the table).
+        if let ([t], [(table, c)]) = (touches, tables)
+            && t.table == *table
+            && c.global_indexes.is_empty()
+            && c.local_indexes.is_empty()
+        {
+            let entry = self.partition(t.table, t.space, &t.partition);
+            entry.touches += 1;
+            if read {
+                entry.read += c.table;
+            } else {
+                entry.write += c.table;
+            }
+            return;
+        }
         for t in touches {
-            if !tables.iter().any(|(name, _)| *name == t.table) {
-                self.partition(&t.table, t.space.as_deref(), &t.partition)
-                    .touches += 1;
+            if !tables.iter().any(|(table, _)| *table == t.table) {
+                self.partition(t.table, t.space, &t.partition).touches += 1;
             }
         }
-        for (table, c) in tables {
-            let n = touches.iter().filter(|t| t.table == *table).count();
+        for &(table, c) in tables {
+            let n = touches.iter().filter(|t| t.table == table).count();
             if n == 0 && c.table > 0.0 {
-                self.charge(table, None, UNKNOWN_PARTITION, c.table, read);
+                self.charge(table, 0, UNKNOWN_PARTITION, c.table, read);
             }
             let share = c.table / n.max(1) as f64;
-            for t in touches.iter().filter(|t| t.table == *table) {
-                let entry = self.partition(table, t.space.as_deref(), &t.partition);
+            for t in touches.iter().filter(|t| t.table == table) {
+                let entry = self.partition(table, t.space, &t.partition);
                 entry.touches += 1;
                 if read {
                     entry.read += share;
@@ -325,26 +368,49 @@ impl Tally {
                     entry.write += share;
                 }
             }
-            let mine = || touches.iter().filter(|t| t.table == *table);
-            for (name, units) in c.global_indexes.iter().chain(&c.local_indexes) {
-                let queried: Vec<&str> = mine()
-                    .filter(|t| t.space.as_deref() == Some(name.as_str()))
-                    .map(|t| &*t.partition)
-                    .collect();
-                let written: Vec<&str> = mine()
+            for (index, units) in c.global_indexes.iter().chain(&c.local_indexes) {
+                let index = name(index);
+                let mine = || touches.iter().filter(|t| t.table == table);
+                let queried = mine().filter(|t| t.space == index).count();
+                if queried > 0 {
+                    let share = units / queried as f64;
+                    for t in mine().filter(|t| t.space == index) {
+                        self.charge(table, index, &t.partition, share, read);
+                    }
+                    continue;
+                }
+                let written = mine()
                     .flat_map(|t| &t.index_partitions)
-                    .filter(|(i, _)| i == name)
-                    .map(|(_, p)| p.as_str())
-                    .collect();
-                let targets = if queried.is_empty() { written } else { queried };
-                if targets.is_empty() {
-                    self.charge(table, Some(name), UNKNOWN_PARTITION, *units, read);
-                } else {
-                    let share = units / targets.len() as f64;
-                    for key in targets {
-                        self.charge(table, Some(name), key, share, read);
+                    .filter(|(i, _)| *i == index)
+                    .count();
+                if written == 0 {
+                    self.charge(table, index, UNKNOWN_PARTITION, *units, read);
+                    continue;
+                }
+                let share = units / written as f64;
+                for t in mine() {
+                    for (i, key) in &t.index_partitions {
+                        if *i == index {
+                            self.charge(table, index, key, share, read);
+                        }
                     }
                 }
+            }
+        }
+    }
+
+    /// Adds `other` (another shard's tally) to this one.
+    pub(super) fn merge(&mut self, other: &Tally) {
+        for (key, t) in &other.patterns {
+            self.pattern(*key).merge(t);
+        }
+        for ((table, index), parts) in &other.spaces {
+            for (key, &i) in &parts.keys {
+                let t = &parts.tallies[i];
+                let p = self.partition(*table, *index, key);
+                p.touches += t.touches;
+                p.read += t.read;
+                p.write += t.write;
             }
         }
     }

@@ -8,7 +8,7 @@ use super::entity_rules::{decode, table_def, Owner};
 use super::Key;
 use crate::entity::Entity;
 use crate::error::Result;
-use crate::store::{GetRequest, Store};
+use crate::store::{GetRequest, Store, Tag};
 use crate::value::SharedItem;
 
 /// Reads one `E` by key; built by [`super::EntityExt::get`]. An item whose TTL attribute is in the
@@ -49,6 +49,7 @@ impl<E: Entity> Get<E> {
     pub fn request(&self) -> Result<GetRequest<'_>> {
         Ok(GetRequest {
             consistent_read: self.consistent,
+            tag: Tag::entity::<E>(),
             ..GetRequest::borrowed(
                 &table_def::<E>().name,
                 super::key_limits::key_ref(&self.key)?,
@@ -62,6 +63,7 @@ impl<E: Entity> Get<E> {
         super::key_limits::key_ref(&self.key)?;
         Ok(GetRequest {
             consistent_read: self.consistent,
+            tag: Tag::entity::<E>(),
             ..GetRequest::new(table_def::<E>().name.as_str(), self.key.into_item())
         })
     }

@@ -24,6 +24,8 @@ pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
+#[doc(hidden)]
+pub use self::request::Tag;
 pub use self::request::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, TableKey,

@@ -504,3 +504,197 @@ async fn a_failed_call_is_counted_without_units() {
         assert_eq!(sums.lock().unwrap().write, 1.0, "{}", backend.name);
     }
 }
+
+/// A board whose tasks and bugs share a multi-attribute index: its keys are the items' own
+/// attributes, with no prefix that tells one entity's from the other's.
+mod board {
+    use dyno_core::{Collection, Entity, Table};
+
+    #[derive(Table)]
+    #[dyno(name = "Board", pk = "PK", sk = "SK")]
+    #[dyno(index(name = "ByStatus", pk = ["tenant", "status"], sk = ["rank:N"]))]
+    pub struct Board;
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Board, pk = "TENANT#{tenant}", sk = "TASK#{id}")]
+    #[dyno(index(ByStatus, pk = [tenant, status], sk = [rank]))]
+    pub struct Task {
+        pub tenant: String,
+        pub id: String,
+        pub status: String,
+        pub rank: u32,
+    }
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Board, pk = "TENANT#{tenant}", sk = "BUG#{id}")]
+    #[dyno(index(ByStatus, pk = [tenant, status], sk = [severity]))]
+    pub struct Bug {
+        pub tenant: String,
+        pub id: String,
+        pub status: String,
+        #[dyno(rename = "rank")]
+        pub severity: u32,
+    }
+
+    /// Tasks and bugs of one status, read together.
+    #[derive(Debug, Clone, PartialEq, Collection)]
+    #[dyno(index = ByStatus)]
+    pub enum Work {
+        Task(Task),
+        Bug(Bug),
+    }
+}
+
+/// A typed query on a multi-attribute index is the access pattern of the entity whose code
+/// made it (`Task::by_status` is `Task query ByStatus`, though bugs share the index and the
+/// partition), and so is a typed get; a raw query on the index, and a collection read of both,
+/// can be either entity's and are reported under both. The units are still DynamoDB's.
+#[tokio::test]
+async fn a_typed_query_on_a_shared_multi_attribute_index_is_its_entitys() {
+    use board::{Board, Bug, Task, Work};
+    for backend in backends().await {
+        let sums = Arc::new(Mutex::new(Sums::default()));
+        let raw: Arc<dyn Store> = Arc::new(RawTally {
+            inner: backend.store.clone(),
+            sums: sums.clone(),
+        });
+        let renamed: Arc<dyn Store> =
+            Arc::new(TableNames::new(raw).map("Board", unique_table_name("board")));
+        if let Err(e) = renamed.create_table(Board::definition()).await {
+            assert!(
+                !matches!(backend.kind, BackendKind::Memory | BackendKind::Dynoxide),
+                "{}: {e}",
+                backend.name
+            );
+            println!(
+                "deviation: {} lacks multi-attribute GSI keys, skipped: {e}",
+                backend.name
+            );
+            continue;
+        }
+        let store = Metered::new(renamed).entity::<Task>().entity::<Bug>();
+        for (id, rank) in [("t1", 1), ("t2", 2)] {
+            let task = Task {
+                tenant: "acme".into(),
+                id: id.into(),
+                status: "open".into(),
+                rank,
+            };
+            task.put().send(&store).await.unwrap();
+        }
+        let bug = Bug {
+            tenant: "acme".into(),
+            id: "b1".into(),
+            status: "open".into(),
+            severity: 1,
+        };
+        bug.put().send(&store).await.unwrap();
+        store.reset();
+        *sums.lock().unwrap() = Sums::default();
+
+        let tasks = Task::by_status("acme", "open").all(&store).await.unwrap();
+        assert_eq!(tasks.len(), 2, "{}", backend.name);
+        let bugs = Bug::by_status("acme", "open").all(&store).await.unwrap();
+        assert_eq!(bugs.len(), 1, "{}", backend.name);
+        let work = Task::by_status("acme", "open")
+            .collection::<Work>()
+            .all(&store)
+            .await
+            .unwrap();
+        assert_eq!(work.len(), 3, "{}", backend.name);
+        let raw_query = QueryRequest::new(
+            "Board",
+            Some("ByStatus"),
+            KeyCondition::partition("tenant", s("acme")).and_partition("status", s("open")),
+        );
+        let page = store.query(raw_query).await.unwrap();
+        assert_eq!(page.count, 3, "{}", backend.name);
+        Task::get(Task::key("acme", "t1"))
+            .send(&store)
+            .await
+            .unwrap()
+            .expect("stored");
+
+        let report = store.report();
+        let names: Vec<&str> = report.patterns.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "Bug query ByStatus",
+                "Task get",
+                "Task query ByStatus",
+                "Task+Bug query ByStatus",
+            ],
+            "{}:\n{report}",
+            backend.name
+        );
+        let row = |name: &str| report.pattern(name).expect("row");
+        // The typed query read the whole partition, bugs and tasks alike (its units are the
+        // partition's), and is still the task query the code made.
+        let task_query = row("Task query ByStatus");
+        assert_eq!(task_query.entities, ["Task"]);
+        assert_eq!(
+            (task_query.calls, task_query.items_read),
+            (1, 3),
+            "{}",
+            backend.name
+        );
+        assert_eq!(row("Bug query ByStatus").entities, ["Bug"]);
+        let both = row("Task+Bug query ByStatus");
+        assert_eq!(both.entities, ["Task", "Bug"]);
+        assert_eq!((both.calls, both.items_read), (2, 6), "{}", backend.name);
+        let sums = sums.lock().unwrap().clone();
+        assert!(
+            close(report.totals().read_units, sums.read),
+            "{}: metered {} RU, answered {} RU",
+            backend.name,
+            report.totals().read_units,
+            sums.read
+        );
+        assert!(sums.read > 0.0, "{}", backend.name);
+    }
+}
+
+/// Calls from many threads at once land in the wrapper's per-thread shards; the report adds
+/// them up: every call counted once, every unit the answers carried.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn calls_from_many_threads_are_all_counted() {
+    let backend = backends()
+        .await
+        .into_iter()
+        .find(|b| matches!(b.kind, BackendKind::Memory))
+        .expect("MemoryStore");
+    let (store, sums) = stack(&backend).await;
+    let store = Arc::new(store);
+    for u in ["u1", "u2", "u3"] {
+        user(u, "Ann").put().send(&*store).await.unwrap();
+    }
+    store.reset();
+    *sums.lock().unwrap() = Sums::default();
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for n in 0..50 {
+                    let id = ["u1", "u2", "u3", "u4"][(i + n) % 4];
+                    User::get(User::key(id)).send(&*store).await.unwrap();
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let report = store.report();
+    let gets = report.pattern("User get").expect("row");
+    assert_eq!((gets.calls, gets.items_read), (800, 800), "{report}");
+    assert_eq!(gets.items_returned, 600, "u4 was never stored");
+    assert!(close(gets.read_units, sums.lock().unwrap().read));
+    let u1 = report
+        .partitions
+        .iter()
+        .find(|p| p.index.is_none() && p.key == "USER#u1")
+        .expect("u1's partition");
+    assert_eq!(u1.touches, 200);
+}

@@ -22,6 +22,7 @@ use super::{FilterBy, FromItem};
 use crate::entity::Entity;
 use crate::error::{Error, Result};
 use crate::expr::{Cond, Condition, KeyCondition, Path, SortCondition};
+use crate::store::Tag;
 use crate::table::Table;
 use crate::value::AttributeValue;
 
@@ -169,7 +170,8 @@ impl<T: FromItem> Query<T> {
     /// assert_eq!(request.key_condition.sort.as_ref().map(|(name, _)| name.as_str()), Some("SK"));
     /// ```
     pub fn of<E: Entity>(index: Option<&str>, partition: Result<String>) -> Self {
-        Query::wrap(QueryCore::of(&EntityShape::of::<E>(), index, partition))
+        let core = QueryCore::of(&EntityShape::of::<E>(), index, partition);
+        Query::wrap(core.each(|r| r.tag = Tag::entity::<E>()))
     }
 
     /// A collection's query: the partition `partition` of `E` (the entity whose partition
@@ -210,7 +212,8 @@ impl<T: FromItem> Query<T> {
         }
         self.core.only.push(<E as FromItem>::accepts);
         let owned = super::entity_rules::owned_by::<E>();
-        Query::from_core(self.core.and_filter(owned))
+        let core = self.core.and_filter(owned);
+        Query::from_core(core.each(|r| r.tag = Tag::entity::<E>()))
     }
 
     /// Adds a filter for member `E` only: `E`'s items must match `condition`, the other
@@ -313,6 +316,7 @@ impl<T: FromItem> Query<T> {
             KeyCondition::partition("", AttributeValue::Null(true))
         });
         let mut q = Query::new(def.name.as_str(), Some(index), key);
+        q.core = q.core.each(|r| r.tag = Tag::entity::<E>());
         q.core.error = error.map(Arc::new);
         q
     }
@@ -407,6 +411,16 @@ impl<T: FromItem> Query<T> {
             )),
             None => Query::from_core(self.core),
         }
+    }
+
+    /// [`Query::project`] into a collection of several entities: the requests lose the tag of
+    /// the entity whose typed query this was, since they read every member (metering then
+    /// attributes them by their keys). Generated code's.
+    #[doc(hidden)]
+    pub fn into_members<U: FromItem>(self) -> Query<U> {
+        let mut q = self.project::<U>();
+        q.core = q.core.each(|r| r.tag = Tag::default());
+        q
     }
 
     /// This query in lenient form (see [`super::QueryDsl::lenient`]).

@@ -168,7 +168,7 @@ impl Gen<'_> {
                 where
                     C: #p::FromItem + #p::FilterBy<#ident> + #p::CollectionMember<#ident> + #p::CollectionOn<#index_id>,
                 {
-                    #base { query: self.query.project(), _marker: ::core::marker::PhantomData }
+                    #base { query: self.query.into_members(), _marker: ::core::marker::PhantomData }
                 }
             }
         });
