@@ -13,17 +13,74 @@
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
+use std::future::Future;
 
 use futures::stream::{self, Stream};
 
 use super::canon::Writer;
-use super::cursor::{LanePos, PageState};
+use super::cursor::{Cursor, LanePos, PageState};
 use super::entity_rules::page_hider;
+use super::query::PageOf;
 use super::sort_key::PartRange;
 use super::FromItem;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
 use crate::value::{AttributeValue, Item, SharedItem};
+
+/// A typed read that pages with cursors ([`super::Query`], [`super::Scan`]): what [`pages`] and
+/// [`first`] need of it, so that both reads share one page stream and one `first`.
+pub(crate) trait Paged: Sized + Send + Sync {
+    /// What the read decodes.
+    type Out: Send;
+
+    /// The read capped at `n` results overall.
+    fn with_limit(self, n: usize) -> Self;
+
+    /// Every result, reading all pages.
+    fn read_all<S: Store + ?Sized>(
+        self,
+        store: &S,
+    ) -> impl Future<Output = Result<Vec<Self::Out>>> + Send;
+
+    /// One page starting at `cursor` (`None`: the first page), with the next page's cursor.
+    fn read_page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<Self::Out>>> + Send + 'a;
+}
+
+/// The pages of `read` as a stream, one `Vec` of results per page (possibly empty), each read
+/// when the stream is polled: it ends after the last page or the first error.
+pub(crate) fn pages<'s, R: Paged + 's, S: Store + ?Sized>(
+    read: R,
+    store: &'s S,
+) -> impl Stream<Item = Result<Vec<R::Out>>> + Send + 's {
+    // (the read, the next page's cursor, done)
+    stream::unfold(
+        (read, None::<Cursor>, false),
+        move |(read, cursor, done)| async move {
+            if done {
+                return None;
+            }
+            match read.read_page(store, cursor.as_ref()).await {
+                Ok(page) => {
+                    let last = page.cursor.is_none();
+                    Some((Ok(page.items), (read, page.cursor, last)))
+                }
+                Err(e) => Some((Err(e), (read, None, true))),
+            }
+        },
+    )
+}
+
+/// The first result of `read`, if any: `read` capped at one result, read whole.
+pub(crate) async fn first<R: Paged, S: Store + ?Sized>(
+    read: R,
+    store: &S,
+) -> Result<Option<R::Out>> {
+    Ok(read.with_limit(1).read_all(store).await?.into_iter().next())
+}
 
 /// The requests of a paginated read, one per lane.
 #[derive(Debug, Clone)]

@@ -1,10 +1,12 @@
 //! Running a [`Query`]: all its results, a stream of them, pages with a cursor, a count.
 
+use std::future::Future;
+
 use futures::Stream;
 use tracing::Instrument;
 
 use super::super::cursor::{Cursor, PageState};
-use super::super::paging::Lanes;
+use super::super::paging::{self, Lanes, Paged};
 use super::super::FromItem;
 use super::{PageOf, Query};
 use crate::error::Result;
@@ -98,27 +100,12 @@ impl<T: FromItem> Query<T> {
     where
         T: 's,
     {
-        // (query, the next page's cursor, done)
-        futures::stream::unfold(
-            (self, None::<Cursor>, false),
-            move |(q, cursor, done)| async move {
-                if done {
-                    return None;
-                }
-                match q.page(store, cursor.as_ref()).await {
-                    Ok(page) => {
-                        let last = page.cursor.is_none();
-                        Some((Ok(page.items), (q, page.cursor, last)))
-                    }
-                    Err(e) => Some((Err(e), (q, None, true))),
-                }
-            },
-        )
+        paging::pages(self, store)
     }
 
     /// The first result, if any.
     pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
-        Ok(self.limit(1).all(store).await?.into_iter().next())
+        paging::first(self, store).await
     }
 
     /// The number of results [`Query::all`] would return (capped at the limit): items matching
@@ -143,6 +130,26 @@ impl<T: FromItem> Query<T> {
             .instrument(span)
             .await?;
         Ok(self.core.limit.map_or(n, |l| n.min(l)))
+    }
+}
+
+impl<T: FromItem> Paged for Query<T> {
+    type Out = T;
+
+    fn with_limit(self, n: usize) -> Self {
+        self.limit(n)
+    }
+
+    fn read_all<S: Store + ?Sized>(self, store: &S) -> impl Future<Output = Result<Vec<T>>> + Send {
+        self.all(store)
+    }
+
+    fn read_page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<T>>> + Send + 'a {
+        self.page(store, cursor)
     }
 }
 
