@@ -280,16 +280,8 @@ pub fn primary_key<E>(
     Ok(Key::from_item(item))
 }
 
-/// A key string appended by `write` (a generated key function) to a new string.
-#[inline]
-pub fn new_key(write: impl FnOnce(&mut String) -> Result<()>) -> Result<String> {
-    let mut key = String::new();
-    write(&mut key)?;
-    Ok(key)
-}
-
 /// Makes room for `additional` more bytes in `key`, a key being written by a generated key
-/// function: a string without capacity yet (a key written from scratch, from [`new_key`]) gets
+/// function: a string without capacity yet (a key written from scratch) gets
 /// exactly that capacity at once, which is cheaper than growing an empty string (the growth
 /// path is out of line and computes an amortized size first).
 #[inline]
@@ -301,13 +293,18 @@ pub fn reserve_key(key: &mut String, additional: usize) {
     }
 }
 
-/// [`new_key`] from one key argument, seen as a `&T` (a one-field key template).
+/// The key string of a one-field key template, written by its key function `write` from one
+/// key argument, seen as a `&T`.
 #[inline]
 pub fn key_from<T, V: FieldValue<T>>(
     value: V,
     write: fn(&mut String, &T) -> Result<()>,
 ) -> Result<String> {
-    value.with_value(|v| new_key(|key| write(key, v)))
+    value.with_value(|v| {
+        let mut key = String::new();
+        write(&mut key, v)?;
+        Ok(key)
+    })
 }
 
 /// An index key `from_item` compares whole: its key function over the decoded value (its

@@ -269,22 +269,20 @@ const _: () = {
             __item
                 .insert(
                     ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_pk(
-                            __k,
-                            &self.user_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_pk(__k, &self.user_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             __item
                 .insert(
                     ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_sk(
-                            __k,
-                            &self.order_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_sk(__k, &self.order_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             ::core::result::Result::Ok(__item)
         }
@@ -334,43 +332,39 @@ const _: () = {
             __item
                 .insert(
                     ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_pk(
-                            __k,
-                            &self.user_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_pk(__k, &self.user_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             __item
                 .insert(
                     ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_sk(
-                            __k,
-                            &self.order_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_sk(__k, &self.order_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             {
                 __item
                     .insert(
                         ::std::string::String::from(__I0_PK_NAME),
-                        ::dyno_core::__private::AttributeValue::S(
-                            ::dyno_core::__private::new_key(|__k| __key_i0_pk(
-                                __k,
-                                &self.status,
-                            ))?,
-                        ),
+                        ::dyno_core::__private::AttributeValue::S({
+                            let __k = &mut ::std::string::String::new();
+                            __key_i0_pk(__k, &self.status)?;
+                            ::core::mem::take(__k)
+                        }),
                     );
                 __item
                     .insert(
                         ::std::string::String::from(__I0_SK_NAME),
-                        ::dyno_core::__private::AttributeValue::S(
-                            ::dyno_core::__private::new_key(|__k| __key_i0_sk(
-                                __k,
-                                &self.order_date,
-                            ))?,
-                        ),
+                        ::dyno_core::__private::AttributeValue::S({
+                            let __k = &mut ::std::string::String::new();
+                            __key_i0_sk(__k, &self.order_date)?;
+                            ::core::mem::take(__k)
+                        }),
                     );
             }
             __item
@@ -825,12 +819,11 @@ const _: () = {
                     __item
                         .insert(
                             ::std::string::String::from(__I0_PK_NAME),
-                            ::dyno_core::__private::AttributeValue::S(
-                                ::dyno_core::__private::new_key(|__k| __key_i0_pk(
-                                    __k,
-                                    status,
-                                ))?,
-                            ),
+                            ::dyno_core::__private::AttributeValue::S({
+                                let __k = &mut ::std::string::String::new();
+                                __key_i0_pk(__k, status)?;
+                                ::core::mem::take(__k)
+                            }),
                         );
                 }
                 let __if_absent = __modes
@@ -867,12 +860,11 @@ const _: () = {
                     __item
                         .insert(
                             ::std::string::String::from(__I0_SK_NAME),
-                            ::dyno_core::__private::AttributeValue::S(
-                                ::dyno_core::__private::new_key(|__k| __key_i0_sk(
-                                    __k,
-                                    order_date,
-                                ))?,
-                            ),
+                            ::dyno_core::__private::AttributeValue::S({
+                                let __k = &mut ::std::string::String::new();
+                                __key_i0_sk(__k, order_date)?;
+                                ::core::mem::take(__k)
+                            }),
                         );
                 }
                 let __if_absent = __modes
