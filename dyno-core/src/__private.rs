@@ -266,18 +266,29 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
 
 /// The primary key with partition key `pk` in attribute `pk_name` and, when the table has one,
 /// sort key `sk` in `sk_name`; the first encoding error otherwise.
+#[inline]
 pub fn primary_key<E>(
     pk_name: &str,
     pk: Result<String>,
     sk_name: &str,
     sk: Option<Result<String>>,
 ) -> Result<Key<E>> {
+    primary_key_item(pk_name, pk, sk_name, sk).map(Key::from_item)
+}
+
+/// [`primary_key`]'s item, compiled once rather than once per entity.
+fn primary_key_item(
+    pk_name: &str,
+    pk: Result<String>,
+    sk_name: &str,
+    sk: Option<Result<String>>,
+) -> Result<Item> {
     let mut item = Item::with_capacity(2);
     item.insert(pk_name.to_owned(), AttributeValue::S(pk?));
     if let Some(sk) = sk {
         item.insert(sk_name.to_owned(), AttributeValue::S(sk?));
     }
-    Ok(Key::from_item(item))
+    Ok(item)
 }
 
 /// Makes room for `additional` more bytes in `key`, a key being written by a generated key

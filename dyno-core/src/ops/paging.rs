@@ -399,13 +399,33 @@ impl Plan {
     /// Every result, reading page after page.
     pub(crate) async fn all<T: FromItem, S: Store + ?Sized>(&self, store: &S) -> Result<Vec<T>> {
         let mut out = Vec::new();
+        self.each_round(store, T::accepts, &mut |items| {
+            out.reserve(items.len());
+            for it in &items {
+                out.push(T::from_item(it)?);
+            }
+            Ok(())
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// Reads page after page, handing the raw items of each round ([`Plan::round_items`]) to
+    /// `decode`; the first error (reading or decoding) stops. Only `decode` is compiled per type
+    /// read: the loop is compiled once per store type.
+    async fn each_round<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        accepts: fn(&Item) -> bool,
+        decode: &mut (dyn FnMut(Vec<SharedItem>) -> Result<()> + Send),
+    ) -> Result<()> {
         let mut state = PageState::start(self.lanes.len());
         loop {
-            let round = self.round::<T, S>(store, &state).await?;
-            out.extend(round.items);
+            let round = self.round_items(store, &state, accepts).await?;
+            decode(round.items)?;
             match round.next {
                 Some(next) => state = next,
-                None => return Ok(out),
+                None => return Ok(()),
             }
         }
     }
