@@ -249,8 +249,9 @@ pub fn key_field_in<T: FromAttribute + ToAttribute>(
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
     let mut recover = Some(recover);
-    key_field_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
+    key_field_dyn(value, entity, attribute, &mut || match recover.take() {
+        Some(f) => f(),
+        None => Ok(None),
     })
 }
 
@@ -295,8 +296,9 @@ pub fn key_field_attr_in<T: FromAttribute + ToAttribute>(
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
     let mut recover = Some(recover);
-    key_field_attr_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
+    key_field_attr_dyn(value, entity, attribute, &mut || match recover.take() {
+        Some(f) => f(),
+        None => Ok(None),
     })
 }
 
@@ -325,8 +327,9 @@ pub fn key_field_opt_in<T: FromAttribute + ToAttribute>(
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     let mut recover = Some(recover);
-    key_field_opt_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
+    key_field_opt_dyn(value, entity, attribute, &mut || match recover.take() {
+        Some(f) => f(),
+        None => Ok(None),
     })
 }
 
