@@ -400,11 +400,7 @@ impl Plan {
     pub(crate) async fn all<T: FromItem, S: Store + ?Sized>(&self, store: &S) -> Result<Vec<T>> {
         let mut out = Vec::new();
         self.each_round(store, T::accepts, &mut |items| {
-            out.reserve(items.len());
-            for it in &items {
-                out.push(T::from_item(it)?);
-            }
-            Ok(())
+            decode_into(&mut out, &items)
         })
         .await?;
         Ok(out)
@@ -413,7 +409,7 @@ impl Plan {
     /// Reads page after page, handing the raw items of each round ([`Plan::round_items`]) to
     /// `decode`; the first error (reading or decoding) stops. Only `decode` is compiled per type
     /// read: the loop is compiled once per store type.
-    async fn each_round<S: Store + ?Sized>(
+    pub(crate) async fn each_round<S: Store + ?Sized>(
         &self,
         store: &S,
         accepts: fn(&Item) -> bool,
@@ -464,6 +460,15 @@ impl Plan {
             }
         })
     }
+}
+
+/// Decodes the items of a round as `T` onto `out`, in order; the first error stops.
+pub(crate) fn decode_into<T: FromItem>(out: &mut Vec<T>, items: &[SharedItem]) -> Result<()> {
+    out.reserve(items.len());
+    for it in items {
+        out.push(T::from_item(it)?);
+    }
+    Ok(())
 }
 
 /// Decodes the items of a round as `T`, in order; the first error stops.

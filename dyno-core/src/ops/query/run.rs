@@ -8,10 +8,12 @@ use tracing::Instrument;
 use super::super::cursor::{Cursor, PageState};
 use super::super::paging::{self, Lanes, Paged};
 use super::super::FromItem;
+use super::core::QueryCore;
 use super::{PageOf, Query};
 use crate::error::Result;
 use crate::expr::KeyCondition;
 use crate::store::{QueryRequest, Store};
+use crate::value::{Item, SharedItem};
 
 impl<T: FromItem> Query<T> {
     /// The first shard's request (the only one of an unsharded query), for inspection.
@@ -22,15 +24,17 @@ impl<T: FromItem> Query<T> {
 
     /// Every result (up to the limit), reading all pages.
     pub async fn all<S: Store + ?Sized>(self, store: &S) -> Result<Vec<T>> {
-        let this = self.core.check()?;
-        if this.requests.is_empty() {
-            return Ok(Vec::new());
-        }
-        let span = this.span("all", std::any::type_name::<T>());
-        this.plan(T::ttl_attribute())
-            .all::<T, S>(store)
-            .instrument(span)
-            .await
+        let mut out = Vec::new();
+        let read = Read {
+            entity: std::any::type_name::<T>(),
+            ttl: T::ttl_attribute(),
+            accepts: T::accepts,
+        };
+        all_rounds(self.core, store, read, &mut |items| {
+            paging::decode_into(&mut out, &items)
+        })
+        .await?;
+        Ok(out)
     }
 
     /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
@@ -151,6 +155,33 @@ impl<T: FromItem> Paged for Query<T> {
     ) -> impl Future<Output = Result<PageOf<T>>> + Send + 'a {
         self.page(store, cursor)
     }
+}
+
+/// What a read needs of the type it decodes into.
+struct Read {
+    /// The type's name, for tracing.
+    entity: &'static str,
+    ttl: Option<&'static str>,
+    accepts: fn(&Item) -> bool,
+}
+
+/// [`Query::all`] up to decoding, compiled once per store type: every round of `core`, its raw
+/// items handed to `decode`.
+async fn all_rounds<S: Store + ?Sized>(
+    core: QueryCore,
+    store: &S,
+    read: Read,
+    decode: &mut (dyn FnMut(Vec<SharedItem>) -> Result<()> + Send),
+) -> Result<()> {
+    let this = core.check()?;
+    if this.requests.is_empty() {
+        return Ok(());
+    }
+    let span = this.span("all", read.entity);
+    this.plan(read.ttl)
+        .each_round(store, read.accepts, decode)
+        .instrument(span)
+        .await
 }
 
 fn first_or_placeholder(requests: &[QueryRequest]) -> &QueryRequest {
