@@ -450,7 +450,7 @@ const _: () = {
                         __v_user_id,
                         __ENTITY,
                         "user_id",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<String>::new())
                                 .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
                         },
@@ -461,7 +461,7 @@ const _: () = {
                         __v_order_id,
                         __ENTITY,
                         "order_id",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<String>::new())
                                 .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
                         },
@@ -472,7 +472,7 @@ const _: () = {
                         __v_status,
                         __ENTITY,
                         "status",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<OrderStatus>::new())
                                 .recover(item, __ENTITY, "status", __KEY_SOURCES)
                         },
@@ -483,7 +483,7 @@ const _: () = {
                         __v_order_date,
                         __ENTITY,
                         "order_date",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<Date>::new())
                                 .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
                         },
