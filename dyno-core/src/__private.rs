@@ -385,28 +385,19 @@ where
     E::Table: TableKeys,
 {
     use crate::entity::recover::{check_stored_key, is_canonical};
-    let (mut pk, mut sk) = (Some(pk), Some(sk));
     let primary = check_stored_key(
         keys.get(item, 0),
         E::ENTITY_TYPE,
         <E::Table as TableKeys>::PK,
         &E::PK,
-        &mut |k| match pk.take() {
-            Some(pk) => pk(&value, k),
-            None => Ok(()),
-        },
+        |k| pk(&value, k),
     )
     .and_then(|()| match (<E::Table as TableKeys>::SK, E::SK) {
-        (Some(name), Some(template)) => check_stored_key(
-            keys.get(item, 1),
-            E::ENTITY_TYPE,
-            name,
-            &template,
-            &mut |k| match sk.take() {
-                Some(sk) => sk(&value, k),
-                None => Ok(()),
-            },
-        ),
+        (Some(name), Some(template)) => {
+            check_stored_key(keys.get(item, 1), E::ENTITY_TYPE, name, &template, |k| {
+                sk(&value, k)
+            })
+        }
         _ => Ok(()),
     });
     if rechecking() {
@@ -417,9 +408,10 @@ where
     // the decode with every field compared says whether the key disagrees first.
     match primary {
         Ok(())
-            if index.iter().enumerate().all(|(i, write)| {
-                is_canonical(keys.get(item, i + 2), &mut |k| write(&value, k))
-            }) =>
+            if index
+                .iter()
+                .enumerate()
+                .all(|(i, write)| is_canonical(keys.get(item, i + 2), |k| write(&value, k))) =>
         {
             Ok(value)
         }

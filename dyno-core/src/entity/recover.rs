@@ -187,33 +187,21 @@ pub fn check_key(
     template: &Template,
     write: impl FnOnce(&mut String) -> Result<()>,
 ) -> Result<()> {
-    let mut write = Some(write);
-    check_stored_key(
-        item.get(attribute),
-        entity,
-        attribute,
-        template,
-        &mut |k| match write.take() {
-            Some(w) => w(k),
-            None => Ok(()),
-        },
-    )
+    check_stored_key(item.get(attribute), entity, attribute, template, write)
 }
 
 /// [`check_key`] on the value stored at `attribute` (`None`: absent), already looked up.
-///
-/// Compiled once: `write` (called once) is a `dyn` closure, not a type parameter.
 pub(crate) fn check_stored_key(
     stored: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
     template: &Template,
-    write: &mut dyn FnMut(&mut String) -> Result<()>,
+    write: impl FnOnce(&mut String) -> Result<()>,
 ) -> Result<()> {
     let Some(stored) = stored else {
         return Ok(());
     };
-    with_scratch(&mut |canonical| {
+    with_scratch(|canonical| {
         write(canonical)?;
         match stored {
             AttributeValue::S(s) if s == canonical => Ok(()),
@@ -227,19 +215,19 @@ pub(crate) fn check_stored_key(
 /// the error, for index keys, which may be spelled otherwise.
 pub(crate) fn is_canonical(
     stored: Option<&AttributeValue>,
-    write: &mut dyn FnMut(&mut String) -> Result<()>,
+    write: impl FnOnce(&mut String) -> Result<()>,
 ) -> bool {
     match stored {
         None => true,
         Some(AttributeValue::S(stored)) => {
-            with_scratch(&mut |canonical| write(canonical).is_ok() && stored == canonical)
+            with_scratch(|canonical| write(canonical).is_ok() && stored == canonical)
         }
         Some(_) => false,
     }
 }
 
 /// `f` on an empty reused per-thread string: keys compared without an allocation.
-fn with_scratch<R>(f: &mut dyn FnMut(&mut String) -> R) -> R {
+fn with_scratch<R>(f: impl FnOnce(&mut String) -> R) -> R {
     thread_local! {
         static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
