@@ -266,30 +266,33 @@ pub fn describe_item_type<E: Entity>(item: &Item) -> String {
 
 /// The primary key with partition key `pk` in attribute `pk_name` and, when the table has one,
 /// sort key `sk` in `sk_name`; the first encoding error otherwise.
+#[inline]
 pub fn primary_key<E>(
     pk_name: &str,
     pk: Result<String>,
     sk_name: &str,
     sk: Option<Result<String>>,
 ) -> Result<Key<E>> {
+    primary_key_item(pk_name, pk, sk_name, sk).map(Key::from_item)
+}
+
+/// [`primary_key`]'s item, compiled once rather than once per entity.
+fn primary_key_item(
+    pk_name: &str,
+    pk: Result<String>,
+    sk_name: &str,
+    sk: Option<Result<String>>,
+) -> Result<Item> {
     let mut item = Item::with_capacity(2);
     item.insert(pk_name.to_owned(), AttributeValue::S(pk?));
     if let Some(sk) = sk {
         item.insert(sk_name.to_owned(), AttributeValue::S(sk?));
     }
-    Ok(Key::from_item(item))
-}
-
-/// A key string appended by `write` (a generated key function) to a new string.
-#[inline]
-pub fn new_key(write: impl FnOnce(&mut String) -> Result<()>) -> Result<String> {
-    let mut key = String::new();
-    write(&mut key)?;
-    Ok(key)
+    Ok(item)
 }
 
 /// Makes room for `additional` more bytes in `key`, a key being written by a generated key
-/// function: a string without capacity yet (a key written from scratch, from [`new_key`]) gets
+/// function: a string without capacity yet (a key written from scratch) gets
 /// exactly that capacity at once, which is cheaper than growing an empty string (the growth
 /// path is out of line and computes an amortized size first).
 #[inline]
@@ -301,13 +304,18 @@ pub fn reserve_key(key: &mut String, additional: usize) {
     }
 }
 
-/// [`new_key`] from one key argument, seen as a `&T` (a one-field key template).
+/// The key string of a one-field key template, written by its key function `write` from one
+/// key argument, seen as a `&T`.
 #[inline]
 pub fn key_from<T, V: FieldValue<T>>(
     value: V,
     write: fn(&mut String, &T) -> Result<()>,
 ) -> Result<String> {
-    value.with_value(|v| new_key(|key| write(key, v)))
+    value.with_value(|v| {
+        let mut key = String::new();
+        write(&mut key, v)?;
+        Ok(key)
+    })
 }
 
 /// An index key `from_item` compares whole: its key function over the decoded value (its

@@ -234,28 +234,22 @@ pub fn key_field<T: FromAttribute + ToAttribute>(
     attribute: &str,
     recover: impl FnOnce() -> Result<Option<T>>,
 ) -> Result<T> {
-    key_field_in(item.get(attribute), entity, attribute, recover)
-}
-
-/// [`key_field`] on the attribute's value, already looked up (`None`: absent).
-///
-/// A thin shell: the body is `key_field_dyn`, compiled once per field type rather than once
-/// per field (each call site's `recover` is a closure type of its own).
-#[inline]
-pub fn key_field_in<T: FromAttribute + ToAttribute>(
-    value: Option<&AttributeValue>,
-    entity: &'static str,
-    attribute: &str,
-    recover: impl FnOnce() -> Result<Option<T>>,
-) -> Result<T> {
     let mut recover = Some(recover);
-    key_field_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
-    })
+    key_field_in(
+        item.get(attribute),
+        entity,
+        attribute,
+        &mut || match recover.take() {
+            Some(f) => f(),
+            None => Ok(None),
+        },
+    )
 }
 
-/// [`key_field_in`]'s body; `recover` is called once.
-fn key_field_dyn<T: FromAttribute + ToAttribute>(
+/// [`key_field`] on the attribute's value, already looked up (`None`: absent); `recover` is
+/// called once. It is a `dyn` closure, so the function is compiled once per field type rather
+/// than once per field (each call site's closure is a type of its own).
+pub fn key_field_in<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
@@ -287,21 +281,7 @@ fn key_field_dyn<T: FromAttribute + ToAttribute>(
 /// is the item decoded again with [`key_field_in`]'s comparison, which tells a disagreeing
 /// attribute (`Error::Decode` naming both values) from another spelling of the key (refused as
 /// `Error::KeyMismatch` in the primary key, accepted in an index key).
-#[inline]
 pub fn key_field_attr_in<T: FromAttribute + ToAttribute>(
-    value: Option<&AttributeValue>,
-    entity: &'static str,
-    attribute: &str,
-    recover: impl FnOnce() -> Result<Option<T>>,
-) -> Result<T> {
-    let mut recover = Some(recover);
-    key_field_attr_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
-    })
-}
-
-/// [`key_field_attr_in`]'s body, compiled once per field type.
-fn key_field_attr_dyn<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
@@ -311,27 +291,13 @@ fn key_field_attr_dyn<T: FromAttribute + ToAttribute>(
         Some(v) if !super::rechecking() => {
             T::from_attribute(v).map_err(|e| e.at(entity, attribute))
         }
-        _ => key_field_dyn(value, entity, attribute, recover),
+        _ => key_field_in(value, entity, attribute, recover),
     }
 }
 
 /// Decodes an optional key field (sparse index) from its attribute's value, already looked up
 /// (`None`: absent), else the index key, else `None`.
-#[inline]
 pub fn key_field_opt_in<T: FromAttribute + ToAttribute>(
-    value: Option<&AttributeValue>,
-    entity: &'static str,
-    attribute: &str,
-    recover: impl FnOnce() -> Result<Option<T>>,
-) -> Result<Option<T>> {
-    let mut recover = Some(recover);
-    key_field_opt_dyn(value, entity, attribute, &mut || {
-        recover.take().map_or(Ok(None), |f| f())
-    })
-}
-
-/// [`key_field_opt_in`]'s body, compiled once per field type.
-fn key_field_opt_dyn<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
     entity: &'static str,
     attribute: &str,
@@ -559,31 +525,31 @@ mod tests {
         assert!(err.contains("E.a"), "{err}");
         assert_eq!(attr_or_default_in::<u32>(None, "E", "a").unwrap(), 0);
         assert_eq!(
-            key_field_opt_in::<String>(Some(&AttributeValue::Null(true)), "E", "a", || Ok(Some(
-                "k".into()
-            )))
+            key_field_opt_in::<String>(Some(&AttributeValue::Null(true)), "E", "a", &mut || Ok(
+                Some("k".into())
+            ))
             .unwrap()
             .as_deref(),
             Some("k")
         );
         // The attribute and the key agree, or the key does not hold the field: the attribute.
         assert_eq!(
-            key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("x".into()))).unwrap(),
+            key_field_in::<String>(Some(&s), "E", "a", &mut || Ok(Some("x".into()))).unwrap(),
             "x"
         );
         assert_eq!(
-            key_field_in::<String>(Some(&s), "E", "a", || Ok(None)).unwrap(),
+            key_field_in::<String>(Some(&s), "E", "a", &mut || Ok(None)).unwrap(),
             "x"
         );
         // They disagree: an error naming both (the key is the source of truth).
-        let err = key_field_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into())))
+        let err = key_field_in::<String>(Some(&s), "E", "a", &mut || Ok(Some("k".into())))
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("E.a") && err.contains("\"x\"") && err.contains("\"k\""),
             "{err}"
         );
-        let err = key_field_opt_in::<String>(Some(&s), "E", "a", || Ok(Some("k".into())))
+        let err = key_field_opt_in::<String>(Some(&s), "E", "a", &mut || Ok(Some("k".into())))
             .unwrap_err()
             .to_string();
         assert!(err.contains("E.a"), "{err}");

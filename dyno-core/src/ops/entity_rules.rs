@@ -129,6 +129,32 @@ impl Owner {
         self.entity
     }
 
+    /// [`owned_by`] for this entity.
+    pub(crate) fn owned_by(&self) -> Condition {
+        owned_by_type(self.attribute, self.entity)
+    }
+
+    /// [`item_exists`] for this entity.
+    pub(crate) fn item_exists(&self) -> Condition {
+        Condition::exists(self.def.partition_key.name.as_str())
+    }
+
+    /// `attribute_not_exists(PK)` for this entity's table: the item does not exist. For an
+    /// entity with a TTL attribute, `OR ttl < now` as well: an expired item reads as absent
+    /// (DynamoDB deletes it up to days late), so a put-if-absent (`create`) treats it as absent
+    /// too.
+    pub(crate) fn item_absent(&self) -> Condition {
+        let absent = Condition::not_exists(self.def.partition_key.name.as_str());
+        match self.ttl {
+            Some(ttl) => absent.or(Condition::Compare(
+                Operand::Path(Path::attr(ttl)),
+                Comparator::Lt,
+                Operand::Value(AttributeValue::N(now_epoch_seconds().to_string())),
+            )),
+            None => absent,
+        }
+    }
+
     /// The entity's table.
     pub(crate) fn table(&self) -> &'static TableDef {
         self.def
@@ -267,21 +293,6 @@ pub(crate) fn version_is(attribute: &str, v: u64) -> Condition {
 /// `attribute_exists(PK)` for `E`'s table: the item exists.
 pub(crate) fn item_exists<E: Entity>() -> Condition {
     EntityShape::of::<E>().item_exists()
-}
-
-/// `attribute_not_exists(PK)` for `E`'s table: the item does not exist. For an entity with a
-/// TTL attribute, `OR ttl < now` as well: an expired item reads as absent (DynamoDB deletes it
-/// up to days late), so a put-if-absent (`create`) treats it as absent too.
-pub(crate) fn item_absent<E: Entity>() -> Condition {
-    let absent = Condition::not_exists(table_def::<E>().partition_key.name.as_str());
-    match ttl_attribute::<E>() {
-        Some(ttl) => absent.or(Condition::Compare(
-            Operand::Path(Path::attr(ttl)),
-            Comparator::Lt,
-            Operand::Value(AttributeValue::N(now_epoch_seconds().to_string())),
-        )),
-        None => absent,
-    }
 }
 
 /// The primary-key attributes of `item` for `def`; an error when one is missing.

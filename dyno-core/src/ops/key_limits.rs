@@ -21,16 +21,11 @@ pub(crate) type ValueOf<'a, 'v> = &'a dyn Fn(&str) -> Option<&'v AttributeValue>
 /// is sent. The index keys an item carries are checked too (DynamoDB applies the same limits to
 /// them and refuses the whole write).
 ///
-/// The key attributes of `E`'s multi-attribute indexes are checked part by part
+/// The key attributes of the entity's multi-attribute indexes are checked part by part
 /// ([`check_mapped_index_parts_of`]), and the item's nesting depth (DynamoDB's 32 levels) too: what
 /// every typed write of a whole item (put, create, replace, batch put, transaction put) sends.
-#[inline]
-pub(crate) fn check_key_size<E: Entity>(item: &Item) -> Result<()> {
-    check_item_keys(&EntityShape::of::<E>(), item)
-}
-
-/// [`check_key_size`], compiled once.
-fn check_item_keys(shape: &EntityShape, item: &Item) -> Result<()> {
+/// Compiled once: the entity is `shape`, not a type parameter.
+pub(crate) fn check_item_keys(shape: &EntityShape, item: &Item) -> Result<()> {
     let value_of = |name: &str| item.get(name);
     check_key_attributes_of(shape, &value_of, KeysChecked::TableAndIndexes)?;
     check_mapped_index_parts_of(shape, &value_of)?;
@@ -120,7 +115,7 @@ pub(crate) enum KeysChecked {
     TableAndIndexes,
 }
 
-/// [`check_key_size`] on the key attributes `value_of` gives (an item's, a key's, or the values
+/// [`check_item_keys`] on the key attributes `value_of` gives (an item's, a key's, or the values
 /// an update sets), those `which` says.
 pub(crate) fn check_key_attributes_of(
     shape: &EntityShape,
@@ -202,7 +197,7 @@ pub(crate) fn check_key_attributes_of(
 }
 
 /// The attributes of `key`, or the error that kept it from being built, or a key over
-/// DynamoDB's size limits (its table key attributes, as [`check_key_size`] checks them): what
+/// DynamoDB's size limits (its table key attributes, as [`check_item_keys`] checks them): what
 /// every typed operation sends.
 pub(crate) fn key_item<E: Entity>(key: super::Key<E>) -> Result<Item> {
     let item = key.try_into_item()?;
@@ -217,7 +212,7 @@ pub(crate) fn key_ref<E: Entity>(key: &super::Key<E>) -> Result<&Item> {
     Ok(item)
 }
 
-/// [`check_key_size`] of a key: its table key attributes, all a key carries (an entity's index
+/// [`check_item_keys`] of a key: its table key attributes, all a key carries (an entity's index
 /// keys are attributes of their own, written from its index templates), so no index key is
 /// looked for in it.
 #[inline]

@@ -13,17 +13,74 @@
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
+use std::future::Future;
 
 use futures::stream::{self, Stream};
 
 use super::canon::Writer;
-use super::cursor::{LanePos, PageState};
+use super::cursor::{Cursor, LanePos, PageState};
 use super::entity_rules::page_hider;
+use super::query::PageOf;
 use super::sort_key::PartRange;
 use super::FromItem;
 use crate::error::{Error, Result};
 use crate::store::{Page, QueryRequest, ScanRequest, Store};
 use crate::value::{AttributeValue, Item, SharedItem};
+
+/// A typed read that pages with cursors ([`super::Query`], [`super::Scan`]): what [`pages`] and
+/// [`first`] need of it, so that both reads share one page stream and one `first`.
+pub(crate) trait Paged: Sized + Send + Sync {
+    /// What the read decodes.
+    type Out: Send;
+
+    /// The read capped at `n` results overall.
+    fn with_limit(self, n: usize) -> Self;
+
+    /// Every result, reading all pages.
+    fn read_all<S: Store + ?Sized>(
+        self,
+        store: &S,
+    ) -> impl Future<Output = Result<Vec<Self::Out>>> + Send;
+
+    /// One page starting at `cursor` (`None`: the first page), with the next page's cursor.
+    fn read_page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<Self::Out>>> + Send + 'a;
+}
+
+/// The pages of `read` as a stream, one `Vec` of results per page (possibly empty), each read
+/// when the stream is polled: it ends after the last page or the first error.
+pub(crate) fn pages<'s, R: Paged + 's, S: Store + ?Sized>(
+    read: R,
+    store: &'s S,
+) -> impl Stream<Item = Result<Vec<R::Out>>> + Send + 's {
+    // (the read, the next page's cursor, done)
+    stream::unfold(
+        (read, None::<Cursor>, false),
+        move |(read, cursor, done)| async move {
+            if done {
+                return None;
+            }
+            match read.read_page(store, cursor.as_ref()).await {
+                Ok(page) => {
+                    let last = page.cursor.is_none();
+                    Some((Ok(page.items), (read, page.cursor, last)))
+                }
+                Err(e) => Some((Err(e), (read, None, true))),
+            }
+        },
+    )
+}
+
+/// The first result of `read`, if any: `read` capped at one result, read whole.
+pub(crate) async fn first<R: Paged, S: Store + ?Sized>(
+    read: R,
+    store: &S,
+) -> Result<Option<R::Out>> {
+    Ok(read.with_limit(1).read_all(store).await?.into_iter().next())
+}
 
 /// The requests of a paginated read, one per lane.
 #[derive(Debug, Clone)]
@@ -342,13 +399,29 @@ impl Plan {
     /// Every result, reading page after page.
     pub(crate) async fn all<T: FromItem, S: Store + ?Sized>(&self, store: &S) -> Result<Vec<T>> {
         let mut out = Vec::new();
+        self.each_round(store, T::accepts, &mut |items| {
+            decode_into(&mut out, &items)
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// Reads page after page, handing the raw items of each round ([`Plan::round_items`]) to
+    /// `decode`; the first error (reading or decoding) stops. Only `decode` is compiled per type
+    /// read: the loop is compiled once per store type.
+    pub(crate) async fn each_round<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        accepts: fn(&Item) -> bool,
+        decode: &mut (dyn FnMut(Vec<SharedItem>) -> Result<()> + Send),
+    ) -> Result<()> {
         let mut state = PageState::start(self.lanes.len());
         loop {
-            let round = self.round::<T, S>(store, &state).await?;
-            out.extend(round.items);
+            let round = self.round_items(store, &state, accepts).await?;
+            decode(round.items)?;
             match round.next {
                 Some(next) => state = next,
-                None => return Ok(out),
+                None => return Ok(()),
             }
         }
     }
@@ -387,6 +460,15 @@ impl Plan {
             }
         })
     }
+}
+
+/// Decodes the items of a round as `T` onto `out`, in order; the first error stops.
+pub(crate) fn decode_into<T: FromItem>(out: &mut Vec<T>, items: &[SharedItem]) -> Result<()> {
+    out.reserve(items.len());
+    for it in items {
+        out.push(T::from_item(it)?);
+    }
+    Ok(())
 }
 
 /// Decodes the items of a round as `T`, in order; the first error stops.

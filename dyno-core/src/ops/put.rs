@@ -9,10 +9,9 @@ use std::sync::Arc;
 use tracing::Instrument;
 
 use super::entity_rules::{
-    condition_failure_of, decode, item_absent, item_exists, key_of, number, owned_by, table_def,
-    table_name, version_is, Owner,
+    condition_failure_of, decode, key_of, number, version_is, EntityShape, Owner,
 };
-use super::key_limits::check_key_size;
+use super::key_limits::check_item_keys;
 use crate::entity::Entity;
 use crate::error::{Error, Result, UnknownWrite};
 use crate::expr::{Cond, Condition, Path, SetValue, Update, UpdateOperand};
@@ -80,6 +79,15 @@ pub enum PutMode {
 /// [`crate::Error::ConditionFailed`] on any existing item.
 #[must_use = "a put does nothing until it is sent"]
 pub struct Put<'a, E: Entity> {
+    /// Everything the put holds, not generic over the entity: its bodies are compiled once,
+    /// with `E`'s constants passed as a [`PutShape`].
+    w: PutState,
+    _e: PhantomData<fn() -> &'a E>,
+}
+
+/// A [`Put`]'s state.
+#[derive(Clone)]
+struct PutState {
     /// The item as written, decided when the builder was built, or the error met making it.
     item: std::result::Result<Arc<Item>, Arc<Error>>,
     /// The entity's version before the write (0 when unversioned or never stored).
@@ -94,19 +102,40 @@ pub struct Put<'a, E: Entity> {
     /// condition fails on exactly the item this builder writes was applied by that send.
     /// Shared by clones of the builder.
     unknown: Arc<AtomicBool>,
-    _e: PhantomData<fn() -> &'a E>,
+}
+
+/// The constants of an entity that a put needs, as values.
+#[derive(Clone, Copy)]
+struct PutShape {
+    shape: EntityShape,
+    owner: Owner,
+    /// The entity's `created_at` field and attribute.
+    created_at: Option<(&'static str, &'static str)>,
+    /// Every attribute the entity writes.
+    attributes: &'static [&'static str],
+}
+
+impl PutShape {
+    /// `E`'s.
+    #[inline]
+    fn of<E: Entity>() -> Self {
+        PutShape {
+            shape: EntityShape::of::<E>(),
+            owner: Owner::of::<E>(),
+            created_at: E::CREATED_AT,
+            attributes: E::ATTRIBUTES,
+        }
+    }
+
+    fn entity(&self) -> &'static str {
+        self.shape.entity
+    }
 }
 
 impl<E: Entity> Clone for Put<'_, E> {
     fn clone(&self) -> Self {
         Put {
-            item: self.item.clone(),
-            version: self.version,
-            keep_created: self.keep_created,
-            mode: self.mode,
-            condition: self.condition.clone(),
-            condition_error: self.condition_error.clone(),
-            unknown: self.unknown.clone(),
+            w: self.w.clone(),
             _e: PhantomData,
         }
     }
@@ -116,9 +145,9 @@ impl<E: Entity> fmt::Debug for Put<'_, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Put")
             .field("entity", &E::ENTITY_TYPE)
-            .field("mode", &self.mode)
-            .field("keeps_created_at", &self.keep_created)
-            .field("condition", &self.condition)
+            .field("mode", &self.w.mode)
+            .field("keeps_created_at", &self.w.keep_created)
+            .field("condition", &self.w.condition)
             .finish()
     }
 }
@@ -139,41 +168,12 @@ impl<'a, E: Entity> Put<'a, E> {
     /// are fixed for every send of this builder.
     pub fn new(entity: &'a E, mode: PutMode) -> Self {
         let version = entity.version().unwrap_or(0);
-        let item = Self::make_item(entity, version)
-            .map(Arc::new)
-            .map_err(Arc::new);
-        let maybe_existing = match mode {
-            PutMode::Create => false,
-            PutMode::Upsert => E::VERSION_ATTRIBUTE.is_none() || version > 0,
-            PutMode::Replace => true,
-        };
+        let item = entity.to_item();
+        let created_at_unset = entity.created_at_unset();
         Put {
-            item,
-            version,
-            keep_created: maybe_existing && E::CREATED_AT.is_some() && entity.created_at_unset(),
-            mode,
-            condition: None,
-            condition_error: None,
-            unknown: Arc::new(AtomicBool::new(false)),
+            w: PutState::new(&PutShape::of::<E>(), item, version, mode, created_at_unset),
             _e: PhantomData,
         }
-    }
-
-    fn make_item(entity: &E, v: u64) -> Result<Item> {
-        let mut item = entity.to_item().map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        if let Some(attr) = E::VERSION_ATTRIBUTE {
-            let next = v.checked_add(1).ok_or_else(|| Error::OutOfRange {
-                entity: Some(E::ENTITY_TYPE),
-                field: attr.to_owned(),
-                message: format!(
-                    "version {v} is the largest a u64 holds, so a write cannot increment it"
-                ),
-            })?;
-            item.insert(attr.to_owned(), number(next));
-        }
-        check_key_size::<E>(&item)?;
-        check_item_size(&item, Some(E::ENTITY_TYPE))?;
-        Ok(item)
     }
 
     /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
@@ -181,9 +181,9 @@ impl<'a, E: Entity> Put<'a, E> {
     /// failed to build (a value that does not encode) makes sending fail with its error.
     pub fn condition(mut self, c: Cond<E>) -> Self {
         match c.into_condition() {
-            Ok(c) => self.condition = Some(Condition::and_opt(self.condition, c)),
+            Ok(c) => self.w.condition = Some(Condition::and_opt(self.w.condition, c)),
             Err(e) => {
-                self.condition_error.get_or_insert_with(|| Arc::new(e));
+                self.w.condition_error.get_or_insert_with(|| Arc::new(e));
             }
         }
         self
@@ -191,10 +191,7 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// The item this put writes, as decided when it was built (ids, stamps, version).
     pub fn item(&self) -> Result<&Item> {
-        if let Some(e) = &self.condition_error {
-            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
-        }
-        self.item.as_deref().map_err(|e| Error::clone(e))
+        self.w.item(E::ENTITY_TYPE)
     }
 
     /// The entity as this put writes it (decoded from [`Self::item`]).
@@ -207,149 +204,28 @@ impl<'a, E: Entity> Put<'a, E> {
         })
     }
 
-    /// The condition this put sends.
-    fn conditions(&self) -> Option<Condition> {
-        let mut cond = Some(match self.mode {
-            PutMode::Upsert => owned_by::<E>(),
-            PutMode::Create => item_absent::<E>(),
-            PutMode::Replace => item_exists::<E>().and(owned_by::<E>()),
-        });
-        if let Some(attr) = E::VERSION_ATTRIBUTE {
-            let check = match (self.mode, self.version) {
-                (PutMode::Create, _) => None,
-                (PutMode::Upsert, 0) => Some(item_absent::<E>()),
-                (PutMode::Upsert, v) => Some(version_is(attr, v)),
-                (PutMode::Replace, v) => Some(version_is(attr, v)),
-            };
-            if let Some(check) = check {
-                cond = Some(Condition::and_opt(cond, check));
-            }
-        }
-        if let (true, Some((_, created))) = (self.keep_created, E::CREATED_AT) {
-            for (attr, only) in created_keys::<E>() {
-                // A key made of the stamp alone is kept with it (`if_not_exists`), which is
-                // right when the stored key was made from the stored stamp; one made with
-                // other fields cannot be rebuilt in one request.
-                let c = if only {
-                    Condition::not_exists(created).or(Condition::exists(attr.as_str()))
-                } else {
-                    Condition::not_exists(created)
-                };
-                cond = Some(Condition::and_opt(cond, c));
-            }
-        }
-        if let Some(c) = &self.condition {
-            cond = Some(Condition::and_opt(cond, c.clone()));
-        }
-        cond
-    }
-
     /// The attributes this put keeps when the item exists (sent as UpdateItem, they are set
     /// with `if_not_exists`): `created_at` and the index keys made of it alone. Empty when it
     /// keeps nothing.
     pub(crate) fn kept_attributes(&self) -> Vec<String> {
-        let Some((_, created)) = E::CREATED_AT.filter(|_| self.keep_created) else {
-            return Vec::new();
-        };
-        let keys = created_keys::<E>().into_iter();
-        std::iter::once(created.to_owned())
-            .chain(keys.filter_map(|(attr, only)| only.then_some(attr)))
-            .collect()
-    }
-
-    /// True when this put keeps a stored `created_at` and an index key is made from it with
-    /// other fields.
-    fn created_in_index_key(&self) -> bool {
-        self.keep_created && created_keys::<E>().iter().any(|(_, only)| !only)
+        self.w.kept_attributes(&PutShape::of::<E>())
     }
 
     /// The item and condition of the PutItem form (the size checks included), moved out.
     pub(crate) fn into_parts(self) -> Result<(Item, Option<Condition>)> {
-        if let Some(e) = &self.condition_error {
-            return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
-        }
-        let cond = self.conditions();
-        let item = self.item.map_err(|e| Error::clone(&e))?;
-        Ok((Arc::unwrap_or_clone(item), cond))
-    }
-
-    /// The UpdateItem that writes `item` whole and keeps a stored `created_at`.
-    fn keeping_update(item: &Item) -> Result<(Item, Update)> {
-        let def = table_def::<E>();
-        let key = key_of(item, def)?;
-        let created = E::CREATED_AT.map(|(_, a)| a);
-        let kept: Vec<String> = (created_keys::<E>().into_iter())
-            .filter_map(|(attr, only)| only.then_some(attr))
-            .collect();
-        let mut update = Update::default();
-        let mut names: Vec<&String> = item
-            .keys()
-            .filter(|n| !key.contains_key(n.as_str()))
-            .collect();
-        names.sort();
-        for name in names {
-            let value = item[name].clone();
-            let set = if Some(name.as_str()) == created || kept.contains(name) {
-                SetValue::Operand(UpdateOperand::IfNotExists(
-                    Path::attr(name.as_str()),
-                    Box::new(UpdateOperand::Value(value)),
-                ))
-            } else {
-                SetValue::value(value)
-            };
-            update.set.push((Path::attr(name.as_str()), set));
-        }
-        let mut removed = HashSet::new();
-        for attr in E::ATTRIBUTES {
-            if !item.contains_key(*attr) && !key.contains_key(*attr) && removed.insert(*attr) {
-                update.remove.push(Path::attr(*attr));
-            }
-        }
-        Ok((key, update))
+        self.w.into_parts(&PutShape::of::<E>())
     }
 
     /// The request this put sends: a PutItem, or an UpdateItem when it keeps a stored
     /// `created_at` (see "Stamps" above).
     pub fn write_request(&self) -> Result<PutWriteRequest> {
-        let item = self.item()?;
-        let condition = self.conditions();
-        if self.keep_created {
-            let (key, update) = Self::keeping_update(item)?;
-            return Ok(PutWriteRequest::Update(UpdateRequest {
-                table: table_name::<E>(),
-                key,
-                update,
-                condition,
-                return_values: ReturnValues::None,
-                return_old_on_condition_failure: self.created_in_index_key(),
-            }));
-        }
-        Ok(PutWriteRequest::Put(PutRequest {
-            table: table_name::<E>(),
-            item: Item::clone(item),
-            condition,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        }))
+        self.w.write_request(&PutShape::of::<E>())
     }
 
     /// The PutItem this put sends. A put that keeps a stored `created_at` is an UpdateItem
     /// instead: [`Error::Validation`] here, use [`Self::write_request`].
     pub fn into_request(self) -> Result<PutRequest> {
-        if self.keep_created {
-            return Err(Error::validation(format!(
-                "put of {}: it keeps the stored created_at, so it is an UpdateItem: use write_request()",
-                E::ENTITY_TYPE
-            )));
-        }
-        let (item, condition) = self.into_parts()?;
-        Ok(PutRequest {
-            table: table_name::<E>(),
-            item,
-            condition,
-            return_values: ReturnValues::None,
-            return_old_on_condition_failure: false,
-        })
+        self.w.into_request(&PutShape::of::<E>())
     }
 
     /// The same write as an action of a [`super::Transaction`].
@@ -429,12 +305,215 @@ impl<'a, E: Entity> Put<'a, E> {
 
     /// What one send needs, owned.
     fn prepare(&self) -> Result<Prepared> {
-        let request = self.write_request()?;
+        self.w.prepare(&PutShape::of::<E>())
+    }
+}
+
+impl PutState {
+    /// A put in `mode` of the entity whose item (`to_item`'s result) is `item` at `version`:
+    /// the item is made now (the version incremented, the sizes checked).
+    fn new(
+        s: &PutShape,
+        item: Result<Item>,
+        version: u64,
+        mode: PutMode,
+        created_at_unset: bool,
+    ) -> Self {
+        let item = Self::make_item(s, item, version)
+            .map(Arc::new)
+            .map_err(Arc::new);
+        let maybe_existing = match mode {
+            PutMode::Create => false,
+            PutMode::Upsert => s.shape.version.is_none() || version > 0,
+            PutMode::Replace => true,
+        };
+        PutState {
+            item,
+            version,
+            keep_created: maybe_existing && s.created_at.is_some() && created_at_unset,
+            mode,
+            condition: None,
+            condition_error: None,
+            unknown: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn make_item(s: &PutShape, item: Result<Item>, v: u64) -> Result<Item> {
+        let entity = s.entity();
+        let mut item = item.map_err(|e| e.for_entity(entity))?;
+        if let Some(attr) = s.shape.version {
+            let next = v.checked_add(1).ok_or_else(|| Error::OutOfRange {
+                entity: Some(entity),
+                field: attr.to_owned(),
+                message: format!(
+                    "version {v} is the largest a u64 holds, so a write cannot increment it"
+                ),
+            })?;
+            item.insert(attr.to_owned(), number(next));
+        }
+        check_item_keys(&s.shape, &item)?;
+        check_item_size(&item, Some(entity))?;
+        Ok(item)
+    }
+
+    /// [`Put::item`].
+    fn item(&self, entity: &'static str) -> Result<&Item> {
+        if let Some(e) = &self.condition_error {
+            return Err(Error::clone(e).for_entity(entity));
+        }
+        self.item.as_deref().map_err(|e| Error::clone(e))
+    }
+
+    /// The condition this put sends.
+    fn conditions(&self, s: &PutShape) -> Option<Condition> {
+        let owner = &s.owner;
+        let mut cond = Some(match self.mode {
+            PutMode::Upsert => owner.owned_by(),
+            PutMode::Create => owner.item_absent(),
+            PutMode::Replace => owner.item_exists().and(owner.owned_by()),
+        });
+        if let Some(attr) = s.shape.version {
+            let check = match (self.mode, self.version) {
+                (PutMode::Create, _) => None,
+                (PutMode::Upsert, 0) => Some(owner.item_absent()),
+                (PutMode::Upsert, v) => Some(version_is(attr, v)),
+                (PutMode::Replace, v) => Some(version_is(attr, v)),
+            };
+            if let Some(check) = check {
+                cond = Some(Condition::and_opt(cond, check));
+            }
+        }
+        if let (true, Some((_, created))) = (self.keep_created, s.created_at) {
+            for (attr, only) in created_keys(s) {
+                // A key made of the stamp alone is kept with it (`if_not_exists`), which is
+                // right when the stored key was made from the stored stamp; one made with
+                // other fields cannot be rebuilt in one request.
+                let c = if only {
+                    Condition::not_exists(created).or(Condition::exists(attr.as_str()))
+                } else {
+                    Condition::not_exists(created)
+                };
+                cond = Some(Condition::and_opt(cond, c));
+            }
+        }
+        if let Some(c) = &self.condition {
+            cond = Some(Condition::and_opt(cond, c.clone()));
+        }
+        cond
+    }
+
+    /// [`Put::kept_attributes`].
+    fn kept_attributes(&self, s: &PutShape) -> Vec<String> {
+        let Some((_, created)) = s.created_at.filter(|_| self.keep_created) else {
+            return Vec::new();
+        };
+        let keys = created_keys(s).into_iter();
+        std::iter::once(created.to_owned())
+            .chain(keys.filter_map(|(attr, only)| only.then_some(attr)))
+            .collect()
+    }
+
+    /// True when this put keeps a stored `created_at` and an index key is made from it with
+    /// other fields.
+    fn created_in_index_key(&self, s: &PutShape) -> bool {
+        self.keep_created && created_keys(s).iter().any(|(_, only)| !only)
+    }
+
+    /// [`Put::into_parts`].
+    fn into_parts(self, s: &PutShape) -> Result<(Item, Option<Condition>)> {
+        if let Some(e) = &self.condition_error {
+            return Err(Error::clone(e).for_entity(s.entity()));
+        }
+        let cond = self.conditions(s);
+        let item = self.item.map_err(|e| Error::clone(&e))?;
+        Ok((Arc::unwrap_or_clone(item), cond))
+    }
+
+    /// The UpdateItem that writes `item` whole and keeps a stored `created_at`.
+    fn keeping_update(s: &PutShape, item: &Item) -> Result<(Item, Update)> {
+        let key = key_of(item, s.shape.def)?;
+        let created = s.created_at.map(|(_, a)| a);
+        let kept: Vec<String> = (created_keys(s).into_iter())
+            .filter_map(|(attr, only)| only.then_some(attr))
+            .collect();
+        let mut update = Update::default();
+        let mut names: Vec<&String> = item
+            .keys()
+            .filter(|n| !key.contains_key(n.as_str()))
+            .collect();
+        names.sort();
+        for name in names {
+            let value = item[name].clone();
+            let set = if Some(name.as_str()) == created || kept.contains(name) {
+                SetValue::Operand(UpdateOperand::IfNotExists(
+                    Path::attr(name.as_str()),
+                    Box::new(UpdateOperand::Value(value)),
+                ))
+            } else {
+                SetValue::value(value)
+            };
+            update.set.push((Path::attr(name.as_str()), set));
+        }
+        let mut removed = HashSet::new();
+        for attr in s.attributes {
+            if !item.contains_key(*attr) && !key.contains_key(*attr) && removed.insert(*attr) {
+                update.remove.push(Path::attr(*attr));
+            }
+        }
+        Ok((key, update))
+    }
+
+    /// [`Put::write_request`].
+    fn write_request(&self, s: &PutShape) -> Result<PutWriteRequest> {
+        let item = self.item(s.entity())?;
+        let condition = self.conditions(s);
+        let table = s.shape.def.name.clone();
+        if self.keep_created {
+            let (key, update) = Self::keeping_update(s, item)?;
+            return Ok(PutWriteRequest::Update(UpdateRequest {
+                table,
+                key,
+                update,
+                condition,
+                return_values: ReturnValues::None,
+                return_old_on_condition_failure: self.created_in_index_key(s),
+            }));
+        }
+        Ok(PutWriteRequest::Put(PutRequest {
+            table,
+            item: Item::clone(item),
+            condition,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        }))
+    }
+
+    /// [`Put::into_request`].
+    fn into_request(self, s: &PutShape) -> Result<PutRequest> {
+        if self.keep_created {
+            return Err(Error::validation(format!(
+                "put of {}: it keeps the stored created_at, so it is an UpdateItem: use write_request()",
+                s.entity()
+            )));
+        }
+        let (item, condition) = self.into_parts(s)?;
+        Ok(PutRequest {
+            table: s.shape.def.name.clone(),
+            item,
+            condition,
+            return_values: ReturnValues::None,
+            return_old_on_condition_failure: false,
+        })
+    }
+
+    /// [`Put::prepare`].
+    fn prepare(&self, s: &PutShape) -> Result<Prepared> {
+        let request = self.write_request(s)?;
         let item = match &self.item {
             Ok(item) => item.clone(),
             Err(e) => return Err(Error::clone(e)),
         };
-        let key = key_of(&item, table_def::<E>())?;
+        let key = key_of(&item, s.shape.def)?;
         Ok(Prepared {
             request: Some(request),
             item,
@@ -442,11 +521,11 @@ impl<'a, E: Entity> Put<'a, E> {
             unknown: self.unknown.clone(),
             create: self.mode == PutMode::Create,
             mode: self.mode,
-            kept: E::CREATED_AT.filter(|_| self.keep_created).map(|(_, a)| a),
-            stamped_index: self.created_in_index_key(),
+            kept: s.created_at.filter(|_| self.keep_created).map(|(_, a)| a),
+            stamped_index: self.created_in_index_key(s),
             returning: false,
-            owner: Owner::of::<E>(),
-            created_at: E::CREATED_AT,
+            owner: s.owner,
+            created_at: s.created_at,
         })
     }
 }
@@ -573,15 +652,15 @@ impl Prepared {
     }
 }
 
-/// The index key attributes of `E` made from its `created_at` field, each with `true` when the
-/// stamp is its template's only field.
-fn created_keys<E: Entity>() -> Vec<(String, bool)> {
-    let Some((field, _)) = E::CREATED_AT else {
+/// The index key attributes of the entity made from its `created_at` field, each with `true`
+/// when the stamp is its template's only field.
+fn created_keys(s: &PutShape) -> Vec<(String, bool)> {
+    let Some((field, _)) = s.created_at else {
         return Vec::new();
     };
-    let def = table_def::<E>();
+    let def = s.shape.def;
     let mut out = Vec::new();
-    for ix in E::INDEXES {
+    for ix in s.shape.indexes {
         let Some(d) = (def.global_indexes.iter())
             .chain(&def.local_indexes)
             .find(|d| d.name == ix.index)

@@ -1,6 +1,7 @@
 //! Typed scans, optionally parallel (segments read concurrently and merged).
 
 use std::fmt;
+use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use tracing::Instrument;
 
 use super::canon::{fnv1a, Writer};
 use super::cursor::{Cursor, PageState};
-use super::paging::{Lanes, Plan};
+use super::paging::{self, Lanes, Paged, Plan};
 use super::query::{tracing_futures_stream, PageOf};
 use super::{FilterBy, FromItem};
 use crate::error::{Error, Result};
@@ -252,27 +253,12 @@ impl<T: FromItem> Scan<T> {
     where
         T: 's,
     {
-        // (scan, the next page's cursor, done)
-        futures::stream::unfold(
-            (self, None::<Cursor>, false),
-            move |(scan, cursor, done)| async move {
-                if done {
-                    return None;
-                }
-                match scan.page(store, cursor.as_ref()).await {
-                    Ok(page) => {
-                        let last = page.cursor.is_none();
-                        Some((Ok(page.items), (scan, page.cursor, last)))
-                    }
-                    Err(e) => Some((Err(e), (scan, None, true))),
-                }
-            },
-        )
+        paging::pages(self, store)
     }
 
     /// The first result, if any (in a parallel scan, the first of any segment).
     pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
-        Ok(self.limit(1).all(store).await?.into_iter().next())
+        paging::first(self, store).await
     }
 
     /// The number of results [`Scan::all`] would return (capped at the limit): `T`'s items
@@ -285,5 +271,25 @@ impl<T: FromItem> Scan<T> {
             .instrument(span)
             .await?;
         Ok(self.limit.map_or(n, |l| n.min(l)))
+    }
+}
+
+impl<T: FromItem> Paged for Scan<T> {
+    type Out = T;
+
+    fn with_limit(self, n: usize) -> Self {
+        self.limit(n)
+    }
+
+    fn read_all<S: Store + ?Sized>(self, store: &S) -> impl Future<Output = Result<Vec<T>>> + Send {
+        self.all(store)
+    }
+
+    fn read_page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<T>>> + Send + 'a {
+        self.page(store, cursor)
     }
 }

@@ -118,6 +118,16 @@ enum Action {
 #[must_use = "an update does nothing until it is sent"]
 pub struct UpdateBuilder<E: Entity> {
     key: Key<E>,
+    /// Everything but the key: not generic over the entity, so that building an update is
+    /// compiled once rather than once per entity (the methods here are thin shells over it).
+    s: UpdateState,
+}
+
+/// What an [`UpdateBuilder`] holds besides its key.
+#[derive(Debug)]
+struct UpdateState {
+    /// The entity's type name, for errors.
+    entity: &'static str,
     actions: Vec<(Path, Action)>,
     condition: Option<Condition>,
     /// The first error met building: sending fails with it.
@@ -125,28 +135,30 @@ pub struct UpdateBuilder<E: Entity> {
     version: Option<u64>,
     upsert: bool,
     needs: &'static [IndexKeyNeed],
-    /// The range conditions of typed arithmetic ([`Self::add_number`]), one per attribute.
+    /// The range conditions of typed arithmetic ([`UpdateBuilder::add_number`]), one per
+    /// attribute.
     bounds: Vec<Bound>,
-    /// [`Self::keep_updated_at`]: the typed update leaves `updated_at` as it is.
+    /// [`UpdateBuilder::keep_updated_at`]: the typed update leaves `updated_at` as it is.
     keep_updated_at: bool,
-    /// [`Self::given_value`]: values the stored item must hold (conditions, not writes).
+    /// [`UpdateBuilder::given_value`]: values the stored item must hold (conditions, not
+    /// writes).
     givens: Vec<Given>,
-    /// [`Self::require_fields`]: `(attribute, field)` an upsert must write.
+    /// [`UpdateBuilder::require_fields`]: `(attribute, field)` an upsert must write.
     required: Vec<(&'static str, &'static str)>,
 }
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("UpdateBuilder")
-            .field("entity", &E::ENTITY_TYPE)
+            .field("entity", &self.s.entity)
             .field("key", &self.key)
-            .field("actions", &self.actions)
-            .field("condition", &self.condition)
-            .field("error", &self.error)
-            .field("version", &self.version)
-            .field("upsert", &self.upsert)
-            .field("givens", &self.givens)
-            .field("required", &self.required)
+            .field("actions", &self.s.actions)
+            .field("condition", &self.s.condition)
+            .field("error", &self.s.error)
+            .field("version", &self.s.version)
+            .field("upsert", &self.s.upsert)
+            .field("givens", &self.s.givens)
+            .field("required", &self.s.required)
             .finish()
     }
 }
@@ -156,16 +168,7 @@ impl<E: Entity> UpdateBuilder<E> {
     pub fn new(key: Key<E>) -> Self {
         UpdateBuilder {
             key,
-            actions: Vec::new(),
-            condition: None,
-            error: None,
-            version: None,
-            upsert: false,
-            needs: &[],
-            bounds: Vec::new(),
-            keep_updated_at: false,
-            givens: Vec::new(),
-            required: Vec::new(),
+            s: UpdateState::new(E::ENTITY_TYPE),
         }
     }
 
@@ -173,14 +176,14 @@ impl<E: Entity> UpdateBuilder<E> {
     /// field (generated updates stamp it when they are finished: sent, or turned into a builder
     /// or a transaction action). The typed `keep_updated_at()` calls it.
     pub fn keep_updated_at(mut self) -> Self {
-        self.keep_updated_at = true;
+        self.s.keep_updated_at = true;
         self
     }
 
     /// True after [`Self::keep_updated_at`].
     #[doc(hidden)]
     pub fn keeps_updated_at(&self) -> bool {
-        self.keep_updated_at
+        self.s.keep_updated_at
     }
 
     /// The key attributes (empty for an invalid key), to read primary-key segments from.
@@ -191,54 +194,30 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Keeps the first error: sending fails with it.
     #[doc(hidden)]
     pub fn record(&mut self, r: Result<()>) {
-        if let Err(e) = r {
-            self.error
-                .get_or_insert_with(|| e.for_entity(E::ENTITY_TYPE));
-        }
-    }
-
-    fn push(&mut self, path: Path, action: Action) {
-        self.actions.retain(|(p, _)| *p != path);
-        self.bounds.retain(|b| *b.path() != path);
-        self.actions.push((path, action));
-    }
-
-    /// The value, or `None` with its error (naming `E` and `path`) recorded.
-    fn value(
-        &mut self,
-        path: &Path,
-        value: Result<Option<AttributeValue>>,
-    ) -> Option<Option<AttributeValue>> {
-        match value {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.record(Err(e.at(E::ENTITY_TYPE, &path.to_string())));
-                None
-            }
-        }
+        self.s.record(r)
     }
 
     /// `SET path = value`.
     pub fn set(mut self, path: Path, value: SetValue) -> Self {
-        self.push(path, Action::Set(value));
+        self.s.push(path, Action::Set(value));
         self
     }
 
     /// `REMOVE path`.
     pub fn remove(mut self, path: Path) -> Self {
-        self.push(path, Action::Remove);
+        self.s.push(path, Action::Remove);
         self
     }
 
     /// `ADD path value`: adds to a number (starting from 0) or to a set.
     pub fn add(mut self, path: Path, value: AttributeValue) -> Self {
-        self.push(path, Action::Add(value));
+        self.s.push(path, Action::Add(value));
         self
     }
 
     /// `DELETE path value`: removes elements from a set.
     pub fn delete_elements(mut self, path: Path, value: AttributeValue) -> Self {
-        self.push(path, Action::Delete(value));
+        self.s.push(path, Action::Delete(value));
         self
     }
 
@@ -246,7 +225,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// the value has no attribute form (`None`), the error recorded when encoding failed.
     #[doc(hidden)]
     pub fn set_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.set_path_value(Path::attr(name), value);
+        self.s.set_value(name, value)
     }
 
     /// `SET path = value`, from an encoding result: without an attribute form (`None`),
@@ -254,17 +233,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// writes `None` inside a list); the error recorded when encoding failed.
     #[doc(hidden)]
     pub fn set_path_value(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
-        match self.value(&path, value) {
-            Some(Some(v)) => self.push(path, Action::Set(SetValue::value(v))),
-            Some(None) if path.ends_in_index() => {
-                self.push(
-                    path,
-                    Action::Set(SetValue::value(AttributeValue::Null(true))),
-                );
-            }
-            Some(None) => self.push(path, Action::Remove),
-            None => {}
-        }
+        self.s.set_path_value(path, value)
     }
 
     /// [`Self::set_value`], or with `if_absent` [`Self::set_if_absent_value`] (a created-at stamp
@@ -276,11 +245,7 @@ impl<E: Entity> UpdateBuilder<E> {
         value: Result<Option<AttributeValue>>,
         if_absent: bool,
     ) {
-        if if_absent {
-            self.set_if_absent_value(name, value);
-        } else {
-            self.set_value(name, value);
-        }
+        self.s.set_value_as(name, value, if_absent)
     }
 
     /// Writes index key attributes (`keys`) computed from the values this update sets, and
@@ -288,14 +253,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// `if_absent`, the keys are written only where the item has none, and nothing is removed.
     #[doc(hidden)]
     pub fn set_index_keys(&mut self, keys: crate::value::Item, removes: &[&str], if_absent: bool) {
-        for (name, value) in keys {
-            self.set_value_as(&name, Ok(Some(value)), if_absent);
-        }
-        if !if_absent {
-            for name in removes {
-                self.remove_attr(name);
-            }
-        }
+        self.s.set_index_keys(keys, removes, if_absent)
     }
 
     /// Field `field` (attribute `name`) holds `value`, given to rebuild the index key attribute(s)
@@ -352,104 +310,44 @@ impl<E: Entity> UpdateBuilder<E> {
         value: Result<Option<AttributeValue>>,
         rebuilds: &str,
     ) {
-        let path = Path::attr(name);
-        let Some(value) = self.value(&path, value) else {
-            return;
-        };
-        let written = self.actions.iter().find_map(|(p, a)| match a {
-            _ if *p != path => None,
-            Action::Set(SetValue::Operand(UpdateOperand::Value(v))) => Some(Some(v.clone())),
-            Action::Remove => Some(None),
-            _ => None,
-        });
-        if let Some(written) = written {
-            if written != value {
-                let show = |v: &Option<AttributeValue>| {
-                    v.as_ref()
-                        .map_or_else(|| "absent".to_owned(), crate::value::describe)
-                };
-                self.record(Err(Error::validation(format!(
-                    "update of {}: `{field}` is set to {} by this update but given as {} to \
-                     rebuild {rebuilds}; nothing was sent. Give the value this update writes",
-                    E::ENTITY_TYPE,
-                    show(&written),
-                    show(&value)
-                ))));
-            }
-            return;
-        }
-        let given = Given {
-            attribute: name.to_owned(),
-            field,
-            value,
-            rebuilds: rebuilds.to_owned(),
-        };
-        if let Some(earlier) = self.givens.iter().find(|g| g.attribute == name) {
-            if earlier.value != given.value {
-                self.record(Err(Error::validation(format!(
-                    "update of {}: `{field}` is given two values to rebuild {} and {rebuilds}; \
-                     nothing was sent. Give the value the item holds",
-                    E::ENTITY_TYPE,
-                    earlier.rebuilds
-                ))));
-            }
-            return;
-        }
-        // An item an upsert creates holds the value its keys are made of; on an existing item
-        // the condition makes this write a no-op. It replaces a stamp's own `if_not_exists`.
-        if let Some(v) = &given.value {
-            let set = SetValue::Operand(UpdateOperand::IfNotExists(
-                path.clone(),
-                Box::new(UpdateOperand::Value(v.clone())),
-            ));
-            self.push(path, Action::Set(set));
-        }
-        self.givens.push(given);
+        self.s.given_value(field, name, value, rebuilds)
     }
 
     /// `REMOVE name` on a top-level attribute.
     #[doc(hidden)]
     pub fn remove_attr(&mut self, name: &str) {
-        self.push(Path::attr(name), Action::Remove);
+        self.s.remove_attr(name)
     }
 
     /// `REMOVE path`: an attribute, a map entry, a document's field, or a list element (the
     /// elements after it move down one place).
     #[doc(hidden)]
     pub fn remove_path(&mut self, path: Path) {
-        self.push(path, Action::Remove);
+        self.s.remove_path(path)
     }
 
     /// `SET name = if_not_exists(name, :value)` (nothing for a value without attribute form).
     #[doc(hidden)]
     pub fn set_if_absent_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.set_if_absent_path(Path::attr(name), value);
+        self.s.set_if_absent_value(name, value)
     }
 
     /// `SET path = if_not_exists(path, :value)` (nothing for a value without attribute form).
     #[doc(hidden)]
     pub fn set_if_absent_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(&path, value) {
-            let set = SetValue::Operand(UpdateOperand::IfNotExists(
-                path.clone(),
-                Box::new(UpdateOperand::Value(v)),
-            ));
-            self.push(path, Action::Set(set));
-        }
+        self.s.set_if_absent_path(path, value)
     }
 
     /// `ADD name :value` (numbers and sets).
     #[doc(hidden)]
     pub fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.add_path(Path::attr(name), value);
+        self.s.add_value(name, value)
     }
 
     /// `ADD path :value` (numbers and sets), on an attribute or a path inside one.
     #[doc(hidden)]
     pub fn add_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(&path, value) {
-            self.push(path, Action::Add(v));
-        }
+        self.s.add_path(path, value)
     }
 
     /// `ADD name :delta` on a number field of type `T`, with a condition in the same request
@@ -458,80 +356,51 @@ impl<E: Entity> UpdateBuilder<E> {
     /// writes nothing. The typed `add_<field>` setters call it.
     #[doc(hidden)]
     pub fn add_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
-        self.add_number_at::<T>(Path::attr(name), delta);
+        self.s.add_number::<T>(name, delta)
     }
 
     /// Requires that the map entry written at `path` is not stored under `other`, another name
     /// of its key ([`Field::entry`](crate::expr::Field::entry)): sent as a condition, and a
     /// failure of it explained naming both.
     pub(crate) fn guard_spelling(&mut self, path: &Path, other: Path) {
-        self.bounds.push(Bound::spelling(path, other));
+        self.s.guard_spelling(path, other)
     }
 
     /// [`Self::add_number`] on a path inside an attribute (a map entry, a document's field): the
     /// result is kept inside `T` the same way.
     #[doc(hidden)]
     pub fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
-        self.arithmetic::<T>(path, Op::Add, encode_value::<T, _>(delta));
+        self.s.add_number_at::<T>(path, delta)
     }
 
     /// `SET name = if_not_exists(name, 0) - :delta`, kept inside `T` as [`Self::add_number`].
     #[doc(hidden)]
     pub fn subtract_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
-        self.subtract_number_at::<T>(Path::attr(name), delta);
+        self.s.subtract_number::<T>(name, delta)
     }
 
     /// [`Self::subtract_number`] on a path inside an attribute.
     #[doc(hidden)]
     pub fn subtract_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
-        self.arithmetic::<T>(path, Op::Subtract, encode_value::<T, _>(delta));
-    }
-
-    fn arithmetic<T: Arithmetic>(
-        &mut self,
-        path: Path,
-        op: Op,
-        delta: Result<Option<AttributeValue>>,
-    ) {
-        let Some(Some(delta)) = self.value(&path, delta) else {
-            return;
-        };
-        let bound = Bound::new::<T>(&path, op, &delta);
-        let at = path.to_string();
-        match op {
-            Op::Add => self.add_path(path, Ok(Some(delta))),
-            Op::Subtract => self.subtract_path(path, Ok(Some(delta))),
-        }
-        match bound {
-            Some(Ok(bound)) => self.bounds.push(bound),
-            Some(Err(e)) => self.record(Err(e.at(E::ENTITY_TYPE, &at))),
-            None => {}
-        }
+        self.s.subtract_number_at::<T>(path, delta)
     }
 
     /// `SET name = if_not_exists(name, 0) - :value`.
     #[doc(hidden)]
     pub fn subtract_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.subtract_path(Path::attr(name), value);
+        self.s.subtract_value(name, value)
     }
 
     /// `SET path = if_not_exists(path, 0) - :value`.
     #[doc(hidden)]
     pub fn subtract_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(&path, value) {
-            let current =
-                UpdateOperand::IfNotExists(path.clone(), Box::new(UpdateOperand::Value(number(0))));
-            self.push(
-                path,
-                Action::Set(SetValue::Minus(current, UpdateOperand::Value(v))),
-            );
-        }
+        self.s.subtract_path(path, value)
     }
 
     /// `SET name = list_append(if_not_exists(name, []), :value)`.
     #[doc(hidden)]
     pub fn append_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.append_path(Path::attr(name), value, false);
+        self.s.append_value(name, value)
     }
 
     /// `SET path = list_append(if_not_exists(path, []), :items)`, or with `prepend`
@@ -543,33 +412,19 @@ impl<E: Entity> UpdateBuilder<E> {
         items: Result<Option<AttributeValue>>,
         prepend: bool,
     ) {
-        if let Some(Some(v)) = self.value(&path, items) {
-            let current = Box::new(UpdateOperand::IfNotExists(
-                path.clone(),
-                Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))),
-            ));
-            let items = Box::new(UpdateOperand::Value(v));
-            let joined = if prepend {
-                UpdateOperand::ListAppend(items, current)
-            } else {
-                UpdateOperand::ListAppend(current, items)
-            };
-            self.push(path, Action::Set(SetValue::Operand(joined)));
-        }
+        self.s.append_path(path, items, prepend)
     }
 
     /// `DELETE name :value` (set elements).
     #[doc(hidden)]
     pub fn delete_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
-        self.delete_path(Path::attr(name), value);
+        self.s.delete_value(name, value)
     }
 
     /// `DELETE path :value` (set elements), on an attribute or a path inside one.
     #[doc(hidden)]
     pub fn delete_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
-        if let Some(Some(v)) = self.value(&path, value) {
-            self.push(path, Action::Delete(v));
-        }
+        self.s.delete_path(path, value)
     }
 
     /// Adds a condition on the existing item, ANDed with the others: a typed condition on `E`'s
@@ -584,7 +439,7 @@ impl<E: Entity> UpdateBuilder<E> {
     #[doc(hidden)]
     pub fn add_condition(&mut self, c: Cond<E>) {
         match c.into_condition() {
-            Ok(c) => self.condition = Some(Condition::and_opt(self.condition.take(), c)),
+            Ok(c) => self.s.condition = Some(Condition::and_opt(self.s.condition.take(), c)),
             Err(e) => self.record(Err(e)),
         }
     }
@@ -592,7 +447,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// Optimistic lock: the stored version must be `v` (0: no version stored yet). Failing is
     /// [`Error::ConditionFailed`]; entities without a version attribute refuse it when sent.
     pub fn if_version(mut self, v: u64) -> Self {
-        self.version = Some(v);
+        self.s.version = Some(v);
         self
     }
 
@@ -604,7 +459,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// (see [`Self::require_index_keys`]). The derive's typed `upsert` writes the index keys the
     /// primary key determines and requires the others.
     pub fn upsert(mut self) -> Self {
-        self.upsert = true;
+        self.s.upsert = true;
         self
     }
 
@@ -615,7 +470,7 @@ impl<E: Entity> UpdateBuilder<E> {
     /// exists): such an item would silently never appear in that index.
     #[doc(hidden)]
     pub fn require_index_keys(mut self, needs: &'static [IndexKeyNeed]) -> Self {
-        self.needs = needs;
+        self.s.needs = needs;
         self
     }
 
@@ -627,75 +482,33 @@ impl<E: Entity> UpdateBuilder<E> {
     /// typed `upsert` lists them.
     #[doc(hidden)]
     pub fn require_fields(mut self, fields: &[(&'static str, &'static str)]) -> Self {
-        self.required = fields.to_vec();
+        self.s.required = fields.to_vec();
         self
     }
 
     /// True when [`Self::upsert`] was called.
     #[doc(hidden)]
     pub fn is_upsert(&self) -> bool {
-        self.upsert
+        self.s.upsert
     }
 
     /// The actions so far (without the version increment and entity type added when sent).
     pub fn update_expr(&self) -> expr::Update {
-        let mut u = expr::Update::default();
-        for (path, action) in &self.actions {
-            let path = path.clone();
-            match action {
-                Action::Set(v) => u.set.push((path, v.clone())),
-                Action::Remove => u.remove.push(path),
-                Action::Add(v) => u.add.push((path, v.clone())),
-                Action::Delete(v) => u.delete.push((path, v.clone())),
-            }
-        }
-        u
+        self.s.update_expr()
     }
 
     /// An upsert must not create an item that its entity cannot decode, or that is silently
     /// missing from a non-sparse index: the required fields and the index key attributes it
     /// does not write are an error, listed with the fields to set.
     fn check_index_keys(&self) -> Result<()> {
-        check_upsert_writes(
-            E::ENTITY_TYPE,
-            self.upsert,
-            &self.actions,
-            &self.required,
-            self.needs,
-        )
+        self.s.check_index_keys()
     }
 
     /// The request parts: actions (with version and entity type), condition (with the range
     /// conditions of the arithmetic, returned too); size checked.
     fn parts(self) -> Result<(crate::value::Item, expr::Update, Option<Condition>, Bounds)> {
-        // An invalid key explains any later error (its segments read as missing), so it comes first.
-        let index_keys = self.check_index_keys();
-        let update = self.update_expr();
-        let UpdateBuilder {
-            key,
-            condition,
-            error,
-            version,
-            upsert,
-            bounds,
-            givens,
-            ..
-        } = self;
-        let key = super::key_limits::key_item(key).map_err(|e| e.for_entity(E::ENTITY_TYPE))?;
-        update_parts(
-            &EntityShape::of::<E>(),
-            UpdateParts {
-                key,
-                update,
-                index_keys,
-                condition,
-                error,
-                version,
-                upsert,
-                bounds,
-                givens,
-            },
-        )
+        let key = super::key_limits::key_item(self.key);
+        self.s.parts(&EntityShape::of::<E>(), key)
     }
 
     /// This update, or the first error met building it (an invalid key, a value or condition
@@ -705,7 +518,7 @@ impl<E: Entity> UpdateBuilder<E> {
         if let Some(e) = self.key.error() {
             return Err(Error::clone(e).for_entity(E::ENTITY_TYPE));
         }
-        if let Some(e) = self.error.take() {
+        if let Some(e) = self.s.error.take() {
             return Err(e);
         }
         index_keys.map(|()| self)
@@ -747,7 +560,7 @@ impl<E: Entity> UpdateBuilder<E> {
 
     /// Applies the update and returns the item as it is now, decoded.
     pub async fn send<S: Store + ?Sized>(self, store: &S) -> Result<E> {
-        let upsert = self.upsert;
+        let upsert = self.s.upsert;
         let (request, bounds) = self.request_and_bounds()?;
         let attributes = send_update(store, Owner::of::<E>(), upsert, request, bounds).await?;
         // The write happened: an image that does not decode must not read as a failed write.
@@ -763,6 +576,357 @@ impl<E: Entity> UpdateBuilder<E> {
             entity: Some(E::ENTITY_TYPE),
             error: Box::new(e),
         })
+    }
+}
+
+impl UpdateState {
+    /// [`UpdateBuilder::parts`], with the key's item (or why it is invalid).
+    fn parts(
+        self,
+        shape: &EntityShape,
+        key: Result<crate::value::Item>,
+    ) -> Result<(crate::value::Item, expr::Update, Option<Condition>, Bounds)> {
+        // An invalid key explains any later error (its segments read as missing), so it comes first.
+        let index_keys = self.check_index_keys();
+        let update = self.update_expr();
+        let entity = self.entity;
+        let UpdateState {
+            condition,
+            error,
+            version,
+            upsert,
+            bounds,
+            givens,
+            ..
+        } = self;
+        let key = key.map_err(|e| e.for_entity(entity))?;
+        update_parts(
+            shape,
+            UpdateParts {
+                key,
+                update,
+                index_keys,
+                condition,
+                error,
+                version,
+                upsert,
+                bounds,
+                givens,
+            },
+        )
+    }
+
+    /// Nothing to do yet, on an item of `entity`.
+    fn new(entity: &'static str) -> Self {
+        UpdateState {
+            entity,
+            actions: Vec::new(),
+            condition: None,
+            error: None,
+            version: None,
+            upsert: false,
+            needs: &[],
+            bounds: Vec::new(),
+            keep_updated_at: false,
+            givens: Vec::new(),
+            required: Vec::new(),
+        }
+    }
+
+    /// See [`UpdateBuilder::record`].
+    fn record(&mut self, r: Result<()>) {
+        if let Err(e) = r {
+            self.error.get_or_insert_with(|| e.for_entity(self.entity));
+        }
+    }
+
+    /// Adds `action` on `path`, replacing an earlier action on it (and its range condition).
+    fn push(&mut self, path: Path, action: Action) {
+        self.actions.retain(|(p, _)| *p != path);
+        self.bounds.retain(|b| *b.path() != path);
+        self.actions.push((path, action));
+    }
+
+    /// The value, or `None` with its error (naming the entity and `path`) recorded.
+    fn value(
+        &mut self,
+        path: &Path,
+        value: Result<Option<AttributeValue>>,
+    ) -> Option<Option<AttributeValue>> {
+        match value {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.record(Err(e.at(self.entity, &path.to_string())));
+                None
+            }
+        }
+    }
+
+    /// See [`UpdateBuilder::set_value`].
+    fn set_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.set_path_value(Path::attr(name), value);
+    }
+
+    /// See [`UpdateBuilder::set_path_value`].
+    fn set_path_value(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        match self.value(&path, value) {
+            Some(Some(v)) => self.push(path, Action::Set(SetValue::value(v))),
+            Some(None) if path.ends_in_index() => {
+                self.push(
+                    path,
+                    Action::Set(SetValue::value(AttributeValue::Null(true))),
+                );
+            }
+            Some(None) => self.push(path, Action::Remove),
+            None => {}
+        }
+    }
+
+    /// See [`UpdateBuilder::set_value_as`].
+    fn set_value_as(&mut self, name: &str, value: Result<Option<AttributeValue>>, if_absent: bool) {
+        if if_absent {
+            self.set_if_absent_value(name, value);
+        } else {
+            self.set_value(name, value);
+        }
+    }
+
+    /// See [`UpdateBuilder::set_index_keys`].
+    fn set_index_keys(&mut self, keys: crate::value::Item, removes: &[&str], if_absent: bool) {
+        for (name, value) in keys {
+            self.set_value_as(&name, Ok(Some(value)), if_absent);
+        }
+        if !if_absent {
+            for name in removes {
+                self.remove_attr(name);
+            }
+        }
+    }
+
+    /// See [`UpdateBuilder::given_value`].
+    fn given_value(
+        &mut self,
+        field: &'static str,
+        name: &str,
+        value: Result<Option<AttributeValue>>,
+        rebuilds: &str,
+    ) {
+        let path = Path::attr(name);
+        let Some(value) = self.value(&path, value) else {
+            return;
+        };
+        let written = self.actions.iter().find_map(|(p, a)| match a {
+            _ if *p != path => None,
+            Action::Set(SetValue::Operand(UpdateOperand::Value(v))) => Some(Some(v.clone())),
+            Action::Remove => Some(None),
+            _ => None,
+        });
+        if let Some(written) = written {
+            if written != value {
+                let show = |v: &Option<AttributeValue>| {
+                    v.as_ref()
+                        .map_or_else(|| "absent".to_owned(), crate::value::describe)
+                };
+                self.record(Err(Error::validation(format!(
+                    "update of {}: `{field}` is set to {} by this update but given as {} to \
+                     rebuild {rebuilds}; nothing was sent. Give the value this update writes",
+                    self.entity,
+                    show(&written),
+                    show(&value)
+                ))));
+            }
+            return;
+        }
+        let given = Given {
+            attribute: name.to_owned(),
+            field,
+            value,
+            rebuilds: rebuilds.to_owned(),
+        };
+        if let Some(earlier) = self.givens.iter().find(|g| g.attribute == name) {
+            if earlier.value != given.value {
+                self.record(Err(Error::validation(format!(
+                    "update of {}: `{field}` is given two values to rebuild {} and {rebuilds}; \
+                     nothing was sent. Give the value the item holds",
+                    self.entity, earlier.rebuilds
+                ))));
+            }
+            return;
+        }
+        // An item an upsert creates holds the value its keys are made of; on an existing item
+        // the condition makes this write a no-op. It replaces a stamp's own `if_not_exists`.
+        if let Some(v) = &given.value {
+            let set = SetValue::Operand(UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(v.clone())),
+            ));
+            self.push(path, Action::Set(set));
+        }
+        self.givens.push(given);
+    }
+
+    /// See [`UpdateBuilder::remove_attr`].
+    fn remove_attr(&mut self, name: &str) {
+        self.push(Path::attr(name), Action::Remove);
+    }
+
+    /// See [`UpdateBuilder::remove_path`].
+    fn remove_path(&mut self, path: Path) {
+        self.push(path, Action::Remove);
+    }
+
+    /// See [`UpdateBuilder::set_if_absent_value`].
+    fn set_if_absent_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.set_if_absent_path(Path::attr(name), value);
+    }
+
+    /// See [`UpdateBuilder::set_if_absent_path`].
+    fn set_if_absent_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            let set = SetValue::Operand(UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(v)),
+            ));
+            self.push(path, Action::Set(set));
+        }
+    }
+
+    /// See [`UpdateBuilder::add_value`].
+    fn add_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.add_path(Path::attr(name), value);
+    }
+
+    /// See [`UpdateBuilder::add_path`].
+    fn add_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            self.push(path, Action::Add(v));
+        }
+    }
+
+    /// See [`UpdateBuilder::add_number`].
+    fn add_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
+        self.add_number_at::<T>(Path::attr(name), delta);
+    }
+
+    /// See [`UpdateBuilder::guard_spelling`].
+    fn guard_spelling(&mut self, path: &Path, other: Path) {
+        self.bounds.push(Bound::spelling(path, other));
+    }
+
+    /// See [`UpdateBuilder::add_number_at`].
+    fn add_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(path, Op::Add, encode_value::<T, _>(delta));
+    }
+
+    /// See [`UpdateBuilder::subtract_number`].
+    fn subtract_number<T: Arithmetic>(&mut self, name: &str, delta: impl FieldValue<T>) {
+        self.subtract_number_at::<T>(Path::attr(name), delta);
+    }
+
+    /// See [`UpdateBuilder::subtract_number_at`].
+    fn subtract_number_at<T: Arithmetic>(&mut self, path: Path, delta: impl FieldValue<T>) {
+        self.arithmetic::<T>(path, Op::Subtract, encode_value::<T, _>(delta));
+    }
+
+    /// `ADD` or subtract `delta` at `path`, with the range condition that keeps the result
+    /// inside `T`.
+    fn arithmetic<T: Arithmetic>(
+        &mut self,
+        path: Path,
+        op: Op,
+        delta: Result<Option<AttributeValue>>,
+    ) {
+        let Some(Some(delta)) = self.value(&path, delta) else {
+            return;
+        };
+        let bound = Bound::new::<T>(&path, op, &delta);
+        let at = path.to_string();
+        match op {
+            Op::Add => self.add_path(path, Ok(Some(delta))),
+            Op::Subtract => self.subtract_path(path, Ok(Some(delta))),
+        }
+        match bound {
+            Some(Ok(bound)) => self.bounds.push(bound),
+            Some(Err(e)) => self.record(Err(e.at(self.entity, &at))),
+            None => {}
+        }
+    }
+
+    /// See [`UpdateBuilder::subtract_value`].
+    fn subtract_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.subtract_path(Path::attr(name), value);
+    }
+
+    /// See [`UpdateBuilder::subtract_path`].
+    fn subtract_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            let current =
+                UpdateOperand::IfNotExists(path.clone(), Box::new(UpdateOperand::Value(number(0))));
+            self.push(
+                path,
+                Action::Set(SetValue::Minus(current, UpdateOperand::Value(v))),
+            );
+        }
+    }
+
+    /// See [`UpdateBuilder::append_value`].
+    fn append_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.append_path(Path::attr(name), value, false);
+    }
+
+    /// See [`UpdateBuilder::append_path`].
+    fn append_path(&mut self, path: Path, items: Result<Option<AttributeValue>>, prepend: bool) {
+        if let Some(Some(v)) = self.value(&path, items) {
+            let current = Box::new(UpdateOperand::IfNotExists(
+                path.clone(),
+                Box::new(UpdateOperand::Value(AttributeValue::L(Vec::new()))),
+            ));
+            let items = Box::new(UpdateOperand::Value(v));
+            let joined = if prepend {
+                UpdateOperand::ListAppend(items, current)
+            } else {
+                UpdateOperand::ListAppend(current, items)
+            };
+            self.push(path, Action::Set(SetValue::Operand(joined)));
+        }
+    }
+
+    /// See [`UpdateBuilder::delete_value`].
+    fn delete_value(&mut self, name: &str, value: Result<Option<AttributeValue>>) {
+        self.delete_path(Path::attr(name), value);
+    }
+
+    /// See [`UpdateBuilder::delete_path`].
+    fn delete_path(&mut self, path: Path, value: Result<Option<AttributeValue>>) {
+        if let Some(Some(v)) = self.value(&path, value) {
+            self.push(path, Action::Delete(v));
+        }
+    }
+
+    /// See [`UpdateBuilder::update_expr`].
+    fn update_expr(&self) -> expr::Update {
+        let mut u = expr::Update::default();
+        for (path, action) in &self.actions {
+            let path = path.clone();
+            match action {
+                Action::Set(v) => u.set.push((path, v.clone())),
+                Action::Remove => u.remove.push(path),
+                Action::Add(v) => u.add.push((path, v.clone())),
+                Action::Delete(v) => u.delete.push((path, v.clone())),
+            }
+        }
+        u
+    }
+
+    /// See [`UpdateBuilder::check_index_keys`].
+    fn check_index_keys(&self) -> Result<()> {
+        check_upsert_writes(
+            self.entity,
+            self.upsert,
+            &self.actions,
+            &self.required,
+            self.needs,
+        )
     }
 }
 

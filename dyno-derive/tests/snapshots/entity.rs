@@ -269,22 +269,20 @@ const _: () = {
             __item
                 .insert(
                     ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_pk(
-                            __k,
-                            &self.user_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_pk(__k, &self.user_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             __item
                 .insert(
                     ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_sk(
-                            __k,
-                            &self.order_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_sk(__k, &self.order_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             ::core::result::Result::Ok(__item)
         }
@@ -334,43 +332,39 @@ const _: () = {
             __item
                 .insert(
                     ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_pk(
-                            __k,
-                            &self.user_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_pk(__k, &self.user_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             __item
                 .insert(
                     ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::dyno_core::__private::new_key(|__k| __key_sk(
-                            __k,
-                            &self.order_id,
-                        ))?,
-                    ),
+                    ::dyno_core::__private::AttributeValue::S({
+                        let __k = &mut ::std::string::String::new();
+                        __key_sk(__k, &self.order_id)?;
+                        ::core::mem::take(__k)
+                    }),
                 );
             {
                 __item
                     .insert(
                         ::std::string::String::from(__I0_PK_NAME),
-                        ::dyno_core::__private::AttributeValue::S(
-                            ::dyno_core::__private::new_key(|__k| __key_i0_pk(
-                                __k,
-                                &self.status,
-                            ))?,
-                        ),
+                        ::dyno_core::__private::AttributeValue::S({
+                            let __k = &mut ::std::string::String::new();
+                            __key_i0_pk(__k, &self.status)?;
+                            ::core::mem::take(__k)
+                        }),
                     );
                 __item
                     .insert(
                         ::std::string::String::from(__I0_SK_NAME),
-                        ::dyno_core::__private::AttributeValue::S(
-                            ::dyno_core::__private::new_key(|__k| __key_i0_sk(
-                                __k,
-                                &self.order_date,
-                            ))?,
-                        ),
+                        ::dyno_core::__private::AttributeValue::S({
+                            let __k = &mut ::std::string::String::new();
+                            __key_i0_sk(__k, &self.order_date)?;
+                            ::core::mem::take(__k)
+                        }),
                     );
             }
             __item
@@ -456,7 +450,7 @@ const _: () = {
                         __v_user_id,
                         __ENTITY,
                         "user_id",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<String>::new())
                                 .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
                         },
@@ -467,7 +461,7 @@ const _: () = {
                         __v_order_id,
                         __ENTITY,
                         "order_id",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<String>::new())
                                 .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
                         },
@@ -478,7 +472,7 @@ const _: () = {
                         __v_status,
                         __ENTITY,
                         "status",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<OrderStatus>::new())
                                 .recover(item, __ENTITY, "status", __KEY_SOURCES)
                         },
@@ -489,7 +483,7 @@ const _: () = {
                         __v_order_date,
                         __ENTITY,
                         "order_date",
-                        || {
+                        &mut || {
                             (&::dyno_core::__private::Recover::<Date>::new())
                                 .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
                         },
@@ -825,12 +819,11 @@ const _: () = {
                     __item
                         .insert(
                             ::std::string::String::from(__I0_PK_NAME),
-                            ::dyno_core::__private::AttributeValue::S(
-                                ::dyno_core::__private::new_key(|__k| __key_i0_pk(
-                                    __k,
-                                    status,
-                                ))?,
-                            ),
+                            ::dyno_core::__private::AttributeValue::S({
+                                let __k = &mut ::std::string::String::new();
+                                __key_i0_pk(__k, status)?;
+                                ::core::mem::take(__k)
+                            }),
                         );
                 }
                 let __if_absent = __modes
@@ -867,12 +860,11 @@ const _: () = {
                     __item
                         .insert(
                             ::std::string::String::from(__I0_SK_NAME),
-                            ::dyno_core::__private::AttributeValue::S(
-                                ::dyno_core::__private::new_key(|__k| __key_i0_sk(
-                                    __k,
-                                    order_date,
-                                ))?,
-                            ),
+                            ::dyno_core::__private::AttributeValue::S({
+                                let __k = &mut ::std::string::String::new();
+                                __key_i0_sk(__k, order_date)?;
+                                ::core::mem::take(__k)
+                            }),
                         );
                 }
                 let __if_absent = __modes

@@ -9,6 +9,7 @@ use dyno_core::ops::{Cursor, EntityExt, Query, Scan};
 use dyno_core::store::forward::Call;
 use dyno_core::store::*;
 use dyno_core::{AttributeValue, Entity, Error, MemoryStore, Result, Store};
+use dyno_tests::backend::{backends, fresh_table};
 use dyno_tests::model::{ecommerce_table, Order, OrderStatus, Product, User, GSI1, TABLE};
 use futures::future::BoxFuture;
 use futures::{StreamExt, TryStreamExt};
@@ -534,6 +535,70 @@ async fn scans_decode_one_entity_in_parallel_and_by_pages() {
         .await
         .unwrap();
     assert_eq!(on_gsi.len(), 23);
+}
+
+/// The streams of a query and a scan (items and pages) and their `first` are `Send` futures:
+/// each runs in a task of its own on a multi-thread runtime, with the same results as in place,
+/// other entities of the partition skipped. On MemoryStore and every server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn query_and_scan_streams_run_as_spawned_tasks() {
+    for backend in backends().await {
+        let store = fresh_table(&backend, &ecommerce_table(TABLE), "spawned_reads").await;
+        let name = backend.name;
+        User {
+            user_id: "ann".into(),
+            name: "Ann".into(),
+            email: "ann@example.com".into(),
+        }
+        .put()
+        .send(&*store)
+        .await
+        .unwrap();
+        for i in 0..7 {
+            Order::new(
+                "ann",
+                &format!("o{i}"),
+                OrderStatus::Pending,
+                day(10 - i),
+                Decimal::ONE,
+            )
+            .put()
+            .send(&*store)
+            .await
+            .unwrap();
+        }
+        let spawned = |store: std::sync::Arc<dyn Store>| {
+            tokio::spawn(async move {
+                let s = &*store;
+                let query = || Order::query("ann").unwrap().page_size(3);
+                let streamed: Vec<Order> = query().stream(s).try_collect().await?;
+                let pages: Vec<Vec<Order>> = query().pages(s).try_collect().await?;
+                let first = query().first(s).await?;
+                let scan = || Order::scan().segments(2).page_size(2);
+                let scanned: Vec<Order> = scan().stream(s).try_collect().await?;
+                let scan_pages: Vec<Vec<Order>> = scan().pages(s).try_collect().await?;
+                let scan_first = scan().first(s).await?;
+                Ok::<_, Error>((streamed, pages, first, scanned, scan_pages, scan_first))
+            })
+        };
+        let (streamed, pages, first, scanned, scan_pages, scan_first) =
+            spawned(store.clone()).await.unwrap().unwrap();
+        let all = ids(&streamed);
+        assert_eq!(all, ["o0", "o1", "o2", "o3", "o4", "o5", "o6"], "{name}");
+        assert!(pages.len() >= 3, "{name}: {} pages of 3", pages.len());
+        assert_eq!(ids(&pages.concat()), all, "{name}");
+        assert_eq!(first.map(|o| o.order_id).as_deref(), Some("o0"), "{name}");
+        let mut scanned = ids(&scanned);
+        scanned.sort();
+        assert_eq!(scanned, all, "{name}");
+        let mut scan_paged = ids(&scan_pages.concat());
+        scan_paged.sort();
+        assert_eq!(scan_paged, all, "{name}");
+        assert!(
+            scan_first.is_some_and(|o| all.contains(&o.order_id)),
+            "{name}: the first of a scan is one of the orders"
+        );
+    }
 }
 
 /// Orders written across 3 shards of a hot status partition (`STATUS#SHIPPED#<n>`), merged back in

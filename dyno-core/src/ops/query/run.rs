@@ -1,15 +1,19 @@
 //! Running a [`Query`]: all its results, a stream of them, pages with a cursor, a count.
 
+use std::future::Future;
+
 use futures::Stream;
 use tracing::Instrument;
 
 use super::super::cursor::{Cursor, PageState};
-use super::super::paging::Lanes;
+use super::super::paging::{self, Lanes, Paged};
 use super::super::FromItem;
+use super::core::QueryCore;
 use super::{PageOf, Query};
 use crate::error::Result;
 use crate::expr::KeyCondition;
 use crate::store::{QueryRequest, Store};
+use crate::value::{Item, SharedItem};
 
 impl<T: FromItem> Query<T> {
     /// The first shard's request (the only one of an unsharded query), for inspection.
@@ -20,15 +24,17 @@ impl<T: FromItem> Query<T> {
 
     /// Every result (up to the limit), reading all pages.
     pub async fn all<S: Store + ?Sized>(self, store: &S) -> Result<Vec<T>> {
-        let this = self.core.check()?;
-        if this.requests.is_empty() {
-            return Ok(Vec::new());
-        }
-        let span = this.span("all", std::any::type_name::<T>());
-        this.plan(T::ttl_attribute())
-            .all::<T, S>(store)
-            .instrument(span)
-            .await
+        let mut out = Vec::new();
+        let read = Read {
+            entity: std::any::type_name::<T>(),
+            ttl: T::ttl_attribute(),
+            accepts: T::accepts,
+        };
+        all_rounds(self.core, store, read, &mut |items| {
+            paging::decode_into(&mut out, &items)
+        })
+        .await?;
+        Ok(out)
     }
 
     /// The results as a stream that reads pages lazily, as it is polled. The stream ends after
@@ -98,27 +104,12 @@ impl<T: FromItem> Query<T> {
     where
         T: 's,
     {
-        // (query, the next page's cursor, done)
-        futures::stream::unfold(
-            (self, None::<Cursor>, false),
-            move |(q, cursor, done)| async move {
-                if done {
-                    return None;
-                }
-                match q.page(store, cursor.as_ref()).await {
-                    Ok(page) => {
-                        let last = page.cursor.is_none();
-                        Some((Ok(page.items), (q, page.cursor, last)))
-                    }
-                    Err(e) => Some((Err(e), (q, None, true))),
-                }
-            },
-        )
+        paging::pages(self, store)
     }
 
     /// The first result, if any.
     pub async fn first<S: Store + ?Sized>(self, store: &S) -> Result<Option<T>> {
-        Ok(self.limit(1).all(store).await?.into_iter().next())
+        paging::first(self, store).await
     }
 
     /// The number of results [`Query::all`] would return (capped at the limit): items matching
@@ -144,6 +135,53 @@ impl<T: FromItem> Query<T> {
             .await?;
         Ok(self.core.limit.map_or(n, |l| n.min(l)))
     }
+}
+
+impl<T: FromItem> Paged for Query<T> {
+    type Out = T;
+
+    fn with_limit(self, n: usize) -> Self {
+        self.limit(n)
+    }
+
+    fn read_all<S: Store + ?Sized>(self, store: &S) -> impl Future<Output = Result<Vec<T>>> + Send {
+        self.all(store)
+    }
+
+    fn read_page<'a, S: Store + ?Sized>(
+        &'a self,
+        store: &'a S,
+        cursor: Option<&'a Cursor>,
+    ) -> impl Future<Output = Result<PageOf<T>>> + Send + 'a {
+        self.page(store, cursor)
+    }
+}
+
+/// What a read needs of the type it decodes into.
+struct Read {
+    /// The type's name, for tracing.
+    entity: &'static str,
+    ttl: Option<&'static str>,
+    accepts: fn(&Item) -> bool,
+}
+
+/// [`Query::all`] up to decoding, compiled once per store type: every round of `core`, its raw
+/// items handed to `decode`.
+async fn all_rounds<S: Store + ?Sized>(
+    core: QueryCore,
+    store: &S,
+    read: Read,
+    decode: &mut (dyn FnMut(Vec<SharedItem>) -> Result<()> + Send),
+) -> Result<()> {
+    let this = core.check()?;
+    if this.requests.is_empty() {
+        return Ok(());
+    }
+    let span = this.span("all", read.entity);
+    this.plan(read.ttl)
+        .each_round(store, read.accepts, decode)
+        .instrument(span)
+        .await
 }
 
 fn first_or_placeholder(requests: &[QueryRequest]) -> &QueryRequest {

@@ -199,7 +199,8 @@ impl Gen<'_> {
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
-                let recover = quote!(|| (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
+                // A `dyn` closure: the helpers are compiled once per field type, not once per field.
+                let recover = quote!(&mut || (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
                 if self.is_optional(&name) {
                     quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
                 } else if checked.contains(&name) {

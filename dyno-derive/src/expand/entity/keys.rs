@@ -35,8 +35,8 @@ impl<'a> Gen<'a> {
 
     /// The key function of template `t` (constant `tc`): it appends the key to `__k` (reserved
     /// once), each segment checked there. Every consumer of the key attribute calls it: `key`,
-    /// `try_key`, `to_item`, query partitions, update setters and upsert keys through
-    /// `__private::new_key`, and `from_item` into a reused buffer to compare the stored key with
+    /// `try_key`, `to_item`, query partitions, update setters and upsert keys into a new string
+    /// (see [`Self::key_call`]), and `from_item` into a reused buffer to compare the stored key with
     /// the one its fields encode to (`entity::recover::check_key`). `extra`: bytes to reserve for
     /// a shard suffix.
     /// `partition`: `t` is a partition-key template (see [`Self::key_format`]).
@@ -104,15 +104,20 @@ impl<'a> Gen<'a> {
         out
     }
 
-    /// A call of template `t`'s key function (constant `tc`), each argument from `value(field)`
-    /// (a `&T` of the key argument type); `?` on its error.
+    /// A call of template `t`'s key function (constant `tc`) into a new string, each argument
+    /// from `value(field)` (a `&T` of the key argument type); `?` on its error. A block rather
+    /// than a helper taking a closure: no function is instantiated per call site.
     pub(crate) fn key_call(
         t: &Template,
         tc: &Ident,
         value: impl Fn(&str) -> TokenStream,
     ) -> TokenStream {
         let write = Self::key_write(t, tc, value);
-        quote!(::dyno_core::__private::new_key(|__k| #write)?)
+        quote!({
+            let __k = &mut ::std::string::String::new();
+            #write?;
+            ::core::mem::take(__k)
+        })
     }
 
     /// A call of template `t`'s key function appending to `__k: &mut String`, each argument
