@@ -46,6 +46,20 @@ impl PageState {
             returned: 0,
         }
     }
+
+    /// Where a read of `lanes` lanes (its fingerprint `fingerprint`) resumes: at `cursor`,
+    /// checked against the read and `key`, or at the start.
+    pub(crate) fn resume(
+        cursor: Option<&Cursor>,
+        fingerprint: u64,
+        lanes: usize,
+        key: &CursorKey,
+    ) -> Result<Self> {
+        match cursor {
+            Some(c) => Ok(c.state_for(fingerprint, lanes, key)?.clone()),
+            None => Ok(PageState::start(lanes)),
+        }
+    }
 }
 
 /// An opaque position in a query or scan, handed to clients between pages.

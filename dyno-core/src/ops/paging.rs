@@ -18,7 +18,7 @@ use std::future::Future;
 use futures::stream::{self, Stream};
 
 use super::canon::Writer;
-use super::cursor::{Cursor, LanePos, PageState};
+use super::cursor::{Cursor, CursorKey, LanePos, PageState};
 use super::entity_rules::page_hider;
 use super::query::PageOf;
 use super::sort_key::PartRange;
@@ -229,6 +229,17 @@ pub(crate) struct Round<T> {
     pub(crate) items: Vec<T>,
     /// `None` when the read is finished.
     pub(crate) next: Option<PageState>,
+}
+
+impl<T> Round<T> {
+    /// The round as a page, with the cursor of the next one (sealed for the read of
+    /// `fingerprint` with `key`) unless the read is finished.
+    pub(crate) fn into_page(self, fingerprint: u64, key: &CursorKey) -> PageOf<T> {
+        PageOf {
+            items: self.items,
+            cursor: self.next.map(|s| Cursor::new(fingerprint, s, key)),
+        }
+    }
 }
 
 impl Plan {

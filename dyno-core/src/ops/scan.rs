@@ -226,22 +226,12 @@ impl<T: FromItem> Scan<T> {
         let mut w = Writer::default();
         plan.lanes.fingerprint_into(&mut w);
         let fingerprint = fnv1a(&w.buf);
-        let state = match cursor {
-            Some(c) => c
-                .state_for(fingerprint, plan.lanes.len(), store.cursor_key())?
-                .clone(),
-            None => PageState::start(plan.lanes.len()),
-        };
+        let state = PageState::resume(cursor, fingerprint, plan.lanes.len(), store.cursor_key())?;
         let round = plan
             .round::<T, S>(store, &state)
             .instrument(self.span("page"))
             .await?;
-        Ok(PageOf {
-            items: round.items,
-            cursor: round
-                .next
-                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
-        })
+        Ok(round.into_page(fingerprint, store.cursor_key()))
     }
 
     /// The pages as a stream, one `Vec` per [`Scan::page`] (one request per segment), read as it

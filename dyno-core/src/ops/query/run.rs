@@ -74,12 +74,8 @@ impl<T: FromItem> Query<T> {
             });
         }
         let fingerprint = self.core.fingerprint();
-        let state = match cursor {
-            Some(c) => c
-                .state_for(fingerprint, self.core.requests.len(), store.cursor_key())?
-                .clone(),
-            None => PageState::start(self.core.requests.len()),
-        };
+        let lanes = self.core.requests.len();
+        let state = PageState::resume(cursor, fingerprint, lanes, store.cursor_key())?;
         let span = self.core.span("page", std::any::type_name::<T>());
         let round = self
             .core
@@ -87,12 +83,7 @@ impl<T: FromItem> Query<T> {
             .round::<T, S>(store, &state)
             .instrument(span)
             .await?;
-        Ok(PageOf {
-            items: round.items,
-            cursor: round
-                .next
-                .map(|s| Cursor::new(fingerprint, s, store.cursor_key())),
-        })
+        Ok(round.into_page(fingerprint, store.cursor_key()))
     }
 
     /// The pages of [`Query::page`] as a stream, one `Vec` of results per page (possibly
