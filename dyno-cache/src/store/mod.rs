@@ -14,7 +14,7 @@ use dyno_core::expr::{Path, PathElement};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
     GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
+    TableKey, Tag, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
     TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;

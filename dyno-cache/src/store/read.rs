@@ -142,10 +142,11 @@ impl<S: Store> CachedStore<S> {
             table,
             key: item_key_attrs,
             projection,
+            tag,
             ..
         } = request;
         let item = self
-            .load(key, &table, &item_key_attrs, ttl_override)
+            .load(key, (&table, &item_key_attrs, tag), ttl_override)
             .await?;
         Ok(GetOutput {
             item: item.map(|i| project(i, projection.as_deref())),
@@ -153,12 +154,13 @@ impl<S: Store> CachedStore<S> {
         })
     }
 
-    /// Loads one item on a miss, sharing the load with concurrent misses on the same key.
+    /// Loads one item on a miss, sharing the load with concurrent misses on the same key. The
+    /// load carries the caller's tag, so that a wrapper below the cache (`cost::Metered`) still
+    /// knows which typed access pattern asked.
     pub(super) async fn load(
         &self,
         key: Lookup,
-        table: &str,
-        key_attrs: &Item,
+        (table, key_attrs, tag): (&str, &Item, Tag),
         ttl_override: Option<Duration>,
     ) -> Result<Option<SharedItem>> {
         loop {
@@ -188,6 +190,7 @@ impl<S: Store> CachedStore<S> {
                     }
                     inc(&self.counters.item.loads);
                     let mut get = GetRequest::borrowed(table, key_attrs);
+                    get.tag = tag;
                     // A replica may not have the change this instance saw yet.
                     get.consistent_read = self.recently_changed(fill.slot, fill.version.table_slot);
                     match self.inner.get_item(get).await {

@@ -255,3 +255,50 @@ async fn the_cached_run_is_served_from_the_cache() {
         "{m:?}"
     );
 }
+
+/// Records the entity tag of every get that reaches it.
+#[derive(Debug)]
+struct GetTags {
+    inner: Arc<dyn Store>,
+    seen: std::sync::Mutex<Vec<Option<std::any::TypeId>>>,
+}
+
+#[async_trait::async_trait]
+impl dyno_core::store::forward::Forward for GetTags {
+    type Inner = dyn Store;
+    fn inner(&self) -> &(dyn Store + 'static) {
+        &*self.inner
+    }
+    async fn get_item(
+        &self,
+        r: dyno_core::store::GetRequest<'_>,
+    ) -> Result<dyno_core::store::GetOutput> {
+        self.seen.lock().unwrap().push(r.tag.entity_id());
+        self.inner.get_item(r).await
+    }
+}
+
+/// A typed get the cache misses reaches the store below it as the typed call it was (with its
+/// entity's tag), so a metering wrapper under the cache attributes it as it would without the
+/// cache; a raw get stays untagged.
+#[tokio::test]
+async fn a_missed_typed_get_reaches_the_store_below_with_its_entity() {
+    let tags = Arc::new(GetTags {
+        inner: fresh(Arc::new(MemoryStore::new())).await,
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let cached = CachedStore::new(tags.clone() as Arc<dyn Store>);
+    user("alice").put().send(&cached).await.unwrap();
+    cached.invalidate_all();
+    let got = User::get(User::key("alice").unwrap())
+        .send(&cached)
+        .await
+        .unwrap();
+    assert_eq!(got, Some(user("alice")));
+    let raw = dyno_core::store::GetRequest::new(TABLE, User::key("bob").unwrap().into_item());
+    assert!(cached.get_item(raw).await.unwrap().item.is_none());
+    assert_eq!(
+        *tags.seen.lock().unwrap(),
+        [Some(std::any::TypeId::of::<User>()), None]
+    );
+}
