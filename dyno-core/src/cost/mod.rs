@@ -112,8 +112,9 @@ mod tally;
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
 use async_trait::async_trait;
 
@@ -121,7 +122,7 @@ use self::model::Model;
 pub use self::price::HOURS_PER_MONTH;
 pub use self::price::{CostReport, CostRow, Prices, Rates};
 pub use self::report::{PartitionReport, PatternReport, Report, Totals};
-use self::tally::{Measured, Name, Plan, Tally, Touch, Touches};
+use self::tally::{Local, Measured, Name, Plan, Shared, Touch, Touches};
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{
@@ -209,19 +210,17 @@ type QueryNames = Arc<QueryNamesFn>;
 /// declares) rather than by the model.
 const OTHER_NAME: Name = 1 << 31;
 
-/// One shard of the tally, alone on its cache lines so that threads on other shards do not
-/// slow each other down.
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct Shard(Mutex<Tally>);
+/// The number of the next [`Metered`] made: what a thread's counters are filed under.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
-/// The shard this thread records into: threads are dealt out round robin.
-fn shard_of_thread(shards: usize) -> usize {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    thread_local! {
-        static MINE: usize = NEXT.fetch_add(1, Ordering::Relaxed);
-    }
-    MINE.with(|m| *m) % shards
+/// A thread's counters of each wrapper it made calls through: `(wrapper's number, wrapper,
+/// counters)`, the one last used first. A wrapper's entry goes when another wrapper's is
+/// added after the first is dropped, or when the thread ends (its counters stay in the
+/// wrapper's registry, for the report).
+type Locals = RefCell<Vec<(u64, Weak<Shared>, Local)>>;
+
+thread_local! {
+    static LOCALS: Locals = const { RefCell::new(Vec::new()) };
 }
 
 /// Every table and index name a report shows: the model's, then the wrapper's others.
@@ -248,7 +247,13 @@ pub struct Metered<S> {
     query_names: Option<QueryNames>,
     /// Names of tables and indexes that no registered entity declares, as calls bring them.
     other_names: RwLock<Vec<Box<str>>>,
-    shards: Box<[Shard]>,
+    /// This wrapper's number, unique in the process.
+    id: u64,
+    /// Every thread's counters.
+    shared: Arc<Shared>,
+    /// The counters of calls made where a thread's own cannot be reached (from a thread-local
+    /// value's destructor, as the thread ends).
+    fallback: Mutex<Option<Local>>,
 }
 
 impl<S: fmt::Debug> fmt::Debug for Metered<S> {
@@ -272,16 +277,14 @@ impl<S> Metered<S> {
     /// Meters `inner`. Register the application's entities with [`Metered::entity`]: what
     /// matches none of them is reported as unattributed.
     pub fn new(inner: S) -> Self {
-        // A shard per thread that may run calls at once, and some room: a thread keeps to its
-        // shard, and threads sharing one contend for its lock.
-        let threads = std::thread::available_parallelism().map_or(4, usize::from);
-        let shards = (threads * 2).next_power_of_two().clamp(4, 64);
         Metered {
             inner,
             model: Model::default(),
             query_names: None,
             other_names: RwLock::new(Vec::new()),
-            shards: (0..shards).map(|_| Shard::default()).collect(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            shared: Arc::default(),
+            fallback: Mutex::new(None),
         }
     }
 
@@ -322,10 +325,12 @@ impl<S> Metered<S> {
 
     /// What was measured so far.
     pub fn report(&self) -> Report {
-        let mut all = Tally::default();
-        for shard in &self.shards {
-            all.merge(&shard.0.lock().unwrap_or_else(PoisonError::into_inner));
-        }
+        let all = self
+            .shared
+            .registry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .sum();
         let names = Names {
             model: &self.model.names,
             other: self
@@ -337,20 +342,43 @@ impl<S> Metered<S> {
         Report::new(&all, &names, &self.model, self.query_names.as_deref())
     }
 
-    /// Forgets what was measured (after a warm-up, say).
+    /// Forgets what was measured (after a warm-up, say), on every thread. A call that runs
+    /// while the reset does may be counted or not.
     pub fn reset(&self) {
-        for shard in &self.shards {
-            *shard.0.lock().unwrap_or_else(PoisonError::into_inner) = Tally::default();
-        }
+        self.shared.reset();
     }
 
+    /// Adds a call to this thread's counters, found without a lock: the thread's first
+    /// wrapper is this one, as long as a thread uses one wrapper at a time.
     fn record(&self, plan: &Plan<'_>, measured: Measured<'_>, items: (u64, u64)) {
-        let shard = &self.shards[shard_of_thread(self.shards.len())];
-        shard
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .record(plan, measured, items, &|n| self.name(n));
+        let name = |n: &str| self.name(n);
+        let recorded = LOCALS.try_with(|locals| {
+            let Ok(mut locals) = locals.try_borrow_mut() else {
+                return false;
+            };
+            let i = match locals.iter().position(|(id, ..)| *id == self.id) {
+                Some(i) => i,
+                None => {
+                    // The entries of dropped wrappers go before a new one is added.
+                    locals.retain(|(_, shared, _)| shared.strong_count() > 0);
+                    let local = Local::new(&self.shared);
+                    locals.push((self.id, Arc::downgrade(&self.shared), local));
+                    locals.len() - 1
+                }
+            };
+            if i > 0 {
+                locals.swap(0, i);
+            }
+            locals[0].2.record(&self.shared, plan, measured, items, &name);
+            true
+        });
+        if recorded != Ok(true) {
+            self.fallback
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert_with(|| Local::new(&self.shared))
+                .record(&self.shared, plan, measured, items, &name);
+        }
     }
 
     /// The number of a table's or index's name.
