@@ -111,8 +111,8 @@ mod report;
 mod tally;
 
 use std::borrow::Cow;
-use std::fmt;
 use std::cell::RefCell;
+use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
@@ -369,7 +369,9 @@ impl<S> Metered<S> {
             if i > 0 {
                 locals.swap(0, i);
             }
-            locals[0].2.record(&self.shared, plan, measured, items, &name);
+            locals[0]
+                .2
+                .record(&self.shared, plan, measured, items, &name);
             true
         });
         if recorded != Ok(true) {
@@ -793,5 +795,129 @@ impl<S: Store> Store for Metered<S> {
     }
     fn cursor_key(&self) -> &crate::ops::CursorKey {
         self.inner.cursor_key()
+    }
+}
+
+#[cfg(all(test, feature = "derive", feature = "memory"))]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::Metered;
+    use crate::prelude::*;
+
+    #[derive(Table)]
+    #[dyno(name = "Notes", pk = "PK", sk = "SK")]
+    struct Notes;
+
+    #[derive(Debug, Clone, PartialEq, Entity)]
+    #[dyno(table = Notes, pk = "USER#{user}", sk = "NOTE#{n}")]
+    struct Note {
+        user: String,
+        n: u32,
+    }
+
+    async fn metered() -> Metered<MemoryStore> {
+        let store = Metered::new(MemoryStore::new()).entity::<Note>();
+        store.create_table(Notes::definition()).await.unwrap();
+        let note = Note {
+            user: "u".into(),
+            n: 1,
+        };
+        note.put().send(&store).await.unwrap();
+        store
+    }
+
+    async fn gets(store: &Metered<MemoryStore>, n: usize) {
+        for _ in 0..n {
+            let got = Note::get(Note::key("u", 1u32)).send(store).await.unwrap();
+            assert!(got.is_some());
+        }
+    }
+
+    fn calls(store: &Metered<MemoryStore>, pattern: &str) -> u64 {
+        store.report().pattern(pattern).map_or(0, |p| p.calls)
+    }
+
+    /// Runs `f` on a thread of its own, with a runtime of its own.
+    fn on_a_thread<T: Send>(f: impl AsyncFnOnce() -> T + Send) -> T {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap()
+                    .block_on(f())
+            })
+            .join()
+            .unwrap()
+        })
+    }
+
+    /// A thread's counters outlive it: the report still has the calls of a thread that ended.
+    #[tokio::test]
+    async fn the_calls_of_a_thread_that_has_ended_are_in_the_report() {
+        let store = metered().await;
+        on_a_thread(async || gets(&store, 3).await);
+        assert_eq!(calls(&store, "Note get"), 3);
+        gets(&store, 2).await;
+        assert_eq!(calls(&store, "Note get"), 5);
+        let report = store.report();
+        let partition = report
+            .partitions
+            .iter()
+            .find(|p| p.key == "USER#u" && p.index.is_none())
+            .expect("the partition");
+        // The put and five gets.
+        assert_eq!(partition.touches, 6);
+    }
+
+    /// A thread keeps counters per wrapper: two wrappers used in turn on one thread, and one
+    /// made after another was dropped, count their own calls only.
+    #[tokio::test]
+    async fn two_wrappers_on_one_thread_count_their_own_calls() {
+        let (a, b) = (metered().await, metered().await);
+        gets(&a, 3).await;
+        gets(&b, 2).await;
+        gets(&a, 1).await;
+        assert_eq!((calls(&a, "Note get"), calls(&b, "Note get")), (4, 2));
+        drop(a);
+        let c = metered().await;
+        gets(&c, 1).await;
+        gets(&b, 1).await;
+        assert_eq!((calls(&b, "Note get"), calls(&c, "Note get")), (3, 1));
+        assert_eq!(calls(&c, "Note put"), 1);
+    }
+
+    /// `reset` forgets the counts of every thread, the ones still running included, and each
+    /// thread counts from zero after it.
+    #[tokio::test]
+    async fn a_reset_forgets_every_threads_counts() {
+        let store = metered().await;
+        let (go, wait) = mpsc::channel::<()>();
+        let (done, finished) = mpsc::channel::<()>();
+        let store = &store;
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .unwrap();
+                rt.block_on(gets(store, 2));
+                done.send(()).unwrap();
+                // Waits for the reset, then counts again.
+                wait.recv().unwrap();
+                rt.block_on(gets(store, 1));
+                done.send(()).unwrap();
+            });
+            finished.recv().unwrap();
+            assert_eq!(calls(store, "Note get"), 2);
+            store.reset();
+            assert!(store.report().patterns.is_empty());
+            assert!(store.report().partitions.is_empty());
+            go.send(()).unwrap();
+            finished.recv().unwrap();
+        });
+        assert_eq!(calls(store, "Note get"), 1);
+        gets(store, 1).await;
+        assert_eq!(calls(store, "Note get"), 2);
+        assert_eq!(calls(store, "Note put"), 0);
     }
 }

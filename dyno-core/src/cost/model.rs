@@ -20,7 +20,8 @@ pub(super) const MAX_ENTITIES: usize = 127;
 
 #[derive(Debug)]
 pub(super) struct TableShape {
-    pub name: String,
+    /// The definition's own name: a typed request borrows this very string.
+    pub name: &'static str,
     /// The name's number.
     pub id: Name,
     pub pk: String,
@@ -112,7 +113,7 @@ impl Model {
                     .map(|i| IndexShape::new(i, self.intern(&i.name)))
                     .collect();
                 self.tables.push(TableShape {
-                    name: def.name.clone(),
+                    name: &def.name,
                     id,
                     pk: def.partition_key.name.clone(),
                     sk: def.sort_key.as_ref().map(|k| k.name.clone()),
@@ -172,7 +173,11 @@ impl Model {
     }
 
     pub(super) fn table(&self, name: &str) -> Option<usize> {
-        self.tables.iter().position(|t| t.name == name)
+        // A typed request names its table with the definition's string: the same address.
+        self.tables
+            .iter()
+            .position(|t| std::ptr::eq(t.name, name))
+            .or_else(|| self.tables.iter().position(|t| t.name == name))
     }
 
     /// The number of a table's or index's name.

@@ -31,15 +31,22 @@ impl Fx {
 
 impl Hasher for Fx {
     fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        let mut rest = bytes;
+        while let Some((word, tail)) = rest.split_first_chunk::<8>() {
+            self.add(u64::from_le_bytes(*word));
+            rest = tail;
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut last = [0u8; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
+        // The last bytes by 4, 2 and 1, not copied into a word (a call to memcpy).
+        if let Some((word, tail)) = rest.split_first_chunk::<4>() {
+            self.add(u64::from(u32::from_le_bytes(*word)));
+            rest = tail;
+        }
+        if let Some((word, tail)) = rest.split_first_chunk::<2>() {
+            self.add(u64::from(u16::from_le_bytes(*word)));
+            rest = tail;
+        }
+        if let [byte] = rest {
+            self.add(u64::from(*byte));
         }
     }
     fn write_u8(&mut self, i: u8) {
@@ -426,7 +433,13 @@ impl Local {
     }
 
     /// The counters of partition `key` of `table` (or of its index `index`, not 0).
-    fn partition(&mut self, shared: &Shared, table: Name, index: Name, key: &str) -> &PartitionCells {
+    fn partition(
+        &mut self,
+        shared: &Shared,
+        table: Name,
+        index: Name,
+        key: &str,
+    ) -> &PartitionCells {
         let space = match self.spaces.iter().position(|(s, _)| *s == (table, index)) {
             Some(i) => i,
             None => {
@@ -441,7 +454,8 @@ impl Local {
             None => {
                 let cells = Arc::<PartitionCells>::default();
                 shared.register(self.generation, |r| {
-                    r.partitions.push(((table, index), key.into(), cells.clone()));
+                    r.partitions
+                        .push(((table, index), key.into(), cells.clone()));
                 });
                 keys.insert(key.into(), self.partitions.len());
                 self.partitions.push(cells);
