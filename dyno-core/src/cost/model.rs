@@ -66,13 +66,8 @@ pub(super) struct EntityShape {
     /// `(index, query name)` of the index mappings named after their access pattern
     /// (`query = "by_status"`).
     pub named: Vec<(&'static str, &'static str)>,
-}
-
-impl EntityShape {
     /// Literal characters of the primary key templates: the more, the more specific.
-    fn specificity(&self) -> usize {
-        literal_len(self.pk) + self.sk.map_or(0, literal_len)
-    }
+    pub specificity: usize,
 }
 
 fn literal_len(t: Template) -> usize {
@@ -151,6 +146,7 @@ impl Model {
             table,
             pk: E::PK,
             sk: E::SK,
+            specificity: literal_len(E::PK) + E::SK.map_or(0, literal_len),
             indexes,
             mapped,
             named: E::MODEL
@@ -242,8 +238,8 @@ impl Model {
                 (Some(Some(v)), Some(t)) => t.matches(v),
                 _ => false,
             };
-            if sk_ok && best.is_none_or(|(_, s)| e.specificity() > s) {
-                best = Some((i, e.specificity()));
+            if sk_ok && best.is_none_or(|(_, s)| e.specificity > s) {
+                best = Some((i, e.specificity));
             }
         }
         best.map_or(UNATTRIBUTED, |(i, _)| bit(i))

@@ -584,6 +584,21 @@ impl Local {
             entry.charge(c.table, read);
             return;
         }
+        // One partition of one index, which alone has units (a query of the index): the
+        // table's share and the index's units there, in that order, found once.
+        if let ([t], [(table, c)]) = (touches, tables)
+            && t.table == *table
+            && t.space != 0
+            && let ([(index, units)], []) | ([], [(index, units)]) =
+                (&c.global_indexes[..], &c.local_indexes[..])
+            && name(index) == t.space
+        {
+            let entry = self.partition(shared, t.table, t.space, &t.partition);
+            entry.touches.add(1);
+            entry.charge(c.table, read);
+            entry.charge(*units, read);
+            return;
+        }
         for t in touches {
             if !tables.iter().any(|(table, _)| *table == t.table) {
                 self.partition(shared, t.table, t.space, &t.partition)
