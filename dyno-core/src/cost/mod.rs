@@ -45,12 +45,18 @@
 //!
 //! # What it costs
 //!
-//! A call through the wrapper does its own work and, after the answer, adds it to a running
-//! tally: no strings are built for a get (names are numbered once, the partition key is
-//! borrowed from the request), the tally is split into shards, each thread keeping to one, so
-//! threads do not wait on each other's lock, and a typed call skips matching key templates.
-//! The `metering` benchmark measures MemoryStore calls with and without it, side by side
-//! (`cargo bench -p dyno-tests --bench metering -- paired`).
+//! A call through the wrapper does its own work and, after the answer, adds it to counters of
+//! its thread's own: no lock and no read-modify-write on the way (a thread finds its counters
+//! in a thread-local list and adds with plain loads and stores; the report adds every
+//! thread's up, those of threads that have ended included), no strings built for a get or a
+//! query of a partition seen before (names are numbered once, the partition key is borrowed
+//! from the request and found by a short hash), and a typed call skips matching key templates.
+//! What is left per call: the boxed future every [`Store`] wrapper returns, moving the request
+//! and the answer through it, and the pattern's and the partition's lookups. Measured with the
+//! `metering` benchmark, which times MemoryStore calls with and without the wrapper side by
+//! side (`cargo bench -p dyno-tests --bench metering -- paired`), the wrapper adds some tens of
+//! nanoseconds to a typed get or query (under a tenth of either), more to an untyped get, whose
+//! key is matched against the registered templates and which is itself four times cheaper.
 //!
 //! # What it does not see
 //!

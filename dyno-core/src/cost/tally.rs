@@ -75,6 +75,9 @@ pub(super) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 /// A table or index name, numbered by the wrapper (see `Metered::name`); 0: none.
 pub(super) type Name = u32;
 
+/// Where partitions are: `(table, index)`, index 0 for the table's own.
+pub(super) type Space = (Name, Name);
+
 /// One access pattern: a table, the entities a call touched, the operation, and the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct PatternKey {
@@ -186,7 +189,7 @@ pub(super) struct Tally {
     /// Each pattern's position in `patterns`.
     positions: FxMap<PatternKey, usize>,
     /// `((table, index or 0), partitions)`: a few spaces, found by a scan.
-    pub spaces: Vec<((Name, Name), Partitions)>,
+    pub spaces: Vec<(Space, Partitions)>,
 }
 
 impl Tally {
@@ -322,7 +325,7 @@ pub(super) struct Registry {
     /// `(pattern, index, local, units)`.
     indexes: Vec<(PatternKey, Name, bool, Arc<Units>)>,
     /// `((table, index or 0), key, counters)`.
-    partitions: Vec<((Name, Name), Box<str>, Arc<PartitionCells>)>,
+    partitions: Vec<(Space, Box<str>, Arc<PartitionCells>)>,
 }
 
 impl Registry {
@@ -385,7 +388,7 @@ pub(super) struct Local {
     indexes: FxMap<(usize, Name, bool), Arc<Units>>,
     /// `((table, index or 0), partitions)`: a few spaces, found by a scan; a partition's
     /// position in `partitions` by its key.
-    spaces: Vec<((Name, Name), FxMap<Box<str>, usize>)>,
+    spaces: Vec<(Space, FxMap<Box<str>, usize>)>,
     partitions: Vec<Arc<PartitionCells>>,
 }
 
