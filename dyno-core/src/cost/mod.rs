@@ -223,14 +223,29 @@ const OTHER_NAME: Name = 1 << 31;
 /// The number of the next [`Metered`] made: what a thread's counters are filed under.
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
-/// A thread's counters of each wrapper it made calls through: `(wrapper's number, wrapper,
-/// counters)`, the one last used first. A wrapper's entry goes when another wrapper's is
-/// added after the first is dropped, or when the thread ends (its counters stay in the
-/// wrapper's registry, for the report).
-type Locals = RefCell<Vec<(u64, Weak<Shared>, Local)>>;
+/// A thread's counters of one wrapper it made calls through.
+struct Entry {
+    /// The wrapper's number.
+    id: u64,
+    shared: Weak<Shared>,
+    local: Local,
+}
+
+impl Drop for Entry {
+    /// The thread ends (or the wrapper was dropped): its counts are folded into the wrapper's
+    /// retired tally, for the report.
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.retire(&self.local);
+        }
+    }
+}
 
 thread_local! {
-    static LOCALS: Locals = const { RefCell::new(Vec::new()) };
+    /// A thread's counters of each wrapper it made calls through, the one last used first. A
+    /// wrapper's entry goes when the thread ends, or when another wrapper's is added after the
+    /// first was dropped.
+    static LOCALS: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Every table and index name a report shows: the model's, then the wrapper's others.
@@ -366,13 +381,16 @@ impl<S> Metered<S> {
             let Ok(mut locals) = locals.try_borrow_mut() else {
                 return false;
             };
-            let i = match locals.iter().position(|(id, ..)| *id == self.id) {
+            let i = match locals.iter().position(|e| e.id == self.id) {
                 Some(i) => i,
                 None => {
                     // The entries of dropped wrappers go before a new one is added.
-                    locals.retain(|(_, shared, _)| shared.strong_count() > 0);
-                    let local = Local::new(&self.shared);
-                    locals.push((self.id, Arc::downgrade(&self.shared), local));
+                    locals.retain(|e| e.shared.strong_count() > 0);
+                    locals.push(Entry {
+                        id: self.id,
+                        shared: Arc::downgrade(&self.shared),
+                        local: Local::new(&self.shared),
+                    });
                     locals.len() - 1
                 }
             };
@@ -380,7 +398,7 @@ impl<S> Metered<S> {
                 locals.swap(0, i);
             }
             locals[0]
-                .2
+                .local
                 .record(&self.shared, plan, measured, items, &name);
             true
         });
@@ -868,16 +886,24 @@ mod tests {
         let store = metered().await;
         on_a_thread(async || gets(&store, 3).await);
         assert_eq!(calls(&store, "Note get"), 3);
-        gets(&store, 2).await;
+        // Folded into one tally as the thread ended: the registry keeps no counter of it.
+        let live = || store.shared.registry.lock().unwrap().live();
+        let before = live();
+        on_a_thread(async || gets(&store, 1).await);
+        assert_eq!(live(), before);
+        assert_eq!(calls(&store, "Note get"), 4);
+        on_a_thread(async || gets(&store, 1).await);
         assert_eq!(calls(&store, "Note get"), 5);
+        gets(&store, 2).await;
+        assert_eq!(calls(&store, "Note get"), 7);
         let report = store.report();
         let partition = report
             .partitions
             .iter()
             .find(|p| p.key == "USER#u" && p.index.is_none())
             .expect("the partition");
-        // The put and five gets.
-        assert_eq!(partition.touches, 6);
+        // The put and seven gets.
+        assert_eq!(partition.touches, 8);
     }
 
     /// A thread keeps counters per wrapper: two wrappers used in turn on one thread, and one

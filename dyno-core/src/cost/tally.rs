@@ -104,6 +104,24 @@ pub(super) struct PatternTally {
     pub items_returned: u64,
 }
 
+impl PatternTally {
+    fn merge(&mut self, o: &PatternTally) {
+        self.calls += o.calls;
+        self.failed += o.failed;
+        self.unreported += o.unreported;
+        self.read += o.read;
+        self.write += o.write;
+        self.max_read = self.max_read.max(o.max_read);
+        self.max_write = self.max_write.max(o.max_write);
+        self.table += o.table;
+        for &(id, local, u) in &o.indexes {
+            add_index(&mut self.indexes, id, local, u);
+        }
+        self.items_read += o.items_read;
+        self.items_returned += o.items_returned;
+    }
+}
+
 fn add_index(list: &mut Vec<(Name, bool, f64)>, id: Name, local: bool, units: f64) {
     match list.iter_mut().find(|(i, l, _)| *i == id && *l == local) {
         Some(e) => e.2 += units,
@@ -226,6 +244,22 @@ impl Tally {
         };
         &mut p.tallies[i]
     }
+
+    /// Adds `other` to this tally.
+    fn merge(&mut self, other: &Tally) {
+        for (key, t) in &other.patterns {
+            self.pattern(*key).merge(t);
+        }
+        for ((table, index), parts) in &other.spaces {
+            for (key, &i) in &parts.keys {
+                let t = &parts.tallies[i];
+                let p = self.partition(*table, *index, key);
+                p.touches += t.touches;
+                p.read += t.read;
+                p.write += t.write;
+            }
+        }
+    }
 }
 
 /// A count that one thread adds to and any thread reads. Its owner adds with a load and a
@@ -321,30 +355,56 @@ impl PartitionCells {
 /// up.
 #[derive(Debug, Default)]
 pub(super) struct Registry {
-    patterns: Vec<(PatternKey, Arc<PatternCells>)>,
-    /// `(pattern, index, local, units)`.
-    indexes: Vec<(PatternKey, Name, bool, Arc<Units>)>,
-    /// `((table, index or 0), key, counters)`.
-    partitions: Vec<(Space, Box<str>, Arc<PartitionCells>)>,
+    /// `(owner, pattern, counters)`: the owner is the [`Local`] that adds to them.
+    patterns: Vec<(u64, PatternKey, Arc<PatternCells>)>,
+    /// `(owner, pattern, index, local, units)`.
+    indexes: Vec<(u64, PatternKey, Name, bool, Arc<Units>)>,
+    /// `(owner, (table, index or 0), key, counters)`.
+    partitions: Vec<(u64, Space, Box<str>, Arc<PartitionCells>)>,
+    /// What the threads that have ended counted, added up when they ended: a program that
+    /// runs each call on a new thread keeps one tally, not one per thread.
+    retired: Tally,
 }
 
 impl Registry {
     /// The sum of every thread's counters.
     pub(super) fn sum(&self) -> Tally {
         let mut all = Tally::default();
-        for (key, cells) in &self.patterns {
+        all.merge(&self.retired);
+        self.add_to(&mut all, |_| true);
+        all
+    }
+
+    /// Adds the counters of the owners `mine` picks to `all`.
+    fn add_to(&self, all: &mut Tally, mine: impl Fn(u64) -> bool) {
+        for (_, key, cells) in self.patterns.iter().filter(|e| mine(e.0)) {
             cells.add_to(all.pattern(*key));
         }
-        for (key, index, local, units) in &self.indexes {
+        for (_, key, index, local, units) in self.indexes.iter().filter(|e| mine(e.0)) {
             add_index(&mut all.pattern(*key).indexes, *index, *local, units.get());
         }
-        for ((table, index), key, cells) in &self.partitions {
+        for (_, (table, index), key, cells) in self.partitions.iter().filter(|e| mine(e.0)) {
             let p = all.partition(*table, *index, key);
             p.touches += cells.touches.get();
             p.read += cells.read.get();
             p.write += cells.write.get();
         }
-        all
+    }
+
+    /// Folds the counters of `owner`, a thread's that ended, into the retired tally.
+    fn retire(&mut self, owner: u64) {
+        let mut retired = std::mem::take(&mut self.retired);
+        self.add_to(&mut retired, |o| o == owner);
+        self.retired = retired;
+        self.patterns.retain(|e| e.0 != owner);
+        self.indexes.retain(|e| e.0 != owner);
+        self.partitions.retain(|e| e.0 != owner);
+    }
+
+    /// The number of counters of threads still running.
+    #[cfg(test)]
+    pub(super) fn live(&self) -> usize {
+        self.patterns.len() + self.indexes.len() + self.partitions.len()
     }
 }
 
@@ -365,6 +425,14 @@ impl Shared {
         }
     }
 
+    /// Folds the counters of `local`, whose thread is ending, into the retired tally.
+    pub(super) fn retire(&self, local: &Local) {
+        let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.generation.load(Ordering::Acquire) == local.generation {
+            registry.retire(local.owner);
+        }
+    }
+
     /// Forgets every counter: each thread makes new ones at its next call.
     pub(super) fn reset(&self) {
         let mut registry = self.registry.lock().unwrap_or_else(PoisonError::into_inner);
@@ -377,6 +445,8 @@ impl Shared {
 /// thread alone, but for the counters' values, which the report reads.
 #[derive(Debug, Default)]
 pub(super) struct Local {
+    /// This `Local`'s number, unique in the process: its counters' owner in the registry.
+    owner: u64,
     generation: u64,
     patterns: Vec<(PatternKey, Arc<PatternCells>)>,
     /// Each pattern's position in `patterns`.
@@ -395,7 +465,9 @@ pub(super) struct Local {
 impl Local {
     /// Counters for `shared`'s current generation.
     pub(super) fn new(shared: &Shared) -> Self {
+        static NEXT_OWNER: AtomicU64 = AtomicU64::new(1);
         Local {
+            owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
             generation: shared.generation.load(Ordering::Acquire),
             ..Local::default()
         }
@@ -409,7 +481,10 @@ impl Local {
                 Some(&i) => i,
                 None => {
                     let cells = Arc::<PatternCells>::default();
-                    shared.register(self.generation, |r| r.patterns.push((key, cells.clone())));
+                    let owner = self.owner;
+                    shared.register(self.generation, |r| {
+                        r.patterns.push((owner, key, cells.clone()));
+                    });
                     self.patterns.push((key, cells));
                     self.positions.insert(key, self.patterns.len() - 1);
                     self.patterns.len() - 1
@@ -422,14 +497,14 @@ impl Local {
 
     /// The units of the pattern at `pattern` in index `index`.
     fn index(&mut self, shared: &Shared, pattern: usize, index: Name, local: bool) -> &Units {
-        let generation = self.generation;
+        let (owner, generation) = (self.owner, self.generation);
         let key = self.patterns[pattern].0;
         self.indexes
             .entry((pattern, index, local))
             .or_insert_with(|| {
                 let units = Arc::<Units>::default();
                 shared.register(generation, |r| {
-                    r.indexes.push((key, index, local, units.clone()));
+                    r.indexes.push((owner, key, index, local, units.clone()));
                 });
                 units
             })
@@ -456,9 +531,10 @@ impl Local {
             Some(&i) => i,
             None => {
                 let cells = Arc::<PartitionCells>::default();
+                let owner = self.owner;
                 shared.register(self.generation, |r| {
                     r.partitions
-                        .push(((table, index), key.into(), cells.clone()));
+                        .push((owner, (table, index), key.into(), cells.clone()));
                 });
                 keys.insert(key.into(), self.partitions.len());
                 self.partitions.push(cells);
@@ -481,6 +557,7 @@ impl Local {
         let generation = shared.generation.load(Ordering::Acquire);
         if generation != self.generation {
             *self = Local {
+                owner: self.owner,
                 generation,
                 ..Local::default()
             };
