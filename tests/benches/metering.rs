@@ -4,7 +4,7 @@
 //! - `metering/memory_untyped` / `metering/metered_untyped`: `store.get_item(request)` of a
 //!   stored e-commerce order, the `GetRequest` borrowing its table name and key (made before the
 //!   timing), on MemoryStore and on `Metered<MemoryStore>` with the model's three entities
-//!   registered: classifying the key, one lock, the pattern's and the partition's tallies.
+//!   registered: classifying the key, the pattern's and the partition's counters of the thread.
 //! - `metering/memory_typed` / `metering/metered_typed`: `Order::get(key).send(&store)`, the
 //!   typed get (request, get, decode) a repository makes.
 //! - `metering/paired`: the untyped and typed gets and a typed index query

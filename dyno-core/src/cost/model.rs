@@ -20,7 +20,8 @@ pub(super) const MAX_ENTITIES: usize = 127;
 
 #[derive(Debug)]
 pub(super) struct TableShape {
-    pub name: String,
+    /// The definition's own name: a typed request borrows this very string.
+    pub name: &'static str,
     /// The name's number.
     pub id: Name,
     pub pk: String,
@@ -65,13 +66,8 @@ pub(super) struct EntityShape {
     /// `(index, query name)` of the index mappings named after their access pattern
     /// (`query = "by_status"`).
     pub named: Vec<(&'static str, &'static str)>,
-}
-
-impl EntityShape {
     /// Literal characters of the primary key templates: the more, the more specific.
-    fn specificity(&self) -> usize {
-        literal_len(self.pk) + self.sk.map_or(0, literal_len)
-    }
+    pub specificity: usize,
 }
 
 fn literal_len(t: Template) -> usize {
@@ -112,7 +108,7 @@ impl Model {
                     .map(|i| IndexShape::new(i, self.intern(&i.name)))
                     .collect();
                 self.tables.push(TableShape {
-                    name: def.name.clone(),
+                    name: &def.name,
                     id,
                     pk: def.partition_key.name.clone(),
                     sk: def.sort_key.as_ref().map(|k| k.name.clone()),
@@ -150,6 +146,7 @@ impl Model {
             table,
             pk: E::PK,
             sk: E::SK,
+            specificity: literal_len(E::PK) + E::SK.map_or(0, literal_len),
             indexes,
             mapped,
             named: E::MODEL
@@ -172,7 +169,11 @@ impl Model {
     }
 
     pub(super) fn table(&self, name: &str) -> Option<usize> {
-        self.tables.iter().position(|t| t.name == name)
+        // A typed request names its table with the definition's string: the same address.
+        self.tables
+            .iter()
+            .position(|t| std::ptr::eq(t.name, name))
+            .or_else(|| self.tables.iter().position(|t| t.name == name))
     }
 
     /// The number of a table's or index's name.
@@ -237,8 +238,8 @@ impl Model {
                 (Some(Some(v)), Some(t)) => t.matches(v),
                 _ => false,
             };
-            if sk_ok && best.is_none_or(|(_, s)| e.specificity() > s) {
-                best = Some((i, e.specificity()));
+            if sk_ok && best.is_none_or(|(_, s)| e.specificity > s) {
+                best = Some((i, e.specificity));
             }
         }
         best.map_or(UNATTRIBUTED, |(i, _)| bit(i))
