@@ -377,7 +377,7 @@ where
     E::Table: TableKeys,
 {
     // The generic shell only names `E`'s constants and key functions: the check is compiled
-    // once, in `stored_keys_hold`, for every entity.
+    // once, in `StoredKeyCheck::holds`, for every entity.
     let (pk_template, sk_template) = (E::PK, E::SK);
     let sk_key = match (<E::Table as TableKeys>::SK, &sk_template) {
         (Some(name), Some(template)) => Some((name, template)),
@@ -392,13 +392,13 @@ where
         sk: sk_key,
         indexes: index.len(),
     };
-    let (mut pk, mut sk) = (Some(pk), Some(sk));
-    let holds = check.holds(&mut |key, k| match key {
-        StoredKey::Partition => pk.take().map_or(Ok(()), |write| write(&value, k)),
-        StoredKey::Sort => sk.take().map_or(Ok(()), |write| write(&value, k)),
-        StoredKey::Index(i) => index[i](&value, k),
-    });
-    match holds {
+    let mut writers = KeyWriters {
+        value: &value,
+        pk: Some(pk),
+        sk: Some(sk),
+        index,
+    };
+    match check.holds(&mut writers) {
         Ok(true) => Ok(value),
         Ok(false) => recheck::<E>(item),
         Err(e) => Err(e),
@@ -413,6 +413,34 @@ enum StoredKey {
     Partition,
     Sort,
     Index(usize),
+}
+
+/// Writes the keys [`StoredKeyCheck::holds`] asks for: a trait object rather than a
+/// `dyn FnMut`, whose vtable would carry an `FnOnce` shim per entity.
+trait WriteKey {
+    fn write(&mut self, key: StoredKey, out: &mut String) -> Result<()>;
+}
+
+/// `E`'s key functions over its decoded value.
+struct KeyWriters<'v, E, P, S> {
+    value: &'v E,
+    pk: Option<P>,
+    sk: Option<S>,
+    index: &'v [IndexKeyCheck<E>],
+}
+
+impl<E, P, S> WriteKey for KeyWriters<'_, E, P, S>
+where
+    P: FnOnce(&E, &mut String) -> Result<()>,
+    S: FnOnce(&E, &mut String) -> Result<()>,
+{
+    fn write(&mut self, key: StoredKey, out: &mut String) -> Result<()> {
+        match key {
+            StoredKey::Partition => (self.pk.take()).map_or(Ok(()), |write| write(self.value, out)),
+            StoredKey::Sort => (self.sk.take()).map_or(Ok(()), |write| write(self.value, out)),
+            StoredKey::Index(i) => self.index[i](self.value, out),
+        }
+    }
 }
 
 /// What [`at_stored_key`] checks, as values: not generic, so compiled once for every entity.
@@ -437,19 +465,19 @@ impl<'a> StoredKeyCheck<'a, '_> {
         self.values[i].or_else(|| self.item.get(self.names[i]))
     }
 
-    /// `Ok(true)` when the stored keys are the ones `write` makes from the decoded value;
+    /// `Ok(true)` when the stored keys are the ones `keys` writes from the decoded value;
     /// `Ok(false)` when the item must be decoded again with every key field compared
     /// ([`recheck`]); the primary key's error while rechecking.
-    fn holds(&self, write: &mut dyn FnMut(StoredKey, &mut String) -> Result<()>) -> Result<bool> {
+    fn holds(&self, keys: &mut dyn WriteKey) -> Result<bool> {
         use crate::entity::recover::{check_stored_key, is_canonical};
         let (pk_name, pk_template) = self.pk;
         let primary = check_stored_key(self.stored(0), self.entity, pk_name, pk_template, |k| {
-            write(StoredKey::Partition, k)
+            keys.write(StoredKey::Partition, k)
         })
         .and_then(|()| match self.sk {
             Some((name, template)) => {
                 check_stored_key(self.stored(1), self.entity, name, template, |k| {
-                    write(StoredKey::Sort, k)
+                    keys.write(StoredKey::Sort, k)
                 })
             }
             None => Ok(()),
@@ -462,7 +490,7 @@ impl<'a> StoredKeyCheck<'a, '_> {
         // the decode with every field compared says whether the key disagrees first.
         Ok(primary.is_ok()
             && (0..self.indexes)
-                .all(|i| is_canonical(self.stored(i + 2), |k| write(StoredKey::Index(i), k))))
+                .all(|i| is_canonical(self.stored(i + 2), |k| keys.write(StoredKey::Index(i), k))))
     }
 }
 
