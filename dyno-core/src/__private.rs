@@ -636,7 +636,7 @@ impl<T> VersionOfFallback<T> for &Ver<T> {}
 
 #[cfg(all(test, feature = "derive"))]
 mod tests {
-    use super::StoredKeys;
+    use super::{StoredKeyCheck, StoredKeys};
     use crate::prelude::*;
     use crate::{AttributeValue, Error, Item};
 
@@ -653,9 +653,19 @@ mod tests {
         let mut keys = StoredKeys::new(["PK", "SK", "GSI1PK"]);
         keys.offer("PK", &offered);
         keys.offer("other", &offered);
-        assert_eq!(keys.get(&item, 0), Some(&offered));
-        assert_eq!(keys.get(&item, 1), Some(&s("b")));
-        assert_eq!(keys.get(&item, 2), None);
+        let template = crate::key::Template::new(&[]);
+        let check = StoredKeyCheck {
+            item: &item,
+            names: &keys.names,
+            values: &keys.values,
+            entity: "E",
+            pk: ("PK", &template),
+            sk: None,
+            indexes: 1,
+        };
+        assert_eq!(check.stored(0), Some(&offered));
+        assert_eq!(check.stored(1), Some(&s("b")));
+        assert_eq!(check.stored(2), None);
     }
 
     #[derive(Table)]
