@@ -146,8 +146,30 @@ impl<E> Clone for Key<E> {
 
 impl<E> std::fmt::Debug for Key<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.error {
-            None => f.debug_tuple("Key").field(&self.item).finish(),
+        self.debug_view().fmt(f)
+    }
+}
+
+impl<E> Key<E> {
+    /// This key's `Debug`, not generic over the entity.
+    pub(crate) fn debug_view(&self) -> KeyDebug<'_> {
+        KeyDebug {
+            item: &self.item,
+            error: self.error.as_deref(),
+        }
+    }
+}
+
+/// A [`Key`] as `Debug` shows it: compiled once for every entity.
+pub(crate) struct KeyDebug<'a> {
+    item: &'a Item,
+    error: Option<&'a Error>,
+}
+
+impl std::fmt::Debug for KeyDebug<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.error {
+            None => f.debug_tuple("Key").field(self.item).finish(),
             Some(e) => f
                 .debug_struct("Key")
                 .field("invalid", &format_args!("{e}"))

@@ -149,17 +149,7 @@ struct UpdateState {
 
 impl<E: Entity> fmt::Debug for UpdateBuilder<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UpdateBuilder")
-            .field("entity", &self.s.entity)
-            .field("key", &self.key)
-            .field("actions", &self.s.actions)
-            .field("condition", &self.s.condition)
-            .field("error", &self.s.error)
-            .field("version", &self.s.version)
-            .field("upsert", &self.s.upsert)
-            .field("givens", &self.s.givens)
-            .field("required", &self.s.required)
-            .finish()
+        self.s.debug(&self.key.debug_view(), f)
     }
 }
 
@@ -580,6 +570,21 @@ impl<E: Entity> UpdateBuilder<E> {
 }
 
 impl UpdateState {
+    /// [`UpdateBuilder`]'s `Debug`, compiled once for every entity.
+    fn debug(&self, key: &dyn fmt::Debug, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UpdateBuilder")
+            .field("entity", &self.entity)
+            .field("key", key)
+            .field("actions", &self.actions)
+            .field("condition", &self.condition)
+            .field("error", &self.error)
+            .field("version", &self.version)
+            .field("upsert", &self.upsert)
+            .field("givens", &self.givens)
+            .field("required", &self.required)
+            .finish()
+    }
+
     /// [`UpdateBuilder::parts`], with the key's item (or why it is invalid).
     fn parts(
         self,
