@@ -14,7 +14,9 @@ mod keys;
 mod mapped;
 mod model;
 
-use super::{dummy_const, private, query, respan, update};
+use super::{
+    dummy_const, full_paths, private, private_alias, private_alias_use, query, respan, update,
+};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -105,7 +107,7 @@ pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
 
 impl<'a> Gen<'a> {
     fn new(m: &'a EntityInput<'a>) -> Self {
-        let p = private();
+        let p = private_alias();
         let table = m.table.to_token_stream();
         let mut primary = BTreeSet::new();
         for f in m.pk.fields().chain(m.sk.iter().flat_map(|t| t.fields())) {
@@ -380,7 +382,9 @@ impl<'a> Gen<'a> {
             .filter(|i| i.fields.is_some())
             .map(|i| &i.name);
 
+        let alias = private_alias_use();
         let body = quote! {
+            #alias
             // The autoref-specialization traits every helper below calls through (a field type
             // without the trait reaches the fallback, so the only error is the one spanned on it).
             #[allow(unused_imports)]
@@ -441,12 +445,14 @@ impl<'a> Gen<'a> {
             #index_callback
         };
         let body = dummy_const(body);
-        quote! {
+        full_paths(quote! {
             #query_defs
             #mapped_defs
             #update_def
-            #body
-        }
+        })
+        .into_iter()
+        .chain(body)
+        .collect()
     }
 
     /// `CREATED_AT`, `ATTRIBUTES` and `created_at_unset`: what a put that keeps the stored

@@ -201,14 +201,15 @@ impl<'a> Gen<'a> {
         value: impl Fn(&str) -> TokenStream,
     ) -> TokenStream {
         let call = Self::key_call(t, tc, value);
+        let p = crate::expand::private_alias();
         match shard {
             Some(shard) => quote! {{
                 let mut __k = #call;
                 #shard
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(__k));
+                __item.insert(::std::string::String::from(#attr), #p::AttributeValue::S(__k));
             }},
             None => quote! {
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(#call));
+                __item.insert(::std::string::String::from(#attr), #p::AttributeValue::S(#call));
             },
         }
     }
