@@ -31,6 +31,7 @@ pub use crate::value::{
     FromAttribute, Item, Serde, SetElement, ToAttribute,
 };
 
+mod decode;
 mod keys;
 mod stamps;
 mod updates;
@@ -50,6 +51,7 @@ pub fn stream_map<'s, T: 's, U: 's>(
 #[cfg(feature = "derive")]
 pub use dyno_derive::__index_stubs as index_stubs;
 
+pub use self::decode::read_item;
 pub use self::keys::*;
 pub use self::stamps::*;
 pub use self::updates::{rebuild_key_field, KeyField};
@@ -323,8 +325,8 @@ pub fn key_from<T, V: FieldValue<T>>(
 pub type IndexKeyCheck<E> = fn(&E, &mut String) -> Result<()>;
 
 /// The key attributes `from_item` checks (the primary key's, then those of each
-/// [`IndexKeyCheck`]) and the values its one pass over the item found for them: the attributes
-/// no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup per key.
+/// [`IndexKeyCheck`]) and the values its one pass over the item ([`Self::read`]) found for
+/// them: the attributes no field reads, so the check needs no hash lookup per key.
 #[derive(Debug)]
 pub struct StoredKeys<'a, const N: usize> {
     names: [&'static str; N],
@@ -341,19 +343,21 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
         }
     }
 
-    /// Keeps `value` when `name` is one of the key attributes.
+    /// One pass over `item`: each attribute some field reads goes to its slots (`fields[i]`,
+    /// the attribute of `slots[i]`), each other one to its key attribute's ([`read_item`]).
     #[inline]
-    pub fn offer(&mut self, name: &str, value: &'a AttributeValue) {
-        for (n, v) in self.names.iter().zip(&mut self.values) {
-            if *n == name {
-                *v = Some(value);
-            }
-        }
+    pub fn read(
+        &mut self,
+        item: &'a Item,
+        fields: &[&str],
+        slots: &mut [Option<&'a AttributeValue>],
+    ) {
+        read_item(item, fields, slots, &self.names, &mut self.values);
     }
 
-    /// The stored value of key attribute `i`. One not offered is absent, or its name is also
-    /// a field's attribute (whose `match` arm took it, so it never reached [`Self::offer`]):
-    /// looked up in `item`, which says which.
+    /// The stored value of key attribute `i`. One not found by [`Self::read`] is absent, or its
+    /// name is also a field's attribute (whose slot took it): looked up in `item`, which says
+    /// which.
     #[inline]
     fn get(&self, item: &'a Item, i: usize) -> Option<&'a AttributeValue> {
         self.values[i].or_else(|| item.get(self.names[i]))
@@ -569,16 +573,23 @@ mod tests {
         AttributeValue::S(v.to_owned())
     }
 
-    /// A key attribute the scan did not offer is looked up in the item: it may be absent, or
-    /// read by a field's own `match` arm.
+    /// The scan puts each attribute in the slots of the fields reading it (all of them, when
+    /// they share it), else in its key attribute's; a key attribute a field read is looked up
+    /// in the item, and one absent is `None`.
     #[test]
-    fn stored_keys_look_up_what_was_not_offered() {
-        let item = Item::from([("PK".to_owned(), s("a")), ("SK".to_owned(), s("b"))]);
-        let offered = s("c");
+    fn stored_keys_read_fields_first_then_keys() {
+        let item = Item::from([
+            ("PK".to_owned(), s("a")),
+            ("SK".to_owned(), s("b")),
+            ("name".to_owned(), s("n")),
+            ("other".to_owned(), s("o")),
+        ]);
         let mut keys = StoredKeys::new(["PK", "SK", "GSI1PK"]);
-        keys.offer("PK", &offered);
-        keys.offer("other", &offered);
-        assert_eq!(keys.get(&item, 0), Some(&offered));
+        let mut slots = [None; 3];
+        keys.read(&item, &["name", "SK", "name"], &mut slots);
+        assert_eq!(slots, [Some(&s("n")), Some(&s("b")), Some(&s("n"))]);
+        assert_eq!(keys.values, [Some(&s("a")), None, None]);
+        assert_eq!(keys.get(&item, 0), Some(&s("a")));
         assert_eq!(keys.get(&item, 1), Some(&s("b")));
         assert_eq!(keys.get(&item, 2), None);
     }
@@ -587,8 +598,8 @@ mod tests {
     #[dyno(name = "Shadow", pk = "PK", sk = "SK")]
     struct Shadow;
 
-    /// A field stored at the table's partition-key attribute: its `match` arm takes the
-    /// attribute, so the key check finds it by lookup, not by the scan.
+    /// A field stored at the table's partition-key attribute: its slot takes the attribute, so
+    /// the key check finds it by lookup, not by the scan.
     #[derive(Debug, Clone, PartialEq, Entity)]
     #[dyno(table = Shadow, pk = "USER#{user}", sk = "NOTE")]
     struct Shadowed {

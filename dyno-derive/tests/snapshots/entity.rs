@@ -255,49 +255,28 @@ const _: () = {
             ::core::result::Result::Ok(__item)
         }
         fn from_item(item: &__d::Item) -> __d::Result<Self> {
-            let mut __v_user_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_status: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_date: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_total: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_note: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_version: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_expires_at: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v = [::core::option::Option::None; 8usize];
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
                 __I0_PK_NAME,
                 __I0_SK_NAME,
             ]);
-            for (__name, __value) in item {
-                if __name.as_str() == __TTL_NAME {
-                    __v_expires_at = ::core::option::Option::Some(__value);
-                }
-                match __name.as_str() {
-                    "user_id" => {
-                        __v_user_id = ::core::option::Option::Some(__value);
-                    }
-                    "order_id" => {
-                        __v_order_id = ::core::option::Option::Some(__value);
-                    }
-                    "status" => {
-                        __v_status = ::core::option::Option::Some(__value);
-                    }
-                    "order_date" => {
-                        __v_order_date = ::core::option::Option::Some(__value);
-                    }
-                    "total" => {
-                        __v_total = ::core::option::Option::Some(__value);
-                    }
-                    "note" => {
-                        __v_note = ::core::option::Option::Some(__value);
-                    }
-                    "version" => {
-                        __v_version = ::core::option::Option::Some(__value);
-                    }
-                    _ => __keys.offer(__name, __value),
-                }
-            }
+            __keys
+                .read(
+                    item,
+                    &[
+                        "user_id",
+                        "order_id",
+                        "status",
+                        "order_date",
+                        "total",
+                        "note",
+                        "version",
+                        __TTL_NAME,
+                    ],
+                    &mut __v,
+                );
             __d::at_stored_key(
                 item,
                 &__keys,
@@ -305,7 +284,7 @@ const _: () = {
                     user_id: __d::key_field_attr_in::<
                         String,
                     >(
-                        __v_user_id,
+                        __v[0usize],
                         __ENTITY,
                         "user_id",
                         &mut || {
@@ -316,7 +295,7 @@ const _: () = {
                     order_id: __d::key_field_attr_in::<
                         String,
                     >(
-                        __v_order_id,
+                        __v[1usize],
                         __ENTITY,
                         "order_id",
                         &mut || {
@@ -327,7 +306,7 @@ const _: () = {
                     status: __d::key_field_attr_in::<
                         OrderStatus,
                     >(
-                        __v_status,
+                        __v[2usize],
                         __ENTITY,
                         "status",
                         &mut || {
@@ -338,7 +317,7 @@ const _: () = {
                     order_date: __d::key_field_attr_in::<
                         Date,
                     >(
-                        __v_order_date,
+                        __v[3usize],
                         __ENTITY,
                         "order_date",
                         &mut || {
@@ -346,13 +325,13 @@ const _: () = {
                                 .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
                         },
                     )?,
-                    total: __d::attr_in::<Decimal>(__v_total, __ENTITY, "total")?,
-                    note: __d::attr_in::<Option<String>>(__v_note, __ENTITY, "note")?,
+                    total: __d::attr_in::<Decimal>(__v[4usize], __ENTITY, "total")?,
+                    note: __d::attr_in::<Option<String>>(__v[5usize], __ENTITY, "note")?,
                     version: __d::attr_or_default_in::<
                         u64,
-                    >(__v_version, __ENTITY, "version")?,
+                    >(__v[6usize], __ENTITY, "version")?,
                     expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
-                        .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
+                        .get_in(__v[7usize], __ENTITY, __TTL_NAME)?,
                 },
                 |__e, __k| __key_pk(__k, &__e.user_id),
                 |__e, __k| __key_sk(__k, &__e.order_id),
