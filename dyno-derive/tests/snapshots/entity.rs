@@ -66,16 +66,18 @@ const _: () = {
         __I0.local == !true,
         "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`",
     );
-    const _: () = __d::assert_key_part::<Date>();
-    const _: () = __d::assert_key_part::<String>();
-    const _: () = __d::assert_key_part::<OrderStatus>();
-    const _: () = __d::assert_key_part::<String>();
-    const _: () = __d::assert_version::<u64>();
-    const _: () = __d::assert_ttl::<Option<OffsetDateTime>>();
     const _: () = __d::const_assert(
         <ECommerce as __d::TableKeys>::TTL.is_some(),
         "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`",
     );
+    const _: () = {
+        __d::assert_key_part::<Date>();
+        __d::assert_key_part::<String>();
+        __d::assert_key_part::<OrderStatus>();
+        __d::assert_key_part::<String>();
+        __d::assert_version::<u64>();
+        __d::assert_ttl::<Option<OffsetDateTime>>();
+    };
     #[inline]
     fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
