@@ -32,6 +32,7 @@ pub use crate::value::{
 };
 
 mod decode;
+mod encode;
 mod keys;
 mod stamps;
 mod updates;
@@ -52,6 +53,7 @@ pub fn stream_map<'s, T: 's, U: 's>(
 pub use dyno_derive::__index_stubs as index_stubs;
 
 pub use self::decode::read_item;
+pub use self::encode::key_buf;
 pub use self::keys::*;
 pub use self::stamps::*;
 pub use self::updates::{rebuild_key_field, KeyField};

@@ -178,24 +178,8 @@ const _: () = {
         };
         fn key(&self) -> __d::Result<__d::Item> {
             let mut __item = __d::Item::with_capacity(2);
-            __item
-                .insert(
-                    ::std::string::String::from(__PK_NAME),
-                    __d::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_pk(__k, &self.user_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
-            __item
-                .insert(
-                    ::std::string::String::from(__SK_NAME),
-                    __d::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_sk(__k, &self.order_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
+            __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
+            __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
             ::core::result::Result::Ok(__item)
         }
         fn to_item(&self) -> __d::Result<__d::Item> {
@@ -209,43 +193,11 @@ const _: () = {
             __d::put_attr(&mut __item, __ENTITY, "version", &self.version)?;
             (&__d::Ttl::<Option<OffsetDateTime>>::new())
                 .put(&mut __item, __ENTITY, __TTL_NAME, &self.expires_at)?;
-            __item
-                .insert(
-                    ::std::string::String::from(__PK_NAME),
-                    __d::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_pk(__k, &self.user_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
-            __item
-                .insert(
-                    ::std::string::String::from(__SK_NAME),
-                    __d::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_sk(__k, &self.order_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
+            __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
+            __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
             {
-                __item
-                    .insert(
-                        ::std::string::String::from(__I0_PK_NAME),
-                        __d::AttributeValue::S({
-                            let __k = &mut ::std::string::String::new();
-                            __key_i0_pk(__k, &self.status)?;
-                            ::core::mem::take(__k)
-                        }),
-                    );
-                __item
-                    .insert(
-                        ::std::string::String::from(__I0_SK_NAME),
-                        __d::AttributeValue::S({
-                            let __k = &mut ::std::string::String::new();
-                            __key_i0_sk(__k, &self.order_date)?;
-                            ::core::mem::take(__k)
-                        }),
-                    );
+                __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), &self.status)?;
+                __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), &self.order_date)?;
             }
             __item
                 .insert(
@@ -581,15 +533,7 @@ const _: () = {
                 #[allow(unused_mut)]
                 let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
-                    __item
-                        .insert(
-                            ::std::string::String::from(__I0_PK_NAME),
-                            __d::AttributeValue::S({
-                                let __k = &mut ::std::string::String::new();
-                                __key_i0_pk(__k, status)?;
-                                ::core::mem::take(__k)
-                            }),
-                        );
+                    __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
                 }
                 let __if_absent = __modes.iter().all(|m| *m == __d::KeyField::IfAbsent);
                 __update.update.set_index_keys(__item, &__removes, __if_absent);
@@ -620,15 +564,7 @@ const _: () = {
                 #[allow(unused_mut)]
                 let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
-                    __item
-                        .insert(
-                            ::std::string::String::from(__I0_SK_NAME),
-                            __d::AttributeValue::S({
-                                let __k = &mut ::std::string::String::new();
-                                __key_i0_sk(__k, order_date)?;
-                                ::core::mem::take(__k)
-                            }),
-                        );
+                    __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
                 }
                 let __if_absent = __modes.iter().all(|m| *m == __d::KeyField::IfAbsent);
                 __update.update.set_index_keys(__item, &__removes, __if_absent);
