@@ -659,8 +659,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             #[allow(unused_mut)]
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
-            let __if_absent = __modes.iter().all(|m| *m == #p::KeyField::IfAbsent);
-            __update.update.set_index_keys(__item, &#removes, __if_absent);
+            __update.update.set_index_keys(__item, &#removes, #p::KeyField::all_if_absent(&__modes));
             ::core::result::Result::Ok(())
         },
     );

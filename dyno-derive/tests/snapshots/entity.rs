@@ -78,7 +78,6 @@ const _: () = {
         __d::assert_version::<u64>();
         __d::assert_ttl::<Option<OffsetDateTime>>();
     };
-    #[inline]
     fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
         __k.push_str("USER#");
@@ -86,7 +85,6 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
     fn __key_sk(__k: &mut ::std::string::String, order_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 6usize + (&__d::Part(order_id)).len_hint());
         __k.push_str("ORDER#");
@@ -94,7 +92,6 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
     fn __key_i0_pk(
         __k: &mut ::std::string::String,
         status: &OrderStatus,
@@ -105,7 +102,6 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")?;
         ::core::result::Result::Ok(())
     }
-    #[inline]
     fn __key_i0_sk(
         __k: &mut ::std::string::String,
         order_date: &Date,
@@ -535,8 +531,13 @@ const _: () = {
                 {
                     __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
                 }
-                let __if_absent = __modes.iter().all(|m| *m == __d::KeyField::IfAbsent);
-                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                __update
+                    .update
+                    .set_index_keys(
+                        __item,
+                        &__removes,
+                        __d::KeyField::all_if_absent(&__modes),
+                    );
                 ::core::result::Result::Ok(())
             },
         )
@@ -566,8 +567,13 @@ const _: () = {
                 {
                     __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
                 }
-                let __if_absent = __modes.iter().all(|m| *m == __d::KeyField::IfAbsent);
-                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                __update
+                    .update
+                    .set_index_keys(
+                        __item,
+                        &__removes,
+                        __d::KeyField::all_if_absent(&__modes),
+                    );
                 ::core::result::Result::Ok(())
             },
         )
