@@ -3,7 +3,8 @@
 //!
 //! Generated code sits in `const _: () = { ... };` where it can (types that users name, such as
 //! query builders, sit beside the entity), writes `::core::...` paths in full, and reaches dyno
-//! through `::dyno_core::__private`.
+//! through `::dyno_core::__private` (inside an entity's `const _` block, through its short name
+//! `__d`: see [`private_alias`]).
 
 mod collection;
 mod document;

@@ -28,9 +28,9 @@ mod tests {
     fn a_key_buffer_replaces_the_attribute_and_is_written_in_place() {
         let mut item = Item::from([("PK".to_owned(), AttributeValue::N("1".into()))]);
         key_buf(&mut item, "PK").push_str("USER#1");
-        key_buf(&mut item, "SK").push_str("A");
+        key_buf(&mut item, "SK").push_str("ORDER#1");
         assert_eq!(item["PK"], AttributeValue::S("USER#1".into()));
-        assert_eq!(item["SK"], AttributeValue::S("A".into()));
+        assert_eq!(item["SK"], AttributeValue::S("ORDER#1".into()));
         assert_eq!(item.len(), 2);
     }
 }
