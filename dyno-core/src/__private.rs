@@ -32,7 +32,6 @@ pub use crate::value::{
     FromAttribute, Item, Serde, SetElement, ToAttribute,
 };
 
-mod decode;
 mod encode;
 mod keys;
 mod stamps;
@@ -53,7 +52,6 @@ pub fn stream_map<'s, T: 's, U: 's>(
 #[cfg(feature = "derive")]
 pub use dyno_derive::__index_stubs as index_stubs;
 
-pub use self::decode::read_item;
 pub use self::encode::key_buf;
 pub use self::keys::*;
 pub use self::stamps::*;
@@ -328,8 +326,8 @@ pub fn key_from<T, V: FieldValue<T>>(
 pub type IndexKeyCheck<E> = fn(&E, &mut String) -> Result<()>;
 
 /// The key attributes `from_item` checks (the primary key's, then those of each
-/// [`IndexKeyCheck`]) and the values its one pass over the item ([`Self::read`]) found for
-/// them: the attributes no field reads, so the check needs no hash lookup per key.
+/// [`IndexKeyCheck`]) and the values its one pass over the item found for them: the attributes
+/// no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup per key.
 #[derive(Debug)]
 pub struct StoredKeys<'a, const N: usize> {
     names: [&'static str; N],
@@ -346,21 +344,19 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
         }
     }
 
-    /// One pass over `item`: each attribute some field reads goes to its slots (`fields[i]`,
-    /// the attribute of `slots[i]`), each other one to its key attribute's ([`read_item`]).
+    /// Keeps `value` when `name` is one of the key attributes.
     #[inline]
-    pub fn read(
-        &mut self,
-        item: &'a Item,
-        fields: &[&str],
-        slots: &mut [Option<&'a AttributeValue>],
-    ) {
-        read_item(item, fields, slots, &self.names, &mut self.values);
+    pub fn offer(&mut self, name: &str, value: &'a AttributeValue) {
+        for (n, v) in self.names.iter().zip(&mut self.values) {
+            if *n == name {
+                *v = Some(value);
+            }
+        }
     }
 
-    /// The stored value of key attribute `i`. One not found by [`Self::read`] is absent, or its
-    /// name is also a field's attribute (whose slot took it): looked up in `item`, which says
-    /// which.
+    /// The stored value of key attribute `i`. One not offered is absent, or its name is also
+    /// a field's attribute (whose `match` arm took it, so it never reached [`Self::offer`]):
+    /// looked up in `item`, which says which.
     #[inline]
     fn get(&self, item: &'a Item, i: usize) -> Option<&'a AttributeValue> {
         self.values[i].or_else(|| item.get(self.names[i]))
@@ -576,23 +572,16 @@ mod tests {
         AttributeValue::S(v.to_owned())
     }
 
-    /// The scan puts each attribute in the slots of the fields reading it (all of them, when
-    /// they share it), else in its key attribute's; a key attribute a field read is looked up
-    /// in the item, and one absent is `None`.
+    /// A key attribute the scan did not offer is looked up in the item: it may be absent, or
+    /// read by a field's own `match` arm.
     #[test]
-    fn stored_keys_read_fields_first_then_keys() {
-        let item = Item::from([
-            ("PK".to_owned(), s("a")),
-            ("SK".to_owned(), s("b")),
-            ("name".to_owned(), s("n")),
-            ("other".to_owned(), s("o")),
-        ]);
+    fn stored_keys_look_up_what_was_not_offered() {
+        let item = Item::from([("PK".to_owned(), s("a")), ("SK".to_owned(), s("b"))]);
+        let offered = s("c");
         let mut keys = StoredKeys::new(["PK", "SK", "GSI1PK"]);
-        let mut slots = [None; 3];
-        keys.read(&item, &["name", "SK", "name"], &mut slots);
-        assert_eq!(slots, [Some(&s("n")), Some(&s("b")), Some(&s("n"))]);
-        assert_eq!(keys.values, [Some(&s("a")), None, None]);
-        assert_eq!(keys.get(&item, 0), Some(&s("a")));
+        keys.offer("PK", &offered);
+        keys.offer("other", &offered);
+        assert_eq!(keys.get(&item, 0), Some(&offered));
         assert_eq!(keys.get(&item, 1), Some(&s("b")));
         assert_eq!(keys.get(&item, 2), None);
     }
@@ -601,8 +590,8 @@ mod tests {
     #[dyno(name = "Shadow", pk = "PK", sk = "SK")]
     struct Shadow;
 
-    /// A field stored at the table's partition-key attribute: its slot takes the attribute, so
-    /// the key check finds it by lookup, not by the scan.
+    /// A field stored at the table's partition-key attribute: its `match` arm takes the
+    /// attribute, so the key check finds it by lookup, not by the scan.
     #[derive(Debug, Clone, PartialEq, Entity)]
     #[dyno(table = Shadow, pk = "USER#{user}", sk = "NOTE")]
     struct Shadowed {

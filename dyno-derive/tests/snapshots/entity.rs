@@ -78,6 +78,7 @@ const _: () = {
         __d::assert_version::<u64>();
         __d::assert_ttl::<Option<OffsetDateTime>>();
     };
+    #[inline]
     fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
         __k.push_str("USER#");
@@ -85,6 +86,7 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn __key_sk(__k: &mut ::std::string::String, order_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 6usize + (&__d::Part(order_id)).len_hint());
         __k.push_str("ORDER#");
@@ -92,6 +94,7 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn __key_i0_pk(
         __k: &mut ::std::string::String,
         status: &OrderStatus,
@@ -102,6 +105,7 @@ const _: () = {
             .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")?;
         ::core::result::Result::Ok(())
     }
+    #[inline]
     fn __key_i0_sk(
         __k: &mut ::std::string::String,
         order_date: &Date,
@@ -205,28 +209,49 @@ const _: () = {
             ::core::result::Result::Ok(__item)
         }
         fn from_item(item: &__d::Item) -> __d::Result<Self> {
-            let mut __v = [::core::option::Option::None; 8usize];
+            let mut __v_user_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_order_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_status: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_order_date: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_total: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_note: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_version: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_expires_at: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
                 __I0_PK_NAME,
                 __I0_SK_NAME,
             ]);
-            __keys
-                .read(
-                    item,
-                    &[
-                        "user_id",
-                        "order_id",
-                        "status",
-                        "order_date",
-                        "total",
-                        "note",
-                        "version",
-                        __TTL_NAME,
-                    ],
-                    &mut __v,
-                );
+            for (__name, __value) in item {
+                if __name.as_str() == __TTL_NAME {
+                    __v_expires_at = ::core::option::Option::Some(__value);
+                }
+                match __name.as_str() {
+                    "user_id" => {
+                        __v_user_id = ::core::option::Option::Some(__value);
+                    }
+                    "order_id" => {
+                        __v_order_id = ::core::option::Option::Some(__value);
+                    }
+                    "status" => {
+                        __v_status = ::core::option::Option::Some(__value);
+                    }
+                    "order_date" => {
+                        __v_order_date = ::core::option::Option::Some(__value);
+                    }
+                    "total" => {
+                        __v_total = ::core::option::Option::Some(__value);
+                    }
+                    "note" => {
+                        __v_note = ::core::option::Option::Some(__value);
+                    }
+                    "version" => {
+                        __v_version = ::core::option::Option::Some(__value);
+                    }
+                    _ => __keys.offer(__name, __value),
+                }
+            }
             __d::at_stored_key(
                 item,
                 &__keys,
@@ -234,7 +259,7 @@ const _: () = {
                     user_id: __d::key_field_attr_in::<
                         String,
                     >(
-                        __v[0usize],
+                        __v_user_id,
                         __ENTITY,
                         "user_id",
                         &mut || {
@@ -245,7 +270,7 @@ const _: () = {
                     order_id: __d::key_field_attr_in::<
                         String,
                     >(
-                        __v[1usize],
+                        __v_order_id,
                         __ENTITY,
                         "order_id",
                         &mut || {
@@ -256,7 +281,7 @@ const _: () = {
                     status: __d::key_field_attr_in::<
                         OrderStatus,
                     >(
-                        __v[2usize],
+                        __v_status,
                         __ENTITY,
                         "status",
                         &mut || {
@@ -267,7 +292,7 @@ const _: () = {
                     order_date: __d::key_field_attr_in::<
                         Date,
                     >(
-                        __v[3usize],
+                        __v_order_date,
                         __ENTITY,
                         "order_date",
                         &mut || {
@@ -275,13 +300,13 @@ const _: () = {
                                 .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
                         },
                     )?,
-                    total: __d::attr_in::<Decimal>(__v[4usize], __ENTITY, "total")?,
-                    note: __d::attr_in::<Option<String>>(__v[5usize], __ENTITY, "note")?,
+                    total: __d::attr_in::<Decimal>(__v_total, __ENTITY, "total")?,
+                    note: __d::attr_in::<Option<String>>(__v_note, __ENTITY, "note")?,
                     version: __d::attr_or_default_in::<
                         u64,
-                    >(__v[6usize], __ENTITY, "version")?,
+                    >(__v_version, __ENTITY, "version")?,
                     expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
-                        .get_in(__v[7usize], __ENTITY, __TTL_NAME)?,
+                        .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
                 },
                 |__e, __k| __key_pk(__k, &__e.user_id),
                 |__e, __k| __key_sk(__k, &__e.order_id),

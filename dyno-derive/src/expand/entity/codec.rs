@@ -5,6 +5,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::Ident;
 
 use super::Gen;
 
@@ -145,15 +146,15 @@ impl Gen<'_> {
         (checks, checked)
     }
 
-    /// `from_item`: one pass over the item's attributes (`StoredKeys::read`, compiled once in
-    /// dyno-core) puts each one the entity reads into its field's slot, then each field is
-    /// decoded from its slot, falling back to the key attributes for key fields.
+    /// `from_item`: one pass over the item's attributes puts each one the entity reads into its
+    /// field's slot (a `match` on the name instead of a hash lookup per field), then each field
+    /// is decoded from its slot, falling back to the key attributes for key fields.
     pub(super) fn decode_fn(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
-        // The attribute of each slot; the table's TTL name is a constant the macro cannot see,
-        // and fields sharing an attribute all read it, as separate lookups would.
-        let mut slot_names = Vec::new();
+        let mut slots = TokenStream::new();
+        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
         let (index_checks, checked) = self.index_key_checks();
         for f in &self.m.fields {
@@ -161,17 +162,27 @@ impl Gen<'_> {
             let ty = f.ty;
             let a = &f.attr_name;
             let name = f.name();
-            let slot = if f.skip.get() {
-                TokenStream::new()
-            } else {
-                let i = slot_names.len();
-                slot_names.push(if f.ttl.get() {
-                    quote!(__TTL_NAME)
-                } else {
-                    quote!(#a)
+            let slot = format_ident!("__v_{}", name);
+            if !f.skip.get() {
+                slots.extend(quote! {
+                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
                 });
-                quote!(__v[#i])
-            };
+                if f.ttl.get() {
+                    // The table's TTL name is a constant the macro cannot see: another field may
+                    // share it, so it is not a `match` arm.
+                    ttl_check = quote! {
+                        if __name.as_str() == __TTL_NAME {
+                            #slot = ::core::option::Option::Some(__value);
+                        }
+                    };
+                } else {
+                    // Fields sharing an attribute all read it, as separate lookups would.
+                    match by_attribute.iter_mut().find(|(name, _)| name == a) {
+                        Some((_, slots)) => slots.push(slot.clone()),
+                        None => by_attribute.push((a.clone(), vec![slot.clone()])),
+                    }
+                }
+            }
             let value = if f.skip.get() {
                 quote!(::core::default::Default::default())
             } else if f.ttl.get() {
@@ -207,7 +218,16 @@ impl Gen<'_> {
             };
             inits.extend(quote!(#fid: #value,));
         }
-        let n_slots = slot_names.len();
+        let arms = by_attribute.iter().map(
+            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
+        );
+        // Attributes no field reads may be key attributes: kept for `at_stored_key`'s check.
+        let offer = quote!(__keys.offer(__name, __value));
+        let offer = if by_attribute.is_empty() {
+            quote!(#offer;)
+        } else {
+            quote!(match __name.as_str() { #(#arms)* _ => #offer, })
+        };
         let (index_names, index_checks): (Vec<_>, Vec<_>) = index_checks.into_iter().unzip();
         // The stored primary key must be the one the decoded fields encode to (a padded integer
         // or an alias there would send a write of what was read to another key).
@@ -222,9 +242,12 @@ impl Gen<'_> {
         };
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
-                let mut __v = [::core::option::Option::None; #n_slots];
+                #slots
                 let mut __keys = #p::StoredKeys::new([__PK_NAME, __SK_NAME, #(#index_names),*]);
-                __keys.read(item, &[#(#slot_names),*], &mut __v);
+                for (__name, __value) in item {
+                    #ttl_check
+                    #offer
+                }
                 #p::at_stored_key(item, &__keys, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk, &[#(#index_checks),*])
             }
         }

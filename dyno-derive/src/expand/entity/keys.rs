@@ -75,10 +75,8 @@ impl<'a> Gen<'a> {
                 quote!((&#p::Part(#id)).write_part(__k, #format, &#tc, __ENTITY, #f)?;)
             }
         });
-        // Not `#[inline]`: the codec calling them is in this crate (inlined there when
-        // optimizing), and an inline function's MIR goes into the crate's metadata, written
-        // again on every edit.
         quote! {
+            #[inline]
             fn #name(__k: &mut ::std::string::String, #(#params),*) -> #p::Result<()> {
                 #p::reserve_key(__k, #literals #(#hints)*);
                 #(#writes)*
