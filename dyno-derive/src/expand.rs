@@ -3,7 +3,8 @@
 //!
 //! Generated code sits in `const _: () = { ... };` where it can (types that users name, such as
 //! query builders, sit beside the entity), writes `::core::...` paths in full, and reaches dyno
-//! through `::dyno_core::__private`.
+//! through `::dyno_core::__private` (inside an entity's `const _` block, through its short name
+//! `__d`: see [`private_alias`]).
 
 mod collection;
 mod document;
@@ -26,6 +27,46 @@ pub(crate) use self::index_stubs::index_stubs;
 /// `::dyno_core::__private`
 pub(crate) fn private() -> TokenStream {
     quote!(::dyno_core::__private)
+}
+
+/// `__d`, the short name of `::dyno_core::__private` inside an entity's `const _: () = { ... };`
+/// (see [`private_alias_use`]): the entity derive writes it on every path, so its expansion is
+/// shorter to print, parse and resolve, once per entity on every build.
+pub(crate) fn private_alias() -> TokenStream {
+    quote!(__d)
+}
+
+/// The `use` that defines [`private_alias`] in a `const _` block.
+pub(crate) fn private_alias_use() -> TokenStream {
+    quote!(
+        use ::dyno_core::__private as __d;
+    )
+}
+
+/// `tokens` with each path starting at [`private_alias`] written in full, for the items an
+/// entity's derive emits outside its `const _` block (types users name).
+pub(crate) fn full_paths(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    let mut out = TokenStream::new();
+    // Whether the last two tokens were `::` (then `__d` is a path segment, not its start).
+    let (mut prev_colon, mut after_path_sep) = (false, false);
+    for tt in tokens {
+        let colon = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ':');
+        let path_sep = colon && prev_colon && !after_path_sep;
+        match tt {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), full_paths(g.stream()));
+                group.set_span(g.span());
+                out.extend([TokenTree::Group(group)]);
+            }
+            TokenTree::Ident(i) if i == "__d" && !after_path_sep => {
+                out.extend(quote::quote_spanned!(i.span()=> ::dyno_core::__private));
+            }
+            other => out.extend([other]),
+        }
+        (prev_colon, after_path_sep) = (colon, path_sep);
+    }
+    out
 }
 
 /// Parses `input`, runs `generate` (which reports into the context and returns `None` when it

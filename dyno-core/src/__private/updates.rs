@@ -17,6 +17,14 @@ pub enum KeyField {
     Given,
 }
 
+impl KeyField {
+    /// Whether an index-key helper called with `modes` writes the keys where absent only: when
+    /// every field is [`KeyField::IfAbsent`] (one closure here rather than one per helper).
+    pub fn all_if_absent(modes: &[KeyField]) -> bool {
+        modes.iter().all(|m| *m == KeyField::IfAbsent)
+    }
+}
+
 /// Field `field` (attribute `name`) of an index key the update rebuilds (`rebuilds`: the key
 /// attributes), as `mode` says.
 pub fn rebuild_key_field<E: Entity>(

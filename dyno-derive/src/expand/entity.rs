@@ -14,7 +14,9 @@ mod keys;
 mod mapped;
 mod model;
 
-use super::{dummy_const, private, query, respan, update};
+use super::{
+    dummy_const, full_paths, private, private_alias, private_alias_use, query, respan, update,
+};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -105,7 +107,7 @@ pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
 
 impl<'a> Gen<'a> {
     fn new(m: &'a EntityInput<'a>) -> Self {
-        let p = private();
+        let p = private_alias();
         let table = m.table.to_token_stream();
         let mut primary = BTreeSet::new();
         for f in m.pk.fields().chain(m.sk.iter().flat_map(|t| t.fields())) {
@@ -309,11 +311,13 @@ impl<'a> Gen<'a> {
             }
         }
 
-        // Field-level checks: key parts, version, ttl, timestamps.
+        // Field-level checks: key parts, version, ttl, timestamps; trait bounds, each spanned on
+        // its type, in one constant (one item to resolve and check, whatever the field count).
+        let mut bounds = TokenStream::new();
         for name in &self.keyed {
             let ty = self.key_arg_ty(name);
             let span = syn::spanned::Spanned::span(ty);
-            checks.extend(quote_spanned!(span=> const _: () = #p::assert_key_part::<#ty>();));
+            bounds.extend(quote_spanned!(span=> #p::assert_key_part::<#ty>();));
         }
         let mut ttl_const = TokenStream::new();
         let mut version_attr = quote!(::core::option::Option::None);
@@ -325,7 +329,7 @@ impl<'a> Gen<'a> {
             let fid = f.ident;
             if f.version.get() {
                 let a = &f.attr_name;
-                checks.extend(quote_spanned!(span=> const _: () = #p::assert_version::<#ty>();));
+                bounds.extend(quote_spanned!(span=> #p::assert_version::<#ty>();));
                 version_attr = quote!(::core::option::Option::Some(#a));
                 version_fns = quote! {
                     fn version(&self) -> ::core::option::Option<u64> {
@@ -343,7 +347,7 @@ impl<'a> Gen<'a> {
                     .tokens()
                     .and_then(|t| t.clone().into_iter().next())
                     .map_or(span, |t| t.span());
-                checks.extend(quote_spanned!(span=> const _: () = #p::assert_ttl::<#ty>();));
+                bounds.extend(quote_spanned!(span=> #p::assert_ttl::<#ty>();));
                 checks.extend(respan(quote!(const _: () = #p::const_assert(<#table as #p::TableKeys>::TTL.is_some(), #msg);), fspan));
                 ttl_const = quote! {
                     const __TTL_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::TTL);
@@ -351,18 +355,19 @@ impl<'a> Gen<'a> {
                 ttl_attr = quote!(::core::option::Option::Some(__TTL_NAME));
             }
             if f.created_at.get() || f.updated_at.get() {
-                checks.extend(quote_spanned!(span=> const _: () = #p::assert_timestamp::<#ty>();));
+                bounds.extend(quote_spanned!(span=> #p::assert_timestamp::<#ty>();));
             }
             if f.generated.get()
                 && let Some(inner) = crate::ty::option_inner(ty)
             {
                 let ispan = syn::spanned::Spanned::span(inner);
-                checks.extend(
-                    quote_spanned!(ispan=> const _: () = #p::assert_generated::<#inner>();),
-                );
+                bounds.extend(quote_spanned!(ispan=> #p::assert_generated::<#inner>();));
             }
         }
 
+        if !bounds.is_empty() {
+            checks.extend(quote!(const _: () = { #bounds };));
+        }
         let created_defs = self.created_defs();
         let key_fns = self.key_fn_defs();
         let key_fn = self.key_fn();
@@ -380,7 +385,9 @@ impl<'a> Gen<'a> {
             .filter(|i| i.fields.is_some())
             .map(|i| &i.name);
 
+        let alias = private_alias_use();
         let body = quote! {
+            #alias
             // The autoref-specialization traits every helper below calls through (a field type
             // without the trait reaches the fallback, so the only error is the one spanned on it).
             #[allow(unused_imports)]
@@ -441,12 +448,14 @@ impl<'a> Gen<'a> {
             #index_callback
         };
         let body = dummy_const(body);
-        quote! {
+        full_paths(quote! {
             #query_defs
             #mapped_defs
             #update_def
-            #body
-        }
+        })
+        .into_iter()
+        .chain(body)
+        .collect()
     }
 
     /// `CREATED_AT`, `ATTRIBUTES` and `created_at_unset`: what a put that keeps the stored

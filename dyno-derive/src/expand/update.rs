@@ -180,8 +180,9 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             }
         }
     }
-    let mut counted = fn_names(&methods).len();
+    // The methods of the field `last`, named once it is done (walking only its own methods).
     let mut last: Option<&Ident> = None;
+    let mut pending = TokenStream::new();
 
     let mut touch = TokenStream::new();
     // `updated_at` is stamped when the update is finished (sent, turned into a builder or a
@@ -190,9 +191,9 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     for f in &g.m.fields {
         // The methods the previous field added.
         if let Some(prev) = last {
-            let all = fn_names(&methods);
-            names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
-            counted = all.len();
+            let added = std::mem::take(&mut pending);
+            names.extend(fn_names(&added).into_iter().map(|n| (n, prev)));
+            methods.extend(added);
         }
         last = Some(f.ident);
         let name = f.name();
@@ -292,7 +293,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             continue;
         }
         if grouped.contains(name.as_str()) {
-            methods.extend(remove);
+            pending.extend(remove);
             continue;
         }
         let set = format_ident!("set_{}", fid);
@@ -311,20 +312,20 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
         } else {
             quote!(#p::encode_value::<#ty_f, _>(value))
         };
-        methods.extend(quote! {
+        pending.extend(quote! {
             #[doc = #set_doc]
             pub fn #set(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
                 self.update.set_value(#attr_name, #encode);
                 self
             }
         });
-        methods.extend(remove);
+        pending.extend(remove);
         if f.ttl.get() {
             continue;
         }
         let if_absent = format_ident!("set_if_absent_{}", fid);
         let doc = format!("Sets `{fid}` unless the item has it already (`if_not_exists`).");
-        methods.extend(quote! {
+        pending.extend(quote! {
             #[doc = #doc]
             pub fn #if_absent(mut self, value: impl #p::FieldValue<#ty_f>) -> Self {
                 self.update.set_if_absent_value(#a, #encode);
@@ -340,7 +341,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             let sub = format_ident!("subtract_{}", fid);
             let add_doc = format!("Adds `n` to `{fid}` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.");
             let sub_doc = format!("Subtracts `n` from `{fid}` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.");
-            methods.extend(quote! {
+            pending.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add(mut self, n: impl #p::FieldValue<#inner>) -> Self {
                     self.update.add_number::<#inner>(#a, n);
@@ -356,7 +357,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
         if crate::ty::vec_elem(ty_f).is_some() {
             let append = format_ident!("append_{}", fid);
             let doc = format!("Appends `items` to the list `{fid}` (created when absent).");
-            methods.extend(quote! {
+            pending.extend(quote! {
                 #[doc = #doc]
                 pub fn #append(mut self, items: impl #p::FieldValue<#inner>) -> Self {
                     self.update.append_value(#a, #p::encode_value::<#inner, _>(items));
@@ -369,7 +370,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             let delete_from = format_ident!("delete_from_{}", fid);
             let add_doc = format!("Adds `values` to the set `{fid}` (ADD).");
             let del_doc = format!("Deletes `values` from the set `{fid}` (DELETE).");
-            methods.extend(quote! {
+            pending.extend(quote! {
                 #[doc = #add_doc]
                 pub fn #add_to(mut self, values: impl #p::FieldValue<#inner>) -> Self {
                     self.update.add_value(#a, #p::encode_value::<#inner, _>(values));
@@ -385,8 +386,8 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     }
 
     if let Some(prev) = last {
-        let all = fn_names(&methods);
-        names.extend(all[counted..].iter().map(|n| (n.clone(), prev)));
+        names.extend(fn_names(&pending).into_iter().map(|n| (n, prev)));
+        methods.extend(pending);
     }
     crate::check::update_methods(cx, g.ident, &names);
 
@@ -658,8 +659,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             #[allow(unused_mut)]
             let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
             #(#writes)*
-            let __if_absent = __modes.iter().all(|m| *m == #p::KeyField::IfAbsent);
-            __update.update.set_index_keys(__item, &#removes, __if_absent);
+            __update.update.set_index_keys(__item, &#removes, #p::KeyField::all_if_absent(&__modes));
             ::core::result::Result::Ok(())
         },
     );

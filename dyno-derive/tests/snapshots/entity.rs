@@ -25,142 +25,96 @@ pub struct OrderUpdate {
 #[doc(hidden)]
 #[allow(non_upper_case_globals, unused_attributes, unused_qualifications, clippy::all)]
 const _: () = {
+    use ::dyno_core::__private as __d;
     #[allow(unused_imports)]
-    use ::dyno_core::__private::autoref::*;
+    use __d::autoref::*;
     const __ENTITY: &str = "Order";
-    const __PK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
-        &[
-            ::dyno_core::__private::Segment::Literal("USER#"),
-            ::dyno_core::__private::Segment::Field("user_id"),
-        ],
+    const __PK_T: __d::Template = __d::Template::new(
+        &[__d::Segment::Literal("USER#"), __d::Segment::Field("user_id")],
     );
-    const __SK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
-        &[
-            ::dyno_core::__private::Segment::Literal("ORDER#"),
-            ::dyno_core::__private::Segment::Field("order_id"),
-        ],
+    const __SK_T: __d::Template = __d::Template::new(
+        &[__d::Segment::Literal("ORDER#"), __d::Segment::Field("order_id")],
     );
-    const __PK_NAME: &str = <ECommerce as ::dyno_core::__private::TableKeys>::PK;
-    const __SK_NAME: &str = ::dyno_core::__private::or_empty(
-        <ECommerce as ::dyno_core::__private::TableKeys>::SK,
-    );
-    const __TTL_NAME: &str = ::dyno_core::__private::or_empty(
-        <ECommerce as ::dyno_core::__private::TableKeys>::TTL,
-    );
-    const __I0: ::dyno_core::__private::TableIndex = ECommerce::GSI1;
-    const __I0_PK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
-        &[
-            ::dyno_core::__private::Segment::Literal("STATUS#"),
-            ::dyno_core::__private::Segment::Field("status"),
-        ],
+    const __PK_NAME: &str = <ECommerce as __d::TableKeys>::PK;
+    const __SK_NAME: &str = __d::or_empty(<ECommerce as __d::TableKeys>::SK);
+    const __TTL_NAME: &str = __d::or_empty(<ECommerce as __d::TableKeys>::TTL);
+    const __I0: __d::TableIndex = ECommerce::GSI1;
+    const __I0_PK_T: __d::Template = __d::Template::new(
+        &[__d::Segment::Literal("STATUS#"), __d::Segment::Field("status")],
     );
     const __I0_NAME: &str = __I0.name;
     const __I0_PK_NAME: &str = __I0.partition_key;
     const __I0_SK_NAME: &str = __I0.sort_key_or_empty();
-    const __I0_SK_T: ::dyno_core::__private::Template = ::dyno_core::__private::Template::new(
-        &[::dyno_core::__private::Segment::Field("order_date")],
+    const __I0_SK_T: __d::Template = __d::Template::new(
+        &[__d::Segment::Field("order_date")],
     );
-    const __KEY_SOURCES: &[::dyno_core::__private::KeySource] = &[
-        ::dyno_core::__private::KeySource::new(__PK_NAME, __PK_T, 0),
-        ::dyno_core::__private::KeySource::new(__SK_NAME, __SK_T, 0),
-        ::dyno_core::__private::KeySource::new(__I0_PK_NAME, __I0_PK_T, 0u32),
-        ::dyno_core::__private::KeySource::new(__I0_SK_NAME, __I0_SK_T, 0),
+    const __KEY_SOURCES: &[__d::KeySource] = &[
+        __d::KeySource::new(__PK_NAME, __PK_T, 0),
+        __d::KeySource::new(__SK_NAME, __SK_T, 0),
+        __d::KeySource::new(__I0_PK_NAME, __I0_PK_T, 0u32),
+        __d::KeySource::new(__I0_SK_NAME, __I0_SK_T, 0),
     ];
-    const _: () = ::dyno_core::__private::const_assert(
-        <ECommerce as ::dyno_core::__private::TableKeys>::SK.is_some() == true,
+    const _: () = __d::const_assert(
+        <ECommerce as __d::TableKeys>::SK.is_some() == true,
         "`Order` gives `sk = ...` but table `ECommerce` has no sort key: remove `sk`",
     );
-    const _: () = ::dyno_core::__private::const_assert(
+    const _: () = __d::const_assert(
         __I0.sort_key.is_some() == true,
         "`Order` gives index `GSI1` an `sk` template but the table's index `GSI1` has no sort key: remove `sk`",
     );
-    const _: () = ::dyno_core::__private::const_assert(
+    const _: () = __d::const_assert(
         __I0.local == !true,
         "index `GSI1` is a local index: it shares the table's partition key, so leave out `pk` in `index(GSI1, ...)`",
     );
-    const _: () = ::dyno_core::__private::assert_key_part::<Date>();
-    const _: () = ::dyno_core::__private::assert_key_part::<String>();
-    const _: () = ::dyno_core::__private::assert_key_part::<OrderStatus>();
-    const _: () = ::dyno_core::__private::assert_key_part::<String>();
-    const _: () = ::dyno_core::__private::assert_version::<u64>();
-    const _: () = ::dyno_core::__private::assert_ttl::<Option<OffsetDateTime>>();
-    const _: () = ::dyno_core::__private::const_assert(
-        <ECommerce as ::dyno_core::__private::TableKeys>::TTL.is_some(),
+    const _: () = __d::const_assert(
+        <ECommerce as __d::TableKeys>::TTL.is_some(),
         "`expires_at` is `#[dyno(ttl)]` but table `ECommerce` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`",
     );
+    const _: () = {
+        __d::assert_key_part::<Date>();
+        __d::assert_key_part::<String>();
+        __d::assert_key_part::<OrderStatus>();
+        __d::assert_key_part::<String>();
+        __d::assert_version::<u64>();
+        __d::assert_ttl::<Option<OffsetDateTime>>();
+    };
     #[inline]
-    fn __key_pk(
-        __k: &mut ::std::string::String,
-        user_id: &String,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::reserve_key(
-            __k,
-            5usize + (&::dyno_core::__private::Part(user_id)).len_hint(),
-        );
+    fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
+        __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
         __k.push_str("USER#");
-        (&::dyno_core::__private::Part(user_id))
-            .write_part(
-                __k,
-                ::dyno_core::__private::KeyFormat::Plain,
-                &__PK_T,
-                __ENTITY,
-                "user_id",
-            )?;
+        (&__d::Part(user_id))
+            .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")?;
         ::core::result::Result::Ok(())
     }
     #[inline]
-    fn __key_sk(
-        __k: &mut ::std::string::String,
-        order_id: &String,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::reserve_key(
-            __k,
-            6usize + (&::dyno_core::__private::Part(order_id)).len_hint(),
-        );
+    fn __key_sk(__k: &mut ::std::string::String, order_id: &String) -> __d::Result<()> {
+        __d::reserve_key(__k, 6usize + (&__d::Part(order_id)).len_hint());
         __k.push_str("ORDER#");
-        (&::dyno_core::__private::Part(order_id))
-            .write_part(
-                __k,
-                ::dyno_core::__private::KeyFormat::Ordered,
-                &__SK_T,
-                __ENTITY,
-                "order_id",
-            )?;
+        (&__d::Part(order_id))
+            .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")?;
         ::core::result::Result::Ok(())
     }
     #[inline]
     fn __key_i0_pk(
         __k: &mut ::std::string::String,
         status: &OrderStatus,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::reserve_key(
-            __k,
-            7usize + (&::dyno_core::__private::Part(status)).len_hint(),
-        );
+    ) -> __d::Result<()> {
+        __d::reserve_key(__k, 7usize + (&__d::Part(status)).len_hint());
         __k.push_str("STATUS#");
-        (&::dyno_core::__private::Part(status))
-            .write_part(
-                __k,
-                ::dyno_core::__private::KeyFormat::Plain,
-                &__I0_PK_T,
-                __ENTITY,
-                "status",
-            )?;
+        (&__d::Part(status))
+            .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")?;
         ::core::result::Result::Ok(())
     }
     #[inline]
     fn __key_i0_sk(
         __k: &mut ::std::string::String,
         order_date: &Date,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::reserve_key(
-            __k,
-            0usize + (&::dyno_core::__private::Part(order_date)).len_hint(),
-        );
-        (&::dyno_core::__private::Part(order_date))
+    ) -> __d::Result<()> {
+        __d::reserve_key(__k, 0usize + (&__d::Part(order_date)).len_hint());
+        (&__d::Part(order_date))
             .write_part(
                 __k,
-                ::dyno_core::__private::KeyFormat::Ordered,
+                __d::KeyFormat::Ordered,
                 &__I0_SK_T,
                 __ENTITY,
                 "order_date",
@@ -168,15 +122,15 @@ const _: () = {
         ::core::result::Result::Ok(())
     }
     #[automatically_derived]
-    impl ::dyno_core::__private::Entity for Order {
+    impl __d::Entity for Order {
         type Table = ECommerce;
         const ENTITY_TYPE: &'static str = __ENTITY;
-        const PK: ::dyno_core::__private::Template = __PK_T;
-        const SK: ::core::option::Option<::dyno_core::__private::Template> = ::core::option::Option::Some(
+        const PK: __d::Template = __PK_T;
+        const SK: ::core::option::Option<__d::Template> = ::core::option::Option::Some(
             __SK_T,
         );
-        const INDEXES: &'static [::dyno_core::__private::IndexTemplate] = &[
-            ::dyno_core::__private::IndexTemplate::new(
+        const INDEXES: &'static [__d::IndexTemplate] = &[
+            __d::IndexTemplate::new(
                 __I0_NAME,
                 __I0_PK_T,
                 ::core::option::Option::Some(__I0_SK_T),
@@ -202,210 +156,68 @@ const _: () = {
             __I0_PK_NAME,
             __I0_SK_NAME,
         ];
-        const MODEL: ::dyno_core::__private::EntityParts = ::dyno_core::__private::EntityParts {
+        const MODEL: __d::EntityParts = __d::EntityParts {
             fields: &[
-                (
-                    "user_id",
-                    "user_id",
-                    "String",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    true,
-                ),
-                (
-                    "order_id",
-                    "order_id",
-                    "String",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    true,
-                ),
-                (
-                    "status",
-                    "status",
-                    "OrderStatus",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    true,
-                ),
-                (
-                    "order_date",
-                    "order_date",
-                    "Date",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    true,
-                ),
-                (
-                    "total",
-                    "total",
-                    "Decimal",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    false,
-                ),
-                (
-                    "note",
-                    "note",
-                    "Option<String>",
-                    ::dyno_core::__private::FieldRole::Plain,
-                    false,
-                ),
-                (
-                    "version",
-                    "version",
-                    "u64",
-                    ::dyno_core::__private::FieldRole::Version,
-                    false,
-                ),
+                ("user_id", "user_id", "String", __d::FieldRole::Plain, true),
+                ("order_id", "order_id", "String", __d::FieldRole::Plain, true),
+                ("status", "status", "OrderStatus", __d::FieldRole::Plain, true),
+                ("order_date", "order_date", "Date", __d::FieldRole::Plain, true),
+                ("total", "total", "Decimal", __d::FieldRole::Plain, false),
+                ("note", "note", "Option<String>", __d::FieldRole::Plain, false),
+                ("version", "version", "u64", __d::FieldRole::Version, false),
                 (
                     "expires_at",
                     __TTL_NAME,
                     "Option<OffsetDateTime>",
-                    ::dyno_core::__private::FieldRole::Ttl,
+                    __d::FieldRole::Ttl,
                     false,
                 ),
             ],
             queries: &[("GSI1", "gsi1", false)],
             mapped: &[],
         };
-        fn key(&self) -> ::dyno_core::__private::Result<::dyno_core::__private::Item> {
-            let mut __item = ::dyno_core::__private::Item::with_capacity(2);
-            __item
-                .insert(
-                    ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_pk(__k, &self.user_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
-            __item
-                .insert(
-                    ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_sk(__k, &self.order_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
+        fn key(&self) -> __d::Result<__d::Item> {
+            let mut __item = __d::Item::with_capacity(2);
+            __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
+            __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
             ::core::result::Result::Ok(__item)
         }
-        fn to_item(
-            &self,
-        ) -> ::dyno_core::__private::Result<::dyno_core::__private::Item> {
-            let mut __item = ::dyno_core::__private::Item::with_capacity(13usize);
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "user_id",
-                &self.user_id,
-            )?;
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "order_id",
-                &self.order_id,
-            )?;
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "status",
-                &self.status,
-            )?;
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "order_date",
-                &self.order_date,
-            )?;
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "total",
-                &self.total,
-            )?;
-            ::dyno_core::__private::put_attr(&mut __item, __ENTITY, "note", &self.note)?;
-            ::dyno_core::__private::put_attr(
-                &mut __item,
-                __ENTITY,
-                "version",
-                &self.version,
-            )?;
-            (&::dyno_core::__private::Ttl::<Option<OffsetDateTime>>::new())
+        fn to_item(&self) -> __d::Result<__d::Item> {
+            let mut __item = __d::Item::with_capacity(13usize);
+            __d::put_attr(&mut __item, __ENTITY, "user_id", &self.user_id)?;
+            __d::put_attr(&mut __item, __ENTITY, "order_id", &self.order_id)?;
+            __d::put_attr(&mut __item, __ENTITY, "status", &self.status)?;
+            __d::put_attr(&mut __item, __ENTITY, "order_date", &self.order_date)?;
+            __d::put_attr(&mut __item, __ENTITY, "total", &self.total)?;
+            __d::put_attr(&mut __item, __ENTITY, "note", &self.note)?;
+            __d::put_attr(&mut __item, __ENTITY, "version", &self.version)?;
+            (&__d::Ttl::<Option<OffsetDateTime>>::new())
                 .put(&mut __item, __ENTITY, __TTL_NAME, &self.expires_at)?;
-            __item
-                .insert(
-                    ::std::string::String::from(__PK_NAME),
-                    ::dyno_core::__private::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_pk(__k, &self.user_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
-            __item
-                .insert(
-                    ::std::string::String::from(__SK_NAME),
-                    ::dyno_core::__private::AttributeValue::S({
-                        let __k = &mut ::std::string::String::new();
-                        __key_sk(__k, &self.order_id)?;
-                        ::core::mem::take(__k)
-                    }),
-                );
+            __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
+            __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
             {
-                __item
-                    .insert(
-                        ::std::string::String::from(__I0_PK_NAME),
-                        ::dyno_core::__private::AttributeValue::S({
-                            let __k = &mut ::std::string::String::new();
-                            __key_i0_pk(__k, &self.status)?;
-                            ::core::mem::take(__k)
-                        }),
-                    );
-                __item
-                    .insert(
-                        ::std::string::String::from(__I0_SK_NAME),
-                        ::dyno_core::__private::AttributeValue::S({
-                            let __k = &mut ::std::string::String::new();
-                            __key_i0_sk(__k, &self.order_date)?;
-                            ::core::mem::take(__k)
-                        }),
-                    );
+                __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), &self.status)?;
+                __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), &self.order_date)?;
             }
             __item
                 .insert(
                     ::std::string::String::from(
-                        <ECommerce as ::dyno_core::__private::Table>::ENTITY_ATTRIBUTE,
+                        <ECommerce as __d::Table>::ENTITY_ATTRIBUTE,
                     ),
-                    ::dyno_core::__private::AttributeValue::S(
-                        ::std::string::String::from(__ENTITY),
-                    ),
+                    __d::AttributeValue::S(::std::string::String::from(__ENTITY)),
                 );
             ::core::result::Result::Ok(__item)
         }
-        fn from_item(
-            item: &::dyno_core::__private::Item,
-        ) -> ::dyno_core::__private::Result<Self> {
-            let mut __v_user_id: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_order_id: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_status: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_order_date: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_total: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_note: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_version: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __v_expires_at: ::core::option::Option<
-                &::dyno_core::__private::AttributeValue,
-            > = ::core::option::Option::None;
-            let mut __keys = ::dyno_core::__private::StoredKeys::new([
+        fn from_item(item: &__d::Item) -> __d::Result<Self> {
+            let mut __v_user_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_order_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_status: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_order_date: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_total: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_note: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_version: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v_expires_at: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
                 __I0_PK_NAME,
@@ -440,66 +252,60 @@ const _: () = {
                     _ => __keys.offer(__name, __value),
                 }
             }
-            ::dyno_core::__private::at_stored_key(
+            __d::at_stored_key(
                 item,
                 &__keys,
                 Order {
-                    user_id: ::dyno_core::__private::key_field_attr_in::<
+                    user_id: __d::key_field_attr_in::<
                         String,
                     >(
                         __v_user_id,
                         __ENTITY,
                         "user_id",
                         &mut || {
-                            (&::dyno_core::__private::Recover::<String>::new())
+                            (&__d::Recover::<String>::new())
                                 .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
                         },
                     )?,
-                    order_id: ::dyno_core::__private::key_field_attr_in::<
+                    order_id: __d::key_field_attr_in::<
                         String,
                     >(
                         __v_order_id,
                         __ENTITY,
                         "order_id",
                         &mut || {
-                            (&::dyno_core::__private::Recover::<String>::new())
+                            (&__d::Recover::<String>::new())
                                 .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
                         },
                     )?,
-                    status: ::dyno_core::__private::key_field_attr_in::<
+                    status: __d::key_field_attr_in::<
                         OrderStatus,
                     >(
                         __v_status,
                         __ENTITY,
                         "status",
                         &mut || {
-                            (&::dyno_core::__private::Recover::<OrderStatus>::new())
+                            (&__d::Recover::<OrderStatus>::new())
                                 .recover(item, __ENTITY, "status", __KEY_SOURCES)
                         },
                     )?,
-                    order_date: ::dyno_core::__private::key_field_attr_in::<
+                    order_date: __d::key_field_attr_in::<
                         Date,
                     >(
                         __v_order_date,
                         __ENTITY,
                         "order_date",
                         &mut || {
-                            (&::dyno_core::__private::Recover::<Date>::new())
+                            (&__d::Recover::<Date>::new())
                                 .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
                         },
                     )?,
-                    total: ::dyno_core::__private::attr_in::<
-                        Decimal,
-                    >(__v_total, __ENTITY, "total")?,
-                    note: ::dyno_core::__private::attr_in::<
-                        Option<String>,
-                    >(__v_note, __ENTITY, "note")?,
-                    version: ::dyno_core::__private::attr_or_default_in::<
+                    total: __d::attr_in::<Decimal>(__v_total, __ENTITY, "total")?,
+                    note: __d::attr_in::<Option<String>>(__v_note, __ENTITY, "note")?,
+                    version: __d::attr_or_default_in::<
                         u64,
                     >(__v_version, __ENTITY, "version")?,
-                    expires_at: (&::dyno_core::__private::Ttl::<
-                        Option<OffsetDateTime>,
-                    >::new())
+                    expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
                         .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
                 },
                 |__e, __k| __key_pk(__k, &__e.user_id),
@@ -511,182 +317,128 @@ const _: () = {
             )
         }
         fn version(&self) -> ::core::option::Option<u64> {
-            ::core::option::Option::Some(
-                (&::dyno_core::__private::Ver::<u64>::new()).get(&self.version),
-            )
+            ::core::option::Option::Some((&__d::Ver::<u64>::new()).get(&self.version))
         }
         fn set_version(&mut self, version: u64) {
-            (&::dyno_core::__private::Ver::<u64>::new()).set(&mut self.version, version)
+            (&__d::Ver::<u64>::new()).set(&mut self.version, version)
         }
     }
     #[automatically_derived]
-    impl ::dyno_core::__private::EntityMeta for Order {
-        const KEY_SOURCES: &'static [::dyno_core::__private::KeySource] = __KEY_SOURCES;
+    impl __d::EntityMeta for Order {
+        const KEY_SOURCES: &'static [__d::KeySource] = __KEY_SOURCES;
     }
     #[automatically_derived]
-    impl ::dyno_core::__private::ProjectionOf<Order> for Order {}
-    ::dyno_core::__private::partition_key_of!(
-        Order, 0, [A0 : ::dyno_core::__private::FieldValue < String >], A0, user_id,
-        ::dyno_core::__private::key_from:: < String, _ > (user_id, __key_pk)
+    impl __d::ProjectionOf<Order> for Order {}
+    __d::partition_key_of!(
+        Order, 0, [A0 : __d::FieldValue < String >], A0, user_id, __d::key_from:: <
+        String, _ > (user_id, __key_pk)
     );
-    ::dyno_core::__private::partition_key_of!(
-        Order, 1672353327546953593, [A0 : ::dyno_core::__private::FieldValue <
-        OrderStatus >], A0, status, ::dyno_core::__private::key_from:: < OrderStatus, _ >
-        (status, __key_i0_pk)
+    __d::partition_key_of!(
+        Order, 1672353327546953593, [A0 : __d::FieldValue < OrderStatus >], A0, status,
+        __d::key_from:: < OrderStatus, _ > (status, __key_i0_pk)
     );
     #[automatically_derived]
     impl Order {
         ///Field `user_id` (attribute `user_id`), for typed conditions and filters.
-        pub const USER_ID: ::dyno_core::__private::Field<Order, String> = ::dyno_core::__private::Field::new(
-            "user_id",
-        );
+        pub const USER_ID: __d::Field<Order, String> = __d::Field::new("user_id");
         ///Field `order_id` (attribute `order_id`), for typed conditions and filters.
-        pub const ORDER_ID: ::dyno_core::__private::Field<Order, String> = ::dyno_core::__private::Field::new(
-            "order_id",
-        );
+        pub const ORDER_ID: __d::Field<Order, String> = __d::Field::new("order_id");
         ///Field `status` (attribute `status`), for typed conditions and filters.
-        pub const STATUS: ::dyno_core::__private::Field<Order, OrderStatus> = ::dyno_core::__private::Field::new(
-            "status",
-        );
+        pub const STATUS: __d::Field<Order, OrderStatus> = __d::Field::new("status");
         ///Field `order_date` (attribute `order_date`), for typed conditions and filters.
-        pub const ORDER_DATE: ::dyno_core::__private::Field<Order, Date> = ::dyno_core::__private::Field::new(
-            "order_date",
-        );
+        pub const ORDER_DATE: __d::Field<Order, Date> = __d::Field::new("order_date");
         ///Field `total` (attribute `total`), for typed conditions and filters.
-        pub const TOTAL: ::dyno_core::__private::Field<Order, Decimal> = ::dyno_core::__private::Field::new(
-            "total",
-        );
+        pub const TOTAL: __d::Field<Order, Decimal> = __d::Field::new("total");
         ///Field `note` (attribute `note`), for typed conditions and filters.
-        pub const NOTE: ::dyno_core::__private::Field<Order, Option<String>> = ::dyno_core::__private::Field::new(
-            "note",
-        );
+        pub const NOTE: __d::Field<Order, Option<String>> = __d::Field::new("note");
         ///Field `version` (attribute `version`), for typed conditions and filters.
-        pub const VERSION: ::dyno_core::__private::Field<Order, u64> = ::dyno_core::__private::Field::new(
-            "version",
-        );
+        pub const VERSION: __d::Field<Order, u64> = __d::Field::new("version");
         ///The primary key of the `Order` with these key fields (`USER#{user_id}`, `ORDER#{order_id}`).
         /// An invalid value (an empty string) fails every request using it; see [`Self::try_key`].
         pub fn key(
-            user_id: impl ::dyno_core::__private::FieldValue<String>,
-            order_id: impl ::dyno_core::__private::FieldValue<String>,
-        ) -> ::dyno_core::__private::Key<Order> {
-            ::dyno_core::__private::key_or_invalid(Self::try_key(user_id, order_id))
+            user_id: impl __d::FieldValue<String>,
+            order_id: impl __d::FieldValue<String>,
+        ) -> __d::Key<Order> {
+            __d::key_or_invalid(Self::try_key(user_id, order_id))
         }
         /// The primary key, or the error encoding its fields.
         pub fn try_key(
-            user_id: impl ::dyno_core::__private::FieldValue<String>,
-            order_id: impl ::dyno_core::__private::FieldValue<String>,
-        ) -> ::dyno_core::__private::Result<::dyno_core::__private::Key<Order>> {
-            ::dyno_core::__private::primary_key(
+            user_id: impl __d::FieldValue<String>,
+            order_id: impl __d::FieldValue<String>,
+        ) -> __d::Result<__d::Key<Order>> {
+            __d::primary_key(
                 __PK_NAME,
-                ::dyno_core::__private::key_from::<String, _>(user_id, __key_pk),
+                __d::key_from::<String, _>(user_id, __key_pk),
                 __SK_NAME,
                 ::core::option::Option::Some(
-                    ::dyno_core::__private::key_from::<String, _>(order_id, __key_sk),
+                    __d::key_from::<String, _>(order_id, __key_sk),
                 ),
             )
         }
         /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
-        pub fn from_item(
-            item: &::dyno_core::__private::Item,
-        ) -> ::dyno_core::__private::Result<Self> {
-            <Self as ::dyno_core::__private::Entity>::from_item(item)
+        pub fn from_item(item: &__d::Item) -> __d::Result<Self> {
+            <Self as __d::Entity>::from_item(item)
         }
     }
-    fn __seg_order_id(
-        v: &String,
-        prefix: bool,
-    ) -> ::dyno_core::__private::Result<::std::string::String> {
-        (&::dyno_core::__private::Part(v))
-            .encode_segment(::dyno_core::__private::KeyFormat::Ordered, prefix)
-            .map_err(|e| ::dyno_core::__private::key_error(e, __ENTITY, "order_id"))
+    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<::std::string::String> {
+        (&__d::Part(v))
+            .encode_segment(__d::KeyFormat::Ordered, prefix)
+            .map_err(|e| __d::key_error(e, __ENTITY, "order_id"))
     }
-    fn __seg_order_date(
-        v: &Date,
-        prefix: bool,
-    ) -> ::dyno_core::__private::Result<::std::string::String> {
-        (&::dyno_core::__private::Part(v))
-            .encode_segment(::dyno_core::__private::KeyFormat::Ordered, prefix)
-            .map_err(|e| ::dyno_core::__private::key_error(e, __ENTITY, "order_date"))
+    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<::std::string::String> {
+        (&__d::Part(v))
+            .encode_segment(__d::KeyFormat::Ordered, prefix)
+            .map_err(|e| __d::key_error(e, __ENTITY, "order_date"))
     }
     #[automatically_derived]
     impl<
         State,
         Kind,
-        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
+        Out: __d::FromItem + __d::FilterBy<Order>,
     > OrderQuery<0usize, State, Kind, Out> {
         ///Conditions on `order_id`, the last part of the sort key `ORDER#{order_id}`: `.order_id().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.
-        pub fn order_id(
-            self,
-        ) -> ::dyno_core::__private::SortKeyPart<
-            Self,
-            String,
-            ::dyno_core::__private::SkDone,
-        >
+        pub fn order_id(self) -> __d::SortKeyPart<Self, String, __d::SkDone>
         where
-            State: ::dyno_core::__private::NoSortCondition,
+            State: __d::NoSortCondition,
         {
-            ::dyno_core::__private::SortKeyPart::new(
-                self.query,
-                __seg_order_id,
-                "",
-                true,
-            )
+            __d::SortKeyPart::new(self.query, __seg_order_id, "", true)
         }
     }
     #[automatically_derived]
     impl<
         State,
         Kind,
-        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
+        Out: __d::FromItem + __d::FilterBy<Order>,
     > OrderQuery<1usize, State, Kind, Out> {
         ///Conditions on `order_date`, the last part of the sort key of index `GSI1` `{order_date}`: `.order_date().eq(v)`, `lt`, `le`, `gt`, `ge`, `between`, `begins_with`.
-        pub fn order_date(
-            self,
-        ) -> ::dyno_core::__private::SortKeyPart<
-            Self,
-            Date,
-            ::dyno_core::__private::SkDone,
-        >
+        pub fn order_date(self) -> __d::SortKeyPart<Self, Date, __d::SkDone>
         where
-            State: ::dyno_core::__private::NoSortCondition,
+            State: __d::NoSortCondition,
         {
-            ::dyno_core::__private::SortKeyPart::new(
-                self.query,
-                __seg_order_date,
-                "",
-                true,
-            )
+            __d::SortKeyPart::new(self.query, __seg_order_date, "", true)
         }
     }
     #[automatically_derived]
     impl Order {
         ///Queries the table (`USER#{user_id}`, `ORDER#{order_id}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
-        pub fn query(
-            user_id: impl ::dyno_core::__private::FieldValue<String>,
-        ) -> OrderQuery {
-            <OrderQuery as ::dyno_core::__private::QueryDsl>::from_query(
-                ::dyno_core::__private::Query::of::<
+        pub fn query(user_id: impl __d::FieldValue<String>) -> OrderQuery {
+            <OrderQuery as __d::QueryDsl>::from_query(
+                __d::Query::of::<
                     Order,
                 >(
                     ::core::option::Option::None,
-                    ::dyno_core::__private::key_from::<String, _>(user_id, __key_pk),
+                    __d::key_from::<String, _>(user_id, __key_pk),
                 ),
             )
         }
         ///Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
-        pub fn gsi1(
-            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
-        ) -> OrderGsi1Query {
-            <OrderGsi1Query as ::dyno_core::__private::QueryDsl>::from_query(
-                ::dyno_core::__private::Query::of::<
+        pub fn gsi1(status: impl __d::FieldValue<OrderStatus>) -> OrderGsi1Query {
+            <OrderGsi1Query as __d::QueryDsl>::from_query(
+                __d::Query::of::<
                     Order,
                 >(
                     ::core::option::Option::Some(__I0_NAME),
-                    ::dyno_core::__private::key_from::<
-                        OrderStatus,
-                        _,
-                    >(status, __key_i0_pk),
+                    __d::key_from::<OrderStatus, _>(status, __key_i0_pk),
                 ),
             )
         }
@@ -696,22 +448,22 @@ const _: () = {
         const IX: usize,
         State,
         Kind,
-        Out: ::dyno_core::__private::FromItem + ::dyno_core::__private::FilterBy<Order>,
-    > ::dyno_core::__private::QueryDsl for OrderQuery<IX, State, Kind, Out> {
+        Out: __d::FromItem + __d::FilterBy<Order>,
+    > __d::QueryDsl for OrderQuery<IX, State, Kind, Out> {
         type Entity = Order;
         type Out = Out;
         type Kind = Kind;
         type In<S2> = OrderQuery<IX, S2, Kind, Out>;
-        fn from_query(query: ::dyno_core::__private::Query<Out>) -> Self {
+        fn from_query(query: __d::Query<Out>) -> Self {
             OrderQuery {
                 query,
                 _marker: ::core::marker::PhantomData,
             }
         }
-        fn as_query(&self) -> &::dyno_core::__private::Query<Out> {
+        fn as_query(&self) -> &__d::Query<Out> {
             &self.query
         }
-        fn into_inner(self) -> ::dyno_core::__private::Query<Out> {
+        fn into_inner(self) -> __d::Query<Out> {
             self.query
         }
     }
@@ -720,13 +472,12 @@ const _: () = {
         const IX: usize,
         State,
         Kind,
-        Out: ::dyno_core::__private::FromItem,
+        Out: __d::FromItem,
     > OrderQuery<IX, State, Kind, Out> {
         /// Reads only the attributes of projection `P2` (a `#[derive(Projection)]`) into `P2`s.
-        pub fn project<
-            P2: ::dyno_core::__private::FromItem
-                + ::dyno_core::__private::ProjectionOf<Order>,
-        >(self) -> OrderQuery<IX, State, Kind, P2> {
+        pub fn project<P2: __d::FromItem + __d::ProjectionOf<Order>>(
+            self,
+        ) -> OrderQuery<IX, State, Kind, P2> {
             OrderQuery {
                 query: self.query.project(),
                 _marker: ::core::marker::PhantomData,
@@ -734,12 +485,8 @@ const _: () = {
         }
     }
     #[automatically_derived]
-    impl<
-        const IX: usize,
-        State,
-        Kind,
-        Out: ::dyno_core::__private::FromItem,
-    > ::core::fmt::Debug for OrderQuery<IX, State, Kind, Out> {
+    impl<const IX: usize, State, Kind, Out: __d::FromItem> ::core::fmt::Debug
+    for OrderQuery<IX, State, Kind, Out> {
         fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
             f.debug_struct("OrderQuery")
                 .field("index", &IX)
@@ -750,37 +497,28 @@ const _: () = {
     #[automatically_derived]
     impl Order {
         /// Starts a typed update of the item with primary key `key`.
-        pub fn update(key: ::dyno_core::__private::Key<Order>) -> OrderUpdate {
+        pub fn update(key: __d::Key<Order>) -> OrderUpdate {
             OrderUpdate {
-                update: ::dyno_core::__private::UpdateBuilder::new(key),
+                update: __d::UpdateBuilder::new(key),
             }
         }
         ///Starts an upsert of the `Order` at `key` that creates a readable item: the arguments are every field a created item needs (`status`, `order_date`, `total`), written where absent (`if_not_exists`), with the index keys made of them; an existing item keeps its own values and keys. Add the update's other actions with its setters, and send it.
         pub fn upsert(
-            key: ::dyno_core::__private::Key<Order>,
-            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
-            order_date: impl ::dyno_core::__private::FieldValue<Date>,
-            total: impl ::dyno_core::__private::FieldValue<Decimal>,
+            key: __d::Key<Order>,
+            status: impl __d::FieldValue<OrderStatus>,
+            order_date: impl __d::FieldValue<Date>,
+            total: impl __d::FieldValue<Decimal>,
         ) -> OrderUpdate {
             #[allow(unused_mut)]
-            let mut __update = ::dyno_core::__private::UpdateDsl::upsert(
-                Order::update(key),
-            );
+            let mut __update = __d::UpdateDsl::upsert(Order::update(key));
             __update
                 .update
-                .set_if_absent_value(
-                    "total",
-                    ::dyno_core::__private::encode_value::<Decimal, _>(total),
-                );
-            let r = __dyno_key_status(
-                &mut __update,
-                [::dyno_core::__private::KeyField::IfAbsent],
-                status,
-            );
+                .set_if_absent_value("total", __d::encode_value::<Decimal, _>(total));
+            let r = __dyno_key_status(&mut __update, [__d::KeyField::IfAbsent], status);
             __update.update.record(r);
             let r = __dyno_key_order_date(
                 &mut __update,
-                [::dyno_core::__private::KeyField::IfAbsent],
+                [__d::KeyField::IfAbsent],
                 order_date,
             );
             __update.update.record(r);
@@ -795,82 +533,72 @@ const _: () = {
     }
     fn __dyno_key_status(
         __update: &mut OrderUpdate,
-        __modes: [::dyno_core::__private::KeyField; 1usize],
-        status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::FieldValue::<
+        __modes: [__d::KeyField; 1usize],
+        status: impl __d::FieldValue<OrderStatus>,
+    ) -> __d::Result<()> {
+        __d::FieldValue::<
             OrderStatus,
         >::with_value(
             status,
-            |status: &OrderStatus| -> ::dyno_core::__private::Result<()> {
+            |status: &OrderStatus| -> __d::Result<()> {
                 const __REBUILDS: &[&str] = &[__I0_PK_NAME];
-                ::dyno_core::__private::rebuild_key_field(
+                __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "status",
                     "status",
-                    ::dyno_core::__private::ToAttribute::to_attribute(status),
+                    __d::ToAttribute::to_attribute(status),
                     __REBUILDS,
                 );
-                let mut __item = ::dyno_core::__private::Item::new();
+                let mut __item = __d::Item::new();
                 #[allow(unused_mut)]
                 let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
-                    __item
-                        .insert(
-                            ::std::string::String::from(__I0_PK_NAME),
-                            ::dyno_core::__private::AttributeValue::S({
-                                let __k = &mut ::std::string::String::new();
-                                __key_i0_pk(__k, status)?;
-                                ::core::mem::take(__k)
-                            }),
-                        );
+                    __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
                 }
-                let __if_absent = __modes
-                    .iter()
-                    .all(|m| *m == ::dyno_core::__private::KeyField::IfAbsent);
-                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                __update
+                    .update
+                    .set_index_keys(
+                        __item,
+                        &__removes,
+                        __d::KeyField::all_if_absent(&__modes),
+                    );
                 ::core::result::Result::Ok(())
             },
         )
     }
     fn __dyno_key_order_date(
         __update: &mut OrderUpdate,
-        __modes: [::dyno_core::__private::KeyField; 1usize],
-        order_date: impl ::dyno_core::__private::FieldValue<Date>,
-    ) -> ::dyno_core::__private::Result<()> {
-        ::dyno_core::__private::FieldValue::<
+        __modes: [__d::KeyField; 1usize],
+        order_date: impl __d::FieldValue<Date>,
+    ) -> __d::Result<()> {
+        __d::FieldValue::<
             Date,
         >::with_value(
             order_date,
-            |order_date: &Date| -> ::dyno_core::__private::Result<()> {
+            |order_date: &Date| -> __d::Result<()> {
                 const __REBUILDS: &[&str] = &[__I0_SK_NAME];
-                ::dyno_core::__private::rebuild_key_field(
+                __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "order_date",
                     "order_date",
-                    ::dyno_core::__private::ToAttribute::to_attribute(order_date),
+                    __d::ToAttribute::to_attribute(order_date),
                     __REBUILDS,
                 );
-                let mut __item = ::dyno_core::__private::Item::new();
+                let mut __item = __d::Item::new();
                 #[allow(unused_mut)]
                 let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
-                    __item
-                        .insert(
-                            ::std::string::String::from(__I0_SK_NAME),
-                            ::dyno_core::__private::AttributeValue::S({
-                                let __k = &mut ::std::string::String::new();
-                                __key_i0_sk(__k, order_date)?;
-                                ::core::mem::take(__k)
-                            }),
-                        );
+                    __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
                 }
-                let __if_absent = __modes
-                    .iter()
-                    .all(|m| *m == ::dyno_core::__private::KeyField::IfAbsent);
-                __update.update.set_index_keys(__item, &__removes, __if_absent);
+                __update
+                    .update
+                    .set_index_keys(
+                        __item,
+                        &__removes,
+                        __d::KeyField::all_if_absent(&__modes),
+                    );
                 ::core::result::Result::Ok(())
             },
         )
@@ -906,81 +634,44 @@ const _: () = {
     #[automatically_derived]
     impl OrderUpdate {
         ///Sets `status` and rewrites the keys of index GSI1 in the same request.
-        pub fn set_status(
-            mut self,
-            status: impl ::dyno_core::__private::FieldValue<OrderStatus>,
-        ) -> Self {
-            let r = __dyno_key_status(
-                &mut self,
-                [::dyno_core::__private::KeyField::Write],
-                status,
-            );
+        pub fn set_status(mut self, status: impl __d::FieldValue<OrderStatus>) -> Self {
+            let r = __dyno_key_status(&mut self, [__d::KeyField::Write], status);
             self.update.record(r);
             self
         }
         ///Sets `order_date` and rewrites the keys of index GSI1 in the same request.
-        pub fn set_order_date(
-            mut self,
-            order_date: impl ::dyno_core::__private::FieldValue<Date>,
-        ) -> Self {
-            let r = __dyno_key_order_date(
-                &mut self,
-                [::dyno_core::__private::KeyField::Write],
-                order_date,
-            );
+        pub fn set_order_date(mut self, order_date: impl __d::FieldValue<Date>) -> Self {
+            let r = __dyno_key_order_date(&mut self, [__d::KeyField::Write], order_date);
             self.update.record(r);
             self
         }
         ///Sets `total`.
-        pub fn set_total(
-            mut self,
-            value: impl ::dyno_core::__private::FieldValue<Decimal>,
-        ) -> Self {
-            self.update
-                .set_value(
-                    "total",
-                    ::dyno_core::__private::encode_value::<Decimal, _>(value),
-                );
+        pub fn set_total(mut self, value: impl __d::FieldValue<Decimal>) -> Self {
+            self.update.set_value("total", __d::encode_value::<Decimal, _>(value));
             self
         }
         ///Sets `total` unless the item has it already (`if_not_exists`).
         pub fn set_if_absent_total(
             mut self,
-            value: impl ::dyno_core::__private::FieldValue<Decimal>,
+            value: impl __d::FieldValue<Decimal>,
         ) -> Self {
             self.update
-                .set_if_absent_value(
-                    "total",
-                    ::dyno_core::__private::encode_value::<Decimal, _>(value),
-                );
+                .set_if_absent_value("total", __d::encode_value::<Decimal, _>(value));
             self
         }
         ///Adds `n` to `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.
-        pub fn add_total(
-            mut self,
-            n: impl ::dyno_core::__private::FieldValue<Decimal>,
-        ) -> Self {
+        pub fn add_total(mut self, n: impl __d::FieldValue<Decimal>) -> Self {
             self.update.add_number::<Decimal>("total", n);
             self
         }
         ///Subtracts `n` from `total` (an absent value counts as 0), atomically; a result outside the field's type is `Error::OutOfRange` and writes nothing.
-        pub fn subtract_total(
-            mut self,
-            n: impl ::dyno_core::__private::FieldValue<Decimal>,
-        ) -> Self {
+        pub fn subtract_total(mut self, n: impl __d::FieldValue<Decimal>) -> Self {
             self.update.subtract_number::<Decimal>("total", n);
             self
         }
         ///Sets `note` (`None` removes it).
-        pub fn set_note(
-            mut self,
-            value: impl ::dyno_core::__private::FieldValue<Option<String>>,
-        ) -> Self {
-            self.update
-                .set_value(
-                    "note",
-                    ::dyno_core::__private::encode_value::<Option<String>, _>(value),
-                );
+        pub fn set_note(mut self, value: impl __d::FieldValue<Option<String>>) -> Self {
+            self.update.set_value("note", __d::encode_value::<Option<String>, _>(value));
             self
         }
         ///Removes `note` (sets it to `None`).
@@ -991,33 +682,28 @@ const _: () = {
         ///Sets `note` unless the item has it already (`if_not_exists`).
         pub fn set_if_absent_note(
             mut self,
-            value: impl ::dyno_core::__private::FieldValue<Option<String>>,
+            value: impl __d::FieldValue<Option<String>>,
         ) -> Self {
             self.update
                 .set_if_absent_value(
                     "note",
-                    ::dyno_core::__private::encode_value::<Option<String>, _>(value),
+                    __d::encode_value::<Option<String>, _>(value),
                 );
             self
         }
         ///Sets `expires_at` (`None` removes it).
         pub fn set_expires_at(
             mut self,
-            value: impl ::dyno_core::__private::FieldValue<Option<OffsetDateTime>>,
+            value: impl __d::FieldValue<Option<OffsetDateTime>>,
         ) -> Self {
             self.update
                 .set_value(
                     __TTL_NAME,
-                    ::dyno_core::__private::FieldValue::<
+                    __d::FieldValue::<
                         Option<OffsetDateTime>,
                     >::with_value(
                         value,
-                        |v| {
-                            (&::dyno_core::__private::Ttl::<
-                                Option<OffsetDateTime>,
-                            >::new())
-                                .value(v)
-                        },
+                        |v| (&__d::Ttl::<Option<OffsetDateTime>>::new()).value(v),
                     ),
                 );
             self
@@ -1029,33 +715,33 @@ const _: () = {
         }
     }
     #[automatically_derived]
-    impl ::dyno_core::__private::Versioned for Order {}
+    impl __d::Versioned for Order {}
     #[automatically_derived]
-    impl ::dyno_core::__private::UpdateDsl for OrderUpdate {
+    impl __d::UpdateDsl for OrderUpdate {
         type Entity = Order;
         fn map_update(
             self,
             f: impl ::core::ops::FnOnce(
-                ::dyno_core::__private::UpdateBuilder<Order>,
-            ) -> ::dyno_core::__private::UpdateBuilder<Order>,
+                __d::UpdateBuilder<Order>,
+            ) -> __d::UpdateBuilder<Order>,
         ) -> Self {
             OrderUpdate {
                 update: f(self.update),
             }
         }
-        fn into_inner(self) -> ::dyno_core::__private::UpdateBuilder<Order> {
+        fn into_inner(self) -> __d::UpdateBuilder<Order> {
             self.update
         }
         fn prepare_upsert(mut self) -> Self {
-            const __NEEDS: &[::dyno_core::__private::IndexKeyNeed] = &[
-                ::dyno_core::__private::IndexKeyNeed::new(
+            const __NEEDS: &[__d::IndexKeyNeed] = &[
+                __d::IndexKeyNeed::new(
                     __I0_PK_NAME,
                     __I0_NAME,
                     "partition",
                     "STATUS#{status}",
                     &["status"],
                 ),
-                ::dyno_core::__private::IndexKeyNeed::new(
+                __d::IndexKeyNeed::new(
                     __I0_SK_NAME,
                     __I0_NAME,
                     "sort",
@@ -1064,32 +750,20 @@ const _: () = {
                 ),
             ];
             self.update = self.update.require_index_keys(__NEEDS);
-            let value = (&::dyno_core::__private::Recover::<String>::new())
+            let value = (&__d::Recover::<String>::new())
                 .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES);
-            self.update
-                .set_if_absent_value(
-                    "user_id",
-                    ::dyno_core::__private::recovered_attr(value),
-                );
-            let value = (&::dyno_core::__private::Recover::<String>::new())
+            self.update.set_if_absent_value("user_id", __d::recovered_attr(value));
+            let value = (&__d::Recover::<String>::new())
                 .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES);
-            self.update
-                .set_if_absent_value(
-                    "order_id",
-                    ::dyno_core::__private::recovered_attr(value),
-                );
+            self.update.set_if_absent_value("order_id", __d::recovered_attr(value));
             let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
-            if !<OrderStatus as ::dyno_core::__private::FromAttribute>::from_missing()
-                .is_ok()
-            {
+            if !<OrderStatus as __d::FromAttribute>::from_missing().is_ok() {
                 __required.push(("status", "status"));
             }
-            if !<Date as ::dyno_core::__private::FromAttribute>::from_missing().is_ok() {
+            if !<Date as __d::FromAttribute>::from_missing().is_ok() {
                 __required.push(("order_date", "order_date"));
             }
-            if !<Decimal as ::dyno_core::__private::FromAttribute>::from_missing()
-                .is_ok()
-            {
+            if !<Decimal as __d::FromAttribute>::from_missing().is_ok() {
                 __required.push(("total", "total"));
             }
             self.update = self.update.require_fields(&__required);

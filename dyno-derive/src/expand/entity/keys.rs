@@ -193,6 +193,7 @@ impl<'a> Gen<'a> {
 
     /// Inserts the key attributes of template `t` (constant `tc`, attribute `attr`) into
     /// `__item`, the arguments from `value`; with `shard`, the shard suffix is pushed first.
+    /// Without one, the key function writes straight into the attribute (`key_buf`).
     pub(super) fn insert_key(
         t: &Template,
         tc: &Ident,
@@ -200,16 +201,21 @@ impl<'a> Gen<'a> {
         shard: Option<TokenStream>,
         value: impl Fn(&str) -> TokenStream,
     ) -> TokenStream {
-        let call = Self::key_call(t, tc, value);
+        let p = crate::expand::private_alias();
         match shard {
-            Some(shard) => quote! {{
-                let mut __k = #call;
-                #shard
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(__k));
-            }},
-            None => quote! {
-                __item.insert(::std::string::String::from(#attr), ::dyno_core::__private::AttributeValue::S(#call));
-            },
+            Some(shard) => {
+                let call = Self::key_call(t, tc, value);
+                quote! {{
+                    let mut __k = #call;
+                    #shard
+                    __item.insert(::std::string::String::from(#attr), #p::AttributeValue::S(__k));
+                }}
+            }
+            None => {
+                let name = Self::key_fn_name(tc);
+                let args = Self::template_args(t).into_iter().map(value);
+                quote!(#name(#p::key_buf(&mut __item, #attr), #(#args),*)?;)
+            }
         }
     }
 
