@@ -353,6 +353,14 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
             }
         }
     }
+
+    /// The stored value of key attribute `i`. One not offered is absent, or its name is also
+    /// a field's attribute (whose `match` arm took it, so it never reached [`Self::offer`]):
+    /// looked up in `item`, which says which.
+    #[inline]
+    fn get(&self, item: &'a Item, i: usize) -> Option<&'a AttributeValue> {
+        self.values[i].or_else(|| item.get(self.names[i]))
+    }
 }
 
 /// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
@@ -379,121 +387,38 @@ pub fn at_stored_key<'a, E: Entity, const N: usize>(
 where
     E::Table: TableKeys,
 {
-    // The generic shell only names `E`'s constants and key functions: the check is compiled
-    // once, in `StoredKeyCheck::holds`, for every entity.
-    let (pk_template, sk_template) = (E::PK, E::SK);
-    let sk_key = match (<E::Table as TableKeys>::SK, &sk_template) {
-        (Some(name), Some(template)) => Some((name, template)),
-        _ => None,
-    };
-    let check = StoredKeyCheck {
-        item,
-        names: &keys.names,
-        values: &keys.values,
-        entity: E::ENTITY_TYPE,
-        pk: (<E::Table as TableKeys>::PK, &pk_template),
-        sk: sk_key,
-        indexes: index.len(),
-    };
-    let mut writers = KeyWriters {
-        value: &value,
-        pk: Some(pk),
-        sk: Some(sk),
-        index,
-    };
-    match check.holds(&mut writers) {
-        Ok(true) => Ok(value),
-        Ok(false) => recheck::<E>(item),
-        Err(e) => Err(e),
-    }
-}
-
-/// Which key [`StoredKeyCheck::holds`] asks the entity to write: the primary key's partition
-/// or sort key (each asked for at most once), or index key check `i` (the attribute of
-/// [`StoredKeys`] `i + 2`).
-#[derive(Clone, Copy)]
-enum StoredKey {
-    Partition,
-    Sort,
-    Index(usize),
-}
-
-/// Writes the keys [`StoredKeyCheck::holds`] asks for: a trait object rather than a
-/// `dyn FnMut`, whose vtable would carry an `FnOnce` shim per entity.
-trait WriteKey {
-    fn write(&mut self, key: StoredKey, out: &mut String) -> Result<()>;
-}
-
-/// `E`'s key functions over its decoded value.
-struct KeyWriters<'v, E, P, S> {
-    value: &'v E,
-    pk: Option<P>,
-    sk: Option<S>,
-    index: &'v [IndexKeyCheck<E>],
-}
-
-impl<E, P, S> WriteKey for KeyWriters<'_, E, P, S>
-where
-    P: FnOnce(&E, &mut String) -> Result<()>,
-    S: FnOnce(&E, &mut String) -> Result<()>,
-{
-    fn write(&mut self, key: StoredKey, out: &mut String) -> Result<()> {
-        match key {
-            StoredKey::Partition => (self.pk.take()).map_or(Ok(()), |write| write(self.value, out)),
-            StoredKey::Sort => (self.sk.take()).map_or(Ok(()), |write| write(self.value, out)),
-            StoredKey::Index(i) => self.index[i](self.value, out),
+    use crate::entity::recover::{check_stored_key, is_canonical};
+    let primary = check_stored_key(
+        keys.get(item, 0),
+        E::ENTITY_TYPE,
+        <E::Table as TableKeys>::PK,
+        &E::PK,
+        |k| pk(&value, k),
+    )
+    .and_then(|()| match (<E::Table as TableKeys>::SK, E::SK) {
+        (Some(name), Some(template)) => {
+            check_stored_key(keys.get(item, 1), E::ENTITY_TYPE, name, &template, |k| {
+                sk(&value, k)
+            })
         }
+        _ => Ok(()),
+    });
+    if rechecking() {
+        // Every key field was compared with its key: only the primary key's spelling is left.
+        return primary.map(|()| value);
     }
-}
-
-/// What [`at_stored_key`] checks, as values: not generic, so compiled once for every entity.
-struct StoredKeyCheck<'a, 'k> {
-    item: &'a Item,
-    names: &'k [&'static str],
-    values: &'k [Option<&'a AttributeValue>],
-    entity: &'static str,
-    /// The partition key's attribute and template.
-    pk: (&'static str, &'k Template),
-    /// The sort key's, when the table and the entity have one.
-    sk: Option<(&'static str, &'k Template)>,
-    /// How many index keys are compared whole.
-    indexes: usize,
-}
-
-impl<'a> StoredKeyCheck<'a, '_> {
-    /// The stored value of key attribute `i`. One not offered is absent, or its name is also
-    /// a field's attribute (whose `match` arm took it, so it never reached
-    /// [`StoredKeys::offer`]): looked up in the item, which says which.
-    fn stored(&self, i: usize) -> Option<&'a AttributeValue> {
-        self.values[i].or_else(|| self.item.get(self.names[i]))
-    }
-
-    /// `Ok(true)` when the stored keys are the ones `keys` writes from the decoded value;
-    /// `Ok(false)` when the item must be decoded again with every key field compared
-    /// ([`recheck`]); the primary key's error while rechecking.
-    fn holds(&self, keys: &mut dyn WriteKey) -> Result<bool> {
-        use crate::entity::recover::{check_stored_key, is_canonical};
-        let (pk_name, pk_template) = self.pk;
-        let primary = check_stored_key(self.stored(0), self.entity, pk_name, pk_template, |k| {
-            keys.write(StoredKey::Partition, k)
-        })
-        .and_then(|()| match self.sk {
-            Some((name, template)) => {
-                check_stored_key(self.stored(1), self.entity, name, template, |k| {
-                    keys.write(StoredKey::Sort, k)
-                })
-            }
-            None => Ok(()),
-        });
-        if rechecking() {
-            // Every key field was compared with its key: only the primary key's spelling is left.
-            return primary.map(|()| true);
+    // A key field whose attribute does not encode (an empty string, say) fails `pk` or `sk`:
+    // the decode with every field compared says whether the key disagrees first.
+    match primary {
+        Ok(())
+            if index
+                .iter()
+                .enumerate()
+                .all(|(i, write)| is_canonical(keys.get(item, i + 2), |k| write(&value, k))) =>
+        {
+            Ok(value)
         }
-        // A key field whose attribute does not encode (an empty string, say) fails `pk` or `sk`:
-        // the decode with every field compared says whether the key disagrees first.
-        Ok(primary.is_ok()
-            && (0..self.indexes)
-                .all(|i| is_canonical(self.stored(i + 2), |k| keys.write(StoredKey::Index(i), k))))
+        _ => recheck::<E>(item),
     }
 }
 
@@ -639,7 +564,7 @@ impl<T> VersionOfFallback<T> for &Ver<T> {}
 
 #[cfg(all(test, feature = "derive"))]
 mod tests {
-    use super::{StoredKeyCheck, StoredKeys};
+    use super::StoredKeys;
     use crate::prelude::*;
     use crate::{AttributeValue, Error, Item};
 
@@ -656,19 +581,9 @@ mod tests {
         let mut keys = StoredKeys::new(["PK", "SK", "GSI1PK"]);
         keys.offer("PK", &offered);
         keys.offer("other", &offered);
-        let template = crate::key::Template::new(&[]);
-        let check = StoredKeyCheck {
-            item: &item,
-            names: &keys.names,
-            values: &keys.values,
-            entity: "E",
-            pk: ("PK", &template),
-            sk: None,
-            indexes: 1,
-        };
-        assert_eq!(check.stored(0), Some(&offered));
-        assert_eq!(check.stored(1), Some(&s("b")));
-        assert_eq!(check.stored(2), None);
+        assert_eq!(keys.get(&item, 0), Some(&offered));
+        assert_eq!(keys.get(&item, 1), Some(&s("b")));
+        assert_eq!(keys.get(&item, 2), None);
     }
 
     #[derive(Table)]
