@@ -55,12 +55,12 @@
 //! and the answer through it, the pattern's and the partition's lookups, and for an untyped
 //! get the key matched against the registered templates. The `metering` benchmark times
 //! MemoryStore calls with and without the wrapper side by side (`cargo bench -p dyno-tests
-//! --bench metering -- paired`). On a shared two-core machine under heavy load (load average
-//! 8 to 11, December 2026; medians of 15 runs) it added 140 ns to an untyped get (+29%), 270
-//! ns to a typed get (+18%) and 275 ns to a typed index query (+9%): short of the goal of 5%,
-//! and noisy, the two stores' own times moving by a tenth from run to run. Profiles of the
-//! same runs put the wrapper's own work at about 60 ns of a typed get and 125 ns of an
-//! untyped one.
+//! --bench metering -- paired`). On a quiet two-core machine (load average 1.3 to 1.7, December
+//! 2026; medians of 5 runs) it added 116 ns to a typed get of 1.05 µs (+11%), 258 ns to a typed
+//! index query of 2.3 µs (+12%) and 142 ns to an untyped get of 275 ns (+52%): short of the
+//! goal of 5%. A profile of a typed get (taken under load) puts the boxed future at about 40 ns
+//! (an allocation and a free), moving the request and the answer through it at about 20 and the
+//! counters at about 25; an untyped get adds matching its key against the registered templates.
 //!
 //! # What it does not see
 //!
