@@ -199,6 +199,18 @@ pub(super) struct Partitions {
     pub tallies: Vec<PartitionTally>,
 }
 
+/// What `spaces` (a few, found by a scan) holds for `space`, added empty when new.
+fn space_entry<T: Default>(spaces: &mut Vec<(Space, T)>, space: Space) -> &mut T {
+    let i = match spaces.iter().position(|(s, _)| *s == space) {
+        Some(i) => i,
+        None => {
+            spaces.push((space, T::default()));
+            spaces.len() - 1
+        }
+    };
+    &mut spaces[i].1
+}
+
 /// The sum of every thread's counters, which the report is made from.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
@@ -226,14 +238,7 @@ impl Tally {
 
     /// The tally of partition `key` of `table` (or of its index `index`, not 0).
     fn partition(&mut self, table: Name, index: Name, key: &str) -> &mut PartitionTally {
-        let space = match self.spaces.iter().position(|(s, _)| *s == (table, index)) {
-            Some(i) => i,
-            None => {
-                self.spaces.push(((table, index), Partitions::default()));
-                self.spaces.len() - 1
-            }
-        };
-        let p = &mut self.spaces[space].1;
+        let p = space_entry(&mut self.spaces, (table, index));
         let i = match p.keys.get(key) {
             Some(&i) => i,
             None => {
@@ -518,14 +523,7 @@ impl Local {
         index: Name,
         key: &str,
     ) -> &PartitionCells {
-        let space = match self.spaces.iter().position(|(s, _)| *s == (table, index)) {
-            Some(i) => i,
-            None => {
-                self.spaces.push(((table, index), FxMap::default()));
-                self.spaces.len() - 1
-            }
-        };
-        let keys = &mut self.spaces[space].1;
+        let keys = space_entry(&mut self.spaces, (table, index));
         // Looked up by `&str`, so that a known partition costs no allocation.
         let i = match keys.get(key) {
             Some(&i) => i,
