@@ -1059,10 +1059,10 @@ fn client_loop(spec: &str) {
         let typed_get = Order::get(Order::key("u", "1")).send(&server.store);
         let typed_put = order.put().send(&server.store);
         eprintln!(
-            "sizes: store get {} sdk get {} store put {} sdk put {} typed get {} typed put {}",
-            std::mem::size_of_val(&*store_get),
+            "sizes: store get reply {} sdk get {} store put reply {} sdk put {} typed get {} typed put {}",
+            std::mem::size_of_val(&store_get),
             std::mem::size_of_val(&sdk_get),
-            std::mem::size_of_val(&*store_put),
+            std::mem::size_of_val(&store_put),
             std::mem::size_of_val(&sdk_put),
             std::mem::size_of_val(&typed_get),
             std::mem::size_of_val(&typed_put),

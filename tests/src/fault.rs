@@ -41,12 +41,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use async_trait::async_trait;
 use dyno_core::error::{Error, Result};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription, TableKey,
-    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, Store, TableDescription,
+    TableKey, TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
     UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
 use dyno_core::table::TableDef;
@@ -601,165 +600,200 @@ impl<S: Store> FaultStore<S> {
     }
 }
 
-#[async_trait]
 impl<S: Store> Store for FaultStore<S> {
-    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
-        self.enter(Op::GetItem).await?;
-        let stale = if request.consistent_read {
-            None
-        } else {
-            self.state().stale_for(&request.table, &request.key)
-        };
-        let result = match stale {
-            Some(item) => Ok(GetOutput {
-                item,
-                consumed_capacity: None,
-            }),
-            None => self.inner.get_item(request).await,
-        };
-        self.leave(Op::GetItem, result).await
+    fn get_item<'a>(&'a self, request: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::new(async move {
+            self.enter(Op::GetItem).await?;
+            let stale = if request.consistent_read {
+                None
+            } else {
+                self.state().stale_for(&request.table, &request.key)
+            };
+            let result = match stale {
+                Some(item) => Ok(GetOutput {
+                    item,
+                    consumed_capacity: None,
+                }),
+                None => self.inner.get_item(request).await,
+            };
+            self.leave(Op::GetItem, result).await
+        })
     }
 
-    async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
-        self.enter(Op::PutItem).await?;
-        let result = self.inner.put_item(request).await;
-        self.leave(Op::PutItem, result).await
+    fn put_item(&self, request: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            self.enter(Op::PutItem).await?;
+            let result = self.inner.put_item(request).await;
+            self.leave(Op::PutItem, result).await
+        })
     }
 
-    async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
-        self.enter(Op::UpdateItem).await?;
-        let result = self.inner.update_item(request).await;
-        self.leave(Op::UpdateItem, result).await
+    fn update_item(&self, request: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            self.enter(Op::UpdateItem).await?;
+            let result = self.inner.update_item(request).await;
+            self.leave(Op::UpdateItem, result).await
+        })
     }
 
-    async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
-        self.enter(Op::DeleteItem).await?;
-        let result = self.inner.delete_item(request).await;
-        self.leave(Op::DeleteItem, result).await
+    fn delete_item(&self, request: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            self.enter(Op::DeleteItem).await?;
+            let result = self.inner.delete_item(request).await;
+            self.leave(Op::DeleteItem, result).await
+        })
     }
 
-    async fn query(&self, request: QueryRequest) -> Result<Page> {
-        self.enter(Op::Query).await?;
-        let result = self.inner.query(request).await;
-        self.leave(Op::Query, result).await
+    fn query(&self, request: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move {
+            self.enter(Op::Query).await?;
+            let result = self.inner.query(request).await;
+            self.leave(Op::Query, result).await
+        })
     }
 
-    async fn scan(&self, request: ScanRequest) -> Result<Page> {
-        self.enter(Op::Scan).await?;
-        let result = self.inner.scan(request).await;
-        self.leave(Op::Scan, result).await
+    fn scan(&self, request: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move {
+            self.enter(Op::Scan).await?;
+            let result = self.inner.scan(request).await;
+            self.leave(Op::Scan, result).await
+        })
     }
 
-    async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.enter(Op::BatchGet).await?;
-        let BatchGetRequest {
-            keys,
-            consistent_read,
-            ..
-        } = request;
-        let (keys, mut unprocessed) = {
-            let mut s = self.state();
-            split_or_pass(&mut s.unprocessed_keys, keys)
-        };
-        // Stale images answer their keys here; the rest go to the inner store.
-        let mut items: Vec<(String, SharedItem)> = Vec::new();
-        let mut to_send: Vec<TableKey> = Vec::with_capacity(keys.len());
-        {
-            let s = self.state();
-            for k in keys {
-                match (consistent_read, s.stale_for(&k.table, &k.key)) {
-                    (false, Some(image)) => items.extend(image.map(|i| (k.table.clone(), i))),
-                    _ => to_send.push(k),
-                }
-            }
-        }
-        let result = if to_send.is_empty() {
-            Ok(BatchGetOutput {
-                items,
-                unprocessed_keys: unprocessed,
-                consumed_capacity: None,
-            })
-        } else {
-            match self
-                .inner
-                .batch_get(BatchGetRequest::new(to_send).with_consistent_read(consistent_read))
-                .await
+    fn batch_get(&self, request: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::new(async move {
+            self.enter(Op::BatchGet).await?;
+            let BatchGetRequest {
+                keys,
+                consistent_read,
+                ..
+            } = request;
+            let (keys, mut unprocessed) = {
+                let mut s = self.state();
+                split_or_pass(&mut s.unprocessed_keys, keys)
+            };
+            // Stale images answer their keys here; the rest go to the inner store.
+            let mut items: Vec<(String, SharedItem)> = Vec::new();
+            let mut to_send: Vec<TableKey> = Vec::with_capacity(keys.len());
             {
-                Ok(mut out) => {
-                    out.items.extend(items);
-                    unprocessed.append(&mut out.unprocessed_keys);
-                    out.unprocessed_keys = unprocessed;
-                    Ok(out)
+                let s = self.state();
+                for k in keys {
+                    match (consistent_read, s.stale_for(&k.table, &k.key)) {
+                        (false, Some(image)) => items.extend(image.map(|i| (k.table.clone(), i))),
+                        _ => to_send.push(k),
+                    }
                 }
-                Err(e) => Err(e),
             }
-        };
-        self.leave(Op::BatchGet, result).await
-    }
-
-    async fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.enter(Op::BatchWrite).await?;
-        let writes = request.writes;
-        let (send, mut held): (Vec<WriteRequest>, Vec<WriteRequest>) = {
-            let mut s = self.state();
-            split_or_pass(&mut s.unprocessed_writes, writes)
-        };
-        let result = if send.is_empty() {
-            Ok(BatchWriteOutput {
-                unprocessed: held,
-                consumed_capacity: None,
-            })
-        } else {
-            match self.inner.batch_write(BatchWriteRequest::new(send)).await {
-                Ok(mut out) => {
-                    held.append(&mut out.unprocessed);
-                    out.unprocessed = held;
-                    Ok(out)
+            let result = if to_send.is_empty() {
+                Ok(BatchGetOutput {
+                    items,
+                    unprocessed_keys: unprocessed,
+                    consumed_capacity: None,
+                })
+            } else {
+                match self
+                    .inner
+                    .batch_get(BatchGetRequest::new(to_send).with_consistent_read(consistent_read))
+                    .await
+                {
+                    Ok(mut out) => {
+                        out.items.extend(items);
+                        unprocessed.append(&mut out.unprocessed_keys);
+                        out.unprocessed_keys = unprocessed;
+                        Ok(out)
+                    }
+                    Err(e) => Err(e),
                 }
-                Err(e) => Err(e),
-            }
-        };
-        self.leave(Op::BatchWrite, result).await
+            };
+            self.leave(Op::BatchGet, result).await
+        })
     }
 
-    async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.enter(Op::TransactGet).await?;
-        let result = self.inner.transact_get(request).await;
-        self.leave(Op::TransactGet, result).await
+    fn batch_write(&self, request: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::new(async move {
+            self.enter(Op::BatchWrite).await?;
+            let writes = request.writes;
+            let (send, mut held): (Vec<WriteRequest>, Vec<WriteRequest>) = {
+                let mut s = self.state();
+                split_or_pass(&mut s.unprocessed_writes, writes)
+            };
+            let result = if send.is_empty() {
+                Ok(BatchWriteOutput {
+                    unprocessed: held,
+                    consumed_capacity: None,
+                })
+            } else {
+                match self.inner.batch_write(BatchWriteRequest::new(send)).await {
+                    Ok(mut out) => {
+                        held.append(&mut out.unprocessed);
+                        out.unprocessed = held;
+                        Ok(out)
+                    }
+                    Err(e) => Err(e),
+                }
+            };
+            self.leave(Op::BatchWrite, result).await
+        })
     }
 
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        self.enter(Op::TransactWrite).await?;
-        let result = self.inner.transact_write(request).await;
-        self.leave(Op::TransactWrite, result).await
+    fn transact_get(&self, request: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::new(async move {
+            self.enter(Op::TransactGet).await?;
+            let result = self.inner.transact_get(request).await;
+            self.leave(Op::TransactGet, result).await
+        })
     }
 
-    async fn create_table(&self, definition: &TableDef) -> Result<()> {
-        self.enter(Op::CreateTable).await?;
-        let result = self.inner.create_table(definition).await;
-        self.leave(Op::CreateTable, result).await
+    fn transact_write(
+        &self,
+        request: TransactWriteRequest,
+    ) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::new(async move {
+            self.enter(Op::TransactWrite).await?;
+            let result = self.inner.transact_write(request).await;
+            self.leave(Op::TransactWrite, result).await
+        })
     }
 
-    async fn delete_table(&self, name: &str) -> Result<()> {
-        self.enter(Op::DeleteTable).await?;
-        let result = self.inner.delete_table(name).await;
-        self.leave(Op::DeleteTable, result).await
+    fn create_table<'a>(&'a self, definition: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.enter(Op::CreateTable).await?;
+            let result = self.inner.create_table(definition).await;
+            self.leave(Op::CreateTable, result).await
+        })
     }
 
-    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
-        self.enter(Op::DescribeTable).await?;
-        let result = self.inner.describe_table(name).await;
-        self.leave(Op::DescribeTable, result).await
+    fn delete_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.enter(Op::DeleteTable).await?;
+            let result = self.inner.delete_table(name).await;
+            self.leave(Op::DeleteTable, result).await
+        })
     }
 
-    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
-        self.enter(Op::UpdateTtl).await?;
-        let result = self.inner.update_ttl(table, attribute, enabled).await;
-        self.leave(Op::UpdateTtl, result).await
+    fn describe_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(async move {
+            self.enter(Op::DescribeTable).await?;
+            let result = self.inner.describe_table(name).await;
+            self.leave(Op::DescribeTable, result).await
+        })
+    }
+
+    fn update_ttl<'a>(
+        &'a self,
+        table: &'a str,
+        attribute: &'a str,
+        enabled: bool,
+    ) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.enter(Op::UpdateTtl).await?;
+            let result = self.inner.update_ttl(table, attribute, enabled).await;
+            self.leave(Op::UpdateTtl, result).await
+        })
     }
     /// Forwarded without faults (no test injects them into UpdateTable).
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.inner.update_table(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::new(async move { self.inner.update_table(r).await })
     }
     fn cursor_key(&self) -> &dyno_core::ops::CursorKey {
         self.inner.cursor_key()
@@ -792,71 +826,83 @@ mod tests {
         WriteRequest::put("T", key(i))
     }
 
-    #[async_trait]
     impl Store for Echo {
-        async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-            let mut item = r.key.into_owned();
-            item.insert("fresh".into(), AttributeValue::Bool(true));
-            Ok(GetOutput {
-                item: Some(Arc::new(item)),
-                consumed_capacity: None,
+        fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+            Reply::new(async move {
+                let mut item = r.key.into_owned();
+                item.insert("fresh".into(), AttributeValue::Bool(true));
+                Ok(GetOutput {
+                    item: Some(Arc::new(item)),
+                    consumed_capacity: None,
+                })
             })
         }
-        async fn put_item(&self, _: PutRequest) -> Result<WriteOutput> {
-            *self.puts.lock().unwrap() += 1;
-            Ok(WriteOutput::default())
-        }
-        async fn update_item(&self, _: UpdateRequest) -> Result<WriteOutput> {
-            Ok(WriteOutput::default())
-        }
-        async fn delete_item(&self, _: DeleteRequest) -> Result<WriteOutput> {
-            Ok(WriteOutput::default())
-        }
-        async fn query(&self, _: QueryRequest) -> Result<Page> {
-            Ok(Page::default())
-        }
-        async fn scan(&self, _: ScanRequest) -> Result<Page> {
-            Ok(Page::default())
-        }
-        async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-            Ok(BatchGetOutput {
-                items: r
-                    .keys
-                    .into_iter()
-                    .map(|k| (k.table, Arc::new(k.key)))
-                    .collect(),
-                unprocessed_keys: Vec::new(),
-                consumed_capacity: None,
+        fn put_item(&self, _: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+            Reply::new(async move {
+                *self.puts.lock().unwrap() += 1;
+                Ok(WriteOutput::default())
             })
         }
-        async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-            self.written.lock().unwrap().extend(r.writes);
-            Ok(BatchWriteOutput::default())
+        fn update_item(&self, _: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+            Reply::new(async move { Ok(WriteOutput::default()) })
         }
-        async fn transact_get(&self, _: TransactGetRequest) -> Result<TransactGetOutput> {
-            Ok(TransactGetOutput::default())
+        fn delete_item(&self, _: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+            Reply::new(async move { Ok(WriteOutput::default()) })
         }
-        async fn transact_write(&self, _: TransactWriteRequest) -> Result<TransactWriteOutput> {
-            Ok(TransactWriteOutput::default())
+        fn query(&self, _: QueryRequest) -> Reply<'_, Result<Page>> {
+            Reply::new(async move { Ok(Page::default()) })
         }
-        async fn create_table(&self, _: &TableDef) -> Result<()> {
-            Ok(())
+        fn scan(&self, _: ScanRequest) -> Reply<'_, Result<Page>> {
+            Reply::new(async move { Ok(Page::default()) })
         }
-        async fn delete_table(&self, _: &str) -> Result<()> {
-            Ok(())
-        }
-        async fn describe_table(&self, name: &str) -> Result<TableDescription> {
-            Ok(TableDescription {
-                definition: TableDef::new(name, "PK", None),
-                item_count: None,
-                index_status: Vec::new(),
+        fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+            Reply::new(async move {
+                Ok(BatchGetOutput {
+                    items: r
+                        .keys
+                        .into_iter()
+                        .map(|k| (k.table, Arc::new(k.key)))
+                        .collect(),
+                    unprocessed_keys: Vec::new(),
+                    consumed_capacity: None,
+                })
             })
         }
-        async fn update_ttl(&self, _: &str, _: &str, _: bool) -> Result<()> {
-            Ok(())
+        fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+            Reply::new(async move {
+                self.written.lock().unwrap().extend(r.writes);
+                Ok(BatchWriteOutput::default())
+            })
         }
-        async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-            self.describe_table(&r.table).await
+        fn transact_get(&self, _: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+            Reply::new(async move { Ok(TransactGetOutput::default()) })
+        }
+        fn transact_write(
+            &self,
+            _: TransactWriteRequest,
+        ) -> Reply<'_, Result<TransactWriteOutput>> {
+            Reply::new(async move { Ok(TransactWriteOutput::default()) })
+        }
+        fn create_table<'a>(&'a self, _: &'a TableDef) -> Reply<'a, Result<()>> {
+            Reply::new(async move { Ok(()) })
+        }
+        fn delete_table<'a>(&'a self, _: &'a str) -> Reply<'a, Result<()>> {
+            Reply::new(async move { Ok(()) })
+        }
+        fn describe_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<TableDescription>> {
+            Reply::new(async move {
+                Ok(TableDescription {
+                    definition: TableDef::new(name, "PK", None),
+                    item_count: None,
+                    index_status: Vec::new(),
+                })
+            })
+        }
+        fn update_ttl<'a>(&'a self, _: &'a str, _: &'a str, _: bool) -> Reply<'a, Result<()>> {
+            Reply::new(async move { Ok(()) })
+        }
+        fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+            Reply::new(async move { self.describe_table(&r.table).await })
         }
     }
 

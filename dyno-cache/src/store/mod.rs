@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use dyno_core::error::{Error, Result};
 use dyno_core::expr::{Path, PathElement};
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ReturnValues, ScanRequest, Store, TableDescription,
-    TableKey, Tag, TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
-    TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ReturnValues, ScanRequest, Store,
+    TableDescription, TableKey, Tag, TransactGetOutput, TransactGetRequest, TransactWriteItem,
+    TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
+    WriteRequest,
 };
 use dyno_core::table::TableDef;
 use dyno_core::value::{item_size, AttributeValue, Item, SharedItem};
@@ -372,52 +372,51 @@ impl<S: Store> CachedStore<S> {
     }
 }
 
-#[async_trait]
 impl<S: Store> Store for CachedStore<S> {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.get(r, None).await
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::new(self.get(r, None))
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        self.put(r, None).await
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.put(r, None))
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.update(r, None).await
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.update(r, None))
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.delete(r, None).await
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.delete(r, None))
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.query_page(r, None).await
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(self.query_page(r, None))
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.scan_page(r, None).await
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(self.scan_page(r, None))
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.batch_get_items(r, None).await
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::new(self.batch_get_items(r, None))
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.batch_write_items(r, None).await
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::new(self.batch_write_items(r, None))
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.transact_get_items(r, None).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::new(self.transact_get_items(r, None))
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        self.transact_write_items(r, None).await
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::new(self.transact_write_items(r, None))
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.create_table_through(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::new(self.create_table_through(d))
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.delete_table_through(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(self.delete_table_through(n))
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.describe_table_through(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(self.describe_table_through(n))
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.update_ttl_through(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Reply::new(self.update_ttl_through(t, a, e))
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.update_table_through(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::new(self.update_table_through(r))
     }
     /// The inner store's: a page read through the cache continues with a cursor the inner
     /// store (or another instance sharing its key) accepts, and the other way round.
@@ -426,52 +425,51 @@ impl<S: Store> Store for CachedStore<S> {
     }
 }
 
-#[async_trait]
 impl<S: Store> Store for WithTtl<'_, S> {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.store.get(r, Some(self.ttl)).await
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::new(self.store.get(r, Some(self.ttl)))
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        self.store.put(r, Some(self.ttl)).await
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.store.put(r, Some(self.ttl)))
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.store.update(r, Some(self.ttl)).await
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.store.update(r, Some(self.ttl)))
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.store.delete(r, Some(self.ttl)).await
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(self.store.delete(r, Some(self.ttl)))
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.store.query_page(r, Some(self.ttl)).await
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(self.store.query_page(r, Some(self.ttl)))
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.store.scan_page(r, Some(self.ttl)).await
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(self.store.scan_page(r, Some(self.ttl)))
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.store.batch_get_items(r, Some(self.ttl)).await
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::new(self.store.batch_get_items(r, Some(self.ttl)))
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.store.batch_write_items(r, Some(self.ttl)).await
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::new(self.store.batch_write_items(r, Some(self.ttl)))
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.store.transact_get_items(r, Some(self.ttl)).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::new(self.store.transact_get_items(r, Some(self.ttl)))
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        self.store.transact_write_items(r, Some(self.ttl)).await
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::new(self.store.transact_write_items(r, Some(self.ttl)))
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.store.create_table_through(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::new(self.store.create_table_through(d))
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.store.delete_table_through(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(self.store.delete_table_through(n))
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.store.describe_table_through(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(self.store.describe_table_through(n))
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.store.update_ttl_through(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Reply::new(self.store.update_ttl_through(t, a, e))
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.store.update_table_through(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::new(self.store.update_table_through(r))
     }
     fn cursor_key(&self) -> &dyno_core::ops::CursorKey {
         self.store.inner.cursor_key()

@@ -46,7 +46,9 @@ impl<S: Store> CachedStore<S> {
                     }
                 })
             } else {
-                self.inner.query(request)
+                // Called when first polled: a store that answers at once would otherwise be
+                // read on a hit as well.
+                Box::pin(async move { self.inner.query(request).await })
             };
         self.page(
             key,
@@ -88,13 +90,13 @@ impl<S: Store> CachedStore<S> {
             consistent,
             (&table, None),
             ttl_override,
-            self.inner.scan(request),
+            async move { self.inner.scan(request).await },
         )
         .await
     }
 
-    /// A query or scan page through the query cache. `fetch` is the backend call, only awaited
-    /// on a miss, and shared by concurrent misses of the same page (single flight).
+    /// A query or scan page through the query cache. `fetch` is the backend call, made only
+    /// when polled (an `async` block around it) and only polled on a miss, and shared by concurrent misses of the same page (single flight).
     pub(super) async fn page(
         &self,
         key: Lookup,

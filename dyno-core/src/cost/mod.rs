@@ -126,8 +126,6 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 
-use async_trait::async_trait;
-
 use self::model::Model;
 pub use self::price::HOURS_PER_MONTH;
 pub use self::price::{CostReport, CostRow, Prices, Rates};
@@ -137,7 +135,7 @@ use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, Store, TableDescription,
     TransactGetOutput, TransactGetRequest, TransactWriteItem, TransactWriteOutput,
     TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput, WriteRequest,
 };
@@ -612,75 +610,60 @@ macro_rules! capacitied {
 capacitied!(one: GetOutput, WriteOutput, Page);
 capacitied!(tables: BatchGetOutput, BatchWriteOutput, TransactGetOutput, TransactWriteOutput);
 
-#[async_trait]
 impl<S: Store> Store for Metered<S> {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        let GetRequest {
-            table,
-            key,
-            consistent_read,
-            projection,
-            tag,
-        } = r;
-        // The inner store gets the request borrowed from here, so that the plan can borrow the
-        // key's partition value without copying it.
-        let (t, name) = self.table_id(&table);
-        let entities = match self.model.tagged(tag, t) {
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        let (t, name) = self.table_id(&r.table);
+        let entities = match self.model.tagged(r.tag, t) {
             Some(e) => model::bit(e),
-            None => self.model.classify_item(t, &key, false),
+            None => self.model.classify_item(t, &r.key, false),
         };
-        let partition = t
-            .and_then(|t| model::attr(&key, &self.model.tables[t].pk))
-            .map_or(Cow::Borrowed(tally::UNKNOWN_PARTITION), model::key_text);
-        let out = self
-            .inner
-            .get_item(GetRequest {
-                table: Cow::Borrowed(&table),
-                key: Cow::Borrowed(&key),
-                consistent_read,
-                projection,
-                tag,
-            })
-            .await;
-        let plan = Plan {
-            table: name,
-            entities,
-            op: Operation::Get,
-            index: 0,
-            touches: Touches::One(Touch {
+        // The key's partition value is copied into this thread's scratch string, so that the
+        // request goes to the inner store whole.
+        let mut partition = Scratch::take();
+        match t.and_then(|t| model::attr(&r.key, &self.model.tables[t].pk)) {
+            Some(v) => partition.0.push_str(&model::key_text(v)),
+            None => partition.0.push_str(tally::UNKNOWN_PARTITION),
+        }
+        self.inner.get_item(r).inspect(move |out| {
+            let plan = Plan {
                 table: name,
-                space: 0,
-                partition,
-                index_partitions: Vec::new(),
-            }),
-        };
-        let found = out.as_ref().map_or(0, |o| u64::from(o.item.is_some()));
-        self.record(&plan, measured(&out), (1, found));
-        out
+                entities,
+                op: Operation::Get,
+                index: 0,
+                touches: Touches::One(Touch {
+                    table: name,
+                    space: 0,
+                    partition: Cow::Borrowed(&partition.0),
+                    index_partitions: Vec::new(),
+                }),
+            };
+            let found = out.as_ref().map_or(0, |o| u64::from(o.item.is_some()));
+            self.record(&plan, measured(out), (1, found));
+        })
     }
 
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
         let plan = self.single_write(&r.table, &r.item, true, Operation::Put, None);
-        let out = self.inner.put_item(r).await;
-        self.record(&plan, measured(&out), (0, 0));
-        out
+        self.inner
+            .put_item(r)
+            .inspect(move |out| self.record(&plan, measured(out), (0, 0)))
     }
 
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
         let plan = self.single_write(&r.table, &r.key, false, Operation::Update, Some(&r.update));
-        let out = self.inner.update_item(r).await;
-        self.record(&plan, measured(&out), (0, 0));
-        out
+        self.inner
+            .update_item(r)
+            .inspect(move |out| self.record(&plan, measured(out), (0, 0)))
     }
 
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
         let plan = self.single_write(&r.table, &r.key, false, Operation::Delete, None);
-        let out = self.inner.delete_item(r).await;
-        self.record(&plan, measured(&out), (0, 0));
-        out
+        self.inner
+            .delete_item(r)
+            .inspect(move |out| self.record(&plan, measured(out), (0, 0)))
     }
 
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
         let (t, name) = self.table_id(&r.table);
         let index = self.index_id(t, r.index.as_deref());
         let entities = match self.model.tagged(r.tag, t) {
@@ -693,29 +676,24 @@ impl<S: Store> Store for Metered<S> {
         // thread's scratch string, not into a new one.
         let mut partition = Scratch::take();
         model::query_partition(&r.key_condition, &mut partition.0);
-        let out = self.inner.query(r).await;
-        let plan = Plan {
-            table: name,
-            entities,
-            op: Operation::Query,
-            index,
-            touches: Touches::One(Touch {
+        self.inner.query(r).inspect(move |out| {
+            let plan = Plan {
                 table: name,
-                space: index,
-                partition: Cow::Borrowed(&partition.0),
-                index_partitions: Vec::new(),
-            }),
-        };
-        let items = out
-            .as_ref()
-            .map_or((0, 0), |p| (p.scanned_count as u64, p.count as u64));
-        self.record(&plan, measured(&out), items);
-        drop(plan);
-        drop(partition);
-        out
+                entities,
+                op: Operation::Query,
+                index,
+                touches: Touches::One(Touch {
+                    table: name,
+                    space: index,
+                    partition: Cow::Borrowed(&partition.0),
+                    index_partitions: Vec::new(),
+                }),
+            };
+            self.record(&plan, measured(out), page_items(out));
+        })
     }
 
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
         let (t, name) = self.table_id(&r.table);
         let index = self.index_id(t, r.index.as_deref());
         let touch = Touch {
@@ -731,15 +709,12 @@ impl<S: Store> Store for Metered<S> {
             index,
             touches: Touches::One(touch),
         };
-        let out = self.inner.scan(r).await;
-        let items = out
-            .as_ref()
-            .map_or((0, 0), |p| (p.scanned_count as u64, p.count as u64));
-        self.record(&plan, measured(&out), items);
-        out
+        self.inner
+            .scan(r)
+            .inspect(move |out| self.record(&plan, measured(out), page_items(out)))
     }
 
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
         let plan = self.many(
             Operation::BatchGet,
             r.keys
@@ -747,18 +722,18 @@ impl<S: Store> Store for Metered<S> {
                 .map(|k| (k.table.as_str(), &k.key, false, None)),
         );
         let asked = r.keys.len() as u64;
-        let out = self.inner.batch_get(r).await;
-        let items = out.as_ref().map_or((0, 0), |o| {
-            (
-                asked - o.unprocessed_keys.len() as u64,
-                o.items.len() as u64,
-            )
-        });
-        self.record(&plan, measured(&out), items);
-        out
+        self.inner.batch_get(r).inspect(move |out| {
+            let items = out.as_ref().map_or((0, 0), |o| {
+                (
+                    asked - o.unprocessed_keys.len() as u64,
+                    o.items.len() as u64,
+                )
+            });
+            self.record(&plan, measured(out), items);
+        })
     }
 
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
         let plan = self.many(
             Operation::BatchWrite,
             r.writes.iter().map(|w| match w {
@@ -766,12 +741,12 @@ impl<S: Store> Store for Metered<S> {
                 WriteRequest::Delete { table, key } => (table.as_str(), key, false, None),
             }),
         );
-        let out = self.inner.batch_write(r).await;
-        self.record(&plan, measured(&out), (0, 0));
-        out
+        self.inner
+            .batch_write(r)
+            .inspect(move |out| self.record(&plan, measured(out), (0, 0)))
     }
 
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
         let plan = self.many(
             Operation::TransactGet,
             r.gets
@@ -779,15 +754,15 @@ impl<S: Store> Store for Metered<S> {
                 .map(|g| (g.table.as_str(), &g.key, false, None)),
         );
         let asked = r.gets.len() as u64;
-        let out = self.inner.transact_get(r).await;
-        let items = out.as_ref().map_or((0, 0), |o| {
-            (asked, o.items.iter().filter(|i| i.is_some()).count() as u64)
-        });
-        self.record(&plan, measured(&out), items);
-        out
+        self.inner.transact_get(r).inspect(move |out| {
+            let items = out.as_ref().map_or((0, 0), |o| {
+                (asked, o.items.iter().filter(|i| i.is_some()).count() as u64)
+            });
+            self.record(&plan, measured(out), items);
+        })
     }
 
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
         let plan = self.many(
             Operation::TransactWrite,
             r.actions.iter().map(|a| match a {
@@ -801,29 +776,35 @@ impl<S: Store> Store for Metered<S> {
                 }
             }),
         );
-        let out = self.inner.transact_write(r).await;
-        self.record(&plan, measured(&out), (0, 0));
-        out
+        self.inner
+            .transact_write(r)
+            .inspect(move |out| self.record(&plan, measured(out), (0, 0)))
     }
 
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.inner.create_table(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        self.inner.create_table(d)
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.inner.delete_table(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        self.inner.delete_table(n)
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.inner.describe_table(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        self.inner.describe_table(n)
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.inner.update_ttl(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        self.inner.update_ttl(t, a, e)
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.inner.update_table(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        self.inner.update_table(r)
     }
     fn cursor_key(&self) -> &crate::ops::CursorKey {
         self.inner.cursor_key()
     }
+}
+
+/// Items read and returned by a page.
+fn page_items(out: &Result<Page>) -> (u64, u64) {
+    out.as_ref()
+        .map_or((0, 0), |p| (p.scanned_count as u64, p.count as u64))
 }
 
 #[cfg(all(test, feature = "derive", feature = "memory"))]

@@ -46,7 +46,7 @@ use futures::future::BoxFuture;
 
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, Store, TableDescription,
     TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
     UpdateRequest, UpdateTableRequest, WriteOutput,
 };
@@ -138,73 +138,99 @@ pub trait Forward: Send + Sync + Debug {
 
     /// [`Store::get_item`].
     async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.around(Call::GetItem, self.inner().get_item(r)).await
+        self.around(Call::GetItem, later(move || self.inner().get_item(r)))
+            .await
     }
     /// [`Store::put_item`].
     async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        self.around(Call::PutItem, self.inner().put_item(r)).await
+        self.around(Call::PutItem, later(move || self.inner().put_item(r)))
+            .await
     }
     /// [`Store::update_item`].
     async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.around(Call::UpdateItem, self.inner().update_item(r))
+        self.around(Call::UpdateItem, later(move || self.inner().update_item(r)))
             .await
     }
     /// [`Store::delete_item`].
     async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.around(Call::DeleteItem, self.inner().delete_item(r))
+        self.around(Call::DeleteItem, later(move || self.inner().delete_item(r)))
             .await
     }
     /// [`Store::query`].
     async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.around(Call::Query, self.inner().query(r)).await
+        self.around(Call::Query, later(move || self.inner().query(r)))
+            .await
     }
     /// [`Store::scan`].
     async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.around(Call::Scan, self.inner().scan(r)).await
+        self.around(Call::Scan, later(move || self.inner().scan(r)))
+            .await
     }
     /// [`Store::batch_get`].
     async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.around(Call::BatchGet, self.inner().batch_get(r)).await
+        self.around(Call::BatchGet, later(move || self.inner().batch_get(r)))
+            .await
     }
     /// [`Store::batch_write`].
     async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.around(Call::BatchWrite, self.inner().batch_write(r))
+        self.around(Call::BatchWrite, later(move || self.inner().batch_write(r)))
             .await
     }
     /// [`Store::transact_get`].
     async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.around(Call::TransactGet, self.inner().transact_get(r))
-            .await
+        self.around(
+            Call::TransactGet,
+            later(move || self.inner().transact_get(r)),
+        )
+        .await
     }
     /// [`Store::transact_write`].
     async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        self.around(Call::TransactWrite, self.inner().transact_write(r))
-            .await
+        self.around(
+            Call::TransactWrite,
+            later(move || self.inner().transact_write(r)),
+        )
+        .await
     }
     /// [`Store::create_table`].
     async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.around(Call::CreateTable, self.inner().create_table(d))
-            .await
+        self.around(
+            Call::CreateTable,
+            later(move || self.inner().create_table(d)),
+        )
+        .await
     }
     /// [`Store::delete_table`].
     async fn delete_table(&self, n: &str) -> Result<()> {
-        self.around(Call::DeleteTable, self.inner().delete_table(n))
-            .await
+        self.around(
+            Call::DeleteTable,
+            later(move || self.inner().delete_table(n)),
+        )
+        .await
     }
     /// [`Store::describe_table`].
     async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.around(Call::DescribeTable, self.inner().describe_table(n))
-            .await
+        self.around(
+            Call::DescribeTable,
+            later(move || self.inner().describe_table(n)),
+        )
+        .await
     }
     /// [`Store::update_ttl`].
     async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.around(Call::UpdateTtl, self.inner().update_ttl(t, a, e))
-            .await
+        self.around(
+            Call::UpdateTtl,
+            later(move || self.inner().update_ttl(t, a, e)),
+        )
+        .await
     }
     /// [`Store::update_table`].
     async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.around(Call::UpdateTable, self.inner().update_table(r))
-            .await
+        self.around(
+            Call::UpdateTable,
+            later(move || self.inner().update_table(r)),
+        )
+        .await
     }
     /// [`Store::cursor_key`]: the inner store's, unless the wrapper seals its cursors with its
     /// own (an instance's view of a shared store, say).
@@ -213,54 +239,59 @@ pub trait Forward: Send + Sync + Debug {
     }
 }
 
-#[async_trait]
 impl<F: Forward> Store for F {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        Forward::get_item(self, r).await
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Forward::get_item(self, r).into()
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        Forward::put_item(self, r).await
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Forward::put_item(self, r).into()
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        Forward::update_item(self, r).await
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Forward::update_item(self, r).into()
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        Forward::delete_item(self, r).await
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Forward::delete_item(self, r).into()
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        Forward::query(self, r).await
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Forward::query(self, r).into()
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        Forward::scan(self, r).await
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Forward::scan(self, r).into()
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        Forward::batch_get(self, r).await
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Forward::batch_get(self, r).into()
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        Forward::batch_write(self, r).await
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Forward::batch_write(self, r).into()
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        Forward::transact_get(self, r).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Forward::transact_get(self, r).into()
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        Forward::transact_write(self, r).await
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Forward::transact_write(self, r).into()
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        Forward::create_table(self, d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Forward::create_table(self, d).into()
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        Forward::delete_table(self, n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Forward::delete_table(self, n).into()
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        Forward::describe_table(self, n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Forward::describe_table(self, n).into()
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        Forward::update_ttl(self, t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Forward::update_ttl(self, t, a, e).into()
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        Forward::update_table(self, r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Forward::update_table(self, r).into()
     }
     fn cursor_key(&self) -> &crate::store::CursorKey {
         Forward::cursor_key(self)
     }
+}
+
+/// The inner store's call as a future that makes the call when it is first polled: a store
+/// that answers at once would otherwise have done the work before [`Forward::around`] ran.
+fn later<'a, T: Send + 'a>(call: impl FnOnce() -> Reply<'a, T> + Send + 'a) -> BoxFuture<'a, T> {
+    Box::pin(async move { call().await })
 }

@@ -9,12 +9,11 @@ mod dynamo;
 pub mod forward;
 #[cfg(feature = "memory")]
 pub(crate) mod memory;
+mod reply;
 mod request;
 mod table_names;
 
 use std::fmt::Debug;
-
-use async_trait::async_trait;
 
 pub use self::admin::{
     wait_for_indexes, IndexChange, IndexStatus, TableDescription, UpdateTableRequest,
@@ -24,6 +23,7 @@ pub use self::dynamo::{DynamoStore, DynamoStoreBuilder, Timeouts};
 #[cfg(feature = "memory")]
 #[cfg_attr(docsrs, doc(cfg(feature = "memory")))]
 pub use self::memory::{MemoryFeed, MemoryStore, StreamRetention};
+pub use self::reply::Reply;
 #[doc(hidden)]
 pub use self::request::Tag;
 pub use self::request::{
@@ -39,40 +39,55 @@ use crate::table::TableDef;
 
 /// A DynamoDB-compatible store: the one trait dyno's typed operations, the cache and test
 /// wrappers are written against. Object safe: `Arc<dyn Store>` works.
-#[async_trait]
+///
+/// Each call returns a [`Reply`]: a store that answers at once (MemoryStore) answers with
+/// [`Reply::ready`] and allocates nothing, one that waits on the network with [`Reply::new`]
+/// (an `async` block, boxed). So the call may do its work when it is made, before the reply is
+/// awaited, as a request sent to DynamoDB does: dropping the reply does not undo it. A wrapper
+/// passes the inner store's reply on, through [`Reply::map`] or [`Reply::inspect`] when it
+/// looks at the answer, and keeps a ready answer ready; [`forward::Forward`] writes the
+/// forwarding for a wrapper that changes one or two calls.
 pub trait Store: Send + Sync + Debug {
     /// GetItem.
-    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput>;
+    fn get_item<'a>(&'a self, request: GetRequest<'a>) -> Reply<'a, Result<GetOutput>>;
     /// PutItem.
-    async fn put_item(&self, request: PutRequest) -> Result<WriteOutput>;
+    fn put_item(&self, request: PutRequest) -> Reply<'_, Result<WriteOutput>>;
     /// UpdateItem.
-    async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput>;
+    fn update_item(&self, request: UpdateRequest) -> Reply<'_, Result<WriteOutput>>;
     /// DeleteItem.
-    async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput>;
+    fn delete_item(&self, request: DeleteRequest) -> Reply<'_, Result<WriteOutput>>;
     /// Query: one page.
-    async fn query(&self, request: QueryRequest) -> Result<Page>;
+    fn query(&self, request: QueryRequest) -> Reply<'_, Result<Page>>;
     /// Scan: one page.
-    async fn scan(&self, request: ScanRequest) -> Result<Page>;
+    fn scan(&self, request: ScanRequest) -> Reply<'_, Result<Page>>;
     /// BatchGetItem: one request (at most 100 keys); unprocessed keys are returned, not retried.
-    async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput>;
+    fn batch_get(&self, request: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>>;
     /// BatchWriteItem: one request (at most 25 writes); unprocessed writes are returned.
-    async fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput>;
+    fn batch_write(&self, request: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>>;
     /// TransactGetItems.
-    async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput>;
+    fn transact_get(&self, request: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>>;
     /// TransactWriteItems.
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput>;
+    fn transact_write(
+        &self,
+        request: TransactWriteRequest,
+    ) -> Reply<'_, Result<TransactWriteOutput>>;
     /// CreateTable (waits until the table is active).
-    async fn create_table(&self, definition: &TableDef) -> Result<()>;
+    fn create_table<'a>(&'a self, definition: &'a TableDef) -> Reply<'a, Result<()>>;
     /// DeleteTable.
-    async fn delete_table(&self, name: &str) -> Result<()>;
+    fn delete_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<()>>;
     /// DescribeTable (with DescribeTimeToLive).
-    async fn describe_table(&self, name: &str) -> Result<TableDescription>;
+    fn describe_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<TableDescription>>;
     /// UpdateTimeToLive: enables TTL on `attribute`, or disables it.
-    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()>;
+    fn update_ttl<'a>(
+        &'a self,
+        table: &'a str,
+        attribute: &'a str,
+        enabled: bool,
+    ) -> Reply<'a, Result<()>>;
     /// UpdateTable: adds or removes a global secondary index. Returns the table as the response
     /// describes it, without waiting: a new index is [`IndexStatus::Creating`], a removed one
     /// [`IndexStatus::Deleting`] (see [`wait_for_indexes`]).
-    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription>;
+    fn update_table(&self, request: UpdateTableRequest) -> Reply<'_, Result<TableDescription>>;
 
     /// The key this store's pagination cursors are sealed with (see
     /// [`CursorKey`](crate::store::CursorKey)): by default the process's
@@ -83,55 +98,54 @@ pub trait Store: Send + Sync + Debug {
     }
 }
 
-// `Arc<S>` forwards without the extra boxed future a `Forward` impl would add; `Box<S>` cannot
-// be written the same way beside `Forward`'s blanket impl (a `Box` of a local type is local to
-// other crates), so it forwards through `Forward`.
-#[async_trait]
+// `Arc<S>` passes the inner store's reply on as it is. `Box<S>` cannot be written the same way
+// beside `Forward`'s blanket impl (a `Box` of a local type is local to other crates), so it
+// forwards through `Forward`.
 impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        (**self).get_item(r).await
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        (**self).get_item(r)
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        (**self).put_item(r).await
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        (**self).put_item(r)
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        (**self).update_item(r).await
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        (**self).update_item(r)
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        (**self).delete_item(r).await
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        (**self).delete_item(r)
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        (**self).query(r).await
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        (**self).query(r)
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        (**self).scan(r).await
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        (**self).scan(r)
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        (**self).batch_get(r).await
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        (**self).batch_get(r)
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        (**self).batch_write(r).await
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        (**self).batch_write(r)
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        (**self).transact_get(r).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        (**self).transact_get(r)
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        (**self).transact_write(r).await
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        (**self).transact_write(r)
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        (**self).create_table(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        (**self).create_table(d)
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        (**self).delete_table(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        (**self).delete_table(n)
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        (**self).describe_table(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        (**self).describe_table(n)
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        (**self).update_ttl(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        (**self).update_ttl(t, a, e)
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        (**self).update_table(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        (**self).update_table(r)
     }
     fn cursor_key(&self) -> &crate::store::CursorKey {
         (**self).cursor_key()

@@ -5,11 +5,9 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use async_trait::async_trait;
-
 use super::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableCapacity,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, Store, TableCapacity,
     TableDescription, TableKey, TransactGetOutput, TransactGetRequest, TransactWriteItem,
     TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
     WriteRequest,
@@ -107,60 +105,68 @@ impl<S> TableNames<S> {
     }
 }
 
-#[async_trait]
 impl<S: Store> Store for TableNames<S> {
-    async fn get_item(&self, mut r: GetRequest<'_>) -> Result<GetOutput> {
+    fn get_item<'a>(&'a self, mut r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
         r.table = Cow::Owned(self.physical(&r.table));
-        self.inner.get_item(r).await
+        self.inner.get_item(r)
     }
-    async fn put_item(&self, mut r: PutRequest) -> Result<WriteOutput> {
+    fn put_item(&self, mut r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
         self.rename(&mut r.table);
-        self.inner.put_item(r).await
+        self.inner.put_item(r)
     }
-    async fn update_item(&self, mut r: UpdateRequest) -> Result<WriteOutput> {
+    fn update_item(&self, mut r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
         self.rename(&mut r.table);
-        self.inner.update_item(r).await
+        self.inner.update_item(r)
     }
-    async fn delete_item(&self, mut r: DeleteRequest) -> Result<WriteOutput> {
+    fn delete_item(&self, mut r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
         self.rename(&mut r.table);
-        self.inner.delete_item(r).await
+        self.inner.delete_item(r)
     }
-    async fn query(&self, mut r: QueryRequest) -> Result<Page> {
+    fn query(&self, mut r: QueryRequest) -> Reply<'_, Result<Page>> {
         self.rename(&mut r.table);
-        self.inner.query(r).await
+        self.inner.query(r)
     }
-    async fn scan(&self, mut r: ScanRequest) -> Result<Page> {
+    fn scan(&self, mut r: ScanRequest) -> Reply<'_, Result<Page>> {
         self.rename(&mut r.table);
-        self.inner.scan(r).await
+        self.inner.scan(r)
     }
-    async fn batch_get(&self, mut r: BatchGetRequest) -> Result<BatchGetOutput> {
+    fn batch_get(&self, mut r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
         r.keys.iter_mut().for_each(|k| self.rename(&mut k.table));
-        let mut out = self.inner.batch_get(r).await?;
-        out.items.iter_mut().for_each(|(t, _)| self.unrename(t));
-        out.unprocessed_keys
-            .iter_mut()
-            .for_each(|k: &mut TableKey| self.unrename(&mut k.table));
-        self.unrename_capacity(&mut out.consumed_capacity);
-        Ok(out)
+        self.inner.batch_get(r).map(|out| {
+            let mut out = out?;
+            out.items.iter_mut().for_each(|(t, _)| self.unrename(t));
+            out.unprocessed_keys
+                .iter_mut()
+                .for_each(|k: &mut TableKey| self.unrename(&mut k.table));
+            self.unrename_capacity(&mut out.consumed_capacity);
+            Ok(out)
+        })
     }
-    async fn batch_write(&self, mut r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+    fn batch_write(&self, mut r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
         r.writes
             .iter_mut()
             .for_each(|w| self.rename(Self::write_table(w)));
-        let mut out = self.inner.batch_write(r).await?;
-        out.unprocessed
-            .iter_mut()
-            .for_each(|w| self.unrename(Self::write_table(w)));
-        self.unrename_capacity(&mut out.consumed_capacity);
-        Ok(out)
+        self.inner.batch_write(r).map(|out| {
+            let mut out = out?;
+            out.unprocessed
+                .iter_mut()
+                .for_each(|w| self.unrename(Self::write_table(w)));
+            self.unrename_capacity(&mut out.consumed_capacity);
+            Ok(out)
+        })
     }
-    async fn transact_get(&self, mut r: TransactGetRequest) -> Result<TransactGetOutput> {
+    fn transact_get(&self, mut r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
         r.gets.iter_mut().for_each(|g| self.rename(&mut g.table));
-        let mut out = self.inner.transact_get(r).await?;
-        self.unrename_capacity(&mut out.consumed_capacity);
-        Ok(out)
+        self.inner.transact_get(r).map(|out| {
+            let mut out = out?;
+            self.unrename_capacity(&mut out.consumed_capacity);
+            Ok(out)
+        })
     }
-    async fn transact_write(&self, mut r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+    fn transact_write(
+        &self,
+        mut r: TransactWriteRequest,
+    ) -> Reply<'_, Result<TransactWriteOutput>> {
         for a in &mut r.actions {
             match a {
                 TransactWriteItem::Put { table, .. }
@@ -169,32 +175,45 @@ impl<S: Store> Store for TableNames<S> {
                 | TransactWriteItem::ConditionCheck { table, .. } => self.rename(table),
             }
         }
-        let mut out = self.inner.transact_write(r).await?;
-        self.unrename_capacity(&mut out.consumed_capacity);
-        Ok(out)
+        self.inner.transact_write(r).map(|out| {
+            let mut out = out?;
+            self.unrename_capacity(&mut out.consumed_capacity);
+            Ok(out)
+        })
     }
-    async fn create_table(&self, definition: &TableDef) -> Result<()> {
+    fn create_table<'a>(&'a self, definition: &'a TableDef) -> Reply<'a, Result<()>> {
         let def = definition.clone().named(self.physical(&definition.name));
-        self.inner.create_table(&def).await
+        Reply::new(async move { self.inner.create_table(&def).await })
     }
-    async fn delete_table(&self, name: &str) -> Result<()> {
-        self.inner.delete_table(&self.physical(name)).await
+    fn delete_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(async move { self.inner.delete_table(&self.physical(name)).await })
     }
-    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
-        let mut d = self.inner.describe_table(&self.physical(name)).await?;
-        self.unrename(&mut d.definition.name);
-        Ok(d)
+    fn describe_table<'a>(&'a self, name: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(async move {
+            let mut d = self.inner.describe_table(&self.physical(name)).await?;
+            self.unrename(&mut d.definition.name);
+            Ok(d)
+        })
     }
-    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
-        self.inner
-            .update_ttl(&self.physical(table), attribute, enabled)
-            .await
+    fn update_ttl<'a>(
+        &'a self,
+        table: &'a str,
+        attribute: &'a str,
+        enabled: bool,
+    ) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.inner
+                .update_ttl(&self.physical(table), attribute, enabled)
+                .await
+        })
     }
-    async fn update_table(&self, mut r: UpdateTableRequest) -> Result<TableDescription> {
+    fn update_table(&self, mut r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
         self.rename(&mut r.table);
-        let mut d = self.inner.update_table(r).await?;
-        self.unrename(&mut d.definition.name);
-        Ok(d)
+        self.inner.update_table(r).map(|d| {
+            let mut d = d?;
+            self.unrename(&mut d.definition.name);
+            Ok(d)
+        })
     }
     fn cursor_key(&self) -> &crate::store::CursorKey {
         self.inner.cursor_key()

@@ -290,6 +290,39 @@ async fn query_pages_are_cached_per_full_request() {
     assert_eq!(c.inner().calls(Op::Query), 6);
 }
 
+/// A store whose reply is ready when the call is made (MemoryStore's, and a metering wrapper's
+/// over it) is still called on a miss only: the cache makes its backend call when it needs the
+/// answer, not when it builds the future.
+#[tokio::test]
+async fn a_store_that_answers_at_once_is_not_called_on_a_hit() {
+    use dyno_core::cost::{Metered, Operation};
+    let metered = Metered::new(dyno_core::MemoryStore::new());
+    metered.create_table(&table()).await.unwrap();
+    let c = dyno_cache::CachedStore::builder(metered)
+        .replica_lag(Duration::ZERO)
+        .table(table())
+        .build();
+    write(&c, item("U#1", "A", &[])).await;
+    for _ in 0..3 {
+        assert_eq!(sks(&c.query(partition("U#1")).await.unwrap()), ["A"]);
+        assert_eq!(c.scan(ScanRequest::new(TABLE)).await.unwrap().count, 1);
+        assert!(read(&c, key("U#1", "A")).await.is_some());
+    }
+    let report = c.inner().report();
+    let calls = |op: Operation| {
+        report
+            .patterns
+            .iter()
+            .filter(|p| p.operation == op)
+            .map(|p| p.calls)
+            .sum::<u64>()
+    };
+    assert_eq!(calls(Operation::Query), 1, "{report:?}");
+    assert_eq!(calls(Operation::Scan), 1, "{report:?}");
+    // The put went through the cache: the gets are hits.
+    assert_eq!(calls(Operation::Get), 0, "{report:?}");
+}
+
 #[tokio::test]
 async fn a_write_invalidates_pages_of_its_partition_only() {
     let (c, _) = cached().await;

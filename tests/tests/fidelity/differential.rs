@@ -28,12 +28,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Instant;
 
-use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, TableDescription, TransactGetOutput,
-    TransactGetRequest, TransactWriteOutput, TransactWriteRequest, UpdateRequest,
-    UpdateTableRequest, WriteOutput,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, TableDescription,
+    TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
+    UpdateRequest, UpdateTableRequest, WriteOutput,
 };
 use dyno_core::table::TableDef;
 use dyno_core::{AttributeValue, DynamoStore, MemoryStore, Result, Store};
@@ -252,55 +251,56 @@ async fn memory_store_agrees_with_itself() {
 #[derive(Debug)]
 struct Lossy(MemoryStore);
 
-#[async_trait]
 impl Store for Lossy {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        self.0.get_item(r).await
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::new(async move { self.0.get_item(r).await })
     }
-    async fn put_item(&self, mut r: PutRequest) -> Result<WriteOutput> {
-        if r.item.get("c") == Some(&AttributeValue::Bool(true)) {
-            r.item.remove("c");
-        }
-        self.0.put_item(r).await
+    fn put_item(&self, mut r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            if r.item.get("c") == Some(&AttributeValue::Bool(true)) {
+                r.item.remove("c");
+            }
+            self.0.put_item(r).await
+        })
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        self.0.update_item(r).await
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move { self.0.update_item(r).await })
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        self.0.delete_item(r).await
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move { self.0.delete_item(r).await })
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        self.0.query(r).await
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move { self.0.query(r).await })
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        self.0.scan(r).await
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move { self.0.scan(r).await })
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        self.0.batch_get(r).await
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::new(async move { self.0.batch_get(r).await })
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        self.0.batch_write(r).await
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::new(async move { self.0.batch_write(r).await })
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.0.transact_get(r).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::new(async move { self.0.transact_get(r).await })
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        self.0.transact_write(r).await
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::new(async move { self.0.transact_write(r).await })
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.0.create_table(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::new(async move { self.0.create_table(d).await })
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.0.delete_table(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(async move { self.0.delete_table(n).await })
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.0.describe_table(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(async move { self.0.describe_table(n).await })
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.0.update_ttl(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Reply::new(async move { self.0.update_ttl(t, a, e).await })
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.0.update_table(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::new(async move { self.0.update_table(r).await })
     }
 }
 

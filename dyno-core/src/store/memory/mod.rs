@@ -641,7 +641,7 @@ fn updated_paths(
 /// The engine's requests; `Store` for `MemoryStore` (in `throttle`) calls them, through the
 /// partition limits when they are enforced.
 impl throttle::Engine for MemoryStore {
-    async fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
+    fn get_item(&self, request: GetRequest<'_>) -> Result<GetOutput> {
         let table = self.table(&request.table)?;
         let (pk, sk) = table.schema.key(&request.key)?;
         plan::validate_projection(request.projection.as_deref())?;
@@ -658,7 +658,7 @@ impl throttle::Engine for MemoryStore {
         })
     }
 
-    async fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
+    fn put_item(&self, request: PutRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "PutItem")?;
         eval::check_empty_names(&request.item, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)
@@ -692,7 +692,7 @@ impl throttle::Engine for MemoryStore {
         })
     }
 
-    async fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
+    fn update_item(&self, request: UpdateRequest) -> Result<WriteOutput> {
         eval::check_empty_names(
             &request.key,
             Some(&request.update),
@@ -753,7 +753,7 @@ impl throttle::Engine for MemoryStore {
         })
     }
 
-    async fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
+    fn delete_item(&self, request: DeleteRequest) -> Result<WriteOutput> {
         only_none_or_all_old(request.return_values, "DeleteItem")?;
         eval::check_empty_names(&request.key, None, request.condition.as_ref())?;
         check_expressions(None, request.condition.as_ref(), 0, eval::Clause::Condition)?;
@@ -786,7 +786,7 @@ impl throttle::Engine for MemoryStore {
         })
     }
 
-    async fn query(&self, request: QueryRequest) -> Result<Page> {
+    fn query(&self, request: QueryRequest) -> Result<Page> {
         // The key condition's values take the first placeholders.
         eval::check_query_values(&request.key_condition, request.filter.as_ref())?;
         let key_values = eval::key_condition_values(&request.key_condition).len();
@@ -809,7 +809,7 @@ impl throttle::Engine for MemoryStore {
         Ok(page)
     }
 
-    async fn scan(&self, request: ScanRequest) -> Result<Page> {
+    fn scan(&self, request: ScanRequest) -> Result<Page> {
         check_expressions(None, request.filter.as_ref(), 0, eval::Clause::Filter)?;
         plan::validate_select(request.count_only, request.projection.as_deref())?;
         let table = self.table(&request.table)?;
@@ -823,23 +823,23 @@ impl throttle::Engine for MemoryStore {
         Ok(page)
     }
 
-    async fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
+    fn batch_get(&self, request: BatchGetRequest) -> Result<BatchGetOutput> {
         batch::batch_get(self, request)
     }
 
-    async fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput> {
+    fn batch_write(&self, request: BatchWriteRequest) -> Result<BatchWriteOutput> {
         batch::batch_write(self, request)
     }
 
-    async fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput> {
+    fn transact_get(&self, request: TransactGetRequest) -> Result<TransactGetOutput> {
         txn::transact_get(self, request)
     }
 
-    async fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
+    fn transact_write(&self, request: TransactWriteRequest) -> Result<TransactWriteOutput> {
         txn::transact_write(self, request)
     }
 
-    async fn create_table(&self, definition: &TableDef) -> Result<()> {
+    fn create_table(&self, definition: &TableDef) -> Result<()> {
         let schema = Schema::new(definition)?;
         if let Some(ttl) = &definition.ttl_attribute {
             validate_ttl_attribute(ttl)?;
@@ -861,7 +861,7 @@ impl throttle::Engine for MemoryStore {
         Ok(())
     }
 
-    async fn delete_table(&self, name: &str) -> Result<()> {
+    fn delete_table(&self, name: &str) -> Result<()> {
         let table = write_lock(&self.tables)
             .remove(name)
             .ok_or_else(|| not_found(name))?;
@@ -871,7 +871,7 @@ impl throttle::Engine for MemoryStore {
         Ok(())
     }
 
-    async fn describe_table(&self, name: &str) -> Result<TableDescription> {
+    fn describe_table(&self, name: &str) -> Result<TableDescription> {
         let table = self.table(name)?;
         let now = self.now();
         let data = read_lock(&table.data);
@@ -889,11 +889,11 @@ impl throttle::Engine for MemoryStore {
         })
     }
 
-    async fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
+    fn update_table(&self, request: UpdateTableRequest) -> Result<TableDescription> {
         update_table::update_table(self, request)
     }
 
-    async fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
+    fn update_ttl(&self, table: &str, attribute: &str, enabled: bool) -> Result<()> {
         validate_ttl_attribute(attribute)?;
         let table = self.table(table)?;
         let mut data = write_lock(&table.data);

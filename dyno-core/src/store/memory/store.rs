@@ -1,63 +1,127 @@
 //! `Store` for `MemoryStore`: each request goes to the engine ([`Engine`], `mod.rs`), through
 //! the partition limits' throttle (`throttle.rs`) when the store enforces them.
 
-use async_trait::async_trait;
-
 use super::throttle::*;
 use super::MemoryStore;
 use crate::error::{Error, Result};
 use crate::store::{
     read_units, write_units, BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest,
-    Capacity, DeleteRequest, GetOutput, GetRequest, Page, PutRequest, QueryRequest, ScanRequest,
-    Store, TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteItem,
+    Capacity, DeleteRequest, GetOutput, GetRequest, Page, PutRequest, QueryRequest, Reply,
+    ScanRequest, Store, TableDescription, TransactGetOutput, TransactGetRequest, TransactWriteItem,
     TransactWriteOutput, TransactWriteRequest, UpdateRequest, UpdateTableRequest, WriteOutput,
     WriteRequest,
 };
 use crate::table::TableDef;
 use crate::value::item_size;
 
-#[async_trait]
+/// The throttle's layer, synchronous: the engine answers at once, so `Store` for `MemoryStore`
+/// answers with [`Reply::ready`] and allocates no future.
+trait Throttled {
+    fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput>;
+    fn put_item(&self, r: PutRequest) -> Result<WriteOutput>;
+    fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput>;
+    fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput>;
+    fn query(&self, r: QueryRequest) -> Result<Page>;
+    fn scan(&self, r: ScanRequest) -> Result<Page>;
+    fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput>;
+    fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput>;
+    fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput>;
+    fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput>;
+    fn create_table(&self, d: &TableDef) -> Result<()>;
+    fn delete_table(&self, n: &str) -> Result<()>;
+    fn describe_table(&self, n: &str) -> Result<TableDescription>;
+    fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()>;
+    fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription>;
+}
+
 impl Store for MemoryStore {
     fn cursor_key(&self) -> &crate::store::CursorKey {
         self.cursor_key
             .as_ref()
             .unwrap_or_else(|| crate::store::CursorKey::process_default())
     }
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::ready(Throttled::get_item(self, r))
+    }
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::ready(Throttled::put_item(self, r))
+    }
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::ready(Throttled::update_item(self, r))
+    }
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::ready(Throttled::delete_item(self, r))
+    }
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::ready(Throttled::query(self, r))
+    }
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::ready(Throttled::scan(self, r))
+    }
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::ready(Throttled::batch_get(self, r))
+    }
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::ready(Throttled::batch_write(self, r))
+    }
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::ready(Throttled::transact_get(self, r))
+    }
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::ready(Throttled::transact_write(self, r))
+    }
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::ready(Throttled::create_table(self, d))
+    }
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Reply::ready(Throttled::delete_table(self, n))
+    }
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::ready(Throttled::describe_table(self, n))
+    }
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Reply::ready(Throttled::update_ttl(self, t, a, e))
+    }
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::ready(Throttled::update_table(self, r))
+    }
+}
 
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
+impl Throttled for MemoryStore {
+    fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::get_item(self, r).await;
+            return Engine::get_item(self, r);
         };
         let now = self.now();
         let parts = self.read_parts(&r.table, &r.key, r.consistent_read);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::get_item(self, r).await?;
+        let out = Engine::get_item(self, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
+    fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::put_item(self, r).await;
+            return Engine::put_item(self, r);
         };
         let now = self.now();
         let units = write_units(item_size(&r.item));
         let parts = self.write_parts(&r.table, &r.item, Some(&r.item), units);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::put_item(self, r).await?;
+        let out = Engine::put_item(self, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
+    fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::update_item(self, r).await;
+            return Engine::update_item(self, r);
         };
         let now = self.now();
         let parts = self.write_parts(&r.table, &r.key, None, 1.0);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
         let (table, key) = (r.table.clone(), r.key.clone());
-        let out = Engine::update_item(self, r).await?;
+        let out = Engine::update_item(self, r)?;
         let Some(consumed) = out.consumed_capacity.as_ref() else {
             return Ok(out);
         };
@@ -86,21 +150,21 @@ impl Store for MemoryStore {
         Ok(out)
     }
 
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
+    fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::delete_item(self, r).await;
+            return Engine::delete_item(self, r);
         };
         let now = self.now();
         let parts = self.write_parts(&r.table, &r.key, None, 1.0);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::delete_item(self, r).await?;
+        let out = Engine::delete_item(self, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
+    fn query(&self, r: QueryRequest) -> Result<Page> {
         let Some(throttle) = &self.throttle else {
-            return Engine::query(self, r).await;
+            return Engine::query(self, r);
         };
         let now = self.now();
         let mut values = vec![&r.key_condition.partition_value];
@@ -126,7 +190,7 @@ impl Store for MemoryStore {
             read: true,
         }];
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let page = Engine::query(self, r).await?;
+        let page = Engine::query(self, r)?;
         // A query's units are its table's or its index's share, whichever it read.
         let units = page
             .consumed_capacity
@@ -136,17 +200,17 @@ impl Store for MemoryStore {
         Ok(page)
     }
 
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        Engine::scan(self, r).await
+    fn scan(&self, r: ScanRequest) -> Result<Page> {
+        Engine::scan(self, r)
     }
 
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
+    fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::batch_get(self, r).await;
+            return Engine::batch_get(self, r);
         };
         // Requests the engine refuses whole keep its error.
         if r.keys.is_empty() || r.keys.len() > 100 {
-            return Engine::batch_get(self, r).await;
+            return Engine::batch_get(self, r);
         }
         let now = self.now();
         let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
@@ -169,18 +233,17 @@ impl Store for MemoryStore {
                 keys: admitted,
                 consistent_read: r.consistent_read,
             },
-        )
-        .await?;
+        )?;
         out.unprocessed_keys.extend(unprocessed);
         Ok(out)
     }
 
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
+    fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::batch_write(self, r).await;
+            return Engine::batch_write(self, r);
         };
         if r.writes.is_empty() || r.writes.len() > 25 {
-            return Engine::batch_write(self, r).await;
+            return Engine::batch_write(self, r);
         }
         let now = self.now();
         let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
@@ -197,14 +260,14 @@ impl Store for MemoryStore {
         if admitted.is_empty() {
             return Err(first.unwrap_or_else(|| Error::validation("no writes")));
         }
-        let mut out = Engine::batch_write(self, BatchWriteRequest { writes: admitted }).await?;
+        let mut out = Engine::batch_write(self, BatchWriteRequest { writes: admitted })?;
         out.unprocessed.extend(unprocessed);
         Ok(out)
     }
 
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
+    fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::transact_get(self, r).await;
+            return Engine::transact_get(self, r);
         };
         let now = self.now();
         let parts: Vec<Vec<Part>> = r
@@ -217,12 +280,12 @@ impl Store for MemoryStore {
             })
             .collect();
         admit_all(throttle, now, &parts)?;
-        Engine::transact_get(self, r).await
+        Engine::transact_get(self, r)
     }
 
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
+    fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::transact_write(self, r).await;
+            return Engine::transact_write(self, r);
         };
         let now = self.now();
         let parts: Vec<Vec<Part>> = r
@@ -244,26 +307,26 @@ impl Store for MemoryStore {
             })
             .collect();
         admit_all(throttle, now, &parts)?;
-        Engine::transact_write(self, r).await
+        Engine::transact_write(self, r)
     }
 
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        Engine::create_table(self, d).await
+    fn create_table(&self, d: &TableDef) -> Result<()> {
+        Engine::create_table(self, d)
     }
 
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        Engine::delete_table(self, n).await
+    fn delete_table(&self, n: &str) -> Result<()> {
+        Engine::delete_table(self, n)
     }
 
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        Engine::describe_table(self, n).await
+    fn describe_table(&self, n: &str) -> Result<TableDescription> {
+        Engine::describe_table(self, n)
     }
 
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        Engine::update_ttl(self, t, a, e).await
+    fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
+        Engine::update_ttl(self, t, a, e)
     }
 
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        Engine::update_table(self, r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
+        Engine::update_table(self, r)
     }
 }

@@ -10,7 +10,6 @@
 //! `MemoryStore` (`store.rs`) calls them through the throttle here, or directly without limits.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{read_lock, MemoryStore};
@@ -27,33 +26,21 @@ use crate::value::{item_size, AttributeValue, Item, SharedItem};
 
 /// The engine without the throttle: what `Store` for `MemoryStore` calls.
 pub(super) trait Engine {
-    fn get_item(&self, r: GetRequest<'_>) -> impl Future<Output = Result<GetOutput>> + Send;
-    fn put_item(&self, r: PutRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
-    fn update_item(&self, r: UpdateRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
-    fn delete_item(&self, r: DeleteRequest) -> impl Future<Output = Result<WriteOutput>> + Send;
-    fn query(&self, r: QueryRequest) -> impl Future<Output = Result<Page>> + Send;
-    fn scan(&self, r: ScanRequest) -> impl Future<Output = Result<Page>> + Send;
-    fn batch_get(&self, r: BatchGetRequest) -> impl Future<Output = Result<BatchGetOutput>> + Send;
-    fn batch_write(
-        &self,
-        r: BatchWriteRequest,
-    ) -> impl Future<Output = Result<BatchWriteOutput>> + Send;
-    fn transact_get(
-        &self,
-        r: TransactGetRequest,
-    ) -> impl Future<Output = Result<TransactGetOutput>> + Send;
-    fn transact_write(
-        &self,
-        r: TransactWriteRequest,
-    ) -> impl Future<Output = Result<TransactWriteOutput>> + Send;
-    fn create_table(&self, d: &TableDef) -> impl Future<Output = Result<()>> + Send;
-    fn delete_table(&self, n: &str) -> impl Future<Output = Result<()>> + Send;
-    fn describe_table(&self, n: &str) -> impl Future<Output = Result<TableDescription>> + Send;
-    fn update_ttl(&self, t: &str, a: &str, e: bool) -> impl Future<Output = Result<()>> + Send;
-    fn update_table(
-        &self,
-        r: UpdateTableRequest,
-    ) -> impl Future<Output = Result<TableDescription>> + Send;
+    fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput>;
+    fn put_item(&self, r: PutRequest) -> Result<WriteOutput>;
+    fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput>;
+    fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput>;
+    fn query(&self, r: QueryRequest) -> Result<Page>;
+    fn scan(&self, r: ScanRequest) -> Result<Page>;
+    fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput>;
+    fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput>;
+    fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput>;
+    fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput>;
+    fn create_table(&self, d: &TableDef) -> Result<()>;
+    fn delete_table(&self, n: &str) -> Result<()>;
+    fn describe_table(&self, n: &str) -> Result<TableDescription>;
+    fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()>;
+    fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription>;
 }
 
 /// The partitions' buckets, by partition.

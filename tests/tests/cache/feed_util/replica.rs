@@ -10,10 +10,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use dyno_core::store::{
     BatchGetOutput, BatchGetRequest, BatchWriteOutput, BatchWriteRequest, DeleteRequest, GetOutput,
-    GetRequest, Page, PutRequest, QueryRequest, ScanRequest, Store, TableDescription,
+    GetRequest, Page, PutRequest, QueryRequest, Reply, ScanRequest, Store, TableDescription,
     TransactGetOutput, TransactGetRequest, TransactWriteOutput, TransactWriteRequest,
     UpdateRequest, UpdateTableRequest, WriteOutput,
 };
@@ -74,81 +73,106 @@ impl LaggingStore {
     }
 }
 
-#[async_trait]
 impl Store for LaggingStore {
-    async fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
-        if r.consistent_read {
-            self.primary.get_item(r).await
-        } else {
-            self.replica.get_item(r).await
-        }
+    fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
+        Reply::new(async move {
+            if r.consistent_read {
+                self.primary.get_item(r).await
+            } else {
+                self.replica.get_item(r).await
+            }
+        })
     }
-    async fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
-        let out = self.primary.put_item(r.clone()).await?;
-        self.replay(Write::Put(r));
-        Ok(out)
+    fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            let out = self.primary.put_item(r.clone()).await?;
+            self.replay(Write::Put(r));
+            Ok(out)
+        })
     }
-    async fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
-        let out = self.primary.update_item(r.clone()).await?;
-        self.replay(Write::Update(r));
-        Ok(out)
+    fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            let out = self.primary.update_item(r.clone()).await?;
+            self.replay(Write::Update(r));
+            Ok(out)
+        })
     }
-    async fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
-        let out = self.primary.delete_item(r.clone()).await?;
-        self.replay(Write::Delete(r));
-        Ok(out)
+    fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
+        Reply::new(async move {
+            let out = self.primary.delete_item(r.clone()).await?;
+            self.replay(Write::Delete(r));
+            Ok(out)
+        })
     }
-    async fn query(&self, r: QueryRequest) -> Result<Page> {
-        if r.consistent_read && r.index.is_none() {
-            self.primary.query(r).await
-        } else {
-            self.replica.query(r).await
-        }
+    fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move {
+            if r.consistent_read && r.index.is_none() {
+                self.primary.query(r).await
+            } else {
+                self.replica.query(r).await
+            }
+        })
     }
-    async fn scan(&self, r: ScanRequest) -> Result<Page> {
-        if r.consistent_read && r.index.is_none() {
-            self.primary.scan(r).await
-        } else {
-            self.replica.scan(r).await
-        }
+    fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
+        Reply::new(async move {
+            if r.consistent_read && r.index.is_none() {
+                self.primary.scan(r).await
+            } else {
+                self.replica.scan(r).await
+            }
+        })
     }
-    async fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
-        if r.consistent_read {
-            self.primary.batch_get(r).await
-        } else {
-            self.replica.batch_get(r).await
-        }
+    fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
+        Reply::new(async move {
+            if r.consistent_read {
+                self.primary.batch_get(r).await
+            } else {
+                self.replica.batch_get(r).await
+            }
+        })
     }
-    async fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
-        let out = self.primary.batch_write(r.clone()).await?;
-        self.replay(Write::Batch(r));
-        Ok(out)
+    fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
+        Reply::new(async move {
+            let out = self.primary.batch_write(r.clone()).await?;
+            self.replay(Write::Batch(r));
+            Ok(out)
+        })
     }
-    async fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
-        self.primary.transact_get(r).await
+    fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
+        Reply::new(async move { self.primary.transact_get(r).await })
     }
-    async fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
-        let out = self.primary.transact_write(r.clone()).await?;
-        self.replay(Write::Transact(r));
-        Ok(out)
+    fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
+        Reply::new(async move {
+            let out = self.primary.transact_write(r.clone()).await?;
+            self.replay(Write::Transact(r));
+            Ok(out)
+        })
     }
-    async fn create_table(&self, d: &TableDef) -> Result<()> {
-        self.primary.create_table(d).await?;
-        self.replica.create_table(d).await
+    fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.primary.create_table(d).await?;
+            self.replica.create_table(d).await
+        })
     }
-    async fn delete_table(&self, n: &str) -> Result<()> {
-        self.primary.delete_table(n).await?;
-        self.replica.delete_table(n).await
+    fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.primary.delete_table(n).await?;
+            self.replica.delete_table(n).await
+        })
     }
-    async fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        self.primary.describe_table(n).await
+    fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
+        Reply::new(async move { self.primary.describe_table(n).await })
     }
-    async fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        self.primary.update_ttl(t, a, e).await?;
-        self.replica.update_ttl(t, a, e).await
+    fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
+        Reply::new(async move {
+            self.primary.update_ttl(t, a, e).await?;
+            self.replica.update_ttl(t, a, e).await
+        })
     }
-    async fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        self.primary.update_table(r.clone()).await?;
-        self.replica.update_table(r).await
+    fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
+        Reply::new(async move {
+            self.primary.update_table(r.clone()).await?;
+            self.replica.update_table(r).await
+        })
     }
 }
