@@ -28,8 +28,15 @@ use dyno_core::{Item, MemoryStore, Store, Table};
 use dyno_tests::ecommerce::{self, ECommerce, Order, Product, User};
 use tokio::runtime::Runtime;
 
-/// Rounds of the paired run.
+/// Rounds of the paired run (`DYNO_METERING_ROUNDS` sets fewer, for a run under a profiler).
 const ROUNDS: usize = 41;
+
+fn rounds() -> usize {
+    std::env::var("DYNO_METERING_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(ROUNDS)
+}
 /// Gets of each kind per round.
 const PER_ROUND: u32 = 20_000;
 
@@ -131,7 +138,7 @@ fn paired(
         for kind in 0..6 {
             let _ = one(kind, plain, meter, key, order, PER_ROUND / 4).await;
         }
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds() {
             let mut kinds = [0, 1, 2, 3, 4, 5];
             rng.shuffle(&mut kinds);
             for kind in kinds {
@@ -149,7 +156,8 @@ fn paired(
         )
     };
     println!(
-        "metering/paired ({ROUNDS} rounds x {PER_ROUND} gets and {} queries, medians):\n  {}\n  {}\n  {}",
+        "metering/paired ({} rounds x {PER_ROUND} gets and {} queries, medians):\n  {}\n  {}\n  {}",
+        rounds(),
         PER_ROUND / 4,
         line("untyped get: ", pu, mu),
         line("typed get:   ", pt, mt),
