@@ -129,8 +129,9 @@ pub trait Forward: Send + Sync + Debug {
     /// The store the calls go to.
     fn inner(&self) -> &Self::Inner;
 
-    /// Runs around every call that is not overridden: `inner` is the inner store's call, not yet
-    /// polled. The default awaits it.
+    /// Runs around every call that is not overridden: `inner` is the inner store's call, made
+    /// when it is first polled (a wrapper that drops it unpolled, to inject a failure, sends
+    /// nothing). The default awaits it.
     async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
         let _ = call;
         inner.await
@@ -294,4 +295,49 @@ impl<F: Forward> Store for F {
 /// that answers at once would otherwise have done the work before [`Forward::around`] ran.
 fn later<'a, T: Send + 'a>(call: impl FnOnce() -> Reply<'a, T> + Send + 'a) -> BoxFuture<'a, T> {
     Box::pin(async move { call().await })
+}
+
+#[cfg(all(test, feature = "memory"))]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+    use crate::value::{AttributeValue, Item};
+    use crate::Error;
+
+    /// Fails every write without sending it.
+    #[derive(Debug)]
+    struct Refusing(MemoryStore);
+
+    #[async_trait]
+    impl Forward for Refusing {
+        type Inner = MemoryStore;
+        fn inner(&self) -> &MemoryStore {
+            &self.0
+        }
+        async fn around<T: Send>(&self, call: Call, inner: BoxFuture<'_, Result<T>>) -> Result<T> {
+            if call.is_write() {
+                return Err(Error::Validation {
+                    message: "refused".into(),
+                });
+            }
+            inner.await
+        }
+    }
+
+    /// MemoryStore answers at once, when the call is made: `around` must get the call before it
+    /// is made, or a refused write would have been written already.
+    #[tokio::test]
+    async fn a_call_around_drops_unpolled_is_never_made() {
+        let store = Refusing(MemoryStore::new());
+        Store::create_table(&store, &TableDef::new("Notes", "PK", None))
+            .await
+            .unwrap();
+        let key = Item::from([("PK".to_owned(), AttributeValue::S("a".into()))]);
+        let put = Store::put_item(&store, PutRequest::new("Notes", key.clone())).await;
+        assert!(put.is_err());
+        let got = Store::get_item(&store, GetRequest::new("Notes", key))
+            .await
+            .unwrap();
+        assert_eq!(got.item, None, "the refused put reached the store");
+    }
 }
