@@ -41,6 +41,7 @@ enum State<'a, T> {
 
 impl<'a, T> Reply<'a, T> {
     /// An answer known now: awaiting it returns `value` without allocating.
+    #[inline]
     pub fn ready(value: T) -> Self {
         Reply(State::Ready(Some(value)))
     }
@@ -51,6 +52,7 @@ impl<'a, T> Reply<'a, T> {
     }
 
     /// The answer, if it is known without polling ([`Reply::ready`]); else the reply itself.
+    #[inline]
     pub fn now(self) -> std::result::Result<T, Self> {
         match self.0 {
             State::Ready(Some(value)) => Ok(value),
@@ -60,17 +62,29 @@ impl<'a, T> Reply<'a, T> {
 
     /// This reply with its answer passed through `f`: at once when it is ready, else when the
     /// future completes (one more box).
+    #[inline]
     pub fn map<U>(self, f: impl FnOnce(T) -> U + Send + 'a) -> Reply<'a, U>
     where
         T: Send + 'a,
     {
-        match self.now() {
-            Ok(value) => Reply::ready(f(value)),
-            Err(pending) => Reply::new(async move { f(pending.await) }),
+        match self.0 {
+            State::Ready(Some(value)) => Reply::ready(f(value)),
+            pending => Reply(pending).map_later(f),
         }
     }
 
+    /// [`Reply::map`] of a pending reply: apart, so that the ready path stays small enough to
+    /// inline.
+    #[inline(never)]
+    fn map_later<U>(self, f: impl FnOnce(T) -> U + Send + 'a) -> Reply<'a, U>
+    where
+        T: Send + 'a,
+    {
+        Reply::new(async move { f(self.await) })
+    }
+
     /// This reply, with `f` shown its answer before the caller gets it.
+    #[inline]
     pub fn inspect(self, f: impl FnOnce(&T) + Send + 'a) -> Self
     where
         T: Send + 'a,
@@ -120,6 +134,7 @@ impl<T> Unpin for Reply<'_, T> {}
 impl<T> Future for Reply<'_, T> {
     type Output = T;
 
+    #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
         match &mut self.get_mut().0 {
             State::Ready(value) => {
