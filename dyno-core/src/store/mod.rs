@@ -89,10 +89,9 @@ pub trait Store: Send + Sync + Debug {
     /// [`IndexStatus::Deleting`] (see [`wait_for_indexes`]).
     fn update_table(&self, request: UpdateTableRequest) -> Reply<'_, Result<TableDescription>>;
 
-    /// The key this store's pagination cursors are sealed with (see
-    /// [`CursorKey`](crate::store::CursorKey)): by default the process's
-    /// ([`CursorKey::process_default`](crate::store::CursorKey::process_default)). A wrapper
-    /// forwards its inner store's ([`forward::Forward`] does).
+    /// The key this store's pagination cursors are sealed with (see [`CursorKey`]): by default
+    /// the process's ([`CursorKey::process_default`]). A wrapper forwards its inner store's
+    /// ([`forward::Forward`] does).
     fn cursor_key(&self) -> &crate::store::CursorKey {
         crate::store::CursorKey::process_default()
     }
