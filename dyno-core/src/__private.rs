@@ -55,7 +55,10 @@ pub use dyno_derive::__index_stubs as index_stubs;
 pub use self::encode::key_buf;
 pub use self::keys::*;
 pub use self::stamps::*;
-pub use self::updates::{rebuild_key_field, KeyField};
+pub use self::updates::{
+    decodes_absent, never, rebuild_key_field, required_fields, set_index_keys,
+    upsert_primary_field, KeyField,
+};
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
 /// derive glob-imports this module, which puts them in scope without names that could clash
@@ -366,7 +369,7 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
 /// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
 /// to: the primary key (`pk` and `sk` append it: the generated key functions) and each index
 /// key of `index`, their stored values found in `keys`. Key fields in those keys were decoded
-/// from their attributes unchecked ([`key_field_attr_in`]); this is their check, one key
+/// from their attributes unchecked ([`key_field_attr_at`]); this is their check, one key
 /// encoding per key attribute.
 ///
 /// When a key differs, the item is decoded again with each key field compared with its key

@@ -41,3 +41,50 @@ pub fn rebuild_key_field<E: Entity>(
         KeyField::Given => update.given_value(field, name, value, &rebuilds.join(" and ")),
     }
 }
+
+/// The end of an index-key helper: the key attributes `keys` (encoded from the group's values)
+/// and the removal of `removes` (keys of a sparse index whose optional field is `None`), where
+/// absent when every mode is [`KeyField::IfAbsent`].
+pub fn set_index_keys<E: Entity>(
+    update: &mut UpdateBuilder<E>,
+    keys: crate::value::Item,
+    removes: &[&str],
+    modes: &[KeyField],
+) -> Result<()> {
+    update.set_index_keys(keys, removes, KeyField::all_if_absent(modes));
+    Ok(())
+}
+
+/// With an upsert, a primary-key field (attribute `name`), `recovered` from the update's key
+/// ([`super::Recover`]; first, so that it is read before the update is borrowed), written where
+/// absent.
+pub fn upsert_primary_field<E: Entity, T: crate::value::ToAttribute>(
+    recovered: Result<Option<T>>,
+    update: &mut UpdateBuilder<E>,
+    name: &str,
+) {
+    update.set_if_absent_value(name, super::recovered_attr(recovered));
+}
+
+/// Whether a field of type `T` decodes from an absent attribute (a list, a set): as a `fn`
+/// pointer, one per field type, for [`required_fields`].
+pub fn decodes_absent<T: crate::value::FromAttribute>() -> bool {
+    T::from_missing().is_ok()
+}
+
+/// [`decodes_absent`] for a field that always needs its attribute (serde, TTL).
+pub fn never() -> bool {
+    false
+}
+
+/// The fields (`(attribute, field)`) of `fields` that do not decode from an absent attribute
+/// (their `fn` says): what an upsert must write ([`UpdateBuilder::require_fields`]).
+pub fn required_fields(
+    fields: &[(&'static str, &'static str, fn() -> bool)],
+) -> Vec<(&'static str, &'static str)> {
+    fields
+        .iter()
+        .filter(|(_, _, decodes_absent)| !decodes_absent())
+        .map(|&(a, f, _)| (a, f))
+        .collect()
+}

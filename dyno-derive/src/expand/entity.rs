@@ -14,9 +14,7 @@ mod keys;
 mod mapped;
 mod model;
 
-use super::{
-    dummy_const, full_paths, private, private_alias, private_alias_use, query, respan, update,
-};
+use super::{dummy_const, private, private_alias, private_alias_use, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -448,14 +446,12 @@ impl<'a> Gen<'a> {
             #index_callback
         };
         let body = dummy_const(body);
-        full_paths(quote! {
+        quote! {
             #query_defs
             #mapped_defs
             #update_def
-        })
-        .into_iter()
-        .chain(body)
-        .collect()
+            #body
+        }
     }
 
     /// `CREATED_AT`, `ATTRIBUTES` and `created_at_unset`: what a put that keeps the stored

@@ -13,6 +13,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
+use super::private;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
@@ -43,7 +44,10 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         ty: format_ident!("{}Query", ident),
         ix: 0,
         span: None,
-        kind: quote!(#p::Local),
+        kind: {
+            let p = private();
+            quote!(#p::Local)
+        },
         index: quote!(::core::option::Option::None),
         pk: &g.m.pk,
         pk_t: format_ident!("__PK_T"),
@@ -65,7 +69,7 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             ty: ix.query_ty.clone(),
             ix: n + 1,
             span: Some(ix.span),
-            kind: ix.kind(p),
+            kind: ix.kind(&private()),
             index: quote!(::core::option::Option::Some(#name_const)),
             pk: ix.pk,
             // A local index's partition key is the table's.
@@ -143,13 +147,15 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
         s.doc, s.method
     );
     let base = format_ident!("{}Query", ident);
+    // The builder sits beside the entity, outside the `const _` where `__d` is defined.
+    let full = private();
     let def = if s.ix == 0 {
         // One type for the table and every index (`IX`): the shared impls are written once.
         quote! {
             #[doc = #doc]
             #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-            #vis struct #ty<const IX: usize = 0, State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
-                query: #p::Query<Out>,
+            #vis struct #ty<const IX: usize = 0, State = #full::Sk<0>, Kind = #kind, Out: #full::FromItem = #ident> {
+                query: #full::Query<Out>,
                 _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
             }
         }
@@ -157,7 +163,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
         let ix = s.ix;
         quote! {
             #[doc = #doc]
-            #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
+            #vis type #ty<State = #full::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
         }
     };
 

@@ -209,14 +209,7 @@ const _: () = {
             ::core::result::Result::Ok(__item)
         }
         fn from_item(item: &__d::Item) -> __d::Result<Self> {
-            let mut __v_user_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_status: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_date: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_total: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_note: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_version: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_expires_at: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v: [::core::option::Option<&__d::AttributeValue>; 8usize] = [::core::option::Option::None; 8usize];
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
@@ -225,29 +218,29 @@ const _: () = {
             ]);
             for (__name, __value) in item {
                 if __name.as_str() == __TTL_NAME {
-                    __v_expires_at = ::core::option::Option::Some(__value);
+                    __v[7] = ::core::option::Option::Some(__value);
                 }
                 match __name.as_str() {
                     "user_id" => {
-                        __v_user_id = ::core::option::Option::Some(__value);
+                        __v[0] = ::core::option::Option::Some(__value);
                     }
                     "order_id" => {
-                        __v_order_id = ::core::option::Option::Some(__value);
+                        __v[1] = ::core::option::Option::Some(__value);
                     }
                     "status" => {
-                        __v_status = ::core::option::Option::Some(__value);
+                        __v[2] = ::core::option::Option::Some(__value);
                     }
                     "order_date" => {
-                        __v_order_date = ::core::option::Option::Some(__value);
+                        __v[3] = ::core::option::Option::Some(__value);
                     }
                     "total" => {
-                        __v_total = ::core::option::Option::Some(__value);
+                        __v[4] = ::core::option::Option::Some(__value);
                     }
                     "note" => {
-                        __v_note = ::core::option::Option::Some(__value);
+                        __v[5] = ::core::option::Option::Some(__value);
                     }
                     "version" => {
-                        __v_version = ::core::option::Option::Some(__value);
+                        __v[6] = ::core::option::Option::Some(__value);
                     }
                     _ => __keys.offer(__name, __value),
                 }
@@ -256,57 +249,57 @@ const _: () = {
                 item,
                 &__keys,
                 Order {
-                    user_id: __d::key_field_attr_in::<
+                    user_id: __d::key_field_attr_at::<
                         String,
                     >(
-                        __v_user_id,
+                        __v[0],
+                        item,
                         __ENTITY,
                         "user_id",
-                        &mut || {
-                            (&__d::Recover::<String>::new())
-                                .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
-                        },
+                        "user_id",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<String>::new()).from_key(),
                     )?,
-                    order_id: __d::key_field_attr_in::<
+                    order_id: __d::key_field_attr_at::<
                         String,
                     >(
-                        __v_order_id,
+                        __v[1],
+                        item,
                         __ENTITY,
                         "order_id",
-                        &mut || {
-                            (&__d::Recover::<String>::new())
-                                .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
-                        },
+                        "order_id",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<String>::new()).from_key(),
                     )?,
-                    status: __d::key_field_attr_in::<
+                    status: __d::key_field_attr_at::<
                         OrderStatus,
                     >(
-                        __v_status,
+                        __v[2],
+                        item,
                         __ENTITY,
                         "status",
-                        &mut || {
-                            (&__d::Recover::<OrderStatus>::new())
-                                .recover(item, __ENTITY, "status", __KEY_SOURCES)
-                        },
+                        "status",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<OrderStatus>::new()).from_key(),
                     )?,
-                    order_date: __d::key_field_attr_in::<
+                    order_date: __d::key_field_attr_at::<
                         Date,
                     >(
-                        __v_order_date,
+                        __v[3],
+                        item,
                         __ENTITY,
                         "order_date",
-                        &mut || {
-                            (&__d::Recover::<Date>::new())
-                                .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
-                        },
+                        "order_date",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<Date>::new()).from_key(),
                     )?,
-                    total: __d::attr_in::<Decimal>(__v_total, __ENTITY, "total")?,
-                    note: __d::attr_in::<Option<String>>(__v_note, __ENTITY, "note")?,
+                    total: __d::attr_in::<Decimal>(__v[4], __ENTITY, "total")?,
+                    note: __d::attr_in::<Option<String>>(__v[5], __ENTITY, "note")?,
                     version: __d::attr_or_default_in::<
                         u64,
-                    >(__v_version, __ENTITY, "version")?,
+                    >(__v[6], __ENTITY, "version")?,
                     expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
-                        .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
+                        .get_in(__v[7], __ENTITY, __TTL_NAME)?,
                 },
                 |__e, __k| __key_pk(__k, &__e.user_id),
                 |__e, __k| __key_sk(__k, &__e.order_id),
@@ -541,29 +534,19 @@ const _: () = {
         >::with_value(
             status,
             |status: &OrderStatus| -> __d::Result<()> {
-                const __REBUILDS: &[&str] = &[__I0_PK_NAME];
                 __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "status",
                     "status",
                     __d::ToAttribute::to_attribute(status),
-                    __REBUILDS,
+                    &[__I0_PK_NAME],
                 );
                 let mut __item = __d::Item::new();
-                #[allow(unused_mut)]
-                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
                     __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
                 }
-                __update
-                    .update
-                    .set_index_keys(
-                        __item,
-                        &__removes,
-                        __d::KeyField::all_if_absent(&__modes),
-                    );
-                ::core::result::Result::Ok(())
+                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
             },
         )
     }
@@ -577,29 +560,19 @@ const _: () = {
         >::with_value(
             order_date,
             |order_date: &Date| -> __d::Result<()> {
-                const __REBUILDS: &[&str] = &[__I0_SK_NAME];
                 __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "order_date",
                     "order_date",
                     __d::ToAttribute::to_attribute(order_date),
-                    __REBUILDS,
+                    &[__I0_SK_NAME],
                 );
                 let mut __item = __d::Item::new();
-                #[allow(unused_mut)]
-                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
                     __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
                 }
-                __update
-                    .update
-                    .set_index_keys(
-                        __item,
-                        &__removes,
-                        __d::KeyField::all_if_absent(&__modes),
-                    );
-                ::core::result::Result::Ok(())
+                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
             },
         )
     }
@@ -750,23 +723,29 @@ const _: () = {
                 ),
             ];
             self.update = self.update.require_index_keys(__NEEDS);
-            let value = (&__d::Recover::<String>::new())
-                .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES);
-            self.update.set_if_absent_value("user_id", __d::recovered_attr(value));
-            let value = (&__d::Recover::<String>::new())
-                .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES);
-            self.update.set_if_absent_value("order_id", __d::recovered_attr(value));
-            let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
-            if !<OrderStatus as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("status", "status"));
-            }
-            if !<Date as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("order_date", "order_date"));
-            }
-            if !<Decimal as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("total", "total"));
-            }
-            self.update = self.update.require_fields(&__required);
+            __d::upsert_primary_field(
+                (&__d::Recover::<String>::new())
+                    .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES),
+                &mut self.update,
+                "user_id",
+            );
+            __d::upsert_primary_field(
+                (&__d::Recover::<String>::new())
+                    .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES),
+                &mut self.update,
+                "order_id",
+            );
+            self.update = self
+                .update
+                .require_fields(
+                    &__d::required_fields(
+                        &[
+                            ("status", "status", __d::decodes_absent::<OrderStatus>),
+                            ("order_date", "order_date", __d::decodes_absent::<Date>),
+                            ("total", "total", __d::decodes_absent::<Decimal>),
+                        ],
+                    ),
+                );
             self
         }
     }

@@ -5,7 +5,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::Ident;
 
 use super::Gen;
 
@@ -152,8 +151,9 @@ impl Gen<'_> {
     pub(super) fn decode_fn(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
-        let mut slots = TokenStream::new();
-        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        // One slot per stored field: its attribute's value, found in the one pass over the item.
+        let mut n_slots = 0usize;
+        let mut by_attribute: Vec<(String, Vec<TokenStream>)> = Vec::new();
         let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
         let (index_checks, checked) = self.index_key_checks();
@@ -162,11 +162,10 @@ impl Gen<'_> {
             let ty = f.ty;
             let a = &f.attr_name;
             let name = f.name();
-            let slot = format_ident!("__v_{}", name);
+            let slot_index = proc_macro2::Literal::usize_unsuffixed(n_slots);
+            let slot = quote!(__v[#slot_index]);
             if !f.skip.get() {
-                slots.extend(quote! {
-                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
-                });
+                n_slots += 1;
                 if f.ttl.get() {
                     // The table's TTL name is a constant the macro cannot see: another field may
                     // share it, so it is not a `match` arm.
@@ -199,15 +198,15 @@ impl Gen<'_> {
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
-                // A `dyn` closure: the helpers are compiled once per field type, not once per field.
-                let recover = quote!(&mut || (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
+                // A `fn` pointer (one per field type), not a closure per field.
+                let args = quote!(#slot, item, __ENTITY, #name, #a, __KEY_SOURCES, (&#p::Recover::<#inner>::new()).from_key());
                 if self.is_optional(&name) {
-                    quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_opt_at::<#inner>(#args)?)
                 } else if checked.contains(&name) {
                     // Checked against its key by `at_stored_key`, below.
-                    quote!(#p::key_field_attr_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_attr_at::<#ty>(#args)?)
                 } else {
-                    quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_at::<#ty>(#args)?)
                 }
             } else if let Some(Some(path)) = &f.default {
                 quote!(#p::attr_or_else_in::<#ty>(#slot, __ENTITY, #a, #path)?)
@@ -240,6 +239,11 @@ impl Gen<'_> {
             Some(t) => Self::key_write(t, &format_ident!("__SK_T"), field),
             None => quote!(::core::result::Result::Ok(())),
         };
+        let slots = (n_slots > 0).then(|| {
+            quote! {
+                let mut __v: [::core::option::Option<&#p::AttributeValue>; #n_slots] = [::core::option::Option::None; #n_slots];
+            }
+        });
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots
