@@ -14,6 +14,13 @@ use std::marker::PhantomData;
 
 pub use std::sync::OnceLock;
 
+/// Short names for the prelude items generated code writes most (`__d::Some` is 4 tokens,
+/// `::core::option::Option::Some` 12): each entity's expansion is shorter to emit, parse and
+/// resolve.
+pub use ::core::option::Option::{self, None, Some};
+pub use ::core::result::Result::{Err, Ok};
+pub use ::std::string::String;
+
 pub use crate::entity::{Entity, IndexTemplate};
 pub use crate::error::{Error, Result};
 pub use crate::expr::path::Document;

@@ -48,7 +48,7 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             let p = private();
             quote!(#p::Local)
         },
-        index: quote!(::core::option::Option::None),
+        index: quote!(#p::None),
         pk: &g.m.pk,
         pk_t: format_ident!("__PK_T"),
         sk: g.m.sk.as_ref(),
@@ -70,7 +70,7 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             ix: n + 1,
             span: Some(ix.span),
             kind: ix.kind(&private()),
-            index: quote!(::core::option::Option::Some(#name_const)),
+            index: quote!(#p::Some(#name_const)),
             pk: ix.pk,
             // A local index's partition key is the table's.
             pk_t: if ix.own_pk {
@@ -225,7 +225,7 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     // Written as the sort-key template writes the field.
     let format = g.key_format(field, false);
     quote! {
-        fn #name(v: &#ty, prefix: bool) -> #p::Result<::std::string::String> {
+        fn #name(v: &#ty, prefix: bool) -> #p::Result<#p::String> {
             (&#p::Part(v)).encode_segment(#format, prefix).map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }

@@ -274,7 +274,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch.extend(quote! {
-                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                if let #p::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
                     #setter
                 }
             });
@@ -288,7 +288,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch_updated.extend(quote! {
-                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                if let #p::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
                     #setter
                 }
             });
@@ -755,8 +755,8 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         for (id, inner) in wraps.iter().rev() {
             call = quote! {
                 #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
-                    let #id: ::core::option::Option<#inner> =
-                        ::core::option::Option::Some(::core::clone::Clone::clone(#id));
+                    let #id: #p::Option<#inner> =
+                        #p::Some(::core::clone::Clone::clone(#id));
                     #call
                 })
             };
@@ -1002,7 +1002,7 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
             } else {
                 // An `Option` field of the key, absent: the item starts outside that index.
                 let inner = g.key_arg_ty(f);
-                quote!(::core::option::Option::<#inner>::None)
+                quote!(#p::Option::<#inner>::None)
             }
         });
         let mut call = quote! {
@@ -1011,7 +1011,7 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
         };
         for (fid, ty_s) in stamps.into_iter().rev() {
             call = quote! {
-                if let ::core::option::Option::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
+                if let #p::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
                     #call
                 }
             };
@@ -1128,7 +1128,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             let mut __item = #p::Item::new();
             #(#writes)*
             __update.update.set_index_keys(__item, &[], false);
-            ::core::result::Result::Ok(())
+            #p::Ok(())
         }
     };
     let call = quote! {

@@ -79,71 +79,44 @@ const _: () = {
         __d::assert_ttl::<Option<OffsetDateTime>>();
     };
     #[inline]
-    fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
+    fn __key_pk(__k: &mut __d::String, user_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
         __k.push_str("USER#");
         (&__d::Part(user_id))
-            .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")
     }
     #[inline]
-    fn __key_sk(__k: &mut ::std::string::String, order_id: &String) -> __d::Result<()> {
+    fn __key_sk(__k: &mut __d::String, order_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 6usize + (&__d::Part(order_id)).len_hint());
         __k.push_str("ORDER#");
         (&__d::Part(order_id))
-            .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")
     }
     #[inline]
-    fn __key_i0_pk(
-        __k: &mut ::std::string::String,
-        status: &OrderStatus,
-    ) -> __d::Result<()> {
+    fn __key_i0_pk(__k: &mut __d::String, status: &OrderStatus) -> __d::Result<()> {
         __d::reserve_key(__k, 7usize + (&__d::Part(status)).len_hint());
         __k.push_str("STATUS#");
         (&__d::Part(status))
-            .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")
     }
     #[inline]
-    fn __key_i0_sk(
-        __k: &mut ::std::string::String,
-        order_date: &Date,
-    ) -> __d::Result<()> {
+    fn __key_i0_sk(__k: &mut __d::String, order_date: &Date) -> __d::Result<()> {
         __d::reserve_key(__k, 0usize + (&__d::Part(order_date)).len_hint());
         (&__d::Part(order_date))
-            .write_part(
-                __k,
-                __d::KeyFormat::Ordered,
-                &__I0_SK_T,
-                __ENTITY,
-                "order_date",
-            )?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Ordered, &__I0_SK_T, __ENTITY, "order_date")
     }
     #[automatically_derived]
     impl __d::Entity for Order {
         type Table = ECommerce;
         const ENTITY_TYPE: &'static str = __ENTITY;
         const PK: __d::Template = __PK_T;
-        const SK: ::core::option::Option<__d::Template> = ::core::option::Option::Some(
-            __SK_T,
-        );
+        const SK: __d::Option<__d::Template> = __d::Some(__SK_T);
         const INDEXES: &'static [__d::IndexTemplate] = &[
-            __d::IndexTemplate::new(
-                __I0_NAME,
-                __I0_PK_T,
-                ::core::option::Option::Some(__I0_SK_T),
-                0u32,
-            ),
+            __d::IndexTemplate::new(__I0_NAME, __I0_PK_T, __d::Some(__I0_SK_T), 0u32),
         ];
         const MAPPED_INDEXES: &'static [&'static str] = &[];
-        const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-            "version",
-        );
-        const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-            __TTL_NAME,
-        );
+        const VERSION_ATTRIBUTE: __d::Option<&'static str> = __d::Some("version");
+        const TTL_ATTRIBUTE: __d::Option<&'static str> = __d::Some(__TTL_NAME);
         const ATTRIBUTES: &'static [&'static str] = &[
             "user_id",
             "order_id",
@@ -180,7 +153,7 @@ const _: () = {
             let mut __item = __d::Item::with_capacity(2);
             __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
             __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
-            ::core::result::Result::Ok(__item)
+            __d::Ok(__item)
         }
         fn to_item(&self) -> __d::Result<__d::Item> {
             let mut __item = __d::Item::with_capacity(13usize);
@@ -201,15 +174,13 @@ const _: () = {
             }
             __item
                 .insert(
-                    ::std::string::String::from(
-                        <ECommerce as __d::Table>::ENTITY_ATTRIBUTE,
-                    ),
-                    __d::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                    __d::String::from(<ECommerce as __d::Table>::ENTITY_ATTRIBUTE),
+                    __d::AttributeValue::S(__d::String::from(__ENTITY)),
                 );
-            ::core::result::Result::Ok(__item)
+            __d::Ok(__item)
         }
         fn from_item(item: &__d::Item) -> __d::Result<Self> {
-            let mut __v: [::core::option::Option<&__d::AttributeValue>; 8usize] = [::core::option::Option::None; 8usize];
+            let mut __v: [__d::Option<&__d::AttributeValue>; 8usize] = [__d::None; 8usize];
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
@@ -218,29 +189,29 @@ const _: () = {
             ]);
             for (__name, __value) in item {
                 if __name.as_str() == __TTL_NAME {
-                    __v[7] = ::core::option::Option::Some(__value);
+                    __v[7] = __d::Some(__value);
                 }
                 match __name.as_str() {
                     "user_id" => {
-                        __v[0] = ::core::option::Option::Some(__value);
+                        __v[0] = __d::Some(__value);
                     }
                     "order_id" => {
-                        __v[1] = ::core::option::Option::Some(__value);
+                        __v[1] = __d::Some(__value);
                     }
                     "status" => {
-                        __v[2] = ::core::option::Option::Some(__value);
+                        __v[2] = __d::Some(__value);
                     }
                     "order_date" => {
-                        __v[3] = ::core::option::Option::Some(__value);
+                        __v[3] = __d::Some(__value);
                     }
                     "total" => {
-                        __v[4] = ::core::option::Option::Some(__value);
+                        __v[4] = __d::Some(__value);
                     }
                     "note" => {
-                        __v[5] = ::core::option::Option::Some(__value);
+                        __v[5] = __d::Some(__value);
                     }
                     "version" => {
-                        __v[6] = ::core::option::Option::Some(__value);
+                        __v[6] = __d::Some(__value);
                     }
                     _ => __keys.offer(__name, __value),
                 }
@@ -309,8 +280,8 @@ const _: () = {
                 ],
             )
         }
-        fn version(&self) -> ::core::option::Option<u64> {
-            ::core::option::Option::Some((&__d::Ver::<u64>::new()).get(&self.version))
+        fn version(&self) -> __d::Option<u64> {
+            __d::Some((&__d::Ver::<u64>::new()).get(&self.version))
         }
         fn set_version(&mut self, version: u64) {
             (&__d::Ver::<u64>::new()).set(&mut self.version, version)
@@ -363,9 +334,7 @@ const _: () = {
                 __PK_NAME,
                 __d::key_from::<String, _>(user_id, __key_pk),
                 __SK_NAME,
-                ::core::option::Option::Some(
-                    __d::key_from::<String, _>(order_id, __key_sk),
-                ),
+                __d::Some(__d::key_from::<String, _>(order_id, __key_sk)),
             )
         }
         /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
@@ -373,12 +342,12 @@ const _: () = {
             <Self as __d::Entity>::from_item(item)
         }
     }
-    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<::std::string::String> {
+    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<__d::String> {
         (&__d::Part(v))
             .encode_segment(__d::KeyFormat::Ordered, prefix)
             .map_err(|e| __d::key_error(e, __ENTITY, "order_id"))
     }
-    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<::std::string::String> {
+    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<__d::String> {
         (&__d::Part(v))
             .encode_segment(__d::KeyFormat::Ordered, prefix)
             .map_err(|e| __d::key_error(e, __ENTITY, "order_date"))
@@ -418,10 +387,7 @@ const _: () = {
             <OrderQuery as __d::QueryDsl>::from_query(
                 __d::Query::of::<
                     Order,
-                >(
-                    ::core::option::Option::None,
-                    __d::key_from::<String, _>(user_id, __key_pk),
-                ),
+                >(__d::None, __d::key_from::<String, _>(user_id, __key_pk)),
             )
         }
         ///Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
@@ -430,7 +396,7 @@ const _: () = {
                 __d::Query::of::<
                     Order,
                 >(
-                    ::core::option::Option::Some(__I0_NAME),
+                    __d::Some(__I0_NAME),
                     __d::key_from::<OrderStatus, _>(status, __key_i0_pk),
                 ),
             )

@@ -30,7 +30,7 @@ impl Gen<'_> {
                 let decide = if f.generated.get() {
                     quote!((&#p::Generate::<#ty>::new()).decide(&self.#fid))
                 } else if f.created_at.get() {
-                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).at(__clock) } else { ::core::option::Option::None })
+                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).at(__clock) } else { #p::None })
                 } else {
                     quote!((&__stamp).at(__clock))
                 };
@@ -40,10 +40,10 @@ impl Gen<'_> {
                     quote!({ let __stamp = #p::Stamp::<#ty>::new(); #decide })
                 };
                 stamps.extend(quote! {
-                    let #now: ::core::option::Option<#ty> = #decide;
+                    let #now: #p::Option<#ty> = #decide;
                     let #r: &#ty = match &#now {
-                        ::core::option::Option::Some(now) => now,
-                        ::core::option::Option::None => &self.#fid,
+                        #p::Some(now) => now,
+                        #p::None => &self.#fid,
                     };
                 });
             }
@@ -86,10 +86,10 @@ impl Gen<'_> {
                 #primary
                 #indexes
                 __item.insert(
-                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
-                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                    #p::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
+                    #p::AttributeValue::S(#p::String::from(__ENTITY)),
                 );
-                ::core::result::Result::Ok(__item)
+                #p::Ok(__item)
             }
         }
     }
@@ -171,7 +171,7 @@ impl Gen<'_> {
                     // share it, so it is not a `match` arm.
                     ttl_check = quote! {
                         if __name.as_str() == __TTL_NAME {
-                            #slot = ::core::option::Option::Some(__value);
+                            #slot = #p::Some(__value);
                         }
                     };
                 } else {
@@ -217,9 +217,9 @@ impl Gen<'_> {
             };
             inits.extend(quote!(#fid: #value,));
         }
-        let arms = by_attribute.iter().map(
-            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
-        );
+        let arms = by_attribute
+            .iter()
+            .map(|(a, slots)| quote!(#a => { #(#slots = #p::Some(__value);)* }));
         // Attributes no field reads may be key attributes: kept for `at_stored_key`'s check.
         let offer = quote!(__keys.offer(__name, __value));
         let offer = if by_attribute.is_empty() {
@@ -237,11 +237,11 @@ impl Gen<'_> {
         let pk = Self::key_write(&self.m.pk, &format_ident!("__PK_T"), field);
         let sk = match &self.m.sk {
             Some(t) => Self::key_write(t, &format_ident!("__SK_T"), field),
-            None => quote!(::core::result::Result::Ok(())),
+            None => quote!(#p::Ok(())),
         };
         let slots = (n_slots > 0).then(|| {
             quote! {
-                let mut __v: [::core::option::Option<&#p::AttributeValue>; #n_slots] = [::core::option::Option::None; #n_slots];
+                let mut __v: [#p::Option<&#p::AttributeValue>; #n_slots] = [#p::None; #n_slots];
             }
         });
         quote! {
