@@ -64,7 +64,7 @@ pub use self::keys::*;
 pub use self::stamps::*;
 pub use self::updates::{
     decodes_absent, never, rebuild_key_field, required_fields, set_index_keys,
-    upsert_primary_field, KeyField,
+    upsert_primary_field, KeyField, UpsertField,
 };
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the

@@ -192,7 +192,7 @@ pub type RecoverFn<T> = fn(&Item, &'static str, &str, &[KeySource]) -> Result<Op
 /// Decoding from keys for types with `KeyPart`.
 pub trait RecoverKey<T> {
     /// [`Self::recover`] as a [`RecoverFn`].
-    fn from_key(&self) -> RecoverFn<T>;
+    fn recover_fn(&self) -> RecoverFn<T>;
 
     /// The field's value read from the first key attribute whose template holds it; `None` when
     /// no such attribute is present.
@@ -206,7 +206,7 @@ pub trait RecoverKey<T> {
 }
 
 impl<T: KeyPart> RecoverKey<T> for Recover<T> {
-    fn from_key(&self) -> RecoverFn<T> {
+    fn recover_fn(&self) -> RecoverFn<T> {
         crate::entity::recover::recover_field::<T>
     }
 
@@ -224,7 +224,7 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
 /// Fallback for types without `KeyPart` (non-key fields of a projection): nothing to recover.
 pub trait RecoverNone<T> {
     /// [`Self::recover`] as a [`RecoverFn`].
-    fn from_key(&self) -> RecoverFn<T> {
+    fn recover_fn(&self) -> RecoverFn<T> {
         |_, _, _, _| Ok(None)
     }
 

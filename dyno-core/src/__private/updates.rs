@@ -77,11 +77,13 @@ pub fn never() -> bool {
     false
 }
 
-/// The fields (`(attribute, field)`) of `fields` that do not decode from an absent attribute
-/// (their `fn` says): what an upsert must write ([`UpdateBuilder::require_fields`]).
-pub fn required_fields(
-    fields: &[(&'static str, &'static str, fn() -> bool)],
-) -> Vec<(&'static str, &'static str)> {
+/// A field an upsert may have to write: its attribute, its name, and whether its type decodes
+/// from an absent attribute ([`decodes_absent`], [`never`]).
+pub type UpsertField = (&'static str, &'static str, fn() -> bool);
+
+/// The fields (`(attribute, field)`) of `fields` that do not decode from an absent attribute:
+/// what an upsert must write ([`UpdateBuilder::require_fields`]).
+pub fn required_fields(fields: &[UpsertField]) -> Vec<(&'static str, &'static str)> {
     fields
         .iter()
         .filter(|(_, _, decodes_absent)| !decodes_absent())

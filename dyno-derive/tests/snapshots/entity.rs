@@ -229,7 +229,7 @@ const _: () = {
                         "user_id",
                         "user_id",
                         __KEY_SOURCES,
-                        (&__d::Recover::<String>::new()).from_key(),
+                        (&__d::Recover::<String>::new()).recover_fn(),
                     )?,
                     order_id: __d::key_field_attr_at::<
                         String,
@@ -240,7 +240,7 @@ const _: () = {
                         "order_id",
                         "order_id",
                         __KEY_SOURCES,
-                        (&__d::Recover::<String>::new()).from_key(),
+                        (&__d::Recover::<String>::new()).recover_fn(),
                     )?,
                     status: __d::key_field_attr_at::<
                         OrderStatus,
@@ -251,7 +251,7 @@ const _: () = {
                         "status",
                         "status",
                         __KEY_SOURCES,
-                        (&__d::Recover::<OrderStatus>::new()).from_key(),
+                        (&__d::Recover::<OrderStatus>::new()).recover_fn(),
                     )?,
                     order_date: __d::key_field_attr_at::<
                         Date,
@@ -262,7 +262,7 @@ const _: () = {
                         "order_date",
                         "order_date",
                         __KEY_SOURCES,
-                        (&__d::Recover::<Date>::new()).from_key(),
+                        (&__d::Recover::<Date>::new()).recover_fn(),
                     )?,
                     total: __d::attr_in::<Decimal>(__v[4], __ENTITY, "total")?,
                     note: __d::attr_in::<Option<String>>(__v[5], __ENTITY, "note")?,

@@ -199,7 +199,7 @@ impl Gen<'_> {
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
                 // A `fn` pointer (one per field type), not a closure per field.
-                let args = quote!(#slot, item, __ENTITY, #name, #a, __KEY_SOURCES, (&#p::Recover::<#inner>::new()).from_key());
+                let args = quote!(#slot, item, __ENTITY, #name, #a, __KEY_SOURCES, (&#p::Recover::<#inner>::new()).recover_fn());
                 if self.is_optional(&name) {
                     quote!(#p::key_field_opt_at::<#inner>(#args)?)
                 } else if checked.contains(&name) {
