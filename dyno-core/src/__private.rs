@@ -63,8 +63,8 @@ pub use self::encode::key_buf;
 pub use self::keys::*;
 pub use self::stamps::*;
 pub use self::updates::{
-    decodes_absent, never, rebuild_key_field, required_fields, set_index_keys,
-    upsert_primary_field, KeyField, UpsertField,
+    decodes_absent, never, prepare_upsert, rebuild_key_field, required_fields, set_index_keys,
+    KeyField, UpsertField, UpsertPlan,
 };
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the

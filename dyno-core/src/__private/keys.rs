@@ -189,10 +189,20 @@ impl<T> Default for Recover<T> {
 /// rather than a closure per field.
 pub type RecoverFn<T> = fn(&Item, &'static str, &str, &[KeySource]) -> Result<Option<T>>;
 
+/// How a key field is read back from an item's key attributes as its attribute value (see
+/// [`RecoverKey::recover`] and [`recovered_attr`]), for an upsert writing it where absent.
+pub type RecoverAttrFn =
+    fn(&Item, &'static str, &str, &[KeySource]) -> Result<Option<AttributeValue>>;
+
 /// Decoding from keys for types with `KeyPart`.
 pub trait RecoverKey<T> {
     /// [`Self::recover`] as a [`RecoverFn`].
     fn recover_fn(&self) -> RecoverFn<T>;
+
+    /// [`Self::recover`] then [`recovered_attr`], as a [`RecoverAttrFn`].
+    fn recover_attr_fn(&self) -> RecoverAttrFn
+    where
+        T: ToAttribute;
 
     /// The field's value read from the first key attribute whose template holds it; `None` when
     /// no such attribute is present.
@@ -210,6 +220,17 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
         crate::entity::recover::recover_field::<T>
     }
 
+    fn recover_attr_fn(&self) -> RecoverAttrFn
+    where
+        T: ToAttribute,
+    {
+        |item, entity, field, sources| {
+            recovered_attr(crate::entity::recover::recover_field::<T>(
+                item, entity, field, sources,
+            ))
+        }
+    }
+
     fn recover(
         &self,
         item: &Item,
@@ -225,6 +246,11 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
 pub trait RecoverNone<T> {
     /// [`Self::recover`] as a [`RecoverFn`].
     fn recover_fn(&self) -> RecoverFn<T> {
+        |_, _, _, _| Ok(None)
+    }
+
+    /// [`Self::recover`] as a [`RecoverAttrFn`].
+    fn recover_attr_fn(&self) -> RecoverAttrFn {
         |_, _, _, _| Ok(None)
     }
 

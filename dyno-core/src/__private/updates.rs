@@ -2,8 +2,11 @@
 
 use crate::entity::Entity;
 use crate::error::Result;
+use crate::ops::IndexKeyNeed;
 use crate::ops::UpdateBuilder;
-use crate::value::AttributeValue;
+use crate::value::{AttributeValue, FromAttribute};
+
+use super::{KeySource, RecoverAttrFn};
 
 /// How an index-key helper treats one field of the key it rebuilds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,20 +58,40 @@ pub fn set_index_keys<E: Entity>(
     Ok(())
 }
 
-/// With an upsert, a primary-key field (attribute `name`), `recovered` from the update's key
-/// ([`super::Recover`]; first, so that it is read before the update is borrowed), written where
-/// absent.
-pub fn upsert_primary_field<E: Entity, T: crate::value::ToAttribute>(
-    recovered: Result<Option<T>>,
-    update: &mut UpdateBuilder<E>,
-    name: &str,
-) {
-    update.set_if_absent_value(name, super::recovered_attr(recovered));
+/// What a derived `prepare_upsert` declares, as data read by [`prepare_upsert`] (compiled once
+/// per entity as a short loop, rather than as code per field).
+#[derive(Debug)]
+pub struct UpsertPlan<'a> {
+    /// The entity's type name, for errors.
+    pub entity: &'static str,
+    /// The entity's key attributes and templates, to read primary-key fields back from the key.
+    pub sources: &'static [KeySource],
+    /// The index keys only the update can give ([`UpdateBuilder::require_index_keys`]).
+    pub needs: &'static [IndexKeyNeed],
+    /// The primary-key fields (attribute, field, how it is read back from the key): written
+    /// where absent, so that a created item holds them.
+    pub primary: &'a [(&'static str, &'static str, RecoverAttrFn)],
+    /// The fields an item the upsert creates needs ([`required_fields`]).
+    pub fields: &'a [UpsertField],
+}
+
+/// A derived `prepare_upsert`: the update `plan` describes, on an upsert (see
+/// [`UpdateBuilder::upsert`]).
+pub fn prepare_upsert<E: Entity>(
+    update: UpdateBuilder<E>,
+    plan: &UpsertPlan<'_>,
+) -> UpdateBuilder<E> {
+    let mut update = update.require_index_keys(plan.needs);
+    for &(attribute, field, recover) in plan.primary {
+        let value = recover(update.key(), plan.entity, field, plan.sources);
+        update.set_if_absent_value(attribute, value);
+    }
+    update.require_fields(&required_fields(plan.fields))
 }
 
 /// Whether a field of type `T` decodes from an absent attribute (a list, a set): as a `fn`
 /// pointer, one per field type, for [`required_fields`].
-pub fn decodes_absent<T: crate::value::FromAttribute>() -> bool {
+pub fn decodes_absent<T: FromAttribute>() -> bool {
     T::from_missing().is_ok()
 }
 

@@ -401,14 +401,13 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     });
 
     // Upsert: the item may not exist, so write what a fresh item needs.
-    let mut upsert_attrs = TokenStream::new();
+    // The primary-key fields, read back from the key and written where absent.
+    let mut primary = Vec::new();
     for name in g.primary_args() {
         let f = g.field(name);
         let ty_f = f.ty;
         let a = &f.attr_name;
-        upsert_attrs.extend(quote! {
-            #p::upsert_primary_field((&#p::Recover::<#ty_f>::new()).recover(self.update.key(), __ENTITY, #name, __KEY_SOURCES), &mut self.update, #a);
-        });
+        primary.push(quote!((#a, #name, (&#p::Recover::<#ty_f>::new()).recover_attr_fn())));
     }
     // The fields an item needs to decode: the upsert must write them (see `require_fields`),
     // each with whether its type decodes from an absent attribute (a list, a set).
@@ -437,9 +436,6 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
         };
         required.push(quote!((#attr, #name, #decodes_absent)));
     }
-    upsert_attrs.extend(quote! {
-        self.update = self.update.require_fields(&#p::required_fields(&[#(#required),*]));
-    });
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
     helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
@@ -516,8 +512,13 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             // the other keys of non-sparse indexes only the update's setters can give.
             fn prepare_upsert(mut self) -> Self {
                 const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
-                self.update = self.update.require_index_keys(__NEEDS);
-                #upsert_attrs
+                self.update = #p::prepare_upsert(self.update, &#p::UpsertPlan {
+                    entity: __ENTITY,
+                    sources: __KEY_SOURCES,
+                    needs: __NEEDS,
+                    primary: &[#(#primary),*],
+                    fields: &[#(#required),*],
+                });
                 #index_keys_call
                 self
             }

@@ -688,30 +688,31 @@ const _: () = {
                     &["order_date"],
                 ),
             ];
-            self.update = self.update.require_index_keys(__NEEDS);
-            __d::upsert_primary_field(
-                (&__d::Recover::<String>::new())
-                    .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES),
-                &mut self.update,
-                "user_id",
+            self.update = __d::prepare_upsert(
+                self.update,
+                &__d::UpsertPlan {
+                    entity: __ENTITY,
+                    sources: __KEY_SOURCES,
+                    needs: __NEEDS,
+                    primary: &[
+                        (
+                            "user_id",
+                            "user_id",
+                            (&__d::Recover::<String>::new()).recover_attr_fn(),
+                        ),
+                        (
+                            "order_id",
+                            "order_id",
+                            (&__d::Recover::<String>::new()).recover_attr_fn(),
+                        ),
+                    ],
+                    fields: &[
+                        ("status", "status", __d::decodes_absent::<OrderStatus>),
+                        ("order_date", "order_date", __d::decodes_absent::<Date>),
+                        ("total", "total", __d::decodes_absent::<Decimal>),
+                    ],
+                },
             );
-            __d::upsert_primary_field(
-                (&__d::Recover::<String>::new())
-                    .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES),
-                &mut self.update,
-                "order_id",
-            );
-            self.update = self
-                .update
-                .require_fields(
-                    &__d::required_fields(
-                        &[
-                            ("status", "status", __d::decodes_absent::<OrderStatus>),
-                            ("order_date", "order_date", __d::decodes_absent::<Date>),
-                            ("total", "total", __d::decodes_absent::<Decimal>),
-                        ],
-                    ),
-                );
             self
         }
     }
