@@ -76,17 +76,15 @@ pub struct UpsertPlan<'a> {
 }
 
 /// A derived `prepare_upsert`: the update `plan` describes, on an upsert (see
-/// [`UpdateBuilder::upsert`]).
-pub fn prepare_upsert<E: Entity>(
-    update: UpdateBuilder<E>,
-    plan: &UpsertPlan<'_>,
-) -> UpdateBuilder<E> {
-    let mut update = update.require_index_keys(plan.needs);
+/// [`UpdateBuilder::upsert`]). In place: the builder is large, and moving it in and out of a
+/// call is code per entity.
+pub fn prepare_upsert<E: Entity>(update: &mut UpdateBuilder<E>, plan: &UpsertPlan<'_>) {
+    update.require_index_keys(plan.needs);
     for &(attribute, field, recover) in plan.primary {
         let value = recover(update.key(), plan.entity, field, plan.sources);
         update.set_if_absent_value(attribute, value);
     }
-    update.require_fields(&required_fields(plan.fields))
+    update.require_fields(required_fields(plan.fields));
 }
 
 /// Whether a field of type `T` decodes from an absent attribute (a list, a set): as a `fn`

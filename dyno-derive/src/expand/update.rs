@@ -512,7 +512,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             // the other keys of non-sparse indexes only the update's setters can give.
             fn prepare_upsert(mut self) -> Self {
                 const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
-                self.update = #p::prepare_upsert(self.update, &#p::UpsertPlan {
+                #p::prepare_upsert(&mut self.update, &#p::UpsertPlan {
                     entity: __ENTITY,
                     sources: __KEY_SOURCES,
                     needs: __NEEDS,

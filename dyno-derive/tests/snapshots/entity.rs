@@ -688,8 +688,8 @@ const _: () = {
                     &["order_date"],
                 ),
             ];
-            self.update = __d::prepare_upsert(
-                self.update,
+            __d::prepare_upsert(
+                &mut self.update,
                 &__d::UpsertPlan {
                     entity: __ENTITY,
                     sources: __KEY_SOURCES,
