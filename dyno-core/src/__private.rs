@@ -14,6 +14,13 @@ use std::marker::PhantomData;
 
 pub use std::sync::OnceLock;
 
+/// Short names for the prelude items generated code writes most (`__d::Some` is 4 tokens,
+/// `::core::option::Option::Some` 12): each entity's expansion is shorter to emit, parse and
+/// resolve.
+pub use ::core::option::Option::{self, None, Some};
+pub use ::core::result::Result::{Err, Ok};
+pub use ::std::string::String;
+
 pub use crate::entity::{Entity, IndexTemplate};
 pub use crate::error::{Error, Result};
 pub use crate::expr::path::Document;
@@ -55,7 +62,10 @@ pub use dyno_derive::__index_stubs as index_stubs;
 pub use self::encode::key_buf;
 pub use self::keys::*;
 pub use self::stamps::*;
-pub use self::updates::{rebuild_key_field, KeyField};
+pub use self::updates::{
+    decodes_absent, never, prepare_upsert, rebuild_key_field, required_fields, set_index_keys,
+    KeyField, UpsertField, UpsertPlan,
+};
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
 /// derive glob-imports this module, which puts them in scope without names that could clash
@@ -366,7 +376,7 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
 /// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
 /// to: the primary key (`pk` and `sk` append it: the generated key functions) and each index
 /// key of `index`, their stored values found in `keys`. Key fields in those keys were decoded
-/// from their attributes unchecked ([`key_field_attr_in`]); this is their check, one key
+/// from their attributes unchecked ([`key_field_attr_at`]); this is their check, one key
 /// encoding per key attribute.
 ///
 /// When a key differs, the item is decoded again with each key field compared with its key

@@ -43,32 +43,6 @@ pub(crate) fn private_alias_use() -> TokenStream {
     )
 }
 
-/// `tokens` with each path starting at [`private_alias`] written in full, for the items an
-/// entity's derive emits outside its `const _` block (types users name).
-pub(crate) fn full_paths(tokens: TokenStream) -> TokenStream {
-    use proc_macro2::{Group, TokenTree};
-    let mut out = TokenStream::new();
-    // Whether the last two tokens were `::` (then `__d` is a path segment, not its start).
-    let (mut prev_colon, mut after_path_sep) = (false, false);
-    for tt in tokens {
-        let colon = matches!(&tt, TokenTree::Punct(p) if p.as_char() == ':');
-        let path_sep = colon && prev_colon && !after_path_sep;
-        match tt {
-            TokenTree::Group(g) => {
-                let mut group = Group::new(g.delimiter(), full_paths(g.stream()));
-                group.set_span(g.span());
-                out.extend([TokenTree::Group(group)]);
-            }
-            TokenTree::Ident(i) if i == "__d" && !after_path_sep => {
-                out.extend(quote::quote_spanned!(i.span()=> ::dyno_core::__private));
-            }
-            other => out.extend([other]),
-        }
-        (prev_colon, after_path_sep) = (colon, path_sep);
-    }
-    out
-}
-
 /// Parses `input`, runs `generate` (which reports into the context and returns `None` when it
 /// cannot go on), and on any error emits the errors plus `stub(input)`.
 fn run(

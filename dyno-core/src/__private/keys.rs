@@ -184,8 +184,26 @@ impl<T> Default for Recover<T> {
     }
 }
 
+/// How a key field of type `T` is read back from an item's key attributes (see
+/// [`RecoverKey::recover`]): a `fn` pointer, so a derived `from_item` passes one per field type
+/// rather than a closure per field.
+pub type RecoverFn<T> = fn(&Item, &'static str, &str, &[KeySource]) -> Result<Option<T>>;
+
+/// How a key field is read back from an item's key attributes as its attribute value (see
+/// [`RecoverKey::recover`] and [`recovered_attr`]), for an upsert writing it where absent.
+pub type RecoverAttrFn =
+    fn(&Item, &'static str, &str, &[KeySource]) -> Result<Option<AttributeValue>>;
+
 /// Decoding from keys for types with `KeyPart`.
 pub trait RecoverKey<T> {
+    /// [`Self::recover`] as a [`RecoverFn`].
+    fn recover_fn(&self) -> RecoverFn<T>;
+
+    /// [`Self::recover`] then [`recovered_attr`], as a [`RecoverAttrFn`].
+    fn recover_attr_fn(&self) -> RecoverAttrFn
+    where
+        T: ToAttribute;
+
     /// The field's value read from the first key attribute whose template holds it; `None` when
     /// no such attribute is present.
     fn recover(
@@ -198,6 +216,21 @@ pub trait RecoverKey<T> {
 }
 
 impl<T: KeyPart> RecoverKey<T> for Recover<T> {
+    fn recover_fn(&self) -> RecoverFn<T> {
+        crate::entity::recover::recover_field::<T>
+    }
+
+    fn recover_attr_fn(&self) -> RecoverAttrFn
+    where
+        T: ToAttribute,
+    {
+        |item, entity, field, sources| {
+            recovered_attr(crate::entity::recover::recover_field::<T>(
+                item, entity, field, sources,
+            ))
+        }
+    }
+
     fn recover(
         &self,
         item: &Item,
@@ -211,6 +244,16 @@ impl<T: KeyPart> RecoverKey<T> for Recover<T> {
 
 /// Fallback for types without `KeyPart` (non-key fields of a projection): nothing to recover.
 pub trait RecoverNone<T> {
+    /// [`Self::recover`] as a [`RecoverFn`].
+    fn recover_fn(&self) -> RecoverFn<T> {
+        |_, _, _, _| Ok(None)
+    }
+
+    /// [`Self::recover`] as a [`RecoverAttrFn`].
+    fn recover_attr_fn(&self) -> RecoverAttrFn {
+        |_, _, _, _| Ok(None)
+    }
+
     /// Always `None`.
     fn recover(
         &self,
@@ -272,6 +315,22 @@ pub fn key_field_in<T: FromAttribute + ToAttribute>(
     }
 }
 
+/// [`key_field_in`] for a derived `from_item`: `recover` reads field `field` from `item`'s
+/// key attributes (`sources`), when needed.
+pub fn key_field_at<T: FromAttribute + ToAttribute>(
+    value: Option<&AttributeValue>,
+    item: &Item,
+    entity: &'static str,
+    field: &str,
+    attribute: &str,
+    sources: &[KeySource],
+    recover: RecoverFn<T>,
+) -> Result<T> {
+    key_field_in(value, entity, attribute, &mut || {
+        recover(item, entity, field, sources)
+    })
+}
+
 /// Decodes a key field from its attribute's value, already looked up (`None`: absent), else
 /// from the key, for a field whose key [`super::at_stored_key`] compares whole: the primary key,
 /// or an index key all of whose fields are required. An attribute that is present is not
@@ -281,29 +340,40 @@ pub fn key_field_in<T: FromAttribute + ToAttribute>(
 /// is the item decoded again with [`key_field_in`]'s comparison, which tells a disagreeing
 /// attribute (`Error::Decode` naming both values) from another spelling of the key (refused as
 /// `Error::KeyMismatch` in the primary key, accepted in an index key).
-pub fn key_field_attr_in<T: FromAttribute + ToAttribute>(
+///
+/// `recover` reads field `field` from `item`'s key attributes (`sources`), when needed.
+pub fn key_field_attr_at<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
+    item: &Item,
     entity: &'static str,
+    field: &str,
     attribute: &str,
-    recover: &mut dyn FnMut() -> Result<Option<T>>,
+    sources: &[KeySource],
+    recover: RecoverFn<T>,
 ) -> Result<T> {
     match value {
         Some(v) if !super::rechecking() => {
             T::from_attribute(v).map_err(|e| e.at(entity, attribute))
         }
-        _ => key_field_in(value, entity, attribute, recover),
+        _ => key_field_in(value, entity, attribute, &mut || {
+            recover(item, entity, field, sources)
+        }),
     }
 }
 
 /// Decodes an optional key field (sparse index) from its attribute's value, already looked up
-/// (`None`: absent), else the index key, else `None`.
-pub fn key_field_opt_in<T: FromAttribute + ToAttribute>(
+/// (`None`: absent), else the index key (`recover` reads field `field` from `item`'s key
+/// attributes, `sources`), else `None`.
+pub fn key_field_opt_at<T: FromAttribute + ToAttribute>(
     value: Option<&AttributeValue>,
+    item: &Item,
     entity: &'static str,
+    field: &str,
     attribute: &str,
-    recover: &mut dyn FnMut() -> Result<Option<T>>,
+    sources: &[KeySource],
+    recover: RecoverFn<T>,
 ) -> Result<Option<T>> {
-    let recovered = recover()?;
+    let recovered = recover(item, entity, field, sources)?;
     match value {
         Some(AttributeValue::Null(true)) | None => Ok(recovered),
         Some(v) => {
@@ -524,12 +594,12 @@ mod tests {
         let err = attr_in::<u32>(Some(&s), "E", "a").unwrap_err().to_string();
         assert!(err.contains("E.a"), "{err}");
         assert_eq!(attr_or_default_in::<u32>(None, "E", "a").unwrap(), 0);
+        // `recover` stands for the key attributes holding `k`.
+        let k: RecoverFn<String> = |_, _, _, _| Ok(Some("k".into()));
+        let item = Item::new();
+        let opt = |v: Option<&AttributeValue>| key_field_opt_at(v, &item, "E", "a", "a", &[], k);
         assert_eq!(
-            key_field_opt_in::<String>(Some(&AttributeValue::Null(true)), "E", "a", &mut || Ok(
-                Some("k".into())
-            ))
-            .unwrap()
-            .as_deref(),
+            opt(Some(&AttributeValue::Null(true))).unwrap().as_deref(),
             Some("k")
         );
         // The attribute and the key agree, or the key does not hold the field: the attribute.
@@ -549,9 +619,7 @@ mod tests {
             err.contains("E.a") && err.contains("\"x\"") && err.contains("\"k\""),
             "{err}"
         );
-        let err = key_field_opt_in::<String>(Some(&s), "E", "a", &mut || Ok(Some("k".into())))
-            .unwrap_err()
-            .to_string();
+        let err = opt(Some(&s)).unwrap_err().to_string();
         assert!(err.contains("E.a"), "{err}");
     }
 }

@@ -2,8 +2,11 @@
 
 use crate::entity::Entity;
 use crate::error::Result;
+use crate::ops::IndexKeyNeed;
 use crate::ops::UpdateBuilder;
-use crate::value::AttributeValue;
+use crate::value::{AttributeValue, FromAttribute};
+
+use super::{KeySource, RecoverAttrFn};
 
 /// How an index-key helper treats one field of the key it rebuilds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,4 +43,71 @@ pub fn rebuild_key_field<E: Entity>(
         KeyField::IfAbsent => update.set_if_absent_value(name, value),
         KeyField::Given => update.given_value(field, name, value, &rebuilds.join(" and ")),
     }
+}
+
+/// The end of an index-key helper: the key attributes `keys` (encoded from the group's values)
+/// and the removal of `removes` (keys of a sparse index whose optional field is `None`), where
+/// absent when every mode is [`KeyField::IfAbsent`].
+pub fn set_index_keys<E: Entity>(
+    update: &mut UpdateBuilder<E>,
+    keys: crate::value::Item,
+    removes: &[&str],
+    modes: &[KeyField],
+) -> Result<()> {
+    update.set_index_keys(keys, removes, KeyField::all_if_absent(modes));
+    Ok(())
+}
+
+/// What a derived `prepare_upsert` declares, as data read by [`prepare_upsert`] (compiled once
+/// per entity as a short loop, rather than as code per field).
+#[derive(Debug)]
+pub struct UpsertPlan<'a> {
+    /// The entity's type name, for errors.
+    pub entity: &'static str,
+    /// The entity's key attributes and templates, to read primary-key fields back from the key.
+    pub sources: &'static [KeySource],
+    /// The index keys only the update can give ([`UpdateBuilder::require_index_keys`]).
+    pub needs: &'static [IndexKeyNeed],
+    /// The primary-key fields (attribute, field, how it is read back from the key): written
+    /// where absent, so that a created item holds them.
+    pub primary: &'a [(&'static str, &'static str, RecoverAttrFn)],
+    /// The fields an item the upsert creates needs ([`required_fields`]).
+    pub fields: &'a [UpsertField],
+}
+
+/// A derived `prepare_upsert`: the update `plan` describes, on an upsert (see
+/// [`UpdateBuilder::upsert`]). In place: the builder is large, and moving it in and out of a
+/// call is code per entity.
+pub fn prepare_upsert<E: Entity>(update: &mut UpdateBuilder<E>, plan: &UpsertPlan<'_>) {
+    update.require_index_keys(plan.needs);
+    for &(attribute, field, recover) in plan.primary {
+        let value = recover(update.key(), plan.entity, field, plan.sources);
+        update.set_if_absent_value(attribute, value);
+    }
+    update.require_fields(required_fields(plan.fields));
+}
+
+/// Whether a field of type `T` decodes from an absent attribute (a list, a set): as a `fn`
+/// pointer, one per field type, for [`required_fields`].
+pub fn decodes_absent<T: FromAttribute>() -> bool {
+    T::from_missing().is_ok()
+}
+
+/// [`decodes_absent`] for a field that always needs its attribute (serde, TTL).
+pub fn never() -> bool {
+    false
+}
+
+/// A field an upsert may have to write: its attribute, its name, and whether its type decodes
+/// from an absent attribute ([`decodes_absent`], [`never`]).
+pub type UpsertField = (&'static str, &'static str, fn() -> bool);
+
+/// The fields (`(attribute, field)`) of `fields` that do not decode from an absent attribute:
+/// what an upsert must write ([`UpdateBuilder::require_fields`]).
+pub fn required_fields(fields: &[UpsertField]) -> Vec<(&'static str, &'static str)> {
+    fields
+        .iter()
+        .filter(|(_, _, decodes_absent)| !decodes_absent())
+        .map(|&(a, f, _)| (a, f))
+        .collect()
 }

@@ -459,9 +459,8 @@ impl<E: Entity> UpdateBuilder<E> {
     /// attributes and the fields to set, before anything is sent (whether or not the item
     /// exists): such an item would silently never appear in that index.
     #[doc(hidden)]
-    pub fn require_index_keys(mut self, needs: &'static [IndexKeyNeed]) -> Self {
+    pub fn require_index_keys(&mut self, needs: &'static [IndexKeyNeed]) {
         self.s.needs = needs;
-        self
     }
 
     /// With [`Self::upsert`]: the fields (`(attribute, field)`) an item created by this update
@@ -471,9 +470,8 @@ impl<E: Entity> UpdateBuilder<E> {
     /// (whether or not the item exists): an item it created would not be readable. The derive's
     /// typed `upsert` lists them.
     #[doc(hidden)]
-    pub fn require_fields(mut self, fields: &[(&'static str, &'static str)]) -> Self {
-        self.s.required = fields.to_vec();
-        self
+    pub fn require_fields(&mut self, fields: Vec<(&'static str, &'static str)>) {
+        self.s.required = fields;
     }
 
     /// True when [`Self::upsert`] was called.

@@ -69,6 +69,8 @@ pub(crate) struct MappedKey {
 /// One struct field.
 pub(crate) struct EntityField<'a> {
     pub ident: &'a Ident,
+    /// `ident` unraw, as a string: looked up by name many times per expansion.
+    name: String,
     pub ty: &'a Type,
     pub attr_name: String,
     pub rename: Option<LitStr>,
@@ -97,7 +99,12 @@ pub(crate) enum KeyFormat {
 impl EntityField<'_> {
     /// The field's name as templates and attributes spell it (`type` for `r#type`).
     pub(crate) fn name(&self) -> String {
-        self.ident.unraw().to_string()
+        self.name.clone()
+    }
+
+    /// [`Self::name`], borrowed.
+    pub(crate) fn name_str(&self) -> &str {
+        &self.name
     }
 
     /// True when the field is written to the item.
@@ -268,7 +275,7 @@ impl<'a> EntityInput<'a> {
 
     /// The field called `name`.
     pub(crate) fn field(&self, name: &str) -> Option<&EntityField<'a>> {
-        self.fields.iter().find(|f| f.name() == name)
+        self.fields.iter().find(|f| f.name_str() == name)
     }
 }
 
@@ -344,6 +351,7 @@ impl<'a> EntityField<'a> {
         let rename = rename.get();
         Some(EntityField {
             ident,
+            name: ident.unraw().to_string(),
             ty: &field.ty,
             attr_name: rename
                 .as_ref()

@@ -14,9 +14,7 @@ mod keys;
 mod mapped;
 mod model;
 
-use super::{
-    dummy_const, full_paths, private, private_alias, private_alias_use, query, respan, update,
-};
+use super::{dummy_const, private, private_alias, private_alias_use, query, respan, update};
 use crate::ast::{EntityField, EntityIndex, EntityInput};
 use crate::case;
 use crate::check;
@@ -207,9 +205,9 @@ impl<'a> Gen<'a> {
             quote!(const __SK_T: #p::Template = #c;)
         });
         let sk_opt = if has_sk {
-            quote!(::core::option::Option::Some(__SK_T))
+            quote!(#p::Some(__SK_T))
         } else {
-            quote!(::core::option::Option::None)
+            quote!(#p::None)
         };
 
         // Compile-time checks against the table.
@@ -296,9 +294,9 @@ impl<'a> Gen<'a> {
                 span,
             ));
             let isk_opt = if has_isk {
-                quote!(::core::option::Option::Some(#sk_t_name))
+                quote!(#p::Some(#sk_t_name))
             } else {
-                quote!(::core::option::Option::None)
+                quote!(#p::None)
             };
             let shards = ix.shards;
             index_templates
@@ -320,8 +318,8 @@ impl<'a> Gen<'a> {
             bounds.extend(quote_spanned!(span=> #p::assert_key_part::<#ty>();));
         }
         let mut ttl_const = TokenStream::new();
-        let mut version_attr = quote!(::core::option::Option::None);
-        let mut ttl_attr = quote!(::core::option::Option::None);
+        let mut version_attr = quote!(#p::None);
+        let mut ttl_attr = quote!(#p::None);
         let mut version_fns = TokenStream::new();
         for f in &self.m.fields {
             let ty = f.ty;
@@ -330,10 +328,10 @@ impl<'a> Gen<'a> {
             if f.version.get() {
                 let a = &f.attr_name;
                 bounds.extend(quote_spanned!(span=> #p::assert_version::<#ty>();));
-                version_attr = quote!(::core::option::Option::Some(#a));
+                version_attr = quote!(#p::Some(#a));
                 version_fns = quote! {
-                    fn version(&self) -> ::core::option::Option<u64> {
-                        ::core::option::Option::Some((&#p::Ver::<#ty>::new()).get(&self.#fid))
+                    fn version(&self) -> #p::Option<u64> {
+                        #p::Some((&#p::Ver::<#ty>::new()).get(&self.#fid))
                     }
                     fn set_version(&mut self, version: u64) {
                         (&#p::Ver::<#ty>::new()).set(&mut self.#fid, version)
@@ -352,7 +350,7 @@ impl<'a> Gen<'a> {
                 ttl_const = quote! {
                     const __TTL_NAME: &str = #p::or_empty(<#table as #p::TableKeys>::TTL);
                 };
-                ttl_attr = quote!(::core::option::Option::Some(__TTL_NAME));
+                ttl_attr = quote!(#p::Some(__TTL_NAME));
             }
             if f.created_at.get() || f.updated_at.get() {
                 bounds.extend(quote_spanned!(span=> #p::assert_timestamp::<#ty>();));
@@ -408,11 +406,11 @@ impl<'a> Gen<'a> {
                 type Table = #table;
                 const ENTITY_TYPE: &'static str = __ENTITY;
                 const PK: #p::Template = __PK_T;
-                const SK: ::core::option::Option<#p::Template> = #sk_opt;
+                const SK: #p::Option<#p::Template> = #sk_opt;
                 const INDEXES: &'static [#p::IndexTemplate] = &[#(#index_templates),*];
                 const MAPPED_INDEXES: &'static [&'static str] = &[#(#mapped_names),*];
-                const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = #version_attr;
-                const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = #ttl_attr;
+                const VERSION_ATTRIBUTE: #p::Option<&'static str> = #version_attr;
+                const TTL_ATTRIBUTE: #p::Option<&'static str> = #ttl_attr;
                 #created_defs
                 #model_parts
                 #key_fn
@@ -448,14 +446,12 @@ impl<'a> Gen<'a> {
             #index_callback
         };
         let body = dummy_const(body);
-        full_paths(quote! {
+        quote! {
             #query_defs
             #mapped_defs
             #update_def
-        })
-        .into_iter()
-        .chain(body)
-        .collect()
+            #body
+        }
     }
 
     /// `CREATED_AT`, `ATTRIBUTES` and `created_at_unset`: what a put that keeps the stored
@@ -477,8 +473,8 @@ impl<'a> Gen<'a> {
             if f.created_at.get() {
                 let (name, a, fid, ty) = (f.name(), &f.attr_name, f.ident, f.ty);
                 created = quote! {
-                    const CREATED_AT: ::core::option::Option<(&'static str, &'static str)> =
-                        ::core::option::Option::Some((#name, #a));
+                    const CREATED_AT: #p::Option<(&'static str, &'static str)> =
+                        #p::Some((#name, #a));
                     fn created_at_unset(&self) -> bool {
                         (&#p::Stamp::<#ty>::new()).is_unset(&self.#fid)
                     }

@@ -13,6 +13,7 @@ use quote::{format_ident, quote};
 use syn::Ident;
 
 use super::entity::Gen;
+use super::private;
 use crate::template::{Seg, Template};
 
 /// What one query builder reads.
@@ -43,8 +44,11 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
         ty: format_ident!("{}Query", ident),
         ix: 0,
         span: None,
-        kind: quote!(#p::Local),
-        index: quote!(::core::option::Option::None),
+        kind: {
+            let p = private();
+            quote!(#p::Local)
+        },
+        index: quote!(#p::None),
         pk: &g.m.pk,
         pk_t: format_ident!("__PK_T"),
         sk: g.m.sk.as_ref(),
@@ -65,8 +69,8 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
             ty: ix.query_ty.clone(),
             ix: n + 1,
             span: Some(ix.span),
-            kind: ix.kind(p),
-            index: quote!(::core::option::Option::Some(#name_const)),
+            kind: ix.kind(&private()),
+            index: quote!(#p::Some(#name_const)),
             pk: ix.pk,
             // A local index's partition key is the table's.
             pk_t: if ix.own_pk {
@@ -143,13 +147,15 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
         s.doc, s.method
     );
     let base = format_ident!("{}Query", ident);
+    // The builder sits beside the entity, outside the `const _` where `__d` is defined.
+    let full = private();
     let def = if s.ix == 0 {
         // One type for the table and every index (`IX`): the shared impls are written once.
         quote! {
             #[doc = #doc]
             #[must_use = "a query does nothing until it is run with `.all(&store)`, `.stream(&store)` or `.page(...)`"]
-            #vis struct #ty<const IX: usize = 0, State = #p::Sk<0>, Kind = #kind, Out: #p::FromItem = #ident> {
-                query: #p::Query<Out>,
+            #vis struct #ty<const IX: usize = 0, State = #full::Sk<0>, Kind = #kind, Out: #full::FromItem = #ident> {
+                query: #full::Query<Out>,
                 _marker: ::core::marker::PhantomData<fn() -> (State, Kind)>,
             }
         }
@@ -157,7 +163,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
         let ix = s.ix;
         quote! {
             #[doc = #doc]
-            #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
+            #vis type #ty<State = #full::Sk<0>, Out = #ident> = #base<#ix, State, #kind, Out>;
         }
     };
 
@@ -219,7 +225,7 @@ fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
     // Written as the sort-key template writes the field.
     let format = g.key_format(field, false);
     quote! {
-        fn #name(v: &#ty, prefix: bool) -> #p::Result<::std::string::String> {
+        fn #name(v: &#ty, prefix: bool) -> #p::Result<#p::String> {
             (&#p::Part(v)).encode_segment(#format, prefix).map_err(|e| #p::key_error(e, __ENTITY, #field))
         }
     }

@@ -147,11 +147,13 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     let vis = g.m.vis;
     let ty = format_ident!("{}Update", ident);
     let doc = format!("A typed update of one `{ident}`, built by [`{ident}::update`]; run it with `.send(&store)`.");
+    // Beside the entity, outside the `const _` where `__d` is defined.
+    let full = super::private();
     let def = quote! {
         #[doc = #doc]
         #[must_use = "an update does nothing until it is sent with `.send(&store)`"]
         #vis struct #ty {
-            update: #p::UpdateBuilder<#ident>,
+            update: #full::UpdateBuilder<#ident>,
         }
     };
 
@@ -272,7 +274,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch.extend(quote! {
-                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                if let #p::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
                     #setter
                 }
             });
@@ -286,7 +288,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
             touch_updated.extend(quote! {
-                if let ::core::option::Option::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
+                if let #p::Some(now) = (&#p::Stamp::<#ty_f>::new()).now() {
                     #setter
                 }
             });
@@ -399,17 +401,16 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     });
 
     // Upsert: the item may not exist, so write what a fresh item needs.
-    let mut upsert_attrs = TokenStream::new();
+    // The primary-key fields, read back from the key and written where absent.
+    let mut primary = Vec::new();
     for name in g.primary_args() {
         let f = g.field(name);
         let ty_f = f.ty;
         let a = &f.attr_name;
-        upsert_attrs.extend(quote! {
-            let value = (&#p::Recover::<#ty_f>::new()).recover(self.update.key(), __ENTITY, #name, __KEY_SOURCES);
-            self.update.set_if_absent_value(#a, #p::recovered_attr(value));
-        });
+        primary.push(quote!((#a, #name, (&#p::Recover::<#ty_f>::new()).recover_attr_fn())));
     }
-    // The fields an item needs to decode: the upsert must write them (see `require_fields`).
+    // The fields an item needs to decode: the upsert must write them (see `require_fields`),
+    // each with whether its type decodes from an absent attribute (a list, a set).
     let mut required = Vec::new();
     for f in &g.m.fields {
         let name = f.name();
@@ -428,23 +429,13 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             let a = &f.attr_name;
             quote!(#a)
         };
-        // A type that decodes from an absent attribute (a list, a set) needs no value.
         let decodes_absent = if f.serde.get() || f.ttl.get() {
-            quote!(false)
+            quote!(#p::never)
         } else {
-            quote!(<#ty_f as #p::FromAttribute>::from_missing().is_ok())
+            quote!(#p::decodes_absent::<#ty_f>)
         };
-        required.push(quote! {
-            if !#decodes_absent {
-                __required.push((#attr, #name));
-            }
-        });
+        required.push(quote!((#attr, #name, #decodes_absent)));
     }
-    upsert_attrs.extend(quote! {
-        let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
-        #(#required)*
-        self.update = self.update.require_fields(&__required);
-    });
     let (index_keys_helper, index_keys_call, needs) = upsert_index_keys(g);
     helpers.extend(index_keys_helper);
     let debug_name = ty.to_string();
@@ -521,8 +512,13 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
             // the other keys of non-sparse indexes only the update's setters can give.
             fn prepare_upsert(mut self) -> Self {
                 const __NEEDS: &[#p::IndexKeyNeed] = &[#(#needs),*];
-                self.update = self.update.require_index_keys(__NEEDS);
-                #upsert_attrs
+                #p::prepare_upsert(&mut self.update, &#p::UpsertPlan {
+                    entity: __ENTITY,
+                    sources: __KEY_SOURCES,
+                    needs: __NEEDS,
+                    primary: &[#(#primary),*],
+                    fields: &[#(#required),*],
+                });
                 #index_keys_call
                 self
             }
@@ -589,16 +585,11 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .map(|f| g.field(f).ident.clone())
         .collect();
     let tys: Vec<&syn::Type> = grp.fields.iter().map(|f| g.field(f).ty).collect();
-    let mut sets = TokenStream::new();
-    for (i, (name, arg)) in grp.fields.iter().zip(&args).enumerate() {
-        let a = &g.field(name).attr_name;
-        sets.extend(quote! {
-            #p::rebuild_key_field(&mut __update.update, __modes[#i], #name, #a, #p::ToAttribute::to_attribute(#arg), __REBUILDS);
-        });
-    }
-    // Primary-key fields the rewritten templates need, from the update's key.
+    // Primary-key fields the rewritten templates need, from the update's key; whether one of
+    // the keys has an optional field (then `None` removes that index's keys).
     let mut needed: Vec<&str> = Vec::new();
     let mut rebuilds: Vec<TokenStream> = Vec::new();
+    let mut sparse = false;
     for u in &grp.units {
         let ix = &g.indexes[u.index];
         let fields = ix
@@ -610,6 +601,7 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
             if g.primary.contains(f) && !needed.contains(&f) {
                 needed.push(f);
             }
+            sparse |= g.is_optional(f) && !g.field(f).generated.get();
         }
         let (pn, sn) = (&ix.pk_name, &ix.sk_name);
         if u.pk && ix.own_pk {
@@ -618,6 +610,13 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         if u.sk && ix.sk.is_some() {
             rebuilds.push(quote!(#sn));
         }
+    }
+    let mut sets = TokenStream::new();
+    for (i, (name, arg)) in grp.fields.iter().zip(&args).enumerate() {
+        let a = &g.field(name).attr_name;
+        sets.extend(quote! {
+            #p::rebuild_key_field(&mut __update.update, __modes[#i], #name, #a, #p::ToAttribute::to_attribute(#arg), &[#(#rebuilds),*]);
+        });
     }
     let primary = primary_fields(g, &needed);
     let removes = format_ident!("__removes");
@@ -652,15 +651,21 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
     let body = g.with_values(
         &binds,
         &quote!(()),
-        quote! {
-            const __REBUILDS: &[&str] = &[#(#rebuilds),*];
-            #sets
-            let mut __item = #p::Item::new();
-            #[allow(unused_mut)]
-            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-            #(#writes)*
-            __update.update.set_index_keys(__item, &#removes, #p::KeyField::all_if_absent(&__modes));
-            ::core::result::Result::Ok(())
+        if sparse {
+            quote! {
+                #sets
+                let mut __item = #p::Item::new();
+                let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+                #(#writes)*
+                #p::set_index_keys(&mut __update.update, __item, &#removes, &__modes)
+            }
+        } else {
+            quote! {
+                #sets
+                let mut __item = #p::Item::new();
+                #(#writes)*
+                #p::set_index_keys(&mut __update.update, __item, &[], &__modes)
+            }
         },
     );
     let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
@@ -751,8 +756,8 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         for (id, inner) in wraps.iter().rev() {
             call = quote! {
                 #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
-                    let #id: ::core::option::Option<#inner> =
-                        ::core::option::Option::Some(::core::clone::Clone::clone(#id));
+                    let #id: #p::Option<#inner> =
+                        #p::Some(::core::clone::Clone::clone(#id));
                     #call
                 })
             };
@@ -998,7 +1003,7 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
             } else {
                 // An `Option` field of the key, absent: the item starts outside that index.
                 let inner = g.key_arg_ty(f);
-                quote!(::core::option::Option::<#inner>::None)
+                quote!(#p::Option::<#inner>::None)
             }
         });
         let mut call = quote! {
@@ -1007,7 +1012,7 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
         };
         for (fid, ty_s) in stamps.into_iter().rev() {
             call = quote! {
-                if let ::core::option::Option::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
+                if let #p::Some(#fid) = (&#p::Stamp::<#ty_s>::new()).now() {
                     #call
                 }
             };
@@ -1124,7 +1129,7 @@ fn upsert_index_keys(g: &Gen<'_>) -> (TokenStream, TokenStream, Vec<TokenStream>
             let mut __item = #p::Item::new();
             #(#writes)*
             __update.update.set_index_keys(__item, &[], false);
-            ::core::result::Result::Ok(())
+            #p::Ok(())
         }
     };
     let call = quote! {

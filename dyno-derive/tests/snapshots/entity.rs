@@ -79,71 +79,44 @@ const _: () = {
         __d::assert_ttl::<Option<OffsetDateTime>>();
     };
     #[inline]
-    fn __key_pk(__k: &mut ::std::string::String, user_id: &String) -> __d::Result<()> {
+    fn __key_pk(__k: &mut __d::String, user_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 5usize + (&__d::Part(user_id)).len_hint());
         __k.push_str("USER#");
         (&__d::Part(user_id))
-            .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Plain, &__PK_T, __ENTITY, "user_id")
     }
     #[inline]
-    fn __key_sk(__k: &mut ::std::string::String, order_id: &String) -> __d::Result<()> {
+    fn __key_sk(__k: &mut __d::String, order_id: &String) -> __d::Result<()> {
         __d::reserve_key(__k, 6usize + (&__d::Part(order_id)).len_hint());
         __k.push_str("ORDER#");
         (&__d::Part(order_id))
-            .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Ordered, &__SK_T, __ENTITY, "order_id")
     }
     #[inline]
-    fn __key_i0_pk(
-        __k: &mut ::std::string::String,
-        status: &OrderStatus,
-    ) -> __d::Result<()> {
+    fn __key_i0_pk(__k: &mut __d::String, status: &OrderStatus) -> __d::Result<()> {
         __d::reserve_key(__k, 7usize + (&__d::Part(status)).len_hint());
         __k.push_str("STATUS#");
         (&__d::Part(status))
-            .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Plain, &__I0_PK_T, __ENTITY, "status")
     }
     #[inline]
-    fn __key_i0_sk(
-        __k: &mut ::std::string::String,
-        order_date: &Date,
-    ) -> __d::Result<()> {
+    fn __key_i0_sk(__k: &mut __d::String, order_date: &Date) -> __d::Result<()> {
         __d::reserve_key(__k, 0usize + (&__d::Part(order_date)).len_hint());
         (&__d::Part(order_date))
-            .write_part(
-                __k,
-                __d::KeyFormat::Ordered,
-                &__I0_SK_T,
-                __ENTITY,
-                "order_date",
-            )?;
-        ::core::result::Result::Ok(())
+            .write_part(__k, __d::KeyFormat::Ordered, &__I0_SK_T, __ENTITY, "order_date")
     }
     #[automatically_derived]
     impl __d::Entity for Order {
         type Table = ECommerce;
         const ENTITY_TYPE: &'static str = __ENTITY;
         const PK: __d::Template = __PK_T;
-        const SK: ::core::option::Option<__d::Template> = ::core::option::Option::Some(
-            __SK_T,
-        );
+        const SK: __d::Option<__d::Template> = __d::Some(__SK_T);
         const INDEXES: &'static [__d::IndexTemplate] = &[
-            __d::IndexTemplate::new(
-                __I0_NAME,
-                __I0_PK_T,
-                ::core::option::Option::Some(__I0_SK_T),
-                0u32,
-            ),
+            __d::IndexTemplate::new(__I0_NAME, __I0_PK_T, __d::Some(__I0_SK_T), 0u32),
         ];
         const MAPPED_INDEXES: &'static [&'static str] = &[];
-        const VERSION_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-            "version",
-        );
-        const TTL_ATTRIBUTE: ::core::option::Option<&'static str> = ::core::option::Option::Some(
-            __TTL_NAME,
-        );
+        const VERSION_ATTRIBUTE: __d::Option<&'static str> = __d::Some("version");
+        const TTL_ATTRIBUTE: __d::Option<&'static str> = __d::Some(__TTL_NAME);
         const ATTRIBUTES: &'static [&'static str] = &[
             "user_id",
             "order_id",
@@ -180,7 +153,7 @@ const _: () = {
             let mut __item = __d::Item::with_capacity(2);
             __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
             __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
-            ::core::result::Result::Ok(__item)
+            __d::Ok(__item)
         }
         fn to_item(&self) -> __d::Result<__d::Item> {
             let mut __item = __d::Item::with_capacity(13usize);
@@ -201,22 +174,13 @@ const _: () = {
             }
             __item
                 .insert(
-                    ::std::string::String::from(
-                        <ECommerce as __d::Table>::ENTITY_ATTRIBUTE,
-                    ),
-                    __d::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                    __d::String::from(<ECommerce as __d::Table>::ENTITY_ATTRIBUTE),
+                    __d::AttributeValue::S(__d::String::from(__ENTITY)),
                 );
-            ::core::result::Result::Ok(__item)
+            __d::Ok(__item)
         }
         fn from_item(item: &__d::Item) -> __d::Result<Self> {
-            let mut __v_user_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_id: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_status: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_order_date: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_total: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_note: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_version: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
-            let mut __v_expires_at: ::core::option::Option<&__d::AttributeValue> = ::core::option::Option::None;
+            let mut __v: [__d::Option<&__d::AttributeValue>; 8usize] = [__d::None; 8usize];
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
@@ -225,29 +189,29 @@ const _: () = {
             ]);
             for (__name, __value) in item {
                 if __name.as_str() == __TTL_NAME {
-                    __v_expires_at = ::core::option::Option::Some(__value);
+                    __v[7] = __d::Some(__value);
                 }
                 match __name.as_str() {
                     "user_id" => {
-                        __v_user_id = ::core::option::Option::Some(__value);
+                        __v[0] = __d::Some(__value);
                     }
                     "order_id" => {
-                        __v_order_id = ::core::option::Option::Some(__value);
+                        __v[1] = __d::Some(__value);
                     }
                     "status" => {
-                        __v_status = ::core::option::Option::Some(__value);
+                        __v[2] = __d::Some(__value);
                     }
                     "order_date" => {
-                        __v_order_date = ::core::option::Option::Some(__value);
+                        __v[3] = __d::Some(__value);
                     }
                     "total" => {
-                        __v_total = ::core::option::Option::Some(__value);
+                        __v[4] = __d::Some(__value);
                     }
                     "note" => {
-                        __v_note = ::core::option::Option::Some(__value);
+                        __v[5] = __d::Some(__value);
                     }
                     "version" => {
-                        __v_version = ::core::option::Option::Some(__value);
+                        __v[6] = __d::Some(__value);
                     }
                     _ => __keys.offer(__name, __value),
                 }
@@ -256,57 +220,57 @@ const _: () = {
                 item,
                 &__keys,
                 Order {
-                    user_id: __d::key_field_attr_in::<
+                    user_id: __d::key_field_attr_at::<
                         String,
                     >(
-                        __v_user_id,
+                        __v[0],
+                        item,
                         __ENTITY,
                         "user_id",
-                        &mut || {
-                            (&__d::Recover::<String>::new())
-                                .recover(item, __ENTITY, "user_id", __KEY_SOURCES)
-                        },
+                        "user_id",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<String>::new()).recover_fn(),
                     )?,
-                    order_id: __d::key_field_attr_in::<
+                    order_id: __d::key_field_attr_at::<
                         String,
                     >(
-                        __v_order_id,
+                        __v[1],
+                        item,
                         __ENTITY,
                         "order_id",
-                        &mut || {
-                            (&__d::Recover::<String>::new())
-                                .recover(item, __ENTITY, "order_id", __KEY_SOURCES)
-                        },
+                        "order_id",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<String>::new()).recover_fn(),
                     )?,
-                    status: __d::key_field_attr_in::<
+                    status: __d::key_field_attr_at::<
                         OrderStatus,
                     >(
-                        __v_status,
+                        __v[2],
+                        item,
                         __ENTITY,
                         "status",
-                        &mut || {
-                            (&__d::Recover::<OrderStatus>::new())
-                                .recover(item, __ENTITY, "status", __KEY_SOURCES)
-                        },
+                        "status",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<OrderStatus>::new()).recover_fn(),
                     )?,
-                    order_date: __d::key_field_attr_in::<
+                    order_date: __d::key_field_attr_at::<
                         Date,
                     >(
-                        __v_order_date,
+                        __v[3],
+                        item,
                         __ENTITY,
                         "order_date",
-                        &mut || {
-                            (&__d::Recover::<Date>::new())
-                                .recover(item, __ENTITY, "order_date", __KEY_SOURCES)
-                        },
+                        "order_date",
+                        __KEY_SOURCES,
+                        (&__d::Recover::<Date>::new()).recover_fn(),
                     )?,
-                    total: __d::attr_in::<Decimal>(__v_total, __ENTITY, "total")?,
-                    note: __d::attr_in::<Option<String>>(__v_note, __ENTITY, "note")?,
+                    total: __d::attr_in::<Decimal>(__v[4], __ENTITY, "total")?,
+                    note: __d::attr_in::<Option<String>>(__v[5], __ENTITY, "note")?,
                     version: __d::attr_or_default_in::<
                         u64,
-                    >(__v_version, __ENTITY, "version")?,
+                    >(__v[6], __ENTITY, "version")?,
                     expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
-                        .get_in(__v_expires_at, __ENTITY, __TTL_NAME)?,
+                        .get_in(__v[7], __ENTITY, __TTL_NAME)?,
                 },
                 |__e, __k| __key_pk(__k, &__e.user_id),
                 |__e, __k| __key_sk(__k, &__e.order_id),
@@ -316,8 +280,8 @@ const _: () = {
                 ],
             )
         }
-        fn version(&self) -> ::core::option::Option<u64> {
-            ::core::option::Option::Some((&__d::Ver::<u64>::new()).get(&self.version))
+        fn version(&self) -> __d::Option<u64> {
+            __d::Some((&__d::Ver::<u64>::new()).get(&self.version))
         }
         fn set_version(&mut self, version: u64) {
             (&__d::Ver::<u64>::new()).set(&mut self.version, version)
@@ -370,9 +334,7 @@ const _: () = {
                 __PK_NAME,
                 __d::key_from::<String, _>(user_id, __key_pk),
                 __SK_NAME,
-                ::core::option::Option::Some(
-                    __d::key_from::<String, _>(order_id, __key_sk),
-                ),
+                __d::Some(__d::key_from::<String, _>(order_id, __key_sk)),
             )
         }
         /// Decodes an item (`Entity::from_item`, sparing the choice with `FromItem::from_item`).
@@ -380,12 +342,12 @@ const _: () = {
             <Self as __d::Entity>::from_item(item)
         }
     }
-    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<::std::string::String> {
+    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<__d::String> {
         (&__d::Part(v))
             .encode_segment(__d::KeyFormat::Ordered, prefix)
             .map_err(|e| __d::key_error(e, __ENTITY, "order_id"))
     }
-    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<::std::string::String> {
+    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<__d::String> {
         (&__d::Part(v))
             .encode_segment(__d::KeyFormat::Ordered, prefix)
             .map_err(|e| __d::key_error(e, __ENTITY, "order_date"))
@@ -425,10 +387,7 @@ const _: () = {
             <OrderQuery as __d::QueryDsl>::from_query(
                 __d::Query::of::<
                     Order,
-                >(
-                    ::core::option::Option::None,
-                    __d::key_from::<String, _>(user_id, __key_pk),
-                ),
+                >(__d::None, __d::key_from::<String, _>(user_id, __key_pk)),
             )
         }
         ///Queries index `GSI1` (`STATUS#{status}`, `{order_date}`) of `Order`: the partition fields are the arguments; sort-key conditions are methods of the result.
@@ -437,7 +396,7 @@ const _: () = {
                 __d::Query::of::<
                     Order,
                 >(
-                    ::core::option::Option::Some(__I0_NAME),
+                    __d::Some(__I0_NAME),
                     __d::key_from::<OrderStatus, _>(status, __key_i0_pk),
                 ),
             )
@@ -541,29 +500,19 @@ const _: () = {
         >::with_value(
             status,
             |status: &OrderStatus| -> __d::Result<()> {
-                const __REBUILDS: &[&str] = &[__I0_PK_NAME];
                 __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "status",
                     "status",
                     __d::ToAttribute::to_attribute(status),
-                    __REBUILDS,
+                    &[__I0_PK_NAME],
                 );
                 let mut __item = __d::Item::new();
-                #[allow(unused_mut)]
-                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
                     __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
                 }
-                __update
-                    .update
-                    .set_index_keys(
-                        __item,
-                        &__removes,
-                        __d::KeyField::all_if_absent(&__modes),
-                    );
-                ::core::result::Result::Ok(())
+                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
             },
         )
     }
@@ -577,29 +526,19 @@ const _: () = {
         >::with_value(
             order_date,
             |order_date: &Date| -> __d::Result<()> {
-                const __REBUILDS: &[&str] = &[__I0_SK_NAME];
                 __d::rebuild_key_field(
                     &mut __update.update,
                     __modes[0usize],
                     "order_date",
                     "order_date",
                     __d::ToAttribute::to_attribute(order_date),
-                    __REBUILDS,
+                    &[__I0_SK_NAME],
                 );
                 let mut __item = __d::Item::new();
-                #[allow(unused_mut)]
-                let mut __removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
                 {
                     __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
                 }
-                __update
-                    .update
-                    .set_index_keys(
-                        __item,
-                        &__removes,
-                        __d::KeyField::all_if_absent(&__modes),
-                    );
-                ::core::result::Result::Ok(())
+                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
             },
         )
     }
@@ -749,24 +688,31 @@ const _: () = {
                     &["order_date"],
                 ),
             ];
-            self.update = self.update.require_index_keys(__NEEDS);
-            let value = (&__d::Recover::<String>::new())
-                .recover(self.update.key(), __ENTITY, "user_id", __KEY_SOURCES);
-            self.update.set_if_absent_value("user_id", __d::recovered_attr(value));
-            let value = (&__d::Recover::<String>::new())
-                .recover(self.update.key(), __ENTITY, "order_id", __KEY_SOURCES);
-            self.update.set_if_absent_value("order_id", __d::recovered_attr(value));
-            let mut __required: ::std::vec::Vec<(&'static str, &'static str)> = ::std::vec::Vec::new();
-            if !<OrderStatus as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("status", "status"));
-            }
-            if !<Date as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("order_date", "order_date"));
-            }
-            if !<Decimal as __d::FromAttribute>::from_missing().is_ok() {
-                __required.push(("total", "total"));
-            }
-            self.update = self.update.require_fields(&__required);
+            __d::prepare_upsert(
+                &mut self.update,
+                &__d::UpsertPlan {
+                    entity: __ENTITY,
+                    sources: __KEY_SOURCES,
+                    needs: __NEEDS,
+                    primary: &[
+                        (
+                            "user_id",
+                            "user_id",
+                            (&__d::Recover::<String>::new()).recover_attr_fn(),
+                        ),
+                        (
+                            "order_id",
+                            "order_id",
+                            (&__d::Recover::<String>::new()).recover_attr_fn(),
+                        ),
+                    ],
+                    fields: &[
+                        ("status", "status", __d::decodes_absent::<OrderStatus>),
+                        ("order_date", "order_date", __d::decodes_absent::<Date>),
+                        ("total", "total", __d::decodes_absent::<Decimal>),
+                    ],
+                },
+            );
             self
         }
     }

@@ -5,7 +5,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use syn::Ident;
 
 use super::Gen;
 
@@ -31,7 +30,7 @@ impl Gen<'_> {
                 let decide = if f.generated.get() {
                     quote!((&#p::Generate::<#ty>::new()).decide(&self.#fid))
                 } else if f.created_at.get() {
-                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).at(__clock) } else { ::core::option::Option::None })
+                    quote!(if (&__stamp).is_unset(&self.#fid) { (&__stamp).at(__clock) } else { #p::None })
                 } else {
                     quote!((&__stamp).at(__clock))
                 };
@@ -41,10 +40,10 @@ impl Gen<'_> {
                     quote!({ let __stamp = #p::Stamp::<#ty>::new(); #decide })
                 };
                 stamps.extend(quote! {
-                    let #now: ::core::option::Option<#ty> = #decide;
+                    let #now: #p::Option<#ty> = #decide;
                     let #r: &#ty = match &#now {
-                        ::core::option::Option::Some(now) => now,
-                        ::core::option::Option::None => &self.#fid,
+                        #p::Some(now) => now,
+                        #p::None => &self.#fid,
                     };
                 });
             }
@@ -87,10 +86,10 @@ impl Gen<'_> {
                 #primary
                 #indexes
                 __item.insert(
-                    ::std::string::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
-                    #p::AttributeValue::S(::std::string::String::from(__ENTITY)),
+                    #p::String::from(<#table as #p::Table>::ENTITY_ATTRIBUTE),
+                    #p::AttributeValue::S(#p::String::from(__ENTITY)),
                 );
-                ::core::result::Result::Ok(__item)
+                #p::Ok(__item)
             }
         }
     }
@@ -152,8 +151,9 @@ impl Gen<'_> {
     pub(super) fn decode_fn(&self) -> TokenStream {
         let p = &self.p;
         let ident = self.ident;
-        let mut slots = TokenStream::new();
-        let mut by_attribute: Vec<(String, Vec<Ident>)> = Vec::new();
+        // One slot per stored field: its attribute's value, found in the one pass over the item.
+        let mut n_slots = 0usize;
+        let mut by_attribute: Vec<(String, Vec<TokenStream>)> = Vec::new();
         let mut ttl_check = TokenStream::new();
         let mut inits = TokenStream::new();
         let (index_checks, checked) = self.index_key_checks();
@@ -162,17 +162,16 @@ impl Gen<'_> {
             let ty = f.ty;
             let a = &f.attr_name;
             let name = f.name();
-            let slot = format_ident!("__v_{}", name);
+            let slot_index = proc_macro2::Literal::usize_unsuffixed(n_slots);
+            let slot = quote!(__v[#slot_index]);
             if !f.skip.get() {
-                slots.extend(quote! {
-                    let mut #slot: ::core::option::Option<&#p::AttributeValue> = ::core::option::Option::None;
-                });
+                n_slots += 1;
                 if f.ttl.get() {
                     // The table's TTL name is a constant the macro cannot see: another field may
                     // share it, so it is not a `match` arm.
                     ttl_check = quote! {
                         if __name.as_str() == __TTL_NAME {
-                            #slot = ::core::option::Option::Some(__value);
+                            #slot = #p::Some(__value);
                         }
                     };
                 } else {
@@ -199,15 +198,15 @@ impl Gen<'_> {
                 }
             } else if self.keyed.contains(&name) {
                 let inner = self.key_arg_ty(&name);
-                // A `dyn` closure: the helpers are compiled once per field type, not once per field.
-                let recover = quote!(&mut || (&#p::Recover::<#inner>::new()).recover(item, __ENTITY, #name, __KEY_SOURCES));
+                // A `fn` pointer (one per field type), not a closure per field.
+                let args = quote!(#slot, item, __ENTITY, #name, #a, __KEY_SOURCES, (&#p::Recover::<#inner>::new()).recover_fn());
                 if self.is_optional(&name) {
-                    quote!(#p::key_field_opt_in::<#inner>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_opt_at::<#inner>(#args)?)
                 } else if checked.contains(&name) {
                     // Checked against its key by `at_stored_key`, below.
-                    quote!(#p::key_field_attr_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_attr_at::<#ty>(#args)?)
                 } else {
-                    quote!(#p::key_field_in::<#ty>(#slot, __ENTITY, #a, #recover)?)
+                    quote!(#p::key_field_at::<#ty>(#args)?)
                 }
             } else if let Some(Some(path)) = &f.default {
                 quote!(#p::attr_or_else_in::<#ty>(#slot, __ENTITY, #a, #path)?)
@@ -218,9 +217,9 @@ impl Gen<'_> {
             };
             inits.extend(quote!(#fid: #value,));
         }
-        let arms = by_attribute.iter().map(
-            |(a, slots)| quote!(#a => { #(#slots = ::core::option::Option::Some(__value);)* }),
-        );
+        let arms = by_attribute
+            .iter()
+            .map(|(a, slots)| quote!(#a => { #(#slots = #p::Some(__value);)* }));
         // Attributes no field reads may be key attributes: kept for `at_stored_key`'s check.
         let offer = quote!(__keys.offer(__name, __value));
         let offer = if by_attribute.is_empty() {
@@ -238,8 +237,13 @@ impl Gen<'_> {
         let pk = Self::key_write(&self.m.pk, &format_ident!("__PK_T"), field);
         let sk = match &self.m.sk {
             Some(t) => Self::key_write(t, &format_ident!("__SK_T"), field),
-            None => quote!(::core::result::Result::Ok(())),
+            None => quote!(#p::Ok(())),
         };
+        let slots = (n_slots > 0).then(|| {
+            quote! {
+                let mut __v: [#p::Option<&#p::AttributeValue>; #n_slots] = [#p::None; #n_slots];
+            }
+        });
         quote! {
             fn from_item(item: &#p::Item) -> #p::Result<Self> {
                 #slots

@@ -67,20 +67,28 @@ impl<'a> Gen<'a> {
             let id = self.field(f).ident;
             quote!(+ (&#p::Part(#id)).len_hint())
         });
-        let writes = t.segments.iter().map(|seg| match seg {
+        // The last segment's result is the function's when it is a field.
+        let last = t.segments.len().saturating_sub(1);
+        let writes = t.segments.iter().enumerate().map(|(i, seg)| match seg {
             Seg::Lit(l) => quote!(__k.push_str(#l);),
             Seg::Field(f) => {
                 let id = self.field(f).ident;
                 let format = self.key_format(f, partition);
-                quote!((&#p::Part(#id)).write_part(__k, #format, &#tc, __ENTITY, #f)?;)
+                let write = quote!((&#p::Part(#id)).write_part(__k, #format, &#tc, __ENTITY, #f));
+                if i == last {
+                    write
+                } else {
+                    quote!(#write?;)
+                }
             }
         });
+        let ok = matches!(t.segments.last(), Some(Seg::Lit(_))).then(|| quote!(#p::Ok(())));
         quote! {
             #[inline]
-            fn #name(__k: &mut ::std::string::String, #(#params),*) -> #p::Result<()> {
+            fn #name(__k: &mut #p::String, #(#params),*) -> #p::Result<()> {
                 #p::reserve_key(__k, #literals #(#hints)*);
                 #(#writes)*
-                ::core::result::Result::Ok(())
+                #ok
             }
         }
     }
@@ -149,11 +157,7 @@ impl<'a> Gen<'a> {
             }
             _ => {
                 let call = Self::key_call(t, tc, |f| self.bound_arg(f));
-                self.with_values(
-                    binds,
-                    &quote!(::std::string::String),
-                    quote!(::core::result::Result::Ok(#call)),
-                )
+                self.with_values(binds, &quote!(#p::String), quote!(#p::Ok(#call)))
             }
         }
     }
@@ -208,7 +212,7 @@ impl<'a> Gen<'a> {
                 quote! {{
                     let mut __k = #call;
                     #shard
-                    __item.insert(::std::string::String::from(#attr), #p::AttributeValue::S(__k));
+                    __item.insert(#p::String::from(#attr), #p::AttributeValue::S(__k));
                 }}
             }
             None => {
@@ -311,7 +315,7 @@ impl<'a> Gen<'a> {
         });
         let pats = optional.iter().map(|f| {
             let o = format_ident!("__o_{}", f);
-            quote!(::core::option::Option::Some(#o))
+            quote!(#p::Some(#o))
         });
         let otherwise = removes.map(|r| {
             let (pk_name, sk_name) = (&ix.pk_name, &ix.sk_name);
@@ -334,7 +338,7 @@ impl<'a> Gen<'a> {
             fn key(&self) -> #p::Result<#p::Item> {
                 let mut __item = #p::Item::with_capacity(2);
                 #insert
-                ::core::result::Result::Ok(__item)
+                #p::Ok(__item)
             }
         }
     }
@@ -446,9 +450,9 @@ impl<'a> Gen<'a> {
                         &format_ident!("__SK_T"),
                         &self.key_params(&sk_fields).1,
                     );
-                    quote!(::core::option::Option::Some(#sk))
+                    quote!(#p::Some(#sk))
                 }
-                None => quote!(::core::option::Option::None),
+                None => quote!(#p::None),
             };
             quote!(#p::primary_key(__PK_NAME, #pk, __SK_NAME, #sk))
         } else {
@@ -459,7 +463,7 @@ impl<'a> Gen<'a> {
                 quote! {
                     let mut __item = #p::Item::with_capacity(2);
                     #insert
-                    ::core::result::Result::Ok(#p::Key::from_item(__item))
+                    #p::Ok(#p::Key::from_item(__item))
                 },
             )
         };

@@ -126,9 +126,11 @@ impl Gen<'_> {
             }
         );
         let doc = format!("A typed query on index `{name}` (`{key_text}`) returning `{ident}`s; built by [`{ident}::{}`].", decl.method());
+        // Beside the entity, outside the `const _` where `__d` is defined.
+        let full = crate::expand::private();
         let def = quote! {
             #[doc = #doc]
-            #vis type #ty<State = #p::Sk<0>, Out = #ident> = #base<#ix, State, #p::Global, Out>;
+            #vis type #ty<State = #full::Sk<0>, Out = #ident> = #base<#ix, State, #full::Global, Out>;
         };
 
         // The constructor: every partition field.
