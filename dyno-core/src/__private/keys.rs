@@ -355,9 +355,7 @@ pub fn key_field_attr_at<T: FromAttribute + ToAttribute>(
         Some(v) if !super::rechecking() => {
             T::from_attribute(v).map_err(|e| e.at(entity, attribute))
         }
-        _ => key_field_in(value, entity, attribute, &mut || {
-            recover(item, entity, field, sources)
-        }),
+        _ => key_field_at(value, item, entity, field, attribute, sources, recover),
     }
 }
 

@@ -14,24 +14,16 @@ use crate::store::{
 use crate::table::TableDef;
 use crate::value::item_size;
 
-/// The throttle's layer, synchronous: the engine answers at once, so `Store` for `MemoryStore`
-/// answers with [`Reply::ready`] and allocates no future.
-trait Throttled {
-    fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput>;
-    fn put_item(&self, r: PutRequest) -> Result<WriteOutput>;
-    fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput>;
-    fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput>;
-    fn query(&self, r: QueryRequest) -> Result<Page>;
-    fn scan(&self, r: ScanRequest) -> Result<Page>;
-    fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput>;
-    fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput>;
-    fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput>;
-    fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput>;
-    fn create_table(&self, d: &TableDef) -> Result<()>;
-    fn delete_table(&self, n: &str) -> Result<()>;
-    fn describe_table(&self, n: &str) -> Result<TableDescription>;
-    fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()>;
-    fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription>;
+/// MemoryStore through the partition limits' throttle, when it enforces them: the engine's
+/// requests ([`Engine`]) again, synchronous, so that `Store` for `MemoryStore` answers with
+/// [`Reply::ready`] and allocates no future.
+struct Throttled<'a>(&'a MemoryStore);
+
+impl std::ops::Deref for Throttled<'_> {
+    type Target = MemoryStore;
+    fn deref(&self) -> &MemoryStore {
+        self.0
+    }
 }
 
 impl Store for MemoryStore {
@@ -41,87 +33,87 @@ impl Store for MemoryStore {
             .unwrap_or_else(|| crate::store::CursorKey::process_default())
     }
     fn get_item<'a>(&'a self, r: GetRequest<'a>) -> Reply<'a, Result<GetOutput>> {
-        Reply::ready(Throttled::get_item(self, r))
+        Reply::ready(Engine::get_item(&Throttled(self), r))
     }
     fn put_item(&self, r: PutRequest) -> Reply<'_, Result<WriteOutput>> {
-        Reply::ready(Throttled::put_item(self, r))
+        Reply::ready(Engine::put_item(&Throttled(self), r))
     }
     fn update_item(&self, r: UpdateRequest) -> Reply<'_, Result<WriteOutput>> {
-        Reply::ready(Throttled::update_item(self, r))
+        Reply::ready(Engine::update_item(&Throttled(self), r))
     }
     fn delete_item(&self, r: DeleteRequest) -> Reply<'_, Result<WriteOutput>> {
-        Reply::ready(Throttled::delete_item(self, r))
+        Reply::ready(Engine::delete_item(&Throttled(self), r))
     }
     fn query(&self, r: QueryRequest) -> Reply<'_, Result<Page>> {
-        Reply::ready(Throttled::query(self, r))
+        Reply::ready(Engine::query(&Throttled(self), r))
     }
     fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
-        Reply::ready(Throttled::scan(self, r))
+        Reply::ready(Engine::scan(&Throttled(self), r))
     }
     fn batch_get(&self, r: BatchGetRequest) -> Reply<'_, Result<BatchGetOutput>> {
-        Reply::ready(Throttled::batch_get(self, r))
+        Reply::ready(Engine::batch_get(&Throttled(self), r))
     }
     fn batch_write(&self, r: BatchWriteRequest) -> Reply<'_, Result<BatchWriteOutput>> {
-        Reply::ready(Throttled::batch_write(self, r))
+        Reply::ready(Engine::batch_write(&Throttled(self), r))
     }
     fn transact_get(&self, r: TransactGetRequest) -> Reply<'_, Result<TransactGetOutput>> {
-        Reply::ready(Throttled::transact_get(self, r))
+        Reply::ready(Engine::transact_get(&Throttled(self), r))
     }
     fn transact_write(&self, r: TransactWriteRequest) -> Reply<'_, Result<TransactWriteOutput>> {
-        Reply::ready(Throttled::transact_write(self, r))
+        Reply::ready(Engine::transact_write(&Throttled(self), r))
     }
     fn create_table<'a>(&'a self, d: &'a TableDef) -> Reply<'a, Result<()>> {
-        Reply::ready(Throttled::create_table(self, d))
+        Reply::ready(Engine::create_table(&Throttled(self), d))
     }
     fn delete_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<()>> {
-        Reply::ready(Throttled::delete_table(self, n))
+        Reply::ready(Engine::delete_table(&Throttled(self), n))
     }
     fn describe_table<'a>(&'a self, n: &'a str) -> Reply<'a, Result<TableDescription>> {
-        Reply::ready(Throttled::describe_table(self, n))
+        Reply::ready(Engine::describe_table(&Throttled(self), n))
     }
     fn update_ttl<'a>(&'a self, t: &'a str, a: &'a str, e: bool) -> Reply<'a, Result<()>> {
-        Reply::ready(Throttled::update_ttl(self, t, a, e))
+        Reply::ready(Engine::update_ttl(&Throttled(self), t, a, e))
     }
     fn update_table(&self, r: UpdateTableRequest) -> Reply<'_, Result<TableDescription>> {
-        Reply::ready(Throttled::update_table(self, r))
+        Reply::ready(Engine::update_table(&Throttled(self), r))
     }
 }
 
-impl Throttled for MemoryStore {
+impl Engine for Throttled<'_> {
     fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::get_item(self, r);
+            return Engine::get_item(self.0, r);
         };
         let now = self.now();
         let parts = self.read_parts(&r.table, &r.key, r.consistent_read);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::get_item(self, r)?;
+        let out = Engine::get_item(self.0, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
     fn put_item(&self, r: PutRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::put_item(self, r);
+            return Engine::put_item(self.0, r);
         };
         let now = self.now();
         let units = write_units(item_size(&r.item));
         let parts = self.write_parts(&r.table, &r.item, Some(&r.item), units);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::put_item(self, r)?;
+        let out = Engine::put_item(self.0, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
     fn update_item(&self, r: UpdateRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::update_item(self, r);
+            return Engine::update_item(self.0, r);
         };
         let now = self.now();
         let parts = self.write_parts(&r.table, &r.key, None, 1.0);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
         let (table, key) = (r.table.clone(), r.key.clone());
-        let out = Engine::update_item(self, r)?;
+        let out = Engine::update_item(self.0, r)?;
         let Some(consumed) = out.consumed_capacity.as_ref() else {
             return Ok(out);
         };
@@ -152,19 +144,19 @@ impl Throttled for MemoryStore {
 
     fn delete_item(&self, r: DeleteRequest) -> Result<WriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::delete_item(self, r);
+            return Engine::delete_item(self.0, r);
         };
         let now = self.now();
         let parts = self.write_parts(&r.table, &r.key, None, 1.0);
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let out = Engine::delete_item(self, r)?;
+        let out = Engine::delete_item(self.0, r)?;
         throttle.settle(now, &parts, out.consumed_capacity.as_ref());
         Ok(out)
     }
 
     fn query(&self, r: QueryRequest) -> Result<Page> {
         let Some(throttle) = &self.throttle else {
-            return Engine::query(self, r);
+            return Engine::query(self.0, r);
         };
         let now = self.now();
         let mut values = vec![&r.key_condition.partition_value];
@@ -190,7 +182,7 @@ impl Throttled for MemoryStore {
             read: true,
         }];
         throttle.admit(now, &parts).map_err(|p| throttle.error(p))?;
-        let page = Engine::query(self, r)?;
+        let page = Engine::query(self.0, r)?;
         // A query's units are its table's or its index's share, whichever it read.
         let units = page
             .consumed_capacity
@@ -201,16 +193,16 @@ impl Throttled for MemoryStore {
     }
 
     fn scan(&self, r: ScanRequest) -> Result<Page> {
-        Engine::scan(self, r)
+        Engine::scan(self.0, r)
     }
 
     fn batch_get(&self, r: BatchGetRequest) -> Result<BatchGetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::batch_get(self, r);
+            return Engine::batch_get(self.0, r);
         };
         // Requests the engine refuses whole keep its error.
         if r.keys.is_empty() || r.keys.len() > 100 {
-            return Engine::batch_get(self, r);
+            return Engine::batch_get(self.0, r);
         }
         let now = self.now();
         let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
@@ -228,7 +220,7 @@ impl Throttled for MemoryStore {
             return Err(first.unwrap_or_else(|| Error::validation("no keys")));
         }
         let mut out = Engine::batch_get(
-            self,
+            self.0,
             BatchGetRequest {
                 keys: admitted,
                 consistent_read: r.consistent_read,
@@ -240,10 +232,10 @@ impl Throttled for MemoryStore {
 
     fn batch_write(&self, r: BatchWriteRequest) -> Result<BatchWriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::batch_write(self, r);
+            return Engine::batch_write(self.0, r);
         };
         if r.writes.is_empty() || r.writes.len() > 25 {
-            return Engine::batch_write(self, r);
+            return Engine::batch_write(self.0, r);
         }
         let now = self.now();
         let (mut admitted, mut unprocessed, mut first) = (Vec::new(), Vec::new(), None);
@@ -260,14 +252,14 @@ impl Throttled for MemoryStore {
         if admitted.is_empty() {
             return Err(first.unwrap_or_else(|| Error::validation("no writes")));
         }
-        let mut out = Engine::batch_write(self, BatchWriteRequest { writes: admitted })?;
+        let mut out = Engine::batch_write(self.0, BatchWriteRequest { writes: admitted })?;
         out.unprocessed.extend(unprocessed);
         Ok(out)
     }
 
     fn transact_get(&self, r: TransactGetRequest) -> Result<TransactGetOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::transact_get(self, r);
+            return Engine::transact_get(self.0, r);
         };
         let now = self.now();
         let parts: Vec<Vec<Part>> = r
@@ -280,12 +272,12 @@ impl Throttled for MemoryStore {
             })
             .collect();
         admit_all(throttle, now, &parts)?;
-        Engine::transact_get(self, r)
+        Engine::transact_get(self.0, r)
     }
 
     fn transact_write(&self, r: TransactWriteRequest) -> Result<TransactWriteOutput> {
         let Some(throttle) = &self.throttle else {
-            return Engine::transact_write(self, r);
+            return Engine::transact_write(self.0, r);
         };
         let now = self.now();
         let parts: Vec<Vec<Part>> = r
@@ -307,26 +299,26 @@ impl Throttled for MemoryStore {
             })
             .collect();
         admit_all(throttle, now, &parts)?;
-        Engine::transact_write(self, r)
+        Engine::transact_write(self.0, r)
     }
 
     fn create_table(&self, d: &TableDef) -> Result<()> {
-        Engine::create_table(self, d)
+        Engine::create_table(self.0, d)
     }
 
     fn delete_table(&self, n: &str) -> Result<()> {
-        Engine::delete_table(self, n)
+        Engine::delete_table(self.0, n)
     }
 
     fn describe_table(&self, n: &str) -> Result<TableDescription> {
-        Engine::describe_table(self, n)
+        Engine::describe_table(self.0, n)
     }
 
     fn update_ttl(&self, t: &str, a: &str, e: bool) -> Result<()> {
-        Engine::update_ttl(self, t, a, e)
+        Engine::update_ttl(self.0, t, a, e)
     }
 
     fn update_table(&self, r: UpdateTableRequest) -> Result<TableDescription> {
-        Engine::update_table(self, r)
+        Engine::update_table(self.0, r)
     }
 }

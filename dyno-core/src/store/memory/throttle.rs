@@ -24,7 +24,8 @@ use crate::store::{
 use crate::table::TableDef;
 use crate::value::{item_size, AttributeValue, Item, SharedItem};
 
-/// The engine without the throttle: what `Store` for `MemoryStore` calls.
+/// The engine's requests, synchronous: `MemoryStore`'s own (`mod.rs`), and the same through
+/// the throttle (`Throttled`, `store.rs`), which is what `Store` for `MemoryStore` calls.
 pub(super) trait Engine {
     fn get_item(&self, r: GetRequest<'_>) -> Result<GetOutput>;
     fn put_item(&self, r: PutRequest) -> Result<WriteOutput>;
