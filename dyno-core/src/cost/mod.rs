@@ -134,7 +134,7 @@ use self::model::Model;
 pub use self::price::HOURS_PER_MONTH;
 pub use self::price::{CostReport, CostRow, Prices, Rates};
 pub use self::report::{PartitionReport, PatternReport, Report, Totals};
-use self::tally::{Local, Measured, Name, Plan, Shared, Touch, Touches};
+use self::tally::{Local, Measured, Name, PatternKey, Plan, Shared, Slot, Space, Touch, Touches};
 use crate::entity::Entity;
 use crate::error::Result;
 use crate::store::{
@@ -375,13 +375,15 @@ impl<S> Metered<S> {
         self.shared.reset();
     }
 
-    /// Adds a call to this thread's counters, found without a lock: the thread's first
-    /// wrapper is this one, as long as a thread uses one wrapper at a time.
-    fn record(&self, plan: &Plan<'_>, measured: Measured<'_>, items: (u64, u64)) {
-        let name = |n: &str| self.name(n);
-        let recorded = LOCALS.try_with(|locals| {
+    /// Runs `f` on this thread's counters, found without a lock: the thread's first wrapper
+    /// is this one, as long as a thread uses one wrapper at a time. Where the thread's own
+    /// cannot be reached (in a thread-local value's destructor, as the thread ends), on the
+    /// wrapper's fallback counters, under a lock.
+    fn with_local<R>(&self, f: impl FnOnce(&mut Local, &Shared) -> R) -> R {
+        let mut f = Some(f);
+        let done = LOCALS.try_with(|locals| {
             let Ok(mut locals) = locals.try_borrow_mut() else {
-                return false;
+                return None;
             };
             let i = match locals.iter().position(|e| e.id == self.id) {
                 Some(i) => i,
@@ -399,18 +401,57 @@ impl<S> Metered<S> {
             if i > 0 {
                 locals.swap(0, i);
             }
-            locals[0]
-                .local
-                .record(&self.shared, plan, measured, items, &name);
-            true
+            let f = f.take().expect("called once");
+            Some(f(&mut locals[0].local, &self.shared))
         });
-        if recorded != Ok(true) {
-            self.fallback
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get_or_insert_with(|| Local::new(&self.shared))
-                .record(&self.shared, plan, measured, items, &name);
+        match done {
+            Ok(Some(r)) => r,
+            _ => {
+                let f = f.take().expect("not called on the thread's counters");
+                let mut fallback = self.fallback.lock().unwrap_or_else(PoisonError::into_inner);
+                let local = fallback.get_or_insert_with(|| Local::new(&self.shared));
+                f(local, &self.shared)
+            }
         }
+    }
+
+    /// Adds a call to this thread's counters.
+    fn record(&self, plan: &Plan<'_>, measured: Measured<'_>, items: (u64, u64)) {
+        let name = |n: &str| self.name(n);
+        self.with_local(|local, shared| local.record(shared, plan, measured, items, &name));
+    }
+
+    /// Finds the counters of a call to one partition before it is sent ([`Local::slot`]).
+    fn slot(&self, key: PatternKey, space: Space, partition: &str) -> Slot {
+        self.with_local(|local, shared| local.slot(shared, key, space, partition))
+    }
+
+    /// `reply`, the answer of the call found at `slot`, added to the counters when it comes:
+    /// at once when it is ready (the counters found before the call, nothing copied), else
+    /// when the future completes, perhaps on another thread, by the partition's key (copied
+    /// now).
+    fn answer<'s, T: Capacitied + Send + 's>(
+        &'s self,
+        reply: Reply<'s, Result<T>>,
+        slot: Slot,
+        items: fn(&Result<T>) -> (u64, u64),
+    ) -> Reply<'s, Result<T>>
+    where
+        S: Sync,
+    {
+        if let Some(out) = reply.peek() {
+            let name = |n: &str| self.name(n);
+            self.with_local(|local, shared| {
+                local.add(shared, slot, measured(out), items(out), &name);
+            });
+            return reply;
+        }
+        let plan = self.with_local(|local, shared| local.plan_of(shared, slot));
+        reply.inspect(move |out| {
+            if let Some(plan) = &plan {
+                self.record(plan, measured(out), items(out));
+            }
+        })
     }
 
     /// The number of a table's or index's name.
@@ -557,32 +598,6 @@ impl<S> Metered<S> {
     }
 }
 
-/// A string to copy a query's partition key into for the time of the call, without an
-/// allocation per call: each thread keeps one, taken for the call and given back after it.
-struct Scratch(String);
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
-}
-
-impl Scratch {
-    fn take() -> Self {
-        let mut s = SCRATCH.try_with(std::cell::Cell::take).unwrap_or_default();
-        s.clear();
-        Scratch(s)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let s = std::mem::take(&mut self.0);
-        // A long key's buffer is not kept.
-        if s.capacity() <= 1024 {
-            let _ = SCRATCH.try_with(|c| c.set(s));
-        }
-    }
-}
-
 fn measured<'o>(result: &'o Result<impl Capacitied>) -> Measured<'o> {
     match result {
         Err(_) => Measured::Failed,
@@ -621,28 +636,21 @@ impl<S: Store> Store for Metered<S> {
             Some(e) => model::bit(e),
             None => self.model.classify_item(t, &r.key, false),
         };
-        // The key's partition value is copied into this thread's scratch string, so that the
-        // request goes to the inner store whole.
-        let mut partition = Scratch::take();
-        match t.and_then(|t| model::attr(&r.key, &self.model.tables[t].pk)) {
-            Some(v) => partition.0.push_str(&model::key_text(v)),
-            None => partition.0.push_str(tally::UNKNOWN_PARTITION),
-        }
-        self.inner.get_item(r).inspect(move |out| {
-            let plan = Plan {
-                table: name,
-                entities,
-                op: Operation::Get,
-                index: 0,
-                touches: Touches::One(Touch {
-                    table: name,
-                    space: 0,
-                    partition: Cow::Borrowed(&partition.0),
-                    index_partitions: Vec::new(),
-                }),
-            };
+        let key = PatternKey {
+            table: name,
+            entities,
+            op: Operation::Get,
+            index: 0,
+        };
+        let slot = {
+            let partition = t
+                .and_then(|t| model::attr(&r.key, &self.model.tables[t].pk))
+                .map_or(Cow::Borrowed(tally::UNKNOWN_PARTITION), model::key_text);
+            self.slot(key, (name, 0), &partition)
+        };
+        self.answer(self.inner.get_item(r), slot, |out| {
             let found = out.as_ref().map_or(0, |o| u64::from(o.item.is_some()));
-            self.record(&plan, measured(out), (1, found));
+            (1, found)
         })
     }
 
@@ -676,25 +684,18 @@ impl<S: Store> Store for Metered<S> {
                 .model
                 .classify_query(t, r.index.as_deref(), &r.key_condition),
         };
-        // The request goes to the inner store whole: its partition key is copied into this
-        // thread's scratch string, not into a new one.
-        let mut partition = Scratch::take();
-        model::query_partition(&r.key_condition, &mut partition.0);
-        self.inner.query(r).inspect(move |out| {
-            let plan = Plan {
-                table: name,
-                entities,
-                op: Operation::Query,
-                index,
-                touches: Touches::One(Touch {
-                    table: name,
-                    space: index,
-                    partition: Cow::Borrowed(&partition.0),
-                    index_partitions: Vec::new(),
-                }),
-            };
-            self.record(&plan, measured(out), page_items(out));
-        })
+        let key = PatternKey {
+            table: name,
+            entities,
+            op: Operation::Query,
+            index,
+        };
+        let slot = self.slot(
+            key,
+            (name, index),
+            &model::query_partition(&r.key_condition),
+        );
+        self.answer(self.inner.query(r), slot, page_items)
     }
 
     fn scan(&self, r: ScanRequest) -> Reply<'_, Result<Page>> {
@@ -816,38 +817,156 @@ mod tests {
     use std::sync::mpsc;
 
     use super::Metered;
+    use crate::expr::KeyCondition;
     use crate::prelude::*;
+    use crate::store::{GetRequest, QueryRequest, Reply};
+    use crate::value::AttributeValue;
 
     #[derive(Table)]
     #[dyno(name = "Notes", pk = "PK", sk = "SK")]
+    #[dyno(index(name = "GSI1", pk = "GSI1PK", sk = "GSI1SK"))]
     struct Notes;
 
     #[derive(Debug, Clone, PartialEq, Entity)]
     #[dyno(table = Notes, pk = "USER#{user}", sk = "NOTE#{n}")]
+    #[dyno(index(GSI1, pk = "TOPIC#{topic}", sk = "{n}"))]
     struct Note {
         user: String,
         n: u32,
+        topic: String,
     }
 
-    async fn metered() -> Metered<MemoryStore> {
-        let store = Metered::new(MemoryStore::new()).entity::<Note>();
-        store.create_table(Notes::definition()).await.unwrap();
-        let note = Note {
+    fn note(n: u32) -> Note {
+        Note {
             user: "u".into(),
-            n: 1,
-        };
-        note.put().send(&store).await.unwrap();
+            n,
+            topic: "rust".into(),
+        }
+    }
+
+    async fn metered_over<S: Store>(inner: S) -> Metered<S> {
+        let store = Metered::new(inner).entity::<Note>();
+        store.create_table(Notes::definition()).await.unwrap();
+        note(1).put().send(&store).await.unwrap();
         store
     }
 
-    async fn gets(store: &Metered<MemoryStore>, n: usize) {
+    async fn metered() -> Metered<MemoryStore> {
+        metered_over(MemoryStore::new()).await
+    }
+
+    /// Answers every call later, as a store on the network does: its replies are pending.
+    #[derive(Debug)]
+    struct Later(MemoryStore);
+
+    #[async_trait::async_trait]
+    impl crate::store::forward::Forward for Later {
+        type Inner = MemoryStore;
+        fn inner(&self) -> &MemoryStore {
+            &self.0
+        }
+        async fn around<T: Send>(
+            &self,
+            _: crate::store::forward::Call,
+            inner: futures::future::BoxFuture<'_, crate::Result<T>>,
+        ) -> crate::Result<T> {
+            tokio::task::yield_now().await;
+            inner.await
+        }
+    }
+
+    /// A get, a miss, a query of the table, a query of the index and a failed get (no such
+    /// table) through `store`, each answer awaited by `answer`.
+    async fn reads<S: Store>(store: &Metered<S>, answer: impl AsyncFn(Reply<'_, ()>)) {
+        let key = Note::key("u", 1u32).into_item();
+        let missing = Note::key("u", 2u32).into_item();
+        let get = |k| {
+            store
+                .get_item(GetRequest::borrowed("Notes", k))
+                .map(|r| drop(r.unwrap()))
+        };
+        answer(get(&key)).await;
+        answer(get(&missing)).await;
+        let pk = AttributeValue::S("USER#u".into());
+        let table = QueryRequest::new("Notes", None, KeyCondition::partition("PK", pk));
+        answer(store.query(table).map(|r| drop(r.unwrap()))).await;
+        let topic = AttributeValue::S("TOPIC#rust".into());
+        let index = KeyCondition::partition("GSI1PK", topic);
+        let index = QueryRequest::new("Notes", Some("GSI1"), index);
+        answer(store.query(index).map(|r| drop(r.unwrap()))).await;
+        let failed = store.get_item(GetRequest::borrowed("Nowhere", &key));
+        answer(failed.map(|r| assert!(r.is_err()))).await;
+    }
+
+    /// A get or query answered later, on another thread than the one that made the call, lands
+    /// in the same rows, with the same units, as one answered at once: the wrapper found its
+    /// counters on the calling thread and records it by its partition's key.
+    #[tokio::test]
+    async fn calls_answered_later_on_another_thread_are_counted_as_ready_ones_are() {
+        let ready = metered().await;
+        reads(&ready, async |reply| reply.await).await;
+        let later = metered_over(Later(MemoryStore::new())).await;
+        reads(&later, async |reply| {
+            // Made here, awaited (and answered) on a thread of its own.
+            on_a_thread(async || reply.await);
+        })
+        .await;
+        let (ready, later) = (ready.report(), later.report());
+        assert_eq!(later, ready);
+        let get = ready.pattern("Note get").expect("the gets");
+        assert_eq!((get.calls, get.items_read, get.items_returned), (2, 2, 1));
+        let index = ready.pattern("Note query GSI1").expect("the index query");
+        assert!(index.global_indexes[0].1 > 0.0);
+        let topic = ready
+            .partitions
+            .iter()
+            .find(|p| p.key == "TOPIC#rust")
+            .expect("the index partition");
+        assert_eq!(topic.index.as_deref(), Some("GSI1"));
+        assert_eq!(topic.read_units, index.read_units);
+        let failed = ready.patterns.iter().find(|p| p.failed == 1);
+        assert!(failed.is_some(), "{:?}", ready.patterns);
+    }
+
+    /// A reset between a call and its answer: the call is counted at most once, in the new
+    /// generation's rows with its partition (never in counters the reset dropped), and the
+    /// calls after it are counted.
+    #[tokio::test]
+    async fn a_reset_while_a_call_is_out_leaves_consistent_counts() {
+        let store = metered_over(Later(MemoryStore::new())).await;
+        let key = Note::key("u", 1u32).into_item();
+        let touches = |store: &Metered<Later>| {
+            let report = store.report();
+            report.partitions.iter().map(|p| p.touches).sum::<u64>()
+        };
+        for elsewhere in [false, true] {
+            let reply = store.get_item(GetRequest::borrowed("Notes", &key));
+            store.reset();
+            if elsewhere {
+                on_a_thread(async || reply.await.unwrap());
+            } else {
+                reply.await.unwrap();
+            }
+            let counted = calls(&store, "Note get");
+            assert!(counted <= 1);
+            assert_eq!(touches(&store), counted);
+            store
+                .get_item(GetRequest::borrowed("Notes", &key))
+                .await
+                .unwrap();
+            assert_eq!(calls(&store, "Note get"), counted + 1);
+            assert_eq!(touches(&store), counted + 1);
+        }
+    }
+
+    async fn gets<S: Store>(store: &Metered<S>, n: usize) {
         for _ in 0..n {
             let got = Note::get(Note::key("u", 1u32)).send(store).await.unwrap();
             assert!(got.is_some());
         }
     }
 
-    fn calls(store: &Metered<MemoryStore>, pattern: &str) -> u64 {
+    fn calls<S>(store: &Metered<S>, pattern: &str) -> u64 {
         store.report().pattern(pattern).map_or(0, |p| p.calls)
     }
 

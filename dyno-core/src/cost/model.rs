@@ -90,6 +90,7 @@ pub(super) struct Model {
 }
 
 /// A single-entity set.
+#[inline]
 pub(super) fn bit(entity: usize) -> u128 {
     1u128 << entity
 }
@@ -168,6 +169,7 @@ impl Model {
             .map(|&(_, query)| query)
     }
 
+    #[inline]
     pub(super) fn table(&self, name: &str) -> Option<usize> {
         // A typed request names its table with the definition's string: the same address.
         self.tables
@@ -205,6 +207,7 @@ impl Model {
     }
 
     /// The registered entity `tag` names, when it lives in table `table`.
+    #[inline]
     pub(super) fn tagged(&self, tag: Tag, table: Option<usize>) -> Option<usize> {
         let (entity, table) = (tag.entity_id()?, table?);
         self.entities
@@ -345,6 +348,7 @@ fn can_select(prefix: &str, cond: &SortCondition) -> bool {
 }
 
 /// An attribute of a small item (a key: two entries) by a scan, which beats hashing the name.
+#[inline]
 pub(super) fn attr<'i>(item: &'i Item, name: &str) -> Option<&'i AttributeValue> {
     if item.len() <= 4 {
         item.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
@@ -362,19 +366,28 @@ fn attr_s<'i>(item: &'i Item, name: &str) -> Option<&'i str> {
 }
 
 /// A key value as the report shows it: strings and numbers as they are, binary in hex.
+#[inline]
 pub(super) fn key_text(v: &AttributeValue) -> Cow<'_, str> {
     match v {
         AttributeValue::S(s) => Cow::Borrowed(s),
         AttributeValue::N(n) => Cow::Borrowed(n),
+        other => Cow::Owned(other_key_text(other)),
+    }
+}
+
+/// [`key_text`] of a value that is not a string or a number.
+#[cold]
+fn other_key_text(v: &AttributeValue) -> String {
+    match v {
         AttributeValue::B(b) => {
             let mut out = String::with_capacity(2 + 2 * b.as_ref().len());
             out.push_str("0x");
             for byte in b.as_ref() {
                 out.push_str(&format!("{byte:02x}"));
             }
-            Cow::Owned(out)
+            out
         }
-        other => Cow::Owned(format!("{other:?}")),
+        other => format!("{other:?}"),
     }
 }
 
@@ -412,14 +425,19 @@ pub(super) fn updated_partition(update: &Update, index: &IndexShape) -> Option<S
     Some(out)
 }
 
-/// The partition a query reads, written to `out`: its partition value (all of them, for a
+/// The partition a query reads: its partition value (all of them, for a
 /// multi-attribute key).
-pub(super) fn query_partition(condition: &KeyCondition, out: &mut String) {
-    out.push_str(&key_text(&condition.partition_value));
+pub(super) fn query_partition(condition: &KeyCondition) -> Cow<'_, str> {
+    let first = key_text(&condition.partition_value);
+    if condition.extra_partition.is_empty() {
+        return first;
+    }
+    let mut out = first.into_owned();
     for (_, v) in &condition.extra_partition {
         out.push_str(", ");
         out.push_str(&key_text(v));
     }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

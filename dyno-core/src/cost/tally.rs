@@ -274,11 +274,13 @@ impl Tally {
 pub(super) struct Count(AtomicU64);
 
 impl Count {
+    #[inline]
     fn add(&self, n: u64) {
         self.0
             .store(self.0.load(Ordering::Relaxed) + n, Ordering::Relaxed);
     }
 
+    #[inline]
     fn get(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
     }
@@ -289,18 +291,22 @@ impl Count {
 pub(super) struct Units(AtomicU64);
 
 impl Units {
+    #[inline]
     fn get(&self) -> f64 {
         f64::from_bits(self.0.load(Ordering::Relaxed))
     }
 
+    #[inline]
     fn set(&self, units: f64) {
         self.0.store(units.to_bits(), Ordering::Relaxed);
     }
 
+    #[inline]
     fn add(&self, units: f64) {
         self.set(self.get() + units);
     }
 
+    #[inline]
     fn raise(&self, units: f64) {
         if units > self.get() {
             self.set(units);
@@ -324,6 +330,32 @@ pub(super) struct PatternCells {
 }
 
 impl PatternCells {
+    /// A call that consumed `units` (`table` of them in the table), items (read, returned).
+    #[inline]
+    fn add_call(&self, units: f64, table: f64, read: bool, items: (u64, u64)) {
+        self.calls.add(1);
+        self.table.add(table);
+        if read {
+            self.read.add(units);
+            self.max_read.raise(units);
+        } else {
+            self.write.add(units);
+            self.max_write.raise(units);
+        }
+        self.items_read.add(items.0);
+        self.items_returned.add(items.1);
+    }
+
+    /// A call that failed, or whose answer carried no capacity.
+    fn count_unmeasured(&self, measured: Measured<'_>) {
+        self.calls.add(1);
+        if matches!(measured, Measured::Failed) {
+            self.failed.add(1);
+        } else {
+            self.unreported.add(1);
+        }
+    }
+
     fn add_to(&self, t: &mut PatternTally) {
         t.calls += self.calls.get();
         t.failed += self.failed.get();
@@ -347,12 +379,40 @@ pub(super) struct PartitionCells {
 }
 
 impl PartitionCells {
+    /// One touch of a call whose units all land here (see [`whole_share`]): the table's share,
+    /// then the index's, in that order.
+    #[inline]
+    fn charge_whole(&self, table: f64, index: Option<f64>, read: bool) {
+        self.touches.add(1);
+        self.charge(table, read);
+        if let Some(units) = index {
+            self.charge(units, read);
+        }
+    }
+
+    #[inline]
     fn charge(&self, units: f64, read: bool) {
         if read {
             self.read.add(units);
         } else {
             self.write.add(units);
         }
+    }
+}
+
+/// How the units of a call to one partition of `space` (a table's, or index `space`'s) land
+/// there whole: `Some(None)` when the table alone has units (a get, a query of the table),
+/// `Some(Some(units))` when the queried index alone has units besides the table's share (a
+/// query of the index), else `None` (shared among partitions, see
+/// [`Local::charge_partitions`]).
+#[inline]
+fn whole_share(c: &Capacity, space: Name, name: &impl Fn(&str) -> Name) -> Option<Option<f64>> {
+    match (&c.global_indexes[..], &c.local_indexes[..]) {
+        ([], []) => Some(None),
+        ([(index, units)], []) | ([], [(index, units)]) if space != 0 && name(index) == space => {
+            Some(Some(*units))
+        }
+        _ => None,
     }
 }
 
@@ -446,6 +506,55 @@ impl Shared {
     }
 }
 
+/// Where a thread's counters of a call to one partition are, found before the call is sent
+/// ([`Local::slot`]): good for the [`Local`] that found them, at its generation.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Slot {
+    owner: u64,
+    generation: u64,
+    pattern: u32,
+    partition: u32,
+}
+
+/// One partition's counters in a thread's [`Local`], and which partition it is.
+#[derive(Debug)]
+struct PartitionSlot {
+    space: Space,
+    key: Box<str>,
+    cells: Arc<PartitionCells>,
+    /// The next slot whose partition hashes the same ([`NO_SLOT`]: none).
+    next: u32,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// The hash of partition `key` of `space`, as [`Local`]'s table keeps it: Fx's, its well mixed
+/// high bits turned down to where the table takes its bucket from.
+fn partition_hash(space: Space, key: &str) -> u64 {
+    let mut h = Fx::default();
+    h.add(u64::from(space.0) << 32 | u64::from(space.1));
+    h.write(key.as_bytes());
+    h.finish().rotate_left(26)
+}
+
+/// A hasher for keys that are hashes already ([`partition_hash`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct Hashed(u64);
+
+impl Hasher for Hashed {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only hashes are hashed again")
+    }
+    #[inline]
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// One thread's counters of one wrapper, and how it finds them: read and written by that
 /// thread alone, but for the counters' values, which the report reads.
 #[derive(Debug, Default)]
@@ -461,10 +570,11 @@ pub(super) struct Local {
     last: usize,
     /// `(pattern position, index, local)`: the pattern's units in that index.
     indexes: FxMap<(usize, Name, bool), Arc<Units>>,
-    /// `((table, index or 0), partitions)`: a few spaces, found by a scan; a partition's
-    /// position in `partitions` by its key.
-    spaces: Vec<(Space, FxMap<Box<str>, usize>)>,
-    partitions: Vec<Arc<PartitionCells>>,
+    /// Every partition of every space (a table, or one of its indexes).
+    partitions: Vec<PartitionSlot>,
+    /// The first slot in `partitions` of each [`partition_hash`]: one hash and one probe find
+    /// a partition, whatever its space.
+    by_hash: HashMap<u64, u32, BuildHasherDefault<Hashed>>,
 }
 
 impl Local {
@@ -475,6 +585,19 @@ impl Local {
             owner: NEXT_OWNER.fetch_add(1, Ordering::Relaxed),
             generation: shared.generation.load(Ordering::Acquire),
             ..Local::default()
+        }
+    }
+
+    /// Drops every counter of an older generation than `shared`'s (a reset happened).
+    #[inline]
+    fn refresh(&mut self, shared: &Shared) {
+        let generation = shared.generation.load(Ordering::Acquire);
+        if generation != self.generation {
+            *self = Local {
+                owner: self.owner,
+                generation,
+                ..Local::default()
+            };
         }
     }
 
@@ -515,6 +638,40 @@ impl Local {
             })
     }
 
+    /// The position in `partitions` of partition `key` of `table` (or of its index `index`,
+    /// not 0). Looked up by `&str`, so that a known partition costs no allocation.
+    fn partition_at(&mut self, shared: &Shared, table: Name, index: Name, key: &str) -> usize {
+        let space = (table, index);
+        self.partition_hashed(shared, space, key, partition_hash(space, key))
+    }
+
+    /// [`Local::partition_at`] of a key whose hash is `hash`.
+    fn partition_hashed(&mut self, shared: &Shared, space: Space, key: &str, hash: u64) -> usize {
+        let first = self.by_hash.get(&hash).copied().unwrap_or(NO_SLOT);
+        let mut at = first;
+        while at != NO_SLOT {
+            let slot = &self.partitions[at as usize];
+            if slot.space == space && *slot.key == *key {
+                return at as usize;
+            }
+            at = slot.next;
+        }
+        let cells = Arc::<PartitionCells>::default();
+        let owner = self.owner;
+        shared.register(self.generation, |r| {
+            r.partitions.push((owner, space, key.into(), cells.clone()));
+        });
+        let at = u32::try_from(self.partitions.len()).expect("fewer than 2^32 partitions");
+        self.partitions.push(PartitionSlot {
+            space,
+            key: key.into(),
+            cells,
+            next: first,
+        });
+        self.by_hash.insert(hash, at);
+        at as usize
+    }
+
     /// The counters of partition `key` of `table` (or of its index `index`, not 0).
     fn partition(
         &mut self,
@@ -523,23 +680,107 @@ impl Local {
         index: Name,
         key: &str,
     ) -> &PartitionCells {
-        let keys = space_entry(&mut self.spaces, (table, index));
-        // Looked up by `&str`, so that a known partition costs no allocation.
-        let i = match keys.get(key) {
-            Some(&i) => i,
-            None => {
-                let cells = Arc::<PartitionCells>::default();
-                let owner = self.owner;
-                shared.register(self.generation, |r| {
-                    r.partitions
-                        .push((owner, (table, index), key.into(), cells.clone()));
-                });
-                keys.insert(key.into(), self.partitions.len());
-                self.partitions.push(cells);
-                self.partitions.len() - 1
+        let at = self.partition_at(shared, table, index, key);
+        &self.partitions[at].cells
+    }
+
+    /// Finds, before the call is sent, the counters of a call of pattern `key` to partition
+    /// `partition` of `space`, for [`Local::add`] once it answers: the request need not be kept
+    /// (or its key copied) for the time of the call.
+    pub(super) fn slot(
+        &mut self,
+        shared: &Shared,
+        key: PatternKey,
+        space: Space,
+        partition: &str,
+    ) -> Slot {
+        self.refresh(shared);
+        let pattern = self.pattern(shared, key);
+        let at = self.partition_at(shared, space.0, space.1, partition);
+        Slot {
+            owner: self.owner,
+            generation: self.generation,
+            // Fewer than 2^32 of each: `partition_at` checks.
+            pattern: pattern as u32,
+            partition: at as u32,
+        }
+    }
+
+    /// True when `slot` was found by this `Local`, at its current generation (after a reset
+    /// it is not: the call raced the reset, and is not counted).
+    #[inline]
+    fn owns(&mut self, shared: &Shared, slot: Slot) -> bool {
+        self.refresh(shared);
+        slot.owner == self.owner && slot.generation == self.generation
+    }
+
+    /// The call `slot` was found for, as a plan that owns its partition's key: what a call
+    /// that answers later (perhaps on another thread) is recorded with. `None` when the slot
+    /// is no longer good (a reset).
+    pub(super) fn plan_of(&mut self, shared: &Shared, slot: Slot) -> Option<Plan<'static>> {
+        if !self.owns(shared, slot) {
+            return None;
+        }
+        let key = self.patterns[slot.pattern as usize].0;
+        let p = &self.partitions[slot.partition as usize];
+        Some(Plan {
+            table: key.table,
+            entities: key.entities,
+            op: key.op,
+            index: key.index,
+            touches: Touches::One(Touch {
+                table: p.space.0,
+                space: p.space.1,
+                partition: Cow::Owned(p.key.to_string()),
+                index_partitions: Vec::new(),
+            }),
+        })
+    }
+
+    /// Adds a call found at `slot` (by this thread, before it was sent): as [`Local::record`]
+    /// would with its plan, without finding the pattern and the partition again.
+    pub(super) fn add(
+        &mut self,
+        shared: &Shared,
+        slot: Slot,
+        measured: Measured<'_>,
+        items: (u64, u64),
+        name: &impl Fn(&str) -> Name,
+    ) {
+        if !self.owns(shared, slot) {
+            return;
+        }
+        let (i, at) = (slot.pattern as usize, slot.partition as usize);
+        self.last = i;
+        let key = self.patterns[i].0;
+        let read = key.op.is_read();
+        let space = self.partitions[at].space;
+        // The call's units all land in its partition (a get, a query): nothing to look up.
+        let whole = match measured {
+            Measured::One(c) if space.0 == key.table => {
+                whole_share(c, space.1, name).map(|index| (c, index))
             }
+            _ => None,
         };
-        &self.partitions[i]
+        match (measured, whole) {
+            (Measured::Failed | Measured::Unreported, _) => {
+                self.partitions[at].cells.touches.add(1);
+                self.patterns[i].1.count_unmeasured(measured);
+            }
+            (_, Some((c, index))) => {
+                match index {
+                    None => self.patterns[i].1.add_call(c.units, c.table, read, items),
+                    Some(_) => self.add_units(shared, i, &[(key.table, c)], read, items, name),
+                }
+                self.partitions[at].cells.charge_whole(c.table, index, read);
+            }
+            _ => {
+                let plan = self
+                    .plan_of(shared, slot)
+                    .expect("the slot is this Local's");
+                self.record(shared, &plan, measured, items, name);
+            }
+        }
     }
 
     /// Adds one call: `items` are (read, returned); `name` numbers a table or index name the
@@ -552,14 +793,7 @@ impl Local {
         items: (u64, u64),
         name: &impl Fn(&str) -> Name,
     ) {
-        let generation = shared.generation.load(Ordering::Acquire);
-        if generation != self.generation {
-            *self = Local {
-                owner: self.owner,
-                generation,
-                ..Local::default()
-            };
-        }
+        self.refresh(shared);
         let key = PatternKey {
             table: plan.table,
             entities: plan.entities,
@@ -575,37 +809,34 @@ impl Local {
                         .add(1);
                 }
                 let i = self.pattern(shared, key);
-                let p = &self.patterns[i].1;
-                p.calls.add(1);
-                if matches!(measured, Measured::Failed) {
-                    p.failed.add(1);
-                } else {
-                    p.unreported.add(1);
-                }
+                self.patterns[i].1.count_unmeasured(measured);
             }
             Measured::One(c) => {
-                self.record_tables(shared, key, plan, &[(plan.table, c)], read, items, name);
+                let tables = [(plan.table, c)];
+                let i = self.pattern(shared, key);
+                self.add_units(shared, i, &tables, read, items, name);
+                self.charge_partitions(shared, plan, &tables, read, name);
             }
             Measured::Tables(list) => {
-                let v: Vec<(Name, &Capacity)> =
+                let tables: Vec<(Name, &Capacity)> =
                     list.iter().map(|t| (name(&t.table), &t.capacity)).collect();
-                self.record_tables(shared, key, plan, &v, read, items, name);
+                let i = self.pattern(shared, key);
+                self.add_units(shared, i, &tables, read, items, name);
+                self.charge_partitions(shared, plan, &tables, read, name);
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn record_tables(
+    /// Adds a call's units in `tables` and its items to the pattern at `i`.
+    fn add_units(
         &mut self,
         shared: &Shared,
-        key: PatternKey,
-        plan: &Plan<'_>,
+        i: usize,
         tables: &[(Name, &Capacity)],
         read: bool,
         items: (u64, u64),
         name: &impl Fn(&str) -> Name,
     ) {
-        let i = self.pattern(shared, key);
         let mut units = 0.0;
         let mut table = 0.0;
         for (_, c) in tables {
@@ -618,19 +849,7 @@ impl Local {
                 self.index(shared, i, name(index), true).add(*u);
             }
         }
-        let p = &self.patterns[i].1;
-        p.calls.add(1);
-        p.table.add(table);
-        if read {
-            p.read.add(units);
-            p.max_read.raise(units);
-        } else {
-            p.write.add(units);
-            p.max_write.raise(units);
-        }
-        p.items_read.add(items.0);
-        p.items_returned.add(items.1);
-        self.charge_partitions(shared, plan, tables, read, name);
+        self.patterns[i].1.add_call(units, table, read, items);
     }
 
     fn charge(&mut self, shared: &Shared, at: (Name, Name, &str), units: f64, read: bool) {
@@ -650,31 +869,12 @@ impl Local {
         name: &impl Fn(&str) -> Name,
     ) {
         let touches = plan.touches.as_slice();
-        // One item or partition of one table, no index: all of it there (a get, a query of
-        // the table).
         if let ([t], [(table, c)]) = (touches, tables)
             && t.table == *table
-            && c.global_indexes.is_empty()
-            && c.local_indexes.is_empty()
+            && let Some(index_units) = whole_share(c, t.space, name)
         {
-            let entry = self.partition(shared, t.table, t.space, &t.partition);
-            entry.touches.add(1);
-            entry.charge(c.table, read);
-            return;
-        }
-        // One partition of one index, which alone has units (a query of the index): the
-        // table's share and the index's units there, in that order, found once.
-        if let ([t], [(table, c)]) = (touches, tables)
-            && t.table == *table
-            && t.space != 0
-            && let ([(index, units)], []) | ([], [(index, units)]) =
-                (&c.global_indexes[..], &c.local_indexes[..])
-            && name(index) == t.space
-        {
-            let entry = self.partition(shared, t.table, t.space, &t.partition);
-            entry.touches.add(1);
-            entry.charge(c.table, read);
-            entry.charge(*units, read);
+            self.partition(shared, t.table, t.space, &t.partition)
+                .charge_whole(c.table, index_units, read);
             return;
         }
         for t in touches {
@@ -724,5 +924,81 @@ impl Local {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(op: Operation) -> PatternKey {
+        PatternKey {
+            table: 1,
+            entities: 1,
+            op,
+            index: 0,
+        }
+    }
+
+    fn no_name(_: &str) -> Name {
+        0
+    }
+
+    /// A slot found before a reset is not used after it: the call is not added to the new
+    /// generation's counters at another pattern's or partition's position, and no plan is
+    /// made of it.
+    #[test]
+    fn a_slot_found_before_a_reset_adds_nothing_after_it() {
+        let shared = Shared::default();
+        let mut local = Local::new(&shared);
+        let capacity = Capacity::table(0.5);
+        let stale = local.slot(&shared, key(Operation::Get), (1, 0), "USER#1");
+        shared.reset();
+        // The new generation's first pattern and partition are at the stale slot's positions.
+        let fresh = local.slot(&shared, key(Operation::Query), (1, 0), "USER#2");
+        assert!(local.plan_of(&shared, stale).is_none());
+        local.add(&shared, stale, Measured::One(&capacity), (1, 1), &no_name);
+        local.add(&shared, fresh, Measured::One(&capacity), (3, 2), &no_name);
+        let tally = shared.registry.lock().unwrap().sum();
+        let rows: Vec<_> = tally
+            .patterns
+            .iter()
+            .map(|(k, t)| (k.op, t.calls, t.read))
+            .collect();
+        assert_eq!(rows, [(Operation::Query, 1, 0.5)]);
+        let (space, parts) = &tally.spaces[0];
+        assert_eq!(*space, (1, 0));
+        assert_eq!(
+            parts.keys.keys().map(|k| &**k).collect::<Vec<_>>(),
+            ["USER#2"]
+        );
+    }
+
+    /// Partitions whose keys hash alike stay apart, in every space: the table's and each
+    /// index's partitions of one key are different partitions.
+    #[test]
+    fn partitions_are_found_by_space_and_key() {
+        let shared = Shared::default();
+        let mut local = Local::new(&shared);
+        let spaces = [(1, 0), (1, 2), (3, 0)];
+        for round in 0..2 {
+            for (s, space) in spaces.iter().enumerate() {
+                for k in 0..500 {
+                    let at = local.partition_at(&shared, space.0, space.1, &format!("K#{k}"));
+                    assert_eq!(at, s * 500 + k, "round {round}");
+                }
+            }
+        }
+        // Keys whose hashes collide: one chain, each found through it.
+        let first = local.partitions.len();
+        for round in 0..2 {
+            for k in 0..4 {
+                let key = format!("collides {k}");
+                assert_eq!(local.partition_hashed(&shared, (9, 9), &key, 7), first + k);
+            }
+            let other_space = local.partition_hashed(&shared, (9, 8), "collides 0", 7);
+            assert_eq!(other_space, first + 4, "round {round}");
+        }
+        assert_eq!(shared.registry.lock().unwrap().partitions.len(), first + 5);
     }
 }

@@ -60,6 +60,16 @@ impl<'a, T> Reply<'a, T> {
         }
     }
 
+    /// The answer, if it is known without polling ([`Reply::ready`]), left in the reply: a
+    /// wrapper that only looks at it does not move it out and back.
+    #[inline]
+    pub fn peek(&self) -> Option<&T> {
+        match &self.0 {
+            State::Ready(value) => value.as_ref(),
+            State::Pending(_) => None,
+        }
+    }
+
     /// This reply with its answer passed through `f`: at once when it is ready, else when the
     /// future completes (one more box).
     #[inline]
@@ -83,13 +93,18 @@ impl<'a, T> Reply<'a, T> {
         Reply::new(async move { f(self.await) })
     }
 
-    /// This reply, with `f` shown its answer before the caller gets it.
+    /// This reply, with `f` shown its answer before the caller gets it: at once, in place, when
+    /// it is ready.
     #[inline]
     pub fn inspect(self, f: impl FnOnce(&T) + Send + 'a) -> Self
     where
         T: Send + 'a,
     {
-        self.map(|value| {
+        if let Some(value) = self.peek() {
+            f(value);
+            return self;
+        }
+        self.map_later(|value| {
             f(&value);
             value
         })
