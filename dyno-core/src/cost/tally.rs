@@ -400,20 +400,38 @@ impl PartitionCells {
     }
 }
 
+/// Where the units of a call to one partition land when they all land there (see
+/// [`whole_share`]).
+#[derive(Debug, Clone, Copy)]
+enum Whole {
+    /// The table alone has units (a get, a query of the table).
+    Table,
+    /// The queried index alone has units besides the table's share (a query of the index):
+    /// `units` of them, in a local index or a global one.
+    Index { units: f64, local: bool },
+}
+
+impl Whole {
+    fn index_units(self) -> Option<f64> {
+        match self {
+            Whole::Table => None,
+            Whole::Index { units, .. } => Some(units),
+        }
+    }
+}
+
 /// How the units of a call to one partition of `space` (a table's, or index `space`'s) land
-/// there whole: `Some(None)` when the table alone has units (a get, a query of the table),
-/// `Some(Some(units))` when the queried index alone has units besides the table's share (a
-/// query of the index), else `None` (shared among partitions, see
+/// there whole, or `None` when they do not (they are shared among partitions, see
 /// [`Local::charge_partitions`]).
 #[inline]
-fn whole_share(c: &Capacity, space: Name, name: &impl Fn(&str) -> Name) -> Option<Option<f64>> {
-    match (&c.global_indexes[..], &c.local_indexes[..]) {
-        ([], []) => Some(None),
-        ([(index, units)], []) | ([], [(index, units)]) if space != 0 && name(index) == space => {
-            Some(Some(*units))
-        }
-        _ => None,
-    }
+fn whole_share(c: &Capacity, space: Name, name: &impl Fn(&str) -> Name) -> Option<Whole> {
+    let (units, local) = match (&c.global_indexes[..], &c.local_indexes[..]) {
+        ([], []) => return Some(Whole::Table),
+        ([(index, units)], []) if space != 0 && name(index) == space => (*units, false),
+        ([], [(index, units)]) if space != 0 && name(index) == space => (*units, true),
+        _ => return None,
+    };
+    Some(Whole::Index { units, local })
 }
 
 /// Every counter the threads made for one wrapper since its last reset: what the report adds
@@ -758,7 +776,7 @@ impl Local {
         // The call's units all land in its partition (a get, a query): nothing to look up.
         let whole = match measured {
             Measured::One(c) if space.0 == key.table => {
-                whole_share(c, space.1, name).map(|index| (c, index))
+                whole_share(c, space.1, name).map(|whole| (c, whole))
             }
             _ => None,
         };
@@ -767,12 +785,13 @@ impl Local {
                 self.partitions[at].cells.touches.add(1);
                 self.patterns[i].1.count_unmeasured(measured);
             }
-            (_, Some((c, index))) => {
-                match index {
-                    None => self.patterns[i].1.add_call(c.units, c.table, read, items),
-                    Some(_) => self.add_units(shared, i, &[(key.table, c)], read, items, name),
+            (_, Some((c, whole))) => {
+                if let Whole::Index { units, local } = whole {
+                    self.index(shared, i, space.1, local).add(units);
                 }
-                self.partitions[at].cells.charge_whole(c.table, index, read);
+                self.patterns[i].1.add_call(c.units, c.table, read, items);
+                let cells = &self.partitions[at].cells;
+                cells.charge_whole(c.table, whole.index_units(), read);
             }
             _ => {
                 let plan = self
@@ -871,10 +890,10 @@ impl Local {
         let touches = plan.touches.as_slice();
         if let ([t], [(table, c)]) = (touches, tables)
             && t.table == *table
-            && let Some(index_units) = whole_share(c, t.space, name)
+            && let Some(whole) = whole_share(c, t.space, name)
         {
             self.partition(shared, t.table, t.space, &t.partition)
-                .charge_whole(c.table, index_units, read);
+                .charge_whole(c.table, whole.index_units(), read);
             return;
         }
         for t in touches {
