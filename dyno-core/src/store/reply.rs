@@ -187,6 +187,19 @@ mod tests {
         assert_eq!(reply.now().unwrap(), 20);
     }
 
+    /// `peek` shows a ready answer and leaves it in the reply; a pending one has none yet.
+    #[tokio::test]
+    async fn peek_shows_a_ready_answer_in_place() {
+        let reply = Reply::ready(String::from("answer"));
+        let shown = reply.peek().map(|s| s.as_ptr());
+        // The answer the caller gets is the very one shown, not a copy.
+        let answer = reply.await;
+        assert_eq!(shown, Some(answer.as_ptr()));
+        let pending = Reply::new(async { 1 });
+        assert!(pending.peek().is_none());
+        assert_eq!(pending.await, 1);
+    }
+
     #[tokio::test]
     async fn a_pending_answer_is_seen_when_it_completes() {
         let seen = std::sync::Arc::new(AtomicUsize::new(0));
