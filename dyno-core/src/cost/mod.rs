@@ -45,15 +45,17 @@
 //!
 //! # What it costs
 //!
-//! A call through the wrapper does its own work and, after the answer, adds it to counters of
-//! its thread's own: no lock and no read-modify-write on the way (a thread finds its counters
-//! in a thread-local list and adds with plain loads and stores; the report adds every
-//! thread's up, those of threads that have ended included), no strings built for a get or a
-//! query of a partition seen before (names are numbered once, the partition key is copied into
-//! a buffer of the thread's and found by a short hash), and a typed call skips matching key
-//! templates. No future is allocated either: the wrapper passes the inner store's
-//! [`Reply`] on through [`Reply::inspect`], so over MemoryStore, which answers at once, a
-//! metered call allocates nothing.
+//! A call through the wrapper adds to counters of its thread's own: no lock and no
+//! read-modify-write on the way (a thread finds its counters in a thread-local list and adds
+//! with plain loads and stores; the report adds every thread's up, those of threads that have
+//! ended included), and no strings built for a call to a partition seen before (names are
+//! numbered once; a thread's partitions are in one table, found by a short hash of the space
+//! and the key). A get or a query finds its pattern's and partition's counters before it is
+//! sent, while it can still read its key, and adds to them when the answer comes; a typed call
+//! skips matching key templates. No future is allocated either: the wrapper looks at the inner
+//! store's [`Reply`] in place ([`Reply::peek`]), so over MemoryStore, which answers at once, a
+//! metered call allocates nothing. (A reply that answers later, from a server, is recorded
+//! when it completes, by the partition's key, copied as the call is made.)
 //!
 //! The `metering` benchmark times MemoryStore calls with and without the wrapper side by side
 //! (`cargo bench -p dyno-tests --bench metering -- paired`). On a quiet two-core machine (load
