@@ -611,31 +611,42 @@ impl Local {
     fn refresh(&mut self, shared: &Shared) {
         let generation = shared.generation.load(Ordering::Acquire);
         if generation != self.generation {
-            *self = Local {
-                owner: self.owner,
-                generation,
-                ..Local::default()
-            };
+            self.restart(generation);
         }
     }
 
+    #[cold]
+    fn restart(&mut self, generation: u64) {
+        *self = Local {
+            owner: self.owner,
+            generation,
+            ..Local::default()
+        };
+    }
+
     /// The position of pattern `key`.
+    #[inline]
     fn pattern(&mut self, shared: &Shared, key: PatternKey) -> usize {
-        let i = match self.patterns.get(self.last) {
+        match self.patterns.get(self.last) {
             Some((k, _)) if *k == key => self.last,
-            _ => match self.positions.get(&key) {
-                Some(&i) => i,
-                None => {
-                    let cells = Arc::<PatternCells>::default();
-                    let owner = self.owner;
-                    shared.register(self.generation, |r| {
-                        r.patterns.push((owner, key, cells.clone()));
-                    });
-                    self.patterns.push((key, cells));
-                    self.positions.insert(key, self.patterns.len() - 1);
-                    self.patterns.len() - 1
-                }
-            },
+            _ => self.pattern_found(shared, key),
+        }
+    }
+
+    /// [`Local::pattern`] of a pattern other than the last one.
+    fn pattern_found(&mut self, shared: &Shared, key: PatternKey) -> usize {
+        let i = match self.positions.get(&key) {
+            Some(&i) => i,
+            None => {
+                let cells = Arc::<PatternCells>::default();
+                let owner = self.owner;
+                shared.register(self.generation, |r| {
+                    r.patterns.push((owner, key, cells.clone()));
+                });
+                self.patterns.push((key, cells));
+                self.positions.insert(key, self.patterns.len() - 1);
+                self.patterns.len() - 1
+            }
         };
         self.last = i;
         i
