@@ -65,7 +65,7 @@ pub(super) struct IndexGen<'a> {
 impl IndexGen<'_> {
     /// The index kind (`Global`, or `Local` for an index sharing the table's partition key); a
     /// constant assertion checks it against the table's declaration.
-    pub(super) fn kind(&self, p: &TokenStream) -> TokenStream {
+    pub(super) fn kind(&self, p: &impl ToTokens) -> TokenStream {
         if self.own_pk {
             quote!(#p::Global)
         } else {
@@ -84,7 +84,7 @@ impl IndexGen<'_> {
 /// Everything the entity's generators share.
 pub(super) struct Gen<'a> {
     pub m: &'a EntityInput<'a>,
-    pub p: TokenStream,
+    pub p: Ident,
     pub ident: &'a Ident,
     pub table: TokenStream,
     pub indexes: Vec<IndexGen<'a>>,
@@ -95,7 +95,7 @@ pub(super) struct Gen<'a> {
 }
 
 /// The generated constant for a template.
-pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
+pub(super) fn template_const(p: &impl ToTokens, t: &Template) -> TokenStream {
     let segs = t.segments.iter().map(|s| match s {
         Seg::Lit(l) => quote!(#p::Segment::Literal(#l)),
         Seg::Field(f) => quote!(#p::Segment::Field(#f)),
