@@ -32,8 +32,13 @@ pub(crate) fn private() -> TokenStream {
 /// `__d`, the short name of `::dyno_core::__private` inside an entity's `const _: () = { ... };`
 /// (see [`private_alias_use`]): the entity derive writes it on every path, so its expansion is
 /// shorter to print, parse and resolve, once per entity on every build.
-pub(crate) fn private_alias() -> TokenStream {
-    quote!(__d)
+///
+/// An `Ident`, not a `TokenStream`: in a real expansion `quote!` defers the tokens it pushes
+/// and sends them to the compiler in one batch, but interpolating a stream clones it, flushes
+/// the batch and concatenates, three calls across the proc-macro bridge for each of the
+/// several hundred `__d::` paths of an entity.
+pub(crate) fn private_alias() -> proc_macro2::Ident {
+    proc_macro2::Ident::new("__d", proc_macro2::Span::call_site())
 }
 
 /// The `use` that defines [`private_alias`] in a `const _` block.

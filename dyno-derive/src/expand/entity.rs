@@ -65,7 +65,7 @@ pub(super) struct IndexGen<'a> {
 impl IndexGen<'_> {
     /// The index kind (`Global`, or `Local` for an index sharing the table's partition key); a
     /// constant assertion checks it against the table's declaration.
-    pub(super) fn kind(&self, p: &TokenStream) -> TokenStream {
+    pub(super) fn kind(&self, p: &impl ToTokens) -> TokenStream {
         if self.own_pk {
             quote!(#p::Global)
         } else {
@@ -84,9 +84,13 @@ impl IndexGen<'_> {
 /// Everything the entity's generators share.
 pub(super) struct Gen<'a> {
     pub m: &'a EntityInput<'a>,
-    pub p: TokenStream,
+    pub p: Ident,
     pub ident: &'a Ident,
-    pub table: TokenStream,
+    /// The table's path, interpolated as its own tokens (a `TokenStream` would cost bridge calls
+    /// at each of its uses).
+    pub table: &'a syn::Path,
+    /// The table's path as text, for messages.
+    pub table_name: String,
     pub indexes: Vec<IndexGen<'a>>,
     /// Fields of the primary key templates.
     pub primary: BTreeSet<String>,
@@ -95,7 +99,7 @@ pub(super) struct Gen<'a> {
 }
 
 /// The generated constant for a template.
-pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
+pub(super) fn template_const(p: &impl ToTokens, t: &Template) -> TokenStream {
     let segs = t.segments.iter().map(|s| match s {
         Seg::Lit(l) => quote!(#p::Segment::Literal(#l)),
         Seg::Field(f) => quote!(#p::Segment::Field(#f)),
@@ -106,7 +110,8 @@ pub(super) fn template_const(p: &TokenStream, t: &Template) -> TokenStream {
 impl<'a> Gen<'a> {
     fn new(m: &'a EntityInput<'a>) -> Self {
         let p = private_alias();
-        let table = m.table.to_token_stream();
+        let table = &m.table;
+        let table_name = table.to_token_stream().to_string().replace(' ', "");
         let mut primary = BTreeSet::new();
         for f in m.pk.fields().chain(m.sk.iter().flat_map(|t| t.fields())) {
             primary.insert(f.to_owned());
@@ -155,6 +160,7 @@ impl<'a> Gen<'a> {
             p,
             ident: m.ident,
             table,
+            table_name,
             indexes,
             primary,
             keyed,
@@ -215,12 +221,12 @@ impl<'a> Gen<'a> {
         let sk_msg = if has_sk {
             format!(
                 "`{ident}` gives `sk = ...` but table `{}` has no sort key: remove `sk`",
-                table.to_string().replace(' ', "")
+                self.table_name
             )
         } else {
             format!(
                 "table `{}` has a sort key: give `{ident}` an `sk = \"...\"` template",
-                table.to_string().replace(' ', "")
+                self.table_name
             )
         };
         let sk_span = self
@@ -339,7 +345,7 @@ impl<'a> Gen<'a> {
                 };
             }
             if f.ttl.get() {
-                let msg = format!("`{fid}` is `#[dyno(ttl)]` but table `{}` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`", table.to_string().replace(' ', ""));
+                let msg = format!("`{fid}` is `#[dyno(ttl)]` but table `{}` has no TTL attribute: add `ttl = \"ttl\"` to the table's `#[dyno(...)]`", self.table_name);
                 let fspan = f
                     .ttl
                     .tokens()

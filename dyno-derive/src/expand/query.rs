@@ -187,7 +187,7 @@ fn one(g: &Gen<'_>, s: &Spec<'_>) -> (TokenStream, TokenStream, TokenStream) {
 
 /// The `QueryDsl` impl (filter, limit, page size, order, consistency and running it, from
 /// dyno-core) and the projection method.
-fn passthrough(p: &TokenStream, ty: &Ident, entity: &TokenStream) -> TokenStream {
+fn passthrough(p: &impl quote::ToTokens, ty: &Ident, entity: &TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl<const IX: usize, State, Kind, Out: #p::FromItem + #p::FilterBy<#entity>> #p::QueryDsl for #ty<IX, State, Kind, Out> {

@@ -527,21 +527,28 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
     (def, impls)
 }
 
-/// The names of the `pub fn`s in `tokens` (methods of an impl body, at any depth).
+/// The names of the `pub fn`s in `tokens`, a run of method definitions (`pub fn name(..) {..}`
+/// at the top level). Only the top level is read: descending into every signature and body
+/// walked each generated method token by token again, a large part of the derive's time.
 fn fn_names(tokens: &TokenStream) -> Vec<String> {
     use proc_macro2::TokenTree;
     let mut out = Vec::new();
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    for (i, tree) in trees.iter().enumerate() {
-        match tree {
-            TokenTree::Group(group) => out.extend(fn_names(&group.stream())),
-            TokenTree::Ident(id) if id == "fn" && i > 0 => {
-                let public = matches!(&trees[i - 1], TokenTree::Ident(p) if p == "pub");
-                if let (true, Some(TokenTree::Ident(name))) = (public, trees.get(i + 1)) {
-                    out.push(name.to_string());
-                }
+    let mut public = false;
+    let mut after_fn = false;
+    for tree in tokens.clone() {
+        if let TokenTree::Ident(id) = &tree {
+            if after_fn {
+                out.push(id.to_string());
+                after_fn = false;
+                public = false;
+                continue;
             }
-            _ => {}
+            let text = id.to_string();
+            after_fn = public && text == "fn";
+            public = text == "pub";
+        } else {
+            public = false;
+            after_fn = false;
         }
     }
     out

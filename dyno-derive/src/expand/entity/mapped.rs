@@ -76,7 +76,7 @@ impl Gen<'_> {
         );
 
         // Checks: the key's shape, each field's attribute name and type.
-        let table_name = table.to_string().replace(' ', "");
+        let table_name = &self.table_name;
         for (sort, list) in [(false, &mapped.partition), (true, &mapped.sort)] {
             let which = if sort { "sort" } else { "partition" };
             let count = list.len();
