@@ -930,6 +930,36 @@ mod tests {
         assert!(failed.is_some(), "{:?}", ready.patterns);
     }
 
+    /// A metered store inside a metered store (`Metered<Arc<Metered<_>>>`): each counts every
+    /// call.
+    #[tokio::test]
+    async fn a_metered_store_inside_another_counts_every_call() {
+        let inner = std::sync::Arc::new(metered().await);
+        let outer = Metered::new(std::sync::Arc::clone(&inner)).entity::<Note>();
+        reads(&outer, async |reply| reply.await).await;
+        gets(&outer, 2).await;
+        let (outer, inner) = (outer.report(), inner.report());
+        assert_eq!(calls_in(&outer, "Note get"), 4);
+        assert_eq!(calls_in(&inner, "Note get"), 4);
+        // The inner one also has the put that seeded it.
+        assert_eq!(calls_in(&inner, "Note put"), 1);
+        let rows = |r: &crate::cost::Report| {
+            let mut v: Vec<_> = r
+                .patterns
+                .iter()
+                .filter(|p| p.operation != crate::cost::Operation::Put)
+                .map(|p| (p.name.clone(), p.calls, p.failed, p.read_units))
+                .collect();
+            v.sort_by(|a, b| a.0.cmp(&b.0));
+            v
+        };
+        assert_eq!(rows(&outer), rows(&inner));
+    }
+
+    fn calls_in(report: &crate::cost::Report, pattern: &str) -> u64 {
+        report.pattern(pattern).map_or(0, |p| p.calls)
+    }
+
     /// A reset between a call and its answer: the call is counted at most once, in the new
     /// generation's rows with its partition (never in counters the reset dropped), and the
     /// calls after it are counted.
@@ -969,7 +999,7 @@ mod tests {
     }
 
     fn calls<S>(store: &Metered<S>, pattern: &str) -> u64 {
-        store.report().pattern(pattern).map_or(0, |p| p.calls)
+        calls_in(&store.report(), pattern)
     }
 
     /// Runs `f` on a thread of its own, with a runtime of its own.
