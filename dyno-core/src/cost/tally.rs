@@ -716,6 +716,7 @@ impl Local {
     /// Finds, before the call is sent, the counters of a call of pattern `key` to partition
     /// `partition` of `space`, for [`Local::add`] once it answers: the request need not be kept
     /// (or its key copied) for the time of the call.
+    #[inline]
     pub(super) fn slot(
         &mut self,
         shared: &Shared,
@@ -768,6 +769,7 @@ impl Local {
 
     /// Adds a call found at `slot` (by this thread, before it was sent): as [`Local::record`]
     /// would with its plan, without finding the pattern and the partition again.
+    #[inline]
     pub(super) fn add(
         &mut self,
         shared: &Shared,
@@ -804,13 +806,24 @@ impl Local {
                 let cells = &self.partitions[at].cells;
                 cells.charge_whole(c.table, whole.index_units(), read);
             }
-            _ => {
-                let plan = self
-                    .plan_of(shared, slot)
-                    .expect("the slot is this Local's");
-                self.record(shared, &plan, measured, items, name);
-            }
+            _ => self.add_shared(shared, slot, measured, items, name),
         }
+    }
+
+    /// [`Local::add`] of a call whose units are shared among partitions: recorded by its plan.
+    #[cold]
+    fn add_shared(
+        &mut self,
+        shared: &Shared,
+        slot: Slot,
+        measured: Measured<'_>,
+        items: (u64, u64),
+        name: &impl Fn(&str) -> Name,
+    ) {
+        let plan = self
+            .plan_of(shared, slot)
+            .expect("the slot is this Local's");
+        self.record(shared, &plan, measured, items, name);
     }
 
     /// Adds one call: `items` are (read, returned); `name` numbers a table or index name the
