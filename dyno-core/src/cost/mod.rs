@@ -381,39 +381,16 @@ impl<S> Metered<S> {
     /// cannot be reached (in a thread-local value's destructor, as the thread ends), on the
     /// wrapper's fallback counters, under a lock.
     fn with_local<R>(&self, f: impl FnOnce(&mut Local, &Shared) -> R) -> R {
-        let mut f = Some(f);
-        let done = LOCALS.try_with(|locals| {
-            let Ok(mut locals) = locals.try_borrow_mut() else {
-                return None;
-            };
-            let i = match locals.iter().position(|e| e.id == self.id) {
-                Some(i) => i,
-                None => {
-                    // The entries of dropped wrappers go before a new one is added.
-                    locals.retain(|e| e.shared.strong_count() > 0);
-                    locals.push(Entry {
-                        id: self.id,
-                        shared: Arc::downgrade(&self.shared),
-                        local: Local::new(&self.shared),
-                    });
-                    locals.len() - 1
-                }
-            };
-            if i > 0 {
-                locals.swap(0, i);
-            }
-            let f = f.take().expect("called once");
-            Some(f(&mut locals[0].local, &self.shared))
-        });
-        match done {
-            Ok(Some(r)) => r,
-            _ => {
-                let f = f.take().expect("not called on the thread's counters");
-                let mut fallback = self.fallback.lock().unwrap_or_else(PoisonError::into_inner);
-                let local = fallback.get_or_insert_with(|| Local::new(&self.shared));
-                f(local, &self.shared)
-            }
-        }
+        let (mut f, mut out) = (Some(f), None);
+        on_local(
+            self.id,
+            &self.shared,
+            &self.fallback,
+            &mut |local, shared| {
+                out = f.take().map(|f| f(local, shared));
+            },
+        );
+        out.expect("on_local runs its function once")
     }
 
     /// Adds a call to this thread's counters.
@@ -596,6 +573,45 @@ impl<S> Metered<S> {
             index: 0,
             touches: Touches::Many(touches),
         }
+    }
+}
+
+/// [`Metered::with_local`]'s search for the thread's counters of wrapper `id`: one body for
+/// every call and every store type, not one per closure, so that the two visits of a call
+/// (before it is sent and after it answers) run the same code.
+#[inline(never)]
+fn on_local(
+    id: u64,
+    shared: &Arc<Shared>,
+    fallback: &Mutex<Option<Local>>,
+    f: &mut dyn FnMut(&mut Local, &Shared),
+) {
+    let done = LOCALS.try_with(|locals| {
+        let Ok(mut locals) = locals.try_borrow_mut() else {
+            return false;
+        };
+        let i = match locals.iter().position(|e| e.id == id) {
+            Some(i) => i,
+            None => {
+                // The entries of dropped wrappers go before a new one is added.
+                locals.retain(|e| e.shared.strong_count() > 0);
+                locals.push(Entry {
+                    id,
+                    shared: Arc::downgrade(shared),
+                    local: Local::new(shared),
+                });
+                locals.len() - 1
+            }
+        };
+        if i > 0 {
+            locals.swap(0, i);
+        }
+        f(&mut locals[0].local, shared);
+        true
+    });
+    if done != Ok(true) {
+        let mut fallback = fallback.lock().unwrap_or_else(PoisonError::into_inner);
+        f(fallback.get_or_insert_with(|| Local::new(shared)), shared);
     }
 }
 
