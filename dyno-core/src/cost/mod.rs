@@ -59,13 +59,14 @@
 //!
 //! The `metering` benchmark times MemoryStore calls with and without the wrapper side by side
 //! (`cargo bench -p dyno-tests --bench metering -- paired`). On a quiet two-core machine (load
-//! average under 0.6, December 2026; medians of 5 runs, each pairing 41 rounds) it added 49 ns
-//! to a typed get of 1.00 µs (+4.9%, runs from +3.7% to +5.3%: at the goal of 5%, with little
-//! margin), 96 ns to a typed index query of 2.1 µs (+4.6%) and 76 ns to an untyped get of
-//! 265 ns (+29%; matching its key against the registered templates is most of the
-//! difference). Callgrind counts about 690 instructions per metered typed get besides the
-//! store's; cachegrind puts much of the time in instruction-cache misses (about 20 per call
-//! in the wrapper's code, in a typed get whose code does not fit in the cache).
+//! average 1.2-1.4, December 2026; medians of 7 runs, each pairing 41 rounds) it added 43 ns
+//! to a typed get of 1.01 µs (+4.3%, runs from +2.5% to +5.6%; the goal is 5%), 128 ns to a
+//! typed index query of 2.1 µs (+6.1%) and 87 ns to an untyped get of 264 ns (+33%; matching
+//! its key against the registered templates is most of the difference). Callgrind counts
+//! about 740 instructions per metered typed get besides the store's; cachegrind puts much of
+//! the time in instruction-cache misses (about 20 per call in the wrapper's code, in a typed
+//! get whose code does not fit in the cache), which is why the search for a thread's counters
+//! is one function shared by every call rather than inlined into each.
 //!
 //! # What it does not see
 //!
