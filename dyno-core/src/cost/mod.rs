@@ -946,6 +946,91 @@ mod tests {
         assert!(failed.is_some(), "{:?}", ready.patterns);
     }
 
+    /// One call of [`the_two_ways_of_recording_a_call_agree`]'s sequences.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Get { user: u8, n: u8 },
+        QueryUser(u8),
+        QueryTopic(u8),
+        Put { user: u8, n: u8, topic: u8 },
+        Delete { user: u8, n: u8 },
+        GetElsewhere(u8),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0..3u8, 0..4u8).prop_map(|(user, n)| Op::Get { user, n }),
+            (0..3u8).prop_map(Op::QueryUser),
+            (0..2u8).prop_map(Op::QueryTopic),
+            (0..3u8, 0..4u8, 0..2u8).prop_map(|(user, n, topic)| Op::Put { user, n, topic }),
+            (0..3u8, 0..4u8).prop_map(|(user, n)| Op::Delete { user, n }),
+            (0..3u8).prop_map(Op::GetElsewhere),
+        ]
+    }
+
+    /// Runs `ops` through `store`, typed and raw, failures included.
+    async fn run_ops<S: Store>(store: &Metered<S>, ops: &[Op]) {
+        for op in ops {
+            match op {
+                Op::Get { user, n } => {
+                    let key = Note::key(format!("u{user}").as_str(), u32::from(*n));
+                    Note::get(key).send(store).await.unwrap();
+                }
+                Op::QueryUser(user) => {
+                    let pk = AttributeValue::S(format!("USER#u{user}"));
+                    let q = QueryRequest::new("Notes", None, KeyCondition::partition("PK", pk));
+                    store.query(q).await.unwrap();
+                }
+                Op::QueryTopic(topic) => {
+                    let pk = AttributeValue::S(format!("TOPIC#t{topic}"));
+                    let condition = KeyCondition::partition("GSI1PK", pk);
+                    let q = QueryRequest::new("Notes", Some("GSI1"), condition);
+                    store.query(q).await.unwrap();
+                }
+                Op::Put { user, n, topic } => {
+                    let note = Note {
+                        user: format!("u{user}"),
+                        n: u32::from(*n),
+                        topic: format!("t{topic}"),
+                    };
+                    note.put().send(store).await.unwrap();
+                }
+                Op::Delete { user, n } => {
+                    let key = Note::key(format!("u{user}").as_str(), u32::from(*n));
+                    Note::delete(key).send(store).await.unwrap();
+                }
+                Op::GetElsewhere(user) => {
+                    let key = Note::key(format!("u{user}").as_str(), 0u32).into_item();
+                    let r = store.get_item(GetRequest::borrowed("Nowhere", &key)).await;
+                    assert!(r.is_err());
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// A get or query is recorded through the counters it found before it was sent when
+        /// its answer is ready, and by its plan when the answer comes later: over any sequence
+        /// of reads and writes, typed and raw, the two give the same report.
+        #[test]
+        fn the_two_ways_of_recording_a_call_agree(
+            ops in proptest::collection::vec(op(), 1..40),
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let (ready, later) = rt.block_on(async {
+                let ready = metered().await;
+                run_ops(&ready, &ops).await;
+                let later = metered_over(Later(MemoryStore::new())).await;
+                run_ops(&later, &ops).await;
+                (ready.report(), later.report())
+            });
+            proptest::prop_assert_eq!(later, ready);
+        }
+    }
+
     /// A metered store inside a metered store (`Metered<Arc<Metered<_>>>`): each counts every
     /// call.
     #[tokio::test]
