@@ -199,18 +199,6 @@ pub(super) struct Partitions {
     pub tallies: Vec<PartitionTally>,
 }
 
-/// What `spaces` (a few, found by a scan) holds for `space`, added empty when new.
-fn space_entry<T: Default>(spaces: &mut Vec<(Space, T)>, space: Space) -> &mut T {
-    let i = match spaces.iter().position(|(s, _)| *s == space) {
-        Some(i) => i,
-        None => {
-            spaces.push((space, T::default()));
-            spaces.len() - 1
-        }
-    };
-    &mut spaces[i].1
-}
-
 /// The sum of every thread's counters, which the report is made from.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
@@ -238,7 +226,15 @@ impl Tally {
 
     /// The tally of partition `key` of `table` (or of its index `index`, not 0).
     fn partition(&mut self, table: Name, index: Name, key: &str) -> &mut PartitionTally {
-        let p = space_entry(&mut self.spaces, (table, index));
+        let space = (table, index);
+        let at = match self.spaces.iter().position(|(s, _)| *s == space) {
+            Some(at) => at,
+            None => {
+                self.spaces.push((space, Partitions::default()));
+                self.spaces.len() - 1
+            }
+        };
+        let p = &mut self.spaces[at].1;
         let i = match p.keys.get(key) {
             Some(&i) => i,
             None => {
