@@ -74,8 +74,8 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 <#entity as #p::FromItem>::ttl_attribute()
             }
             fn projection() -> ::core::option::Option<&'static [&'static str]> {
-                static ATTRIBUTES: #p::OnceLock<::std::vec::Vec<&'static str>> = #p::OnceLock::new();
-                ::core::option::Option::Some(ATTRIBUTES.get_or_init(|| {
+                static ATTRIBUTES: #p::BuiltOnce<::std::vec::Vec<&'static str>> = #p::BuiltOnce::new();
+                ::core::option::Option::Some(ATTRIBUTES.get(|| {
                     #p::projection_attributes::<#entity>(&[#(#names),*])
                 }))
             }

@@ -145,8 +145,8 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         #[automatically_derived]
         impl #p::Table for #ident {
             fn definition() -> &'static #p::TableDef {
-                static DEFINITION: #p::OnceLock<#p::TableDef> = #p::OnceLock::new();
-                DEFINITION.get_or_init(|| #def)
+                static DEFINITION: #p::BuiltOnce<#p::TableDef> = #p::BuiltOnce::new();
+                DEFINITION.get(|| #def)
             }
             #entity_attribute
         }

@@ -54,12 +54,12 @@ const _: () = {
             <Order as ::dyno_core::__private::FromItem>::ttl_attribute()
         }
         fn projection() -> ::core::option::Option<&'static [&'static str]> {
-            static ATTRIBUTES: ::dyno_core::__private::OnceLock<
+            static ATTRIBUTES: ::dyno_core::__private::BuiltOnce<
                 ::std::vec::Vec<&'static str>,
-            > = ::dyno_core::__private::OnceLock::new();
+            > = ::dyno_core::__private::BuiltOnce::new();
             ::core::option::Option::Some(
                 ATTRIBUTES
-                    .get_or_init(|| {
+                    .get(|| {
                         ::dyno_core::__private::projection_attributes::<
                             Order,
                         >(&[<Order>::ORDER_ID.name(), <Order>::TOTAL.name()])

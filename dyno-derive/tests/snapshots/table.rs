@@ -16,11 +16,11 @@ const _: () = {
     #[automatically_derived]
     impl ::dyno_core::__private::Table for ECommerce {
         fn definition() -> &'static ::dyno_core::__private::TableDef {
-            static DEFINITION: ::dyno_core::__private::OnceLock<
+            static DEFINITION: ::dyno_core::__private::BuiltOnce<
                 ::dyno_core::__private::TableDef,
-            > = ::dyno_core::__private::OnceLock::new();
+            > = ::dyno_core::__private::BuiltOnce::new();
             DEFINITION
-                .get_or_init(|| {
+                .get(|| {
                     ::dyno_core::__private::TableDef::new(
                             "ECommerce",
                             "PK",
