@@ -126,8 +126,9 @@ pub enum StubTable {}
 /// crate makes rustc look its drop glue up among the generic instances that all dependencies
 /// export, and to answer that, rebuild the whole map in every incremental rebuild of the crate
 /// (measured: about 228 M instructions per rebuild with dyno-core and the AWS SDK, a third of an
-/// edit to a one-entity model). once_cell's cell of a reference has none (std's cells implement
-/// `Drop`), and `get` is not generic, so it is compiled here, once.
+/// edit to a one-entity model). once_cell's cell of a reference has none; std's cells implement
+/// `Drop`. What matters is the static's type: `get` is `#[inline]`, so that optimized builds
+/// inline its fast path as they did `OnceLock`'s.
 #[derive(Debug)]
 pub struct BuiltOnce<T: 'static>(once_cell::sync::OnceCell<&'static T>);
 
@@ -137,6 +138,7 @@ impl<T> BuiltOnce<T> {
         Self(once_cell::sync::OnceCell::new())
     }
 
+    #[inline]
     fn get_or_build(&'static self, build: fn() -> T) -> &'static T {
         self.0.get_or_init(|| Box::leak(Box::new(build())))
     }
@@ -150,6 +152,7 @@ impl<T> Default for BuiltOnce<T> {
 
 impl BuiltOnce<TableDef> {
     /// The definition, built by `build` the first time.
+    #[inline]
     pub fn get(&'static self, build: fn() -> TableDef) -> &'static TableDef {
         self.get_or_build(build)
     }
@@ -157,6 +160,7 @@ impl BuiltOnce<TableDef> {
 
 impl BuiltOnce<Vec<&'static str>> {
     /// The attribute names, built by `build` the first time.
+    #[inline]
     pub fn get(&'static self, build: fn() -> Vec<&'static str>) -> &'static [&'static str] {
         self.get_or_build(build)
     }
