@@ -127,19 +127,19 @@ pub enum StubTable {}
 /// export, and to answer that, rebuild the whole map in every incremental rebuild of the crate
 /// (measured: about 228 M instructions per rebuild with dyno-core and the AWS SDK, a third of an
 /// edit to a one-entity model). once_cell's cell of a reference has none; std's cells implement
-/// `Drop`. Only the static's type matters here, so `get` is `#[inline]`: optimized builds inline
-/// its fast path, one atomic load.
+/// `Drop`. Only the static's type matters, not where `get` is compiled.
 #[derive(Debug)]
 pub struct BuiltOnce<T: 'static>(once_cell::sync::OnceCell<&'static T>);
 
 impl<T> BuiltOnce<T> {
-    /// Empty; built on the first `get`.
+    /// Empty; built on the first [`BuiltOnce::get`].
     pub const fn new() -> Self {
         Self(once_cell::sync::OnceCell::new())
     }
 
+    /// The value, built by `build` the first time.
     #[inline]
-    fn get_or_build(&'static self, build: fn() -> T) -> &'static T {
+    pub fn get(&'static self, build: fn() -> T) -> &'static T {
         self.0.get_or_init(|| Box::leak(Box::new(build())))
     }
 }
@@ -147,22 +147,6 @@ impl<T> BuiltOnce<T> {
 impl<T> Default for BuiltOnce<T> {
     fn default() -> Self {
         Self::new()
-    }
-}
-
-impl BuiltOnce<TableDef> {
-    /// The definition, built by `build` the first time.
-    #[inline]
-    pub fn get(&'static self, build: fn() -> TableDef) -> &'static TableDef {
-        self.get_or_build(build)
-    }
-}
-
-impl BuiltOnce<Vec<&'static str>> {
-    /// The attribute names, built by `build` the first time.
-    #[inline]
-    pub fn get(&'static self, build: fn() -> Vec<&'static str>) -> &'static [&'static str] {
-        self.get_or_build(build)
     }
 }
 

@@ -77,7 +77,7 @@ pub(super) fn generate(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 static ATTRIBUTES: #p::BuiltOnce<::std::vec::Vec<&'static str>> = #p::BuiltOnce::new();
                 ::core::option::Option::Some(ATTRIBUTES.get(|| {
                     #p::projection_attributes::<#entity>(&[#(#names),*])
-                }))
+                }).as_slice())
             }
         }
 

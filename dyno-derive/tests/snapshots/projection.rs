@@ -63,7 +63,8 @@ const _: () = {
                         ::dyno_core::__private::projection_attributes::<
                             Order,
                         >(&[<Order>::ORDER_ID.name(), <Order>::TOTAL.name()])
-                    }),
+                    })
+                    .as_slice(),
             )
         }
     }
