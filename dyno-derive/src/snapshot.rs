@@ -12,6 +12,7 @@ use quote::quote;
 use crate::expand;
 
 fn snapshot(name: &str, expanded: TokenStream) {
+    every_static_is_built_once(name, &expanded);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/snapshots")
         .join(format!("{name}.rs"));
@@ -41,6 +42,38 @@ fn snapshot(name: &str, expanded: TokenStream) {
         "expansion of {name} changed: run `DYNO_UPDATE_SNAPSHOTS=1 cargo test -p dyno-derive` and review the diff of {}",
         path.display()
     );
+}
+
+/// Every `static` an expansion defines is a `__private::BuiltOnce`: a static with drop glue in
+/// the user's crate costs every incremental rebuild of it a lookup that rebuilds rustc's map of
+/// the dependencies' generic instances (see `BuiltOnce`).
+fn every_static_is_built_once(name: &str, expanded: &TokenStream) {
+    fn walk(tokens: TokenStream, name: &str) {
+        let trees: Vec<_> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
+            match tree {
+                proc_macro2::TokenTree::Group(g) => walk(g.stream(), name),
+                // `static`, not the lifetime `'static`.
+                proc_macro2::TokenTree::Ident(id)
+                    if id == "static"
+                        && !matches!(i.checked_sub(1).map(|j| &trees[j]),
+                            Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '\'') =>
+                {
+                    let ty: String = (trees[i + 1..].iter())
+                        .skip(2)
+                        .take(10)
+                        .map(|t| t.to_string())
+                        .collect();
+                    assert!(
+                        ty.starts_with("::dyno_core::__private::BuiltOnce<"),
+                        "{name}: a static that is not a BuiltOnce: {ty}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    walk(expanded.clone(), name);
 }
 
 /// The expansion laid out as rustfmt would lay out code (`prettyplease`), so a snapshot reads
