@@ -62,7 +62,7 @@ pub use self::keys::*;
 pub use self::stamps::*;
 pub use self::updates::{
     decodes_absent, never, prepare_upsert, rebuild_key_field, required_fields, set_index_keys,
-    KeyField, UpsertField, UpsertPlan,
+    with_key_value, KeyField, UpsertField, UpsertPlan,
 };
 
 /// The autoref-specialization traits whose methods generated code calls, as `_` imports: the
@@ -71,9 +71,9 @@ pub use self::updates::{
 pub mod autoref {
     pub use super::{
         EncodePart as _, EncodePartFallback as _, GenerateId as _, GenerateIdFallback as _,
-        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, StampNow as _,
-        StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _, VersionOf as _,
-        VersionOfFallback as _,
+        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, SortPartEncode as _,
+        SortPartFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
+        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
     };
 }
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};
@@ -361,12 +361,14 @@ pub fn key_from<T, V: FieldValue<T>>(
     })
 }
 
-/// An index key `from_item` compares whole: its key function over the decoded value (its
-/// attribute is the matching name of [`StoredKeys`], after the primary key's two).
-pub type IndexKeyCheck<E> = fn(&E, &mut String) -> Result<()>;
+/// How `from_item` writes the keys it compares with the stored ones: `rebuild(value, i, out)`
+/// appends to `out` the key whose attribute is name `i` of [`StoredKeys`] (0 the partition key,
+/// 1 the sort key, then each index key compared whole), encoded from the decoded `value`. One
+/// generated function for all of an entity's keys, not a closure per key.
+pub type KeyRebuild<E> = fn(&E, usize, &mut String) -> Result<()>;
 
-/// The key attributes `from_item` checks (the primary key's, then those of each
-/// [`IndexKeyCheck`]) and the values its one pass over the item found for them: the attributes
+/// The key attributes `from_item` checks (the primary key's, then the index keys it compares
+/// whole; see [`KeyRebuild`]) and the values its one pass over the item found for them: the attributes
 /// no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup per key.
 #[derive(Debug)]
 pub struct StoredKeys<'a, const N: usize> {
@@ -404,8 +406,8 @@ impl<'a, const N: usize> StoredKeys<'a, N> {
 }
 
 /// `value`, decoded from `item`, when the item's stored keys are the ones its fields are written
-/// to: the primary key (`pk` and `sk` append it: the generated key functions) and each index
-/// key of `index`, their stored values found in `keys`. Key fields in those keys were decoded
+/// to: the primary key and each index key compared whole, `rebuild` writing them (the generated
+/// key functions), their stored values found in `keys`. Key fields in those keys were decoded
 /// from their attributes unchecked ([`key_field_attr_at`]); this is their check, one key
 /// encoding per key attribute.
 ///
@@ -420,9 +422,7 @@ pub fn at_stored_key<'a, E: Entity, const N: usize>(
     item: &'a Item,
     keys: &StoredKeys<'a, N>,
     value: E,
-    pk: impl FnOnce(&E, &mut String) -> Result<()>,
-    sk: impl FnOnce(&E, &mut String) -> Result<()>,
-    index: &[IndexKeyCheck<E>],
+    rebuild: KeyRebuild<E>,
 ) -> Result<E>
 where
     E::Table: TableKeys,
@@ -433,12 +433,12 @@ where
         E::ENTITY_TYPE,
         <E::Table as TableKeys>::PK,
         &E::PK,
-        |k| pk(&value, k),
+        |k| rebuild(&value, 0, k),
     )
     .and_then(|()| match (<E::Table as TableKeys>::SK, E::SK) {
         (Some(name), Some(template)) => {
             check_stored_key(keys.get(item, 1), E::ENTITY_TYPE, name, &template, |k| {
-                sk(&value, k)
+                rebuild(&value, 1, k)
             })
         }
         _ => Ok(()),
@@ -450,12 +450,7 @@ where
     // A key field whose attribute does not encode (an empty string, say) fails `pk` or `sk`:
     // the decode with every field compared says whether the key disagrees first.
     match primary {
-        Ok(())
-            if index
-                .iter()
-                .enumerate()
-                .all(|(i, write)| is_canonical(keys.get(item, i + 2), |k| write(&value, k))) =>
-        {
+        Ok(()) if (2..N).all(|i| is_canonical(keys.get(item, i), |k| rebuild(&value, i, k))) => {
             Ok(value)
         }
         _ => recheck::<E>(item),

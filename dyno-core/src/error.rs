@@ -365,6 +365,19 @@ impl Error {
         self
     }
 
+    /// A key-encoding error of field `field` of `entity`: the message names the field, and the
+    /// entity is filled in where still unknown. Other errors get [`Error::at`].
+    #[must_use]
+    pub(crate) fn in_key_field(self, entity: &'static str, field: &str) -> Self {
+        match self {
+            Error::Key { entity: e, message } => Error::Key {
+                entity: e.or(Some(entity)),
+                message: format!("field `{field}`: {message}"),
+            },
+            other => other.at(entity, field),
+        }
+    }
+
     /// Fills in the entity of errors that carry one, where still unknown.
     #[must_use]
     pub fn for_entity(mut self, at_entity: &'static str) -> Self {

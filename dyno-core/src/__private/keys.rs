@@ -7,6 +7,7 @@
 pub use crate::entity::recover::KeySource;
 use crate::error::{Error, Result};
 use crate::key::{KeyFormat, KeyPart, Template, DELIMITER};
+use crate::ops::sort_key::SegmentFn;
 use crate::value::{AttributeValue, FromAttribute, Item, ToAttribute};
 
 /// A key field's value, to encode as one key segment.
@@ -63,7 +64,7 @@ impl<T: KeyPart> EncodePart for Part<'_, T> {
         let start = out.len();
         match self.0.encode_as(format, out) {
             Ok(()) => check_segment(&out[start..], template, entity, field),
-            Err(e) => Err(key_error(e, entity, field)),
+            Err(e) => Err(e.in_key_field(entity, field)),
         }
     }
 }
@@ -91,15 +92,52 @@ pub trait EncodePartFallback {
         entity: &'static str,
         field: &'static str,
     ) -> Result<()> {
-        Err(key_error(
-            Error::key(None, "type has no KeyPart impl"),
-            entity,
-            field,
-        ))
+        Err(Error::key(None, "type has no KeyPart impl").in_key_field(entity, field))
     }
 }
 
 impl<T> EncodePartFallback for &Part<'_, T> {}
+
+/// A sort-key field's type, to encode condition values with: `(&SortPart::<T>::new())
+/// .segment_fn()` is [`SegmentFn`] for types with `KeyPart` ([`SortPartEncode`]), else the
+/// fallback that only code failing to compile reaches ([`SortPartFallback`]).
+#[derive(Debug)]
+pub struct SortPart<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> SortPart<T> {
+    /// The encoder for `T`.
+    pub const fn new() -> Self {
+        SortPart(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for SortPart<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`SortPart`] for types with `KeyPart`.
+pub trait SortPartEncode<T> {
+    /// `T`'s segment encoder.
+    fn segment_fn(&self) -> SegmentFn<T>;
+}
+
+impl<T: KeyPart> SortPartEncode<T> for SortPart<T> {
+    fn segment_fn(&self) -> SegmentFn<T> {
+        |v, format, prefix| Part(v).encode_segment(format, prefix)
+    }
+}
+
+/// [`SortPart`] for types without `KeyPart`: only reached in code that does not compile anyway.
+pub trait SortPartFallback<T> {
+    /// Always an error.
+    fn segment_fn(&self) -> SegmentFn<T> {
+        |_, _, _| Err(Error::key(None, "type has no KeyPart impl"))
+    }
+}
+
+impl<T> SortPartFallback<T> for &SortPart<T> {}
 
 /// The length a key segment of a [`Part`] likely has, to size the key string once: exact for
 /// strings without `#` or `%`.
@@ -143,28 +181,14 @@ fn check_segment(
 
 #[cold]
 fn bad_segment(segment: &str, template: &Template, entity: &'static str, field: &str) -> Error {
-    key_error(
-        Error::key(
-            None,
-            format!(
-                "template {template}: encoded as {segment:?}, which is empty or contains the \
-                 delimiter '{DELIMITER}'"
-            ),
+    Error::key(
+        None,
+        format!(
+            "template {template}: encoded as {segment:?}, which is empty or contains the \
+             delimiter '{DELIMITER}'"
         ),
-        entity,
-        field,
     )
-}
-
-/// Adds the entity and field to a key-encoding error.
-pub fn key_error(err: Error, entity: &'static str, field: &str) -> Error {
-    match err {
-        Error::Key { entity: e, message } => Error::Key {
-            entity: e.or(Some(entity)),
-            message: format!("field `{field}`: {message}"),
-        },
-        other => other.at(entity, field),
-    }
+    .in_key_field(entity, field)
 }
 
 /// A key field's type, to decode from a key segment.

@@ -45,6 +45,19 @@ pub fn rebuild_key_field<E: Entity>(
     }
 }
 
+/// Calls the index-key helper of a single-field group with `value` seen as a `&T`: the helper
+/// is then an ordinary function of the user's crate, compiled once, and no setter of the group
+/// needs a closure of its own.
+#[inline]
+pub fn with_key_value<U, T>(
+    update: &mut U,
+    modes: [KeyField; 1],
+    value: impl crate::expr::typed::FieldValue<T>,
+    helper: fn(&mut U, [KeyField; 1], &T) -> Result<()>,
+) -> Result<()> {
+    value.with_value(|v| helper(update, modes, v))
+}
+
 /// The end of an index-key helper: the key attributes `keys` (encoded from the group's values)
 /// and the removal of `removes` (keys of a sparse index whose optional field is `None`), where
 /// absent when every mode is [`KeyField::IfAbsent`].

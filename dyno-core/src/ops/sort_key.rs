@@ -31,7 +31,7 @@ use super::{Query, QueryDsl};
 use crate::error::Result;
 use crate::expr::typed::FieldValue;
 use crate::expr::SortCondition;
-use crate::key::Template;
+use crate::key::{KeyFormat, Template};
 use crate::value::{AttributeValue, ToAttribute};
 
 /// Query builder state: the first `N` parts of a composite sort key are fixed by `eq`.
@@ -43,6 +43,12 @@ pub struct Sk<const N: usize>(PhantomData<()>);
 #[derive(Debug)]
 #[doc(hidden)]
 pub struct SkDone(PhantomData<()>);
+
+/// How a sort-key part's condition values are encoded (`.day().lt(v)`): the value as the key
+/// segment in a format, or with `true` as a prefix of one (`begins_with` on a partial value). A
+/// `fn` pointer per field type, from `__private::SortPart`, so the derive generates no function for it.
+#[doc(hidden)]
+pub type SegmentFn<T> = fn(&T, KeyFormat, bool) -> Result<String>;
 
 /// The conditions on one part of a typed query's sort key, typed by the part's field `T`:
 /// `order_date().between(a, b)`. What the derive's accessor returns (`OrderQuery::order_date`),
@@ -82,7 +88,10 @@ pub struct SkDone(PhantomData<()>);
 #[must_use = "a sort-key part does nothing until a condition (`eq`, `lt`, `between`, ...) is chosen"]
 pub struct SortKeyPart<Q: QueryDsl, T, Next> {
     query: Query<Q::Out>,
-    encode: fn(&T, bool) -> Result<String>,
+    encode: SegmentFn<T>,
+    format: KeyFormat,
+    entity: &'static str,
+    field: &'static str,
     following: &'static str,
     is_final: bool,
     _state: PhantomData<fn() -> Next>,
@@ -110,27 +119,37 @@ impl<Q: QueryDsl, T, Next> fmt::Debug for SortKeyPart<Q, T, Next> {
 }
 
 impl<Q: QueryDsl, T, Next> SortKeyPart<Q, T, Next> {
-    /// The part of `query`'s sort key written by `encode` (the field's key segment; with `true`,
-    /// of a partial value for `begins_with`), followed in the template by the literal
-    /// `following`; `is_final` when no part follows it.
+    /// The part of `query`'s sort key that is field `field` of `entity`, written by `encode` in
+    /// `format` (the field's key segment; with `true`, of a partial value for `begins_with`),
+    /// followed in the template by the literal `following`; `is_final` when no part follows it.
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         query: Query<Q::Out>,
-        encode: fn(&T, bool) -> Result<String>,
+        encode: SegmentFn<T>,
+        format: KeyFormat,
+        entity: &'static str,
+        field: &'static str,
         following: &'static str,
         is_final: bool,
     ) -> Self {
         SortKeyPart {
             query,
             encode,
+            format,
+            entity,
+            field,
             following,
             is_final,
             _state: PhantomData,
         }
     }
 
+    /// The condition value's segment; an error names the entity and field.
     fn segment(&self, value: impl FieldValue<T>, prefix: bool) -> Result<String> {
-        value.with_value(|v| (self.encode)(v, prefix))
+        value
+            .with_value(|v| (self.encode)(v, self.format, prefix))
+            .map_err(|e| e.in_key_field(self.entity, self.field))
     }
 
     /// True when the part ends the key (no literal text after it).

@@ -47,8 +47,11 @@ pub(super) struct IndexGen<'a> {
     /// The index name's span: the one use of the table's constant carries it, so an undeclared
     /// index is one error there.
     pub span: Span,
-    /// `__I<n>_NAME`: the index name, from the table.
-    pub name_const: Ident,
+    /// `__I<n>`: the table's `TableIndex` constant, in the entity's expansion.
+    pub info: Ident,
+    /// `__I<n>.name`: the index name, from the table (a field of `info`, not a constant of its
+    /// own: each constant is an item the user's crate compiles again on every edit).
+    pub name_const: TokenStream,
     /// The partition template: the index's own, or the table's (local index without `pk`).
     pub pk: &'a Template,
     pub own_pk: bool,
@@ -56,8 +59,11 @@ pub(super) struct IndexGen<'a> {
     pub shards: u32,
     pub pk_t: Ident,
     pub sk_t: Ident,
-    pub pk_name: Ident,
-    pub sk_name: Ident,
+    /// `__I<n>.partition_key`: the index's partition key attribute.
+    pub pk_name: TokenStream,
+    /// `__I<n>_SK_NAME`: the index's sort key attribute, or "" (a constant: a `const fn` of
+    /// `info`).
+    pub sk_name: TokenStream,
     pub method: Ident,
     pub query_ty: Ident,
 }
@@ -136,15 +142,25 @@ impl<'a> Gen<'a> {
                     decl,
                     table_index,
                     span,
-                    name_const: format_ident!("__I{}_NAME", i),
+                    info: format_ident!("__I{}", i),
+                    name_const: {
+                        let info = format_ident!("__I{}", i);
+                        quote!(#info.name)
+                    },
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
                     own_pk: decl.pk.is_some(),
                     sk: decl.sk.as_ref(),
                     shards: decl.shards.map_or(0, |(n, _)| n),
                     pk_t: format_ident!("__I{}_PK_T", i),
                     sk_t: format_ident!("__I{}_SK_T", i),
-                    pk_name: format_ident!("__I{}_PK_NAME", i),
-                    sk_name: format_ident!("__I{}_SK_NAME", i),
+                    pk_name: {
+                        let info = format_ident!("__I{}", i);
+                        quote!(#info.partition_key)
+                    },
+                    sk_name: {
+                        let name = format_ident!("__I{}_SK_NAME", i);
+                        quote!(#name)
+                    },
                     method,
                     query_ty,
                 }
@@ -256,13 +272,7 @@ impl<'a> Gen<'a> {
                 quote!(__PK_T)
             };
             let name_const = &ix.name_const;
-            let info = format_ident!(
-                "__I{}",
-                name_const
-                    .to_string()
-                    .trim_start_matches("__I")
-                    .trim_end_matches("_NAME")
-            );
+            let info = &ix.info;
             let table_index = &ix.table_index;
             let info_def = respan(quote!(const #info: #p::TableIndex = #table_index;), ix.span);
             let has_sk_const = quote!(#info.sort_key.is_some());
@@ -270,8 +280,6 @@ impl<'a> Gen<'a> {
             index_consts.extend(quote! {
                 #info_def
                 const #pk_t_name: #p::Template = #pk_c;
-                const #name_const: &str = #info.name;
-                const #pk_name: &str = #info.partition_key;
                 const #sk_name: &str = #info.sort_key_or_empty();
             });
             let has_isk = ix.sk.is_some();

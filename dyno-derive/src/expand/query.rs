@@ -98,17 +98,6 @@ pub(super) fn entity_queries(g: &Gen<'_>) -> (TokenStream, TokenStream) {
     }
     let mut defs = TokenStream::new();
     let mut impls = TokenStream::new();
-    let mut seen: Vec<&str> = Vec::new();
-    for field in specs
-        .iter()
-        .flat_map(|s| s.sk.into_iter().flat_map(|t| t.fields()))
-    {
-        if seen.contains(&field) {
-            continue;
-        }
-        seen.push(field);
-        impls.extend(segment_fn(g, field));
-    }
     let mut ctors = TokenStream::new();
     for spec in &specs {
         let (d, c, i) = one(g, spec);
@@ -216,21 +205,6 @@ fn passthrough(p: &impl quote::ToTokens, ty: &Ident, entity: &TokenStream) -> To
     }
 }
 
-/// `__seg_<field>(value, prefix)`: the encoded key segment of a sort-key value (or, with
-/// `prefix`, of a partial value for `begins_with`), errors naming the entity and field.
-fn segment_fn(g: &Gen<'_>, field: &str) -> TokenStream {
-    let p = &g.p;
-    let name = format_ident!("__seg_{}", field);
-    let ty = g.key_arg_ty(field);
-    // Written as the sort-key template writes the field.
-    let format = g.key_format(field, false);
-    quote! {
-        fn #name(v: &#ty, prefix: bool) -> #p::Result<#p::String> {
-            (&#p::Part(v)).encode_segment(#format, prefix).map_err(|e| #p::key_error(e, __ENTITY, #field))
-        }
-    }
-}
-
 /// One accessor per sort-key part (`.order_date()`), returning the runtime's `SortKeyPart`
 /// (`eq`, `lt`, ..., `between`, `begins_with`); see [`part_accessors`].
 fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
@@ -260,10 +234,20 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
             };
             let is_final = i + 1 == fields.len();
             let arg_ty = g.key_arg_ty(field);
-            let seg_fn = format_ident!("__seg_{}", field);
+            // Written as the sort-key template writes the field; the encoder is a `fn` pointer
+            // per field type, errors naming the entity and field.
+            let format = g.key_format(field, false);
             (
                 quote!(#p::SortKeyPart<Self, #arg_ty, #next>),
-                quote!(#p::SortKeyPart::new(self.query, #seg_fn, #following, #is_final)),
+                quote!(#p::SortKeyPart::new(
+                    self.query,
+                    (&#p::SortPart::<#arg_ty>::new()).segment_fn(),
+                    #format,
+                    __ENTITY,
+                    #field,
+                    #following,
+                    #is_final,
+                )),
             )
         },
     )

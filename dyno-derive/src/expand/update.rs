@@ -269,7 +269,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
             let setter = if alone {
                 let helper = format_ident!("__dyno_key_{}", fid);
-                quote!(let r = #helper(&mut __update, [#p::KeyField::IfAbsent], now); __update.update.record(r);)
+                quote!(let r = #p::with_key_value(&mut __update, [#p::KeyField::IfAbsent], now, #helper); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -283,7 +283,7 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
                 let helper = format_ident!("__dyno_key_{}", fid);
-                quote!(let r = #helper(&mut __update, [#p::KeyField::Write], now); __update.update.record(r);)
+                quote!(let r = #p::with_key_value(&mut __update, [#p::KeyField::Write], now, #helper); __update.update.record(r);)
             } else {
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -655,36 +655,46 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
         .map(|(a, t)| (a.clone(), quote!(#t)))
         .collect();
     let n = grp.fields.len();
-    let body = g.with_values(
-        &binds,
-        &quote!(()),
-        if sparse {
-            quote! {
-                #sets
-                let mut __item = #p::Item::new();
-                let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
-                #(#writes)*
-                #p::set_index_keys(&mut __update.update, __item, &#removes, &__modes)
-            }
-        } else {
-            quote! {
-                #sets
-                let mut __item = #p::Item::new();
-                #(#writes)*
-                #p::set_index_keys(&mut __update.update, __item, &[], &__modes)
-            }
-        },
-    );
+    let inner = if sparse {
+        quote! {
+            #sets
+            let mut __item = #p::Item::new();
+            let mut #removes: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new();
+            #(#writes)*
+            #p::set_index_keys(&mut __update.update, __item, &#removes, &__modes)
+        }
+    } else {
+        quote! {
+            #sets
+            let mut __item = #p::Item::new();
+            #(#writes)*
+            #p::set_index_keys(&mut __update.update, __item, &[], &__modes)
+        }
+    };
     let helper = format_ident!("__dyno_key_{}", grp.fields.join("_and_"));
-    let params = args
-        .iter()
-        .zip(&tys)
-        .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
     let ty = format_ident!("{}Update", g.ident);
-    let helper_fn = quote! {
-        fn #helper(__update: &mut #ty, __modes: [#p::KeyField; #n], #(#params),*) -> #p::Result<()> {
-            #primary
-            #body
+    // A single-field group's helper takes the value as a `&T` (its callers go through
+    // `with_key_value`): one ordinary function, no closure. A multi-field group's takes each
+    // value as `impl FieldValue`.
+    let helper_fn = if n == 1 {
+        let (a, t) = (&args[0], tys[0]);
+        quote! {
+            fn #helper(__update: &mut #ty, __modes: [#p::KeyField; 1], #a: &#t) -> #p::Result<()> {
+                #primary
+                #inner
+            }
+        }
+    } else {
+        let params = args
+            .iter()
+            .zip(&tys)
+            .map(|(a, t)| quote!(#a: impl #p::FieldValue<#t>));
+        let body = g.with_values(&binds, &quote!(()), inner);
+        quote! {
+            fn #helper(__update: &mut #ty, __modes: [#p::KeyField; #n], #(#params),*) -> #p::Result<()> {
+                #primary
+                #body
+            }
         }
     };
 
@@ -759,7 +769,11 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
                 params.push(quote!(#id: impl #p::FieldValue<#t>));
             }
         }
-        let mut call = quote!(#helper(&mut self, [#(#modes),*], #(#args),*));
+        let mut call = if n == 1 {
+            quote!(#p::with_key_value(&mut self, [#(#modes),*], #(#args),*, #helper))
+        } else {
+            quote!(#helper(&mut self, [#(#modes),*], #(#args),*))
+        };
         for (id, inner) in wraps.iter().rev() {
             call = quote! {
                 #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
@@ -1013,8 +1027,13 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
                 quote!(#p::Option::<#inner>::None)
             }
         });
+        let call = if grp.fields.len() == 1 {
+            quote!(#p::with_key_value(&mut __update, [#(#modes),*], #(#args),*, #helper))
+        } else {
+            quote!(#helper(&mut __update, [#(#modes),*], #(#args),*))
+        };
         let mut call = quote! {
-            let r = #helper(&mut __update, [#(#modes),*], #(#args),*);
+            let r = #call;
             __update.update.record(r);
         };
         for (fid, ty_s) in stamps.into_iter().rev() {

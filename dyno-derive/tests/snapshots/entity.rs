@@ -42,8 +42,6 @@ const _: () = {
     const __I0_PK_T: __d::Template = __d::Template::new(
         &[__d::Segment::Literal("STATUS#"), __d::Segment::Field("status")],
     );
-    const __I0_NAME: &str = __I0.name;
-    const __I0_PK_NAME: &str = __I0.partition_key;
     const __I0_SK_NAME: &str = __I0.sort_key_or_empty();
     const __I0_SK_T: __d::Template = __d::Template::new(
         &[__d::Segment::Field("order_date")],
@@ -51,7 +49,7 @@ const _: () = {
     const __KEY_SOURCES: &[__d::KeySource] = &[
         __d::KeySource::new(__PK_NAME, __PK_T, 0),
         __d::KeySource::new(__SK_NAME, __SK_T, 0),
-        __d::KeySource::new(__I0_PK_NAME, __I0_PK_T, 0u32),
+        __d::KeySource::new(__I0.partition_key, __I0_PK_T, 0u32),
         __d::KeySource::new(__I0_SK_NAME, __I0_SK_T, 0),
     ];
     const _: () = __d::const_assert(
@@ -112,7 +110,7 @@ const _: () = {
         const PK: __d::Template = __PK_T;
         const SK: __d::Option<__d::Template> = __d::Some(__SK_T);
         const INDEXES: &'static [__d::IndexTemplate] = &[
-            __d::IndexTemplate::new(__I0_NAME, __I0_PK_T, __d::Some(__I0_SK_T), 0u32),
+            __d::IndexTemplate::new(__I0.name, __I0_PK_T, __d::Some(__I0_SK_T), 0u32),
         ];
         const MAPPED_INDEXES: &'static [&'static str] = &[];
         const VERSION_ATTRIBUTE: __d::Option<&'static str> = __d::Some("version");
@@ -126,7 +124,7 @@ const _: () = {
             "note",
             "version",
             __TTL_NAME,
-            __I0_PK_NAME,
+            __I0.partition_key,
             __I0_SK_NAME,
         ];
         const MODEL: __d::EntityParts = __d::EntityParts {
@@ -169,7 +167,10 @@ const _: () = {
             __key_pk(__d::key_buf(&mut __item, __PK_NAME), &self.user_id)?;
             __key_sk(__d::key_buf(&mut __item, __SK_NAME), &self.order_id)?;
             {
-                __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), &self.status)?;
+                __key_i0_pk(
+                    __d::key_buf(&mut __item, __I0.partition_key),
+                    &self.status,
+                )?;
                 __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), &self.order_date)?;
             }
             __item
@@ -184,7 +185,7 @@ const _: () = {
             let mut __keys = __d::StoredKeys::new([
                 __PK_NAME,
                 __SK_NAME,
-                __I0_PK_NAME,
+                __I0.partition_key,
                 __I0_SK_NAME,
             ]);
             for (__name, __value) in item {
@@ -214,6 +215,19 @@ const _: () = {
                         __v[6] = __d::Some(__value);
                     }
                     _ => __keys.offer(__name, __value),
+                }
+            }
+            fn __rebuild(
+                __e: &Order,
+                __i: ::core::primitive::usize,
+                __k: &mut __d::String,
+            ) -> __d::Result<()> {
+                match __i {
+                    0 => __key_pk(__k, &__e.user_id),
+                    1 => __key_sk(__k, &__e.order_id),
+                    2 => __key_i0_pk(__k, &__e.status),
+                    3 => __key_i0_sk(__k, &__e.order_date),
+                    _ => __d::Ok(()),
                 }
             }
             __d::at_stored_key(
@@ -272,12 +286,7 @@ const _: () = {
                     expires_at: (&__d::Ttl::<Option<OffsetDateTime>>::new())
                         .get_in(__v[7], __ENTITY, __TTL_NAME)?,
                 },
-                |__e, __k| __key_pk(__k, &__e.user_id),
-                |__e, __k| __key_sk(__k, &__e.order_id),
-                &[
-                    |__e, __k| __key_i0_pk(__k, &__e.status),
-                    |__e, __k| __key_i0_sk(__k, &__e.order_date),
-                ],
+                __rebuild,
             )
         }
         fn version(&self) -> __d::Option<u64> {
@@ -342,16 +351,6 @@ const _: () = {
             <Self as __d::Entity>::from_item(item)
         }
     }
-    fn __seg_order_id(v: &String, prefix: bool) -> __d::Result<__d::String> {
-        (&__d::Part(v))
-            .encode_segment(__d::KeyFormat::Ordered, prefix)
-            .map_err(|e| __d::key_error(e, __ENTITY, "order_id"))
-    }
-    fn __seg_order_date(v: &Date, prefix: bool) -> __d::Result<__d::String> {
-        (&__d::Part(v))
-            .encode_segment(__d::KeyFormat::Ordered, prefix)
-            .map_err(|e| __d::key_error(e, __ENTITY, "order_date"))
-    }
     #[automatically_derived]
     impl<
         State,
@@ -363,7 +362,15 @@ const _: () = {
         where
             State: __d::NoSortCondition,
         {
-            __d::SortKeyPart::new(self.query, __seg_order_id, "", true)
+            __d::SortKeyPart::new(
+                self.query,
+                (&__d::SortPart::<String>::new()).segment_fn(),
+                __d::KeyFormat::Ordered,
+                __ENTITY,
+                "order_id",
+                "",
+                true,
+            )
         }
     }
     #[automatically_derived]
@@ -377,7 +384,15 @@ const _: () = {
         where
             State: __d::NoSortCondition,
         {
-            __d::SortKeyPart::new(self.query, __seg_order_date, "", true)
+            __d::SortKeyPart::new(
+                self.query,
+                (&__d::SortPart::<Date>::new()).segment_fn(),
+                __d::KeyFormat::Ordered,
+                __ENTITY,
+                "order_date",
+                "",
+                true,
+            )
         }
     }
     #[automatically_derived]
@@ -396,7 +411,7 @@ const _: () = {
                 __d::Query::of::<
                     Order,
                 >(
-                    __d::Some(__I0_NAME),
+                    __d::Some(__I0.name),
                     __d::key_from::<OrderStatus, _>(status, __key_i0_pk),
                 ),
             )
@@ -473,12 +488,18 @@ const _: () = {
             __update
                 .update
                 .set_if_absent_value("total", __d::encode_value::<Decimal, _>(total));
-            let r = __dyno_key_status(&mut __update, [__d::KeyField::IfAbsent], status);
+            let r = __d::with_key_value(
+                &mut __update,
+                [__d::KeyField::IfAbsent],
+                status,
+                __dyno_key_status,
+            );
             __update.update.record(r);
-            let r = __dyno_key_order_date(
+            let r = __d::with_key_value(
                 &mut __update,
                 [__d::KeyField::IfAbsent],
                 order_date,
+                __dyno_key_order_date,
             );
             __update.update.record(r);
             __update
@@ -492,55 +513,41 @@ const _: () = {
     }
     fn __dyno_key_status(
         __update: &mut OrderUpdate,
-        __modes: [__d::KeyField; 1usize],
-        status: impl __d::FieldValue<OrderStatus>,
+        __modes: [__d::KeyField; 1],
+        status: &OrderStatus,
     ) -> __d::Result<()> {
-        __d::FieldValue::<
-            OrderStatus,
-        >::with_value(
-            status,
-            |status: &OrderStatus| -> __d::Result<()> {
-                __d::rebuild_key_field(
-                    &mut __update.update,
-                    __modes[0usize],
-                    "status",
-                    "status",
-                    __d::ToAttribute::to_attribute(status),
-                    &[__I0_PK_NAME],
-                );
-                let mut __item = __d::Item::new();
-                {
-                    __key_i0_pk(__d::key_buf(&mut __item, __I0_PK_NAME), status)?;
-                }
-                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
-            },
-        )
+        __d::rebuild_key_field(
+            &mut __update.update,
+            __modes[0usize],
+            "status",
+            "status",
+            __d::ToAttribute::to_attribute(status),
+            &[__I0.partition_key],
+        );
+        let mut __item = __d::Item::new();
+        {
+            __key_i0_pk(__d::key_buf(&mut __item, __I0.partition_key), status)?;
+        }
+        __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
     }
     fn __dyno_key_order_date(
         __update: &mut OrderUpdate,
-        __modes: [__d::KeyField; 1usize],
-        order_date: impl __d::FieldValue<Date>,
+        __modes: [__d::KeyField; 1],
+        order_date: &Date,
     ) -> __d::Result<()> {
-        __d::FieldValue::<
-            Date,
-        >::with_value(
-            order_date,
-            |order_date: &Date| -> __d::Result<()> {
-                __d::rebuild_key_field(
-                    &mut __update.update,
-                    __modes[0usize],
-                    "order_date",
-                    "order_date",
-                    __d::ToAttribute::to_attribute(order_date),
-                    &[__I0_SK_NAME],
-                );
-                let mut __item = __d::Item::new();
-                {
-                    __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
-                }
-                __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
-            },
-        )
+        __d::rebuild_key_field(
+            &mut __update.update,
+            __modes[0usize],
+            "order_date",
+            "order_date",
+            __d::ToAttribute::to_attribute(order_date),
+            &[__I0_SK_NAME],
+        );
+        let mut __item = __d::Item::new();
+        {
+            __key_i0_sk(__d::key_buf(&mut __item, __I0_SK_NAME), order_date)?;
+        }
+        __d::set_index_keys(&mut __update.update, __item, &[], &__modes)
     }
     /// Not implemented by any type: see the method using it.
     #[diagnostic::on_unimplemented(
@@ -574,13 +581,23 @@ const _: () = {
     impl OrderUpdate {
         ///Sets `status` and rewrites the keys of index GSI1 in the same request.
         pub fn set_status(mut self, status: impl __d::FieldValue<OrderStatus>) -> Self {
-            let r = __dyno_key_status(&mut self, [__d::KeyField::Write], status);
+            let r = __d::with_key_value(
+                &mut self,
+                [__d::KeyField::Write],
+                status,
+                __dyno_key_status,
+            );
             self.update.record(r);
             self
         }
         ///Sets `order_date` and rewrites the keys of index GSI1 in the same request.
         pub fn set_order_date(mut self, order_date: impl __d::FieldValue<Date>) -> Self {
-            let r = __dyno_key_order_date(&mut self, [__d::KeyField::Write], order_date);
+            let r = __d::with_key_value(
+                &mut self,
+                [__d::KeyField::Write],
+                order_date,
+                __dyno_key_order_date,
+            );
             self.update.record(r);
             self
         }
@@ -674,15 +691,15 @@ const _: () = {
         fn prepare_upsert(mut self) -> Self {
             const __NEEDS: &[__d::IndexKeyNeed] = &[
                 __d::IndexKeyNeed::new(
-                    __I0_PK_NAME,
-                    __I0_NAME,
+                    __I0.partition_key,
+                    __I0.name,
                     "partition",
                     "STATUS#{status}",
                     &["status"],
                 ),
                 __d::IndexKeyNeed::new(
                     __I0_SK_NAME,
-                    __I0_NAME,
+                    __I0.name,
                     "sort",
                     "{order_date}",
                     &["order_date"],

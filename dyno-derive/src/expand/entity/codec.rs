@@ -106,7 +106,7 @@ impl Gen<'_> {
     }
 
     /// The index keys `from_item` compares whole with the ones the decoded fields encode to
-    /// (`(attribute constant, key function)` pairs for `at_stored_key`): the index keys whose fields
+    /// (`(attribute constant, key function call)` pairs for `at_stored_key`'s `rebuild`): the index keys whose fields
     /// are all required, except sharded partition keys. And the key fields that comparison, or the
     /// primary key's, checks: those whose first key attribute (the one `Recover` reads) is
     /// compared whole; other key fields are compared with their key one by one.
@@ -134,7 +134,7 @@ impl Gen<'_> {
                     let fid = self.field(f).ident;
                     quote!(&__e.#fid)
                 });
-                checks.push((quote!(#name), quote!(|__e, __k| #write)));
+                checks.push((quote!(#name), write));
             }
             for f in t.fields() {
                 if seen.insert(f.to_owned()) && whole {
@@ -228,6 +228,10 @@ impl Gen<'_> {
             quote!(match __name.as_str() { #(#arms)* _ => #offer, })
         };
         let (index_names, index_checks): (Vec<_>, Vec<_>) = index_checks.into_iter().unzip();
+        let index_arms = (2usize..).zip(&index_checks).map(|(i, write)| {
+            let i = proc_macro2::Literal::usize_unsuffixed(i);
+            quote!(#i => #write,)
+        });
         // The stored primary key must be the one the decoded fields encode to (a padded integer
         // or an alias there would send a write of what was read to another key).
         let field = |f: &str| {
@@ -252,7 +256,17 @@ impl Gen<'_> {
                     #ttl_check
                     #offer
                 }
-                #p::at_stored_key(item, &__keys, #ident { #inits }, |__e, __k| #pk, |__e, __k| #sk, &[#(#index_checks),*])
+                // Every key compared with its stored one, written by one function (not a
+                // closure per key: each would be an item of its own to compile).
+                fn __rebuild(__e: &#ident, __i: ::core::primitive::usize, __k: &mut #p::String) -> #p::Result<()> {
+                    match __i {
+                        0 => #pk,
+                        1 => #sk,
+                        #(#index_arms)*
+                        _ => #p::Ok(()),
+                    }
+                }
+                #p::at_stored_key(item, &__keys, #ident { #inits }, __rebuild)
             }
         }
     }
