@@ -368,8 +368,9 @@ pub fn key_from<T, V: FieldValue<T>>(
 pub type KeyRebuild<E> = fn(&E, usize, &mut String) -> Result<()>;
 
 /// The key attributes `from_item` checks (the primary key's, then the index keys it compares
-/// whole; see [`KeyRebuild`]) and the values its one pass over the item found for them: the attributes
-/// no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup per key.
+/// whole; see [`KeyRebuild`]) and the values its one pass over the item found for them: the
+/// attributes no field reads are [`offer`](Self::offer)ed, so the check needs no hash lookup
+/// per key.
 #[derive(Debug)]
 pub struct StoredKeys<'a, const N: usize> {
     names: [&'static str; N],

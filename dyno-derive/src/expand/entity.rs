@@ -138,29 +138,21 @@ impl<'a> Gen<'a> {
                 // Spanned on the index name, like every use of the index trait: an index the table
                 // does not declare is one error, there.
                 let query_ty = format_ident!("{}{}Query", m.ident, case::pascal(name), span = span);
+                let info = format_ident!("__I{}", i);
                 IndexGen {
                     decl,
                     table_index,
                     span,
-                    info: format_ident!("__I{}", i),
-                    name_const: {
-                        let info = format_ident!("__I{}", i);
-                        quote!(#info.name)
-                    },
+                    name_const: quote!(#info.name),
                     pk: decl.pk.as_ref().unwrap_or(&m.pk),
                     own_pk: decl.pk.is_some(),
                     sk: decl.sk.as_ref(),
                     shards: decl.shards.map_or(0, |(n, _)| n),
                     pk_t: format_ident!("__I{}_PK_T", i),
                     sk_t: format_ident!("__I{}_SK_T", i),
-                    pk_name: {
-                        let info = format_ident!("__I{}", i);
-                        quote!(#info.partition_key)
-                    },
-                    sk_name: {
-                        let name = format_ident!("__I{}_SK_NAME", i);
-                        quote!(#name)
-                    },
+                    pk_name: quote!(#info.partition_key),
+                    sk_name: format_ident!("__I{}_SK_NAME", i).into_token_stream(),
+                    info,
                     method,
                     query_ty,
                 }

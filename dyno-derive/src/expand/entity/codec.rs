@@ -106,10 +106,11 @@ impl Gen<'_> {
     }
 
     /// The index keys `from_item` compares whole with the ones the decoded fields encode to
-    /// (`(attribute constant, key function call)` pairs for `at_stored_key`'s `rebuild`): the index keys whose fields
-    /// are all required, except sharded partition keys. And the key fields that comparison, or the
-    /// primary key's, checks: those whose first key attribute (the one `Recover` reads) is
-    /// compared whole; other key fields are compared with their key one by one.
+    /// (`(attribute constant, key function call)` pairs for `at_stored_key`'s `rebuild`): the
+    /// index keys whose fields are all required, except sharded partition keys. And the key
+    /// fields that comparison, or the primary key's, checks: those whose first key attribute (the
+    /// one `Recover` reads) is compared whole; other key fields are compared with their key one
+    /// by one.
     fn index_key_checks(
         &self,
     ) -> (
