@@ -796,3 +796,39 @@ fn the_model_is_an_entity_of_the_ecommerce_table() {
     table_of::<Order>();
     table_of::<Product>();
 }
+
+/// A typed sort-key condition whose value is no key segment (an empty `order_id`) fails with
+/// the key's encoding error naming the entity and the field, whether the value is the whole
+/// segment or a `begins_with` prefix of one's part, and nothing is sent.
+#[tokio::test]
+async fn a_sort_key_condition_on_an_invalid_value_names_the_entity_and_field() {
+    let store = FaultStore::new(MemoryStore::new());
+    create_table(&store).await.unwrap();
+    let before = store.counts();
+    let errors = [
+        Order::query("u1").order_id().eq("").all(&store).await,
+        Order::query("u1").order_id().lt("").all(&store).await,
+        Order::query("u1")
+            .order_id()
+            .between("", "z")
+            .all(&store)
+            .await,
+    ];
+    for (i, r) in errors.into_iter().enumerate() {
+        match r {
+            Err(e @ Error::Key { .. }) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("Order") && msg.contains("field `order_id`"),
+                    "#{i}: {msg}"
+                );
+            }
+            other => panic!("#{i}: expected the key's encoding error, got {other:?}"),
+        }
+    }
+    assert_eq!(
+        store.counts().since(&before).total(),
+        0,
+        "nothing reached the store"
+    );
+}
