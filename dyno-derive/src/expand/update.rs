@@ -269,7 +269,10 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
                 .any(|grp| grp.fields.len() == 1 && grp.fields[0] == name);
             let setter = if alone {
                 let helper = format_ident!("__dyno_key_{}", fid);
-                quote!(let r = #p::with_key_value(&mut __update, [#p::KeyField::IfAbsent], now, #helper); __update.update.record(r);)
+                let mode = quote!(#p::KeyField::IfAbsent);
+                let call =
+                    key_helper_call(g, 1, &helper, quote!(&mut __update), [mode], [quote!(now)]);
+                quote!(let r = #call; __update.update.record(r);)
             } else {
                 quote!(__update.update.set_if_absent_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -283,7 +286,10 @@ pub(super) fn expand(cx: &Ctxt, g: &Gen<'_>, groups: &[Group]) -> (TokenStream, 
         if f.updated_at.get() {
             let setter = if grouped.contains(name.as_str()) {
                 let helper = format_ident!("__dyno_key_{}", fid);
-                quote!(let r = #p::with_key_value(&mut __update, [#p::KeyField::Write], now, #helper); __update.update.record(r);)
+                let mode = quote!(#p::KeyField::Write);
+                let call =
+                    key_helper_call(g, 1, &helper, quote!(&mut __update), [mode], [quote!(now)]);
+                quote!(let r = #call; __update.update.record(r);)
             } else {
                 quote!(__update.update.set_value(#a, #p::ToAttribute::to_attribute(&now));)
             };
@@ -567,6 +573,26 @@ fn writable<'g>(g: &Gen<'_>, grp: &'g Group) -> Vec<&'g str> {
         .collect()
 }
 
+/// A call of the index-key helper `helper` of a group of `n` fields on the builder `target`,
+/// with `modes` and the values `args`: a single-field group's helper takes `&T`, so its call
+/// goes through `with_key_value` (see [`group_setter`]).
+fn key_helper_call(
+    g: &Gen<'_>,
+    n: usize,
+    helper: &Ident,
+    target: TokenStream,
+    modes: impl IntoIterator<Item = TokenStream>,
+    args: impl IntoIterator<Item = TokenStream>,
+) -> TokenStream {
+    let p = &g.p;
+    let (modes, args) = (modes.into_iter(), args.into_iter());
+    if n == 1 {
+        quote!(#p::with_key_value(#target, [#(#modes),*], #(#args),*, #helper))
+    } else {
+        quote!(#helper(#target, [#(#modes),*], #(#args),*))
+    }
+}
+
 /// `set_<fields>[_given]`: the setter writing `written` of `grp`, given the others.
 fn setter_name(grp: &Group, written: &[&str]) -> String {
     let base = format!("set_{}", written.join("_and_"));
@@ -769,11 +795,14 @@ fn group_setter(g: &Gen<'_>, grp: &Group) -> (TokenStream, TokenStream) {
                 params.push(quote!(#id: impl #p::FieldValue<#t>));
             }
         }
-        let mut call = if n == 1 {
-            quote!(#p::with_key_value(&mut self, [#(#modes),*], #(#args),*, #helper))
-        } else {
-            quote!(#helper(&mut self, [#(#modes),*], #(#args),*))
-        };
+        let mut call = key_helper_call(
+            g,
+            n,
+            &helper,
+            quote!(&mut self),
+            modes,
+            args.iter().map(|a| quote!(#a)),
+        );
         for (id, inner) in wraps.iter().rev() {
             call = quote! {
                 #p::FieldValue::<#inner>::with_value(#id, |#id: &#inner| {
@@ -1027,11 +1056,14 @@ fn upsert_entry(g: &Gen<'_>, groups: &[Group]) -> TokenStream {
                 quote!(#p::Option::<#inner>::None)
             }
         });
-        let call = if grp.fields.len() == 1 {
-            quote!(#p::with_key_value(&mut __update, [#(#modes),*], #(#args),*, #helper))
-        } else {
-            quote!(#helper(&mut __update, [#(#modes),*], #(#args),*))
-        };
+        let call = key_helper_call(
+            g,
+            grp.fields.len(),
+            &helper,
+            quote!(&mut __update),
+            modes,
+            args,
+        );
         let mut call = quote! {
             let r = #call;
             __update.update.record(r);
