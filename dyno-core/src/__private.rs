@@ -71,9 +71,9 @@ pub use self::updates::{
 pub mod autoref {
     pub use super::{
         EncodePart as _, EncodePartFallback as _, GenerateId as _, GenerateIdFallback as _,
-        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, SortPartEncode as _,
-        SortPartFallback as _, StampNow as _, StampNowFallback as _, TtlCodec as _,
-        TtlCodecFallback as _, VersionOf as _, VersionOfFallback as _,
+        PartLen as _, PartLenFallback as _, RecoverKey as _, RecoverNone as _, StampNow as _,
+        StampNowFallback as _, TtlCodec as _, TtlCodecFallback as _, VersionOf as _,
+        VersionOfFallback as _,
     };
 }
 pub use crate::ops::shard::{push_shard, shard_keys, shard_of};

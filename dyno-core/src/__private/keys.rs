@@ -98,47 +98,6 @@ pub trait EncodePartFallback {
 
 impl<T> EncodePartFallback for &Part<'_, T> {}
 
-/// A sort-key field's type, to encode condition values with: `(&SortPart::<T>::new())
-/// .segment_fn()` is [`SegmentFn`] for types with `KeyPart` ([`SortPartEncode`]), else the
-/// fallback that only code failing to compile reaches ([`SortPartFallback`]).
-#[derive(Debug)]
-pub struct SortPart<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> SortPart<T> {
-    /// The encoder for `T`.
-    pub const fn new() -> Self {
-        SortPart(std::marker::PhantomData)
-    }
-}
-
-impl<T> Default for SortPart<T> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// [`SortPart`] for types with `KeyPart`.
-pub trait SortPartEncode<T> {
-    /// `T`'s segment encoder.
-    fn segment_fn(&self) -> SegmentFn<T>;
-}
-
-impl<T: KeyPart> SortPartEncode<T> for SortPart<T> {
-    fn segment_fn(&self) -> SegmentFn<T> {
-        |v, format, prefix| Part(v).encode_segment(format, prefix)
-    }
-}
-
-/// [`SortPart`] for types without `KeyPart`: only reached in code that does not compile anyway.
-pub trait SortPartFallback<T> {
-    /// Always an error.
-    fn segment_fn(&self) -> SegmentFn<T> {
-        |_, _, _| Err(Error::key(None, "type has no KeyPart impl"))
-    }
-}
-
-impl<T> SortPartFallback<T> for &SortPart<T> {}
-
 /// The length a key segment of a [`Part`] likely has, to size the key string once: exact for
 /// strings without `#` or `%`.
 pub trait PartLen {
@@ -191,12 +150,13 @@ fn bad_segment(segment: &str, template: &Template, entity: &'static str, field: 
     .in_key_field(entity, field)
 }
 
-/// A key field's type, to decode from a key segment.
+/// A key field's type: to decode it from a key segment ([`RecoverKey::recover`]), or to encode
+/// a sort-key condition value as one ([`RecoverKey::segment_fn`]).
 #[derive(Debug)]
 pub struct Recover<T>(std::marker::PhantomData<fn() -> T>);
 
 impl<T> Recover<T> {
-    /// The decoder for `T`.
+    /// The codec for `T`.
     pub const fn new() -> Self {
         Recover(std::marker::PhantomData)
     }
@@ -228,6 +188,9 @@ pub trait RecoverKey<T> {
     where
         T: ToAttribute;
 
+    /// `T`'s encoder of sort-key condition values, as a [`SegmentFn`].
+    fn segment_fn(&self) -> SegmentFn<T>;
+
     /// The field's value read from the first key attribute whose template holds it; `None` when
     /// no such attribute is present.
     fn recover(
@@ -242,6 +205,10 @@ pub trait RecoverKey<T> {
 impl<T: KeyPart> RecoverKey<T> for Recover<T> {
     fn recover_fn(&self) -> RecoverFn<T> {
         crate::entity::recover::recover_field::<T>
+    }
+
+    fn segment_fn(&self) -> SegmentFn<T> {
+        |v, format, prefix| Part(v).encode_segment(format, prefix)
     }
 
     fn recover_attr_fn(&self) -> RecoverAttrFn
@@ -276,6 +243,12 @@ pub trait RecoverNone<T> {
     /// [`Self::recover`] as a [`RecoverAttrFn`].
     fn recover_attr_fn(&self) -> RecoverAttrFn {
         |_, _, _, _| Ok(None)
+    }
+
+    /// Always an error: only code that does not compile anyway reaches it (a sort-key field's
+    /// type without `KeyPart` is the error `assert_key_part` reports).
+    fn segment_fn(&self) -> SegmentFn<T> {
+        |_, _, _| Err(Error::key(None, "type has no KeyPart impl"))
     }
 
     /// Always `None`.

@@ -46,7 +46,7 @@ pub struct SkDone(PhantomData<()>);
 
 /// How a sort-key part's condition values are encoded (`.day().lt(v)`): the value as the key
 /// segment in a format, or with `true` as a prefix of one (`begins_with` on a partial value).
-/// A `fn` pointer per field type, from `__private::SortPart`, so the derive generates no
+/// A `fn` pointer per field type, from `__private::Recover`, so the derive generates no
 /// function for it.
 #[doc(hidden)]
 pub type SegmentFn<T> = fn(&T, KeyFormat, bool) -> Result<String>;

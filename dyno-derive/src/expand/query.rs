@@ -241,7 +241,7 @@ fn sort_methods(g: &Gen<'_>, s: &Spec<'_>, t: &Template) -> TokenStream {
                 quote!(#p::SortKeyPart<Self, #arg_ty, #next>),
                 quote!(#p::SortKeyPart::new(
                     self.query,
-                    (&#p::SortPart::<#arg_ty>::new()).segment_fn(),
+                    (&#p::Recover::<#arg_ty>::new()).segment_fn(),
                     #format,
                     __ENTITY,
                     #field,

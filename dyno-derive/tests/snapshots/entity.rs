@@ -364,7 +364,7 @@ const _: () = {
         {
             __d::SortKeyPart::new(
                 self.query,
-                (&__d::SortPart::<String>::new()).segment_fn(),
+                (&__d::Recover::<String>::new()).segment_fn(),
                 __d::KeyFormat::Ordered,
                 __ENTITY,
                 "order_id",
@@ -386,7 +386,7 @@ const _: () = {
         {
             __d::SortKeyPart::new(
                 self.query,
-                (&__d::SortPart::<Date>::new()).segment_fn(),
+                (&__d::Recover::<Date>::new()).segment_fn(),
                 __d::KeyFormat::Ordered,
                 __ENTITY,
                 "order_date",
